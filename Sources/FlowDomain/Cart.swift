@@ -1,0 +1,104 @@
+/// A discount as it is applied: to one product line, or to the whole cart.
+public struct Discount: Equatable, Sendable {
+    public var id: String
+    public var percent: Int
+
+    public init(id: String, percent: Int) {
+        self.id = id
+        self.percent = percent
+    }
+}
+
+/// One product in the cart, with its quantity and at most one product discount.
+public struct CartLine: Equatable, Sendable {
+    public var productId: String
+    public var name: String
+    public var unitPrice: Int
+    public var quantity: Int
+    public var discount: Discount?
+
+    public init(productId: String, name: String, unitPrice: Int, quantity: Int, discount: Discount? = nil) {
+        self.productId = productId
+        self.name = name
+        self.unitPrice = unitPrice
+        self.quantity = quantity
+        self.discount = discount
+    }
+
+    /// unitPrice × quantity.
+    public var regularAmount: Int { unitPrice * quantity }
+
+    /// The regular amount less the rounded product discount.
+    public var discountedAmount: Int {
+        let regular = regularAmount
+        return regular - Money.percentage(discount?.percent ?? 0, of: regular)
+    }
+}
+
+public enum CartStatus: String, Equatable, Sendable {
+    case open
+    case checkingOut
+}
+
+/// The shopping cart of one stream (seed "iOS Application Architecture": Cart, ProductCartItem, Discount).
+public struct Cart: Equatable, Sendable {
+    public static let maximumLines = 100
+    public static let maximumLineQuantity = 999
+
+    public var status: CartStatus = .open
+    /// Lines in the order in which they were first added.
+    public var lines: [CartLine] = []
+    public var cartDiscount: Discount?
+
+    public init() {}
+
+    public var subtotal: Int { lines.reduce(0) { $0 + $1.discountedAmount } }
+
+    public var total: Int {
+        let subtotal = subtotal
+        return subtotal - Money.percentage(cartDiscount?.percent ?? 0, of: subtotal)
+    }
+
+    /// The sum of the lines' quantities.
+    public var itemCount: Int { lines.reduce(0) { $0 + $1.quantity } }
+
+    public func lineIndex(of productId: String) -> Int? {
+        lines.firstIndex { $0.productId == productId }
+    }
+
+    /// Whether a discount with this id is applied to anything: the cart or any line.
+    public func isApplied(discountId: String) -> Bool {
+        cartDiscount?.id == discountId || lines.contains { $0.discount?.id == discountId }
+    }
+}
+
+/// A paid order, as it was at checkout.
+public struct Order: Equatable, Sendable {
+    public var orderId: String
+    public var total: Int
+    public var itemCount: Int
+
+    public init(orderId: String, total: Int, itemCount: Int) {
+        self.orderId = orderId
+        self.total = total
+        self.itemCount = itemCount
+    }
+}
+
+/// The orders of one stream, in the order they were placed, with a set of their ids so that the
+/// `duplicateOrder` check stays O(1) however long a session runs.
+public struct OrderHistory: Equatable, Sendable {
+    public private(set) var orders: [Order] = []
+    private var ids: Set<String> = []
+
+    public init() {}
+
+    public func contains(orderId: String) -> Bool { ids.contains(orderId) }
+
+    mutating func append(_ order: Order) {
+        orders.append(order)
+        ids.insert(order.orderId)
+    }
+
+    public static func == (lhs: OrderHistory, rhs: OrderHistory) -> Bool { lhs.orders == rhs.orders }
+}

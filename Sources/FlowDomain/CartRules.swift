@@ -1,0 +1,114 @@
+/// The cart's half of the Decider: state checks of SPEC §3 (`decide`) and the fold (`evolve`).
+enum CartRules {
+    static func decide(_ command: CartCommand, _ cart: Cart) throws(Rejection) -> CartEvent {
+        try requireOpen(cart)
+        switch command {
+        case .addProduct(let productId, let name, let unitPrice, let quantity):
+            if let index = cart.lineIndex(of: productId) {
+                let line = cart.lines[index]
+                guard line.unitPrice == unitPrice else {
+                    throw Rejection(.priceMismatch, "Product \(productId) is in the cart at \(Money.format(cents: line.unitPrice)), not \(Money.format(cents: unitPrice)); add it at the same unit price, or remove it first.")
+                }
+                guard line.quantity + quantity <= Cart.maximumLineQuantity else {
+                    throw Rejection(.quantityLimit, "Product \(productId) has \(line.quantity) in the cart; adding \(quantity) would exceed \(Cart.maximumLineQuantity). Add at most \(Cart.maximumLineQuantity - line.quantity).")
+                }
+            } else if cart.lines.count >= Cart.maximumLines {
+                throw Rejection(.cartFull, "The cart already holds \(Cart.maximumLines) different products; remove one before adding \(productId).")
+            }
+            return .productAdded(productId: productId, name: name ?? productId, unitPrice: unitPrice, quantity: quantity)
+
+        case .removeProduct(let productId, let quantity):
+            let line = try requireLine(productId, in: cart)
+            if let quantity, quantity > line.quantity {
+                throw Rejection(.invalidQuantity, "Product \(productId) has only \(line.quantity) in the cart; remove at most \(line.quantity), or leave out the quantity to remove the whole line.")
+            }
+            return .productRemoved(productId: productId, quantity: quantity ?? line.quantity)
+
+        case .applyDiscount(let discountId, let percent, let productId):
+            guard !cart.isApplied(discountId: discountId) else {
+                throw Rejection(.duplicateDiscount, "Discount \(discountId) is already applied; remove it first or use another discount id.")
+            }
+            if let productId { _ = try requireLine(productId, in: cart) }
+            return .discountApplied(discountId: discountId, percent: percent, productId: productId)
+
+        case .removeDiscount(let discountId):
+            guard cart.isApplied(discountId: discountId) else {
+                throw Rejection(.discountNotApplied, "Discount \(discountId) is not applied to the cart or any of its products; check the id with `flowlog state`.")
+            }
+            return .discountRemoved(discountId: discountId)
+
+        case .checkout:
+            guard !cart.lines.isEmpty else {
+                throw Rejection(.emptyCart, "The cart is empty; add a product before checking out.")
+            }
+            return .checkoutStarted(total: cart.total, itemCount: cart.itemCount)
+        }
+    }
+
+    static func decide(_ command: PaymentCommand, _ state: FlowState) throws(Rejection) -> CartEvent {
+        guard state.cart.status == .checkingOut else {
+            throw Rejection(.noCheckoutInProgress, "No checkout is in progress, so there is no payment to settle; check out the cart first.")
+        }
+        switch command {
+        case .succeeded(let orderId):
+            guard !state.orders.contains(orderId: orderId) else {
+                throw Rejection(.duplicateOrder, "Order \(orderId) was already placed in this stream; use a new order id.")
+            }
+            return .orderPlaced(orderId: orderId, total: state.cart.total, itemCount: state.cart.itemCount)
+        case .failed(let reason):
+            return .paymentFailed(reason: reason)
+        }
+    }
+
+    static func evolve(_ state: inout FlowState, _ event: CartEvent) {
+        switch event {
+        case .productAdded(let productId, let name, let unitPrice, let quantity):
+            if let index = state.cart.lineIndex(of: productId) {
+                state.cart.lines[index].quantity += quantity
+            } else {
+                state.cart.lines.append(CartLine(productId: productId, name: name, unitPrice: unitPrice, quantity: quantity))
+            }
+        case .productRemoved(let productId, let quantity):
+            guard let index = state.cart.lineIndex(of: productId) else { return }
+            state.cart.lines[index].quantity -= quantity
+            if state.cart.lines[index].quantity <= 0 {
+                state.cart.lines.remove(at: index)
+            }
+        case .discountApplied(let discountId, let percent, let productId):
+            let discount = Discount(id: discountId, percent: percent)
+            if let productId {
+                guard let index = state.cart.lineIndex(of: productId) else { return }
+                state.cart.lines[index].discount = discount
+            } else {
+                state.cart.cartDiscount = discount
+            }
+        case .discountRemoved(let discountId):
+            if state.cart.cartDiscount?.id == discountId {
+                state.cart.cartDiscount = nil
+            }
+            for index in state.cart.lines.indices where state.cart.lines[index].discount?.id == discountId {
+                state.cart.lines[index].discount = nil
+            }
+        case .checkoutStarted:
+            state.cart.status = .checkingOut
+        case .orderPlaced(let orderId, let total, let itemCount):
+            state.orders.append(Order(orderId: orderId, total: total, itemCount: itemCount))
+            state.cart = Cart()
+        case .paymentFailed:
+            state.cart.status = .open
+        }
+    }
+
+    private static func requireOpen(_ cart: Cart) throws(Rejection) {
+        guard cart.status == .open else {
+            throw Rejection(.cartNotOpen, "The cart is checking out and cannot change; settle the payment (payment.succeeded or payment.failed) first.")
+        }
+    }
+
+    private static func requireLine(_ productId: String, in cart: Cart) throws(Rejection) -> CartLine {
+        guard let index = cart.lineIndex(of: productId) else {
+            throw Rejection(.productNotInCart, "Product \(productId) is not in the cart; add it first, or check the id with `flowlog state`.")
+        }
+        return cart.lines[index]
+    }
+}

@@ -1,0 +1,16 @@
+/// Money is integer cents throughout FlowLog; these are the only arithmetic rules it needs.
+public enum Money {
+    /// `round(amount × percent / 100)`, half-up, for non-negative amounts (SPEC §3).
+    @inline(__always)
+    public static func percentage(_ percent: Int, of amount: Int) -> Int {
+        (amount * percent + 50) / 100
+    }
+
+    /// Cents as decimal text with two decimals, for messages and views: `1250` → `"12.50"`.
+    public static func format(cents: Int) -> String {
+        let sign = cents < 0 ? "-" : ""
+        let magnitude = cents.magnitude
+        let fraction = magnitude % 100
+        return "\(sign)\(magnitude / 100).\(fraction < 10 ? "0" : "")\(fraction)"
+    }
+}

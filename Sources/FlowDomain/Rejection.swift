@@ -1,0 +1,38 @@
+/// The stable error codes of SPEC §2–4. Their raw values are part of the CLI's JSON contract.
+public enum RejectionCode: String, Sendable, CaseIterable {
+    case malformedCommand
+    case unknownCommand
+    case invalidIdentifier
+    case invalidPrice
+    case invalidQuantity
+    case invalidPercent
+    case invalidTab
+    case invalidText
+    case versionConflict
+    case cartNotOpen
+    case priceMismatch
+    case quantityLimit
+    case cartFull
+    case productNotInCart
+    case duplicateDiscount
+    case discountNotApplied
+    case emptyCart
+    case noCheckoutInProgress
+    case duplicateOrder
+    case notLaunched
+    case invalidTransition
+}
+
+/// Why a command was refused: a stable code for programs and a sentence for a person that says
+/// what was wrong and how to mend it. A rejected command appends nothing.
+public struct Rejection: Error, Equatable, Sendable, CustomStringConvertible {
+    public let code: RejectionCode
+    public let message: String
+
+    public init(_ code: RejectionCode, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(code.rawValue): \(message)" }
+}

@@ -1,0 +1,101 @@
+/// Appends little-endian fixed-width values and length-prefixed UTF-8 to a byte buffer.
+struct BinaryWriter {
+    var bytes: [UInt8]
+
+    init(capacity: Int = 128) {
+        bytes = []
+        bytes.reserveCapacity(capacity)
+    }
+
+    mutating func reset() { bytes.removeAll(keepingCapacity: true) }
+
+    mutating func write(_ value: UInt8) { bytes.append(value) }
+
+    mutating func write(_ value: UInt16) {
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    mutating func write(_ value: UInt64) {
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    mutating func write(_ value: Int64) { write(UInt64(bitPattern: value)) }
+
+    mutating func write(int value: Int) { write(Int64(value)) }
+
+    /// A string of at most 255 UTF-8 bytes (identifiers); an absent one is written as length 0,
+    /// which is unambiguous because identifiers are never empty.
+    mutating func writeShortString(_ value: String?) {
+        guard let value else { write(UInt8(0)); return }
+        let utf8 = value.utf8
+        precondition(utf8.count <= 255, "short strings are identifiers of at most 64 bytes")
+        write(UInt8(utf8.count))
+        bytes.append(contentsOf: utf8)
+    }
+
+    /// A string of at most 65,535 UTF-8 bytes (free text such as names and reasons).
+    mutating func writeString(_ value: String) {
+        let utf8 = value.utf8
+        precondition(utf8.count <= Int(UInt16.max), "free text is bounded well below 64 KiB")
+        write(UInt16(utf8.count))
+        bytes.append(contentsOf: utf8)
+    }
+}
+
+/// Reads what `BinaryWriter` wrote, checking bounds on every read so that a damaged record is
+/// reported as damaged rather than read past its end.
+struct BinaryReader {
+    struct OutOfBounds: Error {}
+
+    let bytes: UnsafeRawBufferPointer
+    var offset = 0
+
+    init(_ bytes: UnsafeRawBufferPointer) {
+        self.bytes = bytes
+    }
+
+    var remaining: Int { bytes.count - offset }
+
+    @inline(__always)
+    mutating func readByte() throws(OutOfBounds) -> UInt8 {
+        guard offset < bytes.count else { throw OutOfBounds() }
+        defer { offset += 1 }
+        return bytes[offset]
+    }
+
+    @inline(__always)
+    mutating func readUInt16() throws(OutOfBounds) -> UInt16 {
+        guard offset + 2 <= bytes.count else { throw OutOfBounds() }
+        defer { offset += 2 }
+        return UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt16.self))
+    }
+
+    @inline(__always)
+    mutating func readUInt64() throws(OutOfBounds) -> UInt64 {
+        guard offset + 8 <= bytes.count else { throw OutOfBounds() }
+        defer { offset += 8 }
+        return UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+    }
+
+    @inline(__always)
+    mutating func readInt64() throws(OutOfBounds) -> Int64 { Int64(bitPattern: try readUInt64()) }
+
+    @inline(__always)
+    mutating func readInt() throws(OutOfBounds) -> Int { Int(try readInt64()) }
+
+    mutating func readShortString() throws(OutOfBounds) -> String? {
+        let count = Int(try readByte())
+        if count == 0 { return nil }
+        return try readUTF8(count: count)
+    }
+
+    mutating func readString() throws(OutOfBounds) -> String {
+        try readUTF8(count: Int(try readUInt16()))
+    }
+
+    private mutating func readUTF8(count: Int) throws(OutOfBounds) -> String {
+        guard offset + count <= bytes.count else { throw OutOfBounds() }
+        defer { offset += count }
+        return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + count]), as: UTF8.self)
+    }
+}

@@ -1,0 +1,182 @@
+import FlowDomain
+
+/// A command with its envelope: where it goes and how it may be retried (SPEC §2).
+public struct CommandEnvelope: Equatable, Sendable {
+    public var stream: String
+    /// The idempotency key: a retried command with the same id is answered as a duplicate.
+    public var commandId: String?
+    /// The stream version the caller expects; 0 means "the stream must not exist yet".
+    public var expectedVersion: Int?
+    /// Ties the events to a wider conversation; copied onto every event the command causes.
+    public var correlationId: String?
+    public var command: AppCommand
+
+    public init(stream: String = "default", commandId: String? = nil, expectedVersion: Int? = nil,
+                correlationId: String? = nil, command: AppCommand) {
+        self.stream = stream
+        self.commandId = commandId
+        self.expectedVersion = expectedVersion
+        self.correlationId = correlationId
+        self.command = command
+    }
+}
+
+/// The answer to one command.
+public enum CommandOutcome: Equatable, Sendable {
+    case accepted(Acceptance)
+    case rejected(stream: String, Rejection)
+
+    public var stream: String {
+        switch self {
+        case .accepted(let acceptance): acceptance.stream
+        case .rejected(let stream, _): stream
+        }
+    }
+}
+
+public struct Acceptance: Equatable, Sendable {
+    public var stream: String
+    public var receipt: CommandReceipt
+    /// True when the command id had been accepted before and nothing new was written.
+    public var duplicate: Bool
+    /// The events this command appended (empty for a duplicate).
+    public var events: [AppEvent]
+}
+
+/// The command pipeline: field checks → command id → expected version → `decide` → one durable append
+/// per batch → answers. Answers are returned only after their events are on disk.
+///
+/// It keeps the state of every stream it has touched, so a long `send` never replays a stream twice.
+/// The cache is only a hint: the log's append re-checks each stream's version inside its write
+/// transaction, and a stream that another process moved meanwhile is reloaded and the command decided again.
+public final class CommandProcessor {
+    private let log: any EventLog
+    private let clock: any WallClock
+    private var ids: any EventIDGenerator
+    private var cache: [String: (state: FlowState, version: Int)] = [:]
+    /// How often a batch is re-decided when other writers keep moving its streams.
+    private let maximumRetries = 16
+
+    public init(log: any EventLog, clock: any WallClock = SystemClock(), ids: any EventIDGenerator = UUIDv7Generator()) {
+        self.log = log
+        self.clock = clock
+        self.ids = ids
+    }
+
+    public func handle(_ envelope: CommandEnvelope) throws -> CommandOutcome {
+        try handle([envelope])[0]
+    }
+
+    /// Handles a batch with one durable write for all of it; the answers are in the batch's order.
+    public func handle(_ batch: [CommandEnvelope]) throws -> [CommandOutcome] {
+        var outcomes = [CommandOutcome?](repeating: nil, count: batch.count)
+        var pending = Array(batch.indices)
+        var attempt = 0
+        while !pending.isEmpty {
+            attempt += 1
+            pending = try decideAndAppend(batch, indices: pending, into: &outcomes, finalAttempt: attempt >= maximumRetries)
+        }
+        return outcomes.map { $0! }
+    }
+
+    /// The current state of a stream, from the cache or the log.
+    public func state(of stream: String) throws -> (state: FlowState, version: Int) {
+        if let cached = cache[stream] { return cached }
+        let loaded = try log.state(ofStream: stream)
+        cache[stream] = loaded
+        return loaded
+    }
+
+    /// One round: decide every pending command, append the accepted ones in one transaction, and return
+    /// the indices that must be decided again because another writer moved their stream meanwhile.
+    private func decideAndAppend(_ batch: [CommandEnvelope], indices: [Int], into outcomes: inout [CommandOutcome?], finalAttempt: Bool) throws -> [Int] {
+        var working: [String: (state: FlowState, version: Int)] = [:]
+        var idsInBatch: [String: Set<String>] = [:]
+        var requests: [AppendRequest] = []
+        var requestOwners: [Int] = []
+        var requestEvents: [[AppEvent]] = []
+        for index in indices {
+            let envelope = batch[index]
+            if let rejection = Self.envelopeViolation(envelope) {
+                outcomes[index] = .rejected(stream: envelope.stream, rejection)
+                continue
+            }
+            if let id = envelope.commandId {
+                if idsInBatch[envelope.stream]?.contains(id) == true {
+                    // Its twin earlier in this batch decides the answer once appended; see below.
+                    requests.append(AppendRequest(stream: envelope.stream, expectedVersion: nil, commandId: id, events: []))
+                    requestOwners.append(index)
+                    requestEvents.append([])
+                    continue
+                }
+                if let receipt = try log.receipt(stream: envelope.stream, commandId: id) {
+                    outcomes[index] = .accepted(Acceptance(stream: envelope.stream, receipt: receipt, duplicate: true, events: []))
+                    continue
+                }
+            }
+            var current = try working[envelope.stream] ?? state(of: envelope.stream)
+            if let expected = envelope.expectedVersion, expected != current.version {
+                outcomes[index] = .rejected(stream: envelope.stream, Self.versionConflict(envelope, actual: current.version))
+                continue
+            }
+            let events: [AppEvent]
+            do {
+                events = try FlowDecider.decideValidated(envelope.command, state: current.state)
+            } catch {
+                outcomes[index] = .rejected(stream: envelope.stream, error)
+                continue
+            }
+            let timestamp = clock.now()
+            let newEvents = events.map { event in
+                NewEvent(eventId: ids.next(), timestamp: timestamp, actor: envelope.command.actor,
+                         correlationId: envelope.correlationId, causationId: envelope.commandId, event: event)
+            }
+            requests.append(AppendRequest(stream: envelope.stream, expectedVersion: current.version, commandId: envelope.commandId, events: newEvents))
+            requestOwners.append(index)
+            requestEvents.append(events)
+            for event in events { FlowDecider.evolve(&current.state, event) }
+            current.version += events.count
+            working[envelope.stream] = current
+            if let id = envelope.commandId { idsInBatch[envelope.stream, default: []].insert(id) }
+        }
+        guard !requests.isEmpty else { return [] }
+
+        let results = try log.append(requests)
+        var retry: [Int] = []
+        var movedStreams: Set<String> = []
+        for (offset, result) in results.enumerated() {
+            let index = requestOwners[offset]
+            let envelope = batch[index]
+            switch result {
+            case .appended(let receipt):
+                outcomes[index] = .accepted(Acceptance(stream: envelope.stream, receipt: receipt, duplicate: false, events: requestEvents[offset]))
+            case .duplicate(let receipt):
+                outcomes[index] = .accepted(Acceptance(stream: envelope.stream, receipt: receipt, duplicate: true, events: []))
+                movedStreams.insert(envelope.stream)
+            case .conflict(let actual):
+                movedStreams.insert(envelope.stream)
+                if envelope.expectedVersion != nil || finalAttempt {
+                    outcomes[index] = .rejected(stream: envelope.stream, Self.versionConflict(envelope, actual: actual))
+                } else {
+                    retry.append(index)
+                }
+            }
+        }
+        for (stream, state) in working where !movedStreams.contains(stream) { cache[stream] = state }
+        for stream in movedStreams { cache[stream] = nil }
+        return retry
+    }
+
+    /// Identifier checks of the envelope, then the command's own field checks (SPEC §3, step 1).
+    static func envelopeViolation(_ envelope: CommandEnvelope) -> Rejection? {
+        if !Identifier.isValid(envelope.stream) { return FieldChecks.invalidIdentifier(envelope.stream, role: "stream id") }
+        if let id = envelope.commandId, !Identifier.isValid(id) { return FieldChecks.invalidIdentifier(id, role: "command id") }
+        if let id = envelope.correlationId, !Identifier.isValid(id) { return FieldChecks.invalidIdentifier(id, role: "correlation id") }
+        return FieldChecks.firstViolation(in: envelope.command)
+    }
+
+    static func versionConflict(_ envelope: CommandEnvelope, actual: Int) -> Rejection {
+        let expected = envelope.expectedVersion.map(String.init) ?? "its version when the command was decided"
+        return Rejection(.versionConflict, "Stream \(envelope.stream) is at version \(actual), not \(expected); read its state again and resend with expectedVersion \(actual), or leave expectedVersion out.")
+    }
+}

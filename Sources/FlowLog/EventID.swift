@@ -1,0 +1,96 @@
+/// A 128-bit event id, shown as a canonical lowercase UUID (`0193a8c2-…`).
+///
+/// FlowLog keeps its own small type rather than Foundation's `UUID` so that the hot paths (encoding,
+/// decoding, exporting millions of events) never format or parse through Foundation.
+public struct EventID: Hashable, Sendable, CustomStringConvertible {
+    public var high: UInt64
+    public var low: UInt64
+
+    public init(high: UInt64, low: UInt64) {
+        self.high = high
+        self.low = low
+    }
+
+    /// Parses the canonical 8-4-4-4-12 hexadecimal form, in either case.
+    public init?(_ text: String) {
+        var utf8 = text.utf8.makeIterator()
+        var high: UInt64 = 0
+        var low: UInt64 = 0
+        var nibbles = 0
+        var index = 0
+        while let byte = utf8.next() {
+            if index == 8 || index == 13 || index == 18 || index == 23 {
+                guard byte == UInt8(ascii: "-") else { return nil }
+                index += 1
+                continue
+            }
+            guard let value = EventID.hexValue(byte) else { return nil }
+            if nibbles < 16 { high = high << 4 | UInt64(value) } else { low = low << 4 | UInt64(value) }
+            nibbles += 1
+            index += 1
+        }
+        guard index == 36, nibbles == 32 else { return nil }
+        self.init(high: high, low: low)
+    }
+
+    public var description: String {
+        var bytes = [UInt8](repeating: UInt8(ascii: "-"), count: 36)
+        var nibble = 0
+        for index in 0..<36 where index != 8 && index != 13 && index != 18 && index != 23 {
+            let word = nibble < 16 ? high : low
+            let shift = UInt64(60 - (nibble % 16) * 4)
+            bytes[index] = EventID.hexDigits[Int((word >> shift) & 0xF)]
+            nibble += 1
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    @inline(__always)
+    static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}
+
+/// Where new event ids come from. Injected, so tests get predictable ids and production gets unique ones.
+public protocol EventIDGenerator {
+    mutating func next() -> EventID
+}
+
+/// UUID version 7 (RFC 9562): a millisecond timestamp followed by random bits, so ids sort roughly by
+/// time and stay unique across the processes that share one log.
+public struct UUIDv7Generator: EventIDGenerator {
+    private var clock: any WallClock
+    private var random = SystemRandomNumberGenerator()
+
+    public init(clock: any WallClock = SystemClock()) {
+        self.clock = clock
+    }
+
+    public mutating func next() -> EventID {
+        let milliseconds = UInt64(max(0, clock.now().microseconds / 1000)) & 0xFFFF_FFFF_FFFF
+        let randomA = random.next() & 0xFFF
+        let randomB = random.next() & 0x3FFF_FFFF_FFFF_FFFF
+        return EventID(high: milliseconds << 16 | 0x7000 | randomA, low: 0x8000_0000_0000_0000 | randomB)
+    }
+}
+
+/// Ids 00000000-0000-0000-0000-000000000001, …002, … in order: for tests and reproducible demos.
+public struct SequentialIDGenerator: EventIDGenerator {
+    private var counter: UInt64
+
+    public init(startingAfter counter: UInt64 = 0) {
+        self.counter = counter
+    }
+
+    public mutating func next() -> EventID {
+        counter += 1
+        return EventID(high: 0, low: counter)
+    }
+}

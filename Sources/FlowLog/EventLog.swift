@@ -1,0 +1,99 @@
+import FlowDomain
+
+/// One command's worth of events for one stream, to be appended atomically.
+public struct AppendRequest: Equatable, Sendable {
+    public var stream: String
+    /// The stream version the events were decided against; `nil` appends whatever the version is.
+    public var expectedVersion: Int?
+    /// The command's idempotency key, recorded so that a retry is answered as a duplicate.
+    public var commandId: String?
+    public var events: [NewEvent]
+
+    public init(stream: String, expectedVersion: Int?, commandId: String?, events: [NewEvent]) {
+        self.stream = stream
+        self.expectedVersion = expectedVersion
+        self.commandId = commandId
+        self.events = events
+    }
+}
+
+/// What the log remembers of an accepted command, so that a retry gets the same answer.
+public struct CommandReceipt: Equatable, Sendable {
+    public var firstPosition: Int
+    public var eventCount: Int
+    /// The stream's version right after the command's events.
+    public var version: Int
+
+    public init(firstPosition: Int, eventCount: Int, version: Int) {
+        self.firstPosition = firstPosition
+        self.eventCount = eventCount
+        self.version = version
+    }
+
+    public var positions: [Int] { Array(firstPosition..<firstPosition + eventCount) }
+}
+
+public enum AppendResult: Equatable, Sendable {
+    case appended(CommandReceipt)
+    /// The command id was accepted before; nothing was written.
+    case duplicate(CommandReceipt)
+    /// The stream was not at the expected version; nothing was written.
+    case conflict(actualVersion: Int)
+}
+
+/// The event log: the single source of truth. Implementations: `LMDBEventLog` (durable, shared
+/// between processes) and `InMemoryEventLog` (tests).
+public protocol EventLog: AnyObject {
+    /// Appends every request in one atomic, durable step and answers each in order.
+    ///
+    /// Requests for one stream are decided one after another, so a request whose predecessor in the
+    /// same batch was not appended is answered `.conflict`: it was decided against events that never
+    /// happened. When this returns, every `.appended` event is on disk.
+    func append(_ requests: [AppendRequest]) throws -> [AppendResult]
+
+    /// The stream's current version: 0 for a stream that has no events.
+    func version(of stream: String) throws -> Int
+
+    /// The receipt of an accepted command, by its id, if there was one.
+    func receipt(stream: String, commandId: String) throws -> CommandReceipt?
+
+    /// The last global position: 0 for an empty log.
+    func lastPosition() throws -> Int
+
+    /// Calls `body` with the events at positions `from...through` in order, from one consistent
+    /// snapshot, until `body` returns `false`.
+    func forEachEvent(from: Int, through: Int?, _ body: (RecordedEvent) throws -> Bool) throws
+
+    /// Calls `body` with one stream's events in version order, up to global position `through`.
+    func forEachEvent(inStream stream: String, throughPosition: Int?, _ body: (RecordedEvent) throws -> Bool) throws
+}
+
+extension EventLog {
+    /// Up to `limit` events from position `from`, for small reads (tables, tests).
+    public func events(from position: Int = 1, limit: Int? = nil) throws -> [RecordedEvent] {
+        var events: [RecordedEvent] = []
+        try forEachEvent(from: position, through: nil) { event in
+            events.append(event)
+            return limit.map { events.count < $0 } ?? true
+        }
+        return events
+    }
+
+    public func events(inStream stream: String, throughPosition: Int? = nil) throws -> [RecordedEvent] {
+        var events: [RecordedEvent] = []
+        try forEachEvent(inStream: stream, throughPosition: throughPosition) { events.append($0); return true }
+        return events
+    }
+
+    /// The stream's state and version as of global position `through` (or now).
+    public func state(ofStream stream: String, throughPosition: Int? = nil) throws -> (state: FlowState, version: Int) {
+        var state = FlowDecider.initialState
+        var version = 0
+        try forEachEvent(inStream: stream, throughPosition: throughPosition) { recorded in
+            FlowDecider.evolve(&state, recorded.event)
+            version = recorded.version
+            return true
+        }
+        return (state, version)
+    }
+}

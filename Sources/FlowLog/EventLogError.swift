@@ -1,0 +1,41 @@
+import LMDB
+
+/// Why a log could not be opened, read or written, as a sentence that says how to mend it.
+public enum EventLogError: Error, Equatable, CustomStringConvertible {
+    /// There is no log at the path, and the command does not create one.
+    case notFound(path: String)
+    /// The folder that would hold the log does not exist.
+    case missingParent(path: String, parent: String)
+    /// Something is at the path, but it is not a FlowLog log.
+    case notALog(path: String, reason: String)
+    case permissionDenied(path: String)
+    /// The log was written by a newer FlowLog.
+    case newerSchema(path: String, found: Int, supported: Int)
+    /// A stored record failed its checks.
+    case damaged(RecordDamage)
+    /// The disk is full; nothing of the batch was written.
+    case diskFull(path: String)
+    /// Any other storage failure, with LMDB's own code and message.
+    case storage(LMDBError)
+
+    public var description: String {
+        switch self {
+        case .notFound(let path):
+            "There is no FlowLog log at \(path). Check the path (--db or FLOWLOG_DB), or create the log by sending it a command (for example `flowlog demo`)."
+        case .missingParent(let path, let parent):
+            "Cannot create the log \(path): the folder \(parent) does not exist. Create that folder first, or choose another --db path."
+        case .notALog(let path, let reason):
+            "\(path) is not a FlowLog log: \(reason). Point --db at a log folder, or at a new path to start a new log."
+        case .permissionDenied(let path):
+            "Permission denied for the log at \(path). Run as a user who may read and write that folder (and its data.mdb and lock.mdb)."
+        case .newerSchema(let path, let found, let supported):
+            "The log at \(path) was written with log schema \(found), but this FlowLog reads schemas up to \(supported). Upgrade FlowLog to read it; nothing was changed."
+        case .damaged(let damage):
+            "\(damage) Nothing after it was read; keep a copy of the log folder for inspection."
+        case .diskFull(let path):
+            "The disk holding \(path) is full; nothing of this batch was written. Free some space and send the commands again."
+        case .storage(let error):
+            "The log storage failed: \(error). Nothing of this batch was written."
+        }
+    }
+}

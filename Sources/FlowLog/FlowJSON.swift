@@ -1,0 +1,159 @@
+import FlowDomain
+
+/// The CLI's JSON faces of SPEC §5: answers to commands, a stream's state, and recorded events.
+public enum FlowJSON {
+    /// `{"ok":true,"stream":…,"positions":[…],"version":…}` or `{"ok":false,"stream":…,"error":{…}}`.
+    public static func writeAnswer(_ outcome: CommandOutcome, into json: inout JSONWriter) {
+        json.beginObject()
+        switch outcome {
+        case .accepted(let acceptance):
+            json.key("ok"); json.bool(true)
+            json.key("stream"); json.string(acceptance.stream)
+            json.key("positions"); json.beginArray()
+            for position in acceptance.receipt.positions { json.int(position) }
+            json.endArray()
+            json.key("version"); json.int(acceptance.receipt.version)
+            if acceptance.duplicate { json.key("duplicate"); json.bool(true) }
+        case .rejected(let stream, let rejection):
+            writeRejection(stream: stream, rejection, into: &json)
+        }
+        json.endObject()
+    }
+
+    /// The members of a rejected answer; `stream` is `null` for a line whose stream could not be read.
+    public static func writeRejection(stream: String?, _ rejection: Rejection, into json: inout JSONWriter) {
+        json.key("ok"); json.bool(false)
+        json.key("stream"); json.string(stream)
+        json.key("error"); json.beginObject()
+        json.key("code"); json.string(rejection.code.rawValue)
+        json.key("message"); json.string(rejection.message)
+        json.endObject()
+    }
+
+    public static func answer(_ outcome: CommandOutcome) -> String {
+        var json = JSONWriter()
+        writeAnswer(outcome, into: &json)
+        return json.text
+    }
+
+    /// A stream's projected state, every key always present (SPEC §5).
+    public static func writeState(_ state: FlowState, stream: String, version: Int, into json: inout JSONWriter) {
+        json.beginObject()
+        json.key("stream"); json.string(stream)
+        json.key("version"); json.int(version)
+        json.key("cart"); json.beginObject()
+        json.key("status"); json.string(state.cart.status.rawValue)
+        json.key("items"); json.beginArray()
+        for line in state.cart.lines {
+            json.beginObject()
+            json.key("productId"); json.string(line.productId)
+            json.key("name"); json.string(line.name)
+            json.key("unitPrice"); json.int(line.unitPrice)
+            json.key("quantity"); json.int(line.quantity)
+            json.key("discount"); writeDiscount(line.discount, into: &json)
+            json.key("regularAmount"); json.int(line.regularAmount)
+            json.key("discountedAmount"); json.int(line.discountedAmount)
+            json.endObject()
+        }
+        json.endArray()
+        json.key("cartDiscount"); writeDiscount(state.cart.cartDiscount, into: &json)
+        json.key("subtotal"); json.int(state.cart.subtotal)
+        json.key("total"); json.int(state.cart.total)
+        json.endObject()
+        json.key("orders"); json.beginArray()
+        for order in state.orders.orders {
+            json.beginObject()
+            json.key("orderId"); json.string(order.orderId)
+            json.key("total"); json.int(order.total)
+            json.key("itemCount"); json.int(order.itemCount)
+            json.endObject()
+        }
+        json.endArray()
+        let navigation = state.navigation
+        json.key("onboarding"); json.beginObject()
+        json.key("launched"); json.bool(navigation.launched)
+        json.key("stack"); json.beginArray()
+        for screen in navigation.stack { json.string(screen.rawValue) }
+        json.endArray()
+        json.key("modal"); navigation.isModalPresented ? json.string("modal") : json.null()
+        json.key("hasOnboarded"); json.bool(navigation.hasOnboarded)
+        json.key("tab"); json.int(navigation.tab)
+        json.endObject()
+        json.endObject()
+    }
+
+    public static func state(_ state: FlowState, stream: String, version: Int) -> String {
+        var json = JSONWriter(capacity: 512)
+        writeState(state, stream: stream, version: version, into: &json)
+        return json.text
+    }
+
+    private static func writeDiscount(_ discount: Discount?, into json: inout JSONWriter) {
+        guard let discount else { json.null(); return }
+        json.beginObject()
+        json.key("discountId"); json.string(discount.id)
+        json.key("percent"); json.int(discount.percent)
+        json.endObject()
+    }
+
+    /// One recorded event with its whole envelope, as `log --format json` and the NDJSON export write it.
+    /// `correlationId` and `causationId` appear only where set.
+    public static func writeEvent(_ record: RecordedEvent, into json: inout JSONWriter) {
+        json.beginObject()
+        json.key("position"); json.int(record.position)
+        json.key("stream"); json.string(record.stream)
+        json.key("version"); json.int(record.version)
+        json.key("eventId"); json.string(record.eventId.description)
+        json.key("type"); json.string(record.event.typeName)
+        json.key("actor"); json.string(record.actor.rawValue)
+        json.key("timestamp"); json.string(record.timestamp.rfc3339)
+        json.key("schemaVersion"); json.int(record.schemaVersion)
+        if let correlation = record.correlationId { json.key("correlationId"); json.string(correlation) }
+        if let causation = record.causationId { json.key("causationId"); json.string(causation) }
+        json.key("data"); writeEventData(record.event, into: &json)
+        json.endObject()
+    }
+
+    public static func event(_ record: RecordedEvent) -> String {
+        var json = JSONWriter()
+        writeEvent(record, into: &json)
+        return json.text
+    }
+
+    /// An event's own fields (`data` in exports).
+    public static func writeEventData(_ event: AppEvent, into json: inout JSONWriter) {
+        json.beginObject()
+        switch event {
+        case .cart(.productAdded(let productId, let name, let unitPrice, let quantity)):
+            json.key("productId"); json.string(productId)
+            json.key("name"); json.string(name)
+            json.key("unitPrice"); json.int(unitPrice)
+            json.key("quantity"); json.int(quantity)
+        case .cart(.productRemoved(let productId, let quantity)):
+            json.key("productId"); json.string(productId)
+            json.key("quantity"); json.int(quantity)
+        case .cart(.discountApplied(let discountId, let percent, let productId)):
+            json.key("discountId"); json.string(discountId)
+            json.key("percent"); json.int(percent)
+            json.key("productId"); json.string(productId)
+        case .cart(.discountRemoved(let discountId)):
+            json.key("discountId"); json.string(discountId)
+        case .cart(.checkoutStarted(let total, let itemCount)):
+            json.key("total"); json.int(total)
+            json.key("itemCount"); json.int(itemCount)
+        case .cart(.orderPlaced(let orderId, let total, let itemCount)):
+            json.key("orderId"); json.string(orderId)
+            json.key("total"); json.int(total)
+            json.key("itemCount"); json.int(itemCount)
+        case .cart(.paymentFailed(let reason)):
+            json.key("reason"); json.string(reason)
+        case .navigation(.appLaunched(let hasOnboarded)):
+            json.key("hasOnboarded"); json.bool(hasOnboarded)
+        case .navigation(.tabSelected(let tab)):
+            json.key("tab"); json.int(tab)
+        case .navigation:
+            break
+        }
+        json.endObject()
+    }
+}

@@ -1,0 +1,297 @@
+import FlowDomain
+import LMDB
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The durable event log: an LMDB environment (a folder holding `data.mdb` and `lock.mdb`).
+///
+/// Named databases:
+/// - `meta`: the log schema version;
+/// - `events`: position (8 bytes, big-endian, so keys sort by position) → binary record (`RecordCodec`);
+/// - `streams`: stream id → its current version (8 bytes, little-endian);
+/// - `streamIndex`: stream id, 0x00, version (big-endian) → position (big-endian);
+/// - `commands`: stream id, 0x00, command id → first position, event count, version after it.
+///
+/// Every `append` is one write transaction: all of a batch or none of it reaches the disk, and
+/// LMDB's writer lock serialises processes that share the folder.
+public final class LMDBEventLog: EventLog {
+    public static let logSchemaVersion = 1
+
+    public enum Access: Sendable {
+        /// Read and write; create the log (and its folder, not its parent) when it does not exist.
+        case readWriteCreating
+        /// Read and write an existing log.
+        case readWrite
+        /// Read an existing log; never creates or changes anything.
+        case readOnly
+    }
+
+    public let path: String
+    let environment: Environment
+    let meta: Database
+    let eventsDB: Database
+    let streamsDB: Database
+    let streamIndexDB: Database
+    let commandsDB: Database
+    private var writer = BinaryWriter(capacity: 512)
+
+    public init(path: String, access: Access = .readWriteCreating) throws(EventLogError) {
+        self.path = path
+        try LogFolder.prepare(path: path, creating: access == .readWriteCreating)
+        var options = Environment.Options()
+        options.readOnly = access == .readOnly
+        options.maxDatabases = 16
+        do {
+            environment = try Environment(path: path, options: options)
+        } catch {
+            throw LogFolder.openingError(error, path: path)
+        }
+        do {
+            let names = ["meta", "events", "streams", "streamIndex", "commands"]
+            let databases: [Database]
+            if access == .readOnly {
+                databases = try environment.openDatabases(named: names, create: false)
+            } else {
+                databases = try environment.openDatabases(named: names, create: true)
+            }
+            (meta, eventsDB, streamsDB, streamIndexDB, commandsDB) = (databases[0], databases[1], databases[2], databases[3], databases[4])
+        } catch let error as LMDBError where error.isNotFound {
+            throw .notALog(path: path, reason: "it is an LMDB environment without FlowLog's databases")
+        } catch {
+            throw LogFolder.openingError(error, path: path)
+        }
+        try checkSchema(writable: access != .readOnly)
+    }
+
+    private func checkSchema(writable: Bool) throws(EventLogError) {
+        let key = Array("schema".utf8)
+        do {
+            let found: Int? = try environment.read { txn in
+                try txn.get(meta, key: key).map { Int(UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self))) }
+            }
+            if let found {
+                if found > Self.logSchemaVersion {
+                    throw EventLogError.newerSchema(path: path, found: found, supported: Self.logSchemaVersion)
+                }
+            } else if writable {
+                try environment.write { txn in
+                    try txn.put(meta, key: key, value: withUnsafeBytes(of: UInt64(Self.logSchemaVersion).littleEndian, Array.init))
+                }
+            }
+        } catch let error as EventLogError {
+            throw error
+        } catch {
+            throw LogFolder.openingError(error, path: path)
+        }
+    }
+
+    // MARK: Appending
+
+    public func append(_ requests: [AppendRequest]) throws -> [AppendResult] {
+        do {
+            return try environment.write { txn in try appendInTransaction(requests, txn) }
+        } catch let error as LMDBError {
+            throw error.code == ENOSPC ? EventLogError.diskFull(path: path) : EventLogError.storage(error)
+        }
+    }
+
+    private func appendInTransaction(_ requests: [AppendRequest], _ txn: Transaction) throws -> [AppendResult] {
+        var (position, previousHash) = try head(txn)
+        var versions: [String: Int] = [:]
+        var poisoned: Set<String> = []
+        var results: [AppendResult] = []
+        results.reserveCapacity(requests.count)
+        for request in requests {
+            let current = try versions[request.stream] ?? storedVersion(of: request.stream, txn)
+            if poisoned.contains(request.stream) {
+                results.append(.conflict(actualVersion: current))
+                continue
+            }
+            if let id = request.commandId, let receipt = try storedReceipt(stream: request.stream, commandId: id, txn) {
+                poisoned.insert(request.stream)
+                results.append(.duplicate(receipt))
+                continue
+            }
+            if let expected = request.expectedVersion, expected != current {
+                poisoned.insert(request.stream)
+                results.append(.conflict(actualVersion: current))
+                continue
+            }
+            let first = position + 1
+            var version = current
+            for new in request.events {
+                position += 1
+                version += 1
+                let record = RecordedEvent(position: position, stream: request.stream, version: version,
+                                           eventId: new.eventId, timestamp: new.timestamp, actor: new.actor,
+                                           correlationId: new.correlationId, causationId: new.causationId, event: new.event)
+                previousHash = RecordCodec.encode(record, previousHash: previousHash, into: &writer)
+                try txn.put(eventsDB, key: Keys.position(position), value: writer.bytes, flags: .append)
+                try txn.put(streamIndexDB, key: Keys.streamVersion(request.stream, version), value: Keys.position(position))
+            }
+            versions[request.stream] = version
+            try txn.put(streamsDB, key: Array(request.stream.utf8), value: Keys.littleEndian(UInt64(version)))
+            let receipt = CommandReceipt(firstPosition: first, eventCount: request.events.count, version: version)
+            if let id = request.commandId {
+                try txn.put(commandsDB, key: Keys.command(request.stream, id), value: Keys.receipt(receipt))
+            }
+            results.append(.appended(receipt))
+        }
+        return results
+    }
+
+    /// The last position and its chain hash (the seed of the next record).
+    private func head(_ txn: Transaction) throws -> (position: Int, hash: UInt64) {
+        try txn.withCursor(eventsDB) { cursor in
+            guard let last = try cursor.last() else { return (0, RecordCodec.genesisHash) }
+            let position = Keys.decodePosition(last.key)
+            guard let hash = RecordCodec.storedHash(of: last.value) else {
+                throw EventLogError.damaged(RecordDamage(position: position, stream: nil, problem: "the record is truncated"))
+            }
+            return (position, hash)
+        }
+    }
+
+    private func storedVersion(of stream: String, _ txn: Transaction) throws -> Int {
+        guard let value = try txn.get(streamsDB, key: Array(stream.utf8)) else { return 0 }
+        return Int(UInt64(littleEndian: value.loadUnaligned(as: UInt64.self)))
+    }
+
+    private func storedReceipt(stream: String, commandId: String, _ txn: Transaction) throws -> CommandReceipt? {
+        try txn.get(commandsDB, key: Keys.command(stream, commandId)).map(Keys.decodeReceipt)
+    }
+
+    // MARK: Reading
+
+    public func version(of stream: String) throws -> Int {
+        try reading { txn in try storedVersion(of: stream, txn) }
+    }
+
+    public func receipt(stream: String, commandId: String) throws -> CommandReceipt? {
+        try reading { txn in try storedReceipt(stream: stream, commandId: commandId, txn) }
+    }
+
+    public func lastPosition() throws -> Int {
+        try reading { txn in try head(txn).position }
+    }
+
+    public func forEachEvent(from: Int, through: Int?, _ body: (RecordedEvent) throws -> Bool) throws {
+        let start = max(from, 1)
+        if let through, through < start { return }
+        try reading { txn in
+            var previousHash = try hashBefore(position: start, txn)
+            var expected = start
+            try txn.withCursor(eventsDB) { cursor in
+                var record = try cursor.seek(atOrAfter: Keys.position(start))
+                while let (key, value) = record {
+                    let position = Keys.decodePosition(key)
+                    if let through, position > through { return }
+                    guard position == expected else {
+                        throw EventLogError.damaged(RecordDamage(position: expected, stream: nil, problem: "it is missing (the next stored position is \(position))"))
+                    }
+                    let (event, hash) = try decode(value, position: position, previousHash: previousHash)
+                    guard try body(event) else { return }
+                    previousHash = hash
+                    expected += 1
+                    record = try cursor.next()
+                }
+            }
+        }
+    }
+
+    public func forEachEvent(inStream stream: String, throughPosition: Int?, _ body: (RecordedEvent) throws -> Bool) throws {
+        let prefix = Keys.streamPrefix(stream)
+        try reading { txn in
+            try txn.withCursor(streamIndexDB) { cursor in
+                var entry = try cursor.seek(atOrAfter: Keys.streamVersion(stream, 1))
+                var expectedVersion = 1
+                while let (key, value) = entry, key.starts(with: prefix) {
+                    let position = Keys.decodePosition(value)
+                    if let throughPosition, position > throughPosition { return }
+                    guard let bytes = try txn.get(eventsDB, key: Keys.position(position)) else {
+                        throw EventLogError.damaged(RecordDamage(position: position, stream: stream, problem: "the stream index points at it, but it is missing"))
+                    }
+                    let (event, _) = try decode(bytes, position: position, previousHash: try hashBefore(position: position, txn))
+                    guard event.stream == stream, event.version == expectedVersion else {
+                        throw EventLogError.damaged(RecordDamage(position: position, stream: stream, problem: "the stream index says version \(expectedVersion) of \(stream), the record says version \(event.version) of \(event.stream)"))
+                    }
+                    guard try body(event) else { return }
+                    expectedVersion += 1
+                    entry = try cursor.next()
+                }
+            }
+        }
+    }
+
+    private func hashBefore(position: Int, _ txn: Transaction) throws -> UInt64 {
+        guard position > 1 else { return RecordCodec.genesisHash }
+        guard let bytes = try txn.get(eventsDB, key: Keys.position(position - 1)),
+              let hash = RecordCodec.storedHash(of: bytes) else {
+            throw EventLogError.damaged(RecordDamage(position: position - 1, stream: nil, problem: "it is missing or truncated"))
+        }
+        return hash
+    }
+
+    private func decode(_ bytes: UnsafeRawBufferPointer, position: Int, previousHash: UInt64) throws -> (RecordedEvent, UInt64) {
+        do {
+            return try RecordCodec.decode(bytes, expectedPosition: position, previousHash: previousHash)
+        } catch {
+            throw EventLogError.damaged(error)
+        }
+    }
+
+    private func reading<Result>(_ body: (Transaction) throws -> Result) throws -> Result {
+        do {
+            return try environment.read(body)
+        } catch let error as LMDBError {
+            throw EventLogError.storage(error)
+        }
+    }
+
+    /// Names every stream in the log with its version, in stream id order.
+    public func streams() throws -> [(stream: String, version: Int)] {
+        try reading { txn in
+            try txn.withCursor(streamsDB) { cursor in
+                var result: [(String, Int)] = []
+                var entry = try cursor.first()
+                while let (key, value) = entry {
+                    result.append((String(decoding: key, as: UTF8.self), Int(UInt64(littleEndian: value.loadUnaligned(as: UInt64.self)))))
+                    entry = try cursor.next()
+                }
+                return result
+            }
+        }
+    }
+}
+
+/// The byte layouts of the keys and small values above.
+enum Keys {
+    static func position(_ position: Int) -> [UInt8] { bigEndian(UInt64(position)) }
+
+    static func decodePosition(_ bytes: UnsafeRawBufferPointer) -> Int {
+        Int(UInt64(bigEndian: bytes.loadUnaligned(as: UInt64.self)))
+    }
+
+    static func streamPrefix(_ stream: String) -> [UInt8] { Array(stream.utf8) + [0] }
+
+    static func streamVersion(_ stream: String, _ version: Int) -> [UInt8] {
+        streamPrefix(stream) + bigEndian(UInt64(version))
+    }
+
+    static func command(_ stream: String, _ commandId: String) -> [UInt8] {
+        streamPrefix(stream) + Array(commandId.utf8)
+    }
+
+    static func receipt(_ receipt: CommandReceipt) -> [UInt8] {
+        littleEndian(UInt64(receipt.firstPosition)) + littleEndian(UInt64(receipt.eventCount)) + littleEndian(UInt64(receipt.version))
+    }
+
+    static func decodeReceipt(_ bytes: UnsafeRawBufferPointer) -> CommandReceipt {
+        func word(_ index: Int) -> Int { Int(UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self))) }
+        return CommandReceipt(firstPosition: word(0), eventCount: word(1), version: word(2))
+    }
+
+    static func bigEndian(_ value: UInt64) -> [UInt8] { withUnsafeBytes(of: value.bigEndian, Array.init) }
+    static func littleEndian(_ value: UInt64) -> [UInt8] { withUnsafeBytes(of: value.littleEndian, Array.init) }
+}

@@ -1,0 +1,119 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Reads a file descriptor in large chunks and hands out the complete lines each chunk holds.
+///
+/// `send` decides and commits each chunk's lines as one batch, so a file or pipe gets big batches
+/// (group commit) while a person typing gets each line answered as soon as it is entered.
+public struct LineReader {
+    /// Longest accepted line; a longer one is answered as malformed and skipped (documented limit).
+    public static let maximumLineLength = 1 << 20
+
+    public enum Line {
+        case text(UnsafeRawBufferPointer)
+        /// A line over the limit; its bytes are dropped.
+        case tooLong(length: Int)
+    }
+
+    private let fileDescriptor: Int32
+    private var buffer: [UInt8]
+    private var start = 0
+    private var end = 0
+    private var atEndOfInput = false
+    private var skippingOverlongLine = false
+    private var overlongLength = 0
+
+    public init(fileDescriptor: Int32, chunkSize: Int = 1 << 16) {
+        self.fileDescriptor = fileDescriptor
+        self.buffer = [UInt8](repeating: 0, count: chunkSize)
+    }
+
+    /// Calls `body` with every complete line that one read makes available; returns `false` at the
+    /// end of input. The buffers are valid only during the call.
+    public mutating func readBatch(_ body: ([Line]) throws -> Void) throws -> Bool {
+        while true {
+            var lines: [Line] = []
+            var ranges: [Range<Int>] = []
+            var overlong: [(Int, Int)] = []
+            var cursor = start
+            while cursor < end {
+                if buffer[cursor] == 0x0A {
+                    if skippingOverlongLine {
+                        overlong.append((ranges.count + overlong.count, overlongLength + cursor - start))
+                        skippingOverlongLine = false
+                    } else {
+                        ranges.append(start..<cursor)
+                    }
+                    start = cursor + 1
+                }
+                cursor += 1
+            }
+            if atEndOfInput, start < end || skippingOverlongLine {
+                if skippingOverlongLine {
+                    overlong.append((ranges.count + overlong.count, overlongLength + end - start))
+                    skippingOverlongLine = false
+                } else {
+                    ranges.append(start..<end)
+                }
+                start = end
+            }
+            if !ranges.isEmpty || !overlong.isEmpty {
+                try buffer.withUnsafeBytes { raw in
+                    var rangeIndex = 0
+                    var overlongIndex = 0
+                    for slot in 0..<(ranges.count + overlong.count) {
+                        if overlongIndex < overlong.count, overlong[overlongIndex].0 == slot {
+                            lines.append(.tooLong(length: overlong[overlongIndex].1))
+                            overlongIndex += 1
+                        } else {
+                            var range = ranges[rangeIndex]
+                            if range.count > 0, raw[range.upperBound - 1] == 0x0D { range = range.lowerBound..<range.upperBound - 1 }
+                            lines.append(.text(UnsafeRawBufferPointer(rebasing: raw[range])))
+                            rangeIndex += 1
+                        }
+                    }
+                    try body(lines)
+                }
+            }
+            if atEndOfInput { return false }
+            try fill()
+            if !lines.isEmpty { return true }
+        }
+    }
+
+    private mutating func fill() throws {
+        if start > 0 {
+            // Keep the unfinished line at the front of the buffer.
+            let pending = end - start
+            if pending > 0 { buffer.withUnsafeMutableBytes { $0.baseAddress!.copyMemory(from: $0.baseAddress! + start, byteCount: pending) } }
+            start = 0
+            end = pending
+        }
+        if end == buffer.count {
+            if buffer.count < Self.maximumLineLength {
+                buffer.append(contentsOf: [UInt8](repeating: 0, count: buffer.count))
+            } else {
+                // The line is longer than the limit: forget its bytes, remember its length.
+                if !skippingOverlongLine { overlongLength = 0 }
+                skippingOverlongLine = true
+                overlongLength += end
+                end = 0
+            }
+        }
+        let count = buffer.withUnsafeMutableBytes { raw in
+            Glibc.read(fileDescriptor, raw.baseAddress! + end, raw.count - end)
+        }
+        if count < 0 {
+            if errno == EINTR { return }
+            throw InputError(message: "Reading the input failed: \(String(cString: strerror(errno))).")
+        }
+        if count == 0 { atEndOfInput = true }
+        end += count
+    }
+}
+
+public struct InputError: Error, CustomStringConvertible {
+    public let message: String
+    public var description: String { message }
+}

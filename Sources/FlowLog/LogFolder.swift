@@ -1,0 +1,65 @@
+import LMDB
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The checks made before LMDB touches a path, so that a wrong `--db` never creates anything by accident.
+enum LogFolder {
+    static func prepare(path: String, creating: Bool) throws(EventLogError) {
+        var info = stat()
+        if stat(path, &info) != 0 {
+            guard errno == ENOENT else { throw errno == EACCES ? .permissionDenied(path: path) : .notALog(path: path, reason: String(cString: strerror(errno))) }
+            guard creating else { throw .notFound(path: path) }
+            let parent = parentFolder(of: path)
+            var parentInfo = stat()
+            guard stat(parent, &parentInfo) == 0, (parentInfo.st_mode & S_IFMT) == S_IFDIR else {
+                throw .missingParent(path: path, parent: parent)
+            }
+            guard mkdir(path, 0o755) == 0 else {
+                throw errno == EACCES ? .permissionDenied(path: path) : .notALog(path: path, reason: "the folder could not be created (\(String(cString: strerror(errno))))")
+            }
+            return
+        }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else {
+            throw .notALog(path: path, reason: "it is a file, and a log is a folder holding data.mdb and lock.mdb")
+        }
+        var dataInfo = stat()
+        if stat(path + "/data.mdb", &dataInfo) == 0 { return }
+        let entries = folderEntries(path)
+        if entries.isEmpty {
+            guard creating else { throw .notFound(path: path) }
+            return
+        }
+        throw .notALog(path: path, reason: "the folder holds other files (\(entries.prefix(3).joined(separator: ", "))) but no data.mdb")
+    }
+
+    static func openingError(_ error: any Error, path: String) -> EventLogError {
+        guard let error = error as? LMDBError else { return (error as? EventLogError) ?? .notALog(path: path, reason: "\(error)") }
+        switch error.code {
+        case EACCES, EPERM, EROFS: return .permissionDenied(path: path)
+        case ENOENT: return .notFound(path: path)
+        case ENOSPC: return .diskFull(path: path)
+        default:
+            if error.isInvalidFile { return .notALog(path: path, reason: "its data.mdb is not an LMDB database of a compatible format") }
+            return .storage(error)
+        }
+    }
+
+    private static func parentFolder(of path: String) -> String {
+        var trimmed = Substring(path)
+        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        guard let slash = trimmed.lastIndex(of: "/") else { return "." }
+        return slash == trimmed.startIndex ? "/" : String(trimmed[..<slash])
+    }
+
+    private static func folderEntries(_ path: String) -> [String] {
+        guard let directory = opendir(path) else { return [] }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names.sorted()
+    }
+}

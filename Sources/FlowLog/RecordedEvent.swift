@@ -1,0 +1,56 @@
+import FlowDomain
+
+/// An event as the log holds it: the domain fact plus the envelope the log and the pipeline gave it.
+public struct RecordedEvent: Equatable, Sendable {
+    /// 1-based, contiguous across the whole log, never reused.
+    public var position: Int
+    public var stream: String
+    /// 1-based, contiguous within `stream`.
+    public var version: Int
+    public var eventId: EventID
+    public var timestamp: Timestamp
+    public var actor: Actor
+    /// Groups everything one conversation caused (set by the caller, an identifier).
+    public var correlationId: String?
+    /// The id of the command that caused this event, where the command carried one.
+    public var causationId: String?
+    /// The storage schema the record was written with (upcast on read when older).
+    public var schemaVersion: Int
+    public var event: AppEvent
+
+    public init(position: Int, stream: String, version: Int, eventId: EventID, timestamp: Timestamp,
+                actor: Actor, correlationId: String? = nil, causationId: String? = nil,
+                schemaVersion: Int = RecordCodec.currentSchemaVersion, event: AppEvent) {
+        self.position = position
+        self.stream = stream
+        self.version = version
+        self.eventId = eventId
+        self.timestamp = timestamp
+        self.actor = actor
+        self.correlationId = correlationId
+        self.causationId = causationId
+        self.schemaVersion = schemaVersion
+        self.event = event
+    }
+}
+
+/// An event that is ready to be appended: everything but the position and the stream version,
+/// which only the log can give.
+public struct NewEvent: Equatable, Sendable {
+    public var eventId: EventID
+    public var timestamp: Timestamp
+    public var actor: Actor
+    public var correlationId: String?
+    public var causationId: String?
+    public var event: AppEvent
+
+    public init(eventId: EventID, timestamp: Timestamp, actor: Actor, correlationId: String? = nil,
+                causationId: String? = nil, event: AppEvent) {
+        self.eventId = eventId
+        self.timestamp = timestamp
+        self.actor = actor
+        self.correlationId = correlationId
+        self.causationId = causationId
+        self.event = event
+    }
+}

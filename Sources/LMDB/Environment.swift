@@ -1,0 +1,141 @@
+import CLMDB
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An open LMDB environment: one memory map over one folder (`data.mdb` and `lock.mdb`).
+///
+/// Open one per process and keep it for the process's life; LMDB's own lock file lets many processes
+/// share one environment, with one writer at a time. The environment is opened with `MDB_NOTLS`, so
+/// read transactions are not tied to threads.
+///
+/// ```swift
+/// let env = try Environment(path: "/tmp/log.lmdb", maxDatabases: 8)
+/// let db = try env.write { try $0.openDatabase(named: "events", create: true) }
+/// try env.write { txn in try txn.put(db, key: [1], value: [42]) }
+/// let value = try env.read { txn in try txn.get(db, key: [1]).map(Array.init) }
+/// ```
+public final class Environment {
+    public struct Options: Sendable {
+        public var maxDatabases: UInt32 = 16
+        public var maxReaders: UInt32 = 126
+        /// The first map size; the map grows (doubling) whenever a write meets `MDB_MAP_FULL`.
+        public var initialMapSize: Int = 1 << 30
+        public var readOnly = false
+        public var fileMode: mode_t = 0o644
+
+        public init() {}
+    }
+
+    let handle: OpaquePointer
+    public let path: String
+    private let readOnly: Bool
+
+    public init(path: String, options: Options = Options()) throws(LMDBError) {
+        var env: OpaquePointer?
+        try check(mdb_env_create(&env), "mdb_env_create")
+        guard let env else { throw LMDBError(code: ENOMEM, operation: "mdb_env_create") }
+        do {
+            try check(mdb_env_set_maxdbs(env, options.maxDatabases), "mdb_env_set_maxdbs")
+            try check(mdb_env_set_maxreaders(env, options.maxReaders), "mdb_env_set_maxreaders")
+            try check(mdb_env_set_mapsize(env, options.initialMapSize), "mdb_env_set_mapsize")
+            var flags = UInt32(MDB_NOTLS)
+            if options.readOnly { flags |= UInt32(MDB_RDONLY) }
+            try check(mdb_env_open(env, path, flags, options.fileMode), "opening the LMDB environment at \(path)")
+        } catch {
+            mdb_env_close(env)
+            throw error
+        }
+        self.handle = env
+        self.path = path
+        self.readOnly = options.readOnly
+    }
+
+    deinit { mdb_env_close(handle) }
+
+    /// The current size of the memory map in bytes (the upper bound of the data file's size).
+    public var mapSize: Int {
+        var info = MDB_envinfo()
+        mdb_env_info(handle, &info)
+        return info.me_mapsize
+    }
+
+    /// Runs `body` in a read-only transaction: a consistent snapshot of the whole environment,
+    /// unaffected by writers until it ends.
+    public func read<Result>(_ body: (Transaction) throws -> Result) throws -> Result {
+        let transaction = try begin(flags: UInt32(MDB_RDONLY))
+        defer { mdb_txn_abort(transaction.handle) }
+        return try body(transaction)
+    }
+
+    /// Runs `body` in a write transaction and commits it; throws and writes nothing if `body` throws.
+    ///
+    /// When the map is full, the transaction is rolled back, the map doubled and `body` run again,
+    /// so `body` must compute its writes from what it reads in the transaction (it usually does).
+    /// A commit returns only once the data is on disk (LMDB's default synchronous mode).
+    public func write<Result>(_ body: (Transaction) throws -> Result) throws -> Result {
+        while true {
+            let transaction = try begin(flags: 0)
+            do {
+                let result = try body(transaction)
+                let code = mdb_txn_commit(transaction.handle)
+                if code == MDB_MAP_FULL { try grow(); continue }
+                try check(code, "committing a write transaction")
+                return result
+            } catch let error as LMDBError where error.isMapFull {
+                mdb_txn_abort(transaction.handle)
+                try grow()
+            } catch {
+                mdb_txn_abort(transaction.handle)
+                throw error
+            }
+        }
+    }
+
+    /// Flushes buffers to disk; only needed by callers that turned synchronous commits off.
+    public func sync() throws(LMDBError) {
+        try check(mdb_env_sync(handle, 1), "mdb_env_sync")
+    }
+
+    private func begin(flags: UInt32) throws(LMDBError) -> Transaction {
+        var attempts = 0
+        while true {
+            var txn: OpaquePointer?
+            let code = mdb_txn_begin(handle, nil, flags, &txn)
+            if code == MDB_MAP_RESIZED, attempts < 3 {
+                // Another process grew the map: adopt its size and try again.
+                attempts += 1
+                try check(mdb_env_set_mapsize(handle, 0), "adopting the grown map size")
+                continue
+            }
+            try check(code, flags & UInt32(MDB_RDONLY) != 0 ? "beginning a read transaction" : "beginning a write transaction")
+            return Transaction(handle: txn!)
+        }
+    }
+
+    private func grow() throws(LMDBError) {
+        let doubled = mapSize * 2
+        try check(mdb_env_set_mapsize(handle, doubled), "growing the map to \(doubled) bytes")
+    }
+}
+
+extension Environment {
+    /// Opens named databases in a transaction of their own and commits it, which LMDB requires for the
+    /// handles to outlive the transaction. With `create`, missing databases are created (a write).
+    public func openDatabases(named names: [String], create: Bool) throws -> [Database] {
+        if create {
+            return try write { txn in try names.map { try txn.openDatabase(named: $0, create: true) } }
+        }
+        var txn: OpaquePointer?
+        try check(mdb_txn_begin(handle, nil, UInt32(MDB_RDONLY), &txn), "beginning a read transaction")
+        let transaction = Transaction(handle: txn!)
+        do {
+            let databases = try names.map { try transaction.openDatabase(named: $0, create: false) }
+            try check(mdb_txn_commit(txn), "committing the opening of databases")
+            return databases
+        } catch {
+            mdb_txn_abort(txn)
+            throw error
+        }
+    }
+}

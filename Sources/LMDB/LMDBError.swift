@@ -1,0 +1,32 @@
+import CLMDB
+
+/// A failed LMDB call: the C return code, LMDB's own message for it, and the operation that failed.
+///
+/// The code is kept as it is (an `errno` value or one of LMDB's `MDB_*` codes) so that callers can
+/// react to specific conditions, such as a full map, without parsing text.
+public struct LMDBError: Error, Equatable, Sendable, CustomStringConvertible {
+    public let code: Int32
+    public let operation: String
+
+    public init(code: Int32, operation: String) {
+        self.code = code
+        self.operation = operation
+    }
+
+    /// LMDB's description of the code (`mdb_strerror`), which also covers `errno` values.
+    public var message: String { String(cString: mdb_strerror(code)) }
+
+    public var description: String { "\(operation) failed: \(message) (\(code))" }
+
+    public var isMapFull: Bool { code == MDB_MAP_FULL }
+    public var isMapResized: Bool { code == MDB_MAP_RESIZED }
+    public var isNotFound: Bool { code == MDB_NOTFOUND }
+    /// The file is not an LMDB environment, or one of an incompatible format.
+    public var isInvalidFile: Bool { code == MDB_INVALID || code == MDB_VERSION_MISMATCH }
+    public var isKeyExists: Bool { code == MDB_KEYEXIST }
+}
+
+@inline(__always)
+func check(_ code: Int32, _ operation: @autoclosure () -> String) throws(LMDBError) {
+    if code != 0 { throw LMDBError(code: code, operation: operation()) }
+}

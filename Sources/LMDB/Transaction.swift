@@ -1,0 +1,126 @@
+import CLMDB
+
+/// A named database (LMDB's `MDB_dbi`) inside an environment. Open it once and keep it.
+public struct Database: Sendable, Hashable {
+    let dbi: MDB_dbi
+}
+
+/// A transaction in progress. It lives only inside `Environment.read` or `Environment.write`:
+/// byte buffers it returns point into the memory map and stay valid only until that closure returns.
+public struct Transaction {
+    let handle: OpaquePointer
+
+    public struct PutFlags: OptionSet, Sendable {
+        public let rawValue: UInt32
+        public init(rawValue: UInt32) { self.rawValue = rawValue }
+        /// Fail with `MDB_KEYEXIST` rather than overwrite.
+        public static let noOverwrite = PutFlags(rawValue: UInt32(MDB_NOOVERWRITE))
+        /// The key sorts after every key already there: a fast append (positions, for example).
+        public static let append = PutFlags(rawValue: UInt32(MDB_APPEND))
+    }
+
+    /// Opens (or with `create`, creates) a named database. Creating needs a write transaction.
+    public func openDatabase(named name: String, create: Bool = false) throws(LMDBError) -> Database {
+        var dbi = MDB_dbi()
+        try check(mdb_dbi_open(handle, name, create ? UInt32(MDB_CREATE) : 0, &dbi), "opening database \(name)")
+        return Database(dbi: dbi)
+    }
+
+    /// The value stored under `key`, or `nil`. The buffer points into the map: copy what you keep.
+    public func get(_ database: Database, key: UnsafeRawBufferPointer) throws(LMDBError) -> UnsafeRawBufferPointer? {
+        var keyValue = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
+        var value = MDB_val()
+        let code = mdb_get(handle, database.dbi, &keyValue, &value)
+        if code == MDB_NOTFOUND { return nil }
+        try check(code, "mdb_get")
+        return UnsafeRawBufferPointer(start: value.mv_data, count: value.mv_size)
+    }
+
+    public func get(_ database: Database, key: [UInt8]) throws -> UnsafeRawBufferPointer? {
+        try key.withUnsafeBytes { try get(database, key: $0) }
+    }
+
+    public func put(_ database: Database, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, flags: PutFlags = []) throws(LMDBError) {
+        var keyValue = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
+        var dataValue = MDB_val(mv_size: value.count, mv_data: UnsafeMutableRawPointer(mutating: value.baseAddress))
+        try check(mdb_put(handle, database.dbi, &keyValue, &dataValue, flags.rawValue), "mdb_put")
+    }
+
+    public func put(_ database: Database, key: [UInt8], value: [UInt8], flags: PutFlags = []) throws {
+        try key.withUnsafeBytes { keyBytes in
+            try value.withUnsafeBytes { valueBytes in
+                try put(database, key: keyBytes, value: valueBytes, flags: flags)
+            }
+        }
+    }
+
+    /// Deletes `key`; returns whether it was there.
+    @discardableResult
+    public func delete(_ database: Database, key: [UInt8]) throws -> Bool {
+        try key.withUnsafeBytes { (keyBytes: UnsafeRawBufferPointer) throws(LMDBError) -> Bool in
+            var keyValue = MDB_val(mv_size: keyBytes.count, mv_data: UnsafeMutableRawPointer(mutating: keyBytes.baseAddress))
+            let code = mdb_del(handle, database.dbi, &keyValue, nil)
+            if code == MDB_NOTFOUND { return false }
+            try check(code, "mdb_del")
+            return true
+        }
+    }
+
+    /// Removes every record of the database, keeping the database itself.
+    public func empty(_ database: Database) throws(LMDBError) {
+        try check(mdb_drop(handle, database.dbi, 0), "emptying a database")
+    }
+
+    /// The number of records in the database.
+    public func count(_ database: Database) throws(LMDBError) -> Int {
+        var stat = MDB_stat()
+        try check(mdb_stat(handle, database.dbi, &stat), "mdb_stat")
+        return stat.ms_entries
+    }
+
+    /// A cursor over `database`, closed when `body` returns.
+    public func withCursor<Result>(_ database: Database, _ body: (inout Cursor) throws -> Result) throws -> Result {
+        var cursorHandle: OpaquePointer?
+        try check(mdb_cursor_open(handle, database.dbi, &cursorHandle), "mdb_cursor_open")
+        var cursor = Cursor(handle: cursorHandle!)
+        defer { mdb_cursor_close(cursorHandle) }
+        return try body(&cursor)
+    }
+}
+
+/// A position in a database's sorted keys. Every move returns the record it lands on, or `nil`
+/// where there is none; the buffers point into the map, valid until the transaction ends.
+public struct Cursor {
+    public typealias Record = (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)
+    let handle: OpaquePointer
+
+    public mutating func first() throws(LMDBError) -> Record? { try move(MDB_FIRST) }
+    public mutating func last() throws(LMDBError) -> Record? { try move(MDB_LAST) }
+    public mutating func next() throws(LMDBError) -> Record? { try move(MDB_NEXT) }
+    public mutating func previous() throws(LMDBError) -> Record? { try move(MDB_PREV) }
+
+    /// The first record whose key is at or after `key`.
+    public mutating func seek(atOrAfter key: UnsafeRawBufferPointer) throws(LMDBError) -> Record? {
+        var keyValue = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
+        var value = MDB_val()
+        let code = mdb_cursor_get(handle, &keyValue, &value, MDB_SET_RANGE)
+        if code == MDB_NOTFOUND { return nil }
+        try check(code, "mdb_cursor_get(MDB_SET_RANGE)")
+        return (UnsafeRawBufferPointer(start: keyValue.mv_data, count: keyValue.mv_size),
+                UnsafeRawBufferPointer(start: value.mv_data, count: value.mv_size))
+    }
+
+    public mutating func seek(atOrAfter key: [UInt8]) throws -> Record? {
+        try key.withUnsafeBytes { try seek(atOrAfter: $0) }
+    }
+
+    private mutating func move(_ operation: MDB_cursor_op) throws(LMDBError) -> Record? {
+        var key = MDB_val()
+        var value = MDB_val()
+        let code = mdb_cursor_get(handle, &key, &value, operation)
+        if code == MDB_NOTFOUND { return nil }
+        try check(code, "mdb_cursor_get")
+        return (UnsafeRawBufferPointer(start: key.mv_data, count: key.mv_size),
+                UnsafeRawBufferPointer(start: value.mv_data, count: value.mv_size))
+    }
+}

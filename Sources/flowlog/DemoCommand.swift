@@ -1,0 +1,42 @@
+import ArgumentParser
+import FlowDomain
+import FlowLog
+
+struct DemoCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "demo",
+        abstract: "Play a scripted shopping and onboarding session through the whole pipeline.",
+        discussion: "Each run uses a new stream (demo-1, demo-2, …) unless --stream names one.")
+
+    @Option(help: "The stream to play the session into (default: the first unused demo-N).")
+    var stream: String?
+
+    @Flag(help: "Print the script as NDJSON commands (for `flowlog send`) instead of playing it.")
+    var printScript = false
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        if printScript {
+            for envelope in DemoScript.commands(stream: stream ?? "demo-1") { Output.line(WireCommand.encode(envelope)) }
+            return
+        }
+        try reportingFailures {
+            let log = try Composition.openLog(global, access: .readWriteCreating)
+            let used = Set(try log.streams().map(\.stream))
+            let stream = stream ?? (1...).lazy.map { "demo-\($0)" }.first { !used.contains($0) }!
+            let processor = Composition.processor(for: log)
+            Output.line("FlowLog demo: a session in stream \(stream) of the log \(log.path)\n")
+            for (index, envelope) in DemoScript.commands(stream: stream).enumerated() {
+                let before = try processor.state(of: stream).state
+                let outcome = try processor.handle(envelope)
+                let after = try processor.state(of: stream).state
+                Output.line(TextRendering.demoStep(number: index + 1, envelope: envelope, outcome: outcome, before: before, after: after))
+            }
+            let (state, version) = try processor.state(of: stream)
+            Output.line("Final state of \(stream) (version \(version)):\n")
+            Output.line(TextRendering.state(state, stream: stream, version: version))
+            Output.line("\nThe log \(log.path) now holds \(try log.lastPosition()) events. Try: flowlog log --stream \(stream)")
+        }
+    }
+}

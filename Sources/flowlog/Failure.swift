@@ -1,0 +1,69 @@
+import ArgumentParser
+import FlowLog
+
+/// A failure the CLI reports as one sentence on standard error, with a meaningful exit status.
+struct CLIFailure: Error {
+    let message: String
+    let exitCode: Int32
+
+    static let rejected: Int32 = 1
+    static let usage: Int32 = 64
+    static let dataError: Int32 = 65
+    static let noInput: Int32 = 66
+    static let cannotCreate: Int32 = 73
+    static let ioError: Int32 = 74
+    static let permission: Int32 = 77
+
+    init(_ message: String, exitCode: Int32) {
+        self.message = message
+        self.exitCode = exitCode
+    }
+
+    init(_ error: EventLogError) {
+        let code: Int32 = switch error {
+        case .notFound: Self.noInput
+        case .missingParent: Self.cannotCreate
+        case .notALog, .newerSchema, .damaged: Self.dataError
+        case .permissionDenied: Self.permission
+        case .diskFull, .storage: Self.ioError
+        }
+        self.init(error.description, exitCode: code)
+    }
+}
+
+enum Diagnostics {
+    /// Writes one line to standard error.
+    static func print(_ message: String) {
+        var line = "flowlog: " + message + "\n"
+        line.withUTF8 { _ = fwriteUnlocked($0) }
+    }
+
+    private static func fwriteUnlocked(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        #if canImport(Glibc)
+        return Glibc.write(2, bytes.baseAddress, bytes.count)
+        #else
+        return 0
+        #endif
+    }
+}
+
+/// Runs a subcommand's body, turning FlowLog's errors into a sentence on stderr and an exit status.
+func reportingFailures(_ body: () throws -> Void) throws {
+    do {
+        try body()
+    } catch let failure as CLIFailure {
+        Diagnostics.print(failure.message)
+        throw ExitCode(failure.exitCode)
+    } catch let error as EventLogError {
+        let failure = CLIFailure(error)
+        Diagnostics.print(failure.message)
+        throw ExitCode(failure.exitCode)
+    } catch let error as InputError {
+        Diagnostics.print(error.message)
+        throw ExitCode(CLIFailure.ioError)
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif
