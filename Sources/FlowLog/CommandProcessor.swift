@@ -91,7 +91,10 @@ public final class CommandProcessor {
     /// the indices that must be decided again because another writer moved their stream meanwhile.
     private func decideAndAppend(_ batch: [CommandEnvelope], indices: [Int], into outcomes: inout [CommandOutcome?], finalAttempt: Bool) throws -> [Int] {
         var working: [String: (state: FlowState, version: Int)] = [:]
-        var idsInBatch: [String: Set<String>] = [:]
+        /// Per stream, the command ids accepted earlier in this batch, and the request that carries each.
+        var idsInBatch: [String: [String: Int]] = [:]
+        /// Commands whose id repeats one earlier in the batch: they share its answer.
+        var twins: [(index: Int, request: Int)] = []
         var requests: [AppendRequest] = []
         var requestOwners: [Int] = []
         var requestEvents: [[AppEvent]] = []
@@ -102,11 +105,8 @@ public final class CommandProcessor {
                 continue
             }
             if let id = envelope.commandId {
-                if idsInBatch[envelope.stream]?.contains(id) == true {
-                    // Its twin earlier in this batch decides the answer once appended; see below.
-                    requests.append(AppendRequest(stream: envelope.stream, expectedVersion: nil, commandId: id, events: []))
-                    requestOwners.append(index)
-                    requestEvents.append([])
+                if let request = idsInBatch[envelope.stream]?[id] {
+                    twins.append((index, request))
                     continue
                 }
                 if let receipt = try log.receipt(stream: envelope.stream, commandId: id) {
@@ -131,13 +131,13 @@ public final class CommandProcessor {
                 NewEvent(eventId: ids.next(), timestamp: timestamp, actor: envelope.command.actor,
                          correlationId: envelope.correlationId, causationId: envelope.commandId, event: event)
             }
+            if let id = envelope.commandId { idsInBatch[envelope.stream, default: [:]][id] = requests.count }
             requests.append(AppendRequest(stream: envelope.stream, expectedVersion: current.version, commandId: envelope.commandId, events: newEvents))
             requestOwners.append(index)
             requestEvents.append(events)
             for event in events { FlowDecider.evolve(&current.state, event) }
             current.version += events.count
             working[envelope.stream] = current
-            if let id = envelope.commandId { idsInBatch[envelope.stream, default: []].insert(id) }
         }
         guard !requests.isEmpty else { return [] }
 
@@ -162,9 +162,19 @@ public final class CommandProcessor {
                 }
             }
         }
+        for twin in twins {
+            let owner = requestOwners[twin.request]
+            switch outcomes[owner] {
+            case .accepted(let acceptance)?:
+                outcomes[twin.index] = .accepted(Acceptance(stream: acceptance.stream, receipt: acceptance.receipt, duplicate: true, events: []))
+            default:
+                // Its twin was not written: decide it again, after its twin, in the next round.
+                retry.append(twin.index)
+            }
+        }
         for (stream, state) in working where !movedStreams.contains(stream) { cache[stream] = state }
         for stream in movedStreams { cache[stream] = nil }
-        return retry
+        return retry.sorted()
     }
 
     /// Identifier checks of the envelope, then the command's own field checks (SPEC §3, step 1).

@@ -29,6 +29,9 @@ public final class LMDBEventLog: EventLog {
 
     public let path: String
     let environment: Environment
+
+    /// The memory map's current size in bytes.
+    public var mapSize: Int { environment.mapSize }
     let meta: Database
     let eventsDB: Database
     let streamsDB: Database
@@ -36,10 +39,13 @@ public final class LMDBEventLog: EventLog {
     let commandsDB: Database
     private var writer = BinaryWriter(capacity: 512)
 
-    public init(path: String, access: Access = .readWriteCreating) throws(EventLogError) {
+    /// Opens the log at `path` (a folder). `initialMapSize` only matters for a new log or a larger
+    /// map: the map grows by itself whenever it is full.
+    public init(path: String, access: Access = .readWriteCreating, initialMapSize: Int = 1 << 30) throws(EventLogError) {
         self.path = path
         try LogFolder.prepare(path: path, creating: access == .readWriteCreating)
         var options = Environment.Options()
+        options.initialMapSize = initialMapSize
         options.readOnly = access == .readOnly
         options.maxDatabases = 16
         do {

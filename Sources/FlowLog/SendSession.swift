@@ -13,6 +13,12 @@ public final class SendSession {
         public var duplicates = 0
         public var rejected = 0
         public var lines: Int { accepted + duplicates + rejected }
+
+        public init(accepted: Int = 0, duplicates: Int = 0, rejected: Int = 0) {
+            self.accepted = accepted
+            self.duplicates = duplicates
+            self.rejected = rejected
+        }
     }
 
     private let processor: CommandProcessor

@@ -1,0 +1,185 @@
+import FlowDomain
+import FlowLogTesting
+import Testing
+
+private func added(_ productId: String, price: Int = 1250, quantity: Int = 1, name: String? = nil) -> AppEvent {
+    .cart(.productAdded(productId: productId, name: name ?? productId, unitPrice: price, quantity: quantity))
+}
+
+private func add(_ productId: String, price: Int = 1250, quantity: Int = 1) -> AppCommand {
+    .cart(.addProduct(productId: productId, name: nil, unitPrice: price, quantity: quantity))
+}
+
+private let checkoutStarted = AppEvent.cart(.checkoutStarted(total: 1250, itemCount: 1))
+
+@Suite("cart.addProduct")
+struct AddProductTests {
+    @Test func addsANewLineNamedAfterTheProductWhenNoNameIsGiven() {
+        #expect(DeciderScenario.given().when(add("p1", quantity: 2)) == .events([added("p1", quantity: 2)]))
+    }
+
+    @Test func addsToTheQuantityOfAnExistingLineAndKeepsLineOrder() {
+        let state = DeciderScenario.given(added("p1"), added("p2")).stateAfter(add("p1", quantity: 3))!
+        #expect(state.cart.lines.map(\.productId) == ["p1", "p2"])
+        #expect(state.cart.lines[0].quantity == 4)
+    }
+
+    @Test func refusesAnotherPriceForAProductInTheCart() {
+        #expect(DeciderScenario.given(added("p1", price: 1250)).when(add("p1", price: 1300)) == .rejected(.priceMismatch))
+    }
+
+    @Test func refusesALineQuantityOver999ButAllowsExactly999() {
+        let scenario = DeciderScenario.given(added("p1", quantity: 990))
+        #expect(scenario.when(add("p1", quantity: 10)) == .rejected(.quantityLimit))
+        #expect(scenario.when(add("p1", quantity: 9)) == .events([added("p1", quantity: 9)]))
+    }
+
+    @Test func refusesTheHundredAndFirstLineButAddsToAnExistingOneInAFullCart() {
+        let scenario = DeciderScenario.given(events: (1...100).map { added("p\($0)") })
+        #expect(scenario.when(add("p101")) == .rejected(.cartFull))
+        #expect(scenario.when(add("p7")) == .events([added("p7")]))
+    }
+
+    @Test func refusesChangesWhileCheckingOut() {
+        #expect(DeciderScenario.given(added("p1"), checkoutStarted).when(add("p2")) == .rejected(.cartNotOpen))
+    }
+
+    @Test func checksOpenBeforePrice() {
+        #expect(DeciderScenario.given(added("p1"), checkoutStarted).when(add("p1", price: 1)) == .rejected(.cartNotOpen))
+    }
+}
+
+@Suite("cart.removeProduct")
+struct RemoveProductTests {
+    @Test func removesPartOfALine() {
+        let scenario = DeciderScenario.given(added("p1", quantity: 5))
+        #expect(scenario.when(.cart(.removeProduct(productId: "p1", quantity: 2))) == .events([.cart(.productRemoved(productId: "p1", quantity: 2))]))
+        #expect(scenario.stateAfter(.cart(.removeProduct(productId: "p1", quantity: 2)))!.cart.lines[0].quantity == 3)
+    }
+
+    @Test func removesTheWholeLineWhenNoQuantityIsGivenRecordingWhatWasRemoved() {
+        let scenario = DeciderScenario.given(added("p1", quantity: 5))
+        #expect(scenario.when(.cart(.removeProduct(productId: "p1", quantity: nil))) == .events([.cart(.productRemoved(productId: "p1", quantity: 5))]))
+    }
+
+    @Test func aLineThatReachesZeroGoesWithItsProductDiscount() {
+        let state = DeciderScenario.given(
+            added("p1", quantity: 2), .cart(.discountApplied(discountId: "D1", percent: 10, productId: "p1"))
+        ).stateAfter(.cart(.removeProduct(productId: "p1", quantity: 2)))!
+        #expect(state.cart.lines.isEmpty)
+        #expect(!state.cart.isApplied(discountId: "D1"))
+        // The discount id is free again once its line is gone.
+        let readded = DeciderScenario(state: state).stateAfter(add("p1"))!
+        #expect(readded.cart.lines[0].discount == nil)
+        #expect(DeciderScenario(state: readded).when(.cart(.applyDiscount(discountId: "D1", percent: 5, productId: nil))) == .events([.cart(.discountApplied(discountId: "D1", percent: 5, productId: nil))]))
+    }
+
+    @Test func refusesAProductThatIsNotInTheCart() {
+        #expect(DeciderScenario.given().when(.cart(.removeProduct(productId: "p1", quantity: nil))) == .rejected(.productNotInCart))
+    }
+
+    @Test func refusesMoreThanTheLineHolds() {
+        #expect(DeciderScenario.given(added("p1", quantity: 2)).when(.cart(.removeProduct(productId: "p1", quantity: 3))) == .rejected(.invalidQuantity))
+    }
+
+    @Test func refusesWhileCheckingOut() {
+        #expect(DeciderScenario.given(added("p1"), checkoutStarted).when(.cart(.removeProduct(productId: "p1", quantity: nil))) == .rejected(.cartNotOpen))
+    }
+}
+
+@Suite("cart.applyDiscount and cart.removeDiscount")
+struct DiscountTests {
+    @Test func aProductDiscountNeedsTheProductInTheCart() {
+        #expect(DeciderScenario.given().when(.cart(.applyDiscount(discountId: "D1", percent: 10, productId: "p1"))) == .rejected(.productNotInCart))
+    }
+
+    @Test func aCartDiscountNeedsNoProducts() {
+        #expect(DeciderScenario.given().when(.cart(.applyDiscount(discountId: "D1", percent: 10, productId: nil))) == .events([.cart(.discountApplied(discountId: "D1", percent: 10, productId: nil))]))
+    }
+
+    @Test func anAppliedIdIsRefusedWhereverItIsApplied() {
+        let scenario = DeciderScenario.given(added("p1"), added("p2"), .cart(.discountApplied(discountId: "D1", percent: 10, productId: "p1")))
+        #expect(scenario.when(.cart(.applyDiscount(discountId: "D1", percent: 5, productId: "p2"))) == .rejected(.duplicateDiscount))
+        #expect(scenario.when(.cart(.applyDiscount(discountId: "D1", percent: 5, productId: nil))) == .rejected(.duplicateDiscount))
+    }
+
+    @Test func duplicateIsCheckedBeforeTheProduct() {
+        let scenario = DeciderScenario.given(.cart(.discountApplied(discountId: "D1", percent: 10, productId: nil)))
+        #expect(scenario.when(.cart(.applyDiscount(discountId: "D1", percent: 5, productId: "nope"))) == .rejected(.duplicateDiscount))
+    }
+
+    @Test func aNewProductDiscountReplacesTheOldOneAndFreesItsId() {
+        let state = DeciderScenario.given(added("p1"), .cart(.discountApplied(discountId: "D1", percent: 10, productId: "p1")))
+            .stateAfter(.cart(.applyDiscount(discountId: "D2", percent: 20, productId: "p1")))!
+        #expect(state.cart.lines[0].discount == Discount(id: "D2", percent: 20))
+        #expect(!state.cart.isApplied(discountId: "D1"))
+    }
+
+    @Test func aNewCartDiscountReplacesTheOldOne() {
+        let state = DeciderScenario.given(.cart(.discountApplied(discountId: "D1", percent: 10, productId: nil)))
+            .stateAfter(.cart(.applyDiscount(discountId: "D2", percent: 20, productId: nil)))!
+        #expect(state.cart.cartDiscount == Discount(id: "D2", percent: 20))
+    }
+
+    @Test func removesAProductOrCartDiscount() {
+        let scenario = DeciderScenario.given(added("p1"), .cart(.discountApplied(discountId: "D1", percent: 10, productId: "p1")),
+                                             .cart(.discountApplied(discountId: "D2", percent: 10, productId: nil)))
+        #expect(scenario.stateAfter(.cart(.removeDiscount(discountId: "D1")))!.cart.lines[0].discount == nil)
+        #expect(scenario.stateAfter(.cart(.removeDiscount(discountId: "D2")))!.cart.cartDiscount == nil)
+        #expect(scenario.when(.cart(.removeDiscount(discountId: "D3"))) == .rejected(.discountNotApplied))
+    }
+
+    @Test func discountsCannotChangeWhileCheckingOut() {
+        let scenario = DeciderScenario.given(added("p1"), .cart(.discountApplied(discountId: "D1", percent: 10, productId: nil)), checkoutStarted)
+        #expect(scenario.when(.cart(.applyDiscount(discountId: "D2", percent: 5, productId: nil))) == .rejected(.cartNotOpen))
+        #expect(scenario.when(.cart(.removeDiscount(discountId: "D1"))) == .rejected(.cartNotOpen))
+    }
+}
+
+@Suite("checkout and payment")
+struct CheckoutTests {
+    @Test func anEmptyCartCannotCheckOut() {
+        #expect(DeciderScenario.given().when(.cart(.checkout)) == .rejected(.emptyCart))
+    }
+
+    @Test func checkoutRecordsTheTotalAndItemCount() {
+        let scenario = DeciderScenario.given(added("p1", price: 1000, quantity: 2), added("p2", price: 500, quantity: 1),
+                                             .cart(.discountApplied(discountId: "D", percent: 10, productId: nil)))
+        #expect(scenario.when(.cart(.checkout)) == .events([.cart(.checkoutStarted(total: 2250, itemCount: 3))]))
+        #expect(scenario.stateAfter(.cart(.checkout))!.cart.status == .checkingOut)
+    }
+
+    @Test func checkingOutTwiceIsRefused() {
+        #expect(DeciderScenario.given(added("p1"), checkoutStarted).when(.cart(.checkout)) == .rejected(.cartNotOpen))
+    }
+
+    @Test func paymentsNeedACheckoutInProgress() {
+        #expect(DeciderScenario.given(added("p1")).when(.payment(.succeeded(orderId: "o1"))) == .rejected(.noCheckoutInProgress))
+        #expect(DeciderScenario.given(added("p1")).when(.payment(.failed(reason: "no"))) == .rejected(.noCheckoutInProgress))
+    }
+
+    @Test func aSuccessfulPaymentPlacesTheOrderAndEmptiesTheCart() {
+        let scenario = DeciderScenario.given(added("p1", price: 1250, quantity: 2), .cart(.discountApplied(discountId: "D", percent: 10, productId: "p1")),
+                                             .cart(.discountApplied(discountId: "C", percent: 50, productId: nil)),
+                                             .cart(.checkoutStarted(total: 1125, itemCount: 2)))
+        #expect(scenario.when(.payment(.succeeded(orderId: "o1"))) == .events([.cart(.orderPlaced(orderId: "o1", total: 1125, itemCount: 2))]))
+        let state = scenario.stateAfter(.payment(.succeeded(orderId: "o1")))!
+        #expect(state.orders.orders == [Order(orderId: "o1", total: 1125, itemCount: 2)])
+        #expect(state.cart == Cart())
+    }
+
+    @Test func anOrderIdIsUsedOncePerStream() {
+        let scenario = DeciderScenario.given(added("p1"), checkoutStarted, .cart(.orderPlaced(orderId: "o1", total: 1250, itemCount: 1)),
+                                             added("p1"), checkoutStarted)
+        #expect(scenario.when(.payment(.succeeded(orderId: "o1"))) == .rejected(.duplicateOrder))
+        #expect(scenario.when(.payment(.succeeded(orderId: "o2"))) == .events([.cart(.orderPlaced(orderId: "o2", total: 1250, itemCount: 1))]))
+    }
+
+    @Test func aFailedPaymentReopensTheCartKeepingLinesAndDiscounts() {
+        let scenario = DeciderScenario.given(added("p1"), .cart(.discountApplied(discountId: "D", percent: 10, productId: nil)), checkoutStarted)
+        let state = scenario.stateAfter(.payment(.failed(reason: "card declined")))!
+        #expect(state.cart.status == .open)
+        #expect(state.cart.lines.count == 1)
+        #expect(state.cart.cartDiscount?.id == "D")
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+
+/// Runs the built `flowlog` executable as a user would: arguments, standard input, exit status,
+/// and the two output streams kept apart.
+struct FlowLogProcess {
+    struct Result {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+        var stdoutLines: [String] { stdout.split(separator: "\n").map(String.init) }
+    }
+
+    /// The `flowlog` built beside this test bundle (or `$FLOWLOG_BINARY`).
+    static var executable: URL {
+        if let path = ProcessInfo.processInfo.environment["FLOWLOG_BINARY"] { return URL(fileURLWithPath: path) }
+        return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("flowlog")
+    }
+
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Fixtures")
+
+    static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:], in directory: String? = nil) throws -> Result {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env.removeValue(forKey: "FLOWLOG_DB")
+        env.merge(environment) { $1 }
+        process.environment = env
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+        // Files rather than pipes: nothing can block on a full pipe, and no reader threads are needed.
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("flowlog-run-\(UInt64.random(in: 0...UInt64.max))")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let paths = ["in", "out", "err"].map { scratch.appendingPathComponent($0).path }
+        try Data((stdin ?? "").utf8).write(to: URL(fileURLWithPath: paths[0]))
+        for path in paths.dropFirst() { FileManager.default.createFile(atPath: path, contents: nil) }
+        let handles = [FileHandle(forReadingAtPath: paths[0])!, FileHandle(forWritingAtPath: paths[1])!, FileHandle(forWritingAtPath: paths[2])!]
+        defer { for handle in handles { try? handle.close() } }
+        process.standardInput = handles[0]
+        process.standardOutput = handles[1]
+        process.standardError = handles[2]
+        try process.run()
+        process.waitUntilExit()
+        let outData = try Data(contentsOf: URL(fileURLWithPath: paths[1]))
+        let errData = try Data(contentsOf: URL(fileURLWithPath: paths[2]))
+        return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                      stderr: String(decoding: errData, as: UTF8.self))
+    }
+}

@@ -1,0 +1,158 @@
+@testable import FlowLog
+import FlowDomain
+import Testing
+
+@Suite("xxHash64")
+struct XXHash64Tests {
+    // Reference values from the `xxhash` Python package (the C library's binding).
+    @Test(arguments: [
+        (Array("".utf8), UInt64(0), UInt64(0xef46_db37_51d8_e999)),
+        (Array("a".utf8), 0, 0xd24e_c4f1_a98c_6e5b),
+        (Array("abc".utf8), 0, 0x44bc_2cf5_ad77_0999),
+        (Array("FlowLog event log".utf8), 0, 0x882f_d518_9be9_ce78),
+        (Array(0..<100), 0, 0x6ac1_e580_3216_6597),
+        (Array(0..<100), 12345, 0x028b_a1ae_2de4_de27),
+    ])
+    func matchesTheReferenceImplementation(bytes: [UInt8], seed: UInt64, expected: UInt64) {
+        #expect(XXHash64.hash(bytes, seed: seed) == expected)
+    }
+}
+
+/// One event of every type, with awkward strings, for codec and round-trip tests.
+let everyEventType: [AppEvent] = [
+    .cart(.productAdded(productId: "p-1", name: "Mug \"large\", blue\n☕️ 日本", unitPrice: 100_000_000, quantity: 999)),
+    .cart(.productRemoved(productId: "p-1", quantity: 3)),
+    .cart(.discountApplied(discountId: "D:1", percent: 100, productId: "p-1")),
+    .cart(.discountApplied(discountId: "D.2", percent: 1, productId: nil)),
+    .cart(.discountRemoved(discountId: "D:1")),
+    .cart(.checkoutStarted(total: 0, itemCount: 99_900)),
+    .cart(.orderPlaced(orderId: "o_1", total: 9_990_000_000_000, itemCount: 1)),
+    .cart(.paymentFailed(reason: "")),
+    .navigation(.appLaunched(hasOnboarded: true)),
+    .navigation(.appLaunched(hasOnboarded: false)),
+    .navigation(.signUpStarted), .navigation(.logInStarted), .navigation(.onboardingAdvanced),
+    .navigation(.onboardingWentBack), .navigation(.onboardingFinished), .navigation(.loginSucceeded),
+    .navigation(.loginCancelled), .navigation(.tabSelected(1)), .navigation(.modalPresented), .navigation(.modalDismissed),
+]
+
+func recorded(_ event: AppEvent, position: Int, stream: String = "s1", correlation: String? = "c-1", causation: String? = nil) -> RecordedEvent {
+    RecordedEvent(position: position, stream: stream, version: position, eventId: EventID(high: 0x0123_4567_89ab_cdef, low: UInt64(position)),
+                  timestamp: Timestamp(microseconds: 1_798_761_600_123_456 + Int64(position)), actor: position % 2 == 0 ? .user : .system,
+                  correlationId: correlation, causationId: causation, event: event)
+}
+
+@Suite("Binary record codec")
+struct RecordCodecTests {
+    private func encode(_ records: [RecordedEvent]) -> [[UInt8]] {
+        var writer = BinaryWriter()
+        var hash = RecordCodec.genesisHash
+        return records.map { record in
+            hash = RecordCodec.encode(record, previousHash: hash, into: &writer)
+            return writer.bytes
+        }
+    }
+
+    private func decode(_ encoded: [[UInt8]]) throws -> [RecordedEvent] {
+        var hash = RecordCodec.genesisHash
+        return try encoded.enumerated().map { index, bytes in
+            try bytes.withUnsafeBytes { raw in
+                let (record, next) = try RecordCodec.decode(raw, expectedPosition: index + 1, previousHash: hash)
+                hash = next
+                return record
+            }
+        }
+    }
+
+    @Test func everyEventTypeSurvivesARoundTrip() throws {
+        let records = everyEventType.enumerated().map { index, event in
+            recorded(event, position: index + 1, correlation: index % 3 == 0 ? nil : "corr", causation: index % 2 == 0 ? "cmd-\(index)" : nil)
+        }
+        #expect(try decode(encode(records)) == records)
+    }
+
+    @Test func aRecordIsCompact() {
+        let bytes = encode([recorded(.cart(.productAdded(productId: "p1", name: "Mug", unitPrice: 1250, quantity: 2)), position: 1)])[0]
+        #expect(bytes.count < 120)
+    }
+
+    @Test func everyFlippedBitIsDetected() throws {
+        let records = (1...3).map { recorded(.cart(.productAdded(productId: "p\($0)", name: "Mug", unitPrice: 1250, quantity: 2)), position: $0) }
+        let encoded = encode(records)
+        for byteIndex in encoded[1].indices {
+            var damaged = encoded
+            damaged[1][byteIndex] ^= 0x10
+            #expect(throws: RecordDamage.self, "byte \(byteIndex)") { try decode(damaged) }
+        }
+    }
+
+    @Test func aRemovedOrReorderedRecordBreaksTheChain() {
+        let records = (1...3).map { recorded(.navigation(.modalPresented), position: $0) }
+        let encoded = encode(records)
+        #expect(throws: RecordDamage.self) { try decode([encoded[0], encoded[2]]) }
+        #expect(throws: RecordDamage.self) { try decode([encoded[1], encoded[0], encoded[2]]) }
+    }
+
+    @Test func aNewerSchemaIsRefusedByName() throws {
+        var encoded = encode([recorded(.navigation(.modalPresented), position: 1)])
+        encoded[0][0] = UInt8(RecordCodec.currentSchemaVersion + 1)
+        do {
+            _ = try decode(encoded)
+            Issue.record("expected a refusal")
+        } catch let damage as RecordDamage {
+            #expect(damage.problem.contains("schema version 2"))
+        }
+    }
+
+    @Test func truncatedRecordsAreReportedNotCrashedOn() {
+        let encoded = encode([recorded(.cart(.paymentFailed(reason: "a reason")), position: 1)])[0]
+        for length in 0..<encoded.count {
+            #expect(throws: RecordDamage.self) { try decode([Array(encoded[0..<length])]) }
+        }
+    }
+}
+
+@Suite("Timestamps and event ids")
+struct EnvelopeValueTests {
+    @Test(arguments: [
+        (Int64(0), "1970-01-01T00:00:00.000000Z"),
+        (1_798_761_600_123_456, "2027-01-01T00:00:00.123456Z"),
+        (951_782_400_000_001, "2000-02-29T00:00:00.000001Z"),
+        (-1, "1969-12-31T23:59:59.999999Z"),
+    ])
+    func formatsRFC3339(microseconds: Int64, text: String) {
+        #expect(Timestamp(microseconds: microseconds).rfc3339 == text)
+        #expect(Timestamp(rfc3339: text) == Timestamp(microseconds: microseconds))
+    }
+
+    @Test func parsesOffsetsAndShortFractions() {
+        #expect(Timestamp(rfc3339: "2027-01-01T01:00:00.5+01:00") == Timestamp(microseconds: 1_798_761_600_500_000))
+        #expect(Timestamp(rfc3339: "2027-01-01T00:00:00Z") == Timestamp(microseconds: 1_798_761_600_000_000))
+        #expect(Timestamp(rfc3339: "2027-13-01T00:00:00Z") == nil)
+        #expect(Timestamp(rfc3339: "yesterday") == nil)
+    }
+
+    @Test func eventIdsPrintAndParseAsUUIDs() {
+        let id = EventID(high: 0x0123_4567_89ab_cdef, low: 0xfedc_ba98_7654_3210)
+        #expect(id.description == "01234567-89ab-cdef-fedc-ba9876543210")
+        #expect(EventID("01234567-89AB-CDEF-FEDC-BA9876543210") == id)
+        #expect(EventID("01234567-89ab-cdef-fedc-ba987654321") == nil)
+        #expect(EventID("0123456789ab-cdef-fedc-ba9876543210-") == nil)
+    }
+
+    @Test func uuidV7IdsCarryVersionAndVariantAndDiffer() {
+        var generator = UUIDv7Generator(clock: SteppingClock())
+        let ids = (0..<1000).map { _ in generator.next() }
+        #expect(Set(ids).count == 1000)
+        #expect(ids.allSatisfy { ($0.high >> 12) & 0xF == 7 && $0.low >> 62 == 0b10 })
+    }
+
+    @Test(arguments: [("12.50", 1250), ("12.5", 1250), ("12", 1200), ("0.05", 5), ("-3", -300), ("1000000.00", 100_000_000)])
+    func pricesParseAsCents(text: String, cents: Int) {
+        #expect(MoneyText.cents(text) == cents)
+    }
+
+    @Test(arguments: ["12.505", "", ".5", "12.", "1e3", "12,50", "abc", "--1", "1.2.3"])
+    func malformedPricesAreRefused(text: String) {
+        #expect(MoneyText.cents(text) == nil)
+    }
+}
