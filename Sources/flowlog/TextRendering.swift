@@ -26,8 +26,8 @@ enum TextRendering {
         lines.append("Cart (\(cart.status == .open ? "open" : "checking out"))")
         if cart.lines.isEmpty { lines.append("  (empty)") }
         for line in cart.lines {
-            let discount = line.discount.map { "  -\($0.percent)% \($0.id)" } ?? ""
-            lines.append("  \(pad(line.productId, 12)) \(pad(line.name, 16)) \(line.quantity) × \(Money.format(cents: line.unitPrice)) = \(Money.format(cents: line.regularAmount))\(discount) → \(Money.format(cents: line.discountedAmount))")
+            let discount = line.discount.map { "  -\($0.percent)% (\($0.id)) → \(Money.format(cents: line.discountedAmount))" } ?? ""
+            lines.append("  \(pad(line.productId, 12)) \(pad(line.name, 16)) \(line.quantity) × \(Money.format(cents: line.unitPrice)) = \(Money.format(cents: line.regularAmount))\(discount)")
         }
         if let discount = cart.cartDiscount { lines.append("  Cart discount \(discount.id): -\(discount.percent)%") }
         lines.append("  Subtotal \(Money.format(cents: cart.subtotal)), total \(Money.format(cents: cart.total))")
