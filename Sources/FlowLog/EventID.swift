@@ -34,14 +34,9 @@ public struct EventID: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        var bytes = [UInt8](repeating: UInt8(ascii: "-"), count: 36)
-        var nibble = 0
-        for index in 0..<36 where index != 8 && index != 13 && index != 18 && index != 23 {
-            let word = nibble < 16 ? high : low
-            let shift = UInt64(60 - (nibble % 16) * 4)
-            bytes[index] = EventID.hexDigits[Int((word >> shift) & 0xF)]
-            nibble += 1
-        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(36)
+        ByteFormatting.appendUUID(self, to: &bytes)
         return String(decoding: bytes, as: UTF8.self)
     }
 

@@ -103,10 +103,10 @@ public enum FlowJSON {
         json.key("position"); json.int(record.position)
         json.key("stream"); json.string(record.stream)
         json.key("version"); json.int(record.version)
-        json.key("eventId"); json.string(record.eventId.description)
+        json.key("eventId"); json.eventID(record.eventId)
         json.key("type"); json.string(record.event.typeName)
         json.key("actor"); json.string(record.actor.rawValue)
-        json.key("timestamp"); json.string(record.timestamp.rfc3339)
+        json.key("timestamp"); json.timestamp(record.timestamp)
         json.key("schemaVersion"); json.int(record.schemaVersion)
         if let correlation = record.correlationId { json.key("correlationId"); json.string(correlation) }
         if let causation = record.causationId { json.key("causationId"); json.string(causation) }

@@ -109,7 +109,7 @@ public struct JSONWriter {
     }
 
     @inline(__always)
-    private mutating func separate() {
+    mutating func separate() {
         if needsComma[needsComma.count - 1] { bytes.append(UInt8(ascii: ",")) }
         needsComma[needsComma.count - 1] = true
     }

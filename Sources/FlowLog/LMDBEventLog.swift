@@ -11,7 +11,8 @@ import Glibc
 /// - `events`: position (8 bytes, big-endian, so keys sort by position) → binary record (`RecordCodec`);
 /// - `streams`: stream id → its current version (8 bytes, little-endian);
 /// - `streamIndex`: stream id, 0x00, version (big-endian) → position (big-endian);
-/// - `commands`: stream id, 0x00, command id → first position, event count, version after it.
+/// - `commands`: stream id, 0x00, command id → first position, event count, version after it;
+/// - `eventIds`: event id (16 bytes) → position, so that no event id is ever stored twice.
 ///
 /// Every `append` is one write transaction: all of a batch or none of it reaches the disk, and
 /// LMDB's writer lock serialises processes that share the folder.
@@ -37,6 +38,7 @@ public final class LMDBEventLog: EventLog {
     let streamsDB: Database
     let streamIndexDB: Database
     let commandsDB: Database
+    let eventIdsDB: Database
     private var writer = BinaryWriter(capacity: 512)
 
     /// Opens the log at `path` (a folder). `initialMapSize` only matters for a new log or a larger
@@ -54,14 +56,14 @@ public final class LMDBEventLog: EventLog {
             throw LogFolder.openingError(error, path: path)
         }
         do {
-            let names = ["meta", "events", "streams", "streamIndex", "commands"]
+            let names = ["meta", "events", "streams", "streamIndex", "commands", "eventIds"]
             let databases: [Database]
             if access == .readOnly {
                 databases = try environment.openDatabases(named: names, create: false)
             } else {
                 databases = try environment.openDatabases(named: names, create: true)
             }
-            (meta, eventsDB, streamsDB, streamIndexDB, commandsDB) = (databases[0], databases[1], databases[2], databases[3], databases[4])
+            (meta, eventsDB, streamsDB, streamIndexDB, commandsDB, eventIdsDB) = (databases[0], databases[1], databases[2], databases[3], databases[4], databases[5])
         } catch let error as LMDBError where error.isNotFound {
             throw .notALog(path: path, reason: "it is an LMDB environment without FlowLog's databases")
         } catch {
@@ -135,6 +137,7 @@ public final class LMDBEventLog: EventLog {
                 previousHash = RecordCodec.encode(record, previousHash: previousHash, into: &writer)
                 try txn.put(eventsDB, key: Keys.position(position), value: writer.bytes, flags: .append)
                 try txn.put(streamIndexDB, key: Keys.streamVersion(request.stream, version), value: Keys.position(position))
+                try txn.put(eventIdsDB, key: Keys.eventID(new.eventId), value: Keys.position(position), flags: .noOverwrite)
             }
             versions[request.stream] = version
             try txn.put(streamsDB, key: Array(request.stream.utf8), value: Keys.littleEndian(UInt64(version)))
@@ -148,7 +151,7 @@ public final class LMDBEventLog: EventLog {
     }
 
     /// The last position and its chain hash (the seed of the next record).
-    private func head(_ txn: Transaction) throws -> (position: Int, hash: UInt64) {
+    func head(_ txn: Transaction) throws -> (position: Int, hash: UInt64) {
         try txn.withCursor(eventsDB) { cursor in
             guard let last = try cursor.last() else { return (0, RecordCodec.genesisHash) }
             let position = Keys.decodePosition(last.key)
@@ -159,7 +162,7 @@ public final class LMDBEventLog: EventLog {
         }
     }
 
-    private func storedVersion(of stream: String, _ txn: Transaction) throws -> Int {
+    func storedVersion(of stream: String, _ txn: Transaction) throws -> Int {
         guard let value = try txn.get(streamsDB, key: Array(stream.utf8)) else { return 0 }
         return Int(UInt64(littleEndian: value.loadUnaligned(as: UInt64.self)))
     }
@@ -247,7 +250,7 @@ public final class LMDBEventLog: EventLog {
         }
     }
 
-    private func reading<Result>(_ body: (Transaction) throws -> Result) throws -> Result {
+    func reading<Result>(_ body: (Transaction) throws -> Result) throws -> Result {
         do {
             return try environment.read(body)
         } catch let error as LMDBError {
@@ -274,6 +277,8 @@ public final class LMDBEventLog: EventLog {
 /// The byte layouts of the keys and small values above.
 enum Keys {
     static func position(_ position: Int) -> [UInt8] { bigEndian(UInt64(position)) }
+
+    static func eventID(_ id: EventID) -> [UInt8] { bigEndian(id.high) + bigEndian(id.low) }
 
     static func decodePosition(_ bytes: UnsafeRawBufferPointer) -> Int {
         Int(UInt64(bigEndian: bytes.loadUnaligned(as: UInt64.self)))

@@ -16,17 +16,10 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
     public var description: String { rfc3339 }
 
     public var rfc3339: String {
-        var (seconds, micros) = microseconds.quotientAndRemainder(dividingBy: 1_000_000)
-        if micros < 0 { seconds -= 1; micros += 1_000_000 }
-        var (days, secondOfDay) = seconds.quotientAndRemainder(dividingBy: 86_400)
-        if secondOfDay < 0 { days -= 1; secondOfDay += 86_400 }
-        let (year, month, day) = CivilDate.from(daysSinceEpoch: days)
-        var text = ""
-        text.reserveCapacity(27)
-        text += pad(year, 4); text += "-"; text += pad(month, 2); text += "-"; text += pad(day, 2)
-        text += "T"; text += pad(secondOfDay / 3600, 2); text += ":"; text += pad(secondOfDay % 3600 / 60, 2)
-        text += ":"; text += pad(secondOfDay % 60, 2); text += "."; text += pad(micros, 6); text += "Z"
-        return text
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(27)
+        ByteFormatting.appendRFC3339(self, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Parses RFC 3339 (`YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`); fractions beyond microseconds are cut.
@@ -80,11 +73,6 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
         let days = CivilDate.daysSinceEpoch(year: year, month: month, day: day)
         let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds
         self.init(microseconds: seconds * 1_000_000 + micros)
-    }
-
-    private func pad(_ value: Int64, _ width: Int) -> String {
-        let digits = String(value)
-        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
     }
 }
 

@@ -74,17 +74,28 @@ public final class Environment {
     /// so `body` must compute its writes from what it reads in the transaction (it usually does).
     /// A commit returns only once the data is on disk (LMDB's default synchronous mode).
     public func write<Result>(_ body: (Transaction) throws -> Result) throws -> Result {
+        try write(retryingWhenMapIsFull: true, body)
+    }
+
+    /// As `write(_:)`; with `retryingWhenMapIsFull` false, a full map is thrown (after growing the
+    /// map for next time) instead of running `body` again, for bodies that consume input as they go.
+    public func write<Result>(retryingWhenMapIsFull: Bool, _ body: (Transaction) throws -> Result) throws -> Result {
         while true {
             let transaction = try begin(flags: 0)
             do {
                 let result = try body(transaction)
                 let code = mdb_txn_commit(transaction.handle)
-                if code == MDB_MAP_FULL { try grow(); continue }
+                if code == MDB_MAP_FULL {
+                    try grow()
+                    if retryingWhenMapIsFull { continue }
+                    throw LMDBError(code: code, operation: "committing a write transaction")
+                }
                 try check(code, "committing a write transaction")
                 return result
             } catch let error as LMDBError where error.isMapFull {
                 mdb_txn_abort(transaction.handle)
                 try grow()
+                if !retryingWhenMapIsFull { throw error }
             } catch {
                 mdb_txn_abort(transaction.handle)
                 throw error
@@ -111,6 +122,12 @@ public final class Environment {
             try check(code, flags & UInt32(MDB_RDONLY) != 0 ? "beginning a read transaction" : "beginning a write transaction")
             return Transaction(handle: txn!)
         }
+    }
+
+    /// Grows the map to at least `bytes` (never shrinks it). Call it with no transaction open in this process.
+    public func ensureMapSize(atLeast bytes: Int) throws(LMDBError) {
+        guard bytes > mapSize else { return }
+        try check(mdb_env_set_mapsize(handle, bytes), "growing the map to \(bytes) bytes")
     }
 
     private func grow() throws(LMDBError) {

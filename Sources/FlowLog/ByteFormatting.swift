@@ -1,0 +1,68 @@
+/// Formatting of envelope values straight into byte buffers: exports write millions of them, and going
+/// through `String` for each would cost more than everything else an export does.
+enum ByteFormatting {
+    /// Appends `value` in decimal, zero-padded to `width` digits.
+    @inline(__always)
+    static func appendDigits(_ value: Int64, width: Int, to bytes: inout [UInt8]) {
+        var digits = width
+        var divisor: Int64 = 1
+        while digits > 1 { divisor *= 10; digits -= 1 }
+        var remaining = value
+        while divisor > 0 {
+            bytes.append(UInt8(truncatingIfNeeded: remaining / divisor) + 48)
+            remaining %= divisor
+            divisor /= 10
+        }
+    }
+
+    /// `2026-11-21T13:25:17.123456Z`, as `Timestamp.rfc3339`.
+    static func appendRFC3339(_ timestamp: Timestamp, to bytes: inout [UInt8]) {
+        var (seconds, micros) = timestamp.microseconds.quotientAndRemainder(dividingBy: 1_000_000)
+        if micros < 0 { seconds -= 1; micros += 1_000_000 }
+        var (days, secondOfDay) = seconds.quotientAndRemainder(dividingBy: 86_400)
+        if secondOfDay < 0 { days -= 1; secondOfDay += 86_400 }
+        let (year, month, day) = CivilDate.from(daysSinceEpoch: days)
+        appendDigits(year, width: 4, to: &bytes)
+        bytes.append(UInt8(ascii: "-"))
+        appendDigits(month, width: 2, to: &bytes)
+        bytes.append(UInt8(ascii: "-"))
+        appendDigits(day, width: 2, to: &bytes)
+        bytes.append(UInt8(ascii: "T"))
+        appendDigits(secondOfDay / 3600, width: 2, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        appendDigits(secondOfDay % 3600 / 60, width: 2, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        appendDigits(secondOfDay % 60, width: 2, to: &bytes)
+        bytes.append(UInt8(ascii: "."))
+        appendDigits(micros, width: 6, to: &bytes)
+        bytes.append(UInt8(ascii: "Z"))
+    }
+
+    /// The canonical 36-character form of an event id.
+    static func appendUUID(_ id: EventID, to bytes: inout [UInt8]) {
+        for nibble in 0..<32 {
+            if nibble == 8 || nibble == 12 || nibble == 16 || nibble == 20 { bytes.append(UInt8(ascii: "-")) }
+            let word = nibble < 16 ? id.high : id.low
+            let shift = UInt64(60 - (nibble % 16) * 4)
+            bytes.append(EventID.hexDigits[Int((word >> shift) & 0xF)])
+        }
+    }
+}
+
+extension JSONWriter {
+    /// A timestamp as an RFC 3339 string value.
+    public mutating func timestamp(_ value: Timestamp) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        ByteFormatting.appendRFC3339(value, to: &bytes)
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// An event id as a UUID string value.
+    public mutating func eventID(_ value: EventID) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        ByteFormatting.appendUUID(value, to: &bytes)
+        bytes.append(UInt8(ascii: "\""))
+    }
+}

@@ -1,0 +1,95 @@
+import FlowDomain
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Streams a log's events out as NDJSON (SPEC §5's envelope) or CSV (`CSVSchema`), from one read
+/// transaction (a consistent snapshot, whatever other processes append meanwhile), in constant memory:
+/// output is flushed in blocks of about 1 MiB.
+public struct EventExport {
+    public enum Format: String, Sendable, CaseIterable {
+        case ndjson
+        case csv
+    }
+
+    public var format: Format
+    public var filter: ExportFilter
+
+    public init(format: Format, filter: ExportFilter = ExportFilter()) {
+        self.format = format
+        self.filter = filter
+    }
+
+    /// Writes the export to `output` and returns the number of events written.
+    @discardableResult
+    public func run(from log: any EventLog, to output: any OutputSink, progress: Progress? = nil) throws -> Int {
+        let blockSize = 1 << 20
+        var json = JSONWriter(capacity: blockSize + 4096)
+        var csv = CSVRowWriter(capacity: blockSize + 4096)
+        if format == .csv { csv.writeHeader() }
+        var written = 0
+        let body: (RecordedEvent) throws -> Bool = { record in
+            if let to = filter.toPosition, record.position > to { return false }
+            guard filter.accepts(record) else { return true }
+            switch format {
+            case .ndjson:
+                FlowJSON.writeEvent(record, into: &json)
+                json.newline()
+                if json.bytes.count >= blockSize { try output.write(json.bytes); json.reset() }
+            case .csv:
+                csv.write(record)
+                if csv.bytes.count >= blockSize { try output.write(csv.bytes); csv.reset() }
+            }
+            written += 1
+            progress?.advance(to: record.position)
+            return true
+        }
+        if filter.streams.count == 1, let stream = filter.streams.first {
+            try log.forEachEvent(inStream: stream, throughPosition: filter.toPosition) { record in
+                record.position < filter.fromPosition ? true : try body(record)
+            }
+        } else {
+            try log.forEachEvent(from: filter.fromPosition, through: filter.toPosition, body)
+        }
+        switch format {
+        case .ndjson: if !json.bytes.isEmpty { try output.write(json.bytes) }
+        case .csv: if !csv.bytes.isEmpty { try output.write(csv.bytes) }
+        }
+        progress?.finish()
+        return written
+    }
+}
+
+/// A line on standard error that says how far long work has come, redrawn in place. It is shown only
+/// when standard error is a terminal, so logs and pipes never see it.
+public final class Progress {
+    private let label: String
+    private let total: Int
+    private var nextUpdate = 0
+    private let step: Int
+    private let enabled: Bool
+
+    public init(label: String, total: Int, enabled: Bool = isatty(STDERR_FILENO) == 1) {
+        self.label = label
+        self.total = max(total, 1)
+        self.step = max(total / 200, 10_000)
+        self.enabled = enabled
+    }
+
+    @inline(__always)
+    public func advance(to done: Int) {
+        guard enabled, done >= nextUpdate else { return }
+        nextUpdate = done + step
+        draw("\r\(label): \(done) of \(total) (\(done * 100 / total)%)")
+    }
+
+    public func finish() {
+        guard enabled else { return }
+        draw("\r\(label): done\u{1B}[K\n")
+    }
+
+    private func draw(_ text: String) {
+        var line = text
+        line.withUTF8 { _ = Glibc.write(STDERR_FILENO, $0.baseAddress, $0.count) }
+    }
+}

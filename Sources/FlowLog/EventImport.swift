@@ -1,0 +1,93 @@
+import FlowDomain
+import LMDB
+
+/// Why an import was refused. Nothing of a refused import is committed.
+public struct ImportError: Error, Equatable, CustomStringConvertible {
+    public let line: Int
+    public let problem: String
+
+    public init(line: Int, problem: String) {
+        self.line = line
+        self.problem = problem
+    }
+
+    public var description: String {
+        "Line \(line) of the import cannot be taken: \(problem). Nothing was imported; mend the line (or the log) and import again."
+    }
+}
+
+extension LMDBEventLog {
+    /// Loads events as they were recorded elsewhere, keeping their positions, versions and ids, in one
+    /// write transaction: all of them or none.
+    ///
+    /// `produce` hands each event, with the line it came from, to the sink. The first event must follow
+    /// the log's last position, each stream's versions must continue where the log has them, and no
+    /// event id may be in the log already; the first that breaks a rule ends the import with an
+    /// `ImportError` naming its line, and nothing is committed.
+    public func importEvents(expectedBytes: Int = 0, _ produce: (ImportSink) throws -> Void) throws -> Int {
+        if expectedBytes > 0 {
+            // An import reads its input once, so it cannot be replayed after a full map: size the map first.
+            let used = try reading { txn in try txn.count(eventsDB) } * 256
+            try environment.ensureMapSize(atLeast: used + expectedBytes * 3 + (64 << 20))
+        }
+        do {
+            return try environment.write(retryingWhenMapIsFull: false) { txn in
+                let sink = ImportSink(log: self, txn: txn, head: try head(txn))
+                try produce(sink)
+                try sink.finish()
+                return sink.count
+            }
+        } catch let error as LMDBError {
+            throw error.code == ENOSPC ? EventLogError.diskFull(path: path) : EventLogError.storage(error)
+        }
+    }
+}
+
+/// Takes imported events one by one inside the import's write transaction.
+public final class ImportSink {
+    private let log: LMDBEventLog
+    private let txn: Transaction
+    private var position: Int
+    private var previousHash: UInt64
+    private var versions: [String: Int] = [:]
+    private var writer = BinaryWriter(capacity: 512)
+    public private(set) var count = 0
+
+    init(log: LMDBEventLog, txn: Transaction, head: (position: Int, hash: UInt64)) {
+        self.log = log
+        self.txn = txn
+        self.position = head.position
+        self.previousHash = head.hash
+    }
+
+    public func add(_ record: RecordedEvent, line: Int) throws {
+        guard record.position == position + 1 else {
+            throw ImportError(line: line, problem: "its position is \(record.position), but the log's next position is \(position + 1) (positions must be contiguous)")
+        }
+        let current = try versions[record.stream] ?? log.storedVersion(of: record.stream, txn)
+        guard record.version == current + 1 else {
+            throw ImportError(line: line, problem: "it is version \(record.version) of stream \(record.stream), but that stream's next version is \(current + 1)")
+        }
+        let idKey = Keys.eventID(record.eventId)
+        if let existing = try txn.get(log.eventIdsDB, key: idKey) {
+            throw ImportError(line: line, problem: "its event id \(record.eventId) is already in the log, at position \(Keys.decodePosition(existing))")
+        }
+        previousHash = RecordCodec.encode(record, previousHash: previousHash, into: &writer)
+        try txn.put(log.eventsDB, key: Keys.position(record.position), value: writer.bytes, flags: .append)
+        try txn.put(log.streamIndexDB, key: Keys.streamVersion(record.stream, record.version), value: Keys.position(record.position))
+        try txn.put(log.eventIdsDB, key: idKey, value: Keys.position(record.position))
+        versions[record.stream] = record.version
+        position = record.position
+        count += 1
+    }
+
+    func finish() throws {
+        for (stream, version) in versions {
+            try txn.put(log.streamsDB, key: Array(stream.utf8), value: Keys.littleEndian(UInt64(version)))
+        }
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif
