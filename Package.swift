@@ -32,6 +32,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .executableTarget(name: "flowlog-bench", dependencies: ["FlowLog", "FlowDomain", "LMDB"]),
         .testTarget(name: "FlowDomainTests", dependencies: ["FlowDomain", "FlowLogTesting"]),
         .testTarget(name: "FlowLogTests", dependencies: ["FlowLog", "FlowDomain", "LMDB", "FlowLogTesting"]),
         .testTarget(name: "FlowLogCLITests", dependencies: ["FlowLog", "FlowDomain", "FlowLogTesting"]),

@@ -87,10 +87,59 @@ public final class CommandProcessor {
         return loaded
     }
 
+    /// A stream's state as a batch changes it, and whether the batch holds a request for it yet.
+    private struct WorkingStream {
+        var state: FlowState
+        var version: Int
+        var requested = false
+
+        init(_ loaded: (state: FlowState, version: Int)) {
+            state = loaded.state
+            version = loaded.version
+        }
+    }
+
+    private enum Decision {
+        case rejected(Rejection)
+        case decided(AppendRequest, [AppEvent])
+    }
+
+    /// The version and state checks of one command against its stream's working state; on success the
+    /// working state moves past the command's events.
+    private func decide(_ envelope: CommandEnvelope, against current: inout WorkingStream) -> Decision {
+        if let expected = envelope.expectedVersion, expected != current.version {
+            return .rejected(Self.versionConflict(envelope, actual: current.version))
+        }
+        let events: [AppEvent]
+        do {
+            events = try FlowDecider.decideValidated(envelope.command, state: current.state)
+        } catch {
+            return .rejected(error)
+        }
+        let timestamp = clock.now()
+        let actor = envelope.command.actor
+        let newEvents = events.map { event in
+            NewEvent(eventId: ids.next(), timestamp: timestamp, actor: actor,
+                     correlationId: envelope.correlationId, causationId: envelope.commandId, event: event)
+        }
+        let request = AppendRequest(stream: envelope.stream, expectedVersion: current.version, commandId: envelope.commandId,
+                                    events: newEvents, chained: current.requested)
+        for event in events { FlowDecider.evolve(&current.state, event) }
+        current.version += events.count
+        current.requested = true
+        return .decided(request, events)
+    }
+
+    /// The state of a stream, moved out of the cache (or loaded): the caller puts it back.
+    private func takeState(of stream: String) throws -> (state: FlowState, version: Int) {
+        if let cached = cache.removeValue(forKey: stream) { return cached }
+        return try log.state(ofStream: stream)
+    }
+
     /// One round: decide every pending command, append the accepted ones in one transaction, and return
     /// the indices that must be decided again because another writer moved their stream meanwhile.
     private func decideAndAppend(_ batch: [CommandEnvelope], indices: [Int], into outcomes: inout [CommandOutcome?], finalAttempt: Bool) throws -> [Int] {
-        var working: [String: (state: FlowState, version: Int)] = [:]
+        var working: [String: WorkingStream] = [:]
         /// Per stream, the command ids accepted earlier in this batch, and the request that carries each.
         var idsInBatch: [String: [String: Int]] = [:]
         /// Commands whose id repeats one earlier in the batch: they share its answer.
@@ -114,32 +163,24 @@ public final class CommandProcessor {
                     continue
                 }
             }
-            var current = try working[envelope.stream] ?? state(of: envelope.stream)
-            if let expected = envelope.expectedVersion, expected != current.version {
-                outcomes[index] = .rejected(stream: envelope.stream, Self.versionConflict(envelope, actual: current.version))
-                continue
+            if working[envelope.stream] == nil {
+                // Moved out of the cache while the batch changes it, so evolving it never copies its arrays.
+                working[envelope.stream] = WorkingStream(try takeState(of: envelope.stream))
             }
-            let events: [AppEvent]
-            do {
-                events = try FlowDecider.decideValidated(envelope.command, state: current.state)
-            } catch {
-                outcomes[index] = .rejected(stream: envelope.stream, error)
-                continue
+            switch decide(envelope, against: &working[envelope.stream]!) {
+            case .rejected(let rejection):
+                outcomes[index] = .rejected(stream: envelope.stream, rejection)
+            case .decided(let request, let events):
+                if let id = envelope.commandId { idsInBatch[envelope.stream, default: [:]][id] = requests.count }
+                requests.append(request)
+                requestOwners.append(index)
+                requestEvents.append(events)
             }
-            let timestamp = clock.now()
-            let newEvents = events.map { event in
-                NewEvent(eventId: ids.next(), timestamp: timestamp, actor: envelope.command.actor,
-                         correlationId: envelope.correlationId, causationId: envelope.commandId, event: event)
-            }
-            if let id = envelope.commandId { idsInBatch[envelope.stream, default: [:]][id] = requests.count }
-            requests.append(AppendRequest(stream: envelope.stream, expectedVersion: current.version, commandId: envelope.commandId, events: newEvents))
-            requestOwners.append(index)
-            requestEvents.append(events)
-            for event in events { FlowDecider.evolve(&current.state, event) }
-            current.version += events.count
-            working[envelope.stream] = current
         }
-        guard !requests.isEmpty else { return [] }
+        guard !requests.isEmpty else {
+            for (stream, state) in working { cache[stream] = (state.state, state.version) }
+            return []
+        }
 
         let results = try log.append(requests)
         var retry: [Int] = []
@@ -172,7 +213,7 @@ public final class CommandProcessor {
                 retry.append(twin.index)
             }
         }
-        for (stream, state) in working where !movedStreams.contains(stream) { cache[stream] = state }
+        for (stream, state) in working where !movedStreams.contains(stream) { cache[stream] = (state.state, state.version) }
         for stream in movedStreams { cache[stream] = nil }
         return retry.sorted()
     }

@@ -58,22 +58,42 @@ public protocol EventIDGenerator {
     mutating func next() -> EventID
 }
 
-/// UUID version 7 (RFC 9562): a millisecond timestamp followed by random bits, so ids sort roughly by
-/// time and stay unique across the processes that share one log.
+/// UUID version 7 (RFC 9562): a millisecond timestamp followed by 74 random bits, so ids sort roughly
+/// by time and stay unique across the processes that share one log.
+///
+/// The random bits come from xoshiro256** seeded once from the system's entropy: one `getrandom`
+/// call per event would cost more than deciding the command.
 public struct UUIDv7Generator: EventIDGenerator {
     private var clock: any WallClock
-    private var random = SystemRandomNumberGenerator()
+    private var state: (UInt64, UInt64, UInt64, UInt64)
 
     public init(clock: any WallClock = SystemClock()) {
         self.clock = clock
+        var system = SystemRandomNumberGenerator()
+        state = (system.next(), system.next(), system.next(), system.next() | 1)
     }
 
     public mutating func next() -> EventID {
         let milliseconds = UInt64(max(0, clock.now().microseconds / 1000)) & 0xFFFF_FFFF_FFFF
-        let randomA = random.next() & 0xFFF
-        let randomB = random.next() & 0x3FFF_FFFF_FFFF_FFFF
+        let random = nextRandom()
+        let randomA = random >> 52
+        let randomB = nextRandom() & 0x3FFF_FFFF_FFFF_FFFF
         return EventID(high: milliseconds << 16 | 0x7000 | randomA, low: 0x8000_0000_0000_0000 | randomB)
     }
+
+    private mutating func nextRandom() -> UInt64 {
+        let result = rotate(state.1 &* 5, 7) &* 9
+        let shifted = state.1 << 17
+        state.2 ^= state.0
+        state.3 ^= state.1
+        state.1 ^= state.2
+        state.0 ^= state.3
+        state.2 ^= shifted
+        state.3 = rotate(state.3, 45)
+        return result
+    }
+
+    private func rotate(_ value: UInt64, _ bits: UInt64) -> UInt64 { (value << bits) | (value >> (64 - bits)) }
 }
 
 /// Ids 00000000-0000-0000-0000-000000000001, …002, … in order: for tests and reproducible demos.

@@ -8,12 +8,16 @@ public struct AppendRequest: Equatable, Sendable {
     /// The command's idempotency key, recorded so that a retry is answered as a duplicate.
     public var commandId: String?
     public var events: [NewEvent]
+    /// Set when the events were decided against the events of the previous request for the same stream
+    /// in the same batch: the request is then refused (`.conflict`) unless that one was appended.
+    public var chained: Bool
 
-    public init(stream: String, expectedVersion: Int?, commandId: String?, events: [NewEvent]) {
+    public init(stream: String, expectedVersion: Int?, commandId: String?, events: [NewEvent], chained: Bool = false) {
         self.stream = stream
         self.expectedVersion = expectedVersion
         self.commandId = commandId
         self.events = events
+        self.chained = chained
     }
 }
 
@@ -46,8 +50,8 @@ public enum AppendResult: Equatable, Sendable {
 public protocol EventLog: AnyObject {
     /// Appends every request in one atomic, durable step and answers each in order.
     ///
-    /// Requests for one stream are decided one after another, so a request whose predecessor in the
-    /// same batch was not appended is answered `.conflict`: it was decided against events that never
+    /// Requests are taken in order. A `chained` request whose predecessor for the same stream in the
+    /// batch was not appended is answered `.conflict`: it was decided against events that never
     /// happened. When this returns, every `.appended` event is on disk.
     func append(_ requests: [AppendRequest]) throws -> [AppendResult]
 

@@ -10,7 +10,8 @@ public enum FlowJSON {
             json.key("ok"); json.bool(true)
             json.key("stream"); json.string(acceptance.stream)
             json.key("positions"); json.beginArray()
-            for position in acceptance.receipt.positions { json.int(position) }
+            let receipt = acceptance.receipt
+            for position in receipt.firstPosition..<receipt.firstPosition + receipt.eventCount { json.int(position) }
             json.endArray()
             json.key("version"); json.int(acceptance.receipt.version)
             if acceptance.duplicate { json.key("duplicate"); json.bool(true) }

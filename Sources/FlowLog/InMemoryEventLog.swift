@@ -14,7 +14,7 @@ public final class InMemoryEventLog: EventLog {
         var poisoned: Set<String> = []
         for request in requests {
             let current = streamPositions[request.stream]?.count ?? 0
-            if poisoned.contains(request.stream) {
+            if request.chained, poisoned.contains(request.stream) {
                 results.append(.conflict(actualVersion: current))
                 continue
             }
@@ -38,6 +38,7 @@ public final class InMemoryEventLog: EventLog {
             }
             let receipt = CommandReceipt(firstPosition: first, eventCount: request.events.count, version: current + request.events.count)
             if let id = request.commandId { receipts[request.stream, default: [:]][id] = receipt }
+            poisoned.remove(request.stream)
             results.append(.appended(receipt))
         }
         return results

@@ -280,6 +280,8 @@ public struct JSONParser {
     }
 
     private func validUTF8(_ bytes: UnsafeRawBufferPointer) throws(JSONSyntaxError) -> String {
+        // ASCII (nearly every identifier and most names) is valid UTF-8 as it is.
+        if bytes.allSatisfy({ $0 < 0x80 }) { return String(decoding: bytes, as: UTF8.self) }
         guard let text = String(validating: bytes, as: UTF8.self) else { throw error("a string that is not valid UTF-8") }
         return text
     }

@@ -110,9 +110,10 @@ public final class LMDBEventLog: EventLog {
         var poisoned: Set<String> = []
         var results: [AppendResult] = []
         results.reserveCapacity(requests.count)
+        var keys = KeyScratch()
         for request in requests {
             let current = try versions[request.stream] ?? storedVersion(of: request.stream, txn)
-            if poisoned.contains(request.stream) {
+            if request.chained, poisoned.contains(request.stream) {
                 results.append(.conflict(actualVersion: current))
                 continue
             }
@@ -135,17 +136,22 @@ public final class LMDBEventLog: EventLog {
                                            eventId: new.eventId, timestamp: new.timestamp, actor: new.actor,
                                            correlationId: new.correlationId, causationId: new.causationId, event: new.event)
                 previousHash = RecordCodec.encode(record, previousHash: previousHash, into: &writer)
-                try txn.put(eventsDB, key: Keys.position(position), value: writer.bytes, flags: .append)
-                try txn.put(streamIndexDB, key: Keys.streamVersion(request.stream, version), value: Keys.position(position))
-                try txn.put(eventIdsDB, key: Keys.eventID(new.eventId), value: Keys.position(position), flags: .noOverwrite)
+                try keys.withPosition(position) { positionKey in
+                    try writer.bytes.withUnsafeBytes { try txn.put(eventsDB, key: positionKey, value: $0, flags: .append) }
+                    try keys.withStreamVersion(request.stream, version) { try txn.put(streamIndexDB, key: $0, value: positionKey) }
+                    try keys.withEventID(new.eventId) { try txn.put(eventIdsDB, key: $0, value: positionKey, flags: .noOverwrite) }
+                }
             }
             versions[request.stream] = version
-            try txn.put(streamsDB, key: Array(request.stream.utf8), value: Keys.littleEndian(UInt64(version)))
             let receipt = CommandReceipt(firstPosition: first, eventCount: request.events.count, version: version)
             if let id = request.commandId {
                 try txn.put(commandsDB, key: Keys.command(request.stream, id), value: Keys.receipt(receipt))
             }
+            poisoned.remove(request.stream)
             results.append(.appended(receipt))
+        }
+        for (stream, version) in versions {
+            try txn.put(streamsDB, key: Array(stream.utf8), value: Keys.littleEndian(UInt64(version)))
         }
         return results
     }
@@ -270,6 +276,33 @@ public final class LMDBEventLog: EventLog {
                 }
                 return result
             }
+        }
+    }
+}
+
+/// Builds keys in buffers that live on the stack, so the hot append path allocates nothing per key.
+struct KeyScratch {
+    private var buffer: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+
+    func withPosition<R>(_ position: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try withUnsafeBytes(of: UInt64(position).bigEndian, body)
+    }
+
+    func withEventID<R>(_ id: EventID, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try withUnsafeBytes(of: (id.high.bigEndian, id.low.bigEndian), body)
+    }
+
+    /// `stream`, 0x00, big-endian `version` (streams are identifiers of at most 64 bytes).
+    mutating func withStreamVersion<R>(_ stream: String, _ version: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        var stream = stream
+        return try withUnsafeMutableBytes(of: &buffer) { raw in
+            let count = stream.withUTF8 { utf8 in
+                raw.copyMemory(from: UnsafeRawBufferPointer(utf8))
+                return utf8.count
+            }
+            raw[count] = 0
+            raw.storeBytes(of: UInt64(version).bigEndian, toByteOffset: count + 1, as: UInt64.self)
+            return try body(UnsafeRawBufferPointer(rebasing: raw[0..<count + 9]))
         }
     }
 }

@@ -24,7 +24,7 @@ public struct LineReader {
     private var skippingOverlongLine = false
     private var overlongLength = 0
 
-    public init(fileDescriptor: Int32, chunkSize: Int = 1 << 16) {
+    public init(fileDescriptor: Int32, chunkSize: Int = 1 << 20) {
         self.fileDescriptor = fileDescriptor
         self.buffer = [UInt8](repeating: 0, count: chunkSize)
     }

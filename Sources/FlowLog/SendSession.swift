@@ -1,4 +1,5 @@
 import FlowDomain
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -30,48 +31,141 @@ public final class SendSession {
         self.output = output
     }
 
-    public func run(reader: inout LineReader) throws -> Summary {
+    /// Reads and parses on a second thread while this one decides, commits and answers the batch
+    /// before: parsing and waiting for the disk overlap, and the answers keep their order.
+    public func run(reader: consuming LineReader) throws -> Summary {
+        let handoff = Handoff<ParsedBatch>(capacity: 2)
+        let input = ReaderBox(reader)
+        Thread {
+            do {
+                while try input.reader.readBatch({ lines in
+                    guard handoff.put(SendSession.parse(lines)) else { throw Handoff<ParsedBatch>.Cancelled() }
+                }) {}
+                handoff.close(error: nil)
+            } catch {
+                handoff.close(error: error)
+            }
+        }.start()
         var summary = Summary()
-        while try reader.readBatch({ lines in try answer(lines, &summary) }) {}
+        do {
+            while let batch = try handoff.take() { try answer(batch, &summary) }
+        } catch {
+            handoff.cancel()
+            throw error
+        }
         return summary
     }
 
-    private func answer(_ lines: [LineReader.Line], _ summary: inout Summary) throws {
-        var decoded: [Result<CommandEnvelope, WireRejection>] = []
-        decoded.reserveCapacity(lines.count)
+    /// One read's lines: the commands, and for each line its rejection if it is not a command.
+    struct ParsedBatch {
         var envelopes: [CommandEnvelope] = []
-        envelopes.reserveCapacity(lines.count)
+        /// One entry per line, in order; `nil` for a line that became the next envelope.
+        var lineRejections: [WireRejection?] = []
+    }
+
+    private final class ReaderBox: @unchecked Sendable {
+        var reader: LineReader
+        init(_ reader: consuming LineReader) { self.reader = reader }
+    }
+
+    static func parse(_ lines: [LineReader.Line]) -> ParsedBatch {
+        var batch = ParsedBatch()
+        batch.envelopes.reserveCapacity(lines.count)
+        batch.lineRejections.reserveCapacity(lines.count)
         for line in lines {
             switch line {
             case .text(let bytes):
-                let result = WireCommand.decode(bytes)
-                if case .success(let envelope) = result { envelopes.append(envelope) }
-                decoded.append(result)
+                switch WireCommand.decode(bytes) {
+                case .success(let envelope):
+                    batch.envelopes.append(envelope)
+                    batch.lineRejections.append(nil)
+                case .failure(let failure):
+                    batch.lineRejections.append(failure)
+                }
             case .tooLong(let length):
-                decoded.append(.failure(WireRejection(stream: nil, rejection: Rejection(.malformedCommand, "The line is \(length) bytes long, over the limit of \(LineReader.maximumLineLength); split it into smaller commands."))))
+                batch.lineRejections.append(WireRejection(stream: nil, rejection: Rejection(.malformedCommand, "The line is \(length) bytes long, over the limit of \(LineReader.maximumLineLength); split it into smaller commands.")))
             }
         }
-        let outcomes = try processor.handle(envelopes)
+        return batch
+    }
+
+    private func answer(_ batch: ParsedBatch, _ summary: inout Summary) throws {
+        let outcomes = try processor.handle(batch.envelopes)
         var next = outcomes.makeIterator()
         json.reset()
-        for result in decoded {
-            switch result {
-            case .success:
+        for rejection in batch.lineRejections {
+            if let failure = rejection {
+                json.beginObject()
+                FlowJSON.writeRejection(stream: failure.stream, failure.rejection, into: &json)
+                json.endObject()
+                summary.rejected += 1
+            } else {
                 let outcome = next.next()!
                 FlowJSON.writeAnswer(outcome, into: &json)
                 switch outcome {
                 case .accepted(let acceptance): if acceptance.duplicate { summary.duplicates += 1 } else { summary.accepted += 1 }
                 case .rejected: summary.rejected += 1
                 }
-            case .failure(let failure):
-                json.beginObject()
-                FlowJSON.writeRejection(stream: failure.stream, failure.rejection, into: &json)
-                json.endObject()
-                summary.rejected += 1
             }
             json.newline()
         }
         try output.write(json.bytes)
+    }
+}
+
+/// A bounded queue between one producer thread and one consumer, so reading ahead never holds more
+/// than `capacity` batches in memory.
+final class Handoff<Item>: @unchecked Sendable {
+    struct Cancelled: Error {}
+
+    private let condition = NSCondition()
+    private var items: [Item] = []
+    private var closed = false
+    private var cancelled = false
+    private var failure: (any Error)?
+    private let capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = capacity
+    }
+
+    /// Waits for room; `false` when the consumer gave up.
+    func put(_ item: Item) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while items.count >= capacity, !cancelled { condition.wait() }
+        guard !cancelled else { return false }
+        items.append(item)
+        condition.broadcast()
+        return true
+    }
+
+    func close(error: (any Error)?) {
+        condition.lock()
+        closed = true
+        failure = error
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// The next item; `nil` once the producer closed and everything was taken; the producer's error, if it failed.
+    func take() throws -> Item? {
+        condition.lock()
+        defer { condition.unlock() }
+        while items.isEmpty, !closed { condition.wait() }
+        if !items.isEmpty {
+            condition.broadcast()
+            return items.removeFirst()
+        }
+        if let failure, !(failure is Cancelled) { throw failure }
+        return nil
+    }
+
+    func cancel() {
+        condition.lock()
+        cancelled = true
+        condition.broadcast()
+        condition.unlock()
     }
 }
 

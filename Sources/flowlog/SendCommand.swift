@@ -35,8 +35,7 @@ struct SendCommand: ParsableCommand {
             defer { if descriptor != STDIN_FILENO { close(descriptor) } }
             let log = try Composition.openLog(global, access: .readWriteCreating)
             let session = SendSession(processor: Composition.processor(for: log), output: FileDescriptorOutput())
-            var reader = LineReader(fileDescriptor: descriptor)
-            let summary = try session.run(reader: &reader)
+            let summary = try session.run(reader: LineReader(fileDescriptor: descriptor))
             rejected = summary.rejected > 0
         }
         if rejected { throw ExitCode(CLIFailure.rejected) }

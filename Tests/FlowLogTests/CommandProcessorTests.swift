@@ -20,8 +20,8 @@ private func acceptance(_ outcome: CommandOutcome) -> Acceptance? {
 
 @Suite("Command pipeline")
 struct CommandProcessorTests {
-    private func processor(_ log: any EventLog = InMemoryEventLog()) -> CommandProcessor {
-        CommandProcessor(log: log, clock: SteppingClock(), ids: SequentialIDGenerator())
+    private func processor(_ log: any EventLog = InMemoryEventLog(), idsAfter: UInt64 = 0) -> CommandProcessor {
+        CommandProcessor(log: log, clock: SteppingClock(), ids: SequentialIDGenerator(startingAfter: idsAfter))
     }
 
     @Test func anAcceptedCommandIsRecordedWithItsEnvelope() throws {
@@ -88,7 +88,7 @@ struct CommandProcessorTests {
         let folder = TemporaryDirectory()
         let path = folder.child("log.lmdb")
         let mine = processor(try LMDBEventLog(path: path))
-        let theirs = processor(try LMDBEventLog(path: path))
+        let theirs = processor(try LMDBEventLog(path: path), idsAfter: 1_000)
         _ = try mine.handle(add("p1", quantity: 990))
         _ = try theirs.handle(add("p1", quantity: 9))   // mine still believes the line holds 990
         #expect(code(try mine.handle(add("p1", quantity: 5))) == .quantityLimit)

@@ -90,10 +90,13 @@ struct EventLogContractTests {
         // expectation happens to match, yet it was decided against an event that was never written.
         let results = try log.append([
             AppendRequest(stream: "a", expectedVersion: 0, commandId: nil, events: newEvents(modal)),
-            AppendRequest(stream: "a", expectedVersion: 1, commandId: nil, events: newEvents(modal)),
+            AppendRequest(stream: "a", expectedVersion: 1, commandId: nil, events: newEvents(modal), chained: true),
             AppendRequest(stream: "b", expectedVersion: 0, commandId: nil, events: newEvents(modal)),
+            AppendRequest(stream: "a", expectedVersion: nil, commandId: nil, events: newEvents(modal)),
         ])
-        #expect(results == [.conflict(actualVersion: 1), .conflict(actualVersion: 1), .appended(CommandReceipt(firstPosition: 2, eventCount: 1, version: 1))])
+        #expect(results == [.conflict(actualVersion: 1), .conflict(actualVersion: 1), .appended(CommandReceipt(firstPosition: 2, eventCount: 1, version: 1)),
+                            .appended(CommandReceipt(firstPosition: 3, eventCount: 1, version: 2))],
+                "an unchained request stands on its own")
     }
 
     @Test(arguments: LogKind.allCases)

@@ -12,10 +12,10 @@ struct SendSessionTests {
         try input.write(toFile: file, atomically: true, encoding: .utf8)
         let descriptor = open(file, O_RDONLY)
         defer { close(descriptor) }
-        var reader = LineReader(fileDescriptor: descriptor, chunkSize: chunkSize)
+        let reader = LineReader(fileDescriptor: descriptor, chunkSize: chunkSize)
         let output = BufferOutput()
         let session = SendSession(processor: CommandProcessor(log: log, clock: SteppingClock(), ids: SequentialIDGenerator()), output: output)
-        let summary = try session.run(reader: &reader)
+        let summary = try session.run(reader: reader)
         return (output.text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init), summary)
     }
 

@@ -1,0 +1,273 @@
+import FlowDomain
+import FlowLog
+import Foundation
+import LMDB
+
+// flowlog-bench: FlowLog's full paths against baselines measured in the same run.
+// Usage: flowlog-bench [--events N] [--commands N] [--runs N] [--work DIR] [--flowlog PATH] [--python PATH] [--cases a,b,…]
+// Build it and flowlog in release first (`scripts/bench` does).
+
+struct Options {
+    var events = 1_000_000
+    var commands = 100_000
+    var runs = 5
+    var work = ".build/bench-work"
+    var flowlog = ".build/release/flowlog"
+    var python = "/usr/bin/python3"
+    var baselineScript = "scripts/bench_baseline.py"
+    var cases: Set<String> = ["send", "import", "replay", "export", "state", "group"]
+
+    init(_ arguments: [String]) throws {
+        var iterator = arguments.makeIterator()
+        while let argument = iterator.next() {
+            guard let value = iterator.next() else { throw BenchError("\(argument) needs a value") }
+            switch argument {
+            case "--events": events = Int(value)!
+            case "--commands": commands = Int(value)!
+            case "--runs": runs = Int(value)!
+            case "--work": work = value
+            case "--flowlog": flowlog = value
+            case "--python": python = value
+            case "--cases": cases = Set(value.split(separator: ",").map(String.init))
+            default: throw BenchError("unknown option \(argument)")
+            }
+        }
+    }
+}
+
+/// The NDJSON envelope as a Codable type, for the JSONDecoder baseline.
+struct CodableEvent: Codable {
+    struct Data: Codable {
+        var productId: String?, name: String?, unitPrice: Int?, quantity: Int?, discountId: String?, percent: Int?
+        var orderId: String?, total: Int?, itemCount: Int?, reason: String?, hasOnboarded: Bool?, tab: Int?
+    }
+    var position: Int, stream: String, version: Int, eventId: String, type: String, actor: String
+    var timestamp: String, schemaVersion: Int, correlationId: String?, causationId: String?, data: Data
+}
+
+func log(_ message: String) { FileHandle.standardError.write(Data((message + "\n").utf8)) }
+
+func fresh(_ path: String) { try? FileManager.default.removeItem(atPath: path) }
+
+func python(_ options: Options, _ arguments: [String]) throws -> (seconds: Double, records: Double) {
+    let output = try run(options.python, [options.baselineScript] + arguments)
+    guard case .object = try JSONParser.parse(output), case .number(let seconds)? = try JSONParser.parse(output)["seconds"],
+          case .integer(let records)? = try JSONParser.parse(output)["records"] else { throw BenchError("baseline said \(output)") }
+    return (seconds, Double(records))
+}
+
+let options = try Options(Array(CommandLine.arguments.dropFirst()))
+try FileManager.default.createDirectory(atPath: options.work, withIntermediateDirectories: true)
+let work = options.work
+var report = Report()
+
+// MARK: Data: a log of `events` events made by the pipeline, and its NDJSON export.
+
+let sourcePath = work + "/source.lmdb"
+let exportPath = work + "/source.ndjson"
+let commandsPath = work + "/commands.ndjson"
+let workload = Workload(streams: 1_000)
+if (try? LMDBEventLog(path: sourcePath, access: .readOnly).lastPosition()) != options.events {
+    log("making a log of \(options.events) events…")
+    fresh(sourcePath)
+    let source = try LMDBEventLog(path: sourcePath)
+    let processor = CommandProcessor(log: source)
+    let commands = workload.commands(count: options.events)
+    for start in stride(from: 0, to: commands.count, by: 10_000) {
+        _ = try processor.handle(Array(commands[start..<min(start + 10_000, commands.count)]))
+    }
+    let output = FileHandle(forWritingAtPath: { FileManager.default.createFile(atPath: exportPath, contents: nil); return exportPath }())!
+    final class FileOutput: OutputSink {
+        let handle: FileHandle
+        init(_ handle: FileHandle) { self.handle = handle }
+        func write(_ bytes: [UInt8]) throws { try handle.write(contentsOf: bytes) }
+    }
+    try EventExport(format: .ndjson).run(from: source, to: FileOutput(output))
+    try output.close()
+}
+let eventCount = try LMDBEventLog(path: sourcePath, access: .readOnly).lastPosition()
+log("log: \(eventCount) events")
+
+// MARK: send
+
+if options.cases.contains("send") {
+    let commands = Workload(streams: 1_000).commands(count: options.commands)
+    try Data((commands.map(WireCommand.encode).joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: commandsPath))
+    var flowlog = Timings(), baseline = Timings()
+    for _ in 0..<options.runs {
+        fresh(work + "/send.lmdb")
+        flowlog.samples.append(try seconds { try run(options.flowlog, ["send", commandsPath, "--db", work + "/send.lmdb"], stdout: "/dev/null") })
+        fresh(work + "/py-send.lmdb")
+        baseline.samples.append(try python(options, ["puts", commandsPath, work + "/py-send.lmdb", "1000"]).seconds)
+    }
+    report.add("send \(options.commands) commands (whole process: parse, decide, append, answer)", work: Double(options.commands), unit: "commands", flowlog,
+               baseline: ("python3-lmdb puts of the same lines, 1,000 per commit", baseline, Double(options.commands)), note: "target ≥ 200k commands/s")
+}
+
+// MARK: import
+
+if options.cases.contains("import") {
+    var flowlog = Timings(), baseline = Timings()
+    for _ in 0..<options.runs {
+        fresh(work + "/import.lmdb")
+        flowlog.samples.append(try seconds { try run(options.flowlog, ["import", exportPath, "--db", work + "/import.lmdb"], stdout: "/dev/null") })
+        fresh(work + "/py-import.lmdb")
+        baseline.samples.append(try python(options, ["puts", exportPath, work + "/py-import.lmdb", "1000"]).seconds)
+    }
+    report.add("import \(eventCount) events from NDJSON (whole process)", work: Double(eventCount), unit: "events", flowlog,
+               baseline: ("python3-lmdb puts of the same lines, 1,000 per commit", baseline, Double(eventCount)), note: "target ratio ≥ 1")
+}
+
+// MARK: replay
+
+if options.cases.contains("replay") {
+    let log = try LMDBEventLog(path: sourcePath, access: .readOnly)
+    var rawOptions = Environment.Options()
+    rawOptions.readOnly = true
+    let rawEnvironment = try Environment(path: sourcePath, options: rawOptions)
+    let rawEvents = try rawEnvironment.openDatabases(named: ["events"], create: false)[0]
+    var flowlog = Timings(), walk = Timings(), decoder = Timings()
+    var checksum = 0
+    for _ in 0..<options.runs {
+        flowlog.samples.append(try seconds {
+            var states: [String: FlowState] = [:]
+            try log.forEachEvent(from: 1, through: nil) { record in
+                FlowDecider.evolve(&states[record.stream, default: FlowDecider.initialState], record.event)
+                return true
+            }
+            checksum &+= states.count
+        })
+        walk.samples.append(try seconds {
+            var bytes = 0
+            try rawEnvironment.read { txn in
+                try txn.withCursor(rawEvents) { cursor in
+                    var record = try cursor.first()
+                    while let (_, value) = record { bytes &+= value.count; record = try cursor.next() }
+                }
+            }
+            checksum &+= bytes
+        })
+    }
+    // Foundation's JSONDecoder on the same events (decoding only, no evolve), on the first 200,000 lines.
+    let lines = try String(contentsOfFile: exportPath, encoding: .utf8).split(separator: "\n").prefix(200_000).map { Data($0.utf8) }
+    let jsonDecoder = JSONDecoder()
+    for _ in 0..<options.runs {
+        decoder.samples.append(try seconds {
+            for line in lines { checksum &+= try jsonDecoder.decode(CodableEvent.self, from: line).position }
+        })
+    }
+    report.add("replay \(eventCount) events (decode, check, evolve cart and onboarding)", work: Double(eventCount), unit: "events", flowlog,
+               baseline: ("Foundation JSONDecoder, same events", decoder, Double(lines.count)), note: "targets ≥ 3M events/s and ≥ 25× JSONDecoder")
+    report.add("raw LMDB cursor walk of the same records (Swift wrapper over the C API)", work: Double(eventCount), unit: "records", walk,
+               note: "the ceiling replay works under (checksum \(checksum % 10))")
+}
+
+// MARK: export
+
+if options.cases.contains("export") {
+    var flowlog = Timings(), baseline = Timings()
+    let pyDB = work + "/py-reads.lmdb"
+    fresh(pyDB)
+    _ = try python(options, ["puts", exportPath, pyDB, "10000"])
+    for _ in 0..<options.runs {
+        flowlog.samples.append(try seconds { try run(options.flowlog, ["export", "--db", sourcePath], stdout: "/dev/null") })
+        baseline.samples.append(try python(options, ["reads", pyDB]).seconds)
+    }
+    report.add("export \(eventCount) events as NDJSON (whole process)", work: Double(eventCount), unit: "events", flowlog,
+               baseline: ("python3-lmdb cursor read of the same lines", baseline, Double(eventCount)), note: "target ≥ 1M events/s")
+}
+
+// MARK: state --at
+
+if options.cases.contains("state") {
+    var rng = SystemRandomNumberGenerator()
+    var flowlog = Timings()
+    for _ in 0..<max(options.runs, 20) {
+        let position = Int.random(in: 1...eventCount, using: &rng)
+        let stream = "session-\(Int.random(in: 0..<1_000, using: &rng))"
+        flowlog.samples.append(try seconds { try run(options.flowlog, ["state", "--db", sourcePath, "--stream", stream, "--at", String(position), "--format", "json"], stdout: "/dev/null") })
+    }
+    report.add("state --at a random position of a random stream (whole process)", work: 1, unit: "calls", flowlog, note: "target < 20 ms")
+}
+
+// MARK: group commit
+
+if options.cases.contains("group") {
+    let perThread = 400
+    var single = Timings(), grouped = Timings()
+    var grouping = ""
+    for run in 0..<options.runs {
+        fresh(work + "/group.lmdb")
+        let log = try LMDBEventLog(path: work + "/group.lmdb")
+        var ids = UUIDv7Generator()
+        func request(_ stream: String) -> AppendRequest {
+            AppendRequest(stream: stream, expectedVersion: nil, commandId: nil,
+                          events: [NewEvent(eventId: ids.next(), timestamp: Timestamp(microseconds: 0), actor: .user, event: .navigation(.modalPresented))])
+        }
+        let requests = (0..<perThread).map { _ in request("single") }
+        single.samples.append(try seconds { for one in requests { _ = try log.append([one]) } })
+        let group = GroupCommitLog(log: log)
+        let threadRequests = (0..<8).map { thread in (0..<perThread).map { _ in request("thread-\(thread)") } }
+        // Eight real threads (DispatchQueue.concurrentPerform would run only as many as there are cores).
+        grouped.samples.append(seconds {
+            let done = DispatchGroup()
+            for thread in 0..<8 {
+                done.enter()
+                Thread {
+                    for one in threadRequests[thread] { _ = try! group.append(one) }
+                    done.leave()
+                }.start()
+            }
+            done.wait()
+        })
+        if run == 0 { grouping = "\(group.requests) appends in \(group.commits) commits" }
+    }
+    report.add("group commit: 8 threads, single durable appends", work: Double(8 * perThread), unit: "appends", grouped,
+               baseline: ("one thread, one durable commit per append", single, Double(perThread)), note: "target ratio ≥ 20; \(grouping)")
+}
+
+
+if options.cases.contains("group") {
+    // What one synchronous commit costs as it carries more appends: why grouping pays.
+    for size in [1, 8, 64] {
+        var timings = Timings()
+        for _ in 0..<options.runs {
+            fresh(work + "/cost.lmdb")
+            let log = try LMDBEventLog(path: work + "/cost.lmdb")
+            var ids = UUIDv7Generator()
+            let batches = (0..<200).map { _ in
+                (0..<size).map { index in
+                    AppendRequest(stream: "t\(index)", expectedVersion: nil, commandId: nil,
+                                  events: [NewEvent(eventId: ids.next(), timestamp: Timestamp(microseconds: 0), actor: .user, event: .navigation(.modalPresented))])
+                }
+            }
+            timings.samples.append(try seconds { for batch in batches { _ = try log.append(batch) } } / 200)
+        }
+        report.add("one durable commit carrying \(size) single-event append\(size == 1 ? "" : "s")", work: Double(size), unit: "appends", timings)
+    }
+}
+
+print(report.render())
+
+if options.cases.contains("sendparts") {
+    let commands = Workload(streams: 1_000).commands(count: options.commands)
+    let lines = commands.map { Array(WireCommand.encode($0).utf8) }
+    var envelopes: [CommandEnvelope] = []
+    let parse = seconds {
+        envelopes = lines.map { line in line.withUnsafeBytes { try! WireCommand.decode($0).get() } }
+    }
+    let memory = try seconds {
+        let processor = CommandProcessor(log: InMemoryEventLog())
+        for start in stride(from: 0, to: envelopes.count, by: 5000) { _ = try processor.handle(Array(envelopes[start..<min(start + 5000, envelopes.count)])) }
+    }
+    fresh(work + "/parts.lmdb")
+    let lmdbLog = try LMDBEventLog(path: work + "/parts.lmdb")
+    var outcomes: [CommandOutcome] = []
+    let onDisk = try seconds {
+        let processor = CommandProcessor(log: lmdbLog)
+        for start in stride(from: 0, to: envelopes.count, by: 5000) { outcomes += try processor.handle(Array(envelopes[start..<min(start + 5000, envelopes.count)])) }
+    }
+    var json = JSONWriter(capacity: 1 << 20)
+    let answer = seconds { for outcome in outcomes { FlowJSON.writeAnswer(outcome, into: &json); json.newline() } }
+    print("parse \(parse * 1000) ms, decide+in-memory append \(memory * 1000) ms, decide+LMDB append \(onDisk * 1000) ms, answers \(answer * 1000) ms")
+}
