@@ -11,8 +11,9 @@ public enum Identifier {
         return utf8.allSatisfy(isAllowed)
     }
 
+    /// Whether one byte may appear in an identifier.
     @inline(__always)
-    static func isAllowed(_ byte: UInt8) -> Bool {
+    public static func isAllowed(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
              UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"),

@@ -38,14 +38,24 @@ enum ByteFormatting {
         bytes.append(UInt8(ascii: "Z"))
     }
 
-    /// The canonical 36-character form of an event id.
+    /// The canonical 36-character form of an event id, built on the stack and appended in one go.
     static func appendUUID(_ id: EventID, to bytes: inout [UInt8]) {
-        for nibble in 0..<32 {
-            if nibble == 8 || nibble == 12 || nibble == 16 || nibble == 20 { bytes.append(UInt8(ascii: "-")) }
-            let word = nibble < 16 ? id.high : id.low
-            let shift = UInt64(60 - (nibble % 16) * 4)
-            bytes.append(EventID.hexDigits[Int((word >> shift) & 0xF)])
+        var text: (UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &text) { buffer in
+            var out = 0
+            for nibble in 0..<32 {
+                if nibble == 8 || nibble == 12 || nibble == 16 || nibble == 20 { buffer[out] = UInt8(ascii: "-"); out += 1 }
+                let word = nibble < 16 ? id.high : id.low
+                buffer[out] = hexDigit(Int((word >> UInt64(60 - (nibble % 16) * 4)) & 0xF))
+                out += 1
+            }
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[0..<36]))
         }
+    }
+
+    @inline(__always)
+    private static func hexDigit(_ value: Int) -> UInt8 {
+        UInt8(truncatingIfNeeded: value < 10 ? 48 + value : 87 + value)
     }
 }
 

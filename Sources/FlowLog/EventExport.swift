@@ -80,7 +80,7 @@ public final class Progress {
     public func advance(to done: Int) {
         guard enabled, done >= nextUpdate else { return }
         nextUpdate = done + step
-        draw("\r\(label): \(done) of \(total) (\(done * 100 / total)%)")
+        draw("\r\(label): \(done) of about \(total) (\(min(done * 100 / total, 99))%)")
     }
 
     public func finish() {

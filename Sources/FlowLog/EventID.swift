@@ -13,24 +13,25 @@ public struct EventID: Hashable, Sendable, CustomStringConvertible {
 
     /// Parses the canonical 8-4-4-4-12 hexadecimal form, in either case.
     public init?(_ text: String) {
-        var utf8 = text.utf8.makeIterator()
+        guard let id = EventID.parse(text.utf8) else { return nil }
+        self = id
+    }
+
+    static func parse<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> EventID? {
+        guard bytes.count == 36 else { return nil }
         var high: UInt64 = 0
         var low: UInt64 = 0
         var nibbles = 0
-        var index = 0
-        while let byte = utf8.next() {
+        for (index, byte) in bytes.enumerated() {
             if index == 8 || index == 13 || index == 18 || index == 23 {
                 guard byte == UInt8(ascii: "-") else { return nil }
-                index += 1
                 continue
             }
             guard let value = EventID.hexValue(byte) else { return nil }
             if nibbles < 16 { high = high << 4 | UInt64(value) } else { low = low << 4 | UInt64(value) }
             nibbles += 1
-            index += 1
         }
-        guard index == 36, nibbles == 32 else { return nil }
-        self.init(high: high, low: low)
+        return EventID(high: high, low: low)
     }
 
     public var description: String {

@@ -51,6 +51,7 @@ public final class ImportSink {
     private var previousHash: UInt64
     private var versions: [String: Int] = [:]
     private var writer = BinaryWriter(capacity: 512)
+    private var keys = KeyScratch()
     public private(set) var count = 0
 
     init(log: LMDBEventLog, txn: Transaction, head: (position: Int, hash: UInt64)) {
@@ -68,14 +69,17 @@ public final class ImportSink {
         guard record.version == current + 1 else {
             throw ImportError(line: line, problem: "it is version \(record.version) of stream \(record.stream), but that stream's next version is \(current + 1)")
         }
-        let idKey = Keys.eventID(record.eventId)
-        if let existing = try txn.get(log.eventIdsDB, key: idKey) {
-            throw ImportError(line: line, problem: "its event id \(record.eventId) is already in the log, at position \(Keys.decodePosition(existing))")
-        }
         previousHash = RecordCodec.encode(record, previousHash: previousHash, into: &writer)
-        try txn.put(log.eventsDB, key: Keys.position(record.position), value: writer.bytes, flags: .append)
-        try txn.put(log.streamIndexDB, key: Keys.streamVersion(record.stream, record.version), value: Keys.position(record.position))
-        try txn.put(log.eventIdsDB, key: idKey, value: Keys.position(record.position))
+        try keys.withPosition(record.position) { positionKey in
+            do {
+                try keys.withEventID(record.eventId) { try txn.put(log.eventIdsDB, key: $0, value: positionKey, flags: .noOverwrite) }
+            } catch let error as LMDBError where error.isKeyExists {
+                let existing = try txn.get(log.eventIdsDB, key: Keys.eventID(record.eventId)).map(Keys.decodePosition) ?? 0
+                throw ImportError(line: line, problem: "its event id \(record.eventId) is already in the log, at position \(existing)")
+            }
+            try writer.bytes.withUnsafeBytes { try txn.put(log.eventsDB, key: positionKey, value: $0, flags: .append) }
+            try keys.withStreamVersion(record.stream, record.version) { try txn.put(log.streamIndexDB, key: $0, value: positionKey) }
+        }
         versions[record.stream] = record.version
         position = record.position
         count += 1

@@ -2,7 +2,9 @@
 /// byte-for-byte reproducible (SPEC §5's faces and the exports depend on that).
 public struct JSONWriter {
     public internal(set) var bytes: [UInt8] = []
-    var needsComma: [Bool] = [false]
+    /// One bit per open level (innermost lowest): whether the next value there needs a comma first.
+    /// A bit stack rather than an array keeps the hot path free of allocation and uniqueness checks.
+    var commaBits: UInt64 = 0
 
     public init(capacity: Int = 256) {
         bytes.reserveCapacity(capacity)
@@ -12,48 +14,78 @@ public struct JSONWriter {
 
     public mutating func reset() {
         bytes.removeAll(keepingCapacity: true)
-        needsComma = [false]
+        commaBits = 0
     }
 
-    public mutating func beginObject() { separate(); bytes.append(UInt8(ascii: "{")); needsComma.append(false) }
-    public mutating func endObject() { needsComma.removeLast(); bytes.append(UInt8(ascii: "}")) }
-    public mutating func beginArray() { separate(); bytes.append(UInt8(ascii: "[")); needsComma.append(false) }
-    public mutating func endArray() { needsComma.removeLast(); bytes.append(UInt8(ascii: "]")) }
+    public mutating func beginObject() { separate(); bytes.append(UInt8(ascii: "{")); commaBits <<= 1 }
+    public mutating func endObject() { commaBits >>= 1; bytes.append(UInt8(ascii: "}")) }
+    public mutating func beginArray() { separate(); bytes.append(UInt8(ascii: "[")); commaBits <<= 1 }
+    public mutating func endArray() { commaBits >>= 1; bytes.append(UInt8(ascii: "]")) }
 
     /// A member name; the next value written is its value.
     public mutating func key(_ name: StaticString) {
         separate()
         bytes.append(UInt8(ascii: "\""))
         bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-        bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
-        needsComma[needsComma.count - 1] = false
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
+        commaBits &= ~1
+    }
+
+    /// Appends a fragment of JSON as it is, with no separator logic: for fixed layouts on hot paths,
+    /// such as `{"position":` or `,"stream":`. The caller keeps the result valid JSON.
+    @inline(__always)
+    public mutating func raw(_ fragment: StaticString) {
+        bytes.append(contentsOf: UnsafeBufferPointer(start: fragment.utf8Start, count: fragment.utf8CodeUnitCount))
+    }
+
+    /// A string value with no separator logic, for use after `raw`.
+    public mutating func rawString(_ value: String) {
+        commaBits &= ~1
+        string(value)
+    }
+
+    /// An integer with no separator logic, for use after `raw`.
+    public mutating func rawInt(_ value: Int) {
+        commaBits &= ~1
+        int(value)
     }
 
     /// A member name that is only known at run time.
     public mutating func key(dynamic name: String) {
         string(name)
         bytes.append(UInt8(ascii: ":"))
-        needsComma[needsComma.count - 1] = false
+        commaBits &= ~1
     }
 
     public mutating func string(_ value: String) {
         separate()
         bytes.append(UInt8(ascii: "\""))
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): bytes.append(contentsOf: [0x5C, 0x22])
-            case UInt8(ascii: "\\"): bytes.append(contentsOf: [0x5C, 0x5C])
-            case 0x0A: bytes.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-            case 0x0D: bytes.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-            case 0x09: bytes.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-            case 0..<0x20:
-                bytes.append(contentsOf: Array("\\u00".utf8))
-                bytes.append(EventID.hexDigits[Int(byte >> 4)])
-                bytes.append(EventID.hexDigits[Int(byte & 0xF)])
-            default: bytes.append(byte)
+        var value = value
+        value.withUTF8 { utf8 in
+            // Most text needs no escaping: copy it in one go.
+            if !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+                bytes.append(contentsOf: utf8)
+                return
             }
+            for byte in utf8 { appendEscaped(byte) }
         }
         bytes.append(UInt8(ascii: "\""))
+    }
+
+    private mutating func appendEscaped(_ byte: UInt8) {
+        switch byte {
+        case UInt8(ascii: "\""): bytes.append(0x5C); bytes.append(0x22)
+        case UInt8(ascii: "\\"): bytes.append(0x5C); bytes.append(0x5C)
+        case 0x0A: bytes.append(0x5C); bytes.append(UInt8(ascii: "n"))
+        case 0x0D: bytes.append(0x5C); bytes.append(UInt8(ascii: "r"))
+        case 0x09: bytes.append(0x5C); bytes.append(UInt8(ascii: "t"))
+        case 0..<0x20:
+            bytes.append(contentsOf: [0x5C, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
+            bytes.append(EventID.hexDigits[Int(byte >> 4)])
+            bytes.append(EventID.hexDigits[Int(byte & 0xF)])
+        default: bytes.append(byte)
+        }
     }
 
     public mutating func string(_ value: String?) {
@@ -110,8 +142,8 @@ public struct JSONWriter {
 
     @inline(__always)
     mutating func separate() {
-        if needsComma[needsComma.count - 1] { bytes.append(UInt8(ascii: ",")) }
-        needsComma[needsComma.count - 1] = true
+        if commaBits & 1 != 0 { bytes.append(UInt8(ascii: ",")) }
+        commaBits |= 1
     }
 }
 
@@ -119,6 +151,6 @@ extension JSONWriter {
     /// Ends one line of NDJSON; the next value starts a new top-level value.
     public mutating func newline() {
         bytes.append(0x0A)
-        needsComma = [false]
+        commaBits = 0
     }
 }

@@ -120,6 +120,21 @@ enum EventTag: UInt16 {
     case appLaunched = 20, signUpStarted, logInStarted, onboardingAdvanced, onboardingWentBack, onboardingFinished
     case loginSucceeded, loginCancelled, tabSelected, modalPresented, modalDismissed
 
+    /// The tag of an event type name (`cart.productAdded`), given as bytes.
+    init?(typeName: UnsafeRawBufferPointer) {
+        guard let index = ExportFilter.eventTypes.firstIndex(where: { name in
+            name.utf8.count == typeName.count && name.utf8.elementsEqual(typeName)
+        }) else { return nil }
+        self = EventTag.inTypeNameOrder[index]
+    }
+
+    /// The tags in the order of `ExportFilter.eventTypes`.
+    static let inTypeNameOrder: [EventTag] = [
+        .productAdded, .productRemoved, .discountApplied, .discountRemoved, .checkoutStarted, .orderPlaced, .paymentFailed,
+        .appLaunched, .signUpStarted, .logInStarted, .onboardingAdvanced, .onboardingWentBack, .onboardingFinished,
+        .loginSucceeded, .loginCancelled, .tabSelected, .modalPresented, .modalDismissed,
+    ]
+
     static func of(_ event: AppEvent) -> EventTag {
         switch event {
         case .cart(.productAdded): .productAdded

@@ -8,122 +8,174 @@ public enum RecordedEventJSON {
         public var description: String { message }
     }
 
+    /// Decodes one line. Members may come in any order; for a repeated member the last counts;
+    /// `null` means absent; unknown members are ignored (but must be valid JSON).
     public static func decode(_ line: UnsafeRawBufferPointer) throws(Problem) -> RecordedEvent {
-        let value: JSONValue
-        do { value = try JSONParser.parse(line) } catch { throw Problem(message: "it is not valid JSON (\(error))") }
-        return try decode(value)
+        do {
+            return try scan(line)
+        } catch let syntax as JSONSyntaxError {
+            throw Problem(message: "it is not valid JSON (\(syntax))")
+        } catch let problem as Problem {
+            throw problem
+        } catch {
+            throw Problem(message: "\(error)")
+        }
     }
 
-    public static func decode(_ value: JSONValue) throws(Problem) -> RecordedEvent {
-        guard case .object = value else { throw Problem(message: "it is \(value.typeName), not a JSON object") }
-        let envelope = Fields(value)
-        let position = try envelope.integer("position", in: 1...Int(Int64.max))
-        let stream = try envelope.identifier("stream")
-        let version = try envelope.integer("version", in: 1...Int(Int64.max))
-        guard let eventId = EventID(try envelope.string("eventId")) else { throw Problem(message: "\"eventId\" is not a UUID") }
-        let type = try envelope.string("type")
-        guard let actor = Actor(rawValue: try envelope.string("actor")) else { throw Problem(message: "\"actor\" must be \"user\" or \"system\"") }
-        guard let timestamp = Timestamp(rfc3339: try envelope.string("timestamp")) else {
-            throw Problem(message: "\"timestamp\" is not an RFC 3339 time such as 2026-11-21T13:25:17.123456Z")
+    /// The event's own fields, gathered before the type is known (members come in any order).
+    private struct DataFields {
+        var productId: String?, name: String?, unitPrice: Int?, quantity: Int?, discountId: String?, percent: Int?
+        var orderId: String?, total: Int?, itemCount: Int?, reason: String?, hasOnboarded: Bool?, tab: Int?
+    }
+
+    private static func scan(_ line: UnsafeRawBufferPointer) throws -> RecordedEvent {
+        var scanner = JSONScanner(line)
+        guard scanner.peek() == UInt8(ascii: "{") else { throw Problem(message: "it is not a JSON object") }
+        try scanner.beginObject()
+        var position: Int?, version: Int?, schemaVersion: Int?
+        var stream: String?, correlationId: String?, causationId: String?
+        var eventId: EventID?, timestamp: Timestamp?, actor: Actor?, tag: EventTag?, typeText: String?
+        var data: DataFields?
+        var first = true
+        while let key = try scanner.nextKey(first: &first) {
+            if key.equals("position") { position = try integer(&scanner, "position") }
+            else if key.equals("stream") { stream = try identifier(&scanner, "stream") }
+            else if key.equals("version") { version = try integer(&scanner, "version") }
+            else if key.equals("eventId") {
+                guard let raw = scanner.plainStringBytes(), let id = EventID.parse(raw) else { throw Problem(message: "\"eventId\" is not a UUID") }
+                eventId = id
+            } else if key.equals("type") {
+                guard let raw = scanner.plainStringBytes() else { throw Problem(message: "\"type\" must be a string") }
+                tag = EventTag(typeName: raw)
+                typeText = tag == nil ? String(decoding: raw.prefix(60), as: UTF8.self) : nil
+            } else if key.equals("actor") {
+                let raw = scanner.plainStringBytes()
+                actor = raw.map { $0.equals("user") ? .user : $0.equals("system") ? .system : nil } ?? nil
+                guard actor != nil else { throw Problem(message: "\"actor\" must be \"user\" or \"system\"") }
+            } else if key.equals("timestamp") {
+                guard let raw = scanner.plainStringBytes(),
+                      let parsed = Timestamp.parseRFC3339(UnsafeBufferPointer(start: raw.baseAddress?.assumingMemoryBound(to: UInt8.self), count: raw.count))
+                else { throw Problem(message: "\"timestamp\" is not an RFC 3339 time such as 2026-11-21T13:25:17.123456Z") }
+                timestamp = parsed
+            } else if key.equals("schemaVersion") { schemaVersion = scanner.takeNull() ? nil : try integer(&scanner, "schemaVersion") }
+            else if key.equals("correlationId") { correlationId = scanner.takeNull() ? nil : try identifier(&scanner, "correlationId") }
+            else if key.equals("causationId") { causationId = scanner.takeNull() ? nil : try identifier(&scanner, "causationId") }
+            else if key.equals("data") { data = try dataFields(&scanner) }
+            else { _ = try scanner.value() }
         }
-        let schemaVersion = try envelope.optionalInteger("schemaVersion") ?? RecordCodec.currentSchemaVersion
-        guard (1...RecordCodec.currentSchemaVersion).contains(schemaVersion) else {
-            throw Problem(message: "\"schemaVersion\" \(schemaVersion) is not one this FlowLog reads (1 through \(RecordCodec.currentSchemaVersion))")
+        guard scanner.atEnd() else { throw JSONSyntaxError(offset: scanner.offset, reason: "unexpected text after the JSON value") }
+        guard let position else { throw Problem(message: "\"position\" is missing") }
+        guard position >= 1 else { throw Problem(message: "\"position\" \(position) is out of range") }
+        guard let stream else { throw Problem(message: "\"stream\" is missing") }
+        guard let version else { throw Problem(message: "\"version\" is missing") }
+        guard version >= 1 else { throw Problem(message: "\"version\" \(version) is out of range") }
+        guard let eventId else { throw Problem(message: "\"eventId\" is missing") }
+        guard let actor else { throw Problem(message: "\"actor\" is missing") }
+        guard let timestamp else { throw Problem(message: "\"timestamp\" is missing") }
+        guard let tag else {
+            throw Problem(message: typeText.map { "\"type\" \"\($0)\" is not an event type; the types are \(ExportFilter.eventTypes.joined(separator: ", "))" } ?? "\"type\" is missing")
         }
-        let correlationId = try envelope.optionalIdentifier("correlationId")
-        let causationId = try envelope.optionalIdentifier("causationId")
-        guard let dataValue = value["data"], case .object = dataValue else { throw Problem(message: "\"data\" must be an object") }
-        let event = try self.event(type, Fields(dataValue))
+        let schema = schemaVersion ?? RecordCodec.currentSchemaVersion
+        guard (1...RecordCodec.currentSchemaVersion).contains(schema) else {
+            throw Problem(message: "\"schemaVersion\" \(schema) is not one this FlowLog reads (1 through \(RecordCodec.currentSchemaVersion))")
+        }
+        guard let data else { throw Problem(message: "\"data\" must be an object") }
         return RecordedEvent(position: position, stream: stream, version: version, eventId: eventId, timestamp: timestamp,
                              actor: actor, correlationId: correlationId, causationId: causationId,
-                             schemaVersion: schemaVersion, event: event)
+                             schemaVersion: schema, event: try event(tag, data))
     }
 
-    private static func event(_ type: String, _ data: Fields) throws(Problem) -> AppEvent {
-        let amount = 0...Int(Int64.max)
-        switch type {
-        case "cart.productAdded":
-            return .cart(.productAdded(productId: try data.identifier("productId"), name: try data.text("name"),
-                                       unitPrice: try data.integer("unitPrice", in: amount), quantity: try data.integer("quantity", in: amount)))
-        case "cart.productRemoved":
-            return .cart(.productRemoved(productId: try data.identifier("productId"), quantity: try data.integer("quantity", in: amount)))
-        case "cart.discountApplied":
-            return .cart(.discountApplied(discountId: try data.identifier("discountId"), percent: try data.integer("percent", in: 0...100),
-                                          productId: try data.optionalIdentifier("productId")))
-        case "cart.discountRemoved":
-            return .cart(.discountRemoved(discountId: try data.identifier("discountId")))
-        case "cart.checkoutStarted":
-            return .cart(.checkoutStarted(total: try data.integer("total", in: amount), itemCount: try data.integer("itemCount", in: amount)))
-        case "cart.orderPlaced":
-            return .cart(.orderPlaced(orderId: try data.identifier("orderId"), total: try data.integer("total", in: amount),
-                                      itemCount: try data.integer("itemCount", in: amount)))
-        case "cart.paymentFailed":
-            return .cart(.paymentFailed(reason: try data.text("reason")))
-        case "app.launched":
-            return .navigation(.appLaunched(hasOnboarded: try data.bool("hasOnboarded")))
-        case "welcome.signUpStarted": return .navigation(.signUpStarted)
-        case "welcome.logInStarted": return .navigation(.logInStarted)
-        case "onboarding.advanced": return .navigation(.onboardingAdvanced)
-        case "onboarding.wentBack": return .navigation(.onboardingWentBack)
-        case "onboarding.finished": return .navigation(.onboardingFinished)
-        case "login.succeeded": return .navigation(.loginSucceeded)
-        case "login.cancelled": return .navigation(.loginCancelled)
-        case "home.tabSelected": return .navigation(.tabSelected(try data.integer("tab", in: 0...1)))
-        case "home.modalPresented": return .navigation(.modalPresented)
-        case "modal.dismissed": return .navigation(.modalDismissed)
-        default:
-            throw Problem(message: "\"type\" \"\(type.prefix(60))\" is not an event type; the types are \(ExportFilter.eventTypes.joined(separator: ", "))")
-        }
+    private static func integer(_ scanner: inout JSONScanner, _ name: String) throws -> Int {
+        guard let value = scanner.integer() else { throw Problem(message: "\"\(name)\" must be an integer") }
+        return value
     }
 
-    private struct Fields {
-        let value: JSONValue
-        init(_ value: JSONValue) { self.value = value }
-
-        func present(_ name: String) -> JSONValue? {
-            guard let member = value[name] else { return nil }
-            if case .null = member { return nil }
-            return member
+    private static func identifier(_ scanner: inout JSONScanner, _ name: String) throws -> String {
+        guard let raw = scanner.plainStringBytes(), raw.count >= 1, raw.count <= Identifier.maximumLength, raw.allSatisfy(Identifier.isAllowed) else {
+            throw Problem(message: "\"\(name)\" is not an identifier (1 to 64 of A-Z a-z 0-9 . _ : -)")
         }
+        return String(decoding: raw, as: UTF8.self)
+    }
 
-        func string(_ name: String) throws(Problem) -> String {
-            guard let member = present(name) else { throw Problem(message: "\"\(name)\" is missing") }
-            guard case .string(let text) = member else { throw Problem(message: "\"\(name)\" must be a string, not \(member.typeName)") }
-            return text
+    private static func dataFields(_ scanner: inout JSONScanner) throws -> DataFields {
+        guard scanner.peek() == UInt8(ascii: "{") else { throw Problem(message: "\"data\" must be an object") }
+        try scanner.beginObject()
+        var fields = DataFields()
+        var first = true
+        func text(_ name: String) throws -> String? {
+            if scanner.takeNull() { return nil }
+            guard let value = try scanner.string() else { throw Problem(message: "\"\(name)\" must be a string") }
+            guard value.utf8.count <= Int(UInt16.max) else { throw Problem(message: "\"\(name)\" is longer than 65,535 bytes") }
+            return value
         }
-
-        func text(_ name: String) throws(Problem) -> String {
-            let text = try string(name)
-            guard text.utf8.count <= Int(UInt16.max) else { throw Problem(message: "\"\(name)\" is longer than 65,535 bytes") }
-            return text
+        func id(_ name: String) throws -> String? { scanner.takeNull() ? nil : try identifier(&scanner, name) }
+        func int(_ name: String) throws -> Int? { scanner.takeNull() ? nil : try integer(&scanner, name) }
+        while let key = try scanner.nextKey(first: &first) {
+            if key.equals("productId") { fields.productId = try id("productId") }
+            else if key.equals("name") { fields.name = try text("name") }
+            else if key.equals("unitPrice") { fields.unitPrice = try int("unitPrice") }
+            else if key.equals("quantity") { fields.quantity = try int("quantity") }
+            else if key.equals("discountId") { fields.discountId = try id("discountId") }
+            else if key.equals("percent") { fields.percent = try int("percent") }
+            else if key.equals("orderId") { fields.orderId = try id("orderId") }
+            else if key.equals("total") { fields.total = try int("total") }
+            else if key.equals("itemCount") { fields.itemCount = try int("itemCount") }
+            else if key.equals("reason") { fields.reason = try text("reason") }
+            else if key.equals("hasOnboarded") {
+                if scanner.takeNull() { fields.hasOnboarded = nil } else {
+                    guard let flag = scanner.bool() else { throw Problem(message: "\"hasOnboarded\" must be true or false") }
+                    fields.hasOnboarded = flag
+                }
+            } else if key.equals("tab") { fields.tab = try int("tab") }
+            else { _ = try scanner.value() }
         }
+        return fields
+    }
 
-        func identifier(_ name: String) throws(Problem) -> String {
-            let text = try string(name)
-            guard Identifier.isValid(text) else { throw Problem(message: "\"\(name)\" is not an identifier (1 to 64 of A-Z a-z 0-9 . _ : -)") }
-            return text
+    private static func event(_ tag: EventTag, _ data: DataFields) throws(Problem) -> AppEvent {
+        func need<T>(_ value: T?, _ name: String) throws(Problem) -> T {
+            guard let value else { throw Problem(message: "\"\(name)\" is missing") }
+            return value
         }
-
-        func optionalIdentifier(_ name: String) throws(Problem) -> String? {
-            present(name) == nil ? nil : try identifier(name)
-        }
-
-        func optionalInteger(_ name: String) throws(Problem) -> Int? {
-            guard let member = present(name) else { return nil }
-            guard case .integer(let number) = member else { throw Problem(message: "\"\(name)\" must be an integer, not \(member.typeName)") }
+        func amount(_ value: Int?, _ name: String) throws(Problem) -> Int {
+            let number = try need(value, name)
+            guard number >= 0 else { throw Problem(message: "\"\(name)\" \(number) is out of range") }
             return number
         }
-
-        func integer(_ name: String, in range: ClosedRange<Int>) throws(Problem) -> Int {
-            guard let number = try optionalInteger(name) else { throw Problem(message: "\"\(name)\" is missing") }
-            guard range.contains(number) else { throw Problem(message: "\"\(name)\" \(number) is out of range") }
-            return number
-        }
-
-        func bool(_ name: String) throws(Problem) -> Bool {
-            guard let member = present(name) else { throw Problem(message: "\"\(name)\" is missing") }
-            guard case .bool(let flag) = member else { throw Problem(message: "\"\(name)\" must be true or false") }
-            return flag
+        switch tag {
+        case .productAdded:
+            return .cart(.productAdded(productId: try need(data.productId, "productId"), name: try need(data.name, "name"),
+                                       unitPrice: try amount(data.unitPrice, "unitPrice"), quantity: try amount(data.quantity, "quantity")))
+        case .productRemoved:
+            return .cart(.productRemoved(productId: try need(data.productId, "productId"), quantity: try amount(data.quantity, "quantity")))
+        case .discountApplied:
+            let percent = try need(data.percent, "percent")
+            guard (0...100).contains(percent) else { throw Problem(message: "\"percent\" \(percent) is out of range") }
+            return .cart(.discountApplied(discountId: try need(data.discountId, "discountId"), percent: percent, productId: data.productId))
+        case .discountRemoved:
+            return .cart(.discountRemoved(discountId: try need(data.discountId, "discountId")))
+        case .checkoutStarted:
+            return .cart(.checkoutStarted(total: try amount(data.total, "total"), itemCount: try amount(data.itemCount, "itemCount")))
+        case .orderPlaced:
+            return .cart(.orderPlaced(orderId: try need(data.orderId, "orderId"), total: try amount(data.total, "total"),
+                                      itemCount: try amount(data.itemCount, "itemCount")))
+        case .paymentFailed:
+            return .cart(.paymentFailed(reason: try need(data.reason, "reason")))
+        case .appLaunched:
+            return .navigation(.appLaunched(hasOnboarded: try need(data.hasOnboarded, "hasOnboarded")))
+        case .tabSelected:
+            let tab = try need(data.tab, "tab")
+            guard (0...1).contains(tab) else { throw Problem(message: "\"tab\" \(tab) is out of range") }
+            return .navigation(.tabSelected(tab))
+        case .signUpStarted: return .navigation(.signUpStarted)
+        case .logInStarted: return .navigation(.logInStarted)
+        case .onboardingAdvanced: return .navigation(.onboardingAdvanced)
+        case .onboardingWentBack: return .navigation(.onboardingWentBack)
+        case .onboardingFinished: return .navigation(.onboardingFinished)
+        case .loginSucceeded: return .navigation(.loginSucceeded)
+        case .loginCancelled: return .navigation(.loginCancelled)
+        case .modalPresented: return .navigation(.modalPresented)
+        case .modalDismissed: return .navigation(.modalDismissed)
         }
     }
 }

@@ -24,7 +24,12 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
 
     /// Parses RFC 3339 (`YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`); fractions beyond microseconds are cut.
     public init?(rfc3339 text: String) {
-        let bytes = Array(text.utf8)
+        var text = text
+        guard let parsed = text.withUTF8({ Timestamp.parseRFC3339($0) }) else { return nil }
+        self = parsed
+    }
+
+    static func parseRFC3339(_ bytes: UnsafeBufferPointer<UInt8>) -> Timestamp? {
         func number(_ start: Int, _ count: Int) -> Int64? {
             guard start + count <= bytes.count else { return nil }
             var value: Int64 = 0
@@ -72,7 +77,7 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
         guard index == bytes.count else { return nil }
         let days = CivilDate.daysSinceEpoch(year: year, month: month, day: day)
         let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds
-        self.init(microseconds: seconds * 1_000_000 + micros)
+        return Timestamp(microseconds: seconds * 1_000_000 + micros)
     }
 }
 

@@ -103,29 +103,9 @@ struct ImportCommand: ParsableCommand {
             var existing = stat()
             let logExisted = stat(global.logPath, &existing) == 0
             let log = try Composition.openLog(global, access: .readWriteCreating)
-            let progress = Progress(label: "import", total: size, enabled: isatty(STDERR_FILENO) == 1 && size > 0)
-            var reader = LineReader(fileDescriptor: descriptor)
-            var lineNumber = 0
-            var bytesRead = 0
+            let progress = Progress(label: "import", total: max(size / 200, 1), enabled: isatty(STDERR_FILENO) == 1 && size > 0)
             do {
-                let count = try log.importEvents(expectedBytes: size) { sink in
-                    while try reader.readBatch({ lines in
-                        for line in lines {
-                            lineNumber += 1
-                            guard case .text(let bytes) = line else {
-                                throw ImportError(line: lineNumber, problem: "it is longer than \(LineReader.maximumLineLength) bytes")
-                            }
-                            bytesRead += bytes.count + 1
-                            do {
-                                try sink.add(try RecordedEventJSON.decode(bytes), line: lineNumber)
-                            } catch let problem as RecordedEventJSON.Problem {
-                                throw ImportError(line: lineNumber, problem: problem.message)
-                            }
-                        }
-                        progress.advance(to: bytesRead)
-                    }) {}
-                }
-                progress.finish()
+                let count = try NDJSONImport.run(into: log, reader: LineReader(fileDescriptor: descriptor), expectedBytes: size, progress: progress)
                 Output.line("imported \(count) events into \(log.path)")
             } catch {
                 // A refused import into a new log leaves no empty log behind.
