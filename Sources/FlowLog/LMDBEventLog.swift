@@ -18,6 +18,8 @@ import Glibc
 /// LMDB's writer lock serialises processes that share the folder.
 public final class LMDBEventLog: EventLog {
     public static let logSchemaVersion = 1
+    /// How many records a long scan reads between releases of the map's resident pages.
+    static let residentReleaseInterval = 1 << 14
 
     public enum Access: Sendable {
         /// Read and write; create the log (and its folder, not its parent) when it does not exist.
@@ -197,6 +199,7 @@ public final class LMDBEventLog: EventLog {
         try reading { txn in
             var previousHash = try hashBefore(position: start, txn)
             var expected = start
+            var scanned = ScannedRange()
             try txn.withCursor(eventsDB) { cursor in
                 var record = try cursor.seek(atOrAfter: Keys.position(start))
                 while let (key, value) = record {
@@ -209,6 +212,8 @@ public final class LMDBEventLog: EventLog {
                     guard try body(event) else { return }
                     previousHash = hash
                     expected += 1
+                    if let address = value.baseAddress { scanned.include(address) }
+                    if expected % Self.residentReleaseInterval == 0 { scanned.release() }
                     record = try cursor.next()
                 }
             }
@@ -221,6 +226,7 @@ public final class LMDBEventLog: EventLog {
             try txn.withCursor(streamIndexDB) { cursor in
                 var entry = try cursor.seek(atOrAfter: Keys.streamVersion(stream, 1))
                 var expectedVersion = 1
+                var scanned = ScannedRange()
                 while let (key, value) = entry, key.starts(with: prefix) {
                     let position = Keys.decodePosition(value)
                     if let throughPosition, position > throughPosition { return }
@@ -228,6 +234,8 @@ public final class LMDBEventLog: EventLog {
                         throw EventLogError.damaged(RecordDamage(position: position, stream: stream, problem: "the stream index points at it, but it is missing"))
                     }
                     let (event, _) = try decode(bytes, position: position, previousHash: try hashBefore(position: position, txn))
+                    if let address = bytes.baseAddress { scanned.include(address) }
+                    if expectedVersion % Self.residentReleaseInterval == 0 { scanned.release() }
                     guard event.stream == stream, event.version == expectedVersion else {
                         throw EventLogError.damaged(RecordDamage(position: position, stream: stream, problem: "the stream index says version \(expectedVersion) of \(stream), the record says version \(event.version) of \(event.stream)"))
                     }
@@ -277,6 +285,24 @@ public final class LMDBEventLog: EventLog {
                 return result
             }
         }
+    }
+}
+
+/// The span of the memory map a scan has read since it last let the kernel take those pages back.
+struct ScannedRange {
+    private var lowest: UnsafeRawPointer?
+    private var highest: UnsafeRawPointer?
+
+    @inline(__always)
+    mutating func include(_ address: UnsafeRawPointer) {
+        if lowest.map({ address < $0 }) ?? true { lowest = address }
+        if highest.map({ address > $0 }) ?? true { highest = address }
+    }
+
+    mutating func release() {
+        if let lowest, let highest { Environment.releaseResidentPages(from: lowest, through: highest) }
+        lowest = nil
+        highest = nil
     }
 }
 

@@ -103,6 +103,20 @@ public final class Environment {
         }
     }
 
+    /// Lets the kernel take back the resident pages of the memory map between two addresses that
+    /// point into it (say, the lowest and highest record a scan has read since the last release).
+    ///
+    /// Without a writable map, LMDB maps its file read-only and shared, so dropping pages loses nothing:
+    /// the next access reads them again from the page cache. Long scans call this every so often so
+    /// that walking a log of many gigabytes keeps a small resident set.
+    public static func releaseResidentPages(from lowest: UnsafeRawPointer, through highest: UnsafeRawPointer) {
+        let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let start = Int(bitPattern: lowest) & ~(pageSize - 1)
+        let end = (Int(bitPattern: highest) + pageSize) & ~(pageSize - 1)
+        guard end > start, let address = UnsafeMutableRawPointer(bitPattern: start) else { return }
+        _ = madvise(address, end - start, MADV_DONTNEED)
+    }
+
     /// Flushes buffers to disk; only needed by callers that turned synchronous commits off.
     public func sync() throws(LMDBError) {
         try check(mdb_env_sync(handle, 1), "mdb_env_sync")
