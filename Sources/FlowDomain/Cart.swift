@@ -93,6 +93,10 @@ public struct OrderHistory: Equatable, Sendable {
 
     public init() {}
 
+    public init(orders: [Order]) {
+        for order in orders { append(order) }
+    }
+
     public func contains(orderId: String) -> Bool { ids.contains(orderId) }
 
     mutating func append(_ order: Order) {

@@ -54,6 +54,7 @@ public final class CommandProcessor {
     private let clock: any WallClock
     private var ids: any EventIDGenerator
     private var cache: [String: (state: FlowState, version: Int)] = [:]
+    private var scratch = BinaryWriter(capacity: 512)
     /// How often a batch is re-decided when other writers keep moving its streams.
     private let maximumRetries = 16
 
@@ -122,9 +123,14 @@ public final class CommandProcessor {
             NewEvent(eventId: ids.next(), timestamp: timestamp, actor: actor,
                      correlationId: envelope.correlationId, causationId: envelope.commandId, event: event)
         }
+        var fingerprints: [UInt64] = []
+        fingerprints.reserveCapacity(events.count)
+        for event in events {
+            FlowDecider.evolve(&current.state, event)
+            fingerprints.append(StateCodec.fingerprint(current.state, scratch: &scratch))
+        }
         let request = AppendRequest(stream: envelope.stream, expectedVersion: current.version, commandId: envelope.commandId,
-                                    events: newEvents, chained: current.requested)
-        for event in events { FlowDecider.evolve(&current.state, event) }
+                                    events: newEvents, chained: current.requested, fingerprints: fingerprints, stateAfter: current.state)
         current.version += events.count
         current.requested = true
         return .decided(request, events)

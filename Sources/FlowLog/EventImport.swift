@@ -32,7 +32,7 @@ extension LMDBEventLog {
         }
         do {
             return try environment.write(retryingWhenMapIsFull: false) { txn in
-                let sink = ImportSink(log: self, txn: txn, head: try head(txn))
+                let sink = ImportSink(log: self, txn: txn, head: try head(txn), snapshotInterval: try storedSnapshotInterval(txn))
                 try produce(sink)
                 try sink.finish()
                 return sink.count
@@ -52,11 +52,15 @@ public final class ImportSink {
     private var versions: [String: Int] = [:]
     private var writer = BinaryWriter(capacity: 512)
     private var keys = KeyScratch()
+    private var scratch = BinaryWriter(capacity: 512)
+    private var states: [String: FlowState] = [:]
+    private let snapshotInterval: Int
     public private(set) var count = 0
 
-    init(log: LMDBEventLog, txn: Transaction, head: (position: Int, hash: UInt64)) {
+    init(log: LMDBEventLog, txn: Transaction, head: (position: Int, hash: UInt64), snapshotInterval: Int) {
         self.log = log
         self.txn = txn
+        self.snapshotInterval = snapshotInterval
         self.position = head.position
         self.previousHash = head.hash
     }
@@ -78,8 +82,24 @@ public final class ImportSink {
                 throw ImportError(line: line, problem: "its event id \(record.eventId) is already in the log, at position \(existing)")
             }
             try writer.bytes.withUnsafeBytes { try txn.put(log.eventsDB, key: positionKey, value: $0, flags: .append) }
-            try keys.withStreamVersion(record.stream, record.version) { try txn.put(log.streamIndexDB, key: $0, value: positionKey) }
         }
+        // Fold the stream as it loads, so the imported log has fingerprints and snapshots like one
+        // written through the pipeline.
+        var state: FlowState
+        if let folded = states.removeValue(forKey: record.stream) {
+            state = folded
+        } else {
+            state = record.version == 1 ? FlowDecider.initialState : try log.state(ofStream: record.stream, throughPosition: nil, txn).state
+        }
+        FlowDecider.evolve(&state, record.event)
+        let fingerprint = StateCodec.fingerprint(state, scratch: &scratch)
+        try keys.withIndexEntry(position: record.position, fingerprint: fingerprint) { entry in
+            try keys.withStreamVersion(record.stream, record.version) { try txn.put(log.streamIndexDB, key: $0, value: entry) }
+        }
+        if snapshotInterval > 0, record.version % snapshotInterval == 0 {
+            try log.writeSnapshot(state, stream: record.stream, version: record.version, position: record.position, txn)
+        }
+        states[record.stream] = state
         versions[record.stream] = record.version
         position = record.position
         count += 1

@@ -11,13 +11,22 @@ public struct AppendRequest: Equatable, Sendable {
     /// Set when the events were decided against the events of the previous request for the same stream
     /// in the same batch: the request is then refused (`.conflict`) unless that one was appended.
     public var chained: Bool
+    /// The stream's state after each event, as `StateCodec.fingerprint`s, when the caller knows them;
+    /// the log keeps them so that a replay can prove it still means the same (`replay --verify`).
+    public var fingerprints: [UInt64]
+    /// The stream's state after the last event, when the caller knows it; the log keeps it as a
+    /// snapshot when the events cross a multiple of its snapshot interval.
+    public var stateAfter: FlowState?
 
-    public init(stream: String, expectedVersion: Int?, commandId: String?, events: [NewEvent], chained: Bool = false) {
+    public init(stream: String, expectedVersion: Int?, commandId: String?, events: [NewEvent], chained: Bool = false,
+                fingerprints: [UInt64] = [], stateAfter: FlowState? = nil) {
         self.stream = stream
         self.expectedVersion = expectedVersion
         self.commandId = commandId
         self.events = events
         self.chained = chained
+        self.fingerprints = fingerprints
+        self.stateAfter = stateAfter
     }
 }
 
@@ -70,6 +79,10 @@ public protocol EventLog: AnyObject {
 
     /// Calls `body` with one stream's events in version order, up to global position `through`.
     func forEachEvent(inStream stream: String, throughPosition: Int?, _ body: (RecordedEvent) throws -> Bool) throws
+
+    /// The stream's state and version as of global position `through` (or now). Logs with snapshots
+    /// start from the latest usable one.
+    func state(ofStream stream: String, throughPosition: Int?) throws -> (state: FlowState, version: Int)
 }
 
 extension EventLog {
@@ -89,8 +102,17 @@ extension EventLog {
         return events
     }
 
-    /// The stream's state and version as of global position `through` (or now).
-    public func state(ofStream stream: String, throughPosition: Int? = nil) throws -> (state: FlowState, version: Int) {
+    public func state(ofStream stream: String) throws -> (state: FlowState, version: Int) {
+        try state(ofStream: stream, throughPosition: nil)
+    }
+
+    /// The stream's state by folding all its events from the start.
+    public func state(ofStream stream: String, throughPosition: Int?) throws -> (state: FlowState, version: Int) {
+        try replayedState(ofStream: stream, throughPosition: throughPosition)
+    }
+
+    /// The stream's state by folding all its events from the start, never from a snapshot.
+    public func replayedState(ofStream stream: String, throughPosition: Int? = nil) throws -> (state: FlowState, version: Int) {
         var state = FlowDecider.initialState
         var version = 0
         try forEachEvent(inStream: stream, throughPosition: throughPosition) { recorded in

@@ -12,7 +12,12 @@ import Glibc
 /// - `streams`: stream id → its current version (8 bytes, little-endian);
 /// - `streamIndex`: stream id, 0x00, version (big-endian) → position (big-endian);
 /// - `commands`: stream id, 0x00, command id → first position, event count, version after it;
-/// - `eventIds`: event id (16 bytes) → position, so that no event id is ever stored twice.
+/// - `eventIds`: event id (16 bytes) → position, so that no event id is ever stored twice;
+/// - `snapshots`: stream id, 0x00, version (big-endian) → reducer version, position, the state
+///   (`StateCodec`) and a checksum, every `snapshotInterval` events of a stream.
+///
+/// A `streamIndex` value may carry, after the position, the fingerprint of the stream's state after
+/// that event (`StateCodec.fingerprint`), which `replay --verify` compares with a fresh replay.
 ///
 /// Every `append` is one write transaction: all of a batch or none of it reaches the disk, and
 /// LMDB's writer lock serialises processes that share the folder.
@@ -41,6 +46,7 @@ public final class LMDBEventLog: EventLog {
     let streamIndexDB: Database
     let commandsDB: Database
     let eventIdsDB: Database
+    let snapshotsDB: Database
     private var writer = BinaryWriter(capacity: 512)
 
     /// Opens the log at `path` (a folder). `initialMapSize` only matters for a new log or a larger
@@ -58,14 +64,14 @@ public final class LMDBEventLog: EventLog {
             throw LogFolder.openingError(error, path: path)
         }
         do {
-            let names = ["meta", "events", "streams", "streamIndex", "commands", "eventIds"]
+            let names = ["meta", "events", "streams", "streamIndex", "commands", "eventIds", "snapshots"]
             let databases: [Database]
             if access == .readOnly {
                 databases = try environment.openDatabases(named: names, create: false)
             } else {
                 databases = try environment.openDatabases(named: names, create: true)
             }
-            (meta, eventsDB, streamsDB, streamIndexDB, commandsDB, eventIdsDB) = (databases[0], databases[1], databases[2], databases[3], databases[4], databases[5])
+            (meta, eventsDB, streamsDB, streamIndexDB, commandsDB, eventIdsDB, snapshotsDB) = (databases[0], databases[1], databases[2], databases[3], databases[4], databases[5], databases[6])
         } catch let error as LMDBError where error.isNotFound {
             throw .notALog(path: path, reason: "it is an LMDB environment without FlowLog's databases")
         } catch {
@@ -108,6 +114,7 @@ public final class LMDBEventLog: EventLog {
 
     private func appendInTransaction(_ requests: [AppendRequest], _ txn: Transaction) throws -> [AppendResult] {
         var (position, previousHash) = try head(txn)
+        let snapshotInterval = try storedSnapshotInterval(txn)
         var versions: [String: Int] = [:]
         var poisoned: Set<String> = []
         var results: [AppendResult] = []
@@ -138,11 +145,17 @@ public final class LMDBEventLog: EventLog {
                                            eventId: new.eventId, timestamp: new.timestamp, actor: new.actor,
                                            correlationId: new.correlationId, causationId: new.causationId, event: new.event)
                 previousHash = RecordCodec.encode(record, previousHash: previousHash, into: &writer)
+                let fingerprint = request.fingerprints.count == request.events.count ? request.fingerprints[version - current - 1] : nil
                 try keys.withPosition(position) { positionKey in
                     try writer.bytes.withUnsafeBytes { try txn.put(eventsDB, key: positionKey, value: $0, flags: .append) }
-                    try keys.withStreamVersion(request.stream, version) { try txn.put(streamIndexDB, key: $0, value: positionKey) }
+                    try keys.withIndexEntry(position: position, fingerprint: fingerprint) { entry in
+                        try keys.withStreamVersion(request.stream, version) { try txn.put(streamIndexDB, key: $0, value: entry) }
+                    }
                     try keys.withEventID(new.eventId) { try txn.put(eventIdsDB, key: $0, value: positionKey, flags: .noOverwrite) }
                 }
+            }
+            if let state = request.stateAfter, snapshotInterval > 0, current / snapshotInterval != version / snapshotInterval {
+                try writeSnapshot(state, stream: request.stream, version: version, position: position, txn)
             }
             versions[request.stream] = version
             let receipt = CommandReceipt(firstPosition: first, eventCount: request.events.count, version: version)
@@ -221,30 +234,146 @@ public final class LMDBEventLog: EventLog {
     }
 
     public func forEachEvent(inStream stream: String, throughPosition: Int?, _ body: (RecordedEvent) throws -> Bool) throws {
-        let prefix = Keys.streamPrefix(stream)
         try reading { txn in
-            try txn.withCursor(streamIndexDB) { cursor in
-                var entry = try cursor.seek(atOrAfter: Keys.streamVersion(stream, 1))
-                var expectedVersion = 1
-                var scanned = ScannedRange()
-                while let (key, value) = entry, key.starts(with: prefix) {
-                    let position = Keys.decodePosition(value)
-                    if let throughPosition, position > throughPosition { return }
-                    guard let bytes = try txn.get(eventsDB, key: Keys.position(position)) else {
-                        throw EventLogError.damaged(RecordDamage(position: position, stream: stream, problem: "the stream index points at it, but it is missing"))
-                    }
-                    let (event, _) = try decode(bytes, position: position, previousHash: try hashBefore(position: position, txn))
-                    if let address = bytes.baseAddress { scanned.include(address) }
-                    if expectedVersion % Self.residentReleaseInterval == 0 { scanned.release() }
-                    guard event.stream == stream, event.version == expectedVersion else {
-                        throw EventLogError.damaged(RecordDamage(position: position, stream: stream, problem: "the stream index says version \(expectedVersion) of \(stream), the record says version \(event.version) of \(event.stream)"))
-                    }
-                    guard try body(event) else { return }
-                    expectedVersion += 1
-                    entry = try cursor.next()
+            try scan(stream: stream, fromVersion: 1, throughPosition: throughPosition, txn) { event, _ in try body(event) }
+        }
+    }
+
+    /// One stream's events with the fingerprint recorded for the state after each (where there is one).
+    public func forEachEventWithFingerprint(inStream stream: String, _ body: (RecordedEvent, UInt64?) throws -> Bool) throws {
+        try reading { txn in try scan(stream: stream, fromVersion: 1, throughPosition: nil, txn, body) }
+    }
+
+    /// The state from the latest snapshot at or before `throughPosition` that today's reducers wrote,
+    /// then the events after it: O(snapshot interval) work however long the stream is.
+    public func state(ofStream stream: String, throughPosition: Int?) throws -> (state: FlowState, version: Int) {
+        try reading { txn in try state(ofStream: stream, throughPosition: throughPosition, txn) }
+    }
+
+    func state(ofStream stream: String, throughPosition: Int?, _ txn: Transaction) throws -> (state: FlowState, version: Int) {
+        var (state, version) = try latestSnapshot(of: stream, throughPosition: throughPosition, txn) ?? (FlowDecider.initialState, 0)
+        try scan(stream: stream, fromVersion: version + 1, throughPosition: throughPosition, txn) { event, _ in
+            FlowDecider.evolve(&state, event.event)
+            version = event.version
+            return true
+        }
+        return (state, version)
+    }
+
+    private func scan(stream: String, fromVersion: Int, throughPosition: Int?, _ txn: Transaction,
+                      _ body: (RecordedEvent, UInt64?) throws -> Bool) throws {
+        let prefix = Keys.streamPrefix(stream)
+        try txn.withCursor(streamIndexDB) { cursor in
+            var entry = try cursor.seek(atOrAfter: Keys.streamVersion(stream, fromVersion))
+            var expectedVersion = fromVersion
+            var scanned = ScannedRange()
+            while let (key, value) = entry, key.starts(with: prefix) {
+                let position = Keys.decodePosition(value)
+                if let throughPosition, position > throughPosition { return }
+                guard let bytes = try txn.get(eventsDB, key: Keys.position(position)) else {
+                    throw EventLogError.damaged(RecordDamage(position: position, stream: stream, problem: "the stream index points at it, but it is missing"))
                 }
+                let (event, _) = try decode(bytes, position: position, previousHash: try hashBefore(position: position, txn))
+                if let address = bytes.baseAddress { scanned.include(address) }
+                if expectedVersion % Self.residentReleaseInterval == 0 { scanned.release() }
+                guard event.stream == stream, event.version == expectedVersion else {
+                    throw EventLogError.damaged(RecordDamage(position: position, stream: stream, problem: "the stream index says version \(expectedVersion) of \(stream), the record says version \(event.version) of \(event.stream)"))
+                }
+                guard try body(event, Keys.decodeFingerprint(value)) else { return }
+                expectedVersion += 1
+                entry = try cursor.next()
             }
         }
+    }
+
+    /// Version `version` of a stream's events, or `nil` when the stream has no such version.
+    public func event(inStream stream: String, version: Int) throws -> RecordedEvent? {
+        try reading { txn in
+            guard version >= 1, let entry = try txn.get(streamIndexDB, key: Keys.streamVersion(stream, version)) else { return nil }
+            let position = Keys.decodePosition(entry)
+            guard let bytes = try txn.get(eventsDB, key: Keys.position(position)) else {
+                throw EventLogError.damaged(RecordDamage(position: position, stream: stream, problem: "the stream index points at it, but it is missing"))
+            }
+            return try decode(bytes, position: position, previousHash: try hashBefore(position: position, txn)).0
+        }
+    }
+
+    // MARK: Snapshots
+
+    /// Events per stream between snapshots (0: none). Every writer of the log uses the stored value.
+    public static let defaultSnapshotInterval = 1_000
+
+    public func snapshotInterval() throws -> Int {
+        try reading { txn in try storedSnapshotInterval(txn) }
+    }
+
+    /// Sets the snapshot interval for every writer of this log; 0 turns snapshots off.
+    public func setSnapshotInterval(_ interval: Int) throws {
+        precondition(interval >= 0)
+        do {
+            try environment.write { txn in try txn.put(meta, key: Array("snapshotInterval".utf8), value: Keys.littleEndian(UInt64(interval))) }
+        } catch let error as LMDBError {
+            throw EventLogError.storage(error)
+        }
+    }
+
+    func storedSnapshotInterval(_ txn: Transaction) throws -> Int {
+        guard let value = try txn.get(meta, key: Array("snapshotInterval".utf8)) else { return Self.defaultSnapshotInterval }
+        return Int(UInt64(littleEndian: value.loadUnaligned(as: UInt64.self)))
+    }
+
+    func writeSnapshot(_ state: FlowState, stream: String, version: Int, position: Int, _ txn: Transaction) throws {
+        var encoded = BinaryWriter(capacity: 256)
+        StateCodec.encode(state, into: &encoded)
+        var value = BinaryWriter(capacity: encoded.bytes.count + 28)
+        value.write(UInt64(FlowDecider.reducerVersion))
+        value.write(UInt64(position))
+        value.bytes.append(contentsOf: encoded.bytes)
+        value.write(XXHash64.hash(value.bytes))
+        try txn.put(snapshotsDB, key: Keys.streamVersion(stream, version), value: value.bytes)
+    }
+
+    /// The latest intact snapshot of `stream` written by today's reducers at or before `throughPosition`.
+    private func latestSnapshot(of stream: String, throughPosition: Int?, _ txn: Transaction) throws -> (FlowState, Int)? {
+        var ceiling = try storedVersion(of: stream, txn)
+        if let throughPosition {
+            // The stream's version at that position: versions and positions rise together, so bisect.
+            var low = 0
+            var high = ceiling
+            while low < high {
+                let middle = (low + high + 1) / 2
+                guard let entry = try txn.get(streamIndexDB, key: Keys.streamVersion(stream, middle)) else { break }
+                if Keys.decodePosition(entry) <= throughPosition { low = middle } else { high = middle - 1 }
+            }
+            ceiling = low
+        }
+        guard ceiling > 0 else { return nil }
+        let prefix = Keys.streamPrefix(stream)
+        return try txn.withCursor(snapshotsDB) { cursor in
+            var entry = try cursor.seek(atOrAfter: Keys.streamVersion(stream, ceiling + 1))
+            entry = entry == nil ? try cursor.last() : try cursor.previous()
+            while let (key, value) = entry, key.starts(with: prefix) {
+                if let snapshot = Self.decodeSnapshot(key: key, value: value) { return snapshot }
+                entry = try cursor.previous()
+            }
+            return nil
+        }
+    }
+
+    /// A snapshot's state and version, or `nil` when it is damaged or from other reducers.
+    private static func decodeSnapshot(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> (FlowState, Int)? {
+        guard value.count > 24, let stored = RecordCodec.storedHash(of: value),
+              XXHash64.hash(UnsafeRawBufferPointer(rebasing: value[0..<value.count - 8])) == stored,
+              Int(UInt64(littleEndian: value.loadUnaligned(as: UInt64.self))) == FlowDecider.reducerVersion,
+              let state = StateCodec.decode(UnsafeRawBufferPointer(rebasing: value[16..<value.count - 8]))
+        else { return nil }
+        let version = Int(UInt64(bigEndian: key.loadUnaligned(fromByteOffset: key.count - 8, as: UInt64.self)))
+        return (state, version)
+    }
+
+    /// How many snapshots the log holds (for status and tests).
+    public func snapshotCount() throws -> Int {
+        try reading { txn in try txn.count(snapshotsDB) }
     }
 
     private func hashBefore(position: Int, _ txn: Transaction) throws -> UInt64 {
@@ -314,6 +443,13 @@ struct KeyScratch {
         try withUnsafeBytes(of: UInt64(position).bigEndian, body)
     }
 
+    /// A `streamIndex` value: the position (big-endian), then the state's fingerprint if known.
+    func withIndexEntry<R>(position: Int, fingerprint: UInt64?, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try withUnsafeBytes(of: (UInt64(position).bigEndian, (fingerprint ?? 0).littleEndian)) { raw in
+            try body(fingerprint == nil ? UnsafeRawBufferPointer(rebasing: raw[0..<8]) : raw)
+        }
+    }
+
     func withEventID<R>(_ id: EventID, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try withUnsafeBytes(of: (id.high.bigEndian, id.low.bigEndian), body)
     }
@@ -338,6 +474,11 @@ enum Keys {
     static func position(_ position: Int) -> [UInt8] { bigEndian(UInt64(position)) }
 
     static func eventID(_ id: EventID) -> [UInt8] { bigEndian(id.high) + bigEndian(id.low) }
+
+    /// The fingerprint after the position in a `streamIndex` value, if it has one.
+    static func decodeFingerprint(_ value: UnsafeRawBufferPointer) -> UInt64? {
+        value.count >= 16 ? UInt64(littleEndian: value.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) : nil
+    }
 
     static func decodePosition(_ bytes: UnsafeRawBufferPointer) -> Int {
         Int(UInt64(bigEndian: bytes.loadUnaligned(as: UInt64.self)))

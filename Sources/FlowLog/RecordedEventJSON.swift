@@ -137,11 +137,9 @@ public enum RecordedEventJSON {
             guard let value else { throw Problem(message: "\"\(name)\" is missing") }
             return value
         }
-        func amount(_ value: Int?, _ name: String) throws(Problem) -> Int {
-            let number = try need(value, name)
-            guard number >= 0 else { throw Problem(message: "\"\(name)\" \(number) is out of range") }
-            return number
-        }
+        // Events are facts: a value today's rules would refuse (a 150% discount an older build let
+        // through) is still read, so that replay and bisect can show what it did.
+        func amount(_ value: Int?, _ name: String) throws(Problem) -> Int { try need(value, name) }
         switch tag {
         case .productAdded:
             return .cart(.productAdded(productId: try need(data.productId, "productId"), name: try need(data.name, "name"),
@@ -149,9 +147,8 @@ public enum RecordedEventJSON {
         case .productRemoved:
             return .cart(.productRemoved(productId: try need(data.productId, "productId"), quantity: try amount(data.quantity, "quantity")))
         case .discountApplied:
-            let percent = try need(data.percent, "percent")
-            guard (0...100).contains(percent) else { throw Problem(message: "\"percent\" \(percent) is out of range") }
-            return .cart(.discountApplied(discountId: try need(data.discountId, "discountId"), percent: percent, productId: data.productId))
+            return .cart(.discountApplied(discountId: try need(data.discountId, "discountId"), percent: try need(data.percent, "percent"),
+                                          productId: data.productId))
         case .discountRemoved:
             return .cart(.discountRemoved(discountId: try need(data.discountId, "discountId")))
         case .checkoutStarted:
@@ -164,9 +161,7 @@ public enum RecordedEventJSON {
         case .appLaunched:
             return .navigation(.appLaunched(hasOnboarded: try need(data.hasOnboarded, "hasOnboarded")))
         case .tabSelected:
-            let tab = try need(data.tab, "tab")
-            guard (0...1).contains(tab) else { throw Problem(message: "\"tab\" \(tab) is out of range") }
-            return .navigation(.tabSelected(tab))
+            return .navigation(.tabSelected(try need(data.tab, "tab")))
         case .signUpStarted: return .navigation(.signUpStarted)
         case .logInStarted: return .navigation(.logInStarted)
         case .onboardingAdvanced: return .navigation(.onboardingAdvanced)

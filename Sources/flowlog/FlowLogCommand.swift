@@ -19,7 +19,8 @@ struct FlowLogCommand: ParsableCommand {
         subcommands: [
             CartCommand.self, SystemCommand.self, WelcomeCommand.self, OnboardingCommand.self,
             LoginCommand.self, HomeCommand.self, ModalCommand.self,
-            SendCommand.self, StateCommand.self, LogCommand.self, ExportCommand.self, ImportCommand.self, DemoCommand.self,
+            SendCommand.self, StateCommand.self, LogCommand.self, ReplayCommand.self, BisectCommand.self, SnapshotsCommand.self,
+            ExportCommand.self, ImportCommand.self, DemoCommand.self,
         ]
     )
 

@@ -1,0 +1,109 @@
+import FlowDomain
+
+/// The binary form of a stream's state, for snapshots, and its fingerprint, for checking that a
+/// replay with today's reducers still means what the log meant when it was written.
+enum StateCodec {
+    static let formatVersion: UInt8 = 1
+
+    static func encode(_ state: FlowState, into writer: inout BinaryWriter) {
+        writer.reset()
+        writer.write(formatVersion)
+        encodeCartAndNavigation(state, into: &writer)
+        writer.write(int: state.orders.orders.count)
+        for order in state.orders.orders { encode(order, into: &writer) }
+    }
+
+    static func decode(_ bytes: UnsafeRawBufferPointer) -> FlowState? {
+        var reader = BinaryReader(bytes)
+        do {
+            guard try reader.readByte() == formatVersion else { return nil }
+            var state = FlowState()
+            state.cart.status = try reader.readByte() == 0 ? .open : .checkingOut
+            let lineCount = try reader.readInt()
+            guard (0...Cart.maximumLines).contains(lineCount) else { return nil }
+            for _ in 0..<lineCount {
+                guard let productId = try reader.readShortString() else { return nil }
+                let name = try reader.readString()
+                let unitPrice = try reader.readInt()
+                let quantity = try reader.readInt()
+                state.cart.lines.append(CartLine(productId: productId, name: name, unitPrice: unitPrice, quantity: quantity,
+                                                 discount: try decodeDiscount(&reader)))
+            }
+            state.cart.cartDiscount = try decodeDiscount(&reader)
+            state.navigation.launched = try reader.readByte() != 0
+            let stackCount = Int(try reader.readByte())
+            for _ in 0..<stackCount {
+                let index = Int(try reader.readByte())
+                guard index < Screen.allCases.count else { return nil }
+                state.navigation.stack.append(Screen.allCases[index])
+            }
+            state.navigation.isModalPresented = try reader.readByte() != 0
+            state.navigation.hasOnboarded = try reader.readByte() != 0
+            state.navigation.tab = try reader.readInt()
+            let orderCount = try reader.readInt()
+            guard orderCount >= 0 else { return nil }
+            var orders: [Order] = []
+            orders.reserveCapacity(orderCount)
+            for _ in 0..<orderCount {
+                guard let orderId = try reader.readShortString() else { return nil }
+                orders.append(Order(orderId: orderId, total: try reader.readInt(), itemCount: try reader.readInt()))
+            }
+            state.orders = OrderHistory(orders: orders)
+            return reader.remaining == 0 ? state : nil
+        } catch {
+            return nil
+        }
+    }
+
+    /// A 64-bit digest of the state after an event. Orders only ever grow, so the count and the last
+    /// order stand in for all of them: a replay whose orders differ differs first at the event that
+    /// placed the differing order, where the last order differs. That keeps the digest O(cart), not
+    /// O(orders), on every append.
+    static func fingerprint(_ state: FlowState, scratch writer: inout BinaryWriter) -> UInt64 {
+        writer.reset()
+        writer.write(formatVersion)
+        encodeCartAndNavigation(state, into: &writer)
+        writer.write(int: state.orders.orders.count)
+        if let last = state.orders.orders.last { encode(last, into: &writer) }
+        return XXHash64.hash(writer.bytes)
+    }
+
+    private static func encodeCartAndNavigation(_ state: FlowState, into writer: inout BinaryWriter) {
+        writer.write(state.cart.status == .open ? UInt8(0) : UInt8(1))
+        writer.write(int: state.cart.lines.count)
+        for line in state.cart.lines {
+            writer.writeShortString(line.productId)
+            writer.writeString(line.name)
+            writer.write(int: line.unitPrice)
+            writer.write(int: line.quantity)
+            encode(line.discount, into: &writer)
+        }
+        encode(state.cart.cartDiscount, into: &writer)
+        let navigation = state.navigation
+        writer.write(navigation.launched ? UInt8(1) : UInt8(0))
+        writer.write(UInt8(truncatingIfNeeded: navigation.stack.count))
+        for screen in navigation.stack { writer.write(UInt8(Screen.allCases.firstIndex(of: screen)!)) }
+        writer.write(navigation.isModalPresented ? UInt8(1) : UInt8(0))
+        writer.write(navigation.hasOnboarded ? UInt8(1) : UInt8(0))
+        writer.write(int: navigation.tab)
+    }
+
+    private static func encode(_ order: Order, into writer: inout BinaryWriter) {
+        writer.writeShortString(order.orderId)
+        writer.write(int: order.total)
+        writer.write(int: order.itemCount)
+    }
+
+    private static func encode(_ discount: Discount?, into writer: inout BinaryWriter) {
+        guard let discount else { writer.write(UInt8(0)); return }
+        writer.write(UInt8(1))
+        writer.writeShortString(discount.id)
+        writer.write(int: discount.percent)
+    }
+
+    private static func decodeDiscount(_ reader: inout BinaryReader) throws -> Discount? {
+        guard try reader.readByte() != 0 else { return nil }
+        guard let id = try reader.readShortString() else { return nil }
+        return Discount(id: id, percent: try reader.readInt())
+    }
+}

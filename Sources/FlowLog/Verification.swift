@@ -1,0 +1,139 @@
+import FlowDomain
+
+/// A place where today's reducers disagree with what was recorded.
+public struct Disagreement: Sendable {
+    public let stream: String
+    public let position: Int
+    public let version: Int
+    public let eventType: String
+    /// What today's reducers make of the stream after that event.
+    public let replayed: FlowState
+    /// The recorded state, where it is known in full (an expected-state file); `nil` for a fingerprint.
+    public let recorded: JSONValue?
+    public let reason: String
+}
+
+/// `flowlog replay --verify`: replays with today's reducers and compares each stream with what was
+/// recorded, naming for every stream that disagrees the first position where it does.
+public enum ReplayVerifier {
+    public struct Report: Sendable {
+        public var streams = 0
+        public var events = 0
+        /// How many recorded states (fingerprints or expected states) were compared.
+        public var comparisons = 0
+        public var disagreements: [Disagreement] = []
+    }
+
+    /// Against the fingerprints the log recorded when each event was appended.
+    public static func verifyFingerprints(of log: LMDBEventLog) throws -> Report {
+        var report = Report()
+        var scratch = BinaryWriter(capacity: 512)
+        for (stream, _) in try log.streams() {
+            report.streams += 1
+            var state = FlowDecider.initialState
+            try log.forEachEventWithFingerprint(inStream: stream) { record, recorded in
+                report.events += 1
+                FlowDecider.evolve(&state, record.event)
+                guard let recorded else { return true }
+                report.comparisons += 1
+                guard StateCodec.fingerprint(state, scratch: &scratch) != recorded else { return true }
+                report.disagreements.append(Disagreement(
+                    stream: stream, position: record.position, version: record.version, eventType: record.event.typeName,
+                    replayed: state, recorded: nil,
+                    reason: "the state after this event differs from the one recorded when it was appended"))
+                return false
+            }
+        }
+        return report
+    }
+
+    /// Against an expected-state file: lines of `flowlog state --format json` output (one per stream for
+    /// final states, or one per event, as `flowlog replay --trace` writes, to find the exact position).
+    public static func verify(source: any ReplaySource, expected: [String: [Int: JSONValue]]) throws -> Report {
+        var report = Report()
+        var settled: Set<String> = []
+        var seen: Set<String> = []
+        let states = try Replayer(source: source).run(stream: nil, keepBefore: false) { step in
+            let stream = step.record.stream
+            report.events += 1
+            seen.insert(stream)
+            guard !settled.contains(stream), let recorded = expected[stream]?[step.record.version] else { return true }
+            report.comparisons += 1
+            let replayed = StateDiff.tree(step.after)
+            if replayed != recorded {
+                settled.insert(stream)
+                let changes = StateDiff.changes(from: recorded, to: replayed)
+                report.disagreements.append(Disagreement(
+                    stream: stream, position: step.record.position, version: step.record.version, eventType: step.record.event.typeName,
+                    replayed: step.after, recorded: recorded,
+                    reason: "\(changes.count) difference\(changes.count == 1 ? "" : "s") from the expected state: " + changes.prefix(3).map(StateDiff.render).joined(separator: "; ")))
+            }
+            return true
+        }
+        report.streams = seen.count
+        for (stream, versions) in expected where !seen.contains(stream) || versions.keys.contains(where: { $0 > (states[stream]?.version ?? 0) }) {
+            report.disagreements.append(Disagreement(stream: stream, position: 0, version: states[stream]?.version ?? 0, eventType: "",
+                                                     replayed: states[stream]?.state ?? FlowDecider.initialState, recorded: nil,
+                                                     reason: "the expected states go up to version \(versions.keys.max() ?? 0), but the log's stream ends at version \(states[stream]?.version ?? 0)"))
+        }
+        return report
+    }
+
+    /// Reads an expected-state file into stream → version → state tree.
+    public static func expectations(fromLines lines: [String]) throws -> [String: [Int: JSONValue]] {
+        var expected: [String: [Int: JSONValue]] = [:]
+        for (index, line) in lines.enumerated() where !line.allSatisfy(\.isWhitespace) {
+            guard case .object(let members)? = try? JSONParser.parse(line),
+                  case .string(let stream)? = JSONValue.object(members)["stream"],
+                  case .integer(let version)? = JSONValue.object(members)["version"] else {
+                throw InputError(message: "Line \(index + 1) of the expected states is not a state as `flowlog state --format json` prints it (with \"stream\" and \"version\").")
+            }
+            expected[stream, default: [:]][version] = .object(members.filter { $0.0 != "stream" && $0.0 != "version" })
+        }
+        return expected
+    }
+}
+
+/// `flowlog bisect`: finds the first version of a stream whose state a check calls bad, in
+/// O(log n) state reconstructions (each from the nearest snapshot, where the log has them).
+public enum Bisector {
+    public struct Culprit {
+        public let record: RecordedEvent
+        public let before: FlowState
+        public let after: FlowState
+        public let reconstructions: Int
+    }
+
+    public enum Outcome {
+        /// The final state passes the check: nothing to find.
+        case finalStateIsGood(version: Int, reconstructions: Int)
+        case found(Culprit)
+    }
+
+    /// `states(v)` gives the state after version `v` (0: the initial state); `isBad` is the check;
+    /// `event(v)` the event that made version `v`. The initial state is taken as good, as `git bisect`
+    /// takes its good commit.
+    public static func bisect(versions: Int, state: (Int) throws -> FlowState, event: (Int) throws -> RecordedEvent,
+                              isBad: (FlowState) throws -> Bool) throws -> Outcome {
+        var reconstructions = 1
+        let final = try state(versions)
+        guard try isBad(final) else { return .finalStateIsGood(version: versions, reconstructions: reconstructions) }
+        var good = 0
+        var bad = versions
+        var badState = final
+        while bad - good > 1 {
+            let middle = good + (bad - good) / 2
+            let candidate = try state(middle)
+            reconstructions += 1
+            if try isBad(candidate) {
+                bad = middle
+                badState = candidate
+            } else {
+                good = middle
+            }
+        }
+        let before = good == 0 ? FlowDecider.initialState : try state(good)
+        reconstructions += good == 0 ? 0 : 1
+        return .found(Culprit(record: try event(bad), before: before, after: badState, reconstructions: reconstructions))
+    }
+}
