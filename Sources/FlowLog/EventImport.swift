@@ -96,6 +96,9 @@ public final class ImportSink {
         try keys.withIndexEntry(position: record.position, fingerprint: fingerprint) { entry in
             try keys.withStreamVersion(record.stream, record.version) { try txn.put(log.streamIndexDB, key: $0, value: entry) }
         }
+        if case .cart(.orderPlaced) = record.event, let order = state.orders.orders.last {
+            try log.recordOrder(order, number: state.orders.orders.count, stream: record.stream, version: record.version, txn)
+        }
         if snapshotInterval > 0, record.version % snapshotInterval == 0 {
             try log.writeSnapshot(state, stream: record.stream, version: record.version, position: record.position, txn)
         }

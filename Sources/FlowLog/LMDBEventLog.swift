@@ -13,8 +13,10 @@ import Glibc
 /// - `streamIndex`: stream id, 0x00, version (big-endian) → position (big-endian);
 /// - `commands`: stream id, 0x00, command id → first position, event count, version after it;
 /// - `eventIds`: event id (16 bytes) → position, so that no event id is ever stored twice;
-/// - `snapshots`: stream id, 0x00, version (big-endian) → reducer version, position, the state
-///   (`StateCodec`) and a checksum, every `snapshotInterval` events of a stream.
+/// - `snapshots`: stream id, 0x00, version (big-endian) → reducer version, position, the state without
+///   its orders (`StateCodec`) and a checksum, every `snapshotInterval` events of a stream;
+/// - `orders`: stream id, 0x00, order number (big-endian, from 1) → the stream version that placed it
+///   and the order: a snapshot holds only the number of orders, so its size does not grow with them.
 ///
 /// A `streamIndex` value may carry, after the position, the fingerprint of the stream's state after
 /// that event (`StateCodec.fingerprint`), which `replay --verify` compares with a fresh replay.
@@ -47,6 +49,7 @@ public final class LMDBEventLog: EventLog {
     let commandsDB: Database
     let eventIdsDB: Database
     let snapshotsDB: Database
+    let ordersDB: Database
     private var writer = BinaryWriter(capacity: 512)
 
     /// Opens the log at `path` (a folder). `initialMapSize` only matters for a new log or a larger
@@ -64,14 +67,15 @@ public final class LMDBEventLog: EventLog {
             throw LogFolder.openingError(error, path: path)
         }
         do {
-            let names = ["meta", "events", "streams", "streamIndex", "commands", "eventIds", "snapshots"]
+            let names = ["meta", "events", "streams", "streamIndex", "commands", "eventIds", "snapshots", "orders"]
             let databases: [Database]
             if access == .readOnly {
                 databases = try environment.openDatabases(named: names, create: false)
             } else {
                 databases = try environment.openDatabases(named: names, create: true)
             }
-            (meta, eventsDB, streamsDB, streamIndexDB, commandsDB, eventIdsDB, snapshotsDB) = (databases[0], databases[1], databases[2], databases[3], databases[4], databases[5], databases[6])
+            (meta, eventsDB, streamsDB, streamIndexDB, commandsDB, eventIdsDB, snapshotsDB, ordersDB) =
+                (databases[0], databases[1], databases[2], databases[3], databases[4], databases[5], databases[6], databases[7])
         } catch let error as LMDBError where error.isNotFound {
             throw .notALog(path: path, reason: "it is an LMDB environment without FlowLog's databases")
         } catch {
@@ -115,6 +119,7 @@ public final class LMDBEventLog: EventLog {
     private func appendInTransaction(_ requests: [AppendRequest], _ txn: Transaction) throws -> [AppendResult] {
         var (position, previousHash) = try head(txn)
         let snapshotInterval = try storedSnapshotInterval(txn)
+        var orderNumbers: [String: Int] = [:]
         var versions: [String: Int] = [:]
         var poisoned: Set<String> = []
         var results: [AppendResult] = []
@@ -152,6 +157,11 @@ public final class LMDBEventLog: EventLog {
                         try keys.withStreamVersion(request.stream, version) { try txn.put(streamIndexDB, key: $0, value: entry) }
                     }
                     try keys.withEventID(new.eventId) { try txn.put(eventIdsDB, key: $0, value: positionKey, flags: .noOverwrite) }
+                }
+                if case .cart(.orderPlaced(let orderId, let total, let itemCount)) = new.event {
+                    let number = try orderNumbers[request.stream] ?? orderCount(of: request.stream, txn)
+                    try recordOrder(Order(orderId: orderId, total: total, itemCount: itemCount), number: number + 1, stream: request.stream, version: version, txn)
+                    orderNumbers[request.stream] = number + 1
                 }
             }
             if let state = request.stateAfter, snapshotInterval > 0, current / snapshotInterval != version / snapshotInterval {
@@ -324,13 +334,47 @@ public final class LMDBEventLog: EventLog {
 
     func writeSnapshot(_ state: FlowState, stream: String, version: Int, position: Int, _ txn: Transaction) throws {
         var encoded = BinaryWriter(capacity: 256)
-        StateCodec.encode(state, into: &encoded)
+        StateCodec.encode(state, withoutOrders: true, into: &encoded)
         var value = BinaryWriter(capacity: encoded.bytes.count + 28)
         value.write(UInt64(FlowDecider.reducerVersion))
         value.write(UInt64(position))
         value.bytes.append(contentsOf: encoded.bytes)
         value.write(XXHash64.hash(value.bytes))
         try txn.put(snapshotsDB, key: Keys.streamVersion(stream, version), value: value.bytes)
+    }
+
+    /// Keeps order `number` (from 1) of a stream in the order index.
+    func recordOrder(_ order: Order, number: Int, stream: String, version: Int, _ txn: Transaction) throws {
+        var value = BinaryWriter(capacity: 64)
+        value.write(UInt64(version))
+        StateCodec.encode(order: order, into: &value)
+        try txn.put(ordersDB, key: Keys.streamVersion(stream, number), value: value.bytes)
+    }
+
+    /// How many orders the order index holds for a stream.
+    func orderCount(of stream: String, _ txn: Transaction) throws -> Int {
+        try txn.withCursor(ordersDB) { cursor in
+            let prefix = Keys.streamPrefix(stream)
+            let entry = try cursor.seek(atOrAfter: prefix + [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF])
+            guard let (key, _) = entry == nil ? try cursor.last() : try cursor.previous(), key.starts(with: prefix) else { return 0 }
+            return Int(UInt64(bigEndian: key.loadUnaligned(fromByteOffset: key.count - 8, as: UInt64.self)))
+        }
+    }
+
+    /// A stream's first `count` orders, read in one sequential pass of the order index.
+    private func orders(of stream: String, count: Int, _ txn: Transaction) throws -> [Order]? {
+        guard count > 0 else { return [] }
+        return try txn.withCursor(ordersDB) { cursor in
+            var orders: [Order] = []
+            orders.reserveCapacity(count)
+            var entry = try cursor.seek(atOrAfter: Keys.streamVersion(stream, 1))
+            while orders.count < count, let (key, value) = entry, key.starts(with: Keys.streamPrefix(stream)), value.count > 8,
+                  let order = StateCodec.decodeOrder(UnsafeRawBufferPointer(rebasing: value[8...])) {
+                orders.append(order)
+                entry = try cursor.next()
+            }
+            return orders.count == count ? orders : nil
+        }
     }
 
     /// The latest intact snapshot of `stream` written by today's reducers at or before `throughPosition`.
@@ -353,7 +397,11 @@ public final class LMDBEventLog: EventLog {
             var entry = try cursor.seek(atOrAfter: Keys.streamVersion(stream, ceiling + 1))
             entry = entry == nil ? try cursor.last() : try cursor.previous()
             while let (key, value) = entry, key.starts(with: prefix) {
-                if let snapshot = Self.decodeSnapshot(key: key, value: value) { return snapshot }
+                if var snapshot = Self.decodeSnapshot(key: key, value: value),
+                   let orders = try orders(of: stream, count: snapshot.orderCount, txn) {
+                    snapshot.state.orders = OrderHistory(orders: orders)
+                    return (snapshot.state, snapshot.version)
+                }
                 entry = try cursor.previous()
             }
             return nil
@@ -361,14 +409,14 @@ public final class LMDBEventLog: EventLog {
     }
 
     /// A snapshot's state and version, or `nil` when it is damaged or from other reducers.
-    private static func decodeSnapshot(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> (FlowState, Int)? {
+    private static func decodeSnapshot(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> (state: FlowState, version: Int, orderCount: Int)? {
         guard value.count > 24, let stored = RecordCodec.storedHash(of: value),
               XXHash64.hash(UnsafeRawBufferPointer(rebasing: value[0..<value.count - 8])) == stored,
               Int(UInt64(littleEndian: value.loadUnaligned(as: UInt64.self))) == FlowDecider.reducerVersion,
-              let state = StateCodec.decode(UnsafeRawBufferPointer(rebasing: value[16..<value.count - 8]))
+              let (state, orderCount) = StateCodec.decodeWithoutOrders(UnsafeRawBufferPointer(rebasing: value[16..<value.count - 8]))
         else { return nil }
         let version = Int(UInt64(bigEndian: key.loadUnaligned(fromByteOffset: key.count - 8, as: UInt64.self)))
-        return (state, version)
+        return (state, version, orderCount)
     }
 
     /// How many snapshots the log holds (for status and tests).

@@ -5,41 +5,38 @@ import FlowDomain
 enum StateCodec {
     static let formatVersion: UInt8 = 1
 
-    static func encode(_ state: FlowState, into writer: inout BinaryWriter) {
+    /// The whole state. With `withoutOrders`, only the number of orders is written: snapshots keep
+    /// orders in the log's order index instead, so a stream with many orders does not copy them all
+    /// into every snapshot.
+    static func encode(_ state: FlowState, withoutOrders: Bool = false, into writer: inout BinaryWriter) {
         writer.reset()
         writer.write(formatVersion)
         encodeCartAndNavigation(state, into: &writer)
         writer.write(int: state.orders.orders.count)
-        for order in state.orders.orders { encode(order, into: &writer) }
+        if !withoutOrders {
+            for order in state.orders.orders { encode(order, into: &writer) }
+        }
+    }
+
+    /// Reads what `encode(_:withoutOrders: true, …)` wrote: the state without its orders, and how many there were.
+    static func decodeWithoutOrders(_ bytes: UnsafeRawBufferPointer) -> (FlowState, orderCount: Int)? {
+        var reader = BinaryReader(bytes)
+        guard let state = try? decodeCartAndNavigation(&reader), let count = try? reader.readInt(), count >= 0, reader.remaining == 0 else { return nil }
+        return (state, count)
+    }
+
+    static func encode(order: Order, into writer: inout BinaryWriter) { encode(order, into: &writer) }
+
+    static func decodeOrder(_ bytes: UnsafeRawBufferPointer) -> Order? {
+        var reader = BinaryReader(bytes)
+        guard let orderId = try? reader.readShortString(), let total = try? reader.readInt(), let itemCount = try? reader.readInt() else { return nil }
+        return Order(orderId: orderId, total: total, itemCount: itemCount)
     }
 
     static func decode(_ bytes: UnsafeRawBufferPointer) -> FlowState? {
         var reader = BinaryReader(bytes)
         do {
-            guard try reader.readByte() == formatVersion else { return nil }
-            var state = FlowState()
-            state.cart.status = try reader.readByte() == 0 ? .open : .checkingOut
-            let lineCount = try reader.readInt()
-            guard (0...Cart.maximumLines).contains(lineCount) else { return nil }
-            for _ in 0..<lineCount {
-                guard let productId = try reader.readShortString() else { return nil }
-                let name = try reader.readString()
-                let unitPrice = try reader.readInt()
-                let quantity = try reader.readInt()
-                state.cart.lines.append(CartLine(productId: productId, name: name, unitPrice: unitPrice, quantity: quantity,
-                                                 discount: try decodeDiscount(&reader)))
-            }
-            state.cart.cartDiscount = try decodeDiscount(&reader)
-            state.navigation.launched = try reader.readByte() != 0
-            let stackCount = Int(try reader.readByte())
-            for _ in 0..<stackCount {
-                let index = Int(try reader.readByte())
-                guard index < Screen.allCases.count else { return nil }
-                state.navigation.stack.append(Screen.allCases[index])
-            }
-            state.navigation.isModalPresented = try reader.readByte() != 0
-            state.navigation.hasOnboarded = try reader.readByte() != 0
-            state.navigation.tab = try reader.readInt()
+            var state = try decodeCartAndNavigation(&reader)
             let orderCount = try reader.readInt()
             guard orderCount >= 0 else { return nil }
             var orders: [Order] = []
@@ -52,6 +49,40 @@ enum StateCodec {
             return reader.remaining == 0 ? state : nil
         } catch {
             return nil
+        }
+    }
+
+    private struct Malformed: Error {}
+
+    private static func decodeCartAndNavigation(_ reader: inout BinaryReader) throws -> FlowState {
+        do {
+            guard try reader.readByte() == formatVersion else { throw Malformed() }
+            var state = FlowState()
+            state.cart.status = try reader.readByte() == 0 ? .open : .checkingOut
+            let lineCount = try reader.readInt()
+            guard (0...Cart.maximumLines).contains(lineCount) else { throw Malformed() }
+            for _ in 0..<lineCount {
+                guard let productId = try reader.readShortString() else { throw Malformed() }
+                let name = try reader.readString()
+                let unitPrice = try reader.readInt()
+                let quantity = try reader.readInt()
+                state.cart.lines.append(CartLine(productId: productId, name: name, unitPrice: unitPrice, quantity: quantity,
+                                                 discount: try decodeDiscount(&reader)))
+            }
+            state.cart.cartDiscount = try decodeDiscount(&reader)
+            state.navigation.launched = try reader.readByte() != 0
+            let stackCount = Int(try reader.readByte())
+            for _ in 0..<stackCount {
+                let index = Int(try reader.readByte())
+                guard index < Screen.allCases.count else { throw Malformed() }
+                state.navigation.stack.append(Screen.allCases[index])
+            }
+            state.navigation.isModalPresented = try reader.readByte() != 0
+            state.navigation.hasOnboarded = try reader.readByte() != 0
+            state.navigation.tab = try reader.readInt()
+            return state
+        } catch {
+            throw Malformed()
         }
     }
 

@@ -22,12 +22,14 @@ func seconds(_ body: () throws -> Void) rethrows -> Double {
 /// polling, which would swamp whole-process timings); returns its standard output unless `stdout`
 /// names a file to write it to. Standard error passes through.
 @discardableResult
-func run(_ executable: String, _ arguments: [String], stdout: String? = nil) throws -> String {
+func run(_ executable: String, _ arguments: [String], stdout: String? = nil, stderrToStdout: Bool = false, captureStderr: Bool = false) throws -> String {
     let outputPath = stdout ?? NSTemporaryDirectory() + "/flowlog-bench-\(UInt64.random(in: 0...UInt64.max)).out"
+    let errorPath = NSTemporaryDirectory() + "/flowlog-bench-\(UInt64.random(in: 0...UInt64.max)).err"
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
     posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    if captureStderr { posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644) }
     let argv = ([executable] + arguments).map { strdup($0) } + [nil]
     defer { for pointer in argv { free(pointer) } }
     var pid = pid_t()
@@ -38,6 +40,10 @@ func run(_ executable: String, _ arguments: [String], stdout: String? = nil) thr
     let exitCode = (status >> 8) & 0xFF
     guard status & 0x7F == 0, exitCode == 0 || (arguments.first == "send" && exitCode == 1) else {
         throw BenchError("\(executable) \(arguments.joined(separator: " ")) ended with status \(status)")
+    }
+    if captureStderr {
+        defer { try? FileManager.default.removeItem(atPath: errorPath) }
+        return try String(contentsOfFile: errorPath, encoding: .utf8)
     }
     if stdout != nil { return "" }
     defer { try? FileManager.default.removeItem(atPath: outputPath) }

@@ -15,7 +15,9 @@ struct Options {
     var flowlog = ".build/release/flowlog"
     var python = "/usr/bin/python3"
     var baselineScript = "scripts/bench_baseline.py"
-    var cases: Set<String> = ["send", "import", "replay", "export", "state", "group"]
+    var cases: Set<String> = ["send", "import", "replay", "export", "state", "longstream", "group"]
+    /// With N > 0, also build a log of N events and measure the resident memory of export and replay.
+    var memoryEvents = 0
 
     init(_ arguments: [String]) throws {
         var iterator = arguments.makeIterator()
@@ -29,6 +31,7 @@ struct Options {
             case "--flowlog": flowlog = value
             case "--python": python = value
             case "--cases": cases = Set(value.split(separator: ",").map(String.init))
+            case "--memory-events": memoryEvents = Int(value)!
             default: throw BenchError("unknown option \(argument)")
             }
         }
@@ -190,6 +193,43 @@ if options.cases.contains("state") {
     report.add("state --at a random position of a random stream (whole process)", work: 1, unit: "calls", flowlog, note: "target < 20 ms")
 }
 
+// MARK: state --at on one long stream (snapshots)
+
+/// Builds a log through the pipeline, in batches, unless one of that size is already there.
+func buildLog(at path: String, events: Int, workload: Workload) throws {
+    if (try? LMDBEventLog(path: path, access: .readOnly).lastPosition()) == events { return }
+    log("making a log of \(events) events at \(path)…")
+    fresh(path)
+    let target = try LMDBEventLog(path: path)
+    let processor = CommandProcessor(log: target)
+    var made = 0
+    var visit = 0
+    while made < events {
+        var batch: [CommandEnvelope] = []
+        while batch.count < 20_000, made + batch.count < events {
+            for stream in 0..<workload.streams { batch += workload.visit(visit, stream: stream) }
+            visit += 1
+        }
+        batch = Array(batch.prefix(events - made))
+        _ = try processor.handle(batch)
+        made += batch.count
+    }
+}
+
+if options.cases.contains("longstream") {
+    let path = work + "/long.lmdb"
+    try buildLog(at: path, events: options.events, workload: Workload(streams: 1))
+    let longLog = try LMDBEventLog(path: path, access: .readOnly)
+    let total = try longLog.lastPosition()
+    var rng = SystemRandomNumberGenerator()
+    var flowlog = Timings()
+    for _ in 0..<max(options.runs, 20) {
+        let position = Int.random(in: 1...total, using: &rng)
+        flowlog.samples.append(try seconds { try run(options.flowlog, ["state", "--db", path, "--stream", "session-0", "--at", String(position), "--format", "json"], stdout: "/dev/null") })
+    }
+    report.add("state --at a random position of ONE stream of \(total) events (whole process, snapshots every \(try longLog.snapshotInterval()))", work: 1, unit: "calls", flowlog, note: "target < 20 ms")
+}
+
 // MARK: group commit
 
 if options.cases.contains("group") {
@@ -244,6 +284,23 @@ if options.cases.contains("group") {
             timings.samples.append(try seconds { for batch in batches { _ = try log.append(batch) } } / 200)
         }
         report.add("one durable commit carrying \(size) single-event append\(size == 1 ? "" : "s")", work: Double(size), unit: "appends", timings)
+    }
+}
+
+// MARK: resident memory of export and replay over a large log
+
+if options.memoryEvents > 0 {
+    let path = work + "/memory.lmdb"
+    try buildLog(at: path, events: options.memoryEvents, workload: workload)
+    for (name, arguments) in [("export", ["export", "--db", path]), ("replay --summary", ["replay", "--summary", "--db", path])] {
+        let output = try run("/usr/bin/time", ["-f", "%M %e", options.flowlog] + arguments, stdout: "/dev/null", stderrToStdout: false, captureStderr: true)
+        let fields = output.split(separator: " ")
+        let kilobytes = Double(fields.first ?? "0") ?? 0
+        let elapsed = Double(fields.last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "0") ?? 0
+        var timings = Timings()
+        timings.samples = [elapsed]
+        report.add("\(name) of \(options.memoryEvents) events: maximum resident set \(String(format: "%.1f", kilobytes / 1024)) MB (/usr/bin/time)",
+                   work: Double(options.memoryEvents), unit: "events", timings, note: "target < 64 MB")
     }
 }
 

@@ -63,7 +63,12 @@ struct StateCommand: ParsableCommand {
             }
             let (state, version) = try log.state(ofStream: stream, throughPosition: at)
             switch format {
-            case .json: Output.line(FlowJSON.state(state, stream: stream, version: version))
+            case .json:
+                // Written as bytes: a stream with many orders makes a state of megabytes.
+                var json = JSONWriter(capacity: 4096)
+                FlowJSON.writeState(state, stream: stream, version: version, into: &json)
+                json.newline()
+                try FileDescriptorOutput().write(json.bytes)
             case .text: Output.line(TextRendering.state(state, stream: stream, version: version))
             }
         }
