@@ -88,7 +88,7 @@ public final class LMDBEventLog: EventLog {
         let key = Array("schema".utf8)
         do {
             let found: Int? = try environment.read { txn in
-                try txn.get(meta, key: key).map { Int(UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self))) }
+                try txn.get(meta, key: key).map { Int(truncatingIfNeeded: UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self))) }
             }
             if let found {
                 if found > Self.logSchemaVersion {
@@ -195,7 +195,7 @@ public final class LMDBEventLog: EventLog {
 
     func storedVersion(of stream: String, _ txn: Transaction) throws -> Int {
         guard let value = try txn.get(streamsDB, key: Array(stream.utf8)) else { return 0 }
-        return Int(UInt64(littleEndian: value.loadUnaligned(as: UInt64.self)))
+        return Int(truncatingIfNeeded: UInt64(littleEndian: value.loadUnaligned(as: UInt64.self)))
     }
 
     private func storedReceipt(stream: String, commandId: String, _ txn: Transaction) throws -> CommandReceipt? {
@@ -222,7 +222,8 @@ public final class LMDBEventLog: EventLog {
         try reading { txn in
             var previousHash = try hashBefore(position: start, txn)
             var expected = start
-            var scanned = ScannedRange()
+            var scanned = ScannedRange(releaseEvery: Self.residentReleaseInterval)
+            defer { scanned.release() }
             try txn.withCursor(eventsDB) { cursor in
                 var record = try cursor.seek(atOrAfter: Keys.position(start))
                 while let (key, value) = record {
@@ -236,7 +237,6 @@ public final class LMDBEventLog: EventLog {
                     previousHash = hash
                     expected += 1
                     if let address = value.baseAddress { scanned.include(address) }
-                    if expected % Self.residentReleaseInterval == 0 { scanned.release() }
                     record = try cursor.next()
                 }
             }
@@ -276,7 +276,8 @@ public final class LMDBEventLog: EventLog {
         try txn.withCursor(streamIndexDB) { cursor in
             var entry = try cursor.seek(atOrAfter: Keys.streamVersion(stream, fromVersion))
             var expectedVersion = fromVersion
-            var scanned = ScannedRange()
+            var scanned = ScannedRange(releaseEvery: 1 << 10)
+            defer { scanned.release() }
             while let (key, value) = entry, key.starts(with: prefix) {
                 let position = Keys.decodePosition(value)
                 if let throughPosition, position > throughPosition { return }
@@ -285,7 +286,6 @@ public final class LMDBEventLog: EventLog {
                 }
                 let (event, _) = try decode(bytes, position: position, previousHash: try hashBefore(position: position, txn))
                 if let address = bytes.baseAddress { scanned.include(address) }
-                if expectedVersion % Self.residentReleaseInterval == 0 { scanned.release() }
                 guard event.stream == stream, event.version == expectedVersion else {
                     throw EventLogError.damaged(RecordDamage(position: position, stream: stream, problem: "the stream index says version \(expectedVersion) of \(stream), the record says version \(event.version) of \(event.stream)"))
                 }
@@ -329,7 +329,7 @@ public final class LMDBEventLog: EventLog {
 
     func storedSnapshotInterval(_ txn: Transaction) throws -> Int {
         guard let value = try txn.get(meta, key: Array("snapshotInterval".utf8)) else { return Self.defaultSnapshotInterval }
-        return Int(UInt64(littleEndian: value.loadUnaligned(as: UInt64.self)))
+        return Int(truncatingIfNeeded: UInt64(littleEndian: value.loadUnaligned(as: UInt64.self)))
     }
 
     func writeSnapshot(_ state: FlowState, stream: String, version: Int, position: Int, _ txn: Transaction) throws {
@@ -357,7 +357,7 @@ public final class LMDBEventLog: EventLog {
             let prefix = Keys.streamPrefix(stream)
             let entry = try cursor.seek(atOrAfter: prefix + [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF])
             guard let (key, _) = entry == nil ? try cursor.last() : try cursor.previous(), key.starts(with: prefix) else { return 0 }
-            return Int(UInt64(bigEndian: key.loadUnaligned(fromByteOffset: key.count - 8, as: UInt64.self)))
+            return Int(truncatingIfNeeded: UInt64(bigEndian: key.loadUnaligned(fromByteOffset: key.count - 8, as: UInt64.self)))
         }
     }
 
@@ -412,10 +412,10 @@ public final class LMDBEventLog: EventLog {
     private static func decodeSnapshot(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> (state: FlowState, version: Int, orderCount: Int)? {
         guard value.count > 24, let stored = RecordCodec.storedHash(of: value),
               XXHash64.hash(UnsafeRawBufferPointer(rebasing: value[0..<value.count - 8])) == stored,
-              Int(UInt64(littleEndian: value.loadUnaligned(as: UInt64.self))) == FlowDecider.reducerVersion,
+              Int(truncatingIfNeeded: UInt64(littleEndian: value.loadUnaligned(as: UInt64.self))) == FlowDecider.reducerVersion,
               let (state, orderCount) = StateCodec.decodeWithoutOrders(UnsafeRawBufferPointer(rebasing: value[16..<value.count - 8]))
         else { return nil }
-        let version = Int(UInt64(bigEndian: key.loadUnaligned(fromByteOffset: key.count - 8, as: UInt64.self)))
+        let version = Int(truncatingIfNeeded: UInt64(bigEndian: key.loadUnaligned(fromByteOffset: key.count - 8, as: UInt64.self)))
         return (state, version, orderCount)
     }
 
@@ -456,7 +456,7 @@ public final class LMDBEventLog: EventLog {
                 var result: [(String, Int)] = []
                 var entry = try cursor.first()
                 while let (key, value) = entry {
-                    result.append((String(decoding: key, as: UTF8.self), Int(UInt64(littleEndian: value.loadUnaligned(as: UInt64.self)))))
+                    result.append((String(decoding: key, as: UTF8.self), Int(truncatingIfNeeded: UInt64(littleEndian: value.loadUnaligned(as: UInt64.self)))))
                     entry = try cursor.next()
                 }
                 return result
@@ -465,21 +465,34 @@ public final class LMDBEventLog: EventLog {
     }
 }
 
-/// The span of the memory map a scan has read since it last let the kernel take those pages back.
+/// The span of the memory map a scan has read, whose pages it lets the kernel take back every so often.
+/// The span only grows: it takes in the branch pages that lie between the leaves read, and releasing
+/// pages already released costs the kernel little.
 struct ScannedRange {
     private var lowest: UnsafeRawPointer?
     private var highest: UnsafeRawPointer?
+    private var sinceRelease = 0
+    /// Records read between releases: many for a sequential walk, fewer for the scattered reads of
+    /// one stream, where each read may fault in pages around it.
+    private let releaseEvery: Int
+
+    init(releaseEvery: Int) {
+        self.releaseEvery = releaseEvery
+    }
 
     @inline(__always)
     mutating func include(_ address: UnsafeRawPointer) {
         if lowest.map({ address < $0 }) ?? true { lowest = address }
         if highest.map({ address > $0 }) ?? true { highest = address }
+        sinceRelease += 1
+        if sinceRelease >= releaseEvery {
+            sinceRelease = 0
+            release()
+        }
     }
 
-    mutating func release() {
+    func release() {
         if let lowest, let highest { Environment.releaseResidentPages(from: lowest, through: highest) }
-        lowest = nil
-        highest = nil
     }
 }
 
@@ -528,8 +541,11 @@ enum Keys {
         value.count >= 16 ? UInt64(littleEndian: value.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) : nil
     }
 
+    /// The big-endian position at the start of a key or value (0 when it is too short to hold one,
+    /// which the callers' checks then report as damage).
     static func decodePosition(_ bytes: UnsafeRawBufferPointer) -> Int {
-        Int(UInt64(bigEndian: bytes.loadUnaligned(as: UInt64.self)))
+        guard bytes.count >= 8 else { return 0 }
+        return Int(truncatingIfNeeded: UInt64(bigEndian: bytes.loadUnaligned(as: UInt64.self)))
     }
 
     static func streamPrefix(_ stream: String) -> [UInt8] { Array(stream.utf8) + [0] }
@@ -547,7 +563,7 @@ enum Keys {
     }
 
     static func decodeReceipt(_ bytes: UnsafeRawBufferPointer) -> CommandReceipt {
-        func word(_ index: Int) -> Int { Int(UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self))) }
+        func word(_ index: Int) -> Int { Int(truncatingIfNeeded: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self))) }
         return CommandReceipt(firstPosition: word(0), eventCount: word(1), version: word(2))
     }
 

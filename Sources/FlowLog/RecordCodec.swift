@@ -53,6 +53,16 @@ public enum RecordCodec {
         return UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: bytes.count - trailerSize, as: UInt64.self))
     }
 
+    /// Decodes a record without checking its checksum or position: for reporting on a damaged log only.
+    static func decodeUnverified(_ bytes: UnsafeRawBufferPointer) -> RecordedEvent? {
+        guard bytes.count > trailerSize + 12 else { return nil }
+        var resealed = Array(bytes[0..<bytes.count - trailerSize])
+        if !(1...currentSchemaVersion).contains(Int(resealed[0])) { resealed[0] = UInt8(currentSchemaVersion) }
+        let position = Int(truncatingIfNeeded: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 4, as: UInt64.self)))
+        withUnsafeBytes(of: XXHash64.hash(resealed, seed: genesisHash).littleEndian) { resealed.append(contentsOf: $0) }
+        return resealed.withUnsafeBytes { try? decode($0, expectedPosition: position, previousHash: genesisHash).0 }
+    }
+
     /// Decodes and checks one record. `expectedPosition` is the position of its key in the log.
     static func decode(_ bytes: UnsafeRawBufferPointer, expectedPosition: Int, previousHash: UInt64) throws(RecordDamage) -> (RecordedEvent, hash: UInt64) {
         guard let stored = storedHash(of: bytes), bytes.count > trailerSize else {
@@ -68,8 +78,8 @@ public enum RecordCodec {
             reader.offset = 1
             let actor: Actor = try reader.readByte() == 0 ? .user : .system
             let tagValue = try reader.readUInt16()
-            let position = Int(try reader.readUInt64())
-            let version = Int(try reader.readUInt64())
+            let position = Int(truncatingIfNeeded: try reader.readUInt64())
+            let version = Int(truncatingIfNeeded: try reader.readUInt64())
             let timestamp = Timestamp(microseconds: try reader.readInt64())
             let eventId = EventID(high: try reader.readUInt64(), low: try reader.readUInt64())
             guard let stream = try reader.readShortString() else {

@@ -61,8 +61,21 @@ struct ReplayCommand: ParsableCommand {
                 failed = try runVerify(source: source, log: log)
                 return
             }
-            let replayer = Replayer(source: source)
             let output = BufferedOutput()
+            if summary, stream == nil, from == 1, to == nil, let log {
+                // Stream by stream, so memory holds one stream's state at a time, not every stream's.
+                var events = 0
+                let streams = try log.streams()
+                for (name, _) in streams {
+                    let (state, version) = try log.replayedState(ofStream: name)
+                    events += version
+                    output.line(format == .json ? FlowJSON.state(state, stream: name, version: version) : "\(name) v\(version): " + Self.summaryLine(state))
+                }
+                if format == .text { output.line("replayed \(events) events of \(streams.count) stream\(streams.count == 1 ? "" : "s")") }
+                output.flush()
+                return
+            }
+            let replayer = Replayer(source: source)
             var count = 0
             let progress = Progress(label: "replay", total: try log?.lastPosition() ?? 0, enabled: log != nil && isatty(STDERR_FILENO) == 1 && (summary || isatty(STDOUT_FILENO) != 1))
             let states = try replayer.run(stream: stream, from: from, to: to, keepBefore: !summary && !trace) { step in

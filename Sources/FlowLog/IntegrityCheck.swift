@@ -1,0 +1,113 @@
+import FlowDomain
+import LMDB
+
+/// `flowlog verify`: walks the whole log and checks what a damaged disk, a buggy tool or a hand edit
+/// could have broken, naming the position (and stream) of every problem rather than skipping it.
+///
+/// - the hash chain: every record's checksum covers its predecessor's, so a flipped byte, a removed,
+///   reordered or altered record breaks it where it happened;
+/// - contiguity: positions 1…n with none missing, each stream's versions 1…v in order;
+/// - the indexes: each event's stream index entry and event id entry point back at it, and each
+///   stream's stored head is its last version.
+public struct IntegrityReport: Sendable {
+    public struct Problem: Sendable, CustomStringConvertible {
+        public let position: Int
+        public let stream: String?
+        public let detail: String
+        public var description: String { "position \(position)\(stream.map { " (stream \($0))" } ?? ""): \(detail)" }
+    }
+
+    public var events = 0
+    public var streams = 0
+    public var problems: [Problem] = []
+    /// Problems beyond the first `LMDBEventLog.maximumReportedProblems` are counted, not listed.
+    public var unlistedProblems = 0
+    public var isIntact: Bool { problems.isEmpty }
+}
+
+extension LMDBEventLog {
+    public static let maximumReportedProblems = 100
+
+    public func checkIntegrity(progress: Progress? = nil) throws -> IntegrityReport {
+        var report = IntegrityReport()
+        func note(_ position: Int, _ stream: String?, _ detail: String) {
+            if report.problems.count < Self.maximumReportedProblems {
+                report.problems.append(IntegrityReport.Problem(position: position, stream: stream, detail: detail))
+            } else {
+                report.unlistedProblems += 1
+            }
+        }
+        try reading { txn in
+            var versions: [String: Int] = [:]
+            var previousHash = RecordCodec.genesisHash
+            var expected = 1
+            var scanned = ScannedRange(releaseEvery: 1 << 12)
+            defer { scanned.release() }
+            try txn.withCursor(eventsDB) { cursor in
+                var entry = try cursor.first()
+                while let (key, value) = entry {
+                    let position = Keys.decodePosition(key)
+                    if position != expected {
+                        note(expected, nil, position > expected ? "missing (positions \(expected)…\(position - 1) are not in the log)" : "out of order")
+                    }
+                    do {
+                        let (record, hash) = try RecordCodec.decode(value, expectedPosition: position, previousHash: previousHash)
+                        previousHash = hash
+                        report.events += 1
+                        let last = versions[record.stream] ?? 0
+                        if record.version != last + 1 {
+                            note(position, record.stream, "it is version \(record.version) of its stream, which was at version \(last)")
+                        }
+                        versions[record.stream] = max(last, record.version)
+                        if let index = try txn.get(streamIndexDB, key: Keys.streamVersion(record.stream, record.version)) {
+                            if let address = index.baseAddress { scanned.include(address) }
+                            if Keys.decodePosition(index) != position { note(position, record.stream, "the stream index puts version \(record.version) at position \(Keys.decodePosition(index))") }
+                        } else {
+                            note(position, record.stream, "the stream index has no entry for version \(record.version)")
+                        }
+                        if let indexed = try txn.get(eventIdsDB, key: Keys.eventID(record.eventId)) {
+                            if let address = indexed.baseAddress { scanned.include(address) }
+                            if Keys.decodePosition(indexed) != position { note(position, record.stream, "its event id is indexed at position \(Keys.decodePosition(indexed))") }
+                        } else {
+                            note(position, record.stream, "its event id \(record.eventId) is not in the event id index")
+                        }
+                    } catch let damage as RecordDamage {
+                        // Count what can still be read of it, so the indexes are not blamed as well.
+                        report.events += 1
+                        let readable = RecordCodec.decodeUnverified(value)
+                        if let readable { versions[readable.stream] = max(versions[readable.stream] ?? 0, readable.version) }
+                        note(position, damage.stream ?? readable?.stream, damage.problem)
+                        // Carry on from what the damaged record stored, so one bad record is reported once.
+                        previousHash = RecordCodec.storedHash(of: value) ?? previousHash
+                    }
+                    expected = position + 1
+                    if let address = value.baseAddress { scanned.include(address) }
+                    progress?.advance(to: position)
+                    entry = try cursor.next()
+                }
+            }
+            try txn.withCursor(streamsDB) { cursor in
+                var entry = try cursor.first()
+                while let (key, value) = entry {
+                    let stream = String(decoding: key, as: UTF8.self)
+                    let head = Int(truncatingIfNeeded: UInt64(littleEndian: value.loadUnaligned(as: UInt64.self)))
+                    if versions[stream] != head {
+                        note(0, stream, "the stream's stored version is \(head), but its events go up to version \(versions[stream] ?? 0)")
+                    }
+                    versions[stream] = nil
+                    report.streams += 1
+                    entry = try cursor.next()
+                }
+            }
+            for (stream, version) in versions {
+                note(0, stream, "the stream has events up to version \(version) but no stored version")
+            }
+            let indexedIds = try txn.count(eventIdsDB)
+            if indexedIds != report.events {
+                note(0, nil, "the event id index holds \(indexedIds) ids for \(report.events) events (an event was removed, or an index entry)")
+            }
+        }
+        progress?.finish()
+        return report
+    }
+}

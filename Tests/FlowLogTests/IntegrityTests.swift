@@ -1,0 +1,166 @@
+@testable import FlowLog
+import FlowDomain
+import FlowLogTesting
+import LMDB
+import Foundation
+import Testing
+
+/// A log of three interleaved streams, 240 events, written through the pipeline.
+private func sampleLog(in folder: TemporaryDirectory) throws -> LMDBEventLog {
+    let log = try LMDBEventLog(path: folder.child("log"))
+    var rng = SplitMix64(seed: 77)
+    let generator = RandomCommands()
+    let processor = CommandProcessor(log: log, clock: SteppingClock(), ids: SequentialIDGenerator())
+    while try log.lastPosition() < 240 {
+        _ = try processor.handle([CommandEnvelope(stream: ["a", "b", "c"].randomElement(using: &rng)!, command: generator.command(using: &rng))])
+    }
+    return log
+}
+
+private func rewrite(_ log: LMDBEventLog, _ body: (Transaction) throws -> Void) throws {
+    try log.environment.write { txn in try body(txn) }
+}
+
+@Suite("Integrity: flowlog verify")
+struct IntegrityTests {
+    @Test func anUntouchedLogIsIntact() throws {
+        let folder = TemporaryDirectory()
+        let report = try sampleLog(in: folder).checkIntegrity()
+        #expect(report.isIntact, "\(report.problems)")
+        #expect(report.events == 240)
+        #expect(report.streams == 3)
+    }
+
+    @Test(arguments: [1, 57, 120, 239])
+    func aFlippedByteAnywhereInARecordIsNamedWithItsPositionAndStream(position: Int) throws {
+        let folder = TemporaryDirectory()
+        let log = try sampleLog(in: folder)
+        let stream = try log.events(from: position, limit: 1)[0].stream
+        var rng = SplitMix64(seed: UInt64(position))
+        try rewrite(log) { txn in
+            var bytes = Array(try txn.get(log.eventsDB, key: Keys.position(position))!)
+            bytes[Int.random(in: 0..<bytes.count - 8, using: &rng)] ^= 1 << UInt8.random(in: 0..<8, using: &rng)
+            try txn.put(log.eventsDB, key: Keys.position(position), value: bytes)
+        }
+        let report = try log.checkIntegrity()
+        #expect(report.problems.first?.position == position)
+        #expect(report.problems.first?.stream == stream || report.problems.first?.stream == nil)
+        #expect(report.problems.filter { $0.position > 0 }.count == 1, "one damaged record is reported once: \(report.problems)")
+    }
+
+    @Test func aRemovedRecordIsNamed() throws {
+        let folder = TemporaryDirectory()
+        let log = try sampleLog(in: folder)
+        try rewrite(log) { txn in _ = try txn.delete(log.eventsDB, key: Keys.position(100)) }
+        let report = try log.checkIntegrity()
+        #expect(report.problems.first?.position == 100)
+        #expect(report.problems.first?.detail.contains("missing") == true)
+    }
+
+    @Test func theLastRecordRemovedIsNoticedByTheIndexes() throws {
+        let folder = TemporaryDirectory()
+        let log = try sampleLog(in: folder)
+        try rewrite(log) { txn in _ = try txn.delete(log.eventsDB, key: Keys.position(240)) }
+        #expect(!(try log.checkIntegrity().isIntact))
+    }
+
+    @Test func reorderedRecordsAreNamed() throws {
+        let folder = TemporaryDirectory()
+        let log = try sampleLog(in: folder)
+        try rewrite(log) { txn in
+            let first = Array(try txn.get(log.eventsDB, key: Keys.position(50))!)
+            let second = Array(try txn.get(log.eventsDB, key: Keys.position(51))!)
+            try txn.put(log.eventsDB, key: Keys.position(50), value: second)
+            try txn.put(log.eventsDB, key: Keys.position(51), value: first)
+        }
+        #expect(try log.checkIntegrity().problems.first?.position == 50)
+    }
+
+    /// A record altered by someone who also recomputed its own checksum: its successor's link breaks.
+    @Test func anAlteredRecordWithARecomputedChecksumIsCaughtAtTheNextLink() throws {
+        let folder = TemporaryDirectory()
+        let log = try sampleLog(in: folder)
+        try rewrite(log) { txn in
+            let previous = RecordCodec.storedHash(of: try txn.get(log.eventsDB, key: Keys.position(79))!)!
+            var record = try RecordCodec.decode(try txn.get(log.eventsDB, key: Keys.position(80))!, expectedPosition: 80, previousHash: previous).0
+            record.actor = record.actor == .user ? .system : .user
+            var writer = BinaryWriter()
+            _ = RecordCodec.encode(record, previousHash: previous, into: &writer)
+            try txn.put(log.eventsDB, key: Keys.position(80), value: writer.bytes)
+        }
+        #expect(try log.checkIntegrity().problems.first?.position == 81)
+        #expect(throws: EventLogError.self) { try log.events() }
+    }
+
+    @Test func aStreamIndexThatPointsElsewhereIsNamed() throws {
+        let folder = TemporaryDirectory()
+        let log = try sampleLog(in: folder)
+        let victim = try log.events(from: 30, limit: 1)[0]
+        try rewrite(log) { txn in try txn.put(log.streamIndexDB, key: Keys.streamVersion(victim.stream, victim.version), value: Keys.position(31)) }
+        let report = try log.checkIntegrity()
+        #expect(report.problems.contains { $0.position == 30 && $0.stream == victim.stream })
+    }
+}
+
+@Suite("Hostile input")
+struct FuzzTests {
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func theRecordDecoderNeverCrashesOnRandomOrMutatedBytes(seed: UInt64) {
+        var rng = SplitMix64(seed: seed)
+        var writer = BinaryWriter()
+        let valid = everyEventType.enumerated().map { index, event -> [UInt8] in
+            _ = RecordCodec.encode(recorded(event, position: index + 1), previousHash: 0, into: &writer)
+            return writer.bytes
+        }
+        var decoded = 0
+        for round in 0..<20_000 {
+            var bytes: [UInt8]
+            if round % 2 == 0 {
+                bytes = (0..<Int.random(in: 0..<200, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+            } else {
+                bytes = valid.randomElement(using: &rng)!
+                for _ in 0..<Int.random(in: 1...4, using: &rng) { bytes[Int.random(in: 0..<bytes.count, using: &rng)] = UInt8.random(in: 0...255, using: &rng) }
+                if Bool.random(using: &rng) { bytes = Array(bytes.prefix(Int.random(in: 0...bytes.count, using: &rng))) }
+            }
+            if (try? bytes.withUnsafeBytes { try RecordCodec.decode($0, expectedPosition: 1, previousHash: 0) }) != nil { decoded += 1 }
+        }
+        #expect(decoded < 10, "random bytes must not pass the checksum")
+    }
+
+    @Test(arguments: [4, 5] as [UInt64])
+    func sendAnswersEveryHostileLineAndAppendsNothingForIt(seed: UInt64) throws {
+        var rng = SplitMix64(seed: seed)
+        let valid = #"{"type":"cart.addProduct","stream":"s","productId":"p1","unitPrice":100,"quantity":1}"#
+        var lines: [String] = []
+        for _ in 0..<3_000 {
+            switch Int.random(in: 0..<6, using: &rng) {
+            case 0: lines.append(String(valid.prefix(Int.random(in: 0..<valid.count, using: &rng))))          // truncated
+            case 1: lines.append(String(decoding: (0..<Int.random(in: 1...80, using: &rng)).map { _ in UInt8.random(in: 32...255, using: &rng) }, as: UTF8.self))
+            case 2:                                                                                            // one byte changed
+                var bytes = Array(valid.utf8)
+                bytes[Int.random(in: 0..<bytes.count, using: &rng)] = UInt8.random(in: 32...126, using: &rng)
+                lines.append(String(decoding: bytes, as: UTF8.self))
+            case 3: lines.append(String(repeating: "[", count: Int.random(in: 1...5_000, using: &rng)))          // deep nesting
+            case 4: lines.append(#"{"type":"cart.addProduct","stream":"s","productId":"p1","unitPrice":1e999,"quantity":1}"#)
+            default: lines.append("{\"type\":\"payment.failed\",\"stream\":\"s\",\"reason\":\"\(String(repeating: "\u{1F600}", count: 300))\"}")
+            }
+        }
+        let folder = TemporaryDirectory()
+        let path = folder.child("in")
+        try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        let descriptor = open(path, O_RDONLY)
+        defer { close(descriptor) }
+        let log = InMemoryEventLog()
+        let output = BufferOutput()
+        let summary = try SendSession(processor: CommandProcessor(log: log, clock: SteppingClock(), ids: SequentialIDGenerator()), output: output)
+            .run(reader: LineReader(fileDescriptor: descriptor))
+        let answers = output.text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+        #expect(answers.count == lines.count)
+        #expect(summary.lines == lines.count)
+        #expect(try log.lastPosition() == summary.accepted, "only accepted lines append")
+        for answer in answers {
+            let value = try JSONParser.parse(String(answer))
+            if value["ok"] == .bool(false) { #expect(value["error"]?["code"] != nil) }
+        }
+    }
+}
