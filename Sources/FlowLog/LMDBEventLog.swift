@@ -222,7 +222,7 @@ public final class LMDBEventLog: EventLog {
         try reading { txn in
             var previousHash = try hashBefore(position: start, txn)
             var expected = start
-            var scanned = ScannedRange(releaseEvery: Self.residentReleaseInterval)
+            var scanned = ScannedRange(releaseEvery: Self.residentReleaseInterval, in: txn)
             defer { scanned.release() }
             try txn.withCursor(eventsDB) { cursor in
                 var record = try cursor.seek(atOrAfter: Keys.position(start))
@@ -276,7 +276,7 @@ public final class LMDBEventLog: EventLog {
         try txn.withCursor(streamIndexDB) { cursor in
             var entry = try cursor.seek(atOrAfter: Keys.streamVersion(stream, fromVersion))
             var expectedVersion = fromVersion
-            var scanned = ScannedRange(releaseEvery: 1 << 10)
+            var scanned = ScannedRange(releaseEvery: 1 << 10, in: txn)
             defer { scanned.release() }
             while let (key, value) = entry, key.starts(with: prefix) {
                 let position = Keys.decodePosition(value)
@@ -472,16 +472,20 @@ struct ScannedRange {
     private var lowest: UnsafeRawPointer?
     private var highest: UnsafeRawPointer?
     private var sinceRelease = 0
+    private let enabled: Bool
     /// Records read between releases: many for a sequential walk, fewer for the scattered reads of
     /// one stream, where each read may fault in pages around it.
     private let releaseEvery: Int
 
-    init(releaseEvery: Int) {
+    /// Releasing is only ever done for read-only transactions, whose buffers all lie in the map.
+    init(releaseEvery: Int, in txn: Transaction) {
         self.releaseEvery = releaseEvery
+        self.enabled = txn.isReadOnly
     }
 
     @inline(__always)
     mutating func include(_ address: UnsafeRawPointer) {
+        guard enabled else { return }
         if lowest.map({ address < $0 }) ?? true { lowest = address }
         if highest.map({ address > $0 }) ?? true { highest = address }
         sinceRelease += 1

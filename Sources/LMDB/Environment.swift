@@ -105,6 +105,8 @@ public final class Environment {
 
     /// Lets the kernel take back the resident pages of the memory map between two addresses that
     /// point into it (say, the lowest and highest record a scan has read since the last release).
+    /// Only addresses from a read-only transaction qualify: a write transaction's buffers may be heap
+    /// memory, which this would wipe.
     ///
     /// Without a writable map, LMDB maps its file read-only and shared, so dropping pages loses nothing:
     /// the next access reads them again from the page cache. Long scans call this every so often so
@@ -134,7 +136,7 @@ public final class Environment {
                 continue
             }
             try check(code, flags & UInt32(MDB_RDONLY) != 0 ? "beginning a read transaction" : "beginning a write transaction")
-            return Transaction(handle: txn!)
+            return Transaction(handle: txn!, isReadOnly: flags & UInt32(MDB_RDONLY) != 0)
         }
     }
 
@@ -159,7 +161,7 @@ extension Environment {
         }
         var txn: OpaquePointer?
         try check(mdb_txn_begin(handle, nil, UInt32(MDB_RDONLY), &txn), "beginning a read transaction")
-        let transaction = Transaction(handle: txn!)
+        let transaction = Transaction(handle: txn!, isReadOnly: true)
         do {
             let databases = try names.map { try transaction.openDatabase(named: $0, create: false) }
             try check(mdb_txn_commit(txn), "committing the opening of databases")

@@ -9,6 +9,9 @@ public struct Database: Sendable, Hashable {
 /// byte buffers it returns point into the memory map and stay valid only until that closure returns.
 public struct Transaction {
     let handle: OpaquePointer
+    /// A read-only transaction's buffers all point into the memory map; a write transaction's may
+    /// point into pages it changed, which LMDB keeps in ordinary heap memory.
+    public let isReadOnly: Bool
 
     public struct PutFlags: OptionSet, Sendable {
         public let rawValue: UInt32
