@@ -38,7 +38,7 @@ extension LMDBEventLog {
                 return sink.count
             }
         } catch let error as LMDBError {
-            throw error.code == ENOSPC ? EventLogError.diskFull(path: path) : EventLogError.storage(error)
+            throw EventLogError.writing(error, path: path)
         }
     }
 }

@@ -1,4 +1,7 @@
 import LMDB
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Why a log could not be opened, read or written, as a sentence that says how to mend it.
 public enum EventLogError: Error, Equatable, CustomStringConvertible {
@@ -18,6 +21,27 @@ public enum EventLogError: Error, Equatable, CustomStringConvertible {
     /// Any other storage failure, with LMDB's own code and message.
     case storage(LMDBError)
 
+    /// A failed write, as the user should hear of it: a full disk (or a file-size limit) is named as such.
+    static func writing(_ error: LMDBError, path: String) -> EventLogError {
+        if error.code == ENOSPC || error.code == EFBIG || error.code == EDQUOT { return .diskFull(path: path) }
+        // LMDB turns a short write (what a full disk gives) into EIO: look at the disk before blaming it.
+        if error.code == EIO, isOutOfSpace(path) { return .diskFull(path: path) }
+        return .storage(error)
+    }
+
+    /// Whether the filesystem of `path` is (nearly) full, or the process may not grow `data.mdb` further.
+    private static func isOutOfSpace(_ path: String) -> Bool {
+        var filesystem = statvfs()
+        if statvfs(path, &filesystem) == 0, UInt64(filesystem.f_bavail) * UInt64(filesystem.f_frsize) < 8 << 20 { return true }
+        var limit = rlimit()
+        var file = stat()
+        if getrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max,
+           stat(path + "/data.mdb", &file) == 0, UInt64(file.st_size) + (8 << 20) >= UInt64(limit.rlim_cur) {
+            return true
+        }
+        return false
+    }
+
     public var description: String {
         switch self {
         case .notFound(let path):
@@ -33,7 +57,7 @@ public enum EventLogError: Error, Equatable, CustomStringConvertible {
         case .damaged(let damage):
             "\(damage) Nothing after it was read; keep a copy of the log folder for inspection."
         case .diskFull(let path):
-            "The disk holding \(path) is full; nothing of this batch was written. Free some space and send the commands again."
+            "The disk holding \(path) is full (or the log reached a file-size limit); nothing of this batch was written, and everything acknowledged before it is safe. Free some space and send the unanswered commands again."
         case .storage(let error):
             "The log storage failed: \(error). Nothing of this batch was written."
         }

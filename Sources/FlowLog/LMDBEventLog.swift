@@ -112,7 +112,7 @@ public final class LMDBEventLog: EventLog {
         do {
             return try environment.write { txn in try appendInTransaction(requests, txn) }
         } catch let error as LMDBError {
-            throw error.code == ENOSPC ? EventLogError.diskFull(path: path) : EventLogError.storage(error)
+            throw EventLogError.writing(error, path: path)
         }
     }
 

@@ -82,24 +82,26 @@ public final class Environment {
     public func write<Result>(retryingWhenMapIsFull: Bool, _ body: (Transaction) throws -> Result) throws -> Result {
         while true {
             let transaction = try begin(flags: 0)
+            let result: Result
             do {
-                let result = try body(transaction)
-                let code = mdb_txn_commit(transaction.handle)
-                if code == MDB_MAP_FULL {
-                    try grow()
-                    if retryingWhenMapIsFull { continue }
-                    throw LMDBError(code: code, operation: "committing a write transaction")
-                }
-                try check(code, "committing a write transaction")
-                return result
+                result = try body(transaction)
             } catch let error as LMDBError where error.isMapFull {
                 mdb_txn_abort(transaction.handle)
                 try grow()
-                if !retryingWhenMapIsFull { throw error }
+                if retryingWhenMapIsFull { continue }
+                throw error
             } catch {
                 mdb_txn_abort(transaction.handle)
                 throw error
             }
+            // A commit frees the transaction whatever it returns: never abort it after this point.
+            let code = mdb_txn_commit(transaction.handle)
+            if code == MDB_MAP_FULL {
+                try grow()
+                if retryingWhenMapIsFull { continue }
+            }
+            try check(code, "committing a write transaction")
+            return result
         }
     }
 
