@@ -220,6 +220,8 @@ public final class LMDBEventLog: EventLog {
         let start = max(from, 1)
         if let through, through < start { return }
         try reading { txn in
+            // Past the end there is nothing to read (and no predecessor to check the chain against).
+            guard start <= (try head(txn).position) else { return }
             var previousHash = try hashBefore(position: start, txn)
             var expected = start
             var scanned = ScannedRange(releaseEvery: Self.residentReleaseInterval, in: txn)

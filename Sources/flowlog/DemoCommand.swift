@@ -14,6 +14,7 @@ struct DemoCommand: ParsableCommand {
     @Flag(help: "Print the script as NDJSON commands (for `flowlog send`) instead of playing it.")
     var printScript = false
 
+    @OptionGroup var tracker: TrackerOptions
     @OptionGroup var global: GlobalOptions
 
     func run() throws {
@@ -32,11 +33,25 @@ struct DemoCommand: ParsableCommand {
                 let outcome = try processor.handle(envelope)
                 let after = try processor.state(of: stream).state
                 Output.line(TextRendering.demoStep(number: index + 1, envelope: envelope, outcome: outcome, before: before, after: after))
+                if case .accepted(let acceptance) = outcome, !acceptance.events.isEmpty {
+                    let recorded = try log.events(from: acceptance.receipt.firstPosition, limit: acceptance.events.count)
+                    for line in TextRendering.trackerCalls(recorded) { Output.line("      " + line) }
+                    Output.line("      " + TextRendering.viewSummary(after))
+                }
             }
             let (state, version) = try processor.state(of: stream)
-            Output.line("Final state of \(stream) (version \(version)):\n")
+            Output.line("\nFinal state of \(stream) (version \(version)):\n")
             Output.line(TextRendering.state(state, stream: stream, version: version))
-            Output.line("\nThe log \(log.path) now holds \(try log.lastPosition()) events. Try: flowlog log --stream \(stream)")
+            Output.line("\nWhat the app shows now (flowlog view --stream \(stream)):")
+            Output.line(ViewProjector.render(cart: ViewProjector.cart(state), screen: ViewProjector.screen(state.navigation)))
+            let runner = ProjectionRunner(log: log)
+            Output.line("\nProjections, caught up with the log:")
+            for projector in try Composition.projectors(log, tracker: tracker, global: global) {
+                try runner.catchUp(projector)
+                Output.line("  \(TextRendering.pad(projector.name, 16)) checkpoint \(try projector.checkpoint())")
+            }
+            Output.line("  analytics calls are in \(tracker.folder(for: global))/segment.ndjson and snake.ndjson")
+            Output.line("\nThe log \(log.path) now holds \(try log.lastPosition()) events. Try: flowlog log --stream \(stream), flowlog orders, flowlog view --stream \(stream)")
         }
     }
 }

@@ -20,7 +20,8 @@ struct FlowLogCommand: ParsableCommand {
             CartCommand.self, SystemCommand.self, WelcomeCommand.self, OnboardingCommand.self,
             LoginCommand.self, HomeCommand.self, ModalCommand.self,
             SendCommand.self, StateCommand.self, LogCommand.self, ReplayCommand.self, BisectCommand.self, SnapshotsCommand.self,
-            ExportCommand.self, ImportCommand.self, VerifyCommand.self, DemoCommand.self,
+            ExportCommand.self, ImportCommand.self, VerifyCommand.self, ProjectionsCommand.self, OrdersCommand.self, ViewCommand.self,
+            DemoCommand.self,
         ]
     )
 

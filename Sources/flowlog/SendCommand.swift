@@ -61,7 +61,9 @@ struct StateCommand: ParsableCommand {
                     throw CLIFailure("--at \(at) is outside the log, which holds positions 1 through \(last); choose a position in that range (0 for the empty state).", exitCode: CLIFailure.usage)
                 }
             }
-            let (state, version) = try log.state(ofStream: stream, throughPosition: at)
+            // The storage read model answers when it is current; otherwise the stream is replayed.
+            let current = at == nil ? try StorageProjector(log: log).currentState(of: stream) : nil
+            let (state, version) = try current ?? log.state(ofStream: stream, throughPosition: at)
             switch format {
             case .json:
                 // Written as bytes: a stream with many orders makes a state of megabytes.

@@ -68,6 +68,29 @@ enum TextRendering {
         return lines.joined(separator: "\n")
     }
 
+    /// The analytics calls each service makes for these events, one line a call.
+    static func trackerCalls(_ records: [RecordedEvent]) -> [String] {
+        var lines: [String] = []
+        let services: [any AnalyticsService] = [SegmentService(), SnakeCaseService()]
+        for record in records {
+            for service in services {
+                var json = JSONWriter()
+                if service.writeCall(for: record, into: &json) { lines.append("tracker \(service.name): \(json.text)") }
+            }
+        }
+        return lines
+    }
+
+    /// One line of what the screen and the cart show.
+    static func viewSummary(_ state: FlowState) -> String {
+        let screen = ViewProjector.screen(state.navigation)
+        let cart = ViewProjector.cart(state)
+        let buttons = screen.buttons.map { $0.isEnabled ? "[\($0.title)]" : "(\($0.title))" }.joined(separator: " ")
+        let modal = screen.modalTitle.map { " + modal \"\($0)\"" } ?? ""
+        let checkout = cart.isCheckoutEnabled ? "[\(cart.checkoutButtonTitle)]" : "(\(cart.checkoutButtonTitle))"
+        return "view: \"\(screen.title)\" \(buttons)\(modal) · \(cart.title) · \(cart.totalText) · \(checkout)"
+    }
+
     static func pad(_ text: String, _ width: Int, right: Bool = false) -> String {
         let count = text.count
         guard count < width else { return text }

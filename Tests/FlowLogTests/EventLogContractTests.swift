@@ -221,3 +221,15 @@ struct LMDBEventLogTests {
         #expect(try log.events().count == 2000)
     }
 }
+
+@Suite("Reading past the end")
+struct ReadingPastTheEndTests {
+    @Test(arguments: LogKind.allCases)
+    func readingFromPastTheLastPositionYieldsNothing(kind: LogKind) throws {
+        let log = try LogFixture(kind).log
+        _ = try log.append([AppendRequest(stream: "a", expectedVersion: nil, commandId: nil,
+                                          events: [NewEvent(eventId: EventID(high: 9, low: 9), timestamp: Timestamp(microseconds: 0), actor: .user, event: .navigation(.modalPresented))])])
+        #expect(try log.events(from: 2).isEmpty)
+        #expect(try log.events(from: 50).isEmpty)
+    }
+}

@@ -1,0 +1,160 @@
+import ArgumentParser
+import FlowDomain
+import FlowLog
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where the tracker's NDJSON files go: beside the log, unless --tracker-dir says otherwise.
+struct TrackerOptions: ParsableArguments {
+    @Option(help: "The folder for the analytics calls (one NDJSON file per service; default: LOG-tracker beside the log).")
+    var trackerDir: String?
+
+    func folder(for global: GlobalOptions) -> String {
+        if let trackerDir { return trackerDir }
+        var path = global.logPath
+        while path.count > 1, path.hasSuffix("/") { path.removeLast() }
+        return path + "-tracker"
+    }
+}
+
+extension Composition {
+    static let projectorNames = ["storage", "tracker.segment", "tracker.snake"]
+
+    /// The three projectors, wired to the log and the tracker's files.
+    static func projectors(_ log: LMDBEventLog, tracker: TrackerOptions, global: GlobalOptions) throws -> [any Projector] {
+        let folder = tracker.folder(for: global)
+        if mkdir(folder, 0o755) != 0 && errno != EEXIST {
+            throw CLIFailure("Cannot create the tracker folder \(folder): \(String(cString: strerror(errno))). Choose another with --tracker-dir.", exitCode: CLIFailure.cannotCreate)
+        }
+        let services: [any AnalyticsService] = [SegmentService(), SnakeCaseService()]
+        return [StorageProjector(log: log) as any Projector]
+            + services.map { TrackerProjector(service: $0, sink: NDJSONFileSink(path: "\(folder)/\($0.name).ndjson"), log: log) as any Projector }
+    }
+}
+
+struct ProjectionsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "projections",
+        abstract: "The side effects driven by the log: storage read models and analytics trackers.",
+        subcommands: [Status.self, Run.self, Rebuild.self])
+
+    struct Status: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show each projector's checkpoint, lag and failure, if any.")
+        @Option(help: "text or json.") var format: OutputFormat = .text
+        @OptionGroup var global: GlobalOptions
+
+        func run() throws {
+            try reportingFailures {
+                let log = try Composition.openLog(global, access: .readOnly)
+                for status in try log.projectionStatus(of: Composition.projectorNames) {
+                    if format == .json {
+                        Output.line("{\"name\":\(BisectCommand.quoted(status.name)),\"checkpoint\":\(status.checkpoint),\"lag\":\(status.lag),\"failure\":\(status.failure.map(BisectCommand.quoted) ?? "null")}")
+                    } else {
+                        let state = status.failure.map { "stopped: \($0)" } ?? (status.lag == 0 ? "current" : "behind")
+                        Output.line("\(TextRendering.pad(status.name, 16)) checkpoint \(status.checkpoint), lag \(status.lag): \(state)")
+                    }
+                }
+            }
+        }
+    }
+
+    struct Run: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Catch every projector up with the log (and keep following it with --follow).")
+        @Flag(help: "Keep following new appends until interrupted.") var follow = false
+        @OptionGroup var tracker: TrackerOptions
+        @OptionGroup var global: GlobalOptions
+
+        func run() throws {
+            try reportingFailures {
+                let log = try Composition.openLog(global, access: .readWrite)
+                let runner = ProjectionRunner(log: log)
+                let projectors = try Composition.projectors(log, tracker: tracker, global: global)
+                if follow {
+                    try runner.follow(projectors) { false }
+                }
+                for projector in projectors {
+                    let handled = try runner.catchUp(projector)
+                    Output.line("\(projector.name): projected \(handled) events, checkpoint \(try projector.checkpoint())")
+                }
+            }
+        }
+    }
+
+    struct Rebuild: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Reset one projector and replay it from position 1.")
+        @Argument(help: "storage, tracker.segment or tracker.snake.") var name: String
+        @OptionGroup var tracker: TrackerOptions
+        @OptionGroup var global: GlobalOptions
+
+        func validate() throws {
+            guard Composition.projectorNames.contains(name) else {
+                throw ValidationError("There is no projector '\(name)'; the projectors are \(Composition.projectorNames.joined(separator: ", ")).")
+            }
+        }
+
+        func run() throws {
+            try reportingFailures {
+                let log = try Composition.openLog(global, access: .readWrite)
+                guard let projector = try Composition.projectors(log, tracker: tracker, global: global).first(where: { $0.name == name }) else { return }
+                try projector.reset()
+                let handled = try ProjectionRunner(log: log).catchUp(projector)
+                Output.line("\(name): rebuilt from \(handled) events")
+            }
+        }
+    }
+}
+
+struct OrdersCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "orders", abstract: "List the orders of all streams (or one), from the storage read model.")
+
+    @Option(help: "Only this stream's orders.") var stream: String?
+    @Option(help: "text or json.") var format: OutputFormat = .text
+    @OptionGroup var tracker: TrackerOptions
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        try reportingFailures {
+            let log = try Composition.openLog(global, access: .readWrite)
+            let storage = StorageProjector(log: log)
+            try ProjectionRunner(log: log).catchUp(storage)
+            let orders = try storage.orders(stream: stream)
+            for (position, stream, order) in orders {
+                if format == .json {
+                    Output.line("{\"position\":\(position),\"stream\":\(BisectCommand.quoted(stream)),\"orderId\":\(BisectCommand.quoted(order.orderId)),\"total\":\(order.total),\"itemCount\":\(order.itemCount)}")
+                } else {
+                    Output.line("#\(position) \(stream) \(order.orderId): \(Money.format(cents: order.total)) for \(order.itemCount) item\(order.itemCount == 1 ? "" : "s")")
+                }
+            }
+            if format == .text, orders.isEmpty { Output.line("(no orders)") }
+        }
+    }
+}
+
+struct ViewCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "view",
+        abstract: "Draw what the app's screen and cart show for a stream: plain strings and flags computed from its state.")
+
+    @Option(help: "The stream.") var stream = "default"
+    @Option(help: "As it was after this global position.") var at: Int?
+    @Option(help: "text or json.") var format: OutputFormat = .text
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        try reportingFailures {
+            let log = try Composition.openLog(global, access: .readOnly)
+            let (state, version) = try log.state(ofStream: stream, throughPosition: at)
+            let cart = ViewProjector.cart(state)
+            let screen = ViewProjector.screen(state.navigation)
+            if format == .json {
+                var json = JSONWriter()
+                ViewProjector.writeJSON(cart: cart, screen: screen, stream: stream, version: version, into: &json)
+                Output.line(json.text)
+            } else {
+                Output.line(ViewProjector.render(cart: cart, screen: screen))
+            }
+        }
+    }
+}

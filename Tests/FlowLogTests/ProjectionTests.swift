@@ -1,0 +1,192 @@
+@testable import FlowLog
+import FlowDomain
+import FlowLogTesting
+import Foundation
+import Testing
+
+/// A log of eight streams with orders, written through the pipeline.
+private func busyLog(in folder: TemporaryDirectory, commands: Int = 4_000, seed: UInt64 = 21) throws -> LMDBEventLog {
+    let log = try LMDBEventLog(path: folder.child("log"))
+    var rng = SplitMix64(seed: seed)
+    let generator = RandomCommands()
+    let processor = CommandProcessor(log: log, clock: SteppingClock(), ids: SequentialIDGenerator())
+    _ = try processor.handle((0..<commands).map { _ in CommandEnvelope(stream: "s\(Int.random(in: 0..<8, using: &rng))", command: generator.command(using: &rng)) })
+    return log
+}
+
+/// A sink that fails its first `failures` deliveries, then records what it is given.
+private final class FlakySink: TrackerSink {
+    var failures: Int
+    private(set) var delivered: [[UInt8]] = []
+    init(failures: Int) { self.failures = failures }
+    func deliver(_ calls: [[UInt8]]) throws {
+        if failures > 0 { failures -= 1; throw InputError(message: "collector unavailable") }
+        delivered += calls
+    }
+}
+
+private func messageIds(_ calls: [[UInt8]], key: String) throws -> [String] {
+    try calls.map { call in
+        guard case .string(let id)? = try JSONParser.parse(String(decoding: call, as: UTF8.self))[key] else { return "" }
+        return id
+    }
+}
+
+@Suite("Projections")
+struct ProjectionTests {
+    @Test func storageReadModelsEqualAFullReplay() throws {
+        let folder = TemporaryDirectory()
+        let log = try busyLog(in: folder)
+        let storage = StorageProjector(log: log)
+        var runner = ProjectionRunner(log: log)
+        runner.batchSize = 333
+        #expect(try runner.catchUp(storage) == (try log.lastPosition()))
+        var allOrders: [String] = []
+        for (stream, _) in try log.streams() {
+            let replayed = try log.replayedState(ofStream: stream)
+            let stored = try storage.currentState(of: stream)
+            #expect(stored?.state == replayed.state && stored?.version == replayed.version, "stream \(stream)")
+            let navigated = try log.events(inStream: stream).contains { if case .navigation = $0.event { true } else { false } }
+            #expect(try storage.hasOnboarded(stream: stream) == (navigated ? replayed.state.navigation.hasOnboarded : nil), "stream \(stream)")
+            allOrders += replayed.state.orders.orders.map { "\(stream)/\($0.orderId)/\($0.total)" }
+        }
+        let listed = try storage.orders().map { "\($0.stream)/\($0.order.orderId)/\($0.order.total)" }
+        #expect(Set(listed) == Set(allOrders))
+        #expect(listed.count == allOrders.count)
+        #expect(!allOrders.isEmpty)
+    }
+
+    @Test func readModelsAreNotCurrentUntilCaughtUp() throws {
+        let folder = TemporaryDirectory()
+        let log = try busyLog(in: folder, commands: 200)
+        let storage = StorageProjector(log: log)
+        #expect(try storage.currentState(of: "s1") == nil)
+        try ProjectionRunner(log: log).catchUp(storage)
+        #expect(try storage.currentState(of: "s1") != nil)
+        _ = try CommandProcessor(log: log, clock: SteppingClock(), ids: SequentialIDGenerator(startingAfter: 1 << 40))
+            .handle(CommandEnvelope(stream: "s1", command: .app(.launched(hasOnboarded: true))))
+        #expect(try storage.currentState(of: "s1") == nil, "one more event: the read model is behind, so callers replay")
+    }
+
+    @Test func aRebuildReproducesByteIdenticalReadModels() throws {
+        let folder = TemporaryDirectory()
+        let log = try busyLog(in: folder)
+        let storage = StorageProjector(log: log)
+        var runner = ProjectionRunner(log: log)
+        runner.batchSize = 1_000
+        try runner.catchUp(storage)
+        let before = try storage.dump()
+        try storage.reset()
+        #expect(try storage.checkpoint() == 0)
+        runner.batchSize = 77
+        try runner.catchUp(storage)
+        #expect(try storage.dump() == before)
+        #expect(before.count > 1_000)
+    }
+
+    @Test func projectionStoppedAtAnyBatchResumesToTheSameReadModels() throws {
+        let folder = TemporaryDirectory()
+        let log = try busyLog(in: folder)
+        var rng = SplitMix64(seed: 5)
+        var runner = ProjectionRunner(log: log)
+        // A crash between two transactions leaves the read models at the last checkpoint; a new
+        // projector picks up from there.
+        var position = 0
+        while position < (try log.lastPosition()) {
+            let events = try log.events(from: position + 1, limit: Int.random(in: 1...500, using: &rng))
+            try StorageProjector(log: log).project(events)
+            position = events.last!.position
+        }
+        let resumed = try StorageProjector(log: log).dump()
+        try StorageProjector(log: log).reset()
+        runner.batchSize = 4_096
+        try runner.catchUp(StorageProjector(log: log))
+        #expect(try StorageProjector(log: log).dump() == resumed)
+    }
+
+    @Test func trackerCallsCarryEventIdsAndSurviveAFailingCollector() throws {
+        let folder = TemporaryDirectory()
+        let log = try busyLog(in: folder, commands: 1_500)
+        let sink = FlakySink(failures: 3)
+        let tracker = TrackerProjector(service: SegmentService(), sink: sink, log: log)
+        var runner = ProjectionRunner(log: log)
+        runner.batchSize = 200
+        for _ in 0..<3 {
+            #expect(throws: InputError.self) { try runner.catchUp(tracker) }
+            #expect(try tracker.checkpoint() == 0, "a failing sink never moves the checkpoint past undelivered calls")
+            #expect(try log.projectionStatus(of: ["tracker.segment"]).first?.failure?.contains("collector unavailable") == true)
+        }
+        try runner.catchUp(tracker)
+        #expect(try log.projectionStatus(of: ["tracker.segment"]).first?.failure == nil)
+        #expect(try tracker.checkpoint() == (try log.lastPosition()))
+        // Every tracked event, in log order, once, with its event id as the message id.
+        var expected: [String] = []
+        var json = JSONWriter()
+        for record in try log.events() {
+            json.reset()
+            if SegmentService().writeCall(for: record, into: &json) { expected.append(record.eventId.description) }
+        }
+        #expect(try messageIds(sink.delivered, key: "messageId") == expected)
+        #expect(expected.count > 100)
+    }
+
+    @Test func redeliveryAfterACrashIsOnlyDuplicatesWithTheSameMessageIds() throws {
+        let folder = TemporaryDirectory()
+        let log = try busyLog(in: folder, commands: 1_500)
+        let sink = FlakySink(failures: 0)
+        var runner = ProjectionRunner(log: log)
+        runner.batchSize = 100
+        let tracker = TrackerProjector(service: SnakeCaseService(), sink: sink, log: log)
+        try runner.catchUp(tracker)
+        // The process died after delivering but before the checkpoint was written: back it up.
+        try log.setCheckpoint(try log.lastPosition() / 2, of: tracker.name)
+        try runner.catchUp(tracker)
+        let ids = try messageIds(sink.delivered, key: "event_id")
+        #expect(ids.count > Set(ids).count, "some calls were delivered twice")
+        var seen = Set<String>()
+        let deduplicated = ids.filter { seen.insert($0).inserted }
+        var expected: [String] = []
+        var json = JSONWriter()
+        for record in try log.events() {
+            json.reset()
+            if SnakeCaseService().writeCall(for: record, into: &json) { expected.append(record.eventId.description) }
+        }
+        #expect(deduplicated == expected)
+    }
+
+    @Test func viewsHoldOnlyDisplayValuesThatMatchTheState() throws {
+        let scenario = DeciderScenario.given(commands: [
+            .app(.launched(hasOnboarded: true)), .home(.selectTab(1)),
+            .cart(.addProduct(productId: "p1", name: "Mug", unitPrice: 1250, quantity: 2)),
+            .cart(.applyDiscount(discountId: "D", percent: 10, productId: "p1")),
+            .cart(.checkout),
+        ])
+        let cart = ViewProjector.cart(scenario.state)
+        #expect(cart.rows == [CartViewConfiguration.Row(title: "Mug", quantityText: "2 × 12.50", amountText: "25.00", discountText: "-10% (D)", finalAmountText: "22.50")])
+        #expect(cart.totalText == "Total 22.50")
+        #expect(!cart.isCheckoutEnabled)
+        #expect(cart.statusText == "Waiting for the payment provider to confirm 22.50.")
+        let screen = ViewProjector.screen(scenario.state.navigation)
+        #expect(screen.title == "Orders")
+        #expect(screen.selectedTab == 1)
+        #expect(ViewProjector.cart(FlowState()).isCheckoutEnabled == false)
+        #expect(ViewProjector.cart(DeciderScenario.given(commands: [.cart(.addProduct(productId: "p", name: nil, unitPrice: 1, quantity: 1))]).state).isCheckoutEnabled)
+        // The JSON face: only strings, numbers, booleans, null, and arrays and objects of those.
+        var json = JSONWriter()
+        ViewProjector.writeJSON(cart: cart, screen: screen, stream: "s", version: 5, into: &json)
+        let value = try JSONParser.parse(json.text)
+        #expect(value["cart"]?["totalText"] == .string("Total 22.50"))
+        #expect(value["screen"]?["tabTitles"] == .array([.string("Shop"), .string("Orders")]))
+    }
+}
+
+@Suite("Tracker files")
+struct TrackerFileTests {
+    @Test func aTornLastLineIsCutBeforeTheNextDelivery() throws {
+        let folder = TemporaryDirectory()
+        let path = folder.child("calls.ndjson")
+        try "{\"a\":1}\n{\"b\":".write(toFile: path, atomically: true, encoding: .utf8)
+        try NDJSONFileSink(path: path).deliver([Array("{\"c\":3}".utf8)])
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "{\"a\":1}\n{\"c\":3}\n")
+    }
+}
