@@ -1,6 +1,7 @@
 import ArgumentParser
 import FlowDomain
 import FlowLog
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -9,6 +10,20 @@ import Glibc
 struct TrackerOptions: ParsableArguments {
     @Option(help: "The folder for the analytics calls (one NDJSON file per service; default: LOG-tracker beside the log).")
     var trackerDir: String?
+
+    @Option(help: "Post the Segment calls to this batch endpoint (with retries) instead of a file.")
+    var segmentURL: String?
+
+    @Option(help: "Post the snake_case calls to this batch endpoint (with retries) instead of a file.")
+    var snakeURL: String?
+
+    func validate() throws {
+        for (name, value) in [("--segment-url", segmentURL), ("--snake-url", snakeURL)] {
+            if let value, URL(string: value)?.scheme?.hasPrefix("http") != true {
+                throw ValidationError("\(name) '\(value)' is not an http(s) URL.")
+            }
+        }
+    }
 
     func folder(for global: GlobalOptions) -> String {
         if let trackerDir { return trackerDir }
@@ -27,9 +42,11 @@ extension Composition {
         if mkdir(folder, 0o755) != 0 && errno != EEXIST {
             throw CLIFailure("Cannot create the tracker folder \(folder): \(String(cString: strerror(errno))). Choose another with --tracker-dir.", exitCode: CLIFailure.cannotCreate)
         }
-        let services: [any AnalyticsService] = [SegmentService(), SnakeCaseService()]
-        return [StorageProjector(log: log) as any Projector]
-            + services.map { TrackerProjector(service: $0, sink: NDJSONFileSink(path: "\(folder)/\($0.name).ndjson"), log: log) as any Projector }
+        let services: [(any AnalyticsService, String?)] = [(SegmentService(), tracker.segmentURL), (SnakeCaseService(), tracker.snakeURL)]
+        return [StorageProjector(log: log) as any Projector] + services.map { service, url in
+            let sink: any TrackerSink = url.flatMap(URL.init(string:)).map { HTTPBatchSink(url: $0) } ?? NDJSONFileSink(path: "\(folder)/\(service.name).ndjson")
+            return TrackerProjector(service: service, sink: sink, log: log) as any Projector
+        }
     }
 }
 
