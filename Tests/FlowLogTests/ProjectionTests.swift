@@ -190,3 +190,25 @@ struct TrackerFileTests {
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "{\"a\":1}\n{\"c\":3}\n")
     }
 }
+
+@Suite("Following the log")
+struct FollowTests {
+    @Test func theRunnerFollowsNewAppendsUntilToldToStop() throws {
+        let folder = TemporaryDirectory()
+        let log = try LMDBEventLog(path: folder.child("log"))
+        let processor = CommandProcessor(log: log, clock: SteppingClock(), ids: SequentialIDGenerator())
+        let storage = StorageProjector(log: log)
+        var rounds = 0
+        try ProjectionRunner(log: log).follow([storage], pollEvery: 0.001) {
+            rounds += 1
+            if rounds <= 3 {
+                // Another writer appends while the runner follows.
+                _ = try? processor.handle(CommandEnvelope(stream: "s", command: .cart(.addProduct(productId: "p\(rounds)", name: nil, unitPrice: 1, quantity: 1))))
+                return false
+            }
+            return (try? storage.checkpoint()) == (try? log.lastPosition())
+        }
+        #expect(try storage.checkpoint() == 3)
+        #expect(try storage.currentState(of: "s")?.state.cart.lines.count == 3)
+    }
+}
