@@ -1,11 +1,15 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
+#if canImport(Glibc)
+import Glibc
 #endif
 
 /// Posts a service's calls as one JSON body, `{"batch":[…]}` (the shape of Segment's batch API), and
 /// retries with exponential backoff up to a bound. When the collector keeps failing it throws, so the
 /// tracker stops with that status and its checkpoint stays put: it never skips an event.
+///
+/// It speaks plain HTTP/1.1 over a socket of its own rather than through URLSession, which would pull
+/// libcurl into the statically linked binary; for an https collector, put a local forwarding proxy
+/// in front of it.
 public final class HTTPBatchSink: TrackerSink {
     public struct RetryPolicy: Sendable {
         public var attempts: Int
@@ -38,14 +42,12 @@ public final class HTTPBatchSink: TrackerSink {
 
     public let url: URL
     public let policy: RetryPolicy
-    private let session: URLSession
+    /// Seconds a connection, a send or a receive may take before the attempt counts as failed.
+    public var timeout: Double = 10
 
     public init(url: URL, policy: RetryPolicy = RetryPolicy()) {
         self.url = url
         self.policy = policy
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = 10
-        self.session = URLSession(configuration: configuration)
     }
 
     public func deliver(_ calls: [[UInt8]]) throws {
@@ -61,34 +63,62 @@ public final class HTTPBatchSink: TrackerSink {
             body += call
         }
         body += Array("]}".utf8)
-        var request = URLRequest(url: url)
-        request.httpMethod = "POST"
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.httpBody = Data(body)
         var problem = ""
         for attempt in 1...max(1, policy.attempts) {
             if attempt > 1 { Thread.sleep(forTimeInterval: policy.delay(beforeAttempt: attempt)) }
-            let (status, error) = send(request)
-            if let status, (200..<300).contains(status) { return }
-            problem = error ?? "HTTP status \(status ?? 0)"
+            switch send(body) {
+            case .success(let status) where (200..<300).contains(status): return
+            case .success(let status): problem = "HTTP status \(status)"
+            case .failure(let error): problem = error.description
+            }
         }
         throw DeliveryFailure(url: url, attempts: policy.attempts, lastProblem: problem)
     }
 
-    /// One request, waited for: the status code, or what went wrong.
-    private func send(_ request: URLRequest) -> (Int?, String?) {
-        final class Outcome: @unchecked Sendable {
-            var status: Int?
-            var error: String?
+    /// One POST on a fresh connection: the response's status code, or what went wrong.
+    private func send(_ body: [UInt8]) -> Result<Int, InputError> {
+        guard url.scheme == "http", let host = url.host else {
+            return .failure(InputError(message: "only http:// collectors are supported (got \(url))"))
         }
-        let outcome = Outcome()
-        let done = DispatchSemaphore(value: 0)
-        session.dataTask(with: request) { _, response, error in
-            outcome.status = (response as? HTTPURLResponse)?.statusCode
-            outcome.error = error.map { $0.localizedDescription }
-            done.signal()
-        }.resume()
-        done.wait()
-        return (outcome.status, outcome.error)
+        let port = url.port ?? 80
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var addresses: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, String(port), &hints, &addresses) == 0, let first = addresses else {
+            return .failure(InputError(message: "cannot resolve \(host)"))
+        }
+        defer { freeaddrinfo(addresses) }
+        let descriptor = socket(first.pointee.ai_family, first.pointee.ai_socktype, first.pointee.ai_protocol)
+        guard descriptor >= 0 else { return .failure(InputError(message: "cannot open a socket: \(String(cString: strerror(errno)))")) }
+        defer { close(descriptor) }
+        var limit = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - timeout.rounded(.down)) * 1_000_000))
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        guard connect(descriptor, first.pointee.ai_addr, first.pointee.ai_addrlen) == 0 else {
+            return .failure(InputError(message: "cannot connect to \(host):\(port): \(String(cString: strerror(errno)))"))
+        }
+        let path = url.path.isEmpty ? "/" : url.path + (url.query.map { "?" + $0 } ?? "")
+        let head = "POST \(path) HTTP/1.1\r\nHost: \(host):\(port)\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n"
+        do {
+            try FileDescriptorOutput(fileDescriptor: descriptor).write(Array(head.utf8) + body)
+        } catch {
+            return .failure(InputError(message: "sending failed: \(error)"))
+        }
+        // Only the status line matters: "HTTP/1.1 200 OK".
+        var response: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 1024)
+        while !response.contains(0x0A) {
+            let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            response += buffer[0..<count]
+        }
+        let statusLine = String(decoding: response.prefix { $0 != 0x0D && $0 != 0x0A }, as: UTF8.self)
+        let parts = statusLine.split(separator: " ")
+        guard parts.count >= 2, parts[0].hasPrefix("HTTP/"), let status = Int(parts[1]) else {
+            return .failure(InputError(message: response.isEmpty ? "no response (timed out or closed)" : "not an HTTP response: \(statusLine.prefix(60))"))
+        }
+        return .success(status)
     }
 }
