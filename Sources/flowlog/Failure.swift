@@ -12,6 +12,7 @@ struct CLIFailure: Error {
     static let noInput: Int32 = 66
     static let cannotCreate: Int32 = 73
     static let ioError: Int32 = 74
+    static let software: Int32 = 70
     static let permission: Int32 = 77
 
     init(_ message: String, exitCode: Int32) {
@@ -61,6 +62,14 @@ func reportingFailures(_ body: () throws -> Void) throws {
     } catch let error as InputError {
         Diagnostics.print(error.message)
         throw ExitCode(CLIFailure.ioError)
+    } catch let error as HTTPBatchSink.DeliveryFailure {
+        Diagnostics.print("\(error.description.prefix(1).uppercased())\(error.description.dropFirst()). Check that the collector is up, then run `flowlog projections run` again.")
+        throw ExitCode(CLIFailure.ioError)
+    } catch let error as ExitCode {
+        throw error
+    } catch {
+        Diagnostics.print("Unexpected failure: \(error). Please report it with the command that caused it.")
+        throw ExitCode(CLIFailure.software)
     }
 }
 

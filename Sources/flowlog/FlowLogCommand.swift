@@ -13,8 +13,8 @@ struct FlowLogCommand: ParsableCommand {
         Results go to standard output; diagnostics go to standard error.
 
         Exit status: 0 success; 1 a command was rejected; 64 usage error; 65 the log is damaged or of a
-        newer schema, or not a log; 66 no log at the path; 73 the log cannot be created there;
-        74 an I/O error (a full disk, for example); 77 permission denied.
+        newer schema, or not a log; 66 no log at the path; 70 an unexpected failure; 73 the log cannot
+        be created there; 74 an I/O error (a full disk, a collector that keeps refusing); 77 permission denied.
         """,
         subcommands: [
             CartCommand.self, SystemCommand.self, WelcomeCommand.self, OnboardingCommand.self,
