@@ -287,6 +287,24 @@ if options.cases.contains("group") {
     }
 }
 
+// MARK: replay alone (for profiling)
+
+if options.cases.contains("replayonly") {
+    let log = try LMDBEventLog(path: sourcePath, access: .readOnly)
+    var timings = Timings()
+    for _ in 0..<options.runs {
+        timings.samples.append(try seconds {
+            var states: [String: FlowState] = [:]
+            try log.forEachEvent(from: 1, through: nil) { record in
+                FlowDecider.evolve(&states[record.stream, default: FlowDecider.initialState], record.event)
+                return true
+            }
+        })
+    }
+    report.add("replay alone (for profiling: no baseline)", work: Double(eventCount), unit: "events", timings)
+}
+
+
 // MARK: resident memory of export and replay over a large log
 
 if options.memoryEvents > 0 {

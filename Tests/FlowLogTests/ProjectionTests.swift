@@ -212,3 +212,19 @@ struct FollowTests {
         #expect(try storage.currentState(of: "s")?.state.cart.lines.count == 3)
     }
 }
+
+@Suite("Concurrent projection")
+struct ConcurrentProjectionTests {
+    @Test func twoStorageProjectorsOnOneLogNeverApplyAnEventTwice() throws {
+        let folder = TemporaryDirectory()
+        let log = try LMDBEventLog(path: folder.child("log"))
+        _ = try CommandProcessor(log: log, clock: SteppingClock(), ids: SequentialIDGenerator())
+            .handle((1...50).map { CommandEnvelope(stream: "s", command: .cart(.addProduct(productId: "p\($0 % 5)", name: nil, unitPrice: 1, quantity: 1))) })
+        let events = try log.events()
+        // Both read the same checkpoint (0) and try the same events: the second must skip them.
+        try StorageProjector(log: log).project(Array(events[0..<30]))
+        try StorageProjector(log: log).project(Array(events[0..<40]))
+        try StorageProjector(log: log).project(Array(events[40...]))
+        #expect(try StorageProjector(log: log).currentState(of: "s")?.state == (try log.replayedState(ofStream: "s").state))
+    }
+}

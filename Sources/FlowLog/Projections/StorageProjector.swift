@@ -42,7 +42,11 @@ public final class StorageProjector: Projector {
         try log.environment.write { txn in
             let flags = LMDBLocalStorage(txn: txn, database: flagsDB)
             var states: [String: (state: FlowState, version: Int)] = [:]
-            for record in events {
+            // Another process may have projected some of these meanwhile: the checkpoint, read inside
+            // this transaction, says which events are still to do, so none is applied twice.
+            let done = try txn.get(databases[0], key: Array("checkpoint:storage".utf8))
+                .map { Int(truncatingIfNeeded: UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self))) } ?? 0
+            for record in events where record.position > done {
                 var current = try states.removeValue(forKey: record.stream) ?? storedState(of: record.stream, txn, stateDB) ?? (FlowDecider.initialState, 0)
                 FlowDecider.evolve(&current.state, record.event)
                 current.version = record.version
@@ -64,7 +68,7 @@ public final class StorageProjector: Projector {
                 value.bytes.append(contentsOf: scratch.bytes)
                 try txn.put(stateDB, key: Array(stream.utf8), value: value.bytes)
             }
-            if let last = events.last { try log.setCheckpoint(last.position, of: name, txn, databases) }
+            if let last = events.last, last.position > done { try log.setCheckpoint(last.position, of: name, txn, databases) }
         }
     }
 
