@@ -96,11 +96,12 @@ struct ReliabilityTests {
         let folder = TemporaryDirectory()
         let db = folder.child("log")
         let name = String(repeating: "n", count: 180)
-        let lines = (0..<40_000).map { #"{"type":"cart.addProduct","stream":"s\#($0 % 90)","productId":"p\#($0 % 90)","name":"\#(name)","unitPrice":1,"quantity":1}"# }
+        let lines = (0..<120_000).map { #"{"type":"cart.addProduct","stream":"s\#($0 % 90)","productId":"p\#($0 % 90)","name":"\#(name)","unitPrice":1,"quantity":1}"# }
         try (lines.joined(separator: "\n") + "\n").write(toFile: folder.child("in"), atomically: true, encoding: .utf8)
-        // A 2 MiB file-size limit stands in for a full disk: writes past it fail with EFBIG.
+        // A file-size limit (a few MiB, well below the ~40 MiB the lines need) stands in for a full disk:
+        // writes past it fail with EFBIG.
         let process = try spawn(["send", "--db", db], stdin: folder.child("in"), stdout: folder.child("out"), stderr: folder.child("err"),
-                                shell: "ulimit -f 4096; trap '' XFSZ;")
+                                shell: "ulimit -f 16384; trap '' XFSZ;")
         process.waitUntilExit()
         #expect(process.terminationStatus == 74)
         let stderr = try String(contentsOfFile: folder.child("err"), encoding: .utf8)
