@@ -11,8 +11,8 @@ struct ExportCommand: ParsableCommand {
         commandName: "export",
         abstract: "Write events as NDJSON (the full envelope) or CSV (a flat, typed schema) for analysts' tools.",
         discussion: """
-        The export is one consistent snapshot of the log, even while other processes append, and runs in
-        constant memory. Progress goes to stderr when it is a terminal. `--format csv --schema` prints
+        The export is one consistent snapshot of the log, even while other processes append, and runs in \
+        constant memory. Progress goes to stderr when it is a terminal. `--format csv --schema` prints \
         the CSV columns with their SQL types. --since is inclusive and --until exclusive (RFC 3339 times).
         """)
 
@@ -83,8 +83,8 @@ struct ImportCommand: ParsableCommand {
         commandName: "import",
         abstract: "Load an NDJSON export into a log, keeping positions, versions and event ids.",
         discussion: """
-        All or nothing: a line that is not an exported event, or that would break the contiguity of
-        positions or stream versions, or repeat an event id already in the log, stops the import with
+        All or nothing: a line that is not an exported event, or that would break the contiguity of \
+        positions or stream versions, or repeat an event id already in the log, stops the import with \
         its line number, and nothing of the import is committed. Progress goes to stderr when it is a terminal.
         """)
 

@@ -9,11 +9,11 @@ struct FlowLogCommand: ParsableCommand {
         commandName: "flowlog",
         abstract: "An event-sourced command log for a shopping cart and an onboarding flow, on LMDB.",
         discussion: """
-        Commands become events in an LMDB log (default ./flowlog.lmdb, or $FLOWLOG_DB, or --db PATH).
+        Commands become events in an LMDB log (default ./flowlog.lmdb, or $FLOWLOG_DB, or --db PATH). \
         Results go to standard output; diagnostics go to standard error.
 
-        Exit status: 0 success; 1 a command was rejected; 64 usage error; 65 the log is damaged or of a
-        newer schema, or not a log; 66 no log at the path; 70 an unexpected failure; 73 the log cannot
+        Exit status: 0 success; 1 a command was rejected; 64 usage error; 65 the log is damaged, of a \
+        newer schema, or not a log; 66 no log at the path; 70 an unexpected failure; 73 the log cannot \
         be created there; 74 an I/O error (a full disk, a collector that keeps refusing); 77 permission denied.
         """,
         subcommands: [

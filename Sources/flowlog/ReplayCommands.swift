@@ -20,15 +20,15 @@ struct ReplayCommand: ParsableCommand {
         commandName: "replay",
         abstract: "Replay events and show the state change each one made, or check that today's reducers still agree with the log.",
         discussion: """
-        Each event is printed with the paths of the state it changed (`~ cart.total: 2250 → 4249`);
-        --format json writes one object per event with its "changes". A replay from a position starts
-        each stream from its nearest snapshot. --summary prints only the final state of each stream.
-        --trace writes the state after every event, as `state --format json` prints it: a file of those
+        Each event is printed with the paths of the state it changed (`~ cart.total: 2250 → 4249`); \
+        --format json writes one object per event with its "changes". A replay from a position starts \
+        each stream from its nearest snapshot. --summary prints only the final state of each stream. \
+        --trace writes the state after every event, as `state --format json` prints it: a file of those \
         is what --expected reads.
 
-        --verify replays with today's reducers and compares every stream with what was recorded: the
-        state fingerprints stored with each event (a log written by FlowLog), or, with --expected FILE,
-        the states in that file. It names each stream that disagrees and the first position where it
+        --verify replays with today's reducers and compares every stream with what was recorded: the \
+        state fingerprints stored with each event (a log written by FlowLog), or, with --expected FILE, \
+        the states in that file. It names each stream that disagrees and the first position where it \
         does, and exits 1 if any does.
         """)
 
@@ -179,10 +179,10 @@ struct BisectCommand: ParsableCommand {
         commandName: "bisect",
         abstract: "Find the first event of a stream after which its state goes wrong, in O(log n) state reconstructions.",
         discussion: """
-        Give a built-in check with --invariant NAME (--list-invariants names them), or your own with
-        --run 'COMMAND': it is run by /bin/sh with the state as JSON (as `state --format json` prints it)
-        on standard input, and its exit status 0 means good, anything else bad, as `git bisect run` reads
-        it. The initial state is taken as good. Prints the culprit event, the states before and after it,
+        Give a built-in check with --invariant NAME (--list-invariants names them), or your own with \
+        --run 'COMMAND': it is run by /bin/sh with the state as JSON (as `state --format json` prints it) \
+        on standard input, and its exit status 0 means good, anything else bad, as `git bisect run` reads \
+        it. The initial state is taken as good. Prints the culprit event, the states before and after it, \
         and what it changed; exits 0 when a culprit was found or the final state is good.
         """)
 
