@@ -90,7 +90,7 @@ extension LMDBEventLog {
                 var entry = try cursor.first()
                 while let (key, value) = entry {
                     let stream = String(decoding: key, as: UTF8.self)
-                    let head = Int(truncatingIfNeeded: UInt64(littleEndian: value.loadUnaligned(as: UInt64.self)))
+                    let head = Keys.decodeInt(value)
                     if versions[stream] != head {
                         note(0, stream, "the stream's stored version is \(head), but its events go up to version \(versions[stream] ?? 0)")
                     }

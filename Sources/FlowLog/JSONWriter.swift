@@ -148,6 +148,13 @@ public struct JSONWriter {
 }
 
 extension JSONWriter {
+    /// `text` as a JSON string literal, quotes and escapes included.
+    public static func quoted(_ text: String) -> String {
+        var json = JSONWriter()
+        json.string(text)
+        return json.text
+    }
+
     /// Ends one line of NDJSON; the next value starts a new top-level value.
     public mutating func newline() {
         bytes.append(0x0A)

@@ -88,7 +88,7 @@ public final class LMDBEventLog: EventLog {
         let key = Array("schema".utf8)
         do {
             let found: Int? = try environment.read { txn in
-                try txn.get(meta, key: key).map { Int(truncatingIfNeeded: UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self))) }
+                try txn.get(meta, key: key).map { Keys.decodeInt($0) }
             }
             if let found {
                 if found > Self.logSchemaVersion {
@@ -195,7 +195,7 @@ public final class LMDBEventLog: EventLog {
 
     func storedVersion(of stream: String, _ txn: Transaction) throws -> Int {
         guard let value = try txn.get(streamsDB, key: Array(stream.utf8)) else { return 0 }
-        return Int(truncatingIfNeeded: UInt64(littleEndian: value.loadUnaligned(as: UInt64.self)))
+        return Keys.decodeInt(value)
     }
 
     private func storedReceipt(stream: String, commandId: String, _ txn: Transaction) throws -> CommandReceipt? {
@@ -331,7 +331,7 @@ public final class LMDBEventLog: EventLog {
 
     func storedSnapshotInterval(_ txn: Transaction) throws -> Int {
         guard let value = try txn.get(meta, key: Array("snapshotInterval".utf8)) else { return Self.defaultSnapshotInterval }
-        return Int(truncatingIfNeeded: UInt64(littleEndian: value.loadUnaligned(as: UInt64.self)))
+        return Keys.decodeInt(value)
     }
 
     func writeSnapshot(_ state: FlowState, stream: String, version: Int, position: Int, _ txn: Transaction) throws {
@@ -414,7 +414,7 @@ public final class LMDBEventLog: EventLog {
     private static func decodeSnapshot(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> (state: FlowState, version: Int, orderCount: Int)? {
         guard value.count > 24, let stored = RecordCodec.storedHash(of: value),
               XXHash64.hash(UnsafeRawBufferPointer(rebasing: value[0..<value.count - 8])) == stored,
-              Int(truncatingIfNeeded: UInt64(littleEndian: value.loadUnaligned(as: UInt64.self))) == FlowDecider.reducerVersion,
+              Keys.decodeInt(value) == FlowDecider.reducerVersion,
               let (state, orderCount) = StateCodec.decodeWithoutOrders(UnsafeRawBufferPointer(rebasing: value[16..<value.count - 8]))
         else { return nil }
         let version = Int(truncatingIfNeeded: UInt64(bigEndian: key.loadUnaligned(fromByteOffset: key.count - 8, as: UInt64.self)))
@@ -458,7 +458,7 @@ public final class LMDBEventLog: EventLog {
                 var result: [(String, Int)] = []
                 var entry = try cursor.first()
                 while let (key, value) = entry {
-                    result.append((String(decoding: key, as: UTF8.self), Int(truncatingIfNeeded: UInt64(littleEndian: value.loadUnaligned(as: UInt64.self)))))
+                    result.append((String(decoding: key, as: UTF8.self), Keys.decodeInt(value)))
                     entry = try cursor.next()
                 }
                 return result
@@ -569,10 +569,16 @@ enum Keys {
     }
 
     static func decodeReceipt(_ bytes: UnsafeRawBufferPointer) -> CommandReceipt {
-        func word(_ index: Int) -> Int { Int(truncatingIfNeeded: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self))) }
-        return CommandReceipt(firstPosition: word(0), eventCount: word(1), version: word(2))
+        CommandReceipt(firstPosition: decodeInt(bytes), eventCount: decodeInt(bytes, at: 8), version: decodeInt(bytes, at: 16))
     }
 
     static func bigEndian(_ value: UInt64) -> [UInt8] { withUnsafeBytes(of: value.bigEndian, Array.init) }
     static func littleEndian(_ value: UInt64) -> [UInt8] { withUnsafeBytes(of: value.littleEndian, Array.init) }
+
+    /// The little-endian integer at `offset` of a stored value, as `littleEndian(_:)` wrote it (0 when
+    /// the value is too short to hold one, which the callers' checks then report as damage).
+    static func decodeInt(_ bytes: UnsafeRawBufferPointer, at offset: Int = 0) -> Int {
+        guard bytes.count >= offset + 8 else { return 0 }
+        return Int(truncatingIfNeeded: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
+    }
 }

@@ -66,7 +66,7 @@ struct ProjectionsCommand: ParsableCommand {
                 let log = try Composition.openLog(global, access: .readOnly)
                 for status in try log.projectionStatus(of: Composition.projectorNames) {
                     if format == .json {
-                        Output.line("{\"name\":\(BisectCommand.quoted(status.name)),\"checkpoint\":\(status.checkpoint),\"lag\":\(status.lag),\"failure\":\(status.failure.map(BisectCommand.quoted) ?? "null")}")
+                        Output.line("{\"name\":\(JSONWriter.quoted(status.name)),\"checkpoint\":\(status.checkpoint),\"lag\":\(status.lag),\"failure\":\(status.failure.map(JSONWriter.quoted) ?? "null")}")
                     } else {
                         let state = status.failure.map { "stopped: \($0)" } ?? (status.lag == 0 ? "current" : "behind")
                         Output.line("\(TextRendering.pad(status.name, 16)) checkpoint \(status.checkpoint), lag \(status.lag): \(state)")
@@ -139,7 +139,7 @@ struct OrdersCommand: ParsableCommand {
             let orders = try storage.orders(stream: stream)
             for (position, stream, order) in orders {
                 if format == .json {
-                    Output.line("{\"position\":\(position),\"stream\":\(BisectCommand.quoted(stream)),\"orderId\":\(BisectCommand.quoted(order.orderId)),\"total\":\(order.total),\"itemCount\":\(order.itemCount)}")
+                    Output.line("{\"position\":\(position),\"stream\":\(JSONWriter.quoted(stream)),\"orderId\":\(JSONWriter.quoted(order.orderId)),\"total\":\(order.total),\"itemCount\":\(order.itemCount)}")
                 } else {
                     Output.line("#\(position) \(stream) \(order.orderId): \(Money.format(cents: order.total)) for \(order.itemCount) item\(order.itemCount == 1 ? "" : "s")")
                 }

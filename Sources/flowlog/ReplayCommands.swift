@@ -235,7 +235,7 @@ struct BisectCommand: ParsableCommand {
             let outcome = try Bisector.bisect(versions: history.versions, state: history.state(after:), event: history.event(version:), isBad: check)
             switch outcome {
             case .finalStateIsGood(let version, let reconstructions):
-                Output.line(format == .json ? "{\"found\":false,\"stream\":\(Self.quoted(stream)),\"version\":\(version),\"reconstructions\":\(reconstructions)}"
+                Output.line(format == .json ? "{\"found\":false,\"stream\":\(JSONWriter.quoted(stream)),\"version\":\(version),\"reconstructions\":\(reconstructions)}"
                                             : "The final state of \(stream) (version \(version)) passes the check: nothing to bisect.")
             case .found(let culprit):
                 _ = try check(culprit.after)
@@ -277,12 +277,6 @@ struct BisectCommand: ParsableCommand {
         What it changed:
         \(changes.isEmpty ? "  (nothing)" : changes.map { "  " + StateDiff.render($0) }.joined(separator: "\n"))
         """)
-    }
-
-    static func quoted(_ text: String) -> String {
-        var json = JSONWriter()
-        json.string(text)
-        return json.text
     }
 }
 

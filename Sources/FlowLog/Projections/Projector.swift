@@ -78,10 +78,12 @@ extension LMDBEventLog {
 
     public func checkpoint(of projector: String) throws -> Int {
         guard let databases = try projectionDatabases(create: false) else { return 0 }
-        return try reading { txn in
-            try txn.get(databases[0], key: Array(("checkpoint:" + projector).utf8))
-                .map { Int(truncatingIfNeeded: UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self))) } ?? 0
-        }
+        return try reading { txn in try checkpoint(of: projector, txn, databases) }
+    }
+
+    /// A projector's checkpoint as the transaction sees it: 0 before its first event.
+    func checkpoint(of projector: String, _ txn: Transaction, _ databases: [Database]) throws -> Int {
+        try txn.get(databases[0], key: Array(("checkpoint:" + projector).utf8)).map { Keys.decodeInt($0) } ?? 0
     }
 
     func setCheckpoint(_ position: Int, of projector: String, _ txn: Transaction, _ databases: [Database]) throws {

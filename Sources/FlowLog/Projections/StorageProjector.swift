@@ -44,8 +44,7 @@ public final class StorageProjector: Projector {
             var states: [String: (state: FlowState, version: Int)] = [:]
             // Another process may have projected some of these meanwhile: the checkpoint, read inside
             // this transaction, says which events are still to do, so none is applied twice.
-            let done = try txn.get(databases[0], key: Array("checkpoint:storage".utf8))
-                .map { Int(truncatingIfNeeded: UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self))) } ?? 0
+            let done = try log.checkpoint(of: name, txn, databases)
             for record in events where record.position > done {
                 var current = try states.removeValue(forKey: record.stream) ?? storedState(of: record.stream, txn, stateDB) ?? (FlowDecider.initialState, 0)
                 FlowDecider.evolve(&current.state, record.event)
@@ -83,7 +82,7 @@ public final class StorageProjector: Projector {
     private func storedState(of stream: String, _ txn: Transaction, _ database: Database) throws -> (state: FlowState, version: Int)? {
         guard let value = try txn.get(database, key: Array(stream.utf8)), value.count > 8,
               let state = StateCodec.decode(UnsafeRawBufferPointer(rebasing: value[8...])) else { return nil }
-        return (state, Int(truncatingIfNeeded: UInt64(littleEndian: value.loadUnaligned(as: UInt64.self))))
+        return (state, Keys.decodeInt(value))
     }
 
     /// A stream's state from the read model, when the read model is current (its checkpoint is the log's
@@ -91,9 +90,7 @@ public final class StorageProjector: Projector {
     public func currentState(of stream: String) throws -> (state: FlowState, version: Int)? {
         guard let databases = try log.projectionDatabases(create: false) else { return nil }
         return try log.reading { txn in
-            guard let checkpointValue = try txn.get(databases[0], key: Array("checkpoint:storage".utf8)),
-                  Int(truncatingIfNeeded: UInt64(littleEndian: checkpointValue.loadUnaligned(as: UInt64.self))) == (try log.head(txn).position)
-            else { return nil }
+            guard try log.checkpoint(of: name, txn, databases) == (try log.head(txn).position) else { return nil }
             return try storedState(of: stream, txn, databases[1]) ?? (FlowDecider.initialState, 0)
         }
     }
