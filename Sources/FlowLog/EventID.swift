@@ -18,21 +18,34 @@ public struct EventID: Hashable, Sendable, CustomStringConvertible {
     }
 
     static func parse<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> EventID? {
-        guard bytes.count == 36 else { return nil }
+        if let parsed = bytes.withContiguousStorageIfAvailable({ parse(UnsafeRawBufferPointer($0)) }) { return parsed }
+        return Array(bytes).withUnsafeBytes { parse($0) }
+    }
+
+    /// The canonical 8-4-4-4-12 form, in either case. Table-driven: imports parse one per line.
+    static func parse(_ bytes: UnsafeRawBufferPointer) -> EventID? {
+        guard bytes.count == 36, bytes[8] == UInt8(ascii: "-"), bytes[13] == UInt8(ascii: "-"),
+              bytes[18] == UInt8(ascii: "-"), bytes[23] == UInt8(ascii: "-") else { return nil }
+        var invalid: UInt8 = 0
+        func hex(_ range: Range<Int>, into value: inout UInt64) {
+            for index in range {
+                let nibble = hexTable[Int(bytes[index])]
+                invalid |= nibble
+                value = value << 4 | UInt64(nibble & 0x0F)
+            }
+        }
         var high: UInt64 = 0
         var low: UInt64 = 0
-        var nibbles = 0
-        for (index, byte) in bytes.enumerated() {
-            if index == 8 || index == 13 || index == 18 || index == 23 {
-                guard byte == UInt8(ascii: "-") else { return nil }
-                continue
-            }
-            guard let value = EventID.hexValue(byte) else { return nil }
-            if nibbles < 16 { high = high << 4 | UInt64(value) } else { low = low << 4 | UInt64(value) }
-            nibbles += 1
-        }
-        return EventID(high: high, low: low)
+        hex(0..<8, into: &high)
+        hex(9..<13, into: &high)
+        hex(14..<18, into: &high)
+        hex(19..<23, into: &low)
+        hex(24..<36, into: &low)
+        return invalid & 0xF0 == 0 ? EventID(high: high, low: low) : nil
     }
+
+    /// Each byte's hex value, or 0xFF for a byte that is not a hex digit.
+    private static let hexTable: [UInt8] = (0...255).map { hexValue(UInt8($0)) ?? 0xFF }
 
     public var description: String {
         var bytes: [UInt8] = []

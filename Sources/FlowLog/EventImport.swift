@@ -44,16 +44,31 @@ extension LMDBEventLog {
 }
 
 /// Takes imported events one by one inside the import's write transaction.
+///
+/// Each event is checked and folded at once; its three B-tree puts (record, event id, stream index)
+/// wait in sorted batches until `flush()`, so neighbouring keys share a cursor's descent (see
+/// `SortedPuts`). A refused event flushes what came before it first, so the error always names the
+/// first bad line.
 public final class ImportSink {
+    /// What the sink knows of a stream the import has touched: its version and its folded state.
+    private struct StreamFold {
+        var version: Int
+        var state: FlowState
+    }
+
     private let log: LMDBEventLog
     private let txn: Transaction
     private var position: Int
     private var previousHash: UInt64
-    private var versions: [String: Int] = [:]
+    /// Folds live in an array (read and changed in place); the dictionary finds a stream's slot.
+    private var folds: [StreamFold] = []
+    private var slots: [String: Int] = [:]
     private var writer = BinaryWriter(capacity: 512)
     private var keys = KeyScratch()
     private var scratch = BinaryWriter(capacity: 512)
-    private var states: [String: FlowState] = [:]
+    private var records = SortedPuts()
+    private var eventIds = SortedPuts()
+    private var index = SortedPuts()
     private let snapshotInterval: Int
     public private(set) var count = 0
 
@@ -67,51 +82,73 @@ public final class ImportSink {
 
     public func add(_ record: RecordedEvent, line: Int) throws {
         guard record.position == position + 1 else {
-            throw ImportError(line: line, problem: "its position is \(record.position), but the log's next position is \(position + 1) (positions must be contiguous)")
+            try refuse(line: line, "its position is \(record.position), but the log's next position is \(position + 1) (positions must be contiguous)")
         }
-        let current = try versions[record.stream] ?? log.storedVersion(of: record.stream, txn)
+        let slot = try slots[record.stream] ?? load(record.stream)
+        let current = folds[slot].version
         guard record.version == current + 1 else {
-            throw ImportError(line: line, problem: "it is version \(record.version) of stream \(record.stream), but that stream's next version is \(current + 1)")
+            try refuse(line: line, "it is version \(record.version) of stream \(record.stream), but that stream's next version is \(current + 1)")
         }
         previousHash = RecordCodec.encode(record, previousHash: previousHash, into: &writer)
-        try keys.withPosition(record.position) { positionKey in
-            do {
-                try keys.withEventID(record.eventId) { try txn.put(log.eventIdsDB, key: $0, value: positionKey, flags: .noOverwrite) }
-            } catch let error as LMDBError where error.isKeyExists {
-                let existing = try txn.get(log.eventIdsDB, key: Keys.eventID(record.eventId)).map(Keys.decodePosition) ?? 0
-                throw ImportError(line: line, problem: "its event id \(record.eventId) is already in the log, at position \(existing)")
-            }
-            try writer.bytes.withUnsafeBytes { try txn.put(log.eventsDB, key: positionKey, value: $0, flags: .append) }
+        keys.withPosition(record.position) { positionKey in
+            writer.bytes.withUnsafeBytes { records.add(key: positionKey, value: $0, tag: line) }
+            keys.withEventID(record.eventId) { eventIds.add(key: $0, value: positionKey, tag: line) }
         }
         // Fold the stream as it loads, so the imported log has fingerprints and snapshots like one
         // written through the pipeline.
-        var state: FlowState
-        if let folded = states.removeValue(forKey: record.stream) {
-            state = folded
-        } else {
-            state = record.version == 1 ? FlowDecider.initialState : try log.state(ofStream: record.stream, throughPosition: nil, txn).state
+        folds[slot].version = record.version
+        FlowDecider.evolve(&folds[slot].state, record.event)
+        let fingerprint = StateCodec.fingerprint(folds[slot].state, scratch: &scratch)
+        keys.withIndexEntry(position: record.position, fingerprint: fingerprint) { entry in
+            keys.withStreamVersion(record.stream, record.version) { index.add(key: $0, value: entry, tag: line, run: slot) }
         }
-        FlowDecider.evolve(&state, record.event)
-        let fingerprint = StateCodec.fingerprint(state, scratch: &scratch)
-        try keys.withIndexEntry(position: record.position, fingerprint: fingerprint) { entry in
-            try keys.withStreamVersion(record.stream, record.version) { try txn.put(log.streamIndexDB, key: $0, value: entry) }
-        }
-        if case .cart(.orderPlaced) = record.event, let order = state.orders.orders.last {
-            try log.recordOrder(order, number: state.orders.orders.count, stream: record.stream, version: record.version, txn)
+        if case .cart(.orderPlaced) = record.event, let order = folds[slot].state.orders.orders.last {
+            try log.recordOrder(order, number: folds[slot].state.orders.orders.count, stream: record.stream, version: record.version, txn)
         }
         if snapshotInterval > 0, record.version % snapshotInterval == 0 {
-            try log.writeSnapshot(state, stream: record.stream, version: record.version, position: record.position, txn)
+            try log.writeSnapshot(folds[slot].state, stream: record.stream, version: record.version, position: record.position, txn)
         }
-        states[record.stream] = state
-        versions[record.stream] = record.version
         position = record.position
         count += 1
+        if records.count >= Self.batchSize { try flush() }
+    }
+
+    /// Events whose puts wait for one sorted write: large enough to share descents, small enough
+    /// that the waiting puts take a megabyte or two.
+    static let batchSize = 8_192
+
+    /// Writes the batched puts. A known event id among them ends the import, naming its line.
+    func flush() throws {
+        _ = try records.write(to: log.eventsDB, in: txn, appending: true)
+        _ = try index.write(to: log.streamIndexDB, in: txn)
+        if let refused = try eventIds.write(to: log.eventIdsDB, in: txn, flags: .noOverwrite, appending: true) {
+            let existing = try txn.get(log.eventIdsDB, key: refused.key).map(Keys.decodePosition) ?? 0
+            let id = refused.key.withUnsafeBytes { EventID(high: UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)),
+                                                           low: UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self))) }
+            throw ImportError(line: refused.tag, problem: "its event id \(id) is already in the log, at position \(existing)")
+        }
     }
 
     func finish() throws {
-        for (stream, version) in versions {
-            try txn.put(log.streamsDB, key: Array(stream.utf8), value: Keys.littleEndian(UInt64(version)))
+        try flush()
+        for (stream, slot) in slots {
+            try txn.put(log.streamsDB, key: Array(stream.utf8), value: Keys.littleEndian(UInt64(folds[slot].version)))
         }
+    }
+
+    /// A stream the import has not touched yet: its version and state as the log has them.
+    private func load(_ stream: String) throws -> Int {
+        let version = try log.storedVersion(of: stream, txn)
+        let state = version == 0 ? FlowDecider.initialState : try log.state(ofStream: stream, throughPosition: nil, txn).state
+        folds.append(StreamFold(version: version, state: state))
+        slots[stream] = folds.count - 1
+        return folds.count - 1
+    }
+
+    /// Ends the import at `line`, after the lines before it had their say.
+    private func refuse(line: Int, _ problem: String) throws -> Never {
+        try flush()
+        throw ImportError(line: line, problem: problem)
     }
 }
 

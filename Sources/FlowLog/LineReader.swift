@@ -36,18 +36,18 @@ public struct LineReader {
             var lines: [Line] = []
             var ranges: [Range<Int>] = []
             var overlong: [(Int, Int)] = []
-            var cursor = start
-            while cursor < end {
-                if buffer[cursor] == 0x0A {
+            buffer.withUnsafeBytes { raw in
+                // memchr finds the newlines (a byte loop here was a tenth of an import's reading thread).
+                while start < end, let found = memchr(raw.baseAddress! + start, 0x0A, end - start) {
+                    let newline = raw.baseAddress!.distance(to: UnsafeRawPointer(found))
                     if skippingOverlongLine {
-                        overlong.append((ranges.count + overlong.count, overlongLength + cursor - start))
+                        overlong.append((ranges.count + overlong.count, overlongLength + newline - start))
                         skippingOverlongLine = false
                     } else {
-                        ranges.append(start..<cursor)
+                        ranges.append(start..<newline)
                     }
-                    start = cursor + 1
+                    start = newline + 1
                 }
-                cursor += 1
             }
             if atEndOfInput, start < end || skippingOverlongLine {
                 if skippingOverlongLine {

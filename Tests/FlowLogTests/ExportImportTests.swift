@@ -106,6 +106,10 @@ struct ExportImportTests {
         #expect(refusal(([lines[0], lines[1], lines[2], versionGap]).joined(separator: "\n"))?.line == 4)
         let sameId = lines[1].replacingOccurrences(of: "00000000-0000-0000-0000-000000000002", with: "00000000-0000-0000-0000-000000000001")
         #expect(refusal([lines[0], sameId].joined(separator: "\n"))?.problem.contains("already in the log") == true)
+        // Puts wait in sorted batches, yet the first bad line is the one named.
+        let firstOfTwo = refusal([lines[0], sameId, lines[2], versionGap].joined(separator: "\n"))
+        #expect(firstOfTwo?.line == 2)
+        #expect(firstOfTwo?.problem.contains("00000000-0000-0000-0000-000000000001 is already in the log, at position 1") == true)
         #expect(try target.lastPosition() == 0, "a refused import commits nothing")
         #expect(try importNDJSON(lines[0...4].joined(separator: "\n"), into: target) == 5)
         #expect(refusal(lines[0])?.problem.contains("next position is 6") == true)

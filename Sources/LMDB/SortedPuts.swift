@@ -1,0 +1,121 @@
+import CLMDB
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Puts gathered for one database and written in key order through a single cursor.
+///
+/// A fresh `mdb_put` descends the B-tree from its root and, in a write transaction, looks every
+/// page of the way up in the transaction's dirty-page list. A cursor that stays on its leaf page
+/// when the next key falls on that page skips all of that, so sorting a batch's keys first (the
+/// stream index of an import: a few versions of each of many streams) makes neighbours share the
+/// descent. Keys sort as LMDB's default comparison does (bytes, then length).
+public struct SortedPuts {
+    private struct Entry {
+        var start: Int
+        var keyCount: Int
+        var valueCount: Int
+        /// The caller's label (a line number, say), returned for a put that `.noOverwrite` refused.
+        var tag: Int
+        var run: Int
+    }
+
+    private var arena: [UInt8] = []
+    private var entries: [Entry] = []
+    private var unrunEntries = 0
+
+    public init() {}
+
+    public var isEmpty: Bool { entries.isEmpty }
+    public var count: Int { entries.count }
+
+    /// Adds a put. A `run` (any number the caller picks, such as a stream's slot) promises that the
+    /// run's keys are added in ascending order and that no other run's key falls between them, so
+    /// sorting only has to order the runs; without one, each put is its own run.
+    public mutating func add(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, tag: Int, run: Int? = nil) {
+        if run == nil { unrunEntries += 1 }
+        entries.append(Entry(start: arena.count, keyCount: key.count, valueCount: value.count, tag: tag, run: run ?? 0))
+        arena.append(contentsOf: key)
+        arena.append(contentsOf: value)
+    }
+
+    /// Writes every put in ascending key order (equal keys in the order added) and forgets them.
+    ///
+    /// With `.noOverwrite`, a refused put does not stop the others; the one with the smallest tag
+    /// among the refused is returned, with its key. With `appending`, each put first tries `MDB_APPEND` (no search at
+    /// all) and falls back to an ordinary put once a key does not sort after the database's last.
+    public mutating func write(to database: Database, in txn: Transaction, flags: Transaction.PutFlags = [],
+                               appending: Bool = false) throws -> (tag: Int, key: [UInt8])? {
+        defer {
+            entries.removeAll(keepingCapacity: true)
+            arena.removeAll(keepingCapacity: true)
+            unrunEntries = 0
+        }
+        return try arena.withUnsafeBytes { (bytes) throws -> (tag: Int, key: [UInt8])? in
+            let order = sortedOrder(bytes)
+            var cursorHandle: OpaquePointer?
+            try check(mdb_cursor_open(txn.handle, database.dbi, &cursorHandle), "mdb_cursor_open")
+            defer { mdb_cursor_close(cursorHandle) }
+            var refused: Entry?
+            var tryAppend = appending
+            for index in order {
+                let entry = entries[index]
+                var key = MDB_val(mv_size: entry.keyCount, mv_data: UnsafeMutableRawPointer(mutating: bytes.baseAddress! + entry.start))
+                var value = MDB_val(mv_size: entry.valueCount,
+                                    mv_data: UnsafeMutableRawPointer(mutating: bytes.baseAddress! + entry.start + entry.keyCount))
+                var code: Int32
+                if tryAppend {
+                    code = mdb_cursor_put(cursorHandle, &key, &value, flags.rawValue | UInt32(MDB_APPEND))
+                    if code == MDB_KEYEXIST {
+                        tryAppend = false
+                        code = mdb_cursor_put(cursorHandle, &key, &value, flags.rawValue)
+                    }
+                } else {
+                    code = mdb_cursor_put(cursorHandle, &key, &value, flags.rawValue)
+                }
+                if code == MDB_KEYEXIST, flags.contains(.noOverwrite) {
+                    if refused == nil || entry.tag < refused!.tag { refused = entry }
+                    continue
+                }
+                try check(code, "mdb_cursor_put")
+            }
+            return refused.map { ($0.tag, Array(bytes[$0.start..<$0.start + $0.keyCount])) }
+        }
+    }
+
+    /// The tags in the order `write` would put them (for tests).
+    func tagsInWriteOrder() -> [Int] {
+        arena.withUnsafeBytes { bytes in sortedOrder(bytes).map { entries[$0].tag } }
+    }
+
+    /// The entries' indices by key, then by the order they were added.
+    private func sortedOrder(_ bytes: UnsafeRawBufferPointer) -> [Int] {
+        var order = Array(entries.indices)
+        var sorted = true
+        for index in entries.indices.dropFirst() where compare(entries[index - 1], entries[index], bytes) > 0 {
+            sorted = false
+            break
+        }
+        if sorted { return order }
+        if unrunEntries == 0 {
+            // Order the runs by their first keys; each run keeps the order it was added in.
+            var members: [Int: [Int]] = [:]
+            for index in entries.indices { members[entries[index].run, default: []].append(index) }
+            let runs = members.values.sorted { compare(entries[$0[0]], entries[$1[0]], bytes) < 0 }
+            return runs.flatMap { $0 }
+        }
+        order.sort { left, right in
+            let result = compare(entries[left], entries[right], bytes)
+            return result != 0 ? result < 0 : left < right
+        }
+        return order
+    }
+
+    private func compare(_ left: Entry, _ right: Entry, _ bytes: UnsafeRawBufferPointer) -> Int32 {
+        let shared = min(left.keyCount, right.keyCount)
+        let result = memcmp(bytes.baseAddress! + left.start, bytes.baseAddress! + right.start, shared)
+        if result != 0 { return result }
+        return left.keyCount == right.keyCount ? 0 : left.keyCount < right.keyCount ? -1 : 1
+    }
+}

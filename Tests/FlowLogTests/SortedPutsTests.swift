@@ -1,0 +1,87 @@
+import FlowLogTesting
+@testable import LMDB
+import Testing
+
+/// `SortedPuts` writes what it gathered in key order: the database must end up exactly as if each
+/// put had been made on its own, whatever order they came in.
+@Suite("Sorted puts")
+struct SortedPutsTests {
+    private func withDatabase(_ body: (Environment, Database) throws -> Void) throws {
+        let folder = try TemporaryDirectory()
+        let environment = try Environment(path: folder.path)
+        let database = try environment.openDatabases(named: ["test"], create: true)[0]
+        try body(environment, database)
+    }
+
+    private func contents(_ environment: Environment, _ database: Database) throws -> [([UInt8], [UInt8])] {
+        try environment.read { txn in
+            try txn.withCursor(database) { cursor in
+                var result: [([UInt8], [UInt8])] = []
+                var record = try cursor.first()
+                while let (key, value) = record {
+                    result.append((Array(key), Array(value)))
+                    record = try cursor.next()
+                }
+                return result
+            }
+        }
+    }
+
+    private func add(_ puts: inout SortedPuts, _ key: [UInt8], _ value: [UInt8], tag: Int, run: Int? = nil) {
+        key.withUnsafeBytes { keyBytes in value.withUnsafeBytes { puts.add(key: keyBytes, value: $0, tag: tag, run: run) } }
+    }
+
+    @Test(arguments: [1, 2, 3])
+    func shuffledPutsLeaveTheSameDatabaseAsSinglePuts(seed: UInt64) throws {
+        var random = SplitMix64(seed: seed)
+        // Keys of different lengths sharing prefixes, where bytes-then-length order matters.
+        var keys = Set<[UInt8]>()
+        while keys.count < 2_000 {
+            keys.insert((0..<Int(random.next() % 6 + 1)).map { _ in UInt8(random.next() % 4) })
+        }
+        let shuffled = Array(keys).shuffled(using: &random)
+        try withDatabase { environment, database in
+            var puts = SortedPuts()
+            for (tag, key) in shuffled.enumerated() { add(&puts, key, [UInt8(tag % 256)], tag: tag) }
+            try environment.write { txn in _ = try puts.write(to: database, in: txn) }
+            #expect(puts.isEmpty, "a write forgets what it wrote")
+            let stored = try contents(environment, database)
+            let expected = shuffled.enumerated().map { ($0.element, [UInt8($0.offset % 256)]) }
+                .sorted { $0.0.lexicographicallyPrecedes($1.0) }
+            #expect(stored.map(\.0) == expected.map(\.0))
+            #expect(stored.map(\.1) == expected.map(\.1))
+        }
+    }
+
+    @Test func runsAreOrderedByTheirFirstKeysAndKeepTheirOwnOrder() throws {
+        try withDatabase { environment, database in
+            var puts = SortedPuts()
+            // Interleaved like an import's stream index: stream b, then a, then b again.
+            add(&puts, Array("b\u{0}1".utf8), [1], tag: 1, run: 7)
+            add(&puts, Array("a\u{0}1".utf8), [2], tag: 2, run: 3)
+            add(&puts, Array("b\u{0}2".utf8), [3], tag: 3, run: 7)
+            add(&puts, Array("a\u{0}2".utf8), [4], tag: 4, run: 3)
+            #expect(puts.tagsInWriteOrder() == [2, 4, 1, 3])
+            try environment.write { txn in _ = try puts.write(to: database, in: txn) }
+            #expect(try contents(environment, database).map(\.1) == [[2], [4], [1], [3]])
+        }
+    }
+
+    @Test func noOverwriteReportsTheEarliestRefusedPutAndKeepsTheRest() throws {
+        try withDatabase { environment, database in
+            var puts = SortedPuts()
+            add(&puts, [5], [0], tag: 1)
+            try environment.write { txn in _ = try puts.write(to: database, in: txn, flags: .noOverwrite, appending: true) }
+            add(&puts, [9], [1], tag: 10)
+            add(&puts, [5], [1], tag: 30)   // in the database already
+            add(&puts, [7], [1], tag: 20)
+            add(&puts, [7], [2], tag: 40)   // the same key twice in one batch: the later one is refused
+            add(&puts, [1], [1], tag: 50)   // sorts before the last key: appending must fall back
+            #expect(puts.tagsInWriteOrder() == [50, 30, 20, 40, 10])
+            let refused = try environment.write { txn in try puts.write(to: database, in: txn, flags: .noOverwrite, appending: true) }
+            #expect(refused?.tag == 30)
+            #expect(refused?.key == [5])
+            #expect(try contents(environment, database).map { $0.0 + $0.1 } == [[1, 1], [5, 0], [7, 1], [9, 1]])
+        }
+    }
+}
