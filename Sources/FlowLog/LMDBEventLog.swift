@@ -125,6 +125,9 @@ public final class LMDBEventLog: EventLog {
         var results: [AppendResult] = []
         results.reserveCapacity(requests.count)
         var keys = KeyScratch()
+        // The three puts of each event wait in sorted batches (see `SortedPuts`); each stream is a run.
+        var records = SortedPuts(), index = SortedPuts(), eventIds = SortedPuts()
+        var runs: [String: Int] = [:]
         for request in requests {
             let current = try versions[request.stream] ?? storedVersion(of: request.stream, txn)
             if request.chained, poisoned.contains(request.stream) {
@@ -151,12 +154,13 @@ public final class LMDBEventLog: EventLog {
                                            correlationId: new.correlationId, causationId: new.causationId, event: new.event)
                 previousHash = RecordCodec.encode(record, previousHash: previousHash, into: &writer)
                 let fingerprint = request.fingerprints.count == request.events.count ? request.fingerprints[version - current - 1] : nil
-                try keys.withPosition(position) { positionKey in
-                    try writer.bytes.withUnsafeBytes { try txn.put(eventsDB, key: positionKey, value: $0, flags: .append) }
-                    try keys.withIndexEntry(position: position, fingerprint: fingerprint) { entry in
-                        try keys.withStreamVersion(request.stream, version) { try txn.put(streamIndexDB, key: $0, value: entry) }
+                let run = runs[request.stream] ?? { runs[request.stream] = runs.count; return runs.count - 1 }()
+                keys.withPosition(position) { positionKey in
+                    writer.bytes.withUnsafeBytes { records.add(key: positionKey, value: $0, tag: position) }
+                    keys.withIndexEntry(position: position, fingerprint: fingerprint) { entry in
+                        keys.withStreamVersion(request.stream, version) { index.add(key: $0, value: entry, tag: position, run: run) }
                     }
-                    try keys.withEventID(new.eventId) { try txn.put(eventIdsDB, key: $0, value: positionKey, flags: .noOverwrite) }
+                    keys.withEventID(new.eventId) { eventIds.add(key: $0, value: positionKey, tag: position) }
                 }
                 if case .cart(.orderPlaced(let orderId, let total, let itemCount)) = new.event {
                     let number = try orderNumbers[request.stream] ?? orderCount(of: request.stream, txn)
@@ -174,6 +178,12 @@ public final class LMDBEventLog: EventLog {
             }
             poisoned.remove(request.stream)
             results.append(.appended(receipt))
+        }
+        _ = try records.write(to: eventsDB, in: txn, appending: true)
+        _ = try index.write(to: streamIndexDB, in: txn)
+        if let refused = try eventIds.write(to: eventIdsDB, in: txn, flags: .noOverwrite, appending: true) {
+            // The id generator repeated itself: nothing of this batch may be committed.
+            throw LMDBError.keyExists("storing the event id of position \(refused.tag)")
         }
         for (stream, version) in versions {
             try txn.put(streamsDB, key: Array(stream.utf8), value: Keys.littleEndian(UInt64(version)))

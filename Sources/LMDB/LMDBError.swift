@@ -24,6 +24,9 @@ public struct LMDBError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The file is not an LMDB environment, or one of an incompatible format.
     public var isInvalidFile: Bool { code == MDB_INVALID || code == MDB_VERSION_MISMATCH }
     public var isKeyExists: Bool { code == MDB_KEYEXIST }
+
+    /// A `.noOverwrite` put that found its key taken.
+    public static func keyExists(_ operation: String) -> LMDBError { LMDBError(code: MDB_KEYEXIST, operation: operation) }
 }
 
 @inline(__always)
