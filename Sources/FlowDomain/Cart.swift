@@ -94,7 +94,10 @@ public struct OrderHistory: Equatable, Sendable {
     public init() {}
 
     public init(orders: [Order]) {
-        for order in orders { append(order) }
+        // Sized once: a long-lived stream's history holds tens of thousands of orders.
+        self.orders = orders
+        ids.reserveCapacity(orders.count)
+        for order in orders { ids.insert(order.orderId) }
     }
 
     public func contains(orderId: String) -> Bool { ids.contains(orderId) }

@@ -63,11 +63,12 @@ public enum FlowJSON {
         json.endObject()
         json.key("orders"); json.beginArray()
         for order in state.orders.orders {
-            json.beginObject()
-            json.key("orderId"); json.string(order.orderId)
-            json.key("total"); json.int(order.total)
-            json.key("itemCount"); json.int(order.itemCount)
-            json.endObject()
+            // Fixed fragments: a long-lived stream has tens of thousands of orders.
+            json.separate()
+            json.raw(#"{"orderId":"#); json.rawString(order.orderId)
+            json.raw(#","total":"#); json.rawInt(order.total)
+            json.raw(#","itemCount":"#); json.rawInt(order.itemCount)
+            json.raw("}")
         }
         json.endArray()
         let navigation = state.navigation

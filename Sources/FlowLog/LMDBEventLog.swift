@@ -376,11 +376,13 @@ public final class LMDBEventLog: EventLog {
     /// A stream's first `count` orders, read in one sequential pass of the order index.
     private func orders(of stream: String, count: Int, _ txn: Transaction) throws -> [Order]? {
         guard count > 0 else { return [] }
+        let prefix = Keys.streamPrefix(stream)
         return try txn.withCursor(ordersDB) { cursor in
             var orders: [Order] = []
-            orders.reserveCapacity(count)
+            // Room for the orders the fold after the snapshot adds, so they don't copy the history.
+            orders.reserveCapacity(count + 64)
             var entry = try cursor.seek(atOrAfter: Keys.streamVersion(stream, 1))
-            while orders.count < count, let (key, value) = entry, key.starts(with: Keys.streamPrefix(stream)), value.count > 8,
+            while orders.count < count, let (key, value) = entry, key.starts(with: prefix), value.count > 8,
                   let order = StateCodec.decodeOrder(UnsafeRawBufferPointer(rebasing: value[8...])) {
                 orders.append(order)
                 entry = try cursor.next()

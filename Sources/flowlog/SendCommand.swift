@@ -67,7 +67,7 @@ struct StateCommand: ParsableCommand {
             switch format {
             case .json:
                 // Written as bytes: a stream with many orders makes a state of megabytes.
-                var json = JSONWriter(capacity: 4096)
+                var json = JSONWriter(capacity: 4096 + 64 * state.orders.orders.count)
                 FlowJSON.writeState(state, stream: stream, version: version, into: &json)
                 json.newline()
                 try FileDescriptorOutput().write(json.bytes)
