@@ -1,17 +1,19 @@
 import Foundation
 
-/// Lets many threads append to one log, each waiting until its own events are durable, while the
-/// log commits once for everything that arrived during the previous commit (group commit).
+/// Lets many threads append to one log while the log commits once for everything that arrived
+/// during the previous commit (group commit). Every append is answered only once its events are
+/// durable.
 ///
-/// The first caller to find no commit in progress becomes the leader: it takes every request queued
-/// so far, appends them in one transaction and hands each waiter its answer. A synchronous commit
-/// costs about the same for one event as for a hundred, so throughput grows with the number of
-/// concurrent writers while every caller still returns only after its events are on disk.
+/// `append` waits for its own answer; `submit` returns at once with a `PendingAppend`, so one thread
+/// can keep several appends in flight and collect their answers in order. Whoever waits for an
+/// answer while no commit is in progress becomes the leader: it takes every request queued so far,
+/// appends them in one transaction and hands each its answer. A synchronous commit costs about the
+/// same for one event as for a hundred, so throughput grows with the appends in flight.
 /// Requests from different callers are independent: none is `chained` to another.
 public final class GroupCommitLog: @unchecked Sendable {
     private let log: any EventLog
     private let condition = NSCondition()
-    private var queue: [Ticket] = []
+    private var queue: [PendingAppend] = []
     private var committing = false
     /// The size of the last batch: the callers of one commit usually come back together, so a new leader
     /// waits briefly for that many before committing.
@@ -22,10 +24,20 @@ public final class GroupCommitLog: @unchecked Sendable {
     public private(set) var commits = 0
     public private(set) var requests = 0
 
-    private final class Ticket {
-        let request: AppendRequest
-        var result: Result<AppendResult, any Error>?
-        init(_ request: AppendRequest) { self.request = request }
+    /// An append on its way to disk. Its answer comes from `wait()`, once the events are durable.
+    public final class PendingAppend: @unchecked Sendable {
+        fileprivate let request: AppendRequest
+        fileprivate var result: Result<AppendResult, any Error>?
+        fileprivate let group: GroupCommitLog
+
+        fileprivate init(_ request: AppendRequest, group: GroupCommitLog) {
+            self.request = request
+            self.group = group
+        }
+
+        /// Blocks until the append is durable (committing it, and whatever else is queued, if no
+        /// commit is in progress) and returns its answer.
+        public func wait() throws -> AppendResult { try group.wait(for: self) }
     }
 
     public init(log: any EventLog, gatherWindow: TimeInterval = 0.000_2) {
@@ -33,14 +45,26 @@ public final class GroupCommitLog: @unchecked Sendable {
         self.gatherWindow = gatherWindow
     }
 
+    /// Appends and returns once the events are durable.
     public func append(_ request: AppendRequest) throws -> AppendResult {
+        try submit(request).wait()
+    }
+
+    /// Queues an append and returns at once. Nothing is acknowledged before `wait()` says so.
+    public func submit(_ request: AppendRequest) -> PendingAppend {
         var unchained = request
         unchained.chained = false
-        let ticket = Ticket(unchained)
+        let pending = PendingAppend(unchained, group: self)
         condition.lock()
-        queue.append(ticket)
+        queue.append(pending)
         condition.broadcast()
-        while ticket.result == nil {
+        condition.unlock()
+        return pending
+    }
+
+    private func wait(for pending: PendingAppend) throws -> AppendResult {
+        condition.lock()
+        while pending.result == nil {
             if committing {
                 condition.wait()
                 continue
@@ -66,6 +90,6 @@ public final class GroupCommitLog: @unchecked Sendable {
             condition.broadcast()
         }
         condition.unlock()
-        return try ticket.result!.get()
+        return try pending.result!.get()
     }
 }
