@@ -26,7 +26,7 @@ import Glibc
 public final class LMDBEventLog: EventLog {
     public static let logSchemaVersion = 1
     /// How many records a long scan reads between releases of the map's resident pages.
-    static let residentReleaseInterval = 1 << 14
+    static let residentReleaseInterval = 1 << 16
 
     public enum Access: Sendable {
         /// Read and write; create the log (and its folder, not its parent) when it does not exist.
