@@ -25,9 +25,9 @@ import Glibc
 /// LMDB's writer lock serialises processes that share the folder.
 public final class LMDBEventLog: EventLog {
     public static let logSchemaVersion = 1
-    /// How many records a long scan reads between releases of the map's resident pages.
-    static let residentReleaseInterval = 1 << 16
-
+    /// How many records a sequential scan reads between releases of the map's resident pages: with
+    /// 4,096, exporting ten million events stays near 55 MB resident on this machine's kernel.
+    static let residentReleaseInterval = 1 << 12
     public enum Access: Sendable {
         /// Read and write; create the log (and its folder, not its parent) when it does not exist.
         case readWriteCreating
@@ -288,7 +288,7 @@ public final class LMDBEventLog: EventLog {
         try txn.withCursor(streamIndexDB) { cursor in
             var entry = try cursor.seek(atOrAfter: Keys.streamVersion(stream, fromVersion))
             var expectedVersion = fromVersion
-            var scanned = ScannedRange(releaseEvery: 1 << 10, in: txn)
+            var scanned = ScannedRange(releaseEvery: 1 << 7, in: txn)
             defer { scanned.release() }
             while let (key, value) = entry, key.starts(with: prefix) {
                 let position = Keys.decodePosition(value)
@@ -479,38 +479,37 @@ public final class LMDBEventLog: EventLog {
     }
 }
 
-/// The span of the memory map a scan has read, whose pages it lets the kernel take back every so often.
-/// The span only grows: it takes in the branch pages that lie between the leaves read, and releasing
-/// pages already released costs the kernel little.
+/// Lets the kernel take back the memory map's resident pages every so often during a long scan:
+/// all of them, not just the records read, since the index and branch pages a scan passes through
+/// (and the neighbours the kernel maps around each fault, whole large folios where the page cache
+/// holds them) count as much. Releasing early costs re-faults, hence an interval, not every record.
 struct ScannedRange {
-    private var lowest: UnsafeRawPointer?
-    private var highest: UnsafeRawPointer?
-    private var sinceRelease = 0
     private let enabled: Bool
+    private var mapping: UnsafeRawBufferPointer?
+    private var sinceRelease = 0
     /// Records read between releases: many for a sequential walk, fewer for the scattered reads of
-    /// one stream, where each read may fault in pages around it.
+    /// one stream, where each read may map a lot around it.
     private let releaseEvery: Int
 
-    /// Releasing is only ever done for read-only transactions, whose buffers all lie in the map.
+    /// Releasing is only ever done for read-only transactions, whose buffers all lie in the map
+    /// (a write transaction's may be heap memory).
     init(releaseEvery: Int, in txn: Transaction) {
         self.releaseEvery = releaseEvery
         self.enabled = txn.isReadOnly
     }
 
+    /// Counts a record the scan has read and decoded; `address` is where it lies in the map.
     @inline(__always)
     mutating func include(_ address: UnsafeRawPointer) {
         guard enabled else { return }
-        if lowest.map({ address < $0 }) ?? true { lowest = address }
-        if highest.map({ address > $0 }) ?? true { highest = address }
+        if mapping == nil { mapping = Environment.mapping(containing: address) }
         sinceRelease += 1
-        if sinceRelease >= releaseEvery {
-            sinceRelease = 0
-            release()
-        }
+        if sinceRelease >= releaseEvery { release() }
     }
 
-    func release() {
-        if let lowest, let highest { Environment.releaseResidentPages(from: lowest, through: highest) }
+    mutating func release() {
+        if let mapping { Environment.releaseResidentPages(of: mapping) }
+        sinceRelease = 0
     }
 }
 

@@ -1,0 +1,27 @@
+import FlowLogTesting
+import LMDB
+import Testing
+
+/// Long scans drop the map's resident pages now and then; the records must read the same afterwards.
+@Suite("Resident pages")
+struct ResidentPagesTests {
+    @Test func theMappingHoldingARecordIsFoundAndReleasingItKeepsTheRecordReadable() throws {
+        let folder = try TemporaryDirectory()
+        let environment = try Environment(path: folder.path)
+        let database = try environment.openDatabases(named: ["test"], create: true)[0]
+        let value = (0..<200).map { UInt8($0) }
+        try environment.write { txn in try txn.put(database, key: [1], value: value) }
+        try environment.read { txn in
+            let stored = try #require(try txn.get(database, key: [1]))
+            let mapping = try #require(Environment.mapping(containing: stored.baseAddress!))
+            #expect(mapping.baseAddress! <= stored.baseAddress! && stored.baseAddress! + stored.count <= mapping.baseAddress! + mapping.count)
+            #expect(mapping.count >= environment.mapSize, "the whole map, not just one page")
+            Environment.releaseResidentPages(of: mapping)
+            #expect(Array(stored) == value, "the same pointer reads the same bytes after the release")
+        }
+    }
+
+    @Test func aPointerOutsideEveryMappingHasNone() {
+        #expect(Environment.mapping(containing: UnsafeRawPointer(bitPattern: 0x10)!) == nil)
+    }
+}
