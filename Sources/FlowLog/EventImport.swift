@@ -47,7 +47,7 @@ extension LMDBEventLog {
 ///
 /// Each event is checked and folded at once; its three B-tree puts (record, event id, stream index)
 /// wait in sorted batches until `flush()`, so neighbouring keys share a cursor's descent (see
-/// `SortedPuts`). A refused event flushes what came before it first, so the error always names the
+/// `PendingEventPuts`). A refused event flushes what came before it first, so the error always names the
 /// first bad line.
 public final class ImportSink {
     /// What the sink knows of a stream the import has touched: its version and its folded state.
@@ -64,11 +64,8 @@ public final class ImportSink {
     private var folds: [StreamFold] = []
     private var slots: [String: Int] = [:]
     private var writer = BinaryWriter(capacity: 512)
-    private var keys = KeyScratch()
     private var scratch = BinaryWriter(capacity: 512)
-    private var records = SortedPuts()
-    private var eventIds = SortedPuts()
-    private var index = SortedPuts()
+    private var puts = PendingEventPuts()
     private let snapshotInterval: Int
     public private(set) var count = 0
 
@@ -90,17 +87,14 @@ public final class ImportSink {
             try refuse(line: line, "it is version \(record.version) of stream \(record.stream), but that stream's next version is \(current + 1)")
         }
         previousHash = RecordCodec.encode(record, previousHash: previousHash, into: &writer)
-        keys.withPosition(record.position) { positionKey in
-            writer.bytes.withUnsafeBytes { records.add(key: positionKey, value: $0, tag: line) }
-            keys.withEventID(record.eventId) { eventIds.add(key: $0, value: positionKey, tag: line) }
-        }
         // Fold the stream as it loads, so the imported log has fingerprints and snapshots like one
         // written through the pipeline.
         folds[slot].version = record.version
         FlowDecider.evolve(&folds[slot].state, record.event)
         let fingerprint = StateCodec.fingerprint(folds[slot].state, scratch: &scratch)
-        keys.withIndexEntry(position: record.position, fingerprint: fingerprint) { entry in
-            keys.withStreamVersion(record.stream, record.version) { index.add(key: $0, value: entry, tag: line, run: slot) }
+        writer.bytes.withUnsafeBytes {
+            puts.add(position: record.position, record: $0, eventId: record.eventId, stream: record.stream, version: record.version,
+                     fingerprint: fingerprint, tag: line, run: slot)
         }
         if case .cart(.orderPlaced) = record.event, let order = folds[slot].state.orders.orders.last {
             try log.recordOrder(order, number: folds[slot].state.orders.orders.count, stream: record.stream, version: record.version, txn)
@@ -110,7 +104,7 @@ public final class ImportSink {
         }
         position = record.position
         count += 1
-        if records.count >= Self.batchSize { try flush() }
+        if puts.count >= Self.batchSize { try flush() }
     }
 
     /// Events whose puts wait for one sorted write: large enough to share descents, small enough
@@ -119,13 +113,9 @@ public final class ImportSink {
 
     /// Writes the batched puts. A known event id among them ends the import, naming its line.
     func flush() throws {
-        _ = try records.write(to: log.eventsDB, in: txn, appending: true)
-        _ = try index.write(to: log.streamIndexDB, in: txn)
-        if let refused = try eventIds.write(to: log.eventIdsDB, in: txn, flags: .noOverwrite, appending: true) {
-            let existing = try txn.get(log.eventIdsDB, key: refused.key).map(Keys.decodePosition) ?? 0
-            let id = refused.key.withUnsafeBytes { EventID(high: UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)),
-                                                           low: UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self))) }
-            throw ImportError(line: refused.tag, problem: "its event id \(id) is already in the log, at position \(existing)")
+        if let refused = try puts.write(to: log, txn) {
+            let existing = try txn.get(log.eventIdsDB, key: Keys.eventID(refused.eventId)).map(Keys.decodePosition) ?? 0
+            throw ImportError(line: refused.tag, problem: "its event id \(refused.eventId) is already in the log, at position \(existing)")
         }
     }
 

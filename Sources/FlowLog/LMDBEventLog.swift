@@ -28,6 +28,7 @@ public final class LMDBEventLog: EventLog {
     /// How many records a sequential scan reads between releases of the map's resident pages: with
     /// 4,096, exporting ten million events stays near 55 MB resident on this machine's kernel.
     static let residentReleaseInterval = 1 << 12
+
     public enum Access: Sendable {
         /// Read and write; create the log (and its folder, not its parent) when it does not exist.
         case readWriteCreating
@@ -124,9 +125,7 @@ public final class LMDBEventLog: EventLog {
         var poisoned: Set<String> = []
         var results: [AppendResult] = []
         results.reserveCapacity(requests.count)
-        var keys = KeyScratch()
-        // The three puts of each event wait in sorted batches (see `SortedPuts`); each stream is a run.
-        var records = SortedPuts(), index = SortedPuts(), eventIds = SortedPuts()
+        var puts = PendingEventPuts()
         var runs: [String: Int] = [:]
         for request in requests {
             let current = try versions[request.stream] ?? storedVersion(of: request.stream, txn)
@@ -146,6 +145,7 @@ public final class LMDBEventLog: EventLog {
             }
             let first = position + 1
             var version = current
+            let run = runs[request.stream] ?? { runs[request.stream] = runs.count; return runs.count - 1 }()
             for new in request.events {
                 position += 1
                 version += 1
@@ -154,13 +154,9 @@ public final class LMDBEventLog: EventLog {
                                            correlationId: new.correlationId, causationId: new.causationId, event: new.event)
                 previousHash = RecordCodec.encode(record, previousHash: previousHash, into: &writer)
                 let fingerprint = request.fingerprints.count == request.events.count ? request.fingerprints[version - current - 1] : nil
-                let run = runs[request.stream] ?? { runs[request.stream] = runs.count; return runs.count - 1 }()
-                keys.withPosition(position) { positionKey in
-                    writer.bytes.withUnsafeBytes { records.add(key: positionKey, value: $0, tag: position) }
-                    keys.withIndexEntry(position: position, fingerprint: fingerprint) { entry in
-                        keys.withStreamVersion(request.stream, version) { index.add(key: $0, value: entry, tag: position, run: run) }
-                    }
-                    keys.withEventID(new.eventId) { eventIds.add(key: $0, value: positionKey, tag: position) }
+                writer.bytes.withUnsafeBytes {
+                    puts.add(position: position, record: $0, eventId: new.eventId, stream: request.stream, version: version,
+                             fingerprint: fingerprint, tag: position, run: run)
                 }
                 if case .cart(.orderPlaced(let orderId, let total, let itemCount)) = new.event {
                     let number = try orderNumbers[request.stream] ?? orderCount(of: request.stream, txn)
@@ -179,9 +175,7 @@ public final class LMDBEventLog: EventLog {
             poisoned.remove(request.stream)
             results.append(.appended(receipt))
         }
-        _ = try records.write(to: eventsDB, in: txn, appending: true)
-        _ = try index.write(to: streamIndexDB, in: txn)
-        if let refused = try eventIds.write(to: eventIdsDB, in: txn, flags: .noOverwrite, appending: true) {
+        if let refused = try puts.write(to: self, txn) {
             // The id generator repeated itself: nothing of this batch may be committed.
             throw LMDBError.keyExists("storing the event id of position \(refused.tag)")
         }
@@ -234,7 +228,7 @@ public final class LMDBEventLog: EventLog {
             guard start <= (try head(txn).position) else { return }
             var previousHash = try hashBefore(position: start, txn)
             var expected = start
-            var scanned = ScannedRange(releaseEvery: Self.residentReleaseInterval, in: txn)
+            var scanned = ResidentPageRelease(releaseEvery: Self.residentReleaseInterval, in: txn)
             defer { scanned.release() }
             try txn.withCursor(eventsDB) { cursor in
                 var record = try cursor.seek(atOrAfter: Keys.position(start))
@@ -288,7 +282,7 @@ public final class LMDBEventLog: EventLog {
         try txn.withCursor(streamIndexDB) { cursor in
             var entry = try cursor.seek(atOrAfter: Keys.streamVersion(stream, fromVersion))
             var expectedVersion = fromVersion
-            var scanned = ScannedRange(releaseEvery: 1 << 7, in: txn)
+            var scanned = ResidentPageRelease(releaseEvery: 1 << 7, in: txn)
             defer { scanned.release() }
             while let (key, value) = entry, key.starts(with: prefix) {
                 let position = Keys.decodePosition(value)
@@ -483,7 +477,7 @@ public final class LMDBEventLog: EventLog {
 /// all of them, not just the records read, since the index and branch pages a scan passes through
 /// (and the neighbours the kernel maps around each fault, whole large folios where the page cache
 /// holds them) count as much. Releasing early costs re-faults, hence an interval, not every record.
-struct ScannedRange {
+struct ResidentPageRelease {
     private let enabled: Bool
     private var mapping: UnsafeRawBufferPointer?
     private var sinceRelease = 0
@@ -510,6 +504,41 @@ struct ScannedRange {
     mutating func release() {
         if let mapping { Environment.releaseResidentPages(of: mapping) }
         sinceRelease = 0
+    }
+}
+
+/// The three puts each appended event makes — its record, its stream-index entry and its event id —
+/// gathered and written as sorted batches (see `SortedPuts`). Appends and imports both use it.
+struct PendingEventPuts {
+    private var records = SortedPuts()
+    private var index = SortedPuts()
+    private var eventIds = SortedPuts()
+    private var keys = KeyScratch()
+
+    /// Events waiting to be written.
+    var count: Int { records.count }
+
+    /// Adds one event's puts. `tag` comes back if its event id is refused; `run` names its stream
+    /// (the stream's versions are added in ascending order).
+    mutating func add(position: Int, record: UnsafeRawBufferPointer, eventId: EventID, stream: String, version: Int,
+                      fingerprint: UInt64?, tag: Int, run: Int) {
+        keys.withPosition(position) { positionKey in
+            records.add(key: positionKey, value: record, tag: tag)
+            keys.withEventID(eventId) { eventIds.add(key: $0, value: positionKey, tag: tag) }
+            keys.withIndexEntry(position: position, fingerprint: fingerprint) { entry in
+                keys.withStreamVersion(stream, version) { index.add(key: $0, value: entry, tag: tag, run: run) }
+            }
+        }
+    }
+
+    /// Writes and forgets every waiting put. Returns the earliest-tagged event whose id the log (or
+    /// an earlier put) already had; the other puts are written regardless.
+    mutating func write(to log: LMDBEventLog, _ txn: Transaction) throws -> (tag: Int, eventId: EventID)? {
+        _ = try records.write(to: log.eventsDB, in: txn, appending: true)
+        _ = try index.write(to: log.streamIndexDB, in: txn)
+        guard let refused = try eventIds.write(to: log.eventIdsDB, in: txn, flags: .noOverwrite, appending: true),
+              let id = Keys.decodeEventID(refused.key) else { return nil }
+        return (refused.tag, id)
     }
 }
 
@@ -552,6 +581,14 @@ enum Keys {
     static func position(_ position: Int) -> [UInt8] { bigEndian(UInt64(position)) }
 
     static func eventID(_ id: EventID) -> [UInt8] { bigEndian(id.high) + bigEndian(id.low) }
+
+    /// The event id an `eventIds` key holds, in `eventID(_:)`'s layout.
+    static func decodeEventID(_ key: [UInt8]) -> EventID? {
+        guard key.count == 16 else { return nil }
+        return key.withUnsafeBytes {
+            EventID(high: UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)), low: UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+        }
+    }
 
     /// The fingerprint after the position in a `streamIndex` value, if it has one.
     static func decodeFingerprint(_ value: UnsafeRawBufferPointer) -> UInt64? {
