@@ -18,12 +18,11 @@ public struct SortedPuts {
         var valueCount: Int
         /// The caller's label (a line number, say), returned for a put that `.noOverwrite` refused.
         var tag: Int
-        var run: Int
+        var run: Int?
     }
 
     private var arena: [UInt8] = []
     private var entries: [Entry] = []
-    private var unrunEntries = 0
 
     public init() {}
 
@@ -34,8 +33,7 @@ public struct SortedPuts {
     /// run's keys are added in ascending order and that no other run's key falls between them, so
     /// sorting only has to order the runs; without one, each put is its own run.
     public mutating func add(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, tag: Int, run: Int? = nil) {
-        if run == nil { unrunEntries += 1 }
-        entries.append(Entry(start: arena.count, keyCount: key.count, valueCount: value.count, tag: tag, run: run ?? 0))
+        entries.append(Entry(start: arena.count, keyCount: key.count, valueCount: value.count, tag: tag, run: run))
         arena.append(contentsOf: key)
         arena.append(contentsOf: value)
     }
@@ -43,14 +41,14 @@ public struct SortedPuts {
     /// Writes every put in ascending key order (equal keys in the order added) and forgets them.
     ///
     /// With `.noOverwrite`, a refused put does not stop the others; the one with the smallest tag
-    /// among the refused is returned, with its key. With `appending`, each put first tries `MDB_APPEND` (no search at
-    /// all) and falls back to an ordinary put once a key does not sort after the database's last.
+    /// among the refused is returned, with its key. With `appending`, each put first tries
+    /// `MDB_APPEND` (no search at all) and falls back to an ordinary put once a key does not sort
+    /// after the database's last.
     public mutating func write(to database: Database, in txn: Transaction, flags: Transaction.PutFlags = [],
                                appending: Bool = false) throws -> (tag: Int, key: [UInt8])? {
         defer {
             entries.removeAll(keepingCapacity: true)
             arena.removeAll(keepingCapacity: true)
-            unrunEntries = 0
         }
         return try arena.withUnsafeBytes { (bytes) throws -> (tag: Int, key: [UInt8])? in
             let order = sortedOrder(bytes)
@@ -98,10 +96,10 @@ public struct SortedPuts {
             break
         }
         if sorted { return order }
-        if unrunEntries == 0 {
+        if entries.allSatisfy({ $0.run != nil }) {
             // Order the runs by their first keys; each run keeps the order it was added in.
             var members: [Int: [Int]] = [:]
-            for index in entries.indices { members[entries[index].run, default: []].append(index) }
+            for index in entries.indices { members[entries[index].run!, default: []].append(index) }
             let runs = members.values.sorted { compare(entries[$0[0]], entries[$1[0]], bytes) < 0 }
             return runs.flatMap { $0 }
         }
