@@ -42,7 +42,7 @@ extension LMDBEventLog {
             var previousHash = RecordCodec.genesisHash
             var expected = 1
             var scanned = ResidentPageRelease(releaseEvery: 1 << 12, in: txn)
-            defer { scanned.release() }
+            defer { scanned.finish() }
             try txn.withCursor(eventsDB) { cursor in
                 var entry = try cursor.first()
                 while let (key, value) = entry {

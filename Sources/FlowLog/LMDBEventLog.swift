@@ -229,7 +229,7 @@ public final class LMDBEventLog: EventLog {
             var previousHash = try hashBefore(position: start, txn)
             var expected = start
             var scanned = ResidentPageRelease(releaseEvery: Self.residentReleaseInterval, in: txn)
-            defer { scanned.release() }
+            defer { scanned.finish() }
             try txn.withCursor(eventsDB) { cursor in
                 var record = try cursor.seek(atOrAfter: Keys.position(start))
                 while let (key, value) = record {
@@ -283,7 +283,7 @@ public final class LMDBEventLog: EventLog {
             var entry = try cursor.seek(atOrAfter: Keys.streamVersion(stream, fromVersion))
             var expectedVersion = fromVersion
             var scanned = ResidentPageRelease(releaseEvery: 1 << 7, in: txn)
-            defer { scanned.release() }
+            defer { scanned.finish() }
             while let (key, value) = entry, key.starts(with: prefix) {
                 let position = Keys.decodePosition(value)
                 if let throughPosition, position > throughPosition { return }
@@ -477,18 +477,28 @@ public final class LMDBEventLog: EventLog {
 /// all of them, not just the records read, since the index and branch pages a scan passes through
 /// (and the neighbours the kernel maps around each fault, whole large folios where the page cache
 /// holds them) count as much. Releasing early costs re-faults, hence an interval, not every record.
+///
+/// A short scan never releases: what it maps is bounded by what it reads, and a release is an
+/// `madvise` over the whole map that costs milliseconds once much is resident (it was a third of a
+/// `state --at` that folds a few hundred events after a snapshot).
 struct ResidentPageRelease {
+    /// Records a scan reads before it starts releasing.
+    static let quietRecords = 1 << 12
+
     private let enabled: Bool
     private var mapping: UnsafeRawBufferPointer?
+    private var read = 0
     private var sinceRelease = 0
     /// Records read between releases: many for a sequential walk, fewer for the scattered reads of
     /// one stream, where each read may map a lot around it.
     private let releaseEvery: Int
+    /// How many times the scan has released the map (for tests).
+    private(set) var releases = 0
 
     /// Releasing is only ever done for read-only transactions, whose buffers all lie in the map
     /// (a write transaction's may be heap memory).
     init(releaseEvery: Int, in txn: Transaction) {
-        self.releaseEvery = releaseEvery
+        self.releaseEvery = min(releaseEvery, Self.quietRecords)
         self.enabled = txn.isReadOnly
     }
 
@@ -496,13 +506,22 @@ struct ResidentPageRelease {
     @inline(__always)
     mutating func include(_ address: UnsafeRawPointer) {
         guard enabled else { return }
-        if mapping == nil { mapping = Environment.mapping(containing: address) }
+        read += 1
         sinceRelease += 1
-        if sinceRelease >= releaseEvery { release() }
+        guard sinceRelease >= releaseEvery, read >= Self.quietRecords else { return }
+        if mapping == nil { mapping = Environment.mapping(containing: address) }
+        release()
     }
 
-    mutating func release() {
-        if let mapping { Environment.releaseResidentPages(of: mapping) }
+    /// Ends the scan: a long one leaves nothing of the map resident behind it.
+    mutating func finish() {
+        if sinceRelease > 0 { release() }
+    }
+
+    private mutating func release() {
+        guard let mapping else { return }
+        Environment.releaseResidentPages(of: mapping)
+        releases += 1
         sinceRelease = 0
     }
 }

@@ -1,3 +1,4 @@
+@testable import FlowLog
 import FlowLogTesting
 import LMDB
 import Testing
@@ -23,5 +24,33 @@ struct ResidentPagesTests {
 
     @Test func aPointerOutsideEveryMappingHasNone() {
         #expect(Environment.mapping(containing: UnsafeRawPointer(bitPattern: 0x10)!) == nil)
+    }
+
+    @Test func aShortScanNeverReleasesTheMapAndALongOneReleasesAtItsInterval() throws {
+        let folder = try TemporaryDirectory()
+        let environment = try Environment(path: folder.path)
+        let database = try environment.openDatabases(named: ["test"], create: true)[0]
+        try environment.write { txn in try txn.put(database, key: [1], value: [1, 2, 3]) }
+        try environment.read { txn in
+            let address = try #require(try txn.get(database, key: [1])?.baseAddress)
+            var short = ResidentPageRelease(releaseEvery: 128, in: txn)
+            for _ in 1..<ResidentPageRelease.quietRecords { short.include(address) }
+            short.finish()
+            #expect(short.releases == 0, "a scan shorter than quietRecords keeps its pages")
+
+            var long = ResidentPageRelease(releaseEvery: 128, in: txn)
+            for _ in 0..<ResidentPageRelease.quietRecords + 128 { long.include(address) }
+            #expect(long.releases == 2, "once at quietRecords, then every 128 records")
+            long.include(address)
+            long.finish()
+            #expect(long.releases == 3, "the end of a long scan releases what it left resident")
+        }
+        try environment.write { txn in
+            let address = try #require(try txn.get(database, key: [1])?.baseAddress)
+            var writing = ResidentPageRelease(releaseEvery: 128, in: txn)
+            for _ in 0..<2 * ResidentPageRelease.quietRecords { writing.include(address) }
+            writing.finish()
+            #expect(writing.releases == 0, "a write transaction's buffers may be heap memory: never released")
+        }
     }
 }
