@@ -85,26 +85,45 @@ public struct Order: Equatable, Sendable {
     }
 }
 
-/// The orders of one stream, in the order they were placed, with a set of their ids so that the
-/// `duplicateOrder` check stays O(1) however long a session runs.
+/// The orders of one stream, in the order they were placed.
+///
+/// The `duplicateOrder` check asks `contains(orderId:)`. A history that decides many commands (a
+/// command processor's cached state) calls `indexIds()` once, so the check stays O(1) however long
+/// a session runs. Others never pay for the index: a history folded only to be shown or stored
+/// (`state --at` of a stream with tens of thousands of orders, an import) would spend a third of
+/// its time hashing ids nobody asks about, and their `contains` scans instead.
 public struct OrderHistory: Equatable, Sendable {
     public private(set) var orders: [Order] = []
-    private var ids: Set<String> = []
+    /// The ids of `orders`, once `indexIds()` was called; kept up to date by `append`.
+    private var ids: Set<String>?
 
     public init() {}
 
     public init(orders: [Order]) {
-        // Sized once: a long-lived stream's history holds tens of thousands of orders.
         self.orders = orders
-        ids.reserveCapacity(orders.count)
-        for order in orders { ids.insert(order.orderId) }
     }
 
-    public func contains(orderId: String) -> Bool { ids.contains(orderId) }
+    public func contains(orderId: String) -> Bool {
+        if let ids { return ids.contains(orderId) }
+        return orders.contains { $0.orderId == orderId }
+    }
+
+    /// Makes `contains` O(1) from now on, for this history and the histories it becomes.
+    public mutating func indexIds() {
+        guard ids == nil else { return }
+        // Sized once: a long-lived stream's history holds tens of thousands of orders.
+        var index = Set<String>(minimumCapacity: orders.count)
+        for order in orders { index.insert(order.orderId) }
+        ids = index
+    }
 
     mutating func append(_ order: Order) {
         orders.append(order)
-        ids.insert(order.orderId)
+        // Taken out of the optional so that inserting does not copy the set.
+        if var index = ids.take() {
+            index.insert(order.orderId)
+            ids = index
+        }
     }
 
     public static func == (lhs: OrderHistory, rhs: OrderHistory) -> Bool { lhs.orders == rhs.orders }

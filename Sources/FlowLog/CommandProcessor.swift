@@ -83,8 +83,15 @@ public final class CommandProcessor {
     /// The current state of a stream, from the cache or the log.
     public func state(of stream: String) throws -> (state: FlowState, version: Int) {
         if let cached = cache[stream] { return cached }
-        let loaded = try log.state(ofStream: stream)
+        let loaded = try load(stream)
         cache[stream] = loaded
+        return loaded
+    }
+
+    /// A stream's state from the log, made ready to decide many commands (its order ids indexed).
+    private func load(_ stream: String) throws -> (state: FlowState, version: Int) {
+        var loaded = try log.state(ofStream: stream)
+        loaded.state.orders.indexIds()
         return loaded
     }
 
@@ -139,7 +146,7 @@ public final class CommandProcessor {
     /// The state of a stream, moved out of the cache (or loaded): the caller puts it back.
     private func takeState(of stream: String) throws -> (state: FlowState, version: Int) {
         if let cached = cache.removeValue(forKey: stream) { return cached }
-        return try log.state(ofStream: stream)
+        return try load(stream)
     }
 
     /// One round: decide every pending command, append the accepted ones in one transaction, and return

@@ -175,6 +175,24 @@ struct CheckoutTests {
         #expect(scenario.when(.payment(.succeeded(orderId: "o2"))) == .events([.cart(.orderPlaced(orderId: "o2", total: 1250, itemCount: 1))]))
     }
 
+    @Test(arguments: [false, true])
+    func anOrderHistoryLoadedFromStoredOrdersRefusesTheirIdsWhetherOrNotItIsIndexed(indexed: Bool) {
+        var state = FlowDecider.replay([added("p1"), checkoutStarted])
+        state.orders = OrderHistory(orders: [Order(orderId: "o1", total: 1250, itemCount: 1), Order(orderId: "o2", total: 990, itemCount: 1)])
+        if indexed { state.orders.indexIds() }
+        let loaded = DeciderScenario(state: state)
+        #expect(loaded.when(.payment(.succeeded(orderId: "o2"))) == .rejected(.duplicateOrder))
+
+        var afterAnotherOrder = loaded.stateAfter(.payment(.succeeded(orderId: "o3")))!
+        for event in [added("p1"), checkoutStarted] { FlowDecider.evolve(&afterAnotherOrder, event) }
+        let reopened = DeciderScenario(state: afterAnotherOrder)
+        for used in ["o1", "o2", "o3"] {
+            #expect(reopened.when(.payment(.succeeded(orderId: used))) == .rejected(.duplicateOrder), "order id \(used)")
+        }
+        #expect(reopened.state.orders.orders.map(\.orderId) == ["o1", "o2", "o3"])
+        #expect(reopened.when(.payment(.succeeded(orderId: "o4"))) == .events([.cart(.orderPlaced(orderId: "o4", total: 1250, itemCount: 1))]))
+    }
+
     @Test func aFailedPaymentReopensTheCartKeepingLinesAndDiscounts() {
         let scenario = DeciderScenario.given(added("p1"), .cart(.discountApplied(discountId: "D", percent: 10, productId: nil)), checkoutStarted)
         let state = scenario.stateAfter(.payment(.failed(reason: "card declined")))!
