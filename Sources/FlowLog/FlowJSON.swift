@@ -39,6 +39,31 @@ public enum FlowJSON {
 
     /// A stream's projected state, every key always present (SPEC §5).
     public static func writeState(_ state: FlowState, stream: String, version: Int, into json: inout JSONWriter) {
+        writeState(state, stream: stream, version: version, into: &json, drain: nil)
+    }
+
+    /// A stream's state and a newline, written to `output` in pieces of about 64 KB: the state of a
+    /// stream with tens of thousands of orders is megabytes, and one buffer for all of it cost more
+    /// in fresh pages than writing it did.
+    public static func writeState(_ state: FlowState, stream: String, version: Int, to output: OutputSink) throws {
+        var json = JSONWriter(capacity: drainBytes + 4096)
+        var failure: Error?
+        writeState(state, stream: stream, version: version, into: &json) { json in
+            if failure == nil {
+                do { try output.write(json.bytes) } catch { failure = error }
+            }
+            json.bytes.removeAll(keepingCapacity: true)
+        }
+        if let failure { throw failure }
+        json.newline()
+        try output.write(json.bytes)
+    }
+
+    /// How many bytes of orders a `drain` is handed at a time.
+    private static let drainBytes = 1 << 16
+
+    private static func writeState(_ state: FlowState, stream: String, version: Int, into json: inout JSONWriter,
+                                   drain: ((inout JSONWriter) -> Void)?) {
         json.beginObject()
         json.key("stream"); json.string(stream)
         json.key("version"); json.int(version)
@@ -69,6 +94,7 @@ public enum FlowJSON {
             json.raw(#","total":"#); json.rawInt(order.total)
             json.raw(#","itemCount":"#); json.rawInt(order.itemCount)
             json.raw("}")
+            if let drain, json.bytes.count >= drainBytes { drain(&json) }
         }
         json.endArray()
         let navigation = state.navigation

@@ -66,11 +66,7 @@ struct StateCommand: ParsableCommand {
             let (state, version) = try current ?? log.state(ofStream: stream, throughPosition: at)
             switch format {
             case .json:
-                // Written as bytes: a stream with many orders makes a state of megabytes.
-                var json = JSONWriter(capacity: 4096 + 64 * state.orders.orders.count)
-                FlowJSON.writeState(state, stream: stream, version: version, into: &json)
-                json.newline()
-                try FileDescriptorOutput().write(json.bytes)
+                try FlowJSON.writeState(state, stream: stream, version: version, to: FileDescriptorOutput())
             case .text: Output.line(TextRendering.state(state, stream: stream, version: version))
             }
         }
