@@ -57,7 +57,7 @@ struct ProjectionsCommand: ParsableCommand {
         subcommands: [Status.self, Run.self, Rebuild.self])
 
     struct Status: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show each projector's checkpoint, lag and failure, if any.")
+        static let configuration = CommandConfiguration(commandName: "status", abstract: "Show each projector's checkpoint, lag and failure, if any.")
         @Option(help: "text or json.") var format: OutputFormat = .text
         @OptionGroup var global: GlobalOptions
 
@@ -77,7 +77,7 @@ struct ProjectionsCommand: ParsableCommand {
     }
 
     struct Run: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Catch every projector up with the log (and keep following it with --follow).")
+        static let configuration = CommandConfiguration(commandName: "run", abstract: "Catch every projector up with the log (and keep following it with --follow).")
         @Flag(help: "Keep following new appends until interrupted.") var follow = false
         @OptionGroup var tracker: TrackerOptions
         @OptionGroup var global: GlobalOptions
@@ -99,7 +99,7 @@ struct ProjectionsCommand: ParsableCommand {
     }
 
     struct Rebuild: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Reset one projector and replay it from position 1.")
+        static let configuration = CommandConfiguration(commandName: "rebuild", abstract: "Reset one projector and replay it from position 1.")
         @Argument(help: "storage, tracker.segment or tracker.snake.") var name: String
         @OptionGroup var tracker: TrackerOptions
         @OptionGroup var global: GlobalOptions

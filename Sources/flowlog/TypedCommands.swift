@@ -10,7 +10,7 @@ struct CartCommand: ParsableCommand {
         subcommands: [Add.self, Remove.self, ApplyDiscount.self, RemoveDiscount.self, Checkout.self])
 
     struct Add: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Add a quantity of a product (cart.addProduct).")
+        static let configuration = CommandConfiguration(commandName: "add", abstract: "Add a quantity of a product (cart.addProduct).")
         @Option(help: "The product id.") var product: String
         @Option(help: "The product's name (default: its id).") var name: String?
         @Option(help: "The unit price as decimal text, at most two decimals (12.50).") var price: String
@@ -30,7 +30,7 @@ struct CartCommand: ParsableCommand {
     }
 
     struct Remove: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove a quantity of a product, or its whole line (cart.removeProduct).")
+        static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove a quantity of a product, or its whole line (cart.removeProduct).")
         @Option(help: "The product id.") var product: String
         @Option(help: "How many to remove (default: the whole line).") var quantity: Int?
         @OptionGroup var envelope: EnvelopeOptions
@@ -40,7 +40,7 @@ struct CartCommand: ParsableCommand {
     }
 
     struct ApplyDiscount: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Apply a percent discount to a product or to the whole cart (cart.applyDiscount).")
+        static let configuration = CommandConfiguration(commandName: "apply-discount", abstract: "Apply a percent discount to a product or to the whole cart (cart.applyDiscount).")
         @Option(help: "The discount id.") var discount: String
         @Option(help: "The discount in whole percent, 1 through 100.") var percent: Int
         @Option(help: "The product it applies to (default: the whole cart).") var product: String?
@@ -51,7 +51,7 @@ struct CartCommand: ParsableCommand {
     }
 
     struct RemoveDiscount: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove an applied discount (cart.removeDiscount).")
+        static let configuration = CommandConfiguration(commandName: "remove-discount", abstract: "Remove an applied discount (cart.removeDiscount).")
         @Option(help: "The discount id.") var discount: String
         @OptionGroup var envelope: EnvelopeOptions
         @OptionGroup var global: GlobalOptions
@@ -60,7 +60,7 @@ struct CartCommand: ParsableCommand {
     }
 
     struct Checkout: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Start checking out the cart (cart.checkout).")
+        static let configuration = CommandConfiguration(commandName: "checkout", abstract: "Start checking out the cart (cart.checkout).")
         @OptionGroup var envelope: EnvelopeOptions
         @OptionGroup var global: GlobalOptions
 
@@ -74,7 +74,7 @@ struct SystemCommand: ParsableCommand {
         subcommands: [AppLaunched.self, PaymentSucceeded.self, PaymentFailed.self])
 
     struct AppLaunched: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "The app was launched (app.launched).")
+        static let configuration = CommandConfiguration(commandName: "app-launched", abstract: "The app was launched (app.launched).")
         @Flag(help: "The user has been through onboarding before.") var hasOnboarded = false
         @OptionGroup var envelope: EnvelopeOptions
         @OptionGroup var global: GlobalOptions
@@ -83,7 +83,7 @@ struct SystemCommand: ParsableCommand {
     }
 
     struct PaymentSucceeded: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "The payment provider said yes (payment.succeeded).")
+        static let configuration = CommandConfiguration(commandName: "payment-succeeded", abstract: "The payment provider said yes (payment.succeeded).")
         @Option(help: "The new order's id.") var order: String
         @OptionGroup var envelope: EnvelopeOptions
         @OptionGroup var global: GlobalOptions
@@ -92,7 +92,7 @@ struct SystemCommand: ParsableCommand {
     }
 
     struct PaymentFailed: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "The payment provider said no (payment.failed).")
+        static let configuration = CommandConfiguration(commandName: "payment-failed", abstract: "The payment provider said no (payment.failed).")
         @Option(help: "Why, in at most 200 characters.") var reason: String
         @OptionGroup var envelope: EnvelopeOptions
         @OptionGroup var global: GlobalOptions
@@ -106,14 +106,14 @@ struct WelcomeCommand: ParsableCommand {
         commandName: "welcome", abstract: "Taps on the welcome screen.", subcommands: [SignUp.self, LogIn.self])
 
     struct SignUp: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Tap \"Sign up\" (welcome.signUp).")
+        static let configuration = CommandConfiguration(commandName: "sign-up", abstract: "Tap \"Sign up\" (welcome.signUp).")
         @OptionGroup var envelope: EnvelopeOptions
         @OptionGroup var global: GlobalOptions
         func run() throws { try Issue.run(.welcome(.signUp), envelope, global) }
     }
 
     struct LogIn: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Tap \"Log in\" (welcome.logIn).")
+        static let configuration = CommandConfiguration(commandName: "log-in", abstract: "Tap \"Log in\" (welcome.logIn).")
         @OptionGroup var envelope: EnvelopeOptions
         @OptionGroup var global: GlobalOptions
         func run() throws { try Issue.run(.welcome(.logIn), envelope, global) }
@@ -125,21 +125,21 @@ struct OnboardingCommand: ParsableCommand {
         commandName: "onboarding", abstract: "Taps on the onboarding screens.", subcommands: [Next.self, Back.self, Finish.self])
 
     struct Next: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Go to the next onboarding screen (onboarding.next).")
+        static let configuration = CommandConfiguration(commandName: "next", abstract: "Go to the next onboarding screen (onboarding.next).")
         @OptionGroup var envelope: EnvelopeOptions
         @OptionGroup var global: GlobalOptions
         func run() throws { try Issue.run(.onboarding(.next), envelope, global) }
     }
 
     struct Back: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Go back one screen (onboarding.back).")
+        static let configuration = CommandConfiguration(commandName: "back", abstract: "Go back one screen (onboarding.back).")
         @OptionGroup var envelope: EnvelopeOptions
         @OptionGroup var global: GlobalOptions
         func run() throws { try Issue.run(.onboarding(.back), envelope, global) }
     }
 
     struct Finish: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Finish onboarding and go home (onboarding.finish).")
+        static let configuration = CommandConfiguration(commandName: "finish", abstract: "Finish onboarding and go home (onboarding.finish).")
         @OptionGroup var envelope: EnvelopeOptions
         @OptionGroup var global: GlobalOptions
         func run() throws { try Issue.run(.onboarding(.finish), envelope, global) }
@@ -151,14 +151,14 @@ struct LoginCommand: ParsableCommand {
         commandName: "login", abstract: "The log-in screen.", subcommands: [Succeeded.self, Cancel.self])
 
     struct Succeeded: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "The log-in worked (login.succeeded).")
+        static let configuration = CommandConfiguration(commandName: "succeeded", abstract: "The log-in worked (login.succeeded).")
         @OptionGroup var envelope: EnvelopeOptions
         @OptionGroup var global: GlobalOptions
         func run() throws { try Issue.run(.login(.succeeded), envelope, global) }
     }
 
     struct Cancel: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Cancel logging in (login.cancel).")
+        static let configuration = CommandConfiguration(commandName: "cancel", abstract: "Cancel logging in (login.cancel).")
         @OptionGroup var envelope: EnvelopeOptions
         @OptionGroup var global: GlobalOptions
         func run() throws { try Issue.run(.login(.cancel), envelope, global) }
@@ -170,7 +170,7 @@ struct HomeCommand: ParsableCommand {
         commandName: "home", abstract: "The home screen.", subcommands: [SelectTab.self, PresentModal.self])
 
     struct SelectTab: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Select a tab (home.selectTab).")
+        static let configuration = CommandConfiguration(commandName: "select-tab", abstract: "Select a tab (home.selectTab).")
         @Option(help: "The tab, 0 or 1.") var tab: Int
         @OptionGroup var envelope: EnvelopeOptions
         @OptionGroup var global: GlobalOptions
@@ -178,7 +178,7 @@ struct HomeCommand: ParsableCommand {
     }
 
     struct PresentModal: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show the modal (home.presentModal).")
+        static let configuration = CommandConfiguration(commandName: "present-modal", abstract: "Show the modal (home.presentModal).")
         @OptionGroup var envelope: EnvelopeOptions
         @OptionGroup var global: GlobalOptions
         func run() throws { try Issue.run(.home(.presentModal), envelope, global) }
@@ -190,7 +190,7 @@ struct ModalCommand: ParsableCommand {
         commandName: "modal", abstract: "The modal.", subcommands: [Dismiss.self])
 
     struct Dismiss: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Dismiss the modal (modal.dismiss).")
+        static let configuration = CommandConfiguration(commandName: "dismiss", abstract: "Dismiss the modal (modal.dismiss).")
         @OptionGroup var envelope: EnvelopeOptions
         @OptionGroup var global: GlobalOptions
         func run() throws { try Issue.run(.modal(.dismiss), envelope, global) }
