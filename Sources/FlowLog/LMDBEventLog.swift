@@ -16,7 +16,11 @@ import Glibc
 /// - `snapshots`: stream id, 0x00, version (big-endian) → reducer version, position, the state without
 ///   its orders (`StateCodec`) and a checksum, every `snapshotInterval` events of a stream;
 /// - `orders`: stream id, 0x00, order number (big-endian, from 1) → the stream version that placed it
-///   and the order: a snapshot holds only the number of orders, so its size does not grow with them.
+///   and the order: a snapshot holds only the number of orders, so its size does not grow with them;
+/// - `orderPages`: stream id, 0x00, page number (big-endian, from 1) → orders `ordersPerPage` × (page − 1)
+///   + 1 through `ordersPerPage` × page, encoded one after another, and a checksum. A page is written
+///   with its last order and never changes; it lets a history of tens of thousands of orders be read
+///   from a few contiguous runs of pages instead of one scattered leaf page per fifty orders.
 ///
 /// A `streamIndex` value may carry, after the position, the fingerprint of the stream's state after
 /// that event (`StateCodec.fingerprint`), which `replay --verify` compares with a fresh replay.
@@ -51,6 +55,8 @@ public final class LMDBEventLog: EventLog {
     let eventIdsDB: Database
     let snapshotsDB: Database
     let ordersDB: Database
+    /// Absent from logs written before order pages existed, when they are opened read-only.
+    let orderPagesDB: Database?
     private var writer = BinaryWriter(capacity: 512)
 
     /// Opens the log at `path` (a folder). `initialMapSize` only matters for a new log or a larger
@@ -77,12 +83,23 @@ public final class LMDBEventLog: EventLog {
             }
             (meta, eventsDB, streamsDB, streamIndexDB, commandsDB, eventIdsDB, snapshotsDB, ordersDB) =
                 (databases[0], databases[1], databases[2], databases[3], databases[4], databases[5], databases[6], databases[7])
+            orderPagesDB = try Self.openOrderPages(environment, creating: access != .readOnly)
         } catch let error as LMDBError where error.isNotFound {
             throw .notALog(path: path, reason: "it is an LMDB environment without FlowLog's databases")
         } catch {
             throw LogFolder.openingError(error, path: path)
         }
         try checkSchema(writable: access != .readOnly)
+    }
+
+    /// Order pages are an index that came after the first logs, so a read-only open of an older
+    /// log goes without it: its orders are read one by one, as before.
+    private static func openOrderPages(_ environment: Environment, creating: Bool) throws -> Database? {
+        do {
+            return try environment.openDatabases(named: ["orderPages"], create: creating)[0]
+        } catch let error as LMDBError where error.isNotFound && !creating {
+            return nil
+        }
     }
 
     private func checkSchema(writable: Bool) throws(EventLogError) {
@@ -355,6 +372,36 @@ public final class LMDBEventLog: EventLog {
         value.write(UInt64(version))
         StateCodec.encode(order: order, into: &value)
         try txn.put(ordersDB, key: Keys.streamVersion(stream, number), value: value.bytes)
+        if number % Self.ordersPerPage == 0 {
+            try writeOrderPage(number / Self.ordersPerPage, of: stream, txn)
+        }
+    }
+
+    /// Orders per order page: about 27 KB, a run of seven contiguous pages of the map.
+    static let ordersPerPage = 1_024
+
+    /// Copies page `page` of a stream's orders from the order index, where its last order just went.
+    private func writeOrderPage(_ page: Int, of stream: String, _ txn: Transaction) throws {
+        guard let orderPagesDB else { return }
+        let first = (page - 1) * Self.ordersPerPage + 1
+        let prefix = Keys.streamPrefix(stream)
+        var value = BinaryWriter(capacity: Self.ordersPerPage * 32)
+        let complete = try txn.withCursor(ordersDB) { cursor in
+            var entry = try cursor.seek(atOrAfter: Keys.streamVersion(stream, first))
+            var number = first
+            while number < first + Self.ordersPerPage, let (key, stored) = entry, key.starts(with: prefix),
+                  Keys.decodeNumber(key) == number, stored.count > 8 {
+                // The order as the index encodes it, without the version in front.
+                value.bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: stored[8...]))
+                number += 1
+                entry = try cursor.next()
+            }
+            return number == first + Self.ordersPerPage
+        }
+        // An index with a gap gets no page; readers fall back to the index, which reports the gap.
+        guard complete else { return }
+        value.write(XXHash64.hash(value.bytes))
+        try txn.put(orderPagesDB, key: Keys.streamVersion(stream, page), value: value.bytes)
     }
 
     /// How many orders the order index holds for a stream.
@@ -363,25 +410,42 @@ public final class LMDBEventLog: EventLog {
             let prefix = Keys.streamPrefix(stream)
             let entry = try cursor.seek(atOrAfter: prefix + [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF])
             guard let (key, _) = entry == nil ? try cursor.last() : try cursor.previous(), key.starts(with: prefix) else { return 0 }
-            return Int(truncatingIfNeeded: UInt64(bigEndian: key.loadUnaligned(fromByteOffset: key.count - 8, as: UInt64.self)))
+            return Keys.decodeNumber(key)
         }
     }
 
-    /// A stream's first `count` orders, read in one sequential pass of the order index.
+    /// A stream's first `count` orders: whole order pages first, then the rest from the order index.
     private func orders(of stream: String, count: Int, _ txn: Transaction) throws -> [Order]? {
         guard count > 0 else { return [] }
+        var orders: [Order] = []
+        // Room for the orders the fold after the snapshot adds, so they don't copy the history.
+        orders.reserveCapacity(count + 64)
+        try readOrderPages(of: stream, upTo: count, into: &orders, txn)
         let prefix = Keys.streamPrefix(stream)
         return try txn.withCursor(ordersDB) { cursor in
-            var orders: [Order] = []
-            // Room for the orders the fold after the snapshot adds, so they don't copy the history.
-            orders.reserveCapacity(count + 64)
-            var entry = try cursor.seek(atOrAfter: Keys.streamVersion(stream, 1))
+            var entry = try cursor.seek(atOrAfter: Keys.streamVersion(stream, orders.count + 1))
             while orders.count < count, let (key, value) = entry, key.starts(with: prefix), value.count > 8,
                   let order = StateCodec.decodeOrder(UnsafeRawBufferPointer(rebasing: value[8...])) {
                 orders.append(order)
                 entry = try cursor.next()
             }
             return orders.count == count ? orders : nil
+        }
+    }
+
+    /// Appends the stream's order pages from page 1 while they lie within its first `count` orders,
+    /// stopping at the first page that is missing (a log older than order pages) or damaged.
+    private func readOrderPages(of stream: String, upTo count: Int, into orders: inout [Order], _ txn: Transaction) throws {
+        guard let orderPagesDB, count >= Self.ordersPerPage else { return }
+        let prefix = Keys.streamPrefix(stream)
+        try txn.withCursor(orderPagesDB) { cursor in
+            var entry = try cursor.seek(atOrAfter: Keys.streamVersion(stream, 1))
+            var page = 1
+            while page * Self.ordersPerPage <= count, let (key, value) = entry, key.starts(with: prefix), Keys.decodeNumber(key) == page,
+                  StateCodec.appendOrders(fromPage: value, count: Self.ordersPerPage, to: &orders) {
+                page += 1
+                entry = try cursor.next()
+            }
         }
     }
 
@@ -423,8 +487,7 @@ public final class LMDBEventLog: EventLog {
               Keys.decodeInt(value) == FlowDecider.reducerVersion,
               let (state, orderCount) = StateCodec.decodeWithoutOrders(UnsafeRawBufferPointer(rebasing: value[16..<value.count - 8]))
         else { return nil }
-        let version = Int(truncatingIfNeeded: UInt64(bigEndian: key.loadUnaligned(fromByteOffset: key.count - 8, as: UInt64.self)))
-        return (state, version, orderCount)
+        return (state, Keys.decodeNumber(key), orderCount)
     }
 
     /// How many snapshots the log holds (for status and tests).
@@ -622,6 +685,12 @@ enum Keys {
     }
 
     static func streamPrefix(_ stream: String) -> [UInt8] { Array(stream.utf8) + [0] }
+
+    /// The big-endian number (a version, an order or page number) at the end of a `streamVersion` key.
+    static func decodeNumber(_ key: UnsafeRawBufferPointer) -> Int {
+        guard key.count >= 8 else { return 0 }
+        return Int(truncatingIfNeeded: UInt64(bigEndian: key.loadUnaligned(fromByteOffset: key.count - 8, as: UInt64.self)))
+    }
 
     static func streamVersion(_ stream: String, _ version: Int) -> [UInt8] {
         streamPrefix(stream) + bigEndian(UInt64(version))

@@ -33,6 +33,25 @@ enum StateCodec {
         return Order(orderId: orderId, total: total, itemCount: itemCount)
     }
 
+    /// Appends the `count` orders of an order page (orders encoded one after another, then a
+    /// checksum). A page that is damaged or holds another number of orders appends nothing.
+    static func appendOrders(fromPage bytes: UnsafeRawBufferPointer, count: Int, to orders: inout [Order]) -> Bool {
+        guard bytes.count > 8, let stored = RecordCodec.storedHash(of: bytes) else { return false }
+        let body = UnsafeRawBufferPointer(rebasing: bytes[0..<bytes.count - 8])
+        guard XXHash64.hash(body) == stored else { return false }
+        let start = orders.count
+        var reader = BinaryReader(body)
+        for _ in 0..<count {
+            guard let orderId = try? reader.readShortString(), let total = try? reader.readInt(), let itemCount = try? reader.readInt() else { break }
+            orders.append(Order(orderId: orderId, total: total, itemCount: itemCount))
+        }
+        guard orders.count == start + count, reader.remaining == 0 else {
+            orders.removeSubrange(start...)
+            return false
+        }
+        return true
+    }
+
     static func decode(_ bytes: UnsafeRawBufferPointer) -> FlowState? {
         var reader = BinaryReader(bytes)
         do {
