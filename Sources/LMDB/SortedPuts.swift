@@ -23,6 +23,8 @@ public struct SortedPuts {
 
     private var arena: [UInt8] = []
     private var entries: [Entry] = []
+    /// The write order, when `sort()` worked it out ahead of `write`.
+    private var sorted: [Int]?
 
     public init() {}
 
@@ -34,6 +36,7 @@ public struct SortedPuts {
     /// sorting only has to order the runs; without one, each put is its own run.
     public mutating func add(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, tag: Int, run: Int? = nil) {
         entries.append(Entry(start: arena.count, keyCount: key.count, valueCount: value.count, tag: tag, run: run))
+        sorted = nil
         arena.append(contentsOf: key)
         arena.append(contentsOf: value)
     }
@@ -41,32 +44,33 @@ public struct SortedPuts {
     /// Writes every put in ascending key order (equal keys in the order added) and forgets them.
     ///
     /// With `.noOverwrite`, a refused put does not stop the others; the one with the smallest tag
-    /// among the refused is returned, with its key. With `appending`, each put first tries
-    /// `MDB_APPEND` (no search at all) and falls back to an ordinary put once a key does not sort
-    /// after the database's last.
+    /// among the refused is returned, with its key. With `appending`, puts first try `MDB_APPEND`
+    /// (no search at all) and fall back to an ordinary put where a key does not sort after the
+    /// database's last (see `AppendAttempts`).
     public mutating func write(to database: Database, in txn: Transaction, flags: Transaction.PutFlags = [],
                                appending: Bool = false) throws -> (tag: Int, key: [UInt8])? {
         defer {
             entries.removeAll(keepingCapacity: true)
             arena.removeAll(keepingCapacity: true)
+            sorted = nil
         }
         return try arena.withUnsafeBytes { (bytes) throws -> (tag: Int, key: [UInt8])? in
-            let order = sortedOrder(bytes)
+            let order = sorted ?? sortedOrder(bytes)
             var cursorHandle: OpaquePointer?
             try check(mdb_cursor_open(txn.handle, database.dbi, &cursorHandle), "mdb_cursor_open")
             defer { mdb_cursor_close(cursorHandle) }
             var refused: Entry?
-            var tryAppend = appending
+            var appends = AppendAttempts(enabled: appending)
             for index in order {
                 let entry = entries[index]
                 var key = MDB_val(mv_size: entry.keyCount, mv_data: UnsafeMutableRawPointer(mutating: bytes.baseAddress! + entry.start))
                 var value = MDB_val(mv_size: entry.valueCount,
                                     mv_data: UnsafeMutableRawPointer(mutating: bytes.baseAddress! + entry.start + entry.keyCount))
                 var code: Int32
-                if tryAppend {
+                if appends.shouldTry() {
                     code = mdb_cursor_put(cursorHandle, &key, &value, flags.rawValue | UInt32(MDB_APPEND))
                     if code == MDB_KEYEXIST {
-                        tryAppend = false
+                        appends.refused()
                         code = mdb_cursor_put(cursorHandle, &key, &value, flags.rawValue)
                     }
                 } else {
@@ -80,6 +84,36 @@ public struct SortedPuts {
             }
             return refused.map { ($0.tag, Array(bytes[$0.start..<$0.start + $0.keyCount])) }
         }
+    }
+
+    /// When to try `MDB_APPEND`. A sorted batch of nearly sorted keys (time-ordered event ids, whose
+    /// last milliseconds interleave with the database's newest) starts with keys that fall inside
+    /// the database and goes on with keys past its end. After each refused append the next tries
+    /// wait twice as long, so a batch that interleaves throughout wastes O(log n) refusals, and one
+    /// that only starts inside the database goes back to appending soon after it leaves it.
+    struct AppendAttempts {
+        private let enabled: Bool
+        private var skip = 0
+        private var backoff = 1
+
+        init(enabled: Bool) { self.enabled = enabled }
+
+        mutating func shouldTry() -> Bool {
+            guard enabled else { return false }
+            if skip == 0 { return true }
+            skip -= 1
+            return false
+        }
+
+        mutating func refused() {
+            skip = backoff
+            backoff *= 2
+        }
+    }
+
+    /// Works out the write order now, so that `write` (on another thread, say) only writes.
+    public mutating func sort() {
+        sorted = arena.withUnsafeBytes { sortedOrder($0) }
     }
 
     /// The tags in the order `write` would put them (for tests).

@@ -53,6 +53,40 @@ struct SortedPutsTests {
         }
     }
 
+    @Test(arguments: [false, true])
+    func anAppendingBatchThatStartsInsideTheDatabaseWritesEveryKey(presorted: Bool) throws {
+        try withDatabase { environment, database in
+            var first = SortedPuts()
+            for key in stride(from: 0, to: 2_000, by: 2) { add(&first, [UInt8(key >> 8), UInt8(key & 0xFF)], [1], tag: key) }
+            try environment.write { txn in _ = try first.write(to: database, in: txn, appending: true) }
+            // Odd keys interleave with the stored even ones, then keys run past the database's end.
+            var second = SortedPuts()
+            for key in Array(stride(from: 1, to: 2_000, by: 2)) + Array(2_000..<3_000) {
+                add(&second, [UInt8(key >> 8), UInt8(key & 0xFF)], [2], tag: key)
+            }
+            if presorted { second.sort() }
+            try environment.write { txn in _ = try second.write(to: database, in: txn, flags: .noOverwrite, appending: true) }
+            let stored = try contents(environment, database)
+            #expect(stored.map { Int($0.0[0]) << 8 | Int($0.0[1]) } == Array(0..<3_000))
+            #expect(stored.map(\.1) == (0..<3_000).map { $0 < 2_000 && $0 % 2 == 0 ? [1] : [2] })
+        }
+    }
+
+    @Test func afterARefusedAppendTheNextAttemptsWaitTwiceAsLongEachTime() {
+        var attempts = SortedPuts.AppendAttempts(enabled: true)
+        var pattern: [Bool] = []
+        for _ in 0..<16 {
+            let tried = attempts.shouldTry()
+            pattern.append(tried)
+            if tried { attempts.refused() }
+        }
+        // Tries at 0, then after skipping 1, 2, 4 and 8 puts.
+        #expect(pattern.enumerated().filter(\.element).map(\.offset) == [0, 2, 5, 10])
+        var disabled = SortedPuts.AppendAttempts(enabled: false)
+        let triedWhenDisabled = disabled.shouldTry()
+        #expect(!triedWhenDisabled)
+    }
+
     @Test func runsAreOrderedByTheirFirstKeysAndKeepTheirOwnOrder() throws {
         try withDatabase { environment, database in
             var puts = SortedPuts()
