@@ -16,6 +16,14 @@ public struct ImportError: Error, Equatable, CustomStringConvertible {
     }
 }
 
+/// Where the log ends when an import begins: its last position and chain hash, and how often it
+/// keeps snapshots.
+struct ImportStart {
+    var position: Int
+    var hash: UInt64
+    var snapshotInterval: Int
+}
+
 extension LMDBEventLog {
     /// Loads events as they were recorded elsewhere, keeping their positions, versions and ids, in one
     /// write transaction: all of them or none.
@@ -25,6 +33,16 @@ extension LMDBEventLog {
     /// event id may be in the log already; the first that breaks a rule ends the import with an
     /// `ImportError` naming its line, and nothing is committed.
     public func importEvents(expectedBytes: Int = 0, _ produce: (ImportSink) throws -> Void) throws -> Int {
+        try importTransaction(expectedBytes: expectedBytes) { txn, start in
+            let sink = ImportSink(log: self, txn: txn, start: start)
+            try produce(sink)
+            try sink.finish()
+            return sink.count
+        }
+    }
+
+    /// The one write transaction of an import; `body` writes prepared batches into it (`write(_:_:)`).
+    func importTransaction(expectedBytes: Int, _ body: (Transaction, ImportStart) throws -> Int) throws -> Int {
         if expectedBytes > 0 {
             // An import reads its input once, so it cannot be replayed after a full map: size the map first.
             let used = try reading { txn in try txn.count(eventsDB) } * 256
@@ -32,116 +50,178 @@ extension LMDBEventLog {
         }
         do {
             return try environment.write(retryingWhenMapIsFull: false) { txn in
-                let sink = ImportSink(log: self, txn: txn, head: try head(txn), snapshotInterval: try storedSnapshotInterval(txn))
-                try produce(sink)
-                try sink.finish()
-                return sink.count
+                let (position, hash) = try head(txn)
+                return try body(txn, ImportStart(position: position, hash: hash, snapshotInterval: try storedSnapshotInterval(txn)))
             }
         } catch let error as LMDBError {
             throw EventLogError.writing(error, path: path)
         }
     }
+
+    /// A stream's version and state as the log holds them in `txn`, for an import that reaches it.
+    func storedStream(_ stream: String, _ txn: Transaction) throws -> (version: Int, state: FlowState) {
+        let version = try storedVersion(of: stream, txn)
+        return (version, version == 0 ? FlowDecider.initialState : try state(ofStream: stream, throughPosition: nil, txn).state)
+    }
+
+    /// Writes a prepared batch into the import's transaction, then reports why the batch ended early,
+    /// if it did. An event id the log already holds ends the import first, naming the earliest line
+    /// that repeats one: those lines come before whatever ended the batch.
+    func write(_ batch: inout PreparedImportBatch, _ txn: Transaction) throws {
+        if let refused = try batch.puts.write(to: self, txn) {
+            let existing = try txn.get(eventIdsDB, key: Keys.eventID(refused.eventId)).map(Keys.decodePosition) ?? 0
+            throw ImportError(line: refused.tag, problem: "its event id \(refused.eventId) is already in the log, at position \(existing)")
+        }
+        for placed in batch.orders {
+            try recordOrder(placed.order, number: placed.number, stream: placed.stream, version: placed.version, txn)
+        }
+        for snapshot in batch.snapshots {
+            try txn.put(snapshotsDB, key: snapshot.key, value: snapshot.value)
+        }
+        for head in batch.heads {
+            try txn.put(streamsDB, key: Array(head.stream.utf8), value: Keys.littleEndian(UInt64(head.version)))
+        }
+        if let failure = batch.failure { throw failure }
+    }
 }
 
-/// Takes imported events one by one inside the import's write transaction.
+/// What a run of imported events writes: their three sorted puts each, the orders they placed and
+/// the snapshots they reached; the last batch also carries each stream's new head. Prepared away
+/// from the write transaction (on a thread of its own, for `flowlog import`), so that the writing
+/// thread does nothing but write.
+struct PreparedImportBatch {
+    var puts = PendingEventPuts()
+    var orders: [(order: Order, number: Int, stream: String, version: Int)] = []
+    var snapshots: [(key: [UInt8], value: [UInt8])] = []
+    var heads: [(stream: String, version: Int)] = []
+    /// Why the import ends after this batch's events (a line that breaks a rule, or cannot be read).
+    var failure: Error?
+    /// The events in the batch.
+    var count = 0
+}
+
+/// Checks and folds imported events in order and turns them into `PreparedImportBatch`es.
 ///
-/// Each event is checked and folded at once; its three B-tree puts (record, event id, stream index)
-/// wait in sorted batches until `flush()`, so neighbouring keys share a cursor's descent (see
-/// `PendingEventPuts`). A refused event flushes what came before it first, so the error always names the
-/// first bad line.
-public final class ImportSink {
-    /// What the sink knows of a stream the import has touched: its version and its folded state.
+/// Each stream is folded as it loads, so that the imported log has fingerprints and snapshots like
+/// one written through the pipeline. It touches no transaction itself: a stream it has not met is
+/// loaded through `loadStream`, which reads the log as it was before the import.
+final class ImportPreparation {
+    /// What the preparation knows of a stream the import has touched: its version and folded state.
     private struct StreamFold {
         var version: Int
         var state: FlowState
     }
 
-    private let log: LMDBEventLog
-    private let txn: Transaction
     private var position: Int
     private var previousHash: UInt64
+    private let snapshotInterval: Int
+    private let loadStream: (String) throws -> (version: Int, state: FlowState)
     /// Folds live in an array (read and changed in place); the dictionary finds a stream's slot.
     private var folds: [StreamFold] = []
     private var slots: [String: Int] = [:]
-    private var writer = BinaryWriter(capacity: 512)
+    private var record = BinaryWriter(capacity: 512)
     private var scratch = BinaryWriter(capacity: 512)
-    private var puts = PendingEventPuts()
-    private let snapshotInterval: Int
-    public private(set) var count = 0
+    private var batch = PreparedImportBatch()
 
-    init(log: LMDBEventLog, txn: Transaction, head: (position: Int, hash: UInt64), snapshotInterval: Int) {
-        self.log = log
-        self.txn = txn
-        self.snapshotInterval = snapshotInterval
-        self.position = head.position
-        self.previousHash = head.hash
-    }
-
-    public func add(_ record: RecordedEvent, line: Int) throws {
-        guard record.position == position + 1 else {
-            try refuse(line: line, "its position is \(record.position), but the log's next position is \(position + 1) (positions must be contiguous)")
-        }
-        let slot = try slots[record.stream] ?? load(record.stream)
-        let current = folds[slot].version
-        guard record.version == current + 1 else {
-            try refuse(line: line, "it is version \(record.version) of stream \(record.stream), but that stream's next version is \(current + 1)")
-        }
-        previousHash = RecordCodec.encode(record, previousHash: previousHash, into: &writer)
-        // Fold the stream as it loads, so the imported log has fingerprints and snapshots like one
-        // written through the pipeline.
-        folds[slot].version = record.version
-        FlowDecider.evolve(&folds[slot].state, record.event)
-        let fingerprint = StateCodec.fingerprint(folds[slot].state, scratch: &scratch)
-        writer.bytes.withUnsafeBytes {
-            puts.add(position: record.position, record: $0, eventId: record.eventId, stream: record.stream, version: record.version,
-                     fingerprint: fingerprint, tag: line, run: slot)
-        }
-        if case .cart(.orderPlaced) = record.event, let order = folds[slot].state.orders.orders.last {
-            try log.recordOrder(order, number: folds[slot].state.orders.orders.count, stream: record.stream, version: record.version, txn)
-        }
-        if snapshotInterval > 0, record.version % snapshotInterval == 0 {
-            try log.writeSnapshot(folds[slot].state, stream: record.stream, version: record.version, position: record.position, txn)
-        }
-        position = record.position
-        count += 1
-        if puts.count >= Self.batchSize { try flush() }
-    }
-
-    /// Events whose puts wait for one sorted write: large enough to share descents, small enough
-    /// that the waiting puts take a megabyte or two.
+    /// Events a batch gathers before it is written: large enough that neighbouring keys share
+    /// descents of the B-trees, small enough that the waiting puts take a megabyte or two.
     static let batchSize = 8_192
 
-    /// Writes the batched puts. A known event id among them ends the import, naming its line.
-    func flush() throws {
-        if let refused = try puts.write(to: log, txn) {
-            let existing = try txn.get(log.eventIdsDB, key: Keys.eventID(refused.eventId)).map(Keys.decodePosition) ?? 0
-            throw ImportError(line: refused.tag, problem: "its event id \(refused.eventId) is already in the log, at position \(existing)")
-        }
+    init(start: ImportStart, loadStream: @escaping (String) throws -> (version: Int, state: FlowState)) {
+        position = start.position
+        previousHash = start.hash
+        snapshotInterval = start.snapshotInterval
+        self.loadStream = loadStream
     }
 
-    func finish() throws {
-        try flush()
-        for (stream, slot) in slots {
-            try txn.put(log.streamsDB, key: Array(stream.utf8), value: Keys.littleEndian(UInt64(folds[slot].version)))
+    var isFull: Bool { batch.puts.count >= Self.batchSize }
+
+    /// Adds one event to the batch, or throws the `ImportError` of the rule it breaks; then the
+    /// batch (`take()`) holds the events before it, which must be written first.
+    func add(_ event: RecordedEvent, line: Int) throws {
+        guard event.position == position + 1 else {
+            throw ImportError(line: line, problem: "its position is \(event.position), but the log's next position is \(position + 1) (positions must be contiguous)")
         }
+        let slot = try slots[event.stream] ?? load(event.stream)
+        let current = folds[slot].version
+        guard event.version == current + 1 else {
+            throw ImportError(line: line, problem: "it is version \(event.version) of stream \(event.stream), but that stream's next version is \(current + 1)")
+        }
+        previousHash = RecordCodec.encode(event, previousHash: previousHash, into: &record)
+        folds[slot].version = event.version
+        FlowDecider.evolve(&folds[slot].state, event.event)
+        let fingerprint = StateCodec.fingerprint(folds[slot].state, scratch: &scratch)
+        record.bytes.withUnsafeBytes {
+            batch.puts.add(position: event.position, record: $0, eventId: event.eventId, stream: event.stream, version: event.version,
+                           fingerprint: fingerprint, tag: line, run: slot)
+        }
+        if case .cart(.orderPlaced) = event.event, let order = folds[slot].state.orders.orders.last {
+            batch.orders.append((order, folds[slot].state.orders.orders.count, event.stream, event.version))
+        }
+        if snapshotInterval > 0, event.version % snapshotInterval == 0 {
+            batch.snapshots.append((Keys.streamVersion(event.stream, event.version),
+                                    LMDBEventLog.snapshotValue(folds[slot].state, position: event.position)))
+        }
+        position = event.position
+    }
+
+    /// The batch so far, sorted for writing; the next one starts empty.
+    func take() -> PreparedImportBatch {
+        var taken = batch
+        batch = PreparedImportBatch()
+        taken.count = taken.puts.count
+        taken.puts.sort()
+        return taken
+    }
+
+    /// The last batch: what is left, and the new head of every stream the import touched.
+    func takeLast() -> PreparedImportBatch {
+        var last = take()
+        last.heads = slots.map { ($0.key, folds[$0.value].version) }
+        return last
     }
 
     /// A stream the import has not touched yet: its version and state as the log has them.
     private func load(_ stream: String) throws -> Int {
-        let version = try log.storedVersion(of: stream, txn)
-        let state = version == 0 ? FlowDecider.initialState : try log.state(ofStream: stream, throughPosition: nil, txn).state
+        let (version, state) = try loadStream(stream)
         folds.append(StreamFold(version: version, state: state))
         slots[stream] = folds.count - 1
         return folds.count - 1
     }
-
-    /// Ends the import at `line`, after the lines before it had their say.
-    private func refuse(line: Int, _ problem: String) throws -> Never {
-        try flush()
-        throw ImportError(line: line, problem: problem)
-    }
 }
 
-#if canImport(Glibc)
-import Glibc
-#endif
+/// Takes imported events one by one inside the import's write transaction, preparing and writing
+/// them on the caller's thread (`flowlog import` prepares on a thread of its own: `NDJSONImport`).
+/// A refused event has the events before it written first, so the error always names the first bad line.
+public final class ImportSink {
+    private let log: LMDBEventLog
+    private let txn: Transaction
+    private let preparation: ImportPreparation
+    public private(set) var count = 0
+
+    init(log: LMDBEventLog, txn: Transaction, start: ImportStart) {
+        self.log = log
+        self.txn = txn
+        preparation = ImportPreparation(start: start) { stream in try log.storedStream(stream, txn) }
+    }
+
+    public func add(_ record: RecordedEvent, line: Int) throws {
+        do {
+            try preparation.add(record, line: line)
+        } catch {
+            var batch = preparation.take()
+            batch.failure = error
+            try log.write(&batch, txn)
+        }
+        count += 1
+        if preparation.isFull {
+            var batch = preparation.take()
+            try log.write(&batch, txn)
+        }
+    }
+
+    func finish() throws {
+        var last = preparation.takeLast()
+        try log.write(&last, txn)
+    }
+}

@@ -356,6 +356,11 @@ public final class LMDBEventLog: EventLog {
     }
 
     func writeSnapshot(_ state: FlowState, stream: String, version: Int, position: Int, _ txn: Transaction) throws {
+        try txn.put(snapshotsDB, key: Keys.streamVersion(stream, version), value: Self.snapshotValue(state, position: position))
+    }
+
+    /// A `snapshots` value: the reducer version, the position, the state without its orders, a checksum.
+    static func snapshotValue(_ state: FlowState, position: Int) -> [UInt8] {
         var encoded = BinaryWriter(capacity: 256)
         StateCodec.encode(state, withoutOrders: true, into: &encoded)
         var value = BinaryWriter(capacity: encoded.bytes.count + 28)
@@ -363,7 +368,7 @@ public final class LMDBEventLog: EventLog {
         value.write(UInt64(position))
         value.bytes.append(contentsOf: encoded.bytes)
         value.write(XXHash64.hash(value.bytes))
-        try txn.put(snapshotsDB, key: Keys.streamVersion(stream, version), value: value.bytes)
+        return value.bytes
     }
 
     /// Keeps order `number` (from 1) of a stream in the order index.
@@ -599,6 +604,13 @@ struct PendingEventPuts {
 
     /// Events waiting to be written.
     var count: Int { records.count }
+
+    /// Works out the write order of every waiting put ahead of `write`.
+    mutating func sort() {
+        records.sort()
+        index.sort()
+        eventIds.sort()
+    }
 
     /// Adds one event's puts. `tag` comes back if its event id is refused; `run` names its stream
     /// (the stream's versions are added in ascending order).

@@ -1,9 +1,15 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
+import LMDB
 
 /// `flowlog import`: reads an NDJSON export and loads it into a log in one transaction.
 ///
-/// A second thread reads and decodes lines while this one writes the previous batch into the
-/// transaction; a bad line ends the import with its line number, and nothing is committed.
+/// Three stages, each on its own thread, hand batches along: one reads and decodes lines, one
+/// checks, folds and encodes the events and sorts their puts (`ImportPreparation`, reading the
+/// streams the import continues through a read transaction of its own), and the calling thread
+/// only writes. A bad line ends the import with its line number, and nothing is committed.
 public enum NDJSONImport {
     private struct DecodedBatch {
         var firstLine: Int
@@ -17,10 +23,46 @@ public enum NDJSONImport {
         init(_ reader: consuming LineReader) { self.reader = reader }
     }
 
+    /// The log, for the preparing thread. It only reads, through a read transaction of its own:
+    /// LMDB's environment serves transactions on several threads, and reading touches no state of
+    /// the log object itself.
+    private struct ReadingLog: @unchecked Sendable {
+        let log: LMDBEventLog
+    }
+
     /// Imports every line `reader` yields; returns the number of events imported.
     public static func run(into log: LMDBEventLog, reader: consuming LineReader, expectedBytes: Int, progress: Progress? = nil) throws -> Int {
-        let handoff = Handoff<DecodedBatch>(capacity: 4)
-        let input = ReaderBox(reader)
+        let decoded = Handoff<DecodedBatch>(capacity: 4)
+        let prepared = Handoff<PreparedImportBatch>(capacity: 2)
+        decode(ReaderBox(reader), into: decoded)
+        // The preparing thread reads the log, so it must be gone before the caller may close it.
+        // (The decoding thread only reads input; it ends at the next batch once cancelled.)
+        var preparing: DispatchSemaphore?
+        defer { preparing?.wait() }
+        do {
+            let count = try log.importTransaction(expectedBytes: expectedBytes) { txn, start in
+                // Started once the write transaction holds the writer's lock, so the preparing
+                // thread's read transaction sees the log exactly as this transaction found it.
+                preparing = prepare(decoded, into: prepared, log: log, start: start)
+                var done = 0
+                while var batch = try prepared.take() {
+                    done += batch.count
+                    try log.write(&batch, txn)
+                    progress?.advance(to: done)
+                }
+                return done
+            }
+            progress?.finish()
+            return count
+        } catch {
+            decoded.cancel()
+            prepared.cancel()
+            throw error
+        }
+    }
+
+    /// The first stage: lines to records, in batches as the reader reads them.
+    private static func decode(_ input: ReaderBox, into decoded: Handoff<DecodedBatch>) {
         Thread {
             var lineNumber = 0
             do {
@@ -40,30 +82,51 @@ public enum NDJSONImport {
                         if batch.failure != nil { break }
                     }
                     let failed = batch.failure != nil
-                    guard handoff.put(batch), !failed else { throw Handoff<DecodedBatch>.Cancelled() }
+                    guard decoded.put(batch), !failed else { throw Handoff<DecodedBatch>.Cancelled() }
                 }) {}
-                handoff.close(error: nil)
+                decoded.close(error: nil)
             } catch {
-                handoff.close(error: error)
+                decoded.close(error: error)
             }
         }.start()
-        do {
-            var done = 0
-            let count = try log.importEvents(expectedBytes: expectedBytes) { sink in
-                while let batch = try handoff.take() {
-                    for (offset, record) in batch.records.enumerated() {
-                        try sink.add(record, line: batch.firstLine + offset)
+    }
+
+    /// The second stage: records to prepared batches. A line that breaks a rule (or could not be
+    /// decoded) ends the last batch, after the lines before it.
+    private static func prepare(_ decoded: Handoff<DecodedBatch>, into prepared: Handoff<PreparedImportBatch>,
+                                log: LMDBEventLog, start: ImportStart) -> DispatchSemaphore {
+        let finished = DispatchSemaphore(value: 0)
+        let shared = ReadingLog(log: log)
+        Thread {
+            defer { finished.signal() }
+            let log = shared.log
+            do {
+                try log.reading { txn in
+                    let preparation = ImportPreparation(start: start) { stream in try log.storedStream(stream, txn) }
+                    func end(after failure: Error) throws -> Never {
+                        var last = preparation.take()
+                        last.failure = failure
+                        _ = prepared.put(last)
+                        throw Handoff<PreparedImportBatch>.Cancelled()
                     }
-                    if let failure = batch.failure { throw failure }
-                    done += batch.records.count
-                    progress?.advance(to: done)
+                    while let batch = try decoded.take() {
+                        for (offset, record) in batch.records.enumerated() {
+                            do {
+                                try preparation.add(record, line: batch.firstLine + offset)
+                            } catch {
+                                try end(after: error)
+                            }
+                            if preparation.isFull, !prepared.put(preparation.take()) { throw Handoff<PreparedImportBatch>.Cancelled() }
+                        }
+                        if let failure = batch.failure { try end(after: failure) }
+                    }
+                    _ = prepared.put(preparation.takeLast())
                 }
+                prepared.close(error: nil)
+            } catch {
+                prepared.close(error: error)
             }
-            progress?.finish()
-            return count
-        } catch {
-            handoff.cancel()
-            throw error
-        }
+        }.start()
+        return finished
     }
 }

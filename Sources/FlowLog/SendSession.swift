@@ -149,10 +149,13 @@ final class Handoff<Item>: @unchecked Sendable {
     }
 
     /// The next item; `nil` once the producer closed and everything was taken; the producer's error, if it failed.
+    /// Once the handoff is cancelled, `Cancelled` (a consumer that is itself a stage of a pipeline
+    /// must not wait for a producer that may never come back).
     func take() throws -> Item? {
         condition.lock()
         defer { condition.unlock() }
-        while items.isEmpty, !closed { condition.wait() }
+        while items.isEmpty, !closed, !cancelled { condition.wait() }
+        if cancelled { throw Cancelled() }
         if !items.isEmpty {
             condition.broadcast()
             return items.removeFirst()

@@ -35,8 +35,18 @@ private func export(_ log: any EventLog, _ format: EventExport.Format, _ filter:
     return output.text
 }
 
-private func importNDJSON(_ text: String, into log: LMDBEventLog) throws -> Int {
-    try log.importEvents { sink in
+/// Imports through `flowlog import`'s pipeline (decoding, preparing and writing on three threads),
+/// or, with `pipelined` false, through `ImportSink` on the calling thread.
+private func importNDJSON(_ text: String, into log: LMDBEventLog, pipelined: Bool = false) throws -> Int {
+    if pipelined {
+        let folder = TemporaryDirectory()
+        let path = folder.child("import.ndjson")
+        try text.write(toFile: path, atomically: false, encoding: .utf8)
+        let descriptor = open(path, O_RDONLY)
+        defer { close(descriptor) }
+        return try NDJSONImport.run(into: log, reader: LineReader(fileDescriptor: descriptor), expectedBytes: text.utf8.count)
+    }
+    return try log.importEvents { sink in
         for (index, line) in text.split(separator: "\n").enumerated() {
             var bytes = Array(line.utf8)
             let record = try bytes.withUnsafeMutableBytes { try RecordedEventJSON.decode(UnsafeRawBufferPointer($0)) }
@@ -93,10 +103,14 @@ struct ExportImportTests {
         #expect(try positions { $0.since = Timestamp(rfc3339: "2027-01-01T00:00:03Z"); $0.until = Timestamp(rfc3339: "2027-01-01T00:00:05Z") } == [4, 5])
     }
 
-    @Test func importRefusesBrokenContiguityDuplicateIdsAndBadLinesCommittingNothing() throws {
+    @Test(arguments: [false, true])
+    func importRefusesBrokenContiguityDuplicateIdsAndBadLinesCommittingNothing(pipelined: Bool) throws {
         let folder = TemporaryDirectory()
         let lines = try export(try awkwardLog(in: folder), .ndjson).split(separator: "\n").map(String.init)
         let target = try LMDBEventLog(path: folder.child("target"))
+        func importNDJSON(_ text: String, into log: LMDBEventLog) throws -> Int {
+            try FlowLogTests.importNDJSON(text, into: log, pipelined: pipelined)
+        }
         func refusal(_ text: String) -> ImportError? {
             do { _ = try importNDJSON(text, into: target); return nil } catch { return error as? ImportError }
         }
@@ -113,7 +127,19 @@ struct ExportImportTests {
         #expect(try target.lastPosition() == 0, "a refused import commits nothing")
         #expect(try importNDJSON(lines[0...4].joined(separator: "\n"), into: target) == 5)
         #expect(refusal(lines[0])?.problem.contains("next position is 6") == true)
+        if pipelined {
+            #expect(refusal(lines[5] + "\n{\"position\":7")?.line == 2, "a line that is not JSON, after a good one")
+        }
         #expect(try importNDJSON(lines[5...].joined(separator: "\n"), into: target) == 8)
+        // The second import continued streams the first began: their states and fingerprints hold.
+        #expect(try export(target, .ndjson) == lines.joined(separator: "\n") + "\n")
+        let report = try ReplayVerifier.verifyFingerprints(of: target)
+        #expect(report.comparisons == 13)
+        #expect(report.disagreements.isEmpty)
+        for stream in ["s0", "s1", "s2"] {
+            let source = try LMDBEventLog(path: folder.child("source"), access: .readOnly)
+            #expect(try target.state(ofStream: stream, throughPosition: nil) == (try source.state(ofStream: stream, throughPosition: nil)))
+        }
     }
 
     @Test(arguments: [
