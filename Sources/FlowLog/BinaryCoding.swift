@@ -1,3 +1,5 @@
+import LMDB
+
 /// Appends little-endian fixed-width values and length-prefixed UTF-8 to a byte buffer.
 struct BinaryWriter {
     var bytes: [UInt8]
@@ -12,11 +14,11 @@ struct BinaryWriter {
     mutating func write(_ value: UInt8) { bytes.append(value) }
 
     mutating func write(_ value: UInt16) {
-        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(bytes: $0) }
     }
 
     mutating func write(_ value: UInt64) {
-        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(bytes: $0) }
     }
 
     mutating func write(_ value: Int64) { write(UInt64(bitPattern: value)) }
@@ -26,19 +28,22 @@ struct BinaryWriter {
     /// A string of at most 255 UTF-8 bytes (identifiers); an absent one is written as length 0,
     /// which is unambiguous because identifiers are never empty.
     mutating func writeShortString(_ value: String?) {
-        guard let value else { write(UInt8(0)); return }
-        let utf8 = value.utf8
-        precondition(utf8.count <= 255, "short strings are identifiers of at most 64 bytes")
-        write(UInt8(utf8.count))
-        bytes.append(contentsOf: utf8)
+        guard var text = value else { write(UInt8(0)); return }
+        text.withUTF8 { utf8 in
+            precondition(utf8.count <= 255, "short strings are identifiers of at most 64 bytes")
+            write(UInt8(utf8.count))
+            bytes.append(contentsOf: utf8)
+        }
     }
 
     /// A string of at most 65,535 UTF-8 bytes (free text such as names and reasons).
     mutating func writeString(_ value: String) {
-        let utf8 = value.utf8
-        precondition(utf8.count <= Int(UInt16.max), "free text is bounded well below 64 KiB")
-        write(UInt16(utf8.count))
-        bytes.append(contentsOf: utf8)
+        var text = value
+        text.withUTF8 { utf8 in
+            precondition(utf8.count <= Int(UInt16.max), "free text is bounded well below 64 KiB")
+            write(UInt16(utf8.count))
+            bytes.append(contentsOf: utf8)
+        }
     }
 }
 

@@ -1,3 +1,5 @@
+import LMDB
+
 /// Writes compact JSON into a byte buffer, in the key order the caller gives, so that output is
 /// byte-for-byte reproducible (SPEC §5's faces and the exports depend on that).
 public struct JSONWriter {
@@ -121,7 +123,7 @@ public struct JSONWriter {
                 start -= 1
                 buffer[start] = UInt8(ascii: "-")
             }
-            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[start...]))
+            bytes.append(bytes: UnsafeRawBufferPointer(rebasing: buffer[start...]))
         }
     }
 

@@ -397,7 +397,7 @@ public final class LMDBEventLog: EventLog {
             while number < first + Self.ordersPerPage, let (key, stored) = entry, key.starts(with: prefix),
                   Keys.decodeNumber(key) == number, stored.count > 8 {
                 // The order as the index encodes it, without the version in front.
-                value.bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: stored[8...]))
+                value.bytes.append(bytes: UnsafeRawBufferPointer(rebasing: stored[8...]))
                 number += 1
                 entry = try cursor.next()
             }

@@ -19,6 +19,8 @@ public struct SortedPuts {
         /// The caller's label (a line number, say), returned for a put that `.noOverwrite` refused.
         var tag: Int
         var run: Int?
+        /// The key's first eight bytes as a big-endian number (zero-padded): most comparisons end here.
+        var prefix: UInt64
     }
 
     private var arena: [UInt8] = []
@@ -35,10 +37,12 @@ public struct SortedPuts {
     /// run's keys are added in ascending order and that no other run's key falls between them, so
     /// sorting only has to order the runs; without one, each put is its own run.
     public mutating func add(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, tag: Int, run: Int? = nil) {
-        entries.append(Entry(start: arena.count, keyCount: key.count, valueCount: value.count, tag: tag, run: run))
+        var prefix: UInt64 = 0
+        for index in 0..<8 { prefix = prefix << 8 | UInt64(index < key.count ? key[index] : 0) }
+        entries.append(Entry(start: arena.count, keyCount: key.count, valueCount: value.count, tag: tag, run: run, prefix: prefix))
         sorted = nil
-        arena.append(contentsOf: key)
-        arena.append(contentsOf: value)
+        arena.append(bytes: key)
+        arena.append(bytes: value)
     }
 
     /// Writes every put in ascending key order (equal keys in the order added) and forgets them.
@@ -130,13 +134,7 @@ public struct SortedPuts {
             break
         }
         if sorted { return order }
-        if entries.allSatisfy({ $0.run != nil }) {
-            // Order the runs by their first keys; each run keeps the order it was added in.
-            var members: [Int: [Int]] = [:]
-            for index in entries.indices { members[entries[index].run!, default: []].append(index) }
-            let runs = members.values.sorted { compare(entries[$0[0]], entries[$1[0]], bytes) < 0 }
-            return runs.flatMap { $0 }
-        }
+        if entries.allSatisfy({ $0.run != nil }) { return runOrder(bytes) }
         order.sort { left, right in
             let result = compare(entries[left], entries[right], bytes)
             return result != 0 ? result < 0 : left < right
@@ -144,7 +142,41 @@ public struct SortedPuts {
         return order
     }
 
+    /// Orders the runs by their first keys, each keeping the order it was added in: a counting sort
+    /// by run, so a batch of many runs allocates nothing per run.
+    private func runOrder(_ bytes: UnsafeRawBufferPointer) -> [Int] {
+        var dense: [Int: Int] = [:]
+        var firstEntry: [Int] = []
+        var memberCount: [Int] = []
+        var runOfEntry = [Int](repeating: 0, count: entries.count)
+        for index in entries.indices {
+            let run = entries[index].run!
+            let id = dense[run] ?? {
+                dense[run] = firstEntry.count
+                firstEntry.append(index)
+                memberCount.append(0)
+                return firstEntry.count - 1
+            }()
+            runOfEntry[index] = id
+            memberCount[id] += 1
+        }
+        let runs = firstEntry.indices.sorted { compare(entries[firstEntry[$0]], entries[firstEntry[$1]], bytes) < 0 }
+        var next = [Int](repeating: 0, count: runs.count)
+        var offset = 0
+        for run in runs {
+            next[run] = offset
+            offset += memberCount[run]
+        }
+        var order = [Int](repeating: 0, count: entries.count)
+        for index in entries.indices {
+            order[next[runOfEntry[index]]] = index
+            next[runOfEntry[index]] += 1
+        }
+        return order
+    }
+
     private func compare(_ left: Entry, _ right: Entry, _ bytes: UnsafeRawBufferPointer) -> Int32 {
+        if left.prefix != right.prefix { return left.prefix < right.prefix ? -1 : 1 }
         let shared = min(left.keyCount, right.keyCount)
         let result = memcmp(bytes.baseAddress! + left.start, bytes.baseAddress! + right.start, shared)
         if result != 0 { return result }
