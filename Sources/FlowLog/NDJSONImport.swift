@@ -75,11 +75,12 @@ public enum NDJSONImport {
                             batch.failure = ImportError(line: lineNumber, problem: "it is longer than \(LineReader.maximumLineLength) bytes")
                             break
                         }
-                        switch Result(catching: { () throws(RecordedEventJSON.Problem) -> RecordedEvent in try RecordedEventJSON.decode(bytes) }) {
-                        case .success(let record): batch.records.append(record)
-                        case .failure(let problem): batch.failure = ImportError(line: lineNumber, problem: problem.message)
+                        do throws(RecordedEventJSON.Problem) {
+                            batch.records.append(try RecordedEventJSON.decode(bytes))
+                        } catch {
+                            batch.failure = ImportError(line: lineNumber, problem: error.message)
+                            break
                         }
-                        if batch.failure != nil { break }
                     }
                     let failed = batch.failure != nil
                     guard decoded.put(batch), !failed else { throw Handoff<DecodedBatch>.Cancelled() }

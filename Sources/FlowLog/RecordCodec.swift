@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import FlowDomain
 
 /// The storage encoding of one recorded event: compact, versioned binary with a hash chain.
@@ -59,7 +62,7 @@ public enum RecordCodec {
         var resealed = Array(bytes[0..<bytes.count - trailerSize])
         if !(1...currentSchemaVersion).contains(Int(resealed[0])) { resealed[0] = UInt8(currentSchemaVersion) }
         let position = Int(truncatingIfNeeded: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 4, as: UInt64.self)))
-        withUnsafeBytes(of: XXHash64.hash(resealed, seed: genesisHash).littleEndian) { resealed.append(contentsOf: $0) }
+        withUnsafeBytes(of: XXHash64.hash(resealed, seed: genesisHash).littleEndian) { resealed.append(bytes: $0) }
         return resealed.withUnsafeBytes { try? decode($0, expectedPosition: position, previousHash: genesisHash).0 }
     }
 
@@ -132,11 +135,14 @@ enum EventTag: UInt16 {
 
     /// The tag of an event type name (`cart.productAdded`), given as bytes.
     init?(typeName: UnsafeRawBufferPointer) {
-        guard let index = ExportFilter.eventTypes.firstIndex(where: { name in
-            name.utf8.count == typeName.count && name.utf8.elementsEqual(typeName)
+        guard let index = Self.typeNameBytes.firstIndex(where: { name in
+            name.count == typeName.count && name.withUnsafeBytes { memcmp($0.baseAddress!, typeName.baseAddress!, name.count) == 0 }
         }) else { return nil }
         self = EventTag.inTypeNameOrder[index]
     }
+
+    /// `ExportFilter.eventTypes` as bytes: an import looks a type name up for every line.
+    private static let typeNameBytes: [[UInt8]] = ExportFilter.eventTypes.map { Array($0.utf8) }
 
     /// The tags in the order of `ExportFilter.eventTypes`.
     static let inTypeNameOrder: [EventTag] = [

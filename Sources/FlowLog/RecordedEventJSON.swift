@@ -28,6 +28,7 @@ public enum RecordedEventJSON {
         var orderId: String?, total: Int?, itemCount: Int?, reason: String?, hasOnboarded: Bool?, tab: Int?
     }
 
+    @inline(__always)
     private static func scan(_ line: UnsafeRawBufferPointer) throws -> RecordedEvent {
         var scanner = JSONScanner(line)
         guard scanner.peek() == UInt8(ascii: "{") else { throw Problem(message: "it is not a JSON object") }

@@ -79,7 +79,7 @@ if (try? LMDBEventLog(path: sourcePath, access: .readOnly).lastPosition()) != op
     for start in stride(from: 0, to: commands.count, by: 10_000) {
         _ = try processor.handle(Array(commands[start..<min(start + 10_000, commands.count)]))
     }
-    let output = FileHandle(forWritingAtPath: { FileManager.default.createFile(atPath: exportPath, contents: nil); return exportPath }())!
+    let output = FileHandle(forWritingAtPath: { _ = FileManager.default.createFile(atPath: exportPath, contents: nil); return exportPath }())!
     final class FileOutput: OutputSink {
         let handle: FileHandle
         init(_ handle: FileHandle) { self.handle = handle }
@@ -336,6 +336,19 @@ if options.cases.contains("replayonly") {
     report.add("replay alone (for profiling: no baseline)", work: Double(eventCount), unit: "events", timings)
 }
 
+if options.cases.contains("decodeonly") {
+    // The first stage of an import on its own: NDJSON lines to recorded events, one thread.
+    let lines = try Data(contentsOf: URL(fileURLWithPath: exportPath)).split(separator: UInt8(ascii: "\n")).map(Array.init)
+    var timings = Timings()
+    for _ in 0..<options.runs {
+        timings.samples.append(try seconds {
+            for line in lines {
+                _ = try line.withUnsafeBytes { try RecordedEventJSON.decode($0) }
+            }
+        })
+    }
+    report.add("decoding NDJSON alone (for profiling: no baseline)", work: Double(lines.count), unit: "events", timings)
+}
 
 // MARK: resident memory of export and replay over a large log
 
