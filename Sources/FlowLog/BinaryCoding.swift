@@ -2,23 +2,50 @@ import LMDB
 
 /// Appends little-endian fixed-width values and length-prefixed UTF-8 to a byte buffer.
 struct BinaryWriter {
-    var bytes: [UInt8]
+    private var storage: ByteArena
 
     init(capacity: Int = 128) {
-        bytes = []
-        bytes.reserveCapacity(capacity)
+        storage = ByteArena(capacity: capacity)
     }
 
-    mutating func reset() { bytes.removeAll(keepingCapacity: true) }
+    /// A copy of what was written, for callers off the hot paths (which use `withUnsafeBytes`).
+    var bytes: [UInt8] { Array(storage.bytes) }
 
-    mutating func write(_ value: UInt8) { bytes.append(value) }
+    var count: Int { storage.count }
+
+    /// What was written, without copying it; valid inside `body` only.
+    func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try body(storage.bytes)
+    }
+
+    mutating func reset() {
+        if isKnownUniquelyReferenced(&storage) { storage.removeAll() } else { storage = ByteArena(capacity: 128) }
+    }
+
+    /// A copy shares its storage until one of them writes.
+    @inline(__always)
+    private mutating func makeUnique() {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+    }
+
+    mutating func write(bytes: UnsafeRawBufferPointer) {
+        makeUnique()
+        storage.append(bytes)
+    }
+
+    mutating func write(_ value: UInt8) {
+        makeUnique()
+        storage.append(value)
+    }
 
     mutating func write(_ value: UInt16) {
-        withUnsafeBytes(of: value.littleEndian) { bytes.append(bytes: $0) }
+        makeUnique()
+        storage.append(value.littleEndian)
     }
 
     mutating func write(_ value: UInt64) {
-        withUnsafeBytes(of: value.littleEndian) { bytes.append(bytes: $0) }
+        makeUnique()
+        storage.append(value.littleEndian)
     }
 
     mutating func write(_ value: Int64) { write(UInt64(bitPattern: value)) }
@@ -32,7 +59,7 @@ struct BinaryWriter {
         text.withUTF8 { utf8 in
             precondition(utf8.count <= 255, "short strings are identifiers of at most 64 bytes")
             write(UInt8(utf8.count))
-            bytes.append(contentsOf: utf8)
+            write(bytes: UnsafeRawBufferPointer(utf8))
         }
     }
 
@@ -42,7 +69,7 @@ struct BinaryWriter {
         text.withUTF8 { utf8 in
             precondition(utf8.count <= Int(UInt16.max), "free text is bounded well below 64 KiB")
             write(UInt16(utf8.count))
-            bytes.append(contentsOf: utf8)
+            write(bytes: UnsafeRawBufferPointer(utf8))
         }
     }
 }

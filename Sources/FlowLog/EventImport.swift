@@ -100,12 +100,13 @@ struct PreparedImportBatch {
     var count = 0
 }
 
-/// Checks and folds imported events in order and turns them into `PreparedImportBatch`es.
+/// Checks and folds imported events in order and turns them into `PreparedImportBatch`es. A
+/// struct, not a class: the hot path then pays no run-time exclusivity checks on its fields.
 ///
 /// Each stream is folded as it loads, so that the imported log has fingerprints and snapshots like
 /// one written through the pipeline. It touches no transaction itself: a stream it has not met is
 /// loaded through `loadStream`, which reads the log as it was before the import.
-final class ImportPreparation {
+struct ImportPreparation {
     /// What the preparation knows of a stream the import has touched: its version and folded state.
     private struct StreamFold {
         var version: Int
@@ -138,7 +139,7 @@ final class ImportPreparation {
 
     /// Adds one event to the batch, or throws the `ImportError` of the rule it breaks; then the
     /// batch (`take()`) holds the events before it, which must be written first.
-    func add(_ event: RecordedEvent, line: Int) throws {
+    mutating func add(_ event: RecordedEvent, line: Int) throws {
         guard event.position == position + 1 else {
             throw ImportError(line: line, problem: "its position is \(event.position), but the log's next position is \(position + 1) (positions must be contiguous)")
         }
@@ -151,7 +152,7 @@ final class ImportPreparation {
         folds[slot].version = event.version
         FlowDecider.evolve(&folds[slot].state, event.event)
         let fingerprint = StateCodec.fingerprint(folds[slot].state, scratch: &scratch)
-        record.bytes.withUnsafeBytes {
+        record.withUnsafeBytes {
             batch.puts.add(position: event.position, record: $0, eventId: event.eventId, stream: event.stream, version: event.version,
                            fingerprint: fingerprint, tag: line, run: slot)
         }
@@ -166,7 +167,7 @@ final class ImportPreparation {
     }
 
     /// The batch so far, sorted for writing; the next one starts empty.
-    func take() -> PreparedImportBatch {
+    mutating func take() -> PreparedImportBatch {
         var taken = batch
         batch = PreparedImportBatch()
         taken.count = taken.puts.count
@@ -175,14 +176,14 @@ final class ImportPreparation {
     }
 
     /// The last batch: what is left, and the new head of every stream the import touched.
-    func takeLast() -> PreparedImportBatch {
+    mutating func takeLast() -> PreparedImportBatch {
         var last = take()
         last.heads = slots.map { ($0.key, folds[$0.value].version) }
         return last
     }
 
     /// A stream the import has not touched yet: its version and state as the log has them.
-    private func load(_ stream: String) throws -> Int {
+    private mutating func load(_ stream: String) throws -> Int {
         let (version, state) = try loadStream(stream)
         folds.append(StreamFold(version: version, state: state))
         slots[stream] = folds.count - 1
@@ -196,7 +197,7 @@ final class ImportPreparation {
 public final class ImportSink {
     private let log: LMDBEventLog
     private let txn: Transaction
-    private let preparation: ImportPreparation
+    private var preparation: ImportPreparation
     public private(set) var count = 0
 
     init(log: LMDBEventLog, txn: Transaction, start: ImportStart) {

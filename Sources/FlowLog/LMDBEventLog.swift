@@ -171,7 +171,7 @@ public final class LMDBEventLog: EventLog {
                                            correlationId: new.correlationId, causationId: new.causationId, event: new.event)
                 previousHash = RecordCodec.encode(record, previousHash: previousHash, into: &writer)
                 let fingerprint = request.fingerprints.count == request.events.count ? request.fingerprints[version - current - 1] : nil
-                writer.bytes.withUnsafeBytes {
+                writer.withUnsafeBytes {
                     puts.add(position: position, record: $0, eventId: new.eventId, stream: request.stream, version: version,
                              fingerprint: fingerprint, tag: position, run: run)
                 }
@@ -363,11 +363,11 @@ public final class LMDBEventLog: EventLog {
     static func snapshotValue(_ state: FlowState, position: Int) -> [UInt8] {
         var encoded = BinaryWriter(capacity: 256)
         StateCodec.encode(state, withoutOrders: true, into: &encoded)
-        var value = BinaryWriter(capacity: encoded.bytes.count + 28)
+        var value = BinaryWriter(capacity: encoded.count + 28)
         value.write(UInt64(FlowDecider.reducerVersion))
         value.write(UInt64(position))
-        value.bytes.append(contentsOf: encoded.bytes)
-        value.write(XXHash64.hash(value.bytes))
+        encoded.withUnsafeBytes { value.write(bytes: $0) }
+        value.write(value.withUnsafeBytes { XXHash64.hash($0) })
         return value.bytes
     }
 
@@ -397,7 +397,7 @@ public final class LMDBEventLog: EventLog {
             while number < first + Self.ordersPerPage, let (key, stored) = entry, key.starts(with: prefix),
                   Keys.decodeNumber(key) == number, stored.count > 8 {
                 // The order as the index encodes it, without the version in front.
-                value.bytes.append(bytes: UnsafeRawBufferPointer(rebasing: stored[8...]))
+                value.write(bytes: UnsafeRawBufferPointer(rebasing: stored[8...]))
                 number += 1
                 entry = try cursor.next()
             }
@@ -405,7 +405,7 @@ public final class LMDBEventLog: EventLog {
         }
         // An index with a gap gets no page; readers fall back to the index, which reports the gap.
         guard complete else { return }
-        value.write(XXHash64.hash(value.bytes))
+        value.write(value.withUnsafeBytes { XXHash64.hash($0) })
         try txn.put(orderPagesDB, key: Keys.streamVersion(stream, page), value: value.bytes)
     }
 

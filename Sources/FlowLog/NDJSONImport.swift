@@ -103,7 +103,7 @@ public enum NDJSONImport {
             let log = shared.log
             do {
                 try log.reading { txn in
-                    let preparation = ImportPreparation(start: start) { stream in try log.storedStream(stream, txn) }
+                    var preparation = ImportPreparation(start: start) { stream in try log.storedStream(stream, txn) }
                     func end(after failure: Error) throws -> Never {
                         var last = preparation.take()
                         last.failure = failure

@@ -45,7 +45,7 @@ public enum RecordCodec {
         writer.writeShortString(record.correlationId)
         writer.writeShortString(record.causationId)
         EventFieldsCodec.encode(record.event, into: &writer)
-        let hash = XXHash64.hash(writer.bytes, seed: previousHash)
+        let hash = writer.withUnsafeBytes { XXHash64.hash($0, seed: previousHash) }
         writer.write(hash)
         return hash
     }

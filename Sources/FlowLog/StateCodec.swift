@@ -115,7 +115,7 @@ enum StateCodec {
         encodeCartAndNavigation(state, into: &writer)
         writer.write(int: state.orders.orders.count)
         if let last = state.orders.orders.last { encode(last, into: &writer) }
-        return XXHash64.hash(writer.bytes)
+        return writer.withUnsafeBytes { XXHash64.hash($0) }
     }
 
     private static func encodeCartAndNavigation(_ state: FlowState, into writer: inout BinaryWriter) {

@@ -23,7 +23,7 @@ public struct SortedPuts {
         var prefix: UInt64
     }
 
-    private var arena: [UInt8] = []
+    private var arena = ByteArena()
     private var entries: [Entry] = []
     /// The write order, when `sort()` worked it out ahead of `write`.
     private var sorted: [Int]?
@@ -41,8 +41,9 @@ public struct SortedPuts {
         for index in 0..<8 { prefix = prefix << 8 | UInt64(index < key.count ? key[index] : 0) }
         entries.append(Entry(start: arena.count, keyCount: key.count, valueCount: value.count, tag: tag, run: run, prefix: prefix))
         sorted = nil
-        arena.append(bytes: key)
-        arena.append(bytes: value)
+        if !isKnownUniquelyReferenced(&arena) { arena = arena.copy() }
+        arena.append(key)
+        arena.append(value)
     }
 
     /// Writes every put in ascending key order (equal keys in the order added) and forgets them.
@@ -55,39 +56,39 @@ public struct SortedPuts {
                                appending: Bool = false) throws -> (tag: Int, key: [UInt8])? {
         defer {
             entries.removeAll(keepingCapacity: true)
-            arena.removeAll(keepingCapacity: true)
+            if isKnownUniquelyReferenced(&arena) { arena.removeAll() } else { arena = ByteArena() }
             sorted = nil
         }
-        return try arena.withUnsafeBytes { (bytes) throws -> (tag: Int, key: [UInt8])? in
-            let order = sorted ?? sortedOrder(bytes)
-            var cursorHandle: OpaquePointer?
-            try check(mdb_cursor_open(txn.handle, database.dbi, &cursorHandle), "mdb_cursor_open")
-            defer { mdb_cursor_close(cursorHandle) }
-            var refused: Entry?
-            var appends = AppendAttempts(enabled: appending)
-            for index in order {
-                let entry = entries[index]
-                var key = MDB_val(mv_size: entry.keyCount, mv_data: UnsafeMutableRawPointer(mutating: bytes.baseAddress! + entry.start))
-                var value = MDB_val(mv_size: entry.valueCount,
-                                    mv_data: UnsafeMutableRawPointer(mutating: bytes.baseAddress! + entry.start + entry.keyCount))
-                var code: Int32
-                if appends.shouldTry() {
-                    code = mdb_cursor_put(cursorHandle, &key, &value, flags.rawValue | UInt32(MDB_APPEND))
-                    if code == MDB_KEYEXIST {
-                        appends.refused()
-                        code = mdb_cursor_put(cursorHandle, &key, &value, flags.rawValue)
-                    }
-                } else {
+        // The arena stays as it is until the deferred reset, so these bytes stay valid.
+        let bytes = arena.bytes
+        let order = sorted ?? sortedOrder(bytes)
+        var cursorHandle: OpaquePointer?
+        try check(mdb_cursor_open(txn.handle, database.dbi, &cursorHandle), "mdb_cursor_open")
+        defer { mdb_cursor_close(cursorHandle) }
+        var refused: Entry?
+        var appends = AppendAttempts(enabled: appending)
+        for index in order {
+            let entry = entries[index]
+            var key = MDB_val(mv_size: entry.keyCount, mv_data: UnsafeMutableRawPointer(mutating: bytes.baseAddress! + entry.start))
+            var value = MDB_val(mv_size: entry.valueCount,
+                                mv_data: UnsafeMutableRawPointer(mutating: bytes.baseAddress! + entry.start + entry.keyCount))
+            var code: Int32
+            if appends.shouldTry() {
+                code = mdb_cursor_put(cursorHandle, &key, &value, flags.rawValue | UInt32(MDB_APPEND))
+                if code == MDB_KEYEXIST {
+                    appends.refused()
                     code = mdb_cursor_put(cursorHandle, &key, &value, flags.rawValue)
                 }
-                if code == MDB_KEYEXIST, flags.contains(.noOverwrite) {
-                    if refused == nil || entry.tag < refused!.tag { refused = entry }
-                    continue
-                }
-                try check(code, "mdb_cursor_put")
+            } else {
+                code = mdb_cursor_put(cursorHandle, &key, &value, flags.rawValue)
             }
-            return refused.map { ($0.tag, Array(bytes[$0.start..<$0.start + $0.keyCount])) }
+            if code == MDB_KEYEXIST, flags.contains(.noOverwrite) {
+                if refused == nil || entry.tag < refused!.tag { refused = entry }
+                continue
+            }
+            try check(code, "mdb_cursor_put")
         }
+        return refused.map { ($0.tag, Array(bytes[$0.start..<$0.start + $0.keyCount])) }
     }
 
     /// When to try `MDB_APPEND`. A sorted batch of nearly sorted keys (time-ordered event ids, whose
@@ -117,29 +118,31 @@ public struct SortedPuts {
 
     /// Works out the write order now, so that `write` (on another thread, say) only writes.
     public mutating func sort() {
-        sorted = arena.withUnsafeBytes { sortedOrder($0) }
+        sorted = sortedOrder(arena.bytes)
     }
 
     /// The tags in the order `write` would put them (for tests).
     func tagsInWriteOrder() -> [Int] {
-        arena.withUnsafeBytes { bytes in sortedOrder(bytes).map { entries[$0].tag } }
+        sortedOrder(arena.bytes).map { entries[$0].tag }
     }
 
     /// The entries' indices by key, then by the order they were added.
     private func sortedOrder(_ bytes: UnsafeRawBufferPointer) -> [Int] {
-        var order = Array(entries.indices)
         var sorted = true
         for index in entries.indices.dropFirst() where compare(entries[index - 1], entries[index], bytes) > 0 {
             sorted = false
             break
         }
-        if sorted { return order }
+        if sorted { return Array(entries.indices) }
         if entries.allSatisfy({ $0.run != nil }) { return runOrder(bytes) }
-        order.sort { left, right in
-            let result = compare(entries[left], entries[right], bytes)
-            return result != 0 ? result < 0 : left < right
+        // Sorted as (prefix, index) pairs: most comparisons are of two integers in one array.
+        var keyed = entries.indices.map { (prefix: entries[$0].prefix, index: $0) }
+        keyed.sort { left, right in
+            if left.prefix != right.prefix { return left.prefix < right.prefix }
+            let result = compare(entries[left.index], entries[right.index], bytes)
+            return result != 0 ? result < 0 : left.index < right.index
         }
-        return order
+        return keyed.map(\.index)
     }
 
     /// Orders the runs by their first keys, each keeping the order it was added in: a counting sort

@@ -57,8 +57,8 @@ struct SnapshotTests {
             var value = BinaryWriter()
             value.write(UInt64(FlowDecider.reducerVersion + 1))
             value.write(UInt64(10))
-            value.bytes.append(contentsOf: encoded.bytes)
-            value.write(XXHash64.hash(value.bytes))
+            encoded.withUnsafeBytes { value.write(bytes: $0) }
+            value.write(value.withUnsafeBytes { XXHash64.hash($0) })
             try txn.put(log.snapshotsDB, key: Keys.streamVersion("a", 10), value: value.bytes)
             // …and one at version 15 whose bytes were damaged after it was written.
             try log.writeSnapshot(bogus, stream: "a", version: 15, position: 15, txn)

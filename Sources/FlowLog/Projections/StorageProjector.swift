@@ -64,7 +64,7 @@ public final class StorageProjector: Projector {
                 var value = BinaryWriter(capacity: 512)
                 value.write(UInt64(current.version))
                 StateCodec.encode(current.state, into: &scratch)
-                value.bytes.append(contentsOf: scratch.bytes)
+                scratch.withUnsafeBytes { value.write(bytes: $0) }
                 try txn.put(stateDB, key: Array(stream.utf8), value: value.bytes)
             }
             if let last = events.last, last.position > done { try log.setCheckpoint(last.position, of: name, txn, databases) }

@@ -1,0 +1,78 @@
+/// Bytes gathered in one growing allocation. Appending a small value to an `Array` cost about a
+/// hundred instructions of uniqueness and capacity checks, and the hot paths append several per
+/// event (`SortedPuts` twice per put, `BinaryWriter` once per field). Reference semantics: the
+/// value types built on it copy a shared one before changing it.
+public final class ByteArena {
+    @usableFromInline
+    struct State {
+        @usableFromInline var base: UnsafeMutableRawPointer?
+        @usableFromInline var length = 0
+        @usableFromInline var capacity = 0
+        @usableFromInline init() {}
+    }
+
+    /// Kept behind a pointer, not in stored properties: a class's stored `var`s pay a run-time
+    /// exclusivity check on every access, which cost more than the copies themselves.
+    @usableFromInline let state: UnsafeMutablePointer<State>
+
+    public init(capacity: Int = 0) {
+        state = .allocate(capacity: 1)
+        state.initialize(to: State())
+        if capacity > 0 { grow(toHold: capacity) }
+    }
+
+    deinit {
+        state.pointee.base?.deallocate()
+        state.deallocate()
+    }
+
+    /// How many bytes were appended.
+    @inlinable public var count: Int { state.pointee.length }
+
+    /// The bytes so far; valid until the next change.
+    @inlinable
+    public var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: state.pointee.base, count: state.pointee.length) }
+
+    /// Allocates on the first call even for no bytes, so that `bytes` has an address once
+    /// anything was appended.
+    @inlinable
+    public func append(_ bytes: UnsafeRawBufferPointer) {
+        let length = state.pointee.length
+        if state.pointee.base == nil || length + bytes.count > state.pointee.capacity { grow(toHold: length + bytes.count) }
+        if let source = bytes.baseAddress { (state.pointee.base! + length).copyMemory(from: source, byteCount: bytes.count) }
+        state.pointee.length = length + bytes.count
+    }
+
+    /// Appends a fixed-width value's bytes as they lie in memory.
+    @inlinable
+    public func append<Value: BitwiseCopyable>(_ value: Value) {
+        let length = state.pointee.length
+        let size = MemoryLayout<Value>.size
+        if state.pointee.base == nil || length + size > state.pointee.capacity { grow(toHold: length + size) }
+        state.pointee.base!.storeBytes(of: value, toByteOffset: length, as: Value.self)
+        state.pointee.length = length + size
+    }
+
+    /// Forgets the bytes and keeps the allocation.
+    @inlinable
+    public func removeAll() { state.pointee.length = 0 }
+
+    public func copy() -> ByteArena {
+        let copy = ByteArena(capacity: state.pointee.capacity)
+        copy.append(bytes)
+        return copy
+    }
+
+    @usableFromInline
+    func grow(toHold needed: Int) {
+        var newCapacity = max(state.pointee.capacity * 2, 256)
+        while newCapacity < needed { newCapacity *= 2 }
+        let grown = UnsafeMutableRawPointer.allocate(byteCount: newCapacity, alignment: 16)
+        if let base = state.pointee.base {
+            grown.copyMemory(from: base, byteCount: state.pointee.length)
+            base.deallocate()
+        }
+        state.pointee.base = grown
+        state.pointee.capacity = newCapacity
+    }
+}
