@@ -87,6 +87,22 @@ struct SortedPutsTests {
         #expect(!triedWhenDisabled)
     }
 
+    @Test func aCopyWritesOnlyWhatItWasGiven() throws {
+        var first = SortedPuts()
+        add(&first, [1], [10], tag: 1)
+        var second = first
+        add(&second, [2], [20], tag: 2)
+        add(&first, [3], [30], tag: 3)
+        try withDatabase { environment, database in
+            try environment.write { txn in _ = try first.write(to: database, in: txn) }
+            #expect(try contents(environment, database).map(\.1) == [[10], [30]])
+        }
+        try withDatabase { environment, database in
+            try environment.write { txn in _ = try second.write(to: database, in: txn) }
+            #expect(try contents(environment, database).map(\.1) == [[10], [20]])
+        }
+    }
+
     @Test func runsAreOrderedByTheirFirstKeysAndKeepTheirOwnOrder() throws {
         try withDatabase { environment, database in
             var puts = SortedPuts()
