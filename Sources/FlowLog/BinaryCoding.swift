@@ -28,21 +28,25 @@ struct BinaryWriter {
         if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
     }
 
+    @inline(__always)
     mutating func write(bytes: UnsafeRawBufferPointer) {
         makeUnique()
         storage.append(bytes)
     }
 
+    @inline(__always)
     mutating func write(_ value: UInt8) {
         makeUnique()
         storage.append(value)
     }
 
+    @inline(__always)
     mutating func write(_ value: UInt16) {
         makeUnique()
         storage.append(value.littleEndian)
     }
 
+    @inline(__always)
     mutating func write(_ value: UInt64) {
         makeUnique()
         storage.append(value.littleEndian)

@@ -35,7 +35,7 @@ public final class ByteArena {
 
     /// Allocates on the first call even for no bytes, so that `bytes` has an address once
     /// anything was appended.
-    @inlinable
+    @inlinable @inline(__always)
     public func append(_ bytes: UnsafeRawBufferPointer) {
         let length = state.pointee.length
         if state.pointee.base == nil || length + bytes.count > state.pointee.capacity { grow(toHold: length + bytes.count) }
@@ -44,7 +44,7 @@ public final class ByteArena {
     }
 
     /// Appends a fixed-width value's bytes as they lie in memory.
-    @inlinable
+    @inlinable @inline(__always)
     public func append<Value: BitwiseCopyable>(_ value: Value) {
         let length = state.pointee.length
         let size = MemoryLayout<Value>.size
