@@ -41,7 +41,7 @@ extension LMDBEventLog {
             var versions: [String: Int] = [:]
             var previousHash = RecordCodec.genesisHash
             var expected = 1
-            var scanned = ResidentPageRelease(releaseEvery: 1 << 12, in: txn)
+            var scanned = ResidentPageRelease.walk(in: txn)
             defer { scanned.finish() }
             try txn.withCursor(eventsDB) { cursor in
                 var entry = try cursor.first()

@@ -29,10 +29,6 @@ import Glibc
 /// LMDB's writer lock serialises processes that share the folder.
 public final class LMDBEventLog: EventLog {
     public static let logSchemaVersion = 1
-    /// How many records a sequential scan reads between releases of the map's resident pages: with
-    /// 4,096, exporting ten million events stays near 55 MB resident on this machine's kernel.
-    static let residentReleaseInterval = 1 << 12
-
     public enum Access: Sendable {
         /// Read and write; create the log (and its folder, not its parent) when it does not exist.
         case readWriteCreating
@@ -245,7 +241,7 @@ public final class LMDBEventLog: EventLog {
             guard start <= (try head(txn).position) else { return }
             var previousHash = try hashBefore(position: start, txn)
             var expected = start
-            var scanned = ResidentPageRelease(releaseEvery: Self.residentReleaseInterval, in: txn)
+            var scanned = ResidentPageRelease.walk(in: txn)
             defer { scanned.finish() }
             try txn.withCursor(eventsDB) { cursor in
                 var record = try cursor.seek(atOrAfter: Keys.position(start))
@@ -299,7 +295,7 @@ public final class LMDBEventLog: EventLog {
         try txn.withCursor(streamIndexDB) { cursor in
             var entry = try cursor.seek(atOrAfter: Keys.streamVersion(stream, fromVersion))
             var expectedVersion = fromVersion
-            var scanned = ResidentPageRelease(releaseEvery: 1 << 7, in: txn)
+            var scanned = ResidentPageRelease.stream(in: txn)
             defer { scanned.finish() }
             while let (key, value) = entry, key.starts(with: prefix) {
                 let position = Keys.decodePosition(value)
@@ -547,12 +543,9 @@ public final class LMDBEventLog: EventLog {
 /// holds them) count as much. Releasing early costs re-faults, hence an interval, not every record.
 ///
 /// A short scan never releases: what it maps is bounded by what it reads, and a release is an
-/// `madvise` over the whole map that costs milliseconds once much is resident (it was a third of a
-/// `state --at` that folds a few hundred events after a snapshot).
+/// `madvise` over the whole map plus re-faults afterwards (it was a third of a `state --at` that
+/// folds a few hundred events after a snapshot).
 struct ResidentPageRelease {
-    /// Records a scan reads before it starts releasing.
-    static let quietRecords = 1 << 12
-
     private let enabled: Bool
     private var mapping: UnsafeRawBufferPointer?
     private var read = 0
@@ -560,14 +553,30 @@ struct ResidentPageRelease {
     /// Records read between releases: many for a sequential walk, fewer for the scattered reads of
     /// one stream, where each read may map a lot around it.
     private let releaseEvery: Int
+    /// Records a scan reads before its first release.
+    private let quiet: Int
     /// How many times the scan has released the map (for tests).
     private(set) var releases = 0
 
     /// Releasing is only ever done for read-only transactions, whose buffers all lie in the map
     /// (a write transaction's may be heap memory).
-    init(releaseEvery: Int, in txn: Transaction) {
-        self.releaseEvery = min(releaseEvery, Self.quietRecords)
+    init(releaseEvery: Int, startingAfter quiet: Int, in txn: Transaction) {
+        self.releaseEvery = releaseEvery
+        self.quiet = max(quiet, releaseEvery)
         self.enabled = txn.isReadOnly
+    }
+
+    /// A walk in position order: every 4,096 records (exporting ten million events then stays
+    /// near 40 MB resident on this machine's kernel).
+    static func walk(in txn: Transaction) -> ResidentPageRelease {
+        ResidentPageRelease(releaseEvery: 1 << 12, startingAfter: 1 << 12, in: txn)
+    }
+
+    /// The scattered records of one stream: every 128 records once 1,024 were read, so the few
+    /// hundred events after a snapshot are read without a release, and a whole long stream (a
+    /// `replay --summary` of ten million events) stays near 40 MB resident.
+    static func stream(in txn: Transaction) -> ResidentPageRelease {
+        ResidentPageRelease(releaseEvery: 1 << 7, startingAfter: 1 << 10, in: txn)
     }
 
     /// Counts a record the scan has read and decoded; `address` is where it lies in the map.
@@ -576,7 +585,7 @@ struct ResidentPageRelease {
         guard enabled else { return }
         read += 1
         sinceRelease += 1
-        guard sinceRelease >= releaseEvery, read >= Self.quietRecords else { return }
+        guard sinceRelease >= releaseEvery, read >= quiet else { return }
         if mapping == nil { mapping = Environment.mapping(containing: address) }
         release()
     }

@@ -33,22 +33,22 @@ struct ResidentPagesTests {
         try environment.write { txn in try txn.put(database, key: [1], value: [1, 2, 3]) }
         try environment.read { txn in
             let address = try #require(try txn.get(database, key: [1])?.baseAddress)
-            var short = ResidentPageRelease(releaseEvery: 128, in: txn)
-            for _ in 1..<ResidentPageRelease.quietRecords { short.include(address) }
+            var short = ResidentPageRelease(releaseEvery: 128, startingAfter: 1_024, in: txn)
+            for _ in 1..<1_024 { short.include(address) }
             short.finish()
-            #expect(short.releases == 0, "a scan shorter than quietRecords keeps its pages")
+            #expect(short.releases == 0, "a scan shorter than its quiet start keeps its pages")
 
-            var long = ResidentPageRelease(releaseEvery: 128, in: txn)
-            for _ in 0..<ResidentPageRelease.quietRecords + 128 { long.include(address) }
-            #expect(long.releases == 2, "once at quietRecords, then every 128 records")
+            var long = ResidentPageRelease(releaseEvery: 128, startingAfter: 1_024, in: txn)
+            for _ in 0..<1_024 + 128 { long.include(address) }
+            #expect(long.releases == 2, "once at the quiet start, then every 128 records")
             long.include(address)
             long.finish()
             #expect(long.releases == 3, "the end of a long scan releases what it left resident")
         }
         try environment.write { txn in
             let address = try #require(try txn.get(database, key: [1])?.baseAddress)
-            var writing = ResidentPageRelease(releaseEvery: 128, in: txn)
-            for _ in 0..<2 * ResidentPageRelease.quietRecords { writing.include(address) }
+            var writing = ResidentPageRelease.stream(in: txn)
+            for _ in 0..<4_096 { writing.include(address) }
             writing.finish()
             #expect(writing.releases == 0, "a write transaction's buffers may be heap memory: never released")
         }
