@@ -165,6 +165,15 @@ struct JSONScanner {
 
     /// Whether only whitespace is left.
     mutating func atEnd() -> Bool { peek() == nil }
+
+    /// Whether the text goes on with exactly `fragment` (no whitespace skipped); consumed if so.
+    mutating func literal(_ fragment: StaticString) -> Bool {
+        let count = fragment.utf8CodeUnitCount
+        guard offset + count <= bytes.count, let base = bytes.baseAddress,
+              memcmp(base + offset, fragment.utf8Start, count) == 0 else { return false }
+        offset += count
+        return true
+    }
 }
 
 extension UnsafeRawBufferPointer {

@@ -30,6 +30,50 @@ public enum RecordedEventJSON {
 
     @inline(__always)
     private static func scan(_ line: UnsafeRawBufferPointer) throws -> RecordedEvent {
+        if let record = canonical(line) { return record }
+        return try general(line)
+    }
+
+    /// A line in the layout `FlowJSON.writeEvent` writes (members in its order, no whitespace),
+    /// read by matching that layout instead of looking each member up by name: most lines an
+    /// import meets are exports. Anything else — another order, whitespace, `null`, an unknown
+    /// member, a value that breaks a rule — gives `nil`, and `general` reads the line (and names
+    /// what is wrong with it). Every field is checked by the same code as in `general`, so a line
+    /// read here reads the same there (`RecordedEventJSONTests` checks that over mutated lines).
+    static func canonical(_ line: UnsafeRawBufferPointer) -> RecordedEvent? {
+        var scanner = JSONScanner(line)
+        func identifier() -> String? { try? Self.identifier(&scanner, "") }
+        guard scanner.literal(#"{"position":"#), let position = scanner.integer(), position >= 1,
+              scanner.literal(#","stream":"#), let stream = identifier(),
+              scanner.literal(#","version":"#), let version = scanner.integer(), version >= 1,
+              scanner.literal(#","eventId":"#), let rawId = scanner.plainStringBytes(), let eventId = EventID.parse(rawId),
+              scanner.literal(#","type":"#), let rawType = scanner.plainStringBytes(), let tag = EventTag(typeName: rawType),
+              scanner.literal(#","actor":"#), let rawActor = scanner.plainStringBytes(),
+              let actor: Actor = rawActor.equals("user") ? .user : rawActor.equals("system") ? .system : nil,
+              scanner.literal(#","timestamp":"#), let rawTime = scanner.plainStringBytes(),
+              let timestamp = Timestamp.parseRFC3339(UnsafeBufferPointer(start: rawTime.baseAddress?.assumingMemoryBound(to: UInt8.self), count: rawTime.count)),
+              scanner.literal(#","schemaVersion":"#), let schema = scanner.integer(), (1...RecordCodec.currentSchemaVersion).contains(schema)
+        else { return nil }
+        var correlationId: String?
+        var causationId: String?
+        if scanner.literal(#","correlationId":"#) {
+            guard let id = identifier() else { return nil }
+            correlationId = id
+        }
+        if scanner.literal(#","causationId":"#) {
+            guard let id = identifier() else { return nil }
+            causationId = id
+        }
+        guard scanner.literal(#","data":"#), let data = try? dataFields(&scanner), scanner.literal("}"), scanner.atEnd(),
+              let event = try? event(tag, data)
+        else { return nil }
+        return RecordedEvent(position: position, stream: stream, version: version, eventId: eventId, timestamp: timestamp,
+                             actor: actor, correlationId: correlationId, causationId: causationId,
+                             schemaVersion: schema, event: event)
+    }
+
+    /// Any valid layout: members in any order, whitespace, `null` for absent, unknown members.
+    static func general(_ line: UnsafeRawBufferPointer) throws -> RecordedEvent {
         var scanner = JSONScanner(line)
         guard scanner.peek() == UInt8(ascii: "{") else { throw Problem(message: "it is not a JSON object") }
         try scanner.beginObject()
