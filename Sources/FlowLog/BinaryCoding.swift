@@ -2,10 +2,10 @@ import LMDB
 
 /// Appends little-endian fixed-width values and length-prefixed UTF-8 to a byte buffer.
 struct BinaryWriter {
-    private var storage: ByteArena
+    private var storage: ByteBuffer
 
     init(capacity: Int = 128) {
-        storage = ByteArena(capacity: capacity)
+        storage = ByteBuffer(capacity: capacity)
     }
 
     /// A copy of what was written, for callers off the hot paths (which use `withUnsafeBytes`).
@@ -18,39 +18,19 @@ struct BinaryWriter {
         try body(storage.bytes)
     }
 
-    mutating func reset() {
-        if isKnownUniquelyReferenced(&storage) { storage.removeAll() } else { storage = ByteArena(capacity: 128) }
-    }
-
-    /// A copy shares its storage until one of them writes.
-    @inline(__always)
-    private mutating func makeUnique() {
-        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
-    }
+    mutating func reset() { storage.removeAll() }
 
     @inline(__always)
-    mutating func write(bytes: UnsafeRawBufferPointer) {
-        makeUnique()
-        storage.append(bytes)
-    }
+    mutating func write(bytes: UnsafeRawBufferPointer) { storage.append(bytes) }
 
     @inline(__always)
-    mutating func write(_ value: UInt8) {
-        makeUnique()
-        storage.append(value)
-    }
+    mutating func write(_ value: UInt8) { storage.append(value) }
 
     @inline(__always)
-    mutating func write(_ value: UInt16) {
-        makeUnique()
-        storage.append(value.littleEndian)
-    }
+    mutating func write(_ value: UInt16) { storage.append(value.littleEndian) }
 
     @inline(__always)
-    mutating func write(_ value: UInt64) {
-        makeUnique()
-        storage.append(value.littleEndian)
-    }
+    mutating func write(_ value: UInt64) { storage.append(value.littleEndian) }
 
     mutating func write(_ value: Int64) { write(UInt64(bitPattern: value)) }
 

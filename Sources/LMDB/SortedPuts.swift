@@ -23,7 +23,7 @@ public struct SortedPuts {
         var prefix: UInt64
     }
 
-    private var arena = ByteArena()
+    private var buffer = ByteBuffer()
     private var entries: [Entry] = []
     /// The write order, when `sort()` worked it out ahead of `write`.
     private var sorted: [Int]?
@@ -39,11 +39,10 @@ public struct SortedPuts {
     public mutating func add(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, tag: Int, run: Int? = nil) {
         var prefix: UInt64 = 0
         for index in 0..<8 { prefix = prefix << 8 | UInt64(index < key.count ? key[index] : 0) }
-        entries.append(Entry(start: arena.count, keyCount: key.count, valueCount: value.count, tag: tag, run: run, prefix: prefix))
+        entries.append(Entry(start: buffer.count, keyCount: key.count, valueCount: value.count, tag: tag, run: run, prefix: prefix))
         sorted = nil
-        if !isKnownUniquelyReferenced(&arena) { arena = arena.copy() }
-        arena.append(key)
-        arena.append(value)
+        buffer.append(key)
+        buffer.append(value)
     }
 
     /// Writes every put in ascending key order (equal keys in the order added) and forgets them.
@@ -56,11 +55,11 @@ public struct SortedPuts {
                                appending: Bool = false) throws -> (tag: Int, key: [UInt8])? {
         defer {
             entries.removeAll(keepingCapacity: true)
-            if isKnownUniquelyReferenced(&arena) { arena.removeAll() } else { arena = ByteArena() }
+            buffer.removeAll()
             sorted = nil
         }
-        // The arena stays as it is until the deferred reset, so these bytes stay valid.
-        let bytes = arena.bytes
+        // The buffer stays as it is until the deferred reset, so these bytes stay valid.
+        let bytes = buffer.bytes
         let order = sorted ?? sortedOrder(bytes)
         var cursorHandle: OpaquePointer?
         try check(mdb_cursor_open(txn.handle, database.dbi, &cursorHandle), "mdb_cursor_open")
@@ -118,12 +117,12 @@ public struct SortedPuts {
 
     /// Works out the write order now, so that `write` (on another thread, say) only writes.
     public mutating func sort() {
-        sorted = sortedOrder(arena.bytes)
+        sorted = sortedOrder(buffer.bytes)
     }
 
     /// The tags in the order `write` would put them (for tests).
     func tagsInWriteOrder() -> [Int] {
-        sortedOrder(arena.bytes).map { entries[$0].tag }
+        sortedOrder(buffer.bytes).map { entries[$0].tag }
     }
 
     /// The entries' indices by key, then by the order they were added.

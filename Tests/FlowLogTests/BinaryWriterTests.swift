@@ -2,7 +2,7 @@
 import LMDB
 import Testing
 
-/// `BinaryWriter` keeps its bytes in a `ByteArena` (one allocation, shared between copies until one
+/// `BinaryWriter` keeps its bytes in a `ByteBuffer` (one allocation, shared between copies until one
 /// writes); it must still behave as a value.
 @Suite("Binary writer")
 struct BinaryWriterTests {

@@ -1,8 +1,47 @@
-/// Bytes gathered in one growing allocation. Appending a small value to an `Array` cost about a
-/// hundred instructions of uniqueness and capacity checks, and the hot paths append several per
-/// event (`SortedPuts` twice per put, `BinaryWriter` once per field). Reference semantics: the
-/// value types built on it copy a shared one before changing it.
-public final class ByteArena {
+/// Bytes gathered in one growing allocation, as a value: a copy shares the allocation until one of
+/// them changes. Appending a small value to an `Array` cost about a hundred instructions of
+/// uniqueness and capacity checks, and the hot paths append several per event (`SortedPuts` twice
+/// per put, `BinaryWriter` once per field).
+public struct ByteBuffer {
+    @usableFromInline var arena: ByteArena
+
+    public init(capacity: Int = 0) {
+        arena = ByteArena(capacity: capacity)
+    }
+
+    /// How many bytes were appended.
+    @inlinable public var count: Int { arena.count }
+
+    /// The bytes so far; valid until the next change.
+    @inlinable public var bytes: UnsafeRawBufferPointer { arena.bytes }
+
+    @inlinable @inline(__always)
+    public mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        makeUnique()
+        arena.append(bytes)
+    }
+
+    /// Appends a fixed-width value's bytes as they lie in memory.
+    @inlinable @inline(__always)
+    public mutating func append<Value: BitwiseCopyable>(_ value: Value) {
+        makeUnique()
+        arena.append(value)
+    }
+
+    /// Forgets the bytes; keeps the allocation unless a copy shares it.
+    public mutating func removeAll() {
+        if isKnownUniquelyReferenced(&arena) { arena.removeAll() } else { arena = ByteArena() }
+    }
+
+    @inlinable @inline(__always)
+    mutating func makeUnique() {
+        if !isKnownUniquelyReferenced(&arena) { arena = arena.copy() }
+    }
+}
+
+/// The allocation behind a `ByteBuffer`.
+@usableFromInline
+final class ByteArena {
     @usableFromInline
     struct State {
         @usableFromInline var base: UnsafeMutableRawPointer?
@@ -15,7 +54,8 @@ public final class ByteArena {
     /// exclusivity check on every access, which cost more than the copies themselves.
     @usableFromInline let state: UnsafeMutablePointer<State>
 
-    public init(capacity: Int = 0) {
+    @usableFromInline
+    init(capacity: Int = 0) {
         state = .allocate(capacity: 1)
         state.initialize(to: State())
         if capacity > 0 { grow(toHold: capacity) }
@@ -27,16 +67,16 @@ public final class ByteArena {
     }
 
     /// How many bytes were appended.
-    @inlinable public var count: Int { state.pointee.length }
+    @inlinable var count: Int { state.pointee.length }
 
     /// The bytes so far; valid until the next change.
     @inlinable
-    public var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: state.pointee.base, count: state.pointee.length) }
+    var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: state.pointee.base, count: state.pointee.length) }
 
     /// Allocates on the first call even for no bytes, so that `bytes` has an address once
     /// anything was appended.
     @inlinable @inline(__always)
-    public func append(_ bytes: UnsafeRawBufferPointer) {
+    func append(_ bytes: UnsafeRawBufferPointer) {
         let length = state.pointee.length
         if state.pointee.base == nil || length + bytes.count > state.pointee.capacity { grow(toHold: length + bytes.count) }
         if let source = bytes.baseAddress { (state.pointee.base! + length).copyMemory(from: source, byteCount: bytes.count) }
@@ -45,7 +85,7 @@ public final class ByteArena {
 
     /// Appends a fixed-width value's bytes as they lie in memory.
     @inlinable @inline(__always)
-    public func append<Value: BitwiseCopyable>(_ value: Value) {
+    func append<Value: BitwiseCopyable>(_ value: Value) {
         let length = state.pointee.length
         let size = MemoryLayout<Value>.size
         if state.pointee.base == nil || length + size > state.pointee.capacity { grow(toHold: length + size) }
@@ -54,10 +94,11 @@ public final class ByteArena {
     }
 
     /// Forgets the bytes and keeps the allocation.
-    @inlinable
-    public func removeAll() { state.pointee.length = 0 }
+    @usableFromInline
+    func removeAll() { state.pointee.length = 0 }
 
-    public func copy() -> ByteArena {
+    @usableFromInline
+    func copy() -> ByteArena {
         let copy = ByteArena(capacity: state.pointee.capacity)
         copy.append(bytes)
         return copy
