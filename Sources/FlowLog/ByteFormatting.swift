@@ -1,5 +1,3 @@
-import LMDB
-
 /// Formatting of envelope values straight into byte buffers: exports write millions of them, and going
 /// through `String` for each would cost more than everything else an export does.
 enum ByteFormatting {
@@ -51,7 +49,7 @@ enum ByteFormatting {
                 buffer[out] = hexDigit(Int((word >> UInt64(60 - (nibble % 16) * 4)) & 0xF))
                 out += 1
             }
-            bytes.append(bytes: UnsafeRawBufferPointer(rebasing: buffer[0..<36]))
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[0..<36]))
         }
     }
 

@@ -1,5 +1,3 @@
-import LMDB
-
 /// Writes compact JSON into a byte buffer, in the key order the caller gives, so that output is
 /// byte-for-byte reproducible (SPEC §5's faces and the exports depend on that).
 public struct JSONWriter {
@@ -123,7 +121,7 @@ public struct JSONWriter {
                 start -= 1
                 buffer[start] = UInt8(ascii: "-")
             }
-            bytes.append(bytes: UnsafeRawBufferPointer(rebasing: buffer[start...]))
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[start...]))
         }
     }
 

@@ -62,7 +62,7 @@ public enum RecordCodec {
         var resealed = Array(bytes[0..<bytes.count - trailerSize])
         if !(1...currentSchemaVersion).contains(Int(resealed[0])) { resealed[0] = UInt8(currentSchemaVersion) }
         let position = Int(truncatingIfNeeded: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 4, as: UInt64.self)))
-        withUnsafeBytes(of: XXHash64.hash(resealed, seed: genesisHash).littleEndian) { resealed.append(bytes: $0) }
+        withUnsafeBytes(of: XXHash64.hash(resealed, seed: genesisHash).littleEndian) { resealed.append(contentsOf: $0) }
         return resealed.withUnsafeBytes { try? decode($0, expectedPosition: position, previousHash: genesisHash).0 }
     }
 
