@@ -32,6 +32,18 @@ struct BinaryWriter {
     @inline(__always)
     mutating func write(_ value: UInt64) { storage.append(value.littleEndian) }
 
+    /// Ends a stored value with the xxHash64 of everything written before it (snapshots, order
+    /// pages); `verifiedBody(of:)` reads it back.
+    mutating func writeChecksum() { write(withUnsafeBytes { XXHash64.hash($0) }) }
+
+    /// The bytes before a value's trailing checksum (as `writeChecksum` wrote it), or `nil` when the
+    /// checksum does not match them.
+    static func verifiedBody(of value: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
+        guard let stored = RecordCodec.storedHash(of: value) else { return nil }
+        let body = UnsafeRawBufferPointer(rebasing: value[0..<value.count - 8])
+        return XXHash64.hash(body) == stored ? body : nil
+    }
+
     mutating func write(_ value: Int64) { write(UInt64(bitPattern: value)) }
 
     mutating func write(int value: Int) { write(Int64(value)) }

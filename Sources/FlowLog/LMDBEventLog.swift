@@ -363,7 +363,7 @@ public final class LMDBEventLog: EventLog {
         value.write(UInt64(FlowDecider.reducerVersion))
         value.write(UInt64(position))
         encoded.withUnsafeBytes { value.write(bytes: $0) }
-        value.write(value.withUnsafeBytes { XXHash64.hash($0) })
+        value.writeChecksum()
         return value.bytes
     }
 
@@ -401,7 +401,7 @@ public final class LMDBEventLog: EventLog {
         }
         // An index with a gap gets no page; readers fall back to the index, which reports the gap.
         guard complete else { return }
-        value.write(value.withUnsafeBytes { XXHash64.hash($0) })
+        value.writeChecksum()
         try txn.put(orderPagesDB, key: Keys.streamVersion(stream, page), value: value.bytes)
     }
 
@@ -483,10 +483,9 @@ public final class LMDBEventLog: EventLog {
 
     /// A snapshot's state and version, or `nil` when it is damaged or from other reducers.
     private static func decodeSnapshot(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> (state: FlowState, version: Int, orderCount: Int)? {
-        guard value.count > 24, let stored = RecordCodec.storedHash(of: value),
-              XXHash64.hash(UnsafeRawBufferPointer(rebasing: value[0..<value.count - 8])) == stored,
-              Keys.decodeInt(value) == FlowDecider.reducerVersion,
-              let (state, orderCount) = StateCodec.decodeWithoutOrders(UnsafeRawBufferPointer(rebasing: value[16..<value.count - 8]))
+        guard value.count > 24, let body = BinaryWriter.verifiedBody(of: value),
+              Keys.decodeInt(body) == FlowDecider.reducerVersion,
+              let (state, orderCount) = StateCodec.decodeWithoutOrders(UnsafeRawBufferPointer(rebasing: body[16...]))
         else { return nil }
         return (state, Keys.decodeNumber(key), orderCount)
     }

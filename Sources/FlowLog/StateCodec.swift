@@ -36,9 +36,7 @@ enum StateCodec {
     /// Appends the `count` orders of an order page (orders encoded one after another, then a
     /// checksum). A page that is damaged or holds another number of orders appends nothing.
     static func appendOrders(fromPage bytes: UnsafeRawBufferPointer, count: Int, to orders: inout [Order]) -> Bool {
-        guard bytes.count > 8, let stored = RecordCodec.storedHash(of: bytes) else { return false }
-        let body = UnsafeRawBufferPointer(rebasing: bytes[0..<bytes.count - 8])
-        guard XXHash64.hash(body) == stored else { return false }
+        guard bytes.count > 8, let body = BinaryWriter.verifiedBody(of: bytes) else { return false }
         let start = orders.count
         var reader = BinaryReader(body)
         for _ in 0..<count {

@@ -58,7 +58,7 @@ struct SnapshotTests {
             value.write(UInt64(FlowDecider.reducerVersion + 1))
             value.write(UInt64(10))
             encoded.withUnsafeBytes { value.write(bytes: $0) }
-            value.write(value.withUnsafeBytes { XXHash64.hash($0) })
+            value.writeChecksum()
             try txn.put(log.snapshotsDB, key: Keys.streamVersion("a", 10), value: value.bytes)
             // …and one at version 15 whose bytes were damaged after it was written.
             try log.writeSnapshot(bogus, stream: "a", version: 15, position: 15, txn)
