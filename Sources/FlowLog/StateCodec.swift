@@ -29,8 +29,13 @@ enum StateCodec {
 
     static func decodeOrder(_ bytes: UnsafeRawBufferPointer) -> Order? {
         var reader = BinaryReader(bytes)
-        guard let orderId = try? reader.readShortString(), let total = try? reader.readInt(), let itemCount = try? reader.readInt() else { return nil }
-        return Order(orderId: orderId, total: total, itemCount: itemCount)
+        return (try? readOrder(&reader)) ?? nil
+    }
+
+    /// One order as `encode(_:into:)` wrote it; `nil` for an empty id, which no order has.
+    private static func readOrder(_ reader: inout BinaryReader) throws(BinaryReader.OutOfBounds) -> Order? {
+        guard let orderId = try reader.readShortString() else { return nil }
+        return Order(orderId: orderId, total: try reader.readInt(), itemCount: try reader.readInt())
     }
 
     /// Appends the `count` orders of an order page (orders encoded one after another, then a
@@ -40,8 +45,8 @@ enum StateCodec {
         let start = orders.count
         var reader = BinaryReader(body)
         for _ in 0..<count {
-            guard let orderId = try? reader.readShortString(), let total = try? reader.readInt(), let itemCount = try? reader.readInt() else { break }
-            orders.append(Order(orderId: orderId, total: total, itemCount: itemCount))
+            guard let order = (try? readOrder(&reader)) ?? nil else { break }
+            orders.append(order)
         }
         guard orders.count == start + count, reader.remaining == 0 else {
             orders.removeSubrange(start...)
@@ -59,8 +64,8 @@ enum StateCodec {
             var orders: [Order] = []
             orders.reserveCapacity(orderCount)
             for _ in 0..<orderCount {
-                guard let orderId = try reader.readShortString() else { return nil }
-                orders.append(Order(orderId: orderId, total: try reader.readInt(), itemCount: try reader.readInt()))
+                guard let order = try readOrder(&reader) else { return nil }
+                orders.append(order)
             }
             state.orders = OrderHistory(orders: orders)
             return reader.remaining == 0 ? state : nil
