@@ -36,7 +36,7 @@ struct OrderPagesTests {
     }
 
     @Test func aPageIsWrittenAsItFillsAndStatesReadThroughPagesEqualTheFold() throws {
-        let folder = try TemporaryDirectory()
+        let folder = TemporaryDirectory()
         let log = try logWithOrders(2_100, in: folder)
         let pages = try log.reading { txn in try txn.count(try #require(log.orderPagesDB)) }
         #expect(pages == 2, "2,100 orders fill two pages of 1,024")
@@ -49,7 +49,7 @@ struct OrderPagesTests {
     }
 
     @Test func ordersInAFullPageAreReadFromThePage() throws {
-        let folder = try TemporaryDirectory()
+        let folder = TemporaryDirectory()
         let log = try logWithOrders(1_100, in: folder)
         // Change order 5 in the order index only: a read that goes through page 1 does not see it.
         try log.environment.write { txn in
@@ -64,7 +64,7 @@ struct OrderPagesTests {
     }
 
     @Test func aDamagedPageIsPassedOverAndTheOrderIndexAnswers() throws {
-        let folder = try TemporaryDirectory()
+        let folder = TemporaryDirectory()
         let log = try logWithOrders(1_100, in: folder)
         try log.environment.write { txn in
             let pages = try #require(log.orderPagesDB)

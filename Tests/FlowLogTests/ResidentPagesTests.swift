@@ -7,7 +7,7 @@ import Testing
 @Suite("Resident pages")
 struct ResidentPagesTests {
     @Test func theMappingHoldingARecordIsFoundAndReleasingItKeepsTheRecordReadable() throws {
-        let folder = try TemporaryDirectory()
+        let folder = TemporaryDirectory()
         let environment = try Environment(path: folder.path)
         let database = try environment.openDatabases(named: ["test"], create: true)[0]
         let value = (0..<200).map { UInt8($0) }
@@ -27,7 +27,7 @@ struct ResidentPagesTests {
     }
 
     @Test func aShortScanNeverReleasesTheMapAndALongOneReleasesAtItsInterval() throws {
-        let folder = try TemporaryDirectory()
+        let folder = TemporaryDirectory()
         let environment = try Environment(path: folder.path)
         let database = try environment.openDatabases(named: ["test"], create: true)[0]
         try environment.write { txn in try txn.put(database, key: [1], value: [1, 2, 3]) }

@@ -7,7 +7,7 @@ import Testing
 @Suite("Sorted puts")
 struct SortedPutsTests {
     private func withDatabase(_ body: (Environment, Database) throws -> Void) throws {
-        let folder = try TemporaryDirectory()
+        let folder = TemporaryDirectory()
         let environment = try Environment(path: folder.path)
         let database = try environment.openDatabases(named: ["test"], create: true)[0]
         try body(environment, database)
