@@ -148,14 +148,10 @@ struct ImportPreparation {
         guard event.version == current + 1 else {
             throw ImportError(line: line, problem: "it is version \(event.version) of stream \(event.stream), but that stream's next version is \(current + 1)")
         }
-        previousHash = RecordCodec.encode(event, previousHash: previousHash, into: &record)
         folds[slot].version = event.version
         FlowDecider.evolve(&folds[slot].state, event.event)
         let fingerprint = StateCodec.fingerprint(folds[slot].state, scratch: &scratch)
-        record.withUnsafeBytes {
-            batch.puts.add(position: event.position, record: $0, eventId: event.eventId, stream: event.stream, version: event.version,
-                           fingerprint: fingerprint, tag: line, run: slot)
-        }
+        previousHash = batch.puts.add(event, chainedTo: previousHash, encoder: &record, fingerprint: fingerprint, tag: line, run: slot)
         if case .cart(.orderPlaced) = event.event, let order = folds[slot].state.orders.orders.last {
             batch.orders.append((order, folds[slot].state.orders.orders.count, event.stream, event.version))
         }

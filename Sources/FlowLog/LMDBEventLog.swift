@@ -165,12 +165,8 @@ public final class LMDBEventLog: EventLog {
                 let record = RecordedEvent(position: position, stream: request.stream, version: version,
                                            eventId: new.eventId, timestamp: new.timestamp, actor: new.actor,
                                            correlationId: new.correlationId, causationId: new.causationId, event: new.event)
-                previousHash = RecordCodec.encode(record, previousHash: previousHash, into: &writer)
                 let fingerprint = request.fingerprints.count == request.events.count ? request.fingerprints[version - current - 1] : nil
-                writer.withUnsafeBytes {
-                    puts.add(position: position, record: $0, eventId: new.eventId, stream: request.stream, version: version,
-                             fingerprint: fingerprint, tag: position, run: run)
-                }
+                previousHash = puts.add(record, chainedTo: previousHash, encoder: &writer, fingerprint: fingerprint, tag: position, run: run)
                 if case .cart(.orderPlaced(let orderId, let total, let itemCount)) = new.event {
                     let number = try orderNumbers[request.stream] ?? orderCount(of: request.stream, txn)
                     try recordOrder(Order(orderId: orderId, total: total, itemCount: itemCount), number: number + 1, stream: request.stream, version: version, txn)
@@ -624,10 +620,21 @@ struct PendingEventPuts {
         eventIds.sort()
     }
 
-    /// Adds one event's puts. `tag` comes back if its event id is refused; `run` names its stream
+    /// Encodes `record`, chained to `previousHash`, in `encoder` and adds its three puts; returns
+    /// the record's chain hash. `tag` comes back if its event id is refused; `run` names its stream
     /// (the stream's versions are added in ascending order).
-    mutating func add(position: Int, record: UnsafeRawBufferPointer, eventId: EventID, stream: String, version: Int,
-                      fingerprint: UInt64?, tag: Int, run: Int) {
+    mutating func add(_ record: RecordedEvent, chainedTo previousHash: UInt64, encoder: inout BinaryWriter,
+                      fingerprint: UInt64?, tag: Int, run: Int) -> UInt64 {
+        let hash = RecordCodec.encode(record, previousHash: previousHash, into: &encoder)
+        encoder.withUnsafeBytes {
+            add(position: record.position, record: $0, eventId: record.eventId, stream: record.stream, version: record.version,
+                fingerprint: fingerprint, tag: tag, run: run)
+        }
+        return hash
+    }
+
+    private mutating func add(position: Int, record: UnsafeRawBufferPointer, eventId: EventID, stream: String, version: Int,
+                              fingerprint: UInt64?, tag: Int, run: Int) {
         keys.withPosition(position) { positionKey in
             records.add(key: positionKey, value: record, tag: tag)
             keys.withEventID(eventId) { eventIds.add(key: $0, value: positionKey, tag: tag) }
