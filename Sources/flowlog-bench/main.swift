@@ -93,32 +93,35 @@ log("log: \(eventCount) events")
 
 // MARK: send
 
+let pythonPutsBaseline = "python3-lmdb puts of the same lines, 1,000 per commit"
+
+/// `flowlog COMMAND INPUT` into a fresh log, against python3-lmdb putting INPUT's lines into a fresh
+/// environment, 1,000 per durable commit; each run once per `--runs`.
+func againstPythonPuts(_ command: String, input: String) throws -> (flowlog: Timings, baseline: Timings) {
+    var flowlog = Timings(), baseline = Timings()
+    for _ in 0..<options.runs {
+        fresh(work + "/\(command).lmdb")
+        flowlog.samples.append(try seconds { try run(options.flowlog, [command, input, "--db", work + "/\(command).lmdb"], stdout: "/dev/null") })
+        fresh(work + "/py-\(command).lmdb")
+        baseline.samples.append(try python(options, ["puts", input, work + "/py-\(command).lmdb", "1000"]).seconds)
+    }
+    return (flowlog, baseline)
+}
+
 if options.cases.contains("send") {
     let commands = Workload(streams: 1_000).commands(count: options.commands)
     try Data((commands.map(WireCommand.encode).joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: commandsPath))
-    var flowlog = Timings(), baseline = Timings()
-    for _ in 0..<options.runs {
-        fresh(work + "/send.lmdb")
-        flowlog.samples.append(try seconds { try run(options.flowlog, ["send", commandsPath, "--db", work + "/send.lmdb"], stdout: "/dev/null") })
-        fresh(work + "/py-send.lmdb")
-        baseline.samples.append(try python(options, ["puts", commandsPath, work + "/py-send.lmdb", "1000"]).seconds)
-    }
+    let (flowlog, baseline) = try againstPythonPuts("send", input: commandsPath)
     report.add("send \(options.commands) commands (whole process: parse, decide, append, answer)", work: Double(options.commands), unit: "commands", flowlog,
-               baseline: ("python3-lmdb puts of the same lines, 1,000 per commit", baseline, Double(options.commands)), note: "target ≥ 200k commands/s")
+               baseline: (pythonPutsBaseline, baseline, Double(options.commands)), note: "target ≥ 200k commands/s")
 }
 
 // MARK: import
 
 if options.cases.contains("import") {
-    var flowlog = Timings(), baseline = Timings()
-    for _ in 0..<options.runs {
-        fresh(work + "/import.lmdb")
-        flowlog.samples.append(try seconds { try run(options.flowlog, ["import", exportPath, "--db", work + "/import.lmdb"], stdout: "/dev/null") })
-        fresh(work + "/py-import.lmdb")
-        baseline.samples.append(try python(options, ["puts", exportPath, work + "/py-import.lmdb", "1000"]).seconds)
-    }
+    let (flowlog, baseline) = try againstPythonPuts("import", input: exportPath)
     report.add("import \(eventCount) events from NDJSON (whole process)", work: Double(eventCount), unit: "events", flowlog,
-               baseline: ("python3-lmdb puts of the same lines, 1,000 per commit", baseline, Double(eventCount)), note: "target ratio ≥ 1")
+               baseline: (pythonPutsBaseline, baseline, Double(eventCount)), note: "target ratio ≥ 1")
 }
 
 // MARK: replay
