@@ -120,6 +120,9 @@ struct ImportPreparation {
     /// Folds live in an array (read and changed in place); the dictionary finds a stream's slot.
     private var folds: [StreamFold] = []
     private var slots: [String: Int] = [:]
+    /// The last event's stream and slot: events of a stream mostly come in runs (a user's visit),
+    /// and comparing two equal identifiers costs less than hashing one.
+    private var lastStream: (name: String, slot: Int)?
     private var record = BinaryWriter(capacity: 512)
     private var scratch = BinaryWriter(capacity: 512)
     private var batch = PreparedImportBatch()
@@ -143,7 +146,7 @@ struct ImportPreparation {
         guard event.position == position + 1 else {
             throw ImportError(line: line, problem: "its position is \(event.position), but the log's next position is \(position + 1) (positions must be contiguous)")
         }
-        let slot = try slots[event.stream] ?? load(event.stream)
+        let slot = try slot(of: event.stream)
         let current = folds[slot].version
         guard event.version == current + 1 else {
             throw ImportError(line: line, problem: "it is version \(event.version) of stream \(event.stream), but that stream's next version is \(current + 1)")
@@ -165,7 +168,7 @@ struct ImportPreparation {
     /// The batch so far, sorted for writing; the next one starts empty.
     mutating func take() -> PreparedImportBatch {
         var taken = batch
-        batch = PreparedImportBatch()
+        batch = PreparedImportBatch(puts: PendingEventPuts(reservingLike: taken.puts))
         taken.count = taken.puts.count
         taken.puts.sort()
         return taken
@@ -176,6 +179,13 @@ struct ImportPreparation {
         var last = take()
         last.heads = slots.map { ($0.key, folds[$0.value].version) }
         return last
+    }
+
+    private mutating func slot(of stream: String) throws -> Int {
+        if let last = lastStream, last.name == stream { return last.slot }
+        let slot = try slots[stream] ?? load(stream)
+        lastStream = (stream, slot)
+        return slot
     }
 
     /// A stream the import has not touched yet: its version and state as the log has them.

@@ -610,6 +610,15 @@ struct PendingEventPuts {
     private var eventIds = SortedPuts()
     private var keys = KeyScratch()
 
+    init() {}
+
+    /// Empty, with room for as many puts as `other` holds (see `SortedPuts.init(reservingLike:)`).
+    init(reservingLike other: PendingEventPuts) {
+        records = SortedPuts(reservingLike: other.records)
+        index = SortedPuts(reservingLike: other.index)
+        eventIds = SortedPuts(reservingLike: other.eventIds)
+    }
+
     /// Events waiting to be written.
     var count: Int { records.count }
 

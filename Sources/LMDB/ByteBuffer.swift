@@ -28,6 +28,12 @@ public struct ByteBuffer {
         arena.append(value)
     }
 
+    /// Makes room for `capacity` bytes in all, so that appending up to there never copies what is there.
+    public mutating func reserveCapacity(_ capacity: Int) {
+        makeUnique()
+        if capacity > arena.capacity { arena.grow(toHold: capacity) }
+    }
+
     /// Forgets the bytes; keeps the allocation unless a copy shares it.
     public mutating func removeAll() {
         if isKnownUniquelyReferenced(&arena) { arena.removeAll() } else { arena = ByteArena() }
@@ -68,6 +74,9 @@ final class ByteArena {
 
     /// How many bytes were appended.
     @inlinable var count: Int { state.pointee.length }
+
+    /// How many bytes fit before the next growth.
+    @usableFromInline var capacity: Int { state.pointee.capacity }
 
     /// The bytes so far; valid until the next change.
     @inlinable

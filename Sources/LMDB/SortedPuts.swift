@@ -30,6 +30,13 @@ public struct SortedPuts {
 
     public init() {}
 
+    /// Empty, with room for as many puts (and bytes) as `other` holds: a batch that is followed by
+    /// batches like it then grows its buffers once, not by doubling each time (copying as it goes).
+    public init(reservingLike other: SortedPuts) {
+        entries.reserveCapacity(other.entries.count)
+        buffer.reserveCapacity(other.buffer.count)
+    }
+
     public var isEmpty: Bool { entries.isEmpty }
     public var count: Int { entries.count }
 
