@@ -26,22 +26,24 @@ public struct EventID: Hashable, Sendable, CustomStringConvertible {
     static func parse(_ bytes: UnsafeRawBufferPointer) -> EventID? {
         guard bytes.count == 36, bytes[8] == UInt8(ascii: "-"), bytes[13] == UInt8(ascii: "-"),
               bytes[18] == UInt8(ascii: "-"), bytes[23] == UInt8(ascii: "-") else { return nil }
-        var invalid: UInt8 = 0
-        func hex(_ range: Range<Int>, into value: inout UInt64) {
-            for index in range {
-                let nibble = hexTable[Int(bytes[index])]
-                invalid |= nibble
-                value = value << 4 | UInt64(nibble & 0x0F)
+        return hexTable.withUnsafeBufferPointer { table in
+            var invalid: UInt8 = 0
+            func hex(_ range: Range<Int>, into value: inout UInt64) {
+                for index in range {
+                    let nibble = table[Int(bytes.load(fromByteOffset: index, as: UInt8.self))]
+                    invalid |= nibble
+                    value = value << 4 | UInt64(nibble & 0x0F)
+                }
             }
+            var high: UInt64 = 0
+            var low: UInt64 = 0
+            hex(0..<8, into: &high)
+            hex(9..<13, into: &high)
+            hex(14..<18, into: &high)
+            hex(19..<23, into: &low)
+            hex(24..<36, into: &low)
+            return invalid & 0xF0 == 0 ? EventID(high: high, low: low) : nil
         }
-        var high: UInt64 = 0
-        var low: UInt64 = 0
-        hex(0..<8, into: &high)
-        hex(9..<13, into: &high)
-        hex(14..<18, into: &high)
-        hex(19..<23, into: &low)
-        hex(24..<36, into: &low)
-        return invalid & 0xF0 == 0 ? EventID(high: high, low: low) : nil
     }
 
     /// Each byte's hex value, or 0xFF for a byte that is not a hex digit.
