@@ -64,12 +64,68 @@ public enum RecordedEventJSON {
             guard let id = identifier() else { return nil }
             causationId = id
         }
-        guard scanner.literal(#","data":"#), let data = try? dataFields(&scanner), scanner.literal("}"), scanner.atEnd(),
-              let event = try? event(tag, data)
+        guard scanner.literal(#","data":"#), let event = canonicalData(tag, &scanner), scanner.literal("}"), scanner.atEnd()
         else { return nil }
         return RecordedEvent(position: position, stream: stream, version: version, eventId: eventId, timestamp: timestamp,
                              actor: actor, correlationId: correlationId, causationId: causationId,
                              schemaVersion: schema, event: event)
+    }
+
+    /// An event's `data` in the layout `FlowJSON.writeEventData` writes for its type (its members
+    /// in that order, `null` for an absent optional one), checked by the same helpers as
+    /// `dataFields`; `nil` for anything else.
+    private static func canonicalData(_ tag: EventTag, _ scanner: inout JSONScanner) -> AppEvent? {
+        func key(_ fragment: StaticString) -> Bool { scanner.literal(fragment) }
+        func id() -> String? { try? identifier(&scanner, "") }
+        func int() -> Int? { scanner.integer() }
+        func text() -> String? {
+            guard let value = try? scanner.string(), value.utf8.count <= Int(UInt16.max) else { return nil }
+            return value
+        }
+        let event: AppEvent
+        switch tag {
+        case .productAdded:
+            guard key(#"{"productId":"#), let productId = id(), key(#","name":"#), let name = text(),
+                  key(#","unitPrice":"#), let unitPrice = int(), key(#","quantity":"#), let quantity = int() else { return nil }
+            event = .cart(.productAdded(productId: productId, name: name, unitPrice: unitPrice, quantity: quantity))
+        case .productRemoved:
+            guard key(#"{"productId":"#), let productId = id(), key(#","quantity":"#), let quantity = int() else { return nil }
+            event = .cart(.productRemoved(productId: productId, quantity: quantity))
+        case .discountApplied:
+            guard key(#"{"discountId":"#), let discountId = id(), key(#","percent":"#), let percent = int(),
+                  key(#","productId":"#) else { return nil }
+            var productId: String?
+            if !key("null") {
+                guard let id = id() else { return nil }
+                productId = id
+            }
+            event = .cart(.discountApplied(discountId: discountId, percent: percent, productId: productId))
+        case .discountRemoved:
+            guard key(#"{"discountId":"#), let discountId = id() else { return nil }
+            event = .cart(.discountRemoved(discountId: discountId))
+        case .checkoutStarted:
+            guard key(#"{"total":"#), let total = int(), key(#","itemCount":"#), let itemCount = int() else { return nil }
+            event = .cart(.checkoutStarted(total: total, itemCount: itemCount))
+        case .orderPlaced:
+            guard key(#"{"orderId":"#), let orderId = id(), key(#","total":"#), let total = int(),
+                  key(#","itemCount":"#), let itemCount = int() else { return nil }
+            event = .cart(.orderPlaced(orderId: orderId, total: total, itemCount: itemCount))
+        case .paymentFailed:
+            guard key(#"{"reason":"#), let reason = text() else { return nil }
+            event = .cart(.paymentFailed(reason: reason))
+        case .appLaunched:
+            guard key(#"{"hasOnboarded":"#), let hasOnboarded = scanner.bool() else { return nil }
+            event = .navigation(.appLaunched(hasOnboarded: hasOnboarded))
+        case .tabSelected:
+            guard key(#"{"tab":"#), let tab = int() else { return nil }
+            event = .navigation(.tabSelected(tab))
+        case .signUpStarted, .logInStarted, .onboardingAdvanced, .onboardingWentBack, .onboardingFinished,
+             .loginSucceeded, .loginCancelled, .modalPresented, .modalDismissed:
+            // Fieldless: `event(_:_:)` maps the tag, and the empty object is all there is to read.
+            guard key("{}"), let fieldless = try? Self.event(tag, DataFields()) else { return nil }
+            return fieldless
+        }
+        return key("}") ? event : nil
     }
 
     /// Any valid layout: members in any order, whitespace, `null` for absent, unknown members.
