@@ -25,8 +25,9 @@ public struct SortedPuts {
 
     private var buffer = ByteBuffer()
     private var entries: [Entry] = []
-    /// The write order, when `sort()` worked it out ahead of `write`.
-    private var sorted: [Int]?
+    /// Whether `entries` (and their bytes) are in write order: `sort()` put them there, or they were
+    /// added in it.
+    private var inWriteOrder = true
 
     public init() {}
 
@@ -47,7 +48,7 @@ public struct SortedPuts {
         var prefix: UInt64 = 0
         for index in 0..<8 { prefix = prefix << 8 | UInt64(index < key.count ? key[index] : 0) }
         entries.append(Entry(start: buffer.count, keyCount: key.count, valueCount: value.count, tag: tag, run: run, prefix: prefix))
-        sorted = nil
+        inWriteOrder = false
         buffer.append(key)
         buffer.append(value)
     }
@@ -63,18 +64,17 @@ public struct SortedPuts {
         defer {
             entries.removeAll(keepingCapacity: true)
             buffer.removeAll()
-            sorted = nil
+            inWriteOrder = true
         }
+        sort()
         // The buffer stays as it is until the deferred reset, so these bytes stay valid.
         let bytes = buffer.bytes
-        let order = sorted ?? sortedOrder(bytes)
         var cursorHandle: OpaquePointer?
         try check(mdb_cursor_open(txn.handle, database.dbi, &cursorHandle), "mdb_cursor_open")
         defer { mdb_cursor_close(cursorHandle) }
         var refused: Entry?
         var appends = AppendAttempts(enabled: appending)
-        for index in order {
-            let entry = entries[index]
+        for entry in entries {
             var key = MDB_val(mv_size: entry.keyCount, mv_data: UnsafeMutableRawPointer(mutating: bytes.baseAddress! + entry.start))
             var value = MDB_val(mv_size: entry.valueCount,
                                 mv_data: UnsafeMutableRawPointer(mutating: bytes.baseAddress! + entry.start + entry.keyCount))
@@ -122,24 +122,46 @@ public struct SortedPuts {
         }
     }
 
-    /// Works out the write order now, so that `write` (on another thread, say) only writes.
+    /// Puts the puts in write order now, so that `write` (on another thread, say) only writes.
+    ///
+    /// The entries and their bytes are moved, not just indexed: reading them in a scattered order
+    /// on the writing thread cost a cache miss a put (they were written on another core), which
+    /// made the nearly sorted event ids of an import twice as slow to write as its records.
     public mutating func sort() {
-        sorted = sortedOrder(buffer.bytes)
+        guard !inWriteOrder else { return }
+        inWriteOrder = true
+        let bytes = buffer.bytes
+        guard let order = sortedOrder(bytes) else { return }
+        var moved = ByteBuffer(capacity: buffer.count)
+        var ordered: [Entry] = []
+        ordered.reserveCapacity(entries.count)
+        for index in order {
+            var entry = entries[index]
+            let start = moved.count
+            moved.append(UnsafeRawBufferPointer(rebasing: bytes[entry.start..<entry.start + entry.keyCount + entry.valueCount]))
+            entry.start = start
+            ordered.append(entry)
+        }
+        entries = ordered
+        buffer = moved
     }
 
     /// The tags in the order `write` would put them (for tests).
     func tagsInWriteOrder() -> [Int] {
-        sortedOrder(buffer.bytes).map { entries[$0].tag }
+        var copy = self
+        copy.sort()
+        return copy.entries.map(\.tag)
     }
 
-    /// The entries' indices by key, then by the order they were added.
-    private func sortedOrder(_ bytes: UnsafeRawBufferPointer) -> [Int] {
+    /// The entries' indices by key, then by the order they were added; `nil` when that is the
+    /// order they are in.
+    private func sortedOrder(_ bytes: UnsafeRawBufferPointer) -> [Int]? {
         var sorted = true
         for index in entries.indices.dropFirst() where compare(entries[index - 1], entries[index], bytes) > 0 {
             sorted = false
             break
         }
-        if sorted { return Array(entries.indices) }
+        if sorted { return nil }
         if entries.allSatisfy({ $0.run != nil }) { return runOrder(bytes) }
         // Sorted as (prefix, index) pairs: most comparisons are of two integers in one array.
         var keyed = entries.indices.map { (prefix: entries[$0].prefix, index: $0) }
