@@ -49,7 +49,7 @@ extension LMDBEventLog {
             try environment.ensureMapSize(atLeast: used + expectedBytes * 3 + (64 << 20))
         }
         do {
-            return try environment.write(retryingWhenMapIsFull: false) { txn in
+            return try environment.write(retryingWhenMapIsFull: false, large: true) { txn in
                 let (position, hash) = try head(txn)
                 return try body(txn, ImportStart(position: position, hash: hash, snapshotInterval: try storedSnapshotInterval(txn)))
             }

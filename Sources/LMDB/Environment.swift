@@ -79,7 +79,9 @@ public final class Environment {
 
     /// As `write(_:)`; with `retryingWhenMapIsFull` false, a full map is thrown (after growing the
     /// map for next time) instead of running `body` again, for bodies that consume input as they go.
-    public func write<Result>(retryingWhenMapIsFull: Bool, _ body: (Transaction) throws -> Result) throws -> Result {
+    /// `large` says the transaction writes many megabytes: its commit then has the kernel start
+    /// writing pages back while LMDB is still handing them over (`CommitWriteback`).
+    public func write<Result>(retryingWhenMapIsFull: Bool, large: Bool = false, _ body: (Transaction) throws -> Result) throws -> Result {
         while true {
             let transaction = try begin(flags: 0)
             let result: Result
@@ -95,7 +97,9 @@ public final class Environment {
                 throw error
             }
             // A commit frees the transaction whatever it returns: never abort it after this point.
+            let writeback = large ? CommitWriteback(environment: handle) : nil
             let code = mdb_txn_commit(transaction.handle)
+            writeback?.stop()
             if code == MDB_MAP_FULL {
                 try grow()
                 if retryingWhenMapIsFull { continue }
