@@ -113,7 +113,34 @@ struct JSONScanner {
 
     /// An integer literal (no fraction, no exponent, within 64 bits), or `nil` for anything else.
     mutating func integer() -> Int? {
-        guard let first = peek() else { return nil }
+        guard let first = peek(), let base = bytes.baseAddress else { return nil }
+        // Up to 18 digits cannot overflow: read those without overflow checks, and leave anything
+        // longer to the checked loop.
+        let negative = first == UInt8(ascii: "-")
+        let start = negative ? offset + 1 : offset
+        var index = start
+        var value = 0
+        while index < bytes.count, index - start < 18 {
+            let digit = base.load(fromByteOffset: index, as: UInt8.self) &- 48
+            if digit > 9 { break }
+            value = value &* 10 &+ Int(digit)
+            index += 1
+        }
+        let digits = index - start
+        if digits < 18 {
+            guard digits > 0, digits == 1 || base.load(fromByteOffset: start, as: UInt8.self) != 48 else { return nil }
+            if index < bytes.count {
+                let next = base.load(fromByteOffset: index, as: UInt8.self)
+                if next == UInt8(ascii: ".") || next == UInt8(ascii: "e") || next == UInt8(ascii: "E") { return nil }
+            }
+            offset = index
+            return negative ? -value : value
+        }
+        return checkedInteger(first)
+    }
+
+    /// `integer()` for literals of 18 digits or more, checking every step for overflow.
+    private mutating func checkedInteger(_ first: UInt8) -> Int? {
         var index = offset
         var negative = false
         if first == UInt8(ascii: "-") { negative = true; index += 1 }
@@ -181,10 +208,28 @@ struct JSONScanner {
     mutating func atEnd() -> Bool { peek() == nil }
 
     /// Whether the text goes on with exactly `fragment` (no whitespace skipped); consumed if so.
+    /// Compared eight bytes at a time (the last word overlapping the one before): an import matches
+    /// a dozen member names a line, and a call to `memcmp` cost more than the comparing.
+    @inline(__always)
     mutating func literal(_ fragment: StaticString) -> Bool {
         let count = fragment.utf8CodeUnitCount
-        guard offset + count <= bytes.count, let base = bytes.baseAddress,
-              memcmp(base + offset, fragment.utf8Start, count) == 0 else { return false }
+        guard offset + count <= bytes.count, let base = bytes.baseAddress else { return false }
+        let text = base + offset
+        let expected = UnsafeRawPointer(fragment.utf8Start)
+        if count >= 8 {
+            var index = 0
+            while index + 8 < count {
+                guard text.loadUnaligned(fromByteOffset: index, as: UInt64.self) == expected.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                else { return false }
+                index += 8
+            }
+            guard text.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self) == expected.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+            else { return false }
+        } else {
+            for index in 0..<count where text.load(fromByteOffset: index, as: UInt8.self) != expected.load(fromByteOffset: index, as: UInt8.self) {
+                return false
+            }
+        }
         offset += count
         return true
     }

@@ -30,12 +30,16 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
     }
 
     static func parseRFC3339(_ bytes: UnsafeBufferPointer<UInt8>) -> Timestamp? {
+        guard let base = bytes.baseAddress else { return nil }
+        /// The `count` (at most 4) digits at `start`; unchecked loads after one bounds check, as
+        /// imports read one time a line.
         func number(_ start: Int, _ count: Int) -> Int64? {
             guard start + count <= bytes.count else { return nil }
             var value: Int64 = 0
-            for byte in bytes[start..<start + count] {
-                guard byte >= 48, byte <= 57 else { return nil }
-                value = value * 10 + Int64(byte - 48)
+            for index in start..<start + count {
+                let digit = base[index] &- 48
+                guard digit <= 9 else { return nil }
+                value = value &* 10 &+ Int64(digit)
             }
             return value
         }

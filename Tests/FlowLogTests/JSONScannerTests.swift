@@ -50,4 +50,36 @@ struct JSONScannerTests {
             #expect(plain(length: length, ending: "").slice == nil, "length \(length)")
         }
     }
+
+    private func integer(_ text: String) -> (value: Int?, offset: Int) {
+        Array(text.utf8).withUnsafeBytes { bytes in
+            var scanner = JSONScanner(bytes)
+            let value = scanner.integer()
+            return (value, scanner.offset)
+        }
+    }
+
+    /// Up to 17 digits take the unchecked loop, 18 and more the checked one; both must agree with
+    /// JSON's grammar and with 64-bit range.
+    @Test func integersOfEveryLengthAreReadOrRefusedAsJSONAndInt64Say() {
+        var digits = "1"
+        for length in 1...18 {
+            #expect(integer(digits + ",").value == Int(digits), "\(length) digits")
+            #expect(integer("-" + digits + "}").value == -Int(digits)!, "-\(length) digits")
+            #expect(integer(digits).offset == length, "\(length) digits consumed")
+            digits += String(length % 10)
+        }
+        #expect(integer("9223372036854775807").value == Int.max)
+        #expect(integer("9223372036854775808").value == nil, "past Int.max")
+        #expect(integer("-9223372036854775807").value == -Int.max)
+        #expect(integer("123456789012345678901").value == nil)
+        #expect(integer("0").value == 0)
+        #expect(integer("-0").value == 0)
+        #expect(integer("07").value == nil, "a leading zero")
+        #expect(integer("-").value == nil)
+        #expect(integer("12.5").value == nil, "a fraction")
+        #expect(integer("12e3").value == nil, "an exponent")
+        #expect(integer("x").value == nil)
+        #expect(integer("  42 ").value == 42, "whitespace before")
+    }
 }
