@@ -28,6 +28,14 @@ public struct ByteBuffer {
         arena.append(value)
     }
 
+    /// Appends two runs of bytes (a key and its value), checking for a shared allocation once.
+    @inlinable @inline(__always)
+    public mutating func append(_ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer) {
+        makeUnique()
+        arena.append(first)
+        arena.append(second)
+    }
+
     /// Makes room for `capacity` bytes in all, so that appending up to there never copies what is there.
     public mutating func reserveCapacity(_ capacity: Int) {
         makeUnique()

@@ -46,11 +46,14 @@ public struct SortedPuts {
     /// sorting only has to order the runs; without one, each put is its own run.
     public mutating func add(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, tag: Int, run: Int? = nil) {
         var prefix: UInt64 = 0
-        for index in 0..<8 { prefix = prefix << 8 | UInt64(index < key.count ? key[index] : 0) }
+        if key.count >= 8 {
+            prefix = UInt64(bigEndian: key.loadUnaligned(as: UInt64.self))
+        } else {
+            for index in 0..<8 { prefix = prefix << 8 | UInt64(index < key.count ? key[index] : 0) }
+        }
         entries.append(Entry(start: buffer.count, keyCount: key.count, valueCount: value.count, tag: tag, run: run, prefix: prefix))
         inWriteOrder = false
-        buffer.append(key)
-        buffer.append(value)
+        buffer.append(key, value)
     }
 
     /// Writes every put in ascending key order (equal keys in the order added) and forgets them.
