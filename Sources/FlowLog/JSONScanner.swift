@@ -92,6 +92,20 @@ struct JSONScanner {
         return slice
     }
 
+    /// A string value of exactly `length` bytes, given to `parse`; consumed when `parse` accepts it.
+    /// The bytes inside are not scanned: this is for fixed layouts (UUIDs, times) whose parsers
+    /// refuse any quote, backslash or control byte themselves, so a value they accept is one that
+    /// `plainStringBytes` would have read the same.
+    @inline(__always)
+    mutating func fixedLengthString<Value>(_ length: Int, _ parse: (UnsafeRawBufferPointer) -> Value?) -> Value? {
+        guard offset + length + 2 <= bytes.count, let base = bytes.baseAddress,
+              base.load(fromByteOffset: offset, as: UInt8.self) == UInt8(ascii: "\""),
+              base.load(fromByteOffset: offset + length + 1, as: UInt8.self) == UInt8(ascii: "\""),
+              let value = parse(UnsafeRawBufferPointer(start: base + offset + 1, count: length)) else { return nil }
+        offset += length + 2
+        return value
+    }
+
     /// Any value, parsed fully with `JSONParser` (strings with escapes, numbers, nested values).
     mutating func value() throws(JSONSyntaxError) -> JSONValue {
         skipWhitespace()

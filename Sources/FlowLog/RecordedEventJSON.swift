@@ -46,12 +46,11 @@ public enum RecordedEventJSON {
         guard scanner.literal(#"{"position":"#), let position = scanner.integer(), position >= 1,
               scanner.literal(#","stream":"#), let stream = identifier(),
               scanner.literal(#","version":"#), let version = scanner.integer(), version >= 1,
-              scanner.literal(#","eventId":"#), let rawId = scanner.plainStringBytes(), let eventId = EventID.parse(rawId),
+              scanner.literal(#","eventId":"#), let eventId = scanner.fixedLengthString(36, EventID.parse),
               scanner.literal(#","type":"#), let rawType = scanner.plainStringBytes(), let tag = EventTag(typeName: rawType),
               scanner.literal(#","actor":"#), let rawActor = scanner.plainStringBytes(),
               let actor: Actor = rawActor.equals("user") ? .user : rawActor.equals("system") ? .system : nil,
-              scanner.literal(#","timestamp":"#), let rawTime = scanner.plainStringBytes(),
-              let timestamp = Timestamp.parseRFC3339(UnsafeBufferPointer(start: rawTime.baseAddress?.assumingMemoryBound(to: UInt8.self), count: rawTime.count)),
+              scanner.literal(#","timestamp":"#), let timestamp = scanner.fixedLengthString(Timestamp.exportedLength, Timestamp.parseRFC3339),
               scanner.literal(#","schemaVersion":"#), let schema = scanner.integer(), (1...RecordCodec.currentSchemaVersion).contains(schema)
         else { return nil }
         var correlationId: String?

@@ -29,6 +29,13 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
         self = parsed
     }
 
+    /// The length of a time as exports write it: `2026-11-21T13:25:17.123456Z`.
+    static let exportedLength = 27
+
+    static func parseRFC3339(_ bytes: UnsafeRawBufferPointer) -> Timestamp? {
+        parseRFC3339(bytes.assumingMemoryBound(to: UInt8.self))
+    }
+
     static func parseRFC3339(_ bytes: UnsafeBufferPointer<UInt8>) -> Timestamp? {
         guard let base = bytes.baseAddress else { return nil }
         /// The `count` (at most 4) digits at `start`; unchecked loads after one bounds check, as
