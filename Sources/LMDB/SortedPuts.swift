@@ -179,20 +179,37 @@ public struct SortedPuts {
     /// Orders the runs by their first keys, each keeping the order it was added in: a counting sort
     /// by run, so a batch of many runs allocates nothing per run.
     private func runOrder(_ bytes: UnsafeRawBufferPointer) -> [Int] {
-        var dense: [Int: Int] = [:]
         var firstEntry: [Int] = []
         var memberCount: [Int] = []
         var runOfEntry = [Int](repeating: 0, count: entries.count)
-        for index in entries.indices {
-            let run = entries[index].run!
-            let id = dense[run] ?? {
-                dense[run] = firstEntry.count
-                firstEntry.append(index)
-                memberCount.append(0)
-                return firstEntry.count - 1
-            }()
-            runOfEntry[index] = id
-            memberCount[id] += 1
+        func newRun(startingAt index: Int) -> Int {
+            firstEntry.append(index)
+            memberCount.append(0)
+            return firstEntry.count - 1
+        }
+        // Runs numbered from zero (an import's stream slots) are looked up in an array; any other
+        // numbering in a dictionary.
+        let largestRun = entries.reduce(0) { max($0, $1.run!) }
+        if entries.allSatisfy({ $0.run! >= 0 }), largestRun < 4 * entries.count + 1_024 {
+            var dense = [Int](repeating: -1, count: largestRun + 1)
+            for index in entries.indices {
+                let run = entries[index].run!
+                if dense[run] < 0 { dense[run] = newRun(startingAt: index) }
+                runOfEntry[index] = dense[run]
+                memberCount[dense[run]] += 1
+            }
+        } else {
+            var dense: [Int: Int] = [:]
+            for index in entries.indices {
+                let run = entries[index].run!
+                let id = dense[run] ?? {
+                    let id = newRun(startingAt: index)
+                    dense[run] = id
+                    return id
+                }()
+                runOfEntry[index] = id
+                memberCount[id] += 1
+            }
         }
         let runs = firstEntry.indices.sorted { compare(entries[firstEntry[$0]], entries[firstEntry[$1]], bytes) < 0 }
         var next = [Int](repeating: 0, count: runs.count)

@@ -103,14 +103,16 @@ struct SortedPutsTests {
         }
     }
 
-    @Test func runsAreOrderedByTheirFirstKeysAndKeepTheirOwnOrder() throws {
+    /// Small run numbers (an import's stream slots) and any others (looked up another way).
+    @Test(arguments: [(7, 3), (-5, 1_000_000_000)])
+    func runsAreOrderedByTheirFirstKeysAndKeepTheirOwnOrder(runs: (b: Int, a: Int)) throws {
         try withDatabase { environment, database in
             var puts = SortedPuts()
             // Interleaved like an import's stream index: stream b, then a, then b again.
-            add(&puts, Array("b\u{0}1".utf8), [1], tag: 1, run: 7)
-            add(&puts, Array("a\u{0}1".utf8), [2], tag: 2, run: 3)
-            add(&puts, Array("b\u{0}2".utf8), [3], tag: 3, run: 7)
-            add(&puts, Array("a\u{0}2".utf8), [4], tag: 4, run: 3)
+            add(&puts, Array("b\u{0}1".utf8), [1], tag: 1, run: runs.b)
+            add(&puts, Array("a\u{0}1".utf8), [2], tag: 2, run: runs.a)
+            add(&puts, Array("b\u{0}2".utf8), [3], tag: 3, run: runs.b)
+            add(&puts, Array("a\u{0}2".utf8), [4], tag: 4, run: runs.a)
             #expect(puts.tagsInWriteOrder() == [2, 4, 1, 3])
             try environment.write { txn in _ = try puts.write(to: database, in: txn) }
             #expect(try contents(environment, database).map(\.1) == [[2], [4], [1], [3]])
