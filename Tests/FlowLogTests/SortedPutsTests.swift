@@ -119,6 +119,38 @@ struct SortedPutsTests {
         }
     }
 
+    /// The radix sort behind the order of puts without runs: ascending, equal values in the order
+    /// given, whichever bytes the values share or not (a byte they all share is skipped).
+    @Test(arguments: [1, 2, 3])
+    func radixSortedOrdersLikeAStableSort(seed: UInt64) {
+        var random = SplitMix64(seed: seed)
+        let shapes: [(Int) -> UInt64] = [
+            { _ in random.next() },
+            { _ in 0x0123_4567_89AB_0000 | random.next() % 0x1_0000 },      // time-ordered ids: shared leading bytes
+            { _ in random.next() % 8 },                                        // many equal values
+            { _ in 0xFF00_0000_0000_00FF },                                    // all equal
+        ]
+        for shape in shapes {
+            let values = (0..<3_000).map(shape)
+            let expected = values.indices.sorted { values[$0] != values[$1] ? values[$0] < values[$1] : $0 < $1 }
+            #expect(SortedPuts.radixSorted(prefixes: values) == expected)
+        }
+        #expect(SortedPuts.radixSorted(prefixes: []) == [])
+    }
+
+    /// Keys longer than the eight bytes the radix sort looks at, sharing their first bytes: the
+    /// rest of the key decides, as LMDB's comparison does.
+    @Test func keysThatShareTheirFirstEightBytesAreOrderedByTheRest() throws {
+        var random = SplitMix64(seed: 7)
+        let keys = (0..<2_000).map { _ in [0, 1, 2, 3, 4, 5, 6, UInt8(random.next() % 2)] + (0..<Int(random.next() % 4)).map { _ in UInt8(random.next() % 3) } }
+        var puts = SortedPuts()
+        for (tag, key) in keys.enumerated() { add(&puts, key, [], tag: tag) }
+        let expected = keys.indices.sorted { left, right in
+            keys[left] != keys[right] ? keys[left].lexicographicallyPrecedes(keys[right]) : left < right
+        }
+        #expect(puts.tagsInWriteOrder() == expected)
+    }
+
     @Test func noOverwriteReportsTheEarliestRefusedPutAndKeepsTheRest() throws {
         try withDatabase { environment, database in
             var puts = SortedPuts()
