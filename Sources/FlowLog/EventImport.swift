@@ -101,7 +101,8 @@ struct PreparedImportBatch {
 }
 
 /// Checks and folds imported events in order and turns them into `PreparedImportBatch`es. A
-/// struct, not a class: the hot path then pays no run-time exclusivity checks on its fields.
+/// struct, not a class: the hot path then pays no run-time exclusivity checks on its fields
+/// (noncopyable, as the `BinaryWriter`s it holds are).
 ///
 /// Each stream is folded as it loads, so that the imported log has fingerprints and snapshots like
 /// one written through the pipeline. It touches no transaction itself: a stream it has not met is

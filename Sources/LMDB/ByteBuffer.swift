@@ -1,7 +1,7 @@
 /// Bytes gathered in one growing allocation, as a value: a copy shares the allocation until one of
 /// them changes. Appending a small value to an `Array` cost about a hundred instructions of
-/// uniqueness and capacity checks, and the hot paths append several per event (`SortedPuts` twice
-/// per put, `BinaryWriter` once per field).
+/// uniqueness and capacity checks, and `SortedPuts` appends a key and a value for each of an
+/// event's three puts. (`BinaryWriter`, which nothing copies, owns its bytes without this.)
 public struct ByteBuffer {
     @usableFromInline var arena: ByteArena
 
