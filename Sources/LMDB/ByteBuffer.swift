@@ -21,13 +21,6 @@ public struct ByteBuffer {
         arena.append(bytes)
     }
 
-    /// Appends a fixed-width value's bytes as they lie in memory.
-    @inlinable @inline(__always)
-    public mutating func append<Value: BitwiseCopyable>(_ value: Value) {
-        makeUnique()
-        arena.append(value)
-    }
-
     /// Appends two runs of bytes (a key and its value), checking for a shared allocation once.
     @inlinable @inline(__always)
     public mutating func append(_ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer) {
@@ -98,16 +91,6 @@ final class ByteArena {
         if state.pointee.base == nil || length + bytes.count > state.pointee.capacity { grow(toHold: length + bytes.count) }
         if let source = bytes.baseAddress { (state.pointee.base! + length).copyMemory(from: source, byteCount: bytes.count) }
         state.pointee.length = length + bytes.count
-    }
-
-    /// Appends a fixed-width value's bytes as they lie in memory.
-    @inlinable @inline(__always)
-    func append<Value: BitwiseCopyable>(_ value: Value) {
-        let length = state.pointee.length
-        let size = MemoryLayout<Value>.size
-        if state.pointee.base == nil || length + size > state.pointee.capacity { grow(toHold: length + size) }
-        state.pointee.base!.storeBytes(of: value, toByteOffset: length, as: Value.self)
-        state.pointee.length = length + size
     }
 
     /// Forgets the bytes and keeps the allocation.
