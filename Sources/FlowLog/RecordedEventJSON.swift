@@ -77,10 +77,7 @@ public enum RecordedEventJSON {
         func key(_ fragment: StaticString) -> Bool { scanner.literal(fragment) }
         func id() -> String? { try? identifier(&scanner, "") }
         func int() -> Int? { scanner.integer() }
-        func text() -> String? {
-            guard let value = try? scanner.string(), value.utf8.count <= Int(UInt16.max) else { return nil }
-            return value
-        }
+        func text() -> String? { try? freeText(&scanner, "") }
         let event: AppEvent
         switch tag {
         case .productAdded:
@@ -154,7 +151,7 @@ public enum RecordedEventJSON {
                 guard actor != nil else { throw Problem(message: "\"actor\" must be \"user\" or \"system\"") }
             } else if key.equals("timestamp") {
                 guard let raw = scanner.plainStringBytes(),
-                      let parsed = Timestamp.parseRFC3339(UnsafeBufferPointer(start: raw.baseAddress?.assumingMemoryBound(to: UInt8.self), count: raw.count))
+                      let parsed = Timestamp.parseRFC3339(raw)
                 else { throw Problem(message: "\"timestamp\" is not an RFC 3339 time such as 2026-11-21T13:25:17.123456Z") }
                 timestamp = parsed
             } else if key.equals("schemaVersion") { schemaVersion = scanner.takeNull() ? nil : try integer(&scanner, "schemaVersion") }
@@ -190,6 +187,13 @@ public enum RecordedEventJSON {
         return value
     }
 
+    /// Free text (a name, a reason): a string of at most 65,535 UTF-8 bytes, as records store it.
+    private static func freeText(_ scanner: inout JSONScanner, _ name: String) throws -> String {
+        guard let value = try scanner.string() else { throw Problem(message: "\"\(name)\" must be a string") }
+        guard value.utf8.count <= Int(UInt16.max) else { throw Problem(message: "\"\(name)\" is longer than 65,535 bytes") }
+        return value
+    }
+
     private static func identifier(_ scanner: inout JSONScanner, _ name: String) throws -> String {
         guard let raw = scanner.plainStringBytes(), raw.count >= 1, raw.count <= Identifier.maximumLength, raw.allSatisfy(Identifier.isAllowed) else {
             throw Problem(message: "\"\(name)\" is not an identifier (1 to 64 of A-Z a-z 0-9 . _ : -)")
@@ -202,12 +206,7 @@ public enum RecordedEventJSON {
         try scanner.beginObject()
         var fields = DataFields()
         var first = true
-        func text(_ name: String) throws -> String? {
-            if scanner.takeNull() { return nil }
-            guard let value = try scanner.string() else { throw Problem(message: "\"\(name)\" must be a string") }
-            guard value.utf8.count <= Int(UInt16.max) else { throw Problem(message: "\"\(name)\" is longer than 65,535 bytes") }
-            return value
-        }
+        func text(_ name: String) throws -> String? { scanner.takeNull() ? nil : try freeText(&scanner, name) }
         func id(_ name: String) throws -> String? { scanner.takeNull() ? nil : try identifier(&scanner, name) }
         func int(_ name: String) throws -> Int? { scanner.takeNull() ? nil : try integer(&scanner, name) }
         while let key = try scanner.nextKey(first: &first) {
