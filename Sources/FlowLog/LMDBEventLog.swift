@@ -512,15 +512,9 @@ public final class LMDBEventLog: EventLog {
     }
 
     private func decode(_ bytes: UnsafeRawBufferPointer, position: Int, previousHash: UInt64) throws -> (RecordedEvent, UInt64) {
-        // Assigned in the `do` and returned after it: returning from inside it made a copy of every
-        // record (each field retained, the original destroyed).
-        let decoded: (RecordedEvent, hash: UInt64)
-        do {
-            decoded = try RecordCodec.decode(bytes, expectedPosition: position, previousHash: previousHash)
-        } catch {
-            throw EventLogError.damaged(error)
-        }
-        return decoded
+        var record = RecordedEvent.placeholder
+        let hash = try decode(bytes, position: position, previousHash: previousHash, into: &record)
+        return (record, hash)
     }
 
     func reading<Result>(_ body: (Transaction) throws -> Result) throws -> Result {
