@@ -236,26 +236,18 @@ public struct SortedPuts {
         // Runs numbered from zero (an import's stream slots) are looked up in an array; any other
         // numbering in a dictionary.
         let largestRun = entries.reduce(0) { max($0, $1.run!) }
-        if entries.allSatisfy({ $0.run! >= 0 }), largestRun < 4 * entries.count + 1_024 {
-            var dense = [Int](repeating: -1, count: largestRun + 1)
-            for index in entries.indices {
-                let run = entries[index].run!
-                if dense[run] < 0 { dense[run] = newRun(startingAt: index) }
-                runOfEntry[index] = dense[run]
-                memberCount[dense[run]] += 1
+        let small = entries.allSatisfy({ $0.run! >= 0 }) && largestRun < 4 * entries.count + 1_024
+        var smallIds = [Int](repeating: -1, count: small ? largestRun + 1 : 0)
+        var otherIds: [Int: Int] = [:]
+        for index in entries.indices {
+            let run = entries[index].run!
+            var id = small ? smallIds[run] : otherIds[run] ?? -1
+            if id < 0 {
+                id = newRun(startingAt: index)
+                if small { smallIds[run] = id } else { otherIds[run] = id }
             }
-        } else {
-            var dense: [Int: Int] = [:]
-            for index in entries.indices {
-                let run = entries[index].run!
-                let id = dense[run] ?? {
-                    let id = newRun(startingAt: index)
-                    dense[run] = id
-                    return id
-                }()
-                runOfEntry[index] = id
-                memberCount[id] += 1
-            }
+            runOfEntry[index] = id
+            memberCount[id] += 1
         }
         let runs = firstEntry.indices.sorted { compare(entries[firstEntry[$0]], entries[firstEntry[$1]], bytes) < 0 }
         var next = [Int](repeating: 0, count: runs.count)
