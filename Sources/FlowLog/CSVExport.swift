@@ -10,7 +10,12 @@ public enum CSVSchema {
         public let meaning: String
     }
 
-    public static let columns: [Column] = [
+    /// The envelope's columns, then every event column the kinds' fields declare, in its order.
+    public static let columns: [Column] = envelopeColumns + EventKinds.columns.map {
+        Column(name: $0.name.description, type: $0.sqlType.description, meaning: $0.meaning.description)
+    }
+
+    private static let envelopeColumns: [Column] = [
         Column(name: "message_id", type: "UUID", meaning: "the event id (unique; use it to deduplicate)"),
         Column(name: "event", type: "VARCHAR", meaning: "the event type, such as cart.productAdded"),
         Column(name: "stream", type: "VARCHAR", meaning: "the stream (one session) the event belongs to"),
@@ -21,18 +26,6 @@ public enum CSVSchema {
         Column(name: "correlation_id", type: "VARCHAR", meaning: "the correlation id, where set"),
         Column(name: "causation_id", type: "VARCHAR", meaning: "the id of the command that caused it, where set"),
         Column(name: "schema_version", type: "INTEGER", meaning: "the storage schema the event was written with"),
-        Column(name: "product_id", type: "VARCHAR", meaning: "productAdded, productRemoved, discountApplied (product discounts)"),
-        Column(name: "name", type: "VARCHAR", meaning: "productAdded: the product's name"),
-        Column(name: "unit_price", type: "BIGINT", meaning: "productAdded: unit price in cents"),
-        Column(name: "quantity", type: "INTEGER", meaning: "productAdded: quantity added; productRemoved: quantity removed"),
-        Column(name: "discount_id", type: "VARCHAR", meaning: "discountApplied, discountRemoved"),
-        Column(name: "percent", type: "INTEGER", meaning: "discountApplied: whole percent"),
-        Column(name: "order_id", type: "VARCHAR", meaning: "orderPlaced"),
-        Column(name: "total", type: "BIGINT", meaning: "checkoutStarted, orderPlaced: cart total in cents"),
-        Column(name: "item_count", type: "INTEGER", meaning: "checkoutStarted, orderPlaced: the sum of quantities"),
-        Column(name: "reason", type: "VARCHAR", meaning: "paymentFailed: the provider's reason"),
-        Column(name: "has_onboarded", type: "BOOLEAN", meaning: "app.launched: as the app reported it"),
-        Column(name: "tab", type: "INTEGER", meaning: "home.tabSelected"),
     ]
 
     /// The column list, as `flowlog export --format csv --schema` prints it.
@@ -49,6 +42,41 @@ public enum CSVSchema {
 /// quotes doubled) and `\n` line ends.
 struct CSVRowWriter {
     private(set) var bytes: [UInt8] = []
+    /// This row's event cells, one per event column; reused from row to row.
+    private var cells = [Cell](repeating: .empty, count: EventKinds.columns.count)
+    private static let trueBytes = Array("true".utf8)
+    private static let falseBytes = Array("false".utf8)
+
+    private enum Cell {
+        case empty
+        case text(String)
+        case int(Int)
+        case bool(Bool)
+    }
+
+    /// Where each event column stands among the event cells, by the column's `order`.
+    private static let cellIndex: [Int: Int] = Dictionary(uniqueKeysWithValues: EventKinds.columns.enumerated().map { ($1.order, $0) })
+
+    /// Puts each field of an event into its column's cell.
+    private struct CellFiller: EventPayloadVisitor, FieldVisitor {
+        let cells: UnsafeMutableBufferPointer<Cell>
+
+        mutating func visit<Payload: EventPayload>(_ payload: Payload) {
+            var fields = payload
+            try! fields.visitFields(&self)
+        }
+
+        private func set(_ field: Field, _ cell: Cell) {
+            guard let column = field.column, let index = CSVRowWriter.cellIndex[column.order] else { return }
+            cells[index] = cell
+        }
+
+        mutating func visit(_ field: Field, _ value: inout String) { set(field, .text(value)) }
+        mutating func visit(_ field: Field, _ value: inout String?) { if let value { set(field, .text(value)) } }
+        mutating func visit(_ field: Field, _ value: inout Int) { set(field, .int(value)) }
+        mutating func visit(_ field: Field, _ value: inout Int?) { if let value { set(field, .int(value)) } }
+        mutating func visit(_ field: Field, _ value: inout Bool) { set(field, .bool(value)) }
+    }
 
     init(capacity: Int) {
         bytes.reserveCapacity(capacity)
@@ -72,32 +100,20 @@ struct CSVRowWriter {
         comma(); text(record.correlationId)
         comma(); text(record.causationId)
         comma(); int(record.schemaVersion)
-        var productId: String?, name: String?, unitPrice: Int?, quantity: Int?, discountId: String?, percent: Int?
-        var orderId: String?, total: Int?, itemCount: Int?, reason: String?, hasOnboarded: Bool?, tab: Int?
-        switch record.event {
-        case .cart(.productAdded(let p, let n, let u, let q)): (productId, name, unitPrice, quantity) = (p, n, u, q)
-        case .cart(.productRemoved(let p, let q)): (productId, quantity) = (p, q)
-        case .cart(.discountApplied(let d, let pc, let p)): (discountId, percent, productId) = (d, pc, p)
-        case .cart(.discountRemoved(let d)): discountId = d
-        case .cart(.checkoutStarted(let t, let c)): (total, itemCount) = (t, c)
-        case .cart(.orderPlaced(let o, let t, let c)): (orderId, total, itemCount) = (o, t, c)
-        case .cart(.paymentFailed(let r)): reason = r
-        case .navigation(.appLaunched(let h)): hasOnboarded = h
-        case .navigation(.tabSelected(let t)): tab = t
-        case .navigation: break
+        cells.withUnsafeMutableBufferPointer { cells in
+            for index in cells.indices { cells[index] = .empty }
+            var filler = CellFiller(cells: cells)
+            try! record.event.visitPayload(&filler)
         }
-        comma(); text(productId)
-        comma(); text(name)
-        comma(); int(unitPrice)
-        comma(); int(quantity)
-        comma(); text(discountId)
-        comma(); int(percent)
-        comma(); text(orderId)
-        comma(); int(total)
-        comma(); int(itemCount)
-        comma(); text(reason)
-        comma(); if let hasOnboarded { bytes.append(contentsOf: hasOnboarded ? Array("true".utf8) : Array("false".utf8)) }
-        comma(); int(tab)
+        for cell in cells {
+            comma()
+            switch cell {
+            case .empty: break
+            case .text(let value): text(value)
+            case .int(let value): int(value)
+            case .bool(let value): bytes.append(contentsOf: value ? Self.trueBytes : Self.falseBytes)
+            }
+        }
         bytes.append(0x0A)
     }
 

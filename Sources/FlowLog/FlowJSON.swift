@@ -133,7 +133,7 @@ public enum FlowJSON {
         json.raw(#","stream":"#); json.rawString(record.stream)
         json.raw(#","version":"#); json.rawInt(record.version)
         json.raw(#","eventId":"#); json.commaBits &= ~1; json.eventID(record.eventId)
-        json.raw(#","type":"#); json.rawString(record.event.typeName)
+        json.raw(#","type":"#); writeTypeName(record.event, into: &json)
         json.raw(#","actor":"#); json.rawString(record.actor.rawValue)
         json.raw(#","timestamp":"#); json.commaBits &= ~1; json.timestamp(record.timestamp)
         json.raw(#","schemaVersion":"#); json.rawInt(record.schemaVersion)
@@ -151,40 +151,48 @@ public enum FlowJSON {
         return json.text
     }
 
-    /// An event's own fields (`data` in exports).
+    /// An event's own fields (`data` in exports), every declared field in its declared order,
+    /// `null` for an absent optional one.
     public static func writeEventData(_ event: AppEvent, into json: inout JSONWriter) {
-        json.beginObject()
-        switch event {
-        case .cart(.productAdded(let productId, let name, let unitPrice, let quantity)):
-            json.key("productId"); json.string(productId)
-            json.key("name"); json.string(name)
-            json.key("unitPrice"); json.int(unitPrice)
-            json.key("quantity"); json.int(quantity)
-        case .cart(.productRemoved(let productId, let quantity)):
-            json.key("productId"); json.string(productId)
-            json.key("quantity"); json.int(quantity)
-        case .cart(.discountApplied(let discountId, let percent, let productId)):
-            json.key("discountId"); json.string(discountId)
-            json.key("percent"); json.int(percent)
-            json.key("productId"); json.string(productId)
-        case .cart(.discountRemoved(let discountId)):
-            json.key("discountId"); json.string(discountId)
-        case .cart(.checkoutStarted(let total, let itemCount)):
-            json.key("total"); json.int(total)
-            json.key("itemCount"); json.int(itemCount)
-        case .cart(.orderPlaced(let orderId, let total, let itemCount)):
-            json.key("orderId"); json.string(orderId)
-            json.key("total"); json.int(total)
-            json.key("itemCount"); json.int(itemCount)
-        case .cart(.paymentFailed(let reason)):
-            json.key("reason"); json.string(reason)
-        case .navigation(.appLaunched(let hasOnboarded)):
-            json.key("hasOnboarded"); json.bool(hasOnboarded)
-        case .navigation(.tabSelected(let tab)):
-            json.key("tab"); json.int(tab)
-        case .navigation:
-            break
+        withUnsafeMutablePointer(to: &json) { pointer in
+            var writer = EventDataWriter(json: pointer)
+            try! event.visitPayload(&writer)
         }
-        json.endObject()
+    }
+
+    /// The event's type name as a JSON string, straight from its declaration.
+    @inline(__always)
+    static func writeTypeName(_ event: AppEvent, into json: inout JSONWriter) {
+        withUnsafeMutablePointer(to: &json) { pointer in
+            var writer = TypeNameWriter(json: pointer)
+            try! event.visitPayload(&writer)
+        }
+    }
+
+    private struct TypeNameWriter: EventPayloadVisitor {
+        let json: UnsafeMutablePointer<JSONWriter>
+        @inline(__always)
+        mutating func visit<Payload: EventPayload>(_ payload: Payload) { json.pointee.rawName(Payload.declaration.typeName) }
+    }
+
+    /// Writes through a pointer, so the writer's buffer is never copied into the visitor.
+    private struct EventDataWriter: EventPayloadVisitor, FieldVisitor {
+        let json: UnsafeMutablePointer<JSONWriter>
+
+        mutating func visit<Payload: EventPayload>(_ payload: Payload) {
+            json.pointee.beginObject()
+            var fields = payload
+            try! fields.visitFields(&self)
+            json.pointee.endObject()
+        }
+
+        mutating func visit(_ field: Field, _ value: inout String) { json.pointee.key(field.name); json.pointee.string(value) }
+        mutating func visit(_ field: Field, _ value: inout String?) { json.pointee.key(field.name); json.pointee.string(value) }
+        mutating func visit(_ field: Field, _ value: inout Int) { json.pointee.key(field.name); json.pointee.int(value) }
+        mutating func visit(_ field: Field, _ value: inout Int?) {
+            json.pointee.key(field.name)
+            if let value { json.pointee.int(value) } else { json.pointee.null() }
+        }
+        mutating func visit(_ field: Field, _ value: inout Bool) { json.pointee.key(field.name); json.pointee.bool(value) }
     }
 }

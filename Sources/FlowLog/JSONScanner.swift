@@ -175,10 +175,11 @@ struct JSONScanner {
     }
 
     /// `true` or `false`, or `nil` for anything else.
+    /// Every letter is checked: `fa,se` is not `false` (an earlier version looked at two letters).
     mutating func bool() -> Bool? {
         guard let first = peek() else { return nil }
-        if first == UInt8(ascii: "t"), offset + 4 <= bytes.count, bytes[offset + 1] == UInt8(ascii: "r") { offset += 4; return true }
-        if first == UInt8(ascii: "f"), offset + 5 <= bytes.count, bytes[offset + 1] == UInt8(ascii: "a") { offset += 5; return false }
+        if first == UInt8(ascii: "t") { return literal("true") ? true : nil }
+        if first == UInt8(ascii: "f") { return literal("false") ? false : nil }
         return nil
     }
 

@@ -45,6 +45,16 @@ public struct JSONWriter {
         string(value)
     }
 
+    /// A declared name (an event type) as a string value with no separator logic, for use after
+    /// `raw`. Declared names are identifiers: nothing in them needs escaping.
+    @inline(__always)
+    public mutating func rawName(_ name: StaticString) {
+        commaBits &= ~1
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        bytes.append(UInt8(ascii: "\""))
+    }
+
     /// An integer with no separator logic, for use after `raw`.
     public mutating func rawInt(_ value: Int) {
         commaBits &= ~1

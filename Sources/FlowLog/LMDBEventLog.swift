@@ -167,9 +167,9 @@ public final class LMDBEventLog: EventLog {
                                            correlationId: new.correlationId, causationId: new.causationId, event: new.event)
                 let fingerprint = request.fingerprints.count == request.events.count ? request.fingerprints[version - current - 1] : nil
                 previousHash = puts.add(record, chainedTo: previousHash, encoder: &writer, fingerprint: fingerprint, tag: position, run: run)
-                if case .cart(.orderPlaced(let orderId, let total, let itemCount)) = new.event {
+                if case .cart(.orderPlaced(let placed)) = new.event {
                     let number = try orderNumbers[request.stream] ?? orderCount(of: request.stream, txn)
-                    try recordOrder(Order(orderId: orderId, total: total, itemCount: itemCount), number: number + 1, stream: request.stream, version: version, txn)
+                    try recordOrder(Order(orderId: placed.orderId, total: placed.total, itemCount: placed.itemCount), number: number + 1, stream: request.stream, version: version, txn)
                     orderNumbers[request.stream] = number + 1
                 }
             }

@@ -35,7 +35,7 @@ public enum RecordCodec {
         writer.reset()
         writer.write(UInt8(currentSchemaVersion))
         writer.write(record.actor == .user ? UInt8(0) : UInt8(1))
-        writer.write(EventTag.of(record.event).rawValue)
+        writer.write(EventFieldsCodec.tag(of: record.event))
         writer.write(UInt64(record.position))
         writer.write(UInt64(record.version))
         writer.write(record.timestamp.microseconds)
@@ -104,10 +104,10 @@ public enum RecordCodec {
             guard position == expectedPosition else {
                 throw RecordDamage(position: expectedPosition, stream: stream, problem: "the record says it is position \(position)")
             }
-            guard let tag = EventTag(rawValue: tagValue) else {
+            guard let kind = EventKinds.kind(tag: tagValue) else {
                 throw RecordDamage(position: expectedPosition, stream: stream, problem: "unknown event type tag \(tagValue)")
             }
-            let event = try EventFieldsCodec.decode(tag, from: &reader)
+            let event = try EventFieldsCodec.decode(kind, from: &reader)
             guard reader.remaining == 0 else {
                 throw RecordDamage(position: expectedPosition, stream: stream, problem: "\(reader.remaining) unexpected bytes after the event's fields")
             }
@@ -154,128 +154,80 @@ public struct RecordDamage: Error, Equatable, Sendable, CustomStringConvertible 
     }
 }
 
-/// Stable numbers for event types in storage. Never reuse or renumber one: old logs depend on them.
-enum EventTag: UInt16 {
-    case productAdded = 1, productRemoved, discountApplied, discountRemoved, checkoutStarted, orderPlaced, paymentFailed
-    case appLaunched = 20, signUpStarted, logInStarted, onboardingAdvanced, onboardingWentBack, onboardingFinished
-    case loginSucceeded, loginCancelled, tabSelected, modalPresented, modalDismissed
-
-    /// The tag of an event type name (`cart.productAdded`), given as bytes.
-    init?(typeName: UnsafeRawBufferPointer) {
-        guard let index = Self.typeNameBytes.firstIndex(where: { name in
-            name.count == typeName.count && name.withUnsafeBytes { memcmp($0.baseAddress!, typeName.baseAddress!, name.count) == 0 }
-        }) else { return nil }
-        self = EventTag.inTypeNameOrder[index]
-    }
-
-    /// `ExportFilter.eventTypes` as bytes: an import looks a type name up for every line.
-    private static let typeNameBytes: [[UInt8]] = ExportFilter.eventTypes.map { Array($0.utf8) }
-
-    /// The tags in the order of `ExportFilter.eventTypes`.
-    static let inTypeNameOrder: [EventTag] = [
-        .productAdded, .productRemoved, .discountApplied, .discountRemoved, .checkoutStarted, .orderPlaced, .paymentFailed,
-        .appLaunched, .signUpStarted, .logInStarted, .onboardingAdvanced, .onboardingWentBack, .onboardingFinished,
-        .loginSucceeded, .loginCancelled, .tabSelected, .modalPresented, .modalDismissed,
-    ]
-
-    static func of(_ event: AppEvent) -> EventTag {
-        switch event {
-        case .cart(.productAdded): .productAdded
-        case .cart(.productRemoved): .productRemoved
-        case .cart(.discountApplied): .discountApplied
-        case .cart(.discountRemoved): .discountRemoved
-        case .cart(.checkoutStarted): .checkoutStarted
-        case .cart(.orderPlaced): .orderPlaced
-        case .cart(.paymentFailed): .paymentFailed
-        case .navigation(.appLaunched): .appLaunched
-        case .navigation(.signUpStarted): .signUpStarted
-        case .navigation(.logInStarted): .logInStarted
-        case .navigation(.onboardingAdvanced): .onboardingAdvanced
-        case .navigation(.onboardingWentBack): .onboardingWentBack
-        case .navigation(.onboardingFinished): .onboardingFinished
-        case .navigation(.loginSucceeded): .loginSucceeded
-        case .navigation(.loginCancelled): .loginCancelled
-        case .navigation(.tabSelected): .tabSelected
-        case .navigation(.modalPresented): .modalPresented
-        case .navigation(.modalDismissed): .modalDismissed
-        }
-    }
-}
-
-/// The per-type fields of an event, after the envelope.
+/// The per-type fields of an event, after the envelope, in the order its kind declares them:
+/// identifiers as short strings, free text as strings, integers as eight bytes, flags as one byte.
 enum EventFieldsCodec {
+    /// The tag stored records give the event's kind.
+    @inline(__always)
+    static func tag(of event: AppEvent) -> UInt16 {
+        var reader = TagReader()
+        try! event.visitPayload(&reader)
+        return reader.tag
+    }
+
     static func encode(_ event: AppEvent, into writer: inout BinaryWriter) {
-        switch event {
-        case .cart(.productAdded(let productId, let name, let unitPrice, let quantity)):
-            writer.writeShortString(productId)
-            writer.writeString(name)
-            writer.write(int: unitPrice)
-            writer.write(int: quantity)
-        case .cart(.productRemoved(let productId, let quantity)):
-            writer.writeShortString(productId)
-            writer.write(int: quantity)
-        case .cart(.discountApplied(let discountId, let percent, let productId)):
-            writer.writeShortString(discountId)
-            writer.write(int: percent)
-            writer.writeShortString(productId)
-        case .cart(.discountRemoved(let discountId)):
-            writer.writeShortString(discountId)
-        case .cart(.checkoutStarted(let total, let itemCount)):
-            writer.write(int: total)
-            writer.write(int: itemCount)
-        case .cart(.orderPlaced(let orderId, let total, let itemCount)):
-            writer.writeShortString(orderId)
-            writer.write(int: total)
-            writer.write(int: itemCount)
-        case .cart(.paymentFailed(let reason)):
-            writer.writeString(reason)
-        case .navigation(.appLaunched(let hasOnboarded)):
-            writer.write(hasOnboarded ? UInt8(1) : UInt8(0))
-        case .navigation(.tabSelected(let tab)):
-            writer.write(int: tab)
-        case .navigation(.signUpStarted), .navigation(.logInStarted), .navigation(.onboardingAdvanced),
-             .navigation(.onboardingWentBack), .navigation(.onboardingFinished), .navigation(.loginSucceeded),
-             .navigation(.loginCancelled), .navigation(.modalPresented), .navigation(.modalDismissed):
-            break
+        withUnsafeMutablePointer(to: &writer) { pointer in
+            var encoder = FieldEncoder(writer: pointer)
+            try! event.visitPayload(&encoder)
         }
     }
 
-    static func decode(_ tag: EventTag, from reader: inout BinaryReader) throws -> AppEvent {
-        switch tag {
-        case .productAdded:
-            return .cart(.productAdded(productId: try identifier(&reader), name: try reader.readString(),
-                                       unitPrice: try reader.readInt(), quantity: try reader.readInt()))
-        case .productRemoved:
-            return .cart(.productRemoved(productId: try identifier(&reader), quantity: try reader.readInt()))
-        case .discountApplied:
-            return .cart(.discountApplied(discountId: try identifier(&reader), percent: try reader.readInt(),
-                                          productId: try reader.readShortString()))
-        case .discountRemoved:
-            return .cart(.discountRemoved(discountId: try identifier(&reader)))
-        case .checkoutStarted:
-            return .cart(.checkoutStarted(total: try reader.readInt(), itemCount: try reader.readInt()))
-        case .orderPlaced:
-            return .cart(.orderPlaced(orderId: try identifier(&reader), total: try reader.readInt(), itemCount: try reader.readInt()))
-        case .paymentFailed:
-            return .cart(.paymentFailed(reason: try reader.readString()))
-        case .appLaunched:
-            return .navigation(.appLaunched(hasOnboarded: try reader.readByte() != 0))
-        case .tabSelected:
-            return .navigation(.tabSelected(try reader.readInt()))
-        case .signUpStarted: return .navigation(.signUpStarted)
-        case .logInStarted: return .navigation(.logInStarted)
-        case .onboardingAdvanced: return .navigation(.onboardingAdvanced)
-        case .onboardingWentBack: return .navigation(.onboardingWentBack)
-        case .onboardingFinished: return .navigation(.onboardingFinished)
-        case .loginSucceeded: return .navigation(.loginSucceeded)
-        case .loginCancelled: return .navigation(.loginCancelled)
-        case .modalPresented: return .navigation(.modalPresented)
-        case .modalDismissed: return .navigation(.modalDismissed)
-        }
+    static func decode(_ kind: AppEvent.Kind, from reader: inout BinaryReader) throws -> AppEvent {
+        var decoder = FieldDecoder(reader: reader)
+        let event = try AppEvent.decode(kind, &decoder)
+        reader = decoder.reader
+        return event
     }
 
-    private static func identifier(_ reader: inout BinaryReader) throws -> String {
-        guard let value = try reader.readShortString() else { throw BinaryReader.OutOfBounds() }
-        return value
+    private struct TagReader: EventPayloadVisitor {
+        var tag: UInt16 = 0
+        @inline(__always)
+        mutating func visit<Payload: EventPayload>(_ payload: Payload) { tag = Payload.declaration.tag }
+    }
+
+    /// Writes through a pointer: `BinaryWriter` is noncopyable, and visitors are values.
+    private struct FieldEncoder: EventPayloadVisitor, FieldVisitor {
+        let writer: UnsafeMutablePointer<BinaryWriter>
+
+        @inline(__always)
+        mutating func visit<Payload: EventPayload>(_ payload: Payload) throws {
+            var fields = payload
+            try fields.visitFields(&self)
+        }
+
+        mutating func visit(_ field: Field, _ value: inout String) {
+            if field.type == .identifier { writer.pointee.writeShortString(value) } else { writer.pointee.writeString(value) }
+        }
+
+        mutating func visit(_ field: Field, _ value: inout String?) {
+            precondition(field.type == .identifier, "an optional event field that is not an identifier has no binary layout")
+            writer.pointee.writeShortString(value)
+        }
+
+        mutating func visit(_ field: Field, _ value: inout Int) { writer.pointee.write(int: value) }
+
+        mutating func visit(_ field: Field, _ value: inout Int?) {
+            preconditionFailure("an optional integer event field has no binary layout")
+        }
+
+        mutating func visit(_ field: Field, _ value: inout Bool) { writer.pointee.write(value ? UInt8(1) : UInt8(0)) }
+    }
+
+    private struct FieldDecoder: PayloadDecoder, FieldVisitor {
+        var reader: BinaryReader
+
+        mutating func visit(_ field: Field, _ value: inout String) throws {
+            if field.type == .identifier {
+                guard let read = try reader.readShortString() else { throw BinaryReader.OutOfBounds() }
+                value = read
+            } else {
+                value = try reader.readString()
+            }
+        }
+
+        mutating func visit(_ field: Field, _ value: inout String?) throws { value = try reader.readShortString() }
+        mutating func visit(_ field: Field, _ value: inout Int) throws { value = try reader.readInt() }
+        mutating func visit(_ field: Field, _ value: inout Int?) throws { value = try reader.readInt() }
+        mutating func visit(_ field: Field, _ value: inout Bool) throws { value = try reader.readByte() != 0 }
     }
 }

@@ -1,4 +1,7 @@
 import FlowDomain
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Reads one line of an NDJSON export (SPEC §5's envelope, as `FlowJSON.writeEvent` writes it) back
 /// into a recorded event, checking every field as strictly as the command line checks commands.
@@ -22,12 +25,6 @@ public enum RecordedEventJSON {
         }
     }
 
-    /// The event's own fields, gathered before the type is known (members come in any order).
-    private struct DataFields {
-        var productId: String?, name: String?, unitPrice: Int?, quantity: Int?, discountId: String?, percent: Int?
-        var orderId: String?, total: Int?, itemCount: Int?, reason: String?, hasOnboarded: Bool?, tab: Int?
-    }
-
     @inline(__always)
     private static func scan(_ line: UnsafeRawBufferPointer) throws -> RecordedEvent {
         if let record = canonical(line) { return record }
@@ -47,7 +44,7 @@ public enum RecordedEventJSON {
               scanner.literal(#","stream":"#), let stream = identifier(),
               scanner.literal(#","version":"#), let version = scanner.integer(), version >= 1,
               scanner.literal(#","eventId":"#), let eventId = scanner.fixedLengthString(36, EventID.parse),
-              scanner.literal(#","type":"#), let rawType = scanner.plainStringBytes(), let tag = EventTag(typeName: rawType),
+              scanner.literal(#","type":"#), let rawType = scanner.plainStringBytes(), let kind = kind(typeName: rawType),
               scanner.literal(#","actor":"#), let rawActor = scanner.plainStringBytes(),
               let actor: Actor = rawActor.equals("user") ? .user : rawActor.equals("system") ? .system : nil,
               scanner.literal(#","timestamp":"#), let timestamp = scanner.fixedLengthString(Timestamp.exportedLength, Timestamp.parseRFC3339),
@@ -63,65 +60,89 @@ public enum RecordedEventJSON {
             guard let id = identifier() else { return nil }
             causationId = id
         }
-        guard scanner.literal(#","data":"#), let event = canonicalData(tag, &scanner), scanner.literal("}"), scanner.atEnd()
+        guard scanner.literal(#","data":"#), let event = canonicalData(kind, &scanner), scanner.literal("}"), scanner.atEnd()
         else { return nil }
         return RecordedEvent(position: position, stream: stream, version: version, eventId: eventId, timestamp: timestamp,
                              actor: actor, correlationId: correlationId, causationId: causationId,
                              schemaVersion: schema, event: event)
     }
 
-    /// An event's `data` in the layout `FlowJSON.writeEventData` writes for its type (its members
-    /// in that order, `null` for an absent optional one), checked by the same helpers as
-    /// `dataFields`; `nil` for anything else.
-    private static func canonicalData(_ tag: EventTag, _ scanner: inout JSONScanner) -> AppEvent? {
-        func key(_ fragment: StaticString) -> Bool { scanner.literal(fragment) }
-        func id() -> String? { try? identifier(&scanner, "") }
-        func int() -> Int? { scanner.integer() }
-        func text() -> String? { try? freeText(&scanner, "") }
-        let event: AppEvent
-        switch tag {
-        case .productAdded:
-            guard key(#"{"productId":"#), let productId = id(), key(#","name":"#), let name = text(),
-                  key(#","unitPrice":"#), let unitPrice = int(), key(#","quantity":"#), let quantity = int() else { return nil }
-            event = .cart(.productAdded(productId: productId, name: name, unitPrice: unitPrice, quantity: quantity))
-        case .productRemoved:
-            guard key(#"{"productId":"#), let productId = id(), key(#","quantity":"#), let quantity = int() else { return nil }
-            event = .cart(.productRemoved(productId: productId, quantity: quantity))
-        case .discountApplied:
-            guard key(#"{"discountId":"#), let discountId = id(), key(#","percent":"#), let percent = int(),
-                  key(#","productId":"#) else { return nil }
-            var productId: String?
-            if !key("null") {
-                guard let id = id() else { return nil }
-                productId = id
-            }
-            event = .cart(.discountApplied(discountId: discountId, percent: percent, productId: productId))
-        case .discountRemoved:
-            guard key(#"{"discountId":"#), let discountId = id() else { return nil }
-            event = .cart(.discountRemoved(discountId: discountId))
-        case .checkoutStarted:
-            guard key(#"{"total":"#), let total = int(), key(#","itemCount":"#), let itemCount = int() else { return nil }
-            event = .cart(.checkoutStarted(total: total, itemCount: itemCount))
-        case .orderPlaced:
-            guard key(#"{"orderId":"#), let orderId = id(), key(#","total":"#), let total = int(),
-                  key(#","itemCount":"#), let itemCount = int() else { return nil }
-            event = .cart(.orderPlaced(orderId: orderId, total: total, itemCount: itemCount))
-        case .paymentFailed:
-            guard key(#"{"reason":"#), let reason = text() else { return nil }
-            event = .cart(.paymentFailed(reason: reason))
-        case .appLaunched:
-            guard key(#"{"hasOnboarded":"#), let hasOnboarded = scanner.bool() else { return nil }
-            event = .navigation(.appLaunched(hasOnboarded: hasOnboarded))
-        case .tabSelected:
-            guard key(#"{"tab":"#), let tab = int() else { return nil }
-            event = .navigation(.tabSelected(tab))
-        case .signUpStarted, .logInStarted, .onboardingAdvanced, .onboardingWentBack, .onboardingFinished,
-             .loginSucceeded, .loginCancelled, .modalPresented, .modalDismissed:
-            // Fieldless: `event(_:_:)` maps the tag, and the empty object is all there is to read.
-            guard key("{}"), let fieldless = try? Self.event(tag, DataFields()) else { return nil }
-            return fieldless
+    /// An event's `data` in the layout `FlowJSON.writeEventData` writes for its kind (its declared
+    /// fields in order, `null` for an absent optional one), checked by the same helpers as the
+    /// general reader; `nil` for anything else.
+    private static func canonicalData(_ kind: AppEvent.Kind, _ scanner: inout JSONScanner) -> AppEvent? {
+        var reader = CanonicalDataReader(scanner: scanner)
+        guard let event = try? AppEvent.decode(kind, &reader) else { return nil }
+        scanner = reader.scanner
+        return event
+    }
+
+    /// The kind an event type name (as bytes) names: an import looks one up for every line.
+    static func kind(typeName: UnsafeRawBufferPointer) -> AppEvent.Kind? {
+        for (index, name) in typeNameBytes.enumerated()
+        where name.count == typeName.count && name.withUnsafeBytes({ memcmp($0.baseAddress!, typeName.baseAddress!, name.count) == 0 }) {
+            return EventKinds.all[index].kind
         }
-        return key("}") ? event : nil
+        return nil
+    }
+
+    private static let typeNameBytes: [[UInt8]] = EventKinds.all.map { Array($0.typeName.utf8) }
+
+    /// Not the layout this reader matches: the general reader takes over.
+    private struct Mismatch: Error {}
+
+    private struct CanonicalDataReader: PayloadDecoder, FieldVisitor {
+        var scanner: JSONScanner
+        private var first = true
+
+        init(scanner: JSONScanner) { self.scanner = scanner }
+
+        mutating func payload<Payload: KindPayload>(_ type: Payload.Type) throws -> Payload {
+            var payload = Payload()
+            try payload.visitFields(&self)
+            guard scanner.literal(first ? "{}" : "}") else { throw Mismatch() }
+            return payload
+        }
+
+        private mutating func member(_ field: Field) throws {
+            guard scanner.literal(first ? "{\"" : ",\""), scanner.literal(field.name), scanner.literal("\":") else { throw Mismatch() }
+            first = false
+        }
+
+        private mutating func string(_ field: Field) throws -> String {
+            let read = field.type == .identifier ? try? RecordedEventJSON.identifier(&scanner, "") : try? RecordedEventJSON.freeText(&scanner, "")
+            guard let read else { throw Mismatch() }
+            return read
+        }
+
+        mutating func visit(_ field: Field, _ value: inout String) throws {
+            try member(field)
+            value = try string(field)
+        }
+
+        mutating func visit(_ field: Field, _ value: inout String?) throws {
+            try member(field)
+            value = scanner.literal("null") ? nil : try string(field)
+        }
+
+        mutating func visit(_ field: Field, _ value: inout Int) throws {
+            try member(field)
+            guard let read = scanner.integer() else { throw Mismatch() }
+            value = read
+        }
+
+        mutating func visit(_ field: Field, _ value: inout Int?) throws {
+            try member(field)
+            if scanner.literal("null") { value = nil; return }
+            guard let read = scanner.integer() else { throw Mismatch() }
+            value = read
+        }
+
+        mutating func visit(_ field: Field, _ value: inout Bool) throws {
+            try member(field)
+            guard let read = scanner.bool() else { throw Mismatch() }
+            value = read
+        }
     }
 
     /// Any valid layout: members in any order, whitespace, `null` for absent, unknown members.
@@ -131,8 +152,8 @@ public enum RecordedEventJSON {
         try scanner.beginObject()
         var position: Int?, version: Int?, schemaVersion: Int?
         var stream: String?, correlationId: String?, causationId: String?
-        var eventId: EventID?, timestamp: Timestamp?, actor: Actor?, tag: EventTag?, typeText: String?
-        var data: DataFields?
+        var eventId: EventID?, timestamp: Timestamp?, actor: Actor?, kind: AppEvent.Kind?, typeText: String?
+        var data: [(String, JSONValue)]?
         var first = true
         while let key = try scanner.nextKey(first: &first) {
             if key.equals("position") { position = try integer(&scanner, "position") }
@@ -143,8 +164,8 @@ public enum RecordedEventJSON {
                 eventId = id
             } else if key.equals("type") {
                 guard let raw = scanner.plainStringBytes() else { throw Problem(message: "\"type\" must be a string") }
-                tag = EventTag(typeName: raw)
-                typeText = tag == nil ? String(decoding: raw.prefix(60), as: UTF8.self) : nil
+                kind = Self.kind(typeName: raw)
+                typeText = kind == nil ? String(decoding: raw.prefix(60), as: UTF8.self) : nil
             } else if key.equals("actor") {
                 let raw = scanner.plainStringBytes()
                 actor = raw.map { $0.equals("user") ? .user : $0.equals("system") ? .system : nil } ?? nil
@@ -157,7 +178,10 @@ public enum RecordedEventJSON {
             } else if key.equals("schemaVersion") { schemaVersion = scanner.takeNull() ? nil : try integer(&scanner, "schemaVersion") }
             else if key.equals("correlationId") { correlationId = scanner.takeNull() ? nil : try identifier(&scanner, "correlationId") }
             else if key.equals("causationId") { causationId = scanner.takeNull() ? nil : try identifier(&scanner, "causationId") }
-            else if key.equals("data") { data = try dataFields(&scanner) }
+            else if key.equals("data") {
+                guard case .object(let members) = try scanner.value() else { throw Problem(message: "\"data\" must be an object") }
+                data = members
+            }
             else { _ = try scanner.value() }
         }
         guard scanner.atEnd() else { throw JSONSyntaxError(offset: scanner.offset, reason: "unexpected text after the JSON value") }
@@ -169,8 +193,8 @@ public enum RecordedEventJSON {
         guard let eventId else { throw Problem(message: "\"eventId\" is missing") }
         guard let actor else { throw Problem(message: "\"actor\" is missing") }
         guard let timestamp else { throw Problem(message: "\"timestamp\" is missing") }
-        guard let tag else {
-            throw Problem(message: typeText.map { "\"type\" \"\($0)\" is not an event type; the types are \(ExportFilter.eventTypes.joined(separator: ", "))" } ?? "\"type\" is missing")
+        guard let kind else {
+            throw Problem(message: typeText.map { "\"type\" \"\($0)\" is not an event type; the types are \(EventKinds.typeNames.joined(separator: ", "))" } ?? "\"type\" is missing")
         }
         let schema = schemaVersion ?? RecordCodec.currentSchemaVersion
         guard (1...RecordCodec.currentSchemaVersion).contains(schema) else {
@@ -179,7 +203,7 @@ public enum RecordedEventJSON {
         guard let data else { throw Problem(message: "\"data\" must be an object") }
         return RecordedEvent(position: position, stream: stream, version: version, eventId: eventId, timestamp: timestamp,
                              actor: actor, correlationId: correlationId, causationId: causationId,
-                             schemaVersion: schema, event: try event(tag, data))
+                             schemaVersion: schema, event: try event(kind, data))
     }
 
     private static func integer(_ scanner: inout JSONScanner, _ name: String) throws -> Int {
@@ -201,75 +225,69 @@ public enum RecordedEventJSON {
         return String(decoding: raw, as: UTF8.self)
     }
 
-    private static func dataFields(_ scanner: inout JSONScanner) throws -> DataFields {
-        guard scanner.peek() == UInt8(ascii: "{") else { throw Problem(message: "\"data\" must be an object") }
-        try scanner.beginObject()
-        var fields = DataFields()
-        var first = true
-        func text(_ name: String) throws -> String? { scanner.takeNull() ? nil : try freeText(&scanner, name) }
-        func id(_ name: String) throws -> String? { scanner.takeNull() ? nil : try identifier(&scanner, name) }
-        func int(_ name: String) throws -> Int? { scanner.takeNull() ? nil : try integer(&scanner, name) }
-        while let key = try scanner.nextKey(first: &first) {
-            if key.equals("productId") { fields.productId = try id("productId") }
-            else if key.equals("name") { fields.name = try text("name") }
-            else if key.equals("unitPrice") { fields.unitPrice = try int("unitPrice") }
-            else if key.equals("quantity") { fields.quantity = try int("quantity") }
-            else if key.equals("discountId") { fields.discountId = try id("discountId") }
-            else if key.equals("percent") { fields.percent = try int("percent") }
-            else if key.equals("orderId") { fields.orderId = try id("orderId") }
-            else if key.equals("total") { fields.total = try int("total") }
-            else if key.equals("itemCount") { fields.itemCount = try int("itemCount") }
-            else if key.equals("reason") { fields.reason = try text("reason") }
-            else if key.equals("hasOnboarded") {
-                if scanner.takeNull() { fields.hasOnboarded = nil } else {
-                    guard let flag = scanner.bool() else { throw Problem(message: "\"hasOnboarded\" must be true or false") }
-                    fields.hasOnboarded = flag
-                }
-            } else if key.equals("tab") { fields.tab = try int("tab") }
-            else { _ = try scanner.value() }
-        }
-        return fields
+    /// An event's `data` members, read by name for the kind's declared fields: any order, the last
+    /// of a repeated member, `null` for absent, unknown members ignored.
+    ///
+    /// Events are facts: a value today's rules would refuse (a 150% discount an older build let
+    /// through) is still read, so that replay and bisect can show what it did. Types and
+    /// identifiers are checked.
+    private static func event(_ kind: AppEvent.Kind, _ data: [(String, JSONValue)]) throws -> AppEvent {
+        var reader = NamedDataReader(members: data)
+        return try AppEvent.decode(kind, &reader)
     }
 
-    private static func event(_ tag: EventTag, _ data: DataFields) throws(Problem) -> AppEvent {
-        func need<T>(_ value: T?, _ name: String) throws(Problem) -> T {
-            guard let value else { throw Problem(message: "\"\(name)\" is missing") }
+    private struct NamedDataReader: PayloadDecoder, FieldVisitor {
+        let members: [(String, JSONValue)]
+
+        private func lookup(_ field: Field) -> JSONValue? {
+            let name = field.nameText
+            guard let value = members.last(where: { $0.0 == name })?.1 else { return nil }
+            if case .null = value { return nil }
             return value
         }
-        // Events are facts: a value today's rules would refuse (a 150% discount an older build let
-        // through) is still read, so that replay and bisect can show what it did.
-        func amount(_ value: Int?, _ name: String) throws(Problem) -> Int { try need(value, name) }
-        switch tag {
-        case .productAdded:
-            return .cart(.productAdded(productId: try need(data.productId, "productId"), name: try need(data.name, "name"),
-                                       unitPrice: try amount(data.unitPrice, "unitPrice"), quantity: try amount(data.quantity, "quantity")))
-        case .productRemoved:
-            return .cart(.productRemoved(productId: try need(data.productId, "productId"), quantity: try amount(data.quantity, "quantity")))
-        case .discountApplied:
-            return .cart(.discountApplied(discountId: try need(data.discountId, "discountId"), percent: try need(data.percent, "percent"),
-                                          productId: data.productId))
-        case .discountRemoved:
-            return .cart(.discountRemoved(discountId: try need(data.discountId, "discountId")))
-        case .checkoutStarted:
-            return .cart(.checkoutStarted(total: try amount(data.total, "total"), itemCount: try amount(data.itemCount, "itemCount")))
-        case .orderPlaced:
-            return .cart(.orderPlaced(orderId: try need(data.orderId, "orderId"), total: try amount(data.total, "total"),
-                                      itemCount: try amount(data.itemCount, "itemCount")))
-        case .paymentFailed:
-            return .cart(.paymentFailed(reason: try need(data.reason, "reason")))
-        case .appLaunched:
-            return .navigation(.appLaunched(hasOnboarded: try need(data.hasOnboarded, "hasOnboarded")))
-        case .tabSelected:
-            return .navigation(.tabSelected(try need(data.tab, "tab")))
-        case .signUpStarted: return .navigation(.signUpStarted)
-        case .logInStarted: return .navigation(.logInStarted)
-        case .onboardingAdvanced: return .navigation(.onboardingAdvanced)
-        case .onboardingWentBack: return .navigation(.onboardingWentBack)
-        case .onboardingFinished: return .navigation(.onboardingFinished)
-        case .loginSucceeded: return .navigation(.loginSucceeded)
-        case .loginCancelled: return .navigation(.loginCancelled)
-        case .modalPresented: return .navigation(.modalPresented)
-        case .modalDismissed: return .navigation(.modalDismissed)
+
+        private func string(_ field: Field, _ value: JSONValue) throws -> String {
+            guard case .string(let text) = value else {
+                if field.type == .identifier { throw Problem(message: "\"\(field.name)\" is not an identifier (1 to 64 of A-Z a-z 0-9 . _ : -)") }
+                throw Problem(message: "\"\(field.name)\" must be a string")
+            }
+            if field.type == .identifier {
+                guard Identifier.isValid(text) else { throw Problem(message: "\"\(field.name)\" is not an identifier (1 to 64 of A-Z a-z 0-9 . _ : -)") }
+            } else if text.utf8.count > Int(UInt16.max) {
+                throw Problem(message: "\"\(field.name)\" is longer than 65,535 bytes")
+            }
+            return text
+        }
+
+        private func integer(_ field: Field, _ value: JSONValue) throws -> Int {
+            guard case .integer(let number) = value else { throw Problem(message: "\"\(field.name)\" must be an integer") }
+            return number
+        }
+
+        private func missing(_ field: Field) -> Problem { Problem(message: "\"\(field.name)\" is missing") }
+
+        mutating func visit(_ field: Field, _ value: inout String) throws {
+            guard let member = lookup(field) else { throw missing(field) }
+            value = try string(field, member)
+        }
+
+        mutating func visit(_ field: Field, _ value: inout String?) throws {
+            value = try lookup(field).map { try string(field, $0) }
+        }
+
+        mutating func visit(_ field: Field, _ value: inout Int) throws {
+            guard let member = lookup(field) else { throw missing(field) }
+            value = try integer(field, member)
+        }
+
+        mutating func visit(_ field: Field, _ value: inout Int?) throws {
+            value = try lookup(field).map { try integer(field, $0) }
+        }
+
+        mutating func visit(_ field: Field, _ value: inout Bool) throws {
+            guard let member = lookup(field) else { throw missing(field) }
+            guard case .bool(let flag) = member else { throw Problem(message: "\"\(field.name)\" must be true or false") }
+            value = flag
         }
     }
 }

@@ -12,12 +12,8 @@ public struct WireRejection: Error, Equatable, Sendable {
 /// Decisions where the spec is silent: unknown members are ignored; `null` for an optional field means
 /// the field is absent; for a repeated member the last one counts.
 public enum WireCommand {
-    public static let allTypes: [String] = [
-        "cart.addProduct", "cart.removeProduct", "cart.applyDiscount", "cart.removeDiscount", "cart.checkout",
-        "payment.succeeded", "payment.failed", "app.launched", "welcome.signUp", "welcome.logIn",
-        "onboarding.next", "onboarding.back", "onboarding.finish", "login.succeeded", "login.cancel",
-        "home.selectTab", "home.presentModal", "modal.dismiss",
-    ]
+    /// Every command type, in SPEC §2's order.
+    public static var allTypes: [String] { CommandKinds.typeNames }
 
     public static func decode(_ line: UnsafeRawBufferPointer) -> Result<CommandEnvelope, WireRejection> {
         let value: JSONValue
@@ -54,42 +50,31 @@ public enum WireCommand {
         }
     }
 
+    /// The command a type names, its fields read as its kind declares them.
     private static func command(_ type: String, _ fields: inout Fields) throws(Rejection) -> AppCommand {
-        switch type {
-        case "cart.addProduct":
-            return .cart(.addProduct(productId: try fields.string("productId"), name: try fields.optionalString("name"),
-                                     unitPrice: try fields.integer("unitPrice"), quantity: try fields.integer("quantity")))
-        case "cart.removeProduct":
-            return .cart(.removeProduct(productId: try fields.string("productId"), quantity: try fields.optionalInteger("quantity")))
-        case "cart.applyDiscount":
-            return .cart(.applyDiscount(discountId: try fields.string("discountId"), percent: try fields.integer("percent"),
-                                        productId: try fields.optionalString("productId")))
-        case "cart.removeDiscount":
-            return .cart(.removeDiscount(discountId: try fields.string("discountId")))
-        case "cart.checkout": return .cart(.checkout)
-        case "payment.succeeded": return .payment(.succeeded(orderId: try fields.string("orderId")))
-        case "payment.failed": return .payment(.failed(reason: try fields.string("reason")))
-        case "app.launched": return .app(.launched(hasOnboarded: try fields.bool("hasOnboarded")))
-        case "welcome.signUp": return .welcome(.signUp)
-        case "welcome.logIn": return .welcome(.logIn)
-        case "onboarding.next": return .onboarding(.next)
-        case "onboarding.back": return .onboarding(.back)
-        case "onboarding.finish": return .onboarding(.finish)
-        case "login.succeeded": return .login(.succeeded)
-        case "login.cancel": return .login(.cancel)
-        case "home.selectTab": return .home(.selectTab(try fields.integer("tab")))
-        case "home.presentModal": return .home(.presentModal)
-        case "modal.dismiss": return .modal(.dismiss)
-        default:
+        guard let info = CommandKinds.info(typeName: type) else {
             let shown = type.count > 60 ? String(type.prefix(60)) + "…" : type
             throw Rejection(.unknownCommand, "There is no command type \"\(shown)\"; use one of: \(allTypes.joined(separator: ", ")).")
+        }
+        do {
+            return try AppCommand.decode(info.kind, &fields)
+        } catch let rejection as Rejection {
+            throw rejection
+        } catch {
+            throw Rejection(.malformedCommand, "\(error)")
         }
     }
 
     /// Typed access to an object's members, with the `malformedCommand` sentences.
-    private struct Fields {
+    private struct Fields: PayloadDecoder, FieldVisitor {
         let members: [(String, JSONValue)]
         var stream: String?
+
+        mutating func visit(_ field: Field, _ value: inout String) throws { value = try string(field.nameText) }
+        mutating func visit(_ field: Field, _ value: inout String?) throws { value = try optionalString(field.nameText) }
+        mutating func visit(_ field: Field, _ value: inout Int) throws { value = try integer(field.nameText) }
+        mutating func visit(_ field: Field, _ value: inout Int?) throws { value = try optionalInteger(field.nameText) }
+        mutating func visit(_ field: Field, _ value: inout Bool) throws { value = try bool(field.nameText) }
 
         func lookup(_ name: String) -> JSONValue? {
             guard let value = members.last(where: { $0.0 == name })?.1 else { return nil }
@@ -143,33 +128,26 @@ public enum WireCommand {
         if let id = envelope.commandId { json.key("id"); json.string(id) }
         if let expected = envelope.expectedVersion { json.key("expectedVersion"); json.int(expected) }
         if let correlation = envelope.correlationId { json.key("correlationId"); json.string(correlation) }
-        switch envelope.command {
-        case .cart(.addProduct(let productId, let name, let unitPrice, let quantity)):
-            json.key("productId"); json.string(productId)
-            if let name { json.key("name"); json.string(name) }
-            json.key("unitPrice"); json.int(unitPrice)
-            json.key("quantity"); json.int(quantity)
-        case .cart(.removeProduct(let productId, let quantity)):
-            json.key("productId"); json.string(productId)
-            if let quantity { json.key("quantity"); json.int(quantity) }
-        case .cart(.applyDiscount(let discountId, let percent, let productId)):
-            json.key("discountId"); json.string(discountId)
-            json.key("percent"); json.int(percent)
-            if let productId { json.key("productId"); json.string(productId) }
-        case .cart(.removeDiscount(let discountId)):
-            json.key("discountId"); json.string(discountId)
-        case .payment(.succeeded(let orderId)):
-            json.key("orderId"); json.string(orderId)
-        case .payment(.failed(let reason)):
-            json.key("reason"); json.string(reason)
-        case .app(.launched(let hasOnboarded)):
-            json.key("hasOnboarded"); json.bool(hasOnboarded)
-        case .home(.selectTab(let tab)):
-            json.key("tab"); json.int(tab)
-        case .cart(.checkout), .welcome, .onboarding, .login, .home(.presentModal), .modal:
-            break
-        }
+        var fields = FieldWriter(json: json)
+        try! envelope.command.visitPayload(&fields)
+        json = fields.json
         json.endObject()
         return json.text
+    }
+
+    /// Writes a command's fields as wire members; an absent optional field is left out.
+    private struct FieldWriter: CommandPayloadVisitor, FieldVisitor {
+        var json: JSONWriter
+
+        mutating func visit<Payload: CommandPayload>(_ payload: Payload) {
+            var fields = payload
+            try! fields.visitFields(&self)
+        }
+
+        mutating func visit(_ field: Field, _ value: inout String) { json.key(field.name); json.string(value) }
+        mutating func visit(_ field: Field, _ value: inout String?) { if let value { json.key(field.name); json.string(value) } }
+        mutating func visit(_ field: Field, _ value: inout Int) { json.key(field.name); json.int(value) }
+        mutating func visit(_ field: Field, _ value: inout Int?) { if let value { json.key(field.name); json.int(value) } }
+        mutating func visit(_ field: Field, _ value: inout Bool) { json.key(field.name); json.bool(value) }
     }
 }

@@ -3,8 +3,8 @@ import FlowDomain
 /// A specification of the Decider in the given/when/then form:
 ///
 /// ```swift
-/// let scenario = DeciderScenario.given(.cart(.productAdded(productId: "p1", name: "Mug", unitPrice: 1250, quantity: 2)))
-/// #expect(scenario.when(.cart(.checkout)) == .events([.cart(.checkoutStarted(total: 2500, itemCount: 2))]))
+/// let scenario = DeciderScenario.given(.cart(.productAdded(.init(productId: "p1", name: "Mug", unitPrice: 1250, quantity: 2))))
+/// #expect(scenario.when(.cart(.checkout)) == .events([.cart(.checkoutStarted(.init(total: 2500, itemCount: 2)))]))
 /// #expect(DeciderScenario.given().when(.cart(.checkout)) == .rejected(.emptyCart))
 /// ```
 public struct DeciderScenario {

@@ -32,27 +32,27 @@ public struct RandomCommands {
         switch Int.random(in: 0..<100, using: &rng) {
         case 0..<30:
             let unitPrice = prices[products.firstIndex(of: product)! % prices.count] + (Int.random(in: 0..<20, using: &rng) == 0 ? 1 : 0)
-            return .cart(.addProduct(productId: product, name: Bool.random(using: &rng) ? nil : "Name \(product)",
-                                     unitPrice: unitPrice, quantity: quantity(using: &rng, large: true)))
+            return .cart(.addProduct(.init(productId: product, name: Bool.random(using: &rng) ? nil : "Name \(product)",
+                                     unitPrice: unitPrice, quantity: quantity(using: &rng, large: true))))
         case 30..<40:
-            return .cart(.removeProduct(productId: product, quantity: Bool.random(using: &rng) ? nil : quantity(using: &rng, large: false)))
+            return .cart(.removeProduct(.init(productId: product, quantity: Bool.random(using: &rng) ? nil : quantity(using: &rng, large: false))))
         case 40..<50:
-            return .cart(.applyDiscount(discountId: discountIds.randomElement(using: &rng)!, percent: Int.random(in: 0...101, using: &rng),
-                                        productId: Bool.random(using: &rng) ? nil : product))
+            return .cart(.applyDiscount(.init(discountId: discountIds.randomElement(using: &rng)!, percent: Int.random(in: 0...101, using: &rng),
+                                        productId: Bool.random(using: &rng) ? nil : product)))
         case 50..<55:
-            return .cart(.removeDiscount(discountId: discountIds.randomElement(using: &rng)!))
+            return .cart(.removeDiscount(.init(discountId: discountIds.randomElement(using: &rng)!)))
         case 55..<62:
             return .cart(.checkout)
         case 62..<67:
-            return .payment(.succeeded(orderId: "o-\(Int.random(in: 1...6, using: &rng))"))
+            return .payment(.succeeded(.init(orderId: "o-\(Int.random(in: 1...6, using: &rng))")))
         case 67..<70:
-            return .payment(.failed(reason: "declined"))
+            return .payment(.failed(.init(reason: "declined")))
         case 70..<74:
-            return .app(.launched(hasOnboarded: Int.random(in: 0..<4, using: &rng) == 0))
+            return .app(.launched(.init(hasOnboarded: Int.random(in: 0..<4, using: &rng) == 0)))
         default:
             let navigation: [AppCommand] = [
                 .welcome(.signUp), .welcome(.logIn), .onboarding(.next), .onboarding(.back), .onboarding(.finish),
-                .login(.succeeded), .login(.cancel), .home(.selectTab(Int.random(in: -1...2, using: &rng))),
+                .login(.succeeded), .login(.cancel), .home(.selectTab(.init(tab: Int.random(in: -1...2, using: &rng)))),
                 .home(.presentModal), .modal(.dismiss),
             ]
             return navigation.randomElement(using: &rng)!

@@ -10,22 +10,22 @@ struct Workload {
     /// The commands of visit `visit` (0-based) of stream `stream`.
     func visit(_ visit: Int, stream: Int) -> [CommandEnvelope] {
         let id = "session-\(stream)"
-        var commands: [AppCommand] = [.app(.launched(hasOnboarded: visit > 0))]
+        var commands: [AppCommand] = [.app(.launched(.init(hasOnboarded: visit > 0)))]
         if visit == 0 { commands += [.welcome(.signUp), .onboarding(.next), .onboarding(.finish)] }
         let products = 2 + (stream + visit) % 3
         for product in 0..<products {
-            commands.append(.cart(.addProduct(productId: "p\(product)", name: ["Mug", "T-shirt", "Sticker pack", "Cap"][product % 4],
-                                              unitPrice: 350 + 250 * product, quantity: 1 + (stream + product) % 3)))
+            commands.append(.cart(.addProduct(.init(productId: "p\(product)", name: ["Mug", "T-shirt", "Sticker pack", "Cap"][product % 4],
+                                              unitPrice: 350 + 250 * product, quantity: 1 + (stream + product) % 3))))
         }
         commands += [
-            .home(.selectTab(1)),
-            .cart(.applyDiscount(discountId: "D\(visit)", percent: 10, productId: "p0")),
-            .cart(.applyDiscount(discountId: "C\(visit)", percent: 5, productId: nil)),
-            .cart(.removeProduct(productId: "p1", quantity: nil)),
+            .home(.selectTab(.init(tab: 1))),
+            .cart(.applyDiscount(.init(discountId: "D\(visit)", percent: 10, productId: "p0"))),
+            .cart(.applyDiscount(.init(discountId: "C\(visit)", percent: 5, productId: nil))),
+            .cart(.removeProduct(.init(productId: "p1", quantity: nil))),
             .cart(.checkout),
-            .payment(.failed(reason: "card declined")),
+            .payment(.failed(.init(reason: "card declined"))),
             .cart(.checkout),
-            .payment(.succeeded(orderId: "order-\(visit)")),
+            .payment(.succeeded(.init(orderId: "order-\(visit)"))),
             .home(.presentModal),
             .modal(.dismiss),
         ]

@@ -25,7 +25,7 @@ struct CartCommand: ParsableCommand {
         }
 
         func run() throws {
-            try Issue.run(.cart(.addProduct(productId: product, name: name, unitPrice: MoneyText.cents(price)!, quantity: quantity)), envelope, global)
+            try Issue.run(.cart(.addProduct(.init(productId: product, name: name, unitPrice: MoneyText.cents(price)!, quantity: quantity))), envelope, global)
         }
     }
 
@@ -36,7 +36,7 @@ struct CartCommand: ParsableCommand {
         @OptionGroup var envelope: EnvelopeOptions
         @OptionGroup var global: GlobalOptions
 
-        func run() throws { try Issue.run(.cart(.removeProduct(productId: product, quantity: quantity)), envelope, global) }
+        func run() throws { try Issue.run(.cart(.removeProduct(.init(productId: product, quantity: quantity))), envelope, global) }
     }
 
     struct ApplyDiscount: ParsableCommand {
@@ -47,7 +47,7 @@ struct CartCommand: ParsableCommand {
         @OptionGroup var envelope: EnvelopeOptions
         @OptionGroup var global: GlobalOptions
 
-        func run() throws { try Issue.run(.cart(.applyDiscount(discountId: discount, percent: percent, productId: product)), envelope, global) }
+        func run() throws { try Issue.run(.cart(.applyDiscount(.init(discountId: discount, percent: percent, productId: product))), envelope, global) }
     }
 
     struct RemoveDiscount: ParsableCommand {
@@ -56,7 +56,7 @@ struct CartCommand: ParsableCommand {
         @OptionGroup var envelope: EnvelopeOptions
         @OptionGroup var global: GlobalOptions
 
-        func run() throws { try Issue.run(.cart(.removeDiscount(discountId: discount)), envelope, global) }
+        func run() throws { try Issue.run(.cart(.removeDiscount(.init(discountId: discount))), envelope, global) }
     }
 
     struct Checkout: ParsableCommand {
@@ -79,7 +79,7 @@ struct SystemCommand: ParsableCommand {
         @OptionGroup var envelope: EnvelopeOptions
         @OptionGroup var global: GlobalOptions
 
-        func run() throws { try Issue.run(.app(.launched(hasOnboarded: hasOnboarded)), envelope, global) }
+        func run() throws { try Issue.run(.app(.launched(.init(hasOnboarded: hasOnboarded))), envelope, global) }
     }
 
     struct PaymentSucceeded: ParsableCommand {
@@ -88,7 +88,7 @@ struct SystemCommand: ParsableCommand {
         @OptionGroup var envelope: EnvelopeOptions
         @OptionGroup var global: GlobalOptions
 
-        func run() throws { try Issue.run(.payment(.succeeded(orderId: order)), envelope, global) }
+        func run() throws { try Issue.run(.payment(.succeeded(.init(orderId: order))), envelope, global) }
     }
 
     struct PaymentFailed: ParsableCommand {
@@ -97,7 +97,7 @@ struct SystemCommand: ParsableCommand {
         @OptionGroup var envelope: EnvelopeOptions
         @OptionGroup var global: GlobalOptions
 
-        func run() throws { try Issue.run(.payment(.failed(reason: reason)), envelope, global) }
+        func run() throws { try Issue.run(.payment(.failed(.init(reason: reason))), envelope, global) }
     }
 }
 
@@ -174,7 +174,7 @@ struct HomeCommand: ParsableCommand {
         @Option(help: "The tab, 0 or 1.") var tab: Int
         @OptionGroup var envelope: EnvelopeOptions
         @OptionGroup var global: GlobalOptions
-        func run() throws { try Issue.run(.home(.selectTab(tab)), envelope, global) }
+        func run() throws { try Issue.run(.home(.selectTab(.init(tab: tab))), envelope, global) }
     }
 
     struct PresentModal: ParsableCommand {

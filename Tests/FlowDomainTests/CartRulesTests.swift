@@ -3,14 +3,14 @@ import FlowLogTesting
 import Testing
 
 private func added(_ productId: String, price: Int = 1250, quantity: Int = 1, name: String? = nil) -> AppEvent {
-    .cart(.productAdded(productId: productId, name: name ?? productId, unitPrice: price, quantity: quantity))
+    .cart(.productAdded(.init(productId: productId, name: name ?? productId, unitPrice: price, quantity: quantity)))
 }
 
 private func add(_ productId: String, price: Int = 1250, quantity: Int = 1) -> AppCommand {
-    .cart(.addProduct(productId: productId, name: nil, unitPrice: price, quantity: quantity))
+    .cart(.addProduct(.init(productId: productId, name: nil, unitPrice: price, quantity: quantity)))
 }
 
-private let checkoutStarted = AppEvent.cart(.checkoutStarted(total: 1250, itemCount: 1))
+private let checkoutStarted = AppEvent.cart(.checkoutStarted(.init(total: 1250, itemCount: 1)))
 
 @Suite("cart.addProduct")
 struct AddProductTests {
@@ -53,86 +53,86 @@ struct AddProductTests {
 struct RemoveProductTests {
     @Test func removesPartOfALine() {
         let scenario = DeciderScenario.given(added("p1", quantity: 5))
-        #expect(scenario.when(.cart(.removeProduct(productId: "p1", quantity: 2))) == .events([.cart(.productRemoved(productId: "p1", quantity: 2))]))
-        #expect(scenario.stateAfter(.cart(.removeProduct(productId: "p1", quantity: 2)))!.cart.lines[0].quantity == 3)
+        #expect(scenario.when(.cart(.removeProduct(.init(productId: "p1", quantity: 2)))) == .events([.cart(.productRemoved(.init(productId: "p1", quantity: 2)))]))
+        #expect(scenario.stateAfter(.cart(.removeProduct(.init(productId: "p1", quantity: 2))))!.cart.lines[0].quantity == 3)
     }
 
     @Test func removesTheWholeLineWhenNoQuantityIsGivenRecordingWhatWasRemoved() {
         let scenario = DeciderScenario.given(added("p1", quantity: 5))
-        #expect(scenario.when(.cart(.removeProduct(productId: "p1", quantity: nil))) == .events([.cart(.productRemoved(productId: "p1", quantity: 5))]))
+        #expect(scenario.when(.cart(.removeProduct(.init(productId: "p1", quantity: nil)))) == .events([.cart(.productRemoved(.init(productId: "p1", quantity: 5)))]))
     }
 
     @Test func aLineThatReachesZeroGoesWithItsProductDiscount() {
         let state = DeciderScenario.given(
-            added("p1", quantity: 2), .cart(.discountApplied(discountId: "D1", percent: 10, productId: "p1"))
-        ).stateAfter(.cart(.removeProduct(productId: "p1", quantity: 2)))!
+            added("p1", quantity: 2), .cart(.discountApplied(.init(discountId: "D1", percent: 10, productId: "p1")))
+        ).stateAfter(.cart(.removeProduct(.init(productId: "p1", quantity: 2))))!
         #expect(state.cart.lines.isEmpty)
         #expect(!state.cart.isApplied(discountId: "D1"))
         // The discount id is free again once its line is gone.
         let readded = DeciderScenario(state: state).stateAfter(add("p1"))!
         #expect(readded.cart.lines[0].discount == nil)
-        #expect(DeciderScenario(state: readded).when(.cart(.applyDiscount(discountId: "D1", percent: 5, productId: nil))) == .events([.cart(.discountApplied(discountId: "D1", percent: 5, productId: nil))]))
+        #expect(DeciderScenario(state: readded).when(.cart(.applyDiscount(.init(discountId: "D1", percent: 5, productId: nil)))) == .events([.cart(.discountApplied(.init(discountId: "D1", percent: 5, productId: nil)))]))
     }
 
     @Test func refusesAProductThatIsNotInTheCart() {
-        #expect(DeciderScenario.given().when(.cart(.removeProduct(productId: "p1", quantity: nil))) == .rejected(.productNotInCart))
+        #expect(DeciderScenario.given().when(.cart(.removeProduct(.init(productId: "p1", quantity: nil)))) == .rejected(.productNotInCart))
     }
 
     @Test func refusesMoreThanTheLineHolds() {
-        #expect(DeciderScenario.given(added("p1", quantity: 2)).when(.cart(.removeProduct(productId: "p1", quantity: 3))) == .rejected(.invalidQuantity))
+        #expect(DeciderScenario.given(added("p1", quantity: 2)).when(.cart(.removeProduct(.init(productId: "p1", quantity: 3)))) == .rejected(.invalidQuantity))
     }
 
     @Test func refusesWhileCheckingOut() {
-        #expect(DeciderScenario.given(added("p1"), checkoutStarted).when(.cart(.removeProduct(productId: "p1", quantity: nil))) == .rejected(.cartNotOpen))
+        #expect(DeciderScenario.given(added("p1"), checkoutStarted).when(.cart(.removeProduct(.init(productId: "p1", quantity: nil)))) == .rejected(.cartNotOpen))
     }
 }
 
 @Suite("cart.applyDiscount and cart.removeDiscount")
 struct DiscountTests {
     @Test func aProductDiscountNeedsTheProductInTheCart() {
-        #expect(DeciderScenario.given().when(.cart(.applyDiscount(discountId: "D1", percent: 10, productId: "p1"))) == .rejected(.productNotInCart))
+        #expect(DeciderScenario.given().when(.cart(.applyDiscount(.init(discountId: "D1", percent: 10, productId: "p1")))) == .rejected(.productNotInCart))
     }
 
     @Test func aCartDiscountNeedsNoProducts() {
-        #expect(DeciderScenario.given().when(.cart(.applyDiscount(discountId: "D1", percent: 10, productId: nil))) == .events([.cart(.discountApplied(discountId: "D1", percent: 10, productId: nil))]))
+        #expect(DeciderScenario.given().when(.cart(.applyDiscount(.init(discountId: "D1", percent: 10, productId: nil)))) == .events([.cart(.discountApplied(.init(discountId: "D1", percent: 10, productId: nil)))]))
     }
 
     @Test func anAppliedIdIsRefusedWhereverItIsApplied() {
-        let scenario = DeciderScenario.given(added("p1"), added("p2"), .cart(.discountApplied(discountId: "D1", percent: 10, productId: "p1")))
-        #expect(scenario.when(.cart(.applyDiscount(discountId: "D1", percent: 5, productId: "p2"))) == .rejected(.duplicateDiscount))
-        #expect(scenario.when(.cart(.applyDiscount(discountId: "D1", percent: 5, productId: nil))) == .rejected(.duplicateDiscount))
+        let scenario = DeciderScenario.given(added("p1"), added("p2"), .cart(.discountApplied(.init(discountId: "D1", percent: 10, productId: "p1"))))
+        #expect(scenario.when(.cart(.applyDiscount(.init(discountId: "D1", percent: 5, productId: "p2")))) == .rejected(.duplicateDiscount))
+        #expect(scenario.when(.cart(.applyDiscount(.init(discountId: "D1", percent: 5, productId: nil)))) == .rejected(.duplicateDiscount))
     }
 
     @Test func duplicateIsCheckedBeforeTheProduct() {
-        let scenario = DeciderScenario.given(.cart(.discountApplied(discountId: "D1", percent: 10, productId: nil)))
-        #expect(scenario.when(.cart(.applyDiscount(discountId: "D1", percent: 5, productId: "nope"))) == .rejected(.duplicateDiscount))
+        let scenario = DeciderScenario.given(.cart(.discountApplied(.init(discountId: "D1", percent: 10, productId: nil))))
+        #expect(scenario.when(.cart(.applyDiscount(.init(discountId: "D1", percent: 5, productId: "nope")))) == .rejected(.duplicateDiscount))
     }
 
     @Test func aNewProductDiscountReplacesTheOldOneAndFreesItsId() {
-        let state = DeciderScenario.given(added("p1"), .cart(.discountApplied(discountId: "D1", percent: 10, productId: "p1")))
-            .stateAfter(.cart(.applyDiscount(discountId: "D2", percent: 20, productId: "p1")))!
+        let state = DeciderScenario.given(added("p1"), .cart(.discountApplied(.init(discountId: "D1", percent: 10, productId: "p1"))))
+            .stateAfter(.cart(.applyDiscount(.init(discountId: "D2", percent: 20, productId: "p1"))))!
         #expect(state.cart.lines[0].discount == Discount(id: "D2", percent: 20))
         #expect(!state.cart.isApplied(discountId: "D1"))
     }
 
     @Test func aNewCartDiscountReplacesTheOldOne() {
-        let state = DeciderScenario.given(.cart(.discountApplied(discountId: "D1", percent: 10, productId: nil)))
-            .stateAfter(.cart(.applyDiscount(discountId: "D2", percent: 20, productId: nil)))!
+        let state = DeciderScenario.given(.cart(.discountApplied(.init(discountId: "D1", percent: 10, productId: nil))))
+            .stateAfter(.cart(.applyDiscount(.init(discountId: "D2", percent: 20, productId: nil))))!
         #expect(state.cart.cartDiscount == Discount(id: "D2", percent: 20))
     }
 
     @Test func removesAProductOrCartDiscount() {
-        let scenario = DeciderScenario.given(added("p1"), .cart(.discountApplied(discountId: "D1", percent: 10, productId: "p1")),
-                                             .cart(.discountApplied(discountId: "D2", percent: 10, productId: nil)))
-        #expect(scenario.stateAfter(.cart(.removeDiscount(discountId: "D1")))!.cart.lines[0].discount == nil)
-        #expect(scenario.stateAfter(.cart(.removeDiscount(discountId: "D2")))!.cart.cartDiscount == nil)
-        #expect(scenario.when(.cart(.removeDiscount(discountId: "D3"))) == .rejected(.discountNotApplied))
+        let scenario = DeciderScenario.given(added("p1"), .cart(.discountApplied(.init(discountId: "D1", percent: 10, productId: "p1"))),
+                                             .cart(.discountApplied(.init(discountId: "D2", percent: 10, productId: nil))))
+        #expect(scenario.stateAfter(.cart(.removeDiscount(.init(discountId: "D1"))))!.cart.lines[0].discount == nil)
+        #expect(scenario.stateAfter(.cart(.removeDiscount(.init(discountId: "D2"))))!.cart.cartDiscount == nil)
+        #expect(scenario.when(.cart(.removeDiscount(.init(discountId: "D3")))) == .rejected(.discountNotApplied))
     }
 
     @Test func discountsCannotChangeWhileCheckingOut() {
-        let scenario = DeciderScenario.given(added("p1"), .cart(.discountApplied(discountId: "D1", percent: 10, productId: nil)), checkoutStarted)
-        #expect(scenario.when(.cart(.applyDiscount(discountId: "D2", percent: 5, productId: nil))) == .rejected(.cartNotOpen))
-        #expect(scenario.when(.cart(.removeDiscount(discountId: "D1"))) == .rejected(.cartNotOpen))
+        let scenario = DeciderScenario.given(added("p1"), .cart(.discountApplied(.init(discountId: "D1", percent: 10, productId: nil))), checkoutStarted)
+        #expect(scenario.when(.cart(.applyDiscount(.init(discountId: "D2", percent: 5, productId: nil)))) == .rejected(.cartNotOpen))
+        #expect(scenario.when(.cart(.removeDiscount(.init(discountId: "D1")))) == .rejected(.cartNotOpen))
     }
 }
 
@@ -144,8 +144,8 @@ struct CheckoutTests {
 
     @Test func checkoutRecordsTheTotalAndItemCount() {
         let scenario = DeciderScenario.given(added("p1", price: 1000, quantity: 2), added("p2", price: 500, quantity: 1),
-                                             .cart(.discountApplied(discountId: "D", percent: 10, productId: nil)))
-        #expect(scenario.when(.cart(.checkout)) == .events([.cart(.checkoutStarted(total: 2250, itemCount: 3))]))
+                                             .cart(.discountApplied(.init(discountId: "D", percent: 10, productId: nil))))
+        #expect(scenario.when(.cart(.checkout)) == .events([.cart(.checkoutStarted(.init(total: 2250, itemCount: 3)))]))
         #expect(scenario.stateAfter(.cart(.checkout))!.cart.status == .checkingOut)
     }
 
@@ -154,25 +154,25 @@ struct CheckoutTests {
     }
 
     @Test func paymentsNeedACheckoutInProgress() {
-        #expect(DeciderScenario.given(added("p1")).when(.payment(.succeeded(orderId: "o1"))) == .rejected(.noCheckoutInProgress))
-        #expect(DeciderScenario.given(added("p1")).when(.payment(.failed(reason: "no"))) == .rejected(.noCheckoutInProgress))
+        #expect(DeciderScenario.given(added("p1")).when(.payment(.succeeded(.init(orderId: "o1")))) == .rejected(.noCheckoutInProgress))
+        #expect(DeciderScenario.given(added("p1")).when(.payment(.failed(.init(reason: "no")))) == .rejected(.noCheckoutInProgress))
     }
 
     @Test func aSuccessfulPaymentPlacesTheOrderAndEmptiesTheCart() {
-        let scenario = DeciderScenario.given(added("p1", price: 1250, quantity: 2), .cart(.discountApplied(discountId: "D", percent: 10, productId: "p1")),
-                                             .cart(.discountApplied(discountId: "C", percent: 50, productId: nil)),
-                                             .cart(.checkoutStarted(total: 1125, itemCount: 2)))
-        #expect(scenario.when(.payment(.succeeded(orderId: "o1"))) == .events([.cart(.orderPlaced(orderId: "o1", total: 1125, itemCount: 2))]))
-        let state = scenario.stateAfter(.payment(.succeeded(orderId: "o1")))!
+        let scenario = DeciderScenario.given(added("p1", price: 1250, quantity: 2), .cart(.discountApplied(.init(discountId: "D", percent: 10, productId: "p1"))),
+                                             .cart(.discountApplied(.init(discountId: "C", percent: 50, productId: nil))),
+                                             .cart(.checkoutStarted(.init(total: 1125, itemCount: 2))))
+        #expect(scenario.when(.payment(.succeeded(.init(orderId: "o1")))) == .events([.cart(.orderPlaced(.init(orderId: "o1", total: 1125, itemCount: 2)))]))
+        let state = scenario.stateAfter(.payment(.succeeded(.init(orderId: "o1"))))!
         #expect(state.orders.orders == [Order(orderId: "o1", total: 1125, itemCount: 2)])
         #expect(state.cart == Cart())
     }
 
     @Test func anOrderIdIsUsedOncePerStream() {
-        let scenario = DeciderScenario.given(added("p1"), checkoutStarted, .cart(.orderPlaced(orderId: "o1", total: 1250, itemCount: 1)),
+        let scenario = DeciderScenario.given(added("p1"), checkoutStarted, .cart(.orderPlaced(.init(orderId: "o1", total: 1250, itemCount: 1))),
                                              added("p1"), checkoutStarted)
-        #expect(scenario.when(.payment(.succeeded(orderId: "o1"))) == .rejected(.duplicateOrder))
-        #expect(scenario.when(.payment(.succeeded(orderId: "o2"))) == .events([.cart(.orderPlaced(orderId: "o2", total: 1250, itemCount: 1))]))
+        #expect(scenario.when(.payment(.succeeded(.init(orderId: "o1")))) == .rejected(.duplicateOrder))
+        #expect(scenario.when(.payment(.succeeded(.init(orderId: "o2")))) == .events([.cart(.orderPlaced(.init(orderId: "o2", total: 1250, itemCount: 1)))]))
     }
 
     @Test(arguments: [false, true])
@@ -181,21 +181,21 @@ struct CheckoutTests {
         state.orders = OrderHistory(orders: [Order(orderId: "o1", total: 1250, itemCount: 1), Order(orderId: "o2", total: 990, itemCount: 1)])
         if indexed { state.orders.indexIds() }
         let loaded = DeciderScenario(state: state)
-        #expect(loaded.when(.payment(.succeeded(orderId: "o2"))) == .rejected(.duplicateOrder))
+        #expect(loaded.when(.payment(.succeeded(.init(orderId: "o2")))) == .rejected(.duplicateOrder))
 
-        var afterAnotherOrder = loaded.stateAfter(.payment(.succeeded(orderId: "o3")))!
+        var afterAnotherOrder = loaded.stateAfter(.payment(.succeeded(.init(orderId: "o3"))))!
         for event in [added("p1"), checkoutStarted] { FlowDecider.evolve(&afterAnotherOrder, event) }
         let reopened = DeciderScenario(state: afterAnotherOrder)
         for used in ["o1", "o2", "o3"] {
-            #expect(reopened.when(.payment(.succeeded(orderId: used))) == .rejected(.duplicateOrder), "order id \(used)")
+            #expect(reopened.when(.payment(.succeeded(.init(orderId: used)))) == .rejected(.duplicateOrder), "order id \(used)")
         }
         #expect(reopened.state.orders.orders.map(\.orderId) == ["o1", "o2", "o3"])
-        #expect(reopened.when(.payment(.succeeded(orderId: "o4"))) == .events([.cart(.orderPlaced(orderId: "o4", total: 1250, itemCount: 1))]))
+        #expect(reopened.when(.payment(.succeeded(.init(orderId: "o4")))) == .events([.cart(.orderPlaced(.init(orderId: "o4", total: 1250, itemCount: 1)))]))
     }
 
     @Test func aFailedPaymentReopensTheCartKeepingLinesAndDiscounts() {
-        let scenario = DeciderScenario.given(added("p1"), .cart(.discountApplied(discountId: "D", percent: 10, productId: nil)), checkoutStarted)
-        let state = scenario.stateAfter(.payment(.failed(reason: "card declined")))!
+        let scenario = DeciderScenario.given(added("p1"), .cart(.discountApplied(.init(discountId: "D", percent: 10, productId: nil))), checkoutStarted)
+        let state = scenario.stateAfter(.payment(.failed(.init(reason: "card declined"))))!
         #expect(state.cart.status == .open)
         #expect(state.cart.lines.count == 1)
         #expect(state.cart.cartDiscount?.id == "D")

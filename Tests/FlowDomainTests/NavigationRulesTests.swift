@@ -4,7 +4,7 @@ import Testing
 
 @Suite("Onboarding navigation (SPEC §4)")
 struct NavigationRulesTests {
-    private let launchedFresh = DeciderScenario.given(.navigation(.appLaunched(hasOnboarded: false)))
+    private let launchedFresh = DeciderScenario.given(.navigation(.appLaunched(.init(hasOnboarded: false))))
 
     private func stack(after commands: [AppCommand]) -> [Screen] {
         DeciderScenario.given(commands: commands).state.navigation.stack
@@ -12,26 +12,26 @@ struct NavigationRulesTests {
 
     @Test(arguments: [
         AppCommand.welcome(.signUp), .welcome(.logIn), .onboarding(.next), .onboarding(.back), .onboarding(.finish),
-        .login(.succeeded), .login(.cancel), .home(.selectTab(1)), .home(.presentModal), .modal(.dismiss),
+        .login(.succeeded), .login(.cancel), .home(.selectTab(.init(tab: 1))), .home(.presentModal), .modal(.dismiss),
     ])
     func everythingButLaunchIsRefusedBeforeLaunch(command: AppCommand) {
         #expect(DeciderScenario.given().when(command) == .rejected(.notLaunched))
     }
 
     @Test func launchShowsWelcomeOrHome() {
-        #expect(stack(after: [.app(.launched(hasOnboarded: false))]) == [.welcome])
-        #expect(stack(after: [.app(.launched(hasOnboarded: true))]) == [.home])
+        #expect(stack(after: [.app(.launched(.init(hasOnboarded: false)))]) == [.welcome])
+        #expect(stack(after: [.app(.launched(.init(hasOnboarded: true)))]) == [.home])
     }
 
     @Test func hasOnboardedIsStickyAcrossLaunches() {
-        let state = DeciderScenario.given(commands: [.app(.launched(hasOnboarded: true)), .app(.launched(hasOnboarded: false))]).state
+        let state = DeciderScenario.given(commands: [.app(.launched(.init(hasOnboarded: true))), .app(.launched(.init(hasOnboarded: false)))]).state
         #expect(state.navigation.hasOnboarded)
         #expect(state.navigation.stack == [.home])
     }
 
     @Test func relaunchResetsTabModalAndStack() {
         let state = DeciderScenario.given(commands: [
-            .app(.launched(hasOnboarded: true)), .home(.selectTab(1)), .home(.presentModal), .app(.launched(hasOnboarded: false)),
+            .app(.launched(.init(hasOnboarded: true))), .home(.selectTab(.init(tab: 1))), .home(.presentModal), .app(.launched(.init(hasOnboarded: false))),
         ]).state
         #expect(state.navigation == {
             var expected = Navigation()
@@ -43,7 +43,7 @@ struct NavigationRulesTests {
     }
 
     @Test func signUpThroughOnboardingToHome() {
-        let commands: [AppCommand] = [.app(.launched(hasOnboarded: false)), .welcome(.signUp)]
+        let commands: [AppCommand] = [.app(.launched(.init(hasOnboarded: false))), .welcome(.signUp)]
         #expect(stack(after: commands) == [.welcome, .onboardingFirst])
         #expect(stack(after: commands + [.onboarding(.next)]) == [.welcome, .onboardingFirst, .onboardingSecond])
         #expect(stack(after: commands + [.onboarding(.next), .onboarding(.back)]) == [.welcome, .onboardingFirst])
@@ -55,7 +55,7 @@ struct NavigationRulesTests {
     }
 
     @Test func logInSucceedsOrCancels() {
-        let commands: [AppCommand] = [.app(.launched(hasOnboarded: false)), .welcome(.logIn)]
+        let commands: [AppCommand] = [.app(.launched(.init(hasOnboarded: false))), .welcome(.logIn)]
         #expect(stack(after: commands) == [.welcome, .login])
         #expect(stack(after: commands + [.login(.cancel)]) == [.welcome])
         let loggedIn = DeciderScenario.given(commands: commands + [.login(.succeeded)]).state.navigation
@@ -64,35 +64,35 @@ struct NavigationRulesTests {
     }
 
     @Test func homeSelectsTabsAndPresentsTheModal() {
-        let home = DeciderScenario.given(commands: [.app(.launched(hasOnboarded: true))])
-        #expect(home.stateAfter(.home(.selectTab(1)))!.navigation.tab == 1)
+        let home = DeciderScenario.given(commands: [.app(.launched(.init(hasOnboarded: true)))])
+        #expect(home.stateAfter(.home(.selectTab(.init(tab: 1))))!.navigation.tab == 1)
         #expect(home.when(.home(.presentModal)) == .events([.navigation(.modalPresented)]))
         #expect(home.when(.modal(.dismiss)) == .rejected(.invalidTransition))
     }
 
     @Test func whileTheModalIsShownOnlyDismissAndLaunchWork() {
-        let modal = DeciderScenario.given(commands: [.app(.launched(hasOnboarded: true)), .home(.presentModal)])
-        #expect(modal.when(.home(.selectTab(1))) == .rejected(.invalidTransition))
+        let modal = DeciderScenario.given(commands: [.app(.launched(.init(hasOnboarded: true))), .home(.presentModal)])
+        #expect(modal.when(.home(.selectTab(.init(tab: 1)))) == .rejected(.invalidTransition))
         #expect(modal.when(.home(.presentModal)) == .rejected(.invalidTransition))
         #expect(modal.when(.welcome(.signUp)) == .rejected(.invalidTransition))
         #expect(modal.stateAfter(.modal(.dismiss))!.navigation.isModalPresented == false)
-        #expect(modal.stateAfter(.app(.launched(hasOnboarded: false)))!.navigation.isModalPresented == false)
+        #expect(modal.stateAfter(.app(.launched(.init(hasOnboarded: false))))!.navigation.isModalPresented == false)
     }
 
     @Test(arguments: [
-        (Screen.welcome, [AppCommand.onboarding(.next), .onboarding(.back), .onboarding(.finish), .login(.succeeded), .login(.cancel), .home(.selectTab(0)), .home(.presentModal)]),
+        (Screen.welcome, [AppCommand.onboarding(.next), .onboarding(.back), .onboarding(.finish), .login(.succeeded), .login(.cancel), .home(.selectTab(.init(tab: 0))), .home(.presentModal)]),
         (.onboardingFirst, [.welcome(.signUp), .welcome(.logIn), .onboarding(.finish), .login(.succeeded), .home(.presentModal)]),
-        (.onboardingSecond, [.welcome(.signUp), .onboarding(.next), .login(.cancel), .home(.selectTab(1))]),
+        (.onboardingSecond, [.welcome(.signUp), .onboarding(.next), .login(.cancel), .home(.selectTab(.init(tab: 1)))]),
         (.login, [.welcome(.logIn), .onboarding(.next), .onboarding(.back), .home(.presentModal)]),
         (.home, [.welcome(.signUp), .onboarding(.back), .login(.cancel)]),
     ])
     func otherCommandsOnAScreenAreInvalidTransitions(screen: Screen, commands: [AppCommand]) {
         let reach: [Screen: [AppCommand]] = [
-            .welcome: [.app(.launched(hasOnboarded: false))],
-            .onboardingFirst: [.app(.launched(hasOnboarded: false)), .welcome(.signUp)],
-            .onboardingSecond: [.app(.launched(hasOnboarded: false)), .welcome(.signUp), .onboarding(.next)],
-            .login: [.app(.launched(hasOnboarded: false)), .welcome(.logIn)],
-            .home: [.app(.launched(hasOnboarded: true))],
+            .welcome: [.app(.launched(.init(hasOnboarded: false)))],
+            .onboardingFirst: [.app(.launched(.init(hasOnboarded: false))), .welcome(.signUp)],
+            .onboardingSecond: [.app(.launched(.init(hasOnboarded: false))), .welcome(.signUp), .onboarding(.next)],
+            .login: [.app(.launched(.init(hasOnboarded: false))), .welcome(.logIn)],
+            .home: [.app(.launched(.init(hasOnboarded: true)))],
         ]
         let scenario = DeciderScenario.given(commands: reach[screen]!)
         #expect(scenario.state.navigation.topScreen == screen)
@@ -102,8 +102,8 @@ struct NavigationRulesTests {
     }
 
     @Test func cartCommandsDoNotDependOnNavigation() {
-        #expect(DeciderScenario.given().when(.cart(.addProduct(productId: "p", name: nil, unitPrice: 1, quantity: 1))) == .events([.cart(.productAdded(productId: "p", name: "p", unitPrice: 1, quantity: 1))]))
-        let modal = DeciderScenario.given(commands: [.app(.launched(hasOnboarded: true)), .home(.presentModal)])
-        #expect(modal.when(.cart(.applyDiscount(discountId: "D", percent: 1, productId: nil))) == .events([.cart(.discountApplied(discountId: "D", percent: 1, productId: nil))]))
+        #expect(DeciderScenario.given().when(.cart(.addProduct(.init(productId: "p", name: nil, unitPrice: 1, quantity: 1)))) == .events([.cart(.productAdded(.init(productId: "p", name: "p", unitPrice: 1, quantity: 1)))]))
+        let modal = DeciderScenario.given(commands: [.app(.launched(.init(hasOnboarded: true))), .home(.presentModal)])
+        #expect(modal.when(.cart(.applyDiscount(.init(discountId: "D", percent: 1, productId: nil)))) == .events([.cart(.discountApplied(.init(discountId: "D", percent: 1, productId: nil)))]))
     }
 }

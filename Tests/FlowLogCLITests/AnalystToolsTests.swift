@@ -15,22 +15,22 @@ struct AnalystToolsTests {
         var lines: [String] = []
         for session in 0..<40 {
             let stream = "session-\(session)"
-            lines.append(WireCommand.encode(CommandEnvelope(stream: stream, command: .app(.launched(hasOnboarded: session % 3 == 0)))))
+            lines.append(WireCommand.encode(CommandEnvelope(stream: stream, command: .app(.launched(.init(hasOnboarded: session % 3 == 0))))))
             for order in 0..<Int.random(in: 1...3, using: &rng) {
                 for _ in 0..<Int.random(in: 1...4, using: &rng) {
                     let product = Int.random(in: 0..<Self.awkwardNames.count, using: &rng)
-                    lines.append(WireCommand.encode(CommandEnvelope(stream: stream, command: .cart(.addProduct(
-                        productId: "p\(product)", name: Self.awkwardNames[product], unitPrice: 199 * (product + 1), quantity: Int.random(in: 1...5, using: &rng))))))
+                    lines.append(WireCommand.encode(CommandEnvelope(stream: stream, command: .cart(.addProduct(.init(
+                        productId: "p\(product)", name: Self.awkwardNames[product], unitPrice: 199 * (product + 1), quantity: Int.random(in: 1...5, using: &rng)))))))
                 }
                 if Bool.random(using: &rng) {
-                    lines.append(WireCommand.encode(CommandEnvelope(stream: stream, command: .cart(.applyDiscount(discountId: "D\(order)", percent: 15, productId: nil)))))
+                    lines.append(WireCommand.encode(CommandEnvelope(stream: stream, command: .cart(.applyDiscount(.init(discountId: "D\(order)", percent: 15, productId: nil))))))
                 }
                 lines.append(WireCommand.encode(CommandEnvelope(stream: stream, command: .cart(.checkout))))
                 if Int.random(in: 0..<3, using: &rng) == 0 {
-                    lines.append(WireCommand.encode(CommandEnvelope(stream: stream, command: .payment(.failed(reason: "declined, \"insufficient\" funds")))))
+                    lines.append(WireCommand.encode(CommandEnvelope(stream: stream, command: .payment(.failed(.init(reason: "declined, \"insufficient\" funds"))))))
                     lines.append(WireCommand.encode(CommandEnvelope(stream: stream, command: .cart(.checkout))))
                 }
-                lines.append(WireCommand.encode(CommandEnvelope(stream: stream, command: .payment(.succeeded(orderId: "o-\(order)")))))
+                lines.append(WireCommand.encode(CommandEnvelope(stream: stream, command: .payment(.succeeded(.init(orderId: "o-\(order)"))))))
             }
         }
         return lines.joined(separator: "\n") + "\n"
@@ -53,7 +53,7 @@ struct AnalystToolsTests {
         var names: [String] = []
         for event in try log.events() {
             types[event.event.typeName, default: 0] += 1
-            if case .cart(.productAdded(_, let name, _, _)) = event.event { names.append(name) }
+            if case .cart(.productAdded(let added)) = event.event { names.append(added.name) }
         }
         for (stream, _) in try log.streams() {
             let placed = try log.state(ofStream: stream).state.orders.orders

@@ -20,19 +20,19 @@ struct XXHash64Tests {
 
 /// One event of every type, with awkward strings, for codec and round-trip tests.
 let everyEventType: [AppEvent] = [
-    .cart(.productAdded(productId: "p-1", name: "Mug \"large\", blue\n☕️ 日本", unitPrice: 100_000_000, quantity: 999)),
-    .cart(.productRemoved(productId: "p-1", quantity: 3)),
-    .cart(.discountApplied(discountId: "D:1", percent: 100, productId: "p-1")),
-    .cart(.discountApplied(discountId: "D.2", percent: 1, productId: nil)),
-    .cart(.discountRemoved(discountId: "D:1")),
-    .cart(.checkoutStarted(total: 0, itemCount: 99_900)),
-    .cart(.orderPlaced(orderId: "o_1", total: 9_990_000_000_000, itemCount: 1)),
-    .cart(.paymentFailed(reason: "")),
-    .navigation(.appLaunched(hasOnboarded: true)),
-    .navigation(.appLaunched(hasOnboarded: false)),
+    .cart(.productAdded(.init(productId: "p-1", name: "Mug \"large\", blue\n☕️ 日本", unitPrice: 100_000_000, quantity: 999))),
+    .cart(.productRemoved(.init(productId: "p-1", quantity: 3))),
+    .cart(.discountApplied(.init(discountId: "D:1", percent: 100, productId: "p-1"))),
+    .cart(.discountApplied(.init(discountId: "D.2", percent: 1, productId: nil))),
+    .cart(.discountRemoved(.init(discountId: "D:1"))),
+    .cart(.checkoutStarted(.init(total: 0, itemCount: 99_900))),
+    .cart(.orderPlaced(.init(orderId: "o_1", total: 9_990_000_000_000, itemCount: 1))),
+    .cart(.paymentFailed(.init(reason: ""))),
+    .navigation(.appLaunched(.init(hasOnboarded: true))),
+    .navigation(.appLaunched(.init(hasOnboarded: false))),
     .navigation(.signUpStarted), .navigation(.logInStarted), .navigation(.onboardingAdvanced),
     .navigation(.onboardingWentBack), .navigation(.onboardingFinished), .navigation(.loginSucceeded),
-    .navigation(.loginCancelled), .navigation(.tabSelected(1)), .navigation(.modalPresented), .navigation(.modalDismissed),
+    .navigation(.loginCancelled), .navigation(.tabSelected(.init(tab: 1))), .navigation(.modalPresented), .navigation(.modalDismissed),
 ]
 
 func recorded(_ event: AppEvent, position: Int, stream: String = "s1", correlation: String? = "c-1", causation: String? = nil) -> RecordedEvent {
@@ -71,12 +71,12 @@ struct RecordCodecTests {
     }
 
     @Test func aRecordIsCompact() {
-        let bytes = encode([recorded(.cart(.productAdded(productId: "p1", name: "Mug", unitPrice: 1250, quantity: 2)), position: 1)])[0]
+        let bytes = encode([recorded(.cart(.productAdded(.init(productId: "p1", name: "Mug", unitPrice: 1250, quantity: 2))), position: 1)])[0]
         #expect(bytes.count < 120)
     }
 
     @Test func everyFlippedBitIsDetected() throws {
-        let records = (1...3).map { recorded(.cart(.productAdded(productId: "p\($0)", name: "Mug", unitPrice: 1250, quantity: 2)), position: $0) }
+        let records = (1...3).map { recorded(.cart(.productAdded(.init(productId: "p\($0)", name: "Mug", unitPrice: 1250, quantity: 2))), position: $0) }
         let encoded = encode(records)
         for byteIndex in encoded[1].indices {
             var damaged = encoded
@@ -104,7 +104,7 @@ struct RecordCodecTests {
     }
 
     @Test func truncatedRecordsAreReportedNotCrashedOn() {
-        let encoded = encode([recorded(.cart(.paymentFailed(reason: "a reason")), position: 1)])[0]
+        let encoded = encode([recorded(.cart(.paymentFailed(.init(reason: "a reason"))), position: 1)])[0]
         for length in 0..<encoded.count {
             #expect(throws: RecordDamage.self) { try decode([Array(encoded[0..<length])]) }
         }

@@ -5,7 +5,7 @@ import Testing
 
 private func add(_ product: String, price: Int = 1250, quantity: Int = 1, stream: String = "s1", id: String? = nil, expected: Int? = nil) -> CommandEnvelope {
     CommandEnvelope(stream: stream, commandId: id, expectedVersion: expected,
-                    command: .cart(.addProduct(productId: product, name: nil, unitPrice: price, quantity: quantity)))
+                    command: .cart(.addProduct(.init(productId: product, name: nil, unitPrice: price, quantity: quantity))))
 }
 
 private func code(_ outcome: CommandOutcome) -> RejectionCode? {
@@ -26,7 +26,7 @@ struct CommandProcessorTests {
 
     @Test func anAcceptedCommandIsRecordedWithItsEnvelope() throws {
         let log = InMemoryEventLog()
-        let outcome = try processor(log).handle(CommandEnvelope(stream: "s1", commandId: "c1", correlationId: "k1", command: .app(.launched(hasOnboarded: false))))
+        let outcome = try processor(log).handle(CommandEnvelope(stream: "s1", commandId: "c1", correlationId: "k1", command: .app(.launched(.init(hasOnboarded: false)))))
         #expect(acceptance(outcome)?.receipt == CommandReceipt(firstPosition: 1, eventCount: 1, version: 1))
         let event = try log.events()[0]
         #expect(event.actor == .system)

@@ -103,7 +103,7 @@ struct EventLogContractTests {
     func recordedEventsKeepTheirEnvelope(kind: LogKind) throws {
         let log = try LogFixture(kind).log
         let new = NewEvent(eventId: EventID(high: 1, low: 2), timestamp: Timestamp(microseconds: 1_798_761_600_000_000), actor: .system,
-                           correlationId: "corr", causationId: "cmd", event: .cart(.orderPlaced(orderId: "o", total: 5, itemCount: 1)))
+                           correlationId: "corr", causationId: "cmd", event: .cart(.orderPlaced(.init(orderId: "o", total: 5, itemCount: 1))))
         _ = try log.append([AppendRequest(stream: "s", expectedVersion: nil, commandId: nil, events: [new])])
         #expect(try log.events() == [RecordedEvent(position: 1, stream: "s", version: 1, eventId: EventID(high: 1, low: 2),
                                                    timestamp: Timestamp(microseconds: 1_798_761_600_000_000), actor: .system,
@@ -175,7 +175,7 @@ struct LMDBEventLogTests {
         let folder = TemporaryDirectory()
         let log = try LMDBEventLog(path: folder.child("log.lmdb"))
         for stream in ["a", "b", "c"] {
-            _ = try log.append([AppendRequest(stream: stream, expectedVersion: nil, commandId: nil, events: newEvents(.cart(.paymentFailed(reason: "why"))))])
+            _ = try log.append([AppendRequest(stream: stream, expectedVersion: nil, commandId: nil, events: newEvents(.cart(.paymentFailed(.init(reason: "why")))))])
         }
         try log.environment.write { txn in
             var bytes = Array(try txn.get(log.eventsDB, key: Keys.position(2))!)
@@ -212,7 +212,7 @@ struct LMDBEventLogTests {
         let before = log.mapSize
         let name = String(repeating: "n", count: 200)
         for batch in 0..<20 {
-            let events = (0..<100).map { _ in AppEvent.cart(.productAdded(productId: "p", name: name, unitPrice: 1, quantity: 1)) }
+            let events = (0..<100).map { _ in AppEvent.cart(.productAdded(.init(productId: "p", name: name, unitPrice: 1, quantity: 1))) }
             _ = try log.append([AppendRequest(stream: "s\(batch)", expectedVersion: nil, commandId: nil,
                                               events: events.map { NewEvent(eventId: randomID(), timestamp: Timestamp(microseconds: 0), actor: .user, event: $0) })])
         }

@@ -13,16 +13,16 @@ private func awkwardLog(in folder: TemporaryDirectory) throws -> LMDBEventLog {
     for (index, name) in names.enumerated() {
         let stream = "s\(index % 3)"
         envelopes.append(CommandEnvelope(stream: stream, commandId: "c\(index)", correlationId: "k:\(index)",
-                                         command: .cart(.addProduct(productId: "p\(index)", name: name, unitPrice: 100 * (index + 1), quantity: index + 1))))
+                                         command: .cart(.addProduct(.init(productId: "p\(index)", name: name, unitPrice: 100 * (index + 1), quantity: index + 1)))))
     }
     envelopes += [
-        CommandEnvelope(stream: "s0", command: .cart(.applyDiscount(discountId: "D", percent: 10, productId: nil))),
+        CommandEnvelope(stream: "s0", command: .cart(.applyDiscount(.init(discountId: "D", percent: 10, productId: nil)))),
         CommandEnvelope(stream: "s0", command: .cart(.checkout)),
-        CommandEnvelope(stream: "s0", command: .payment(.failed(reason: "card \"declined\", try again\n"))),
+        CommandEnvelope(stream: "s0", command: .payment(.failed(.init(reason: "card \"declined\", try again\n")))),
         CommandEnvelope(stream: "s0", command: .cart(.checkout)),
-        CommandEnvelope(stream: "s0", command: .payment(.succeeded(orderId: "o-1"))),
-        CommandEnvelope(stream: "s1", command: .app(.launched(hasOnboarded: true))),
-        CommandEnvelope(stream: "s1", command: .home(.selectTab(1))),
+        CommandEnvelope(stream: "s0", command: .payment(.succeeded(.init(orderId: "o-1")))),
+        CommandEnvelope(stream: "s1", command: .app(.launched(.init(hasOnboarded: true)))),
+        CommandEnvelope(stream: "s1", command: .home(.selectTab(.init(tab: 1)))),
     ]
     let outcomes = try processor.handle(envelopes)
     #expect(outcomes.allSatisfy { if case .accepted = $0 { true } else { false } })

@@ -14,9 +14,9 @@ struct OrderPagesTests {
         try log.setSnapshotInterval(100)
         let processor = CommandProcessor(log: log, clock: SteppingClock(), ids: SequentialIDGenerator(startingAfter: 0))
         let commands = (1...orders).flatMap { number in
-            [CommandEnvelope(stream: "shop", command: .cart(.addProduct(productId: "p\(number % 5)", name: nil, unitPrice: 100 + number, quantity: 1))),
+            [CommandEnvelope(stream: "shop", command: .cart(.addProduct(.init(productId: "p\(number % 5)", name: nil, unitPrice: 100 + number, quantity: 1)))),
              CommandEnvelope(stream: "shop", command: .cart(.checkout)),
-             CommandEnvelope(stream: "shop", command: .payment(.succeeded(orderId: "order-\(number)")))]
+             CommandEnvelope(stream: "shop", command: .payment(.succeeded(.init(orderId: "order-\(number)"))))]
         }
         for batch in stride(from: 0, to: commands.count, by: 3_000) {
             let outcomes = try processor.handle(Array(commands[batch..<min(batch + 3_000, commands.count)]))

@@ -64,7 +64,7 @@ struct ProjectionTests {
         try ProjectionRunner(log: log).catchUp(storage)
         #expect(try storage.currentState(of: "s1") != nil)
         _ = try CommandProcessor(log: log, clock: SteppingClock(), ids: SequentialIDGenerator(startingAfter: 1 << 40))
-            .handle(CommandEnvelope(stream: "s1", command: .app(.launched(hasOnboarded: true))))
+            .handle(CommandEnvelope(stream: "s1", command: .app(.launched(.init(hasOnboarded: true)))))
         #expect(try storage.currentState(of: "s1") == nil, "one more event: the read model is behind, so callers replay")
     }
 
@@ -156,9 +156,9 @@ struct ProjectionTests {
 
     @Test func viewsHoldOnlyDisplayValuesThatMatchTheState() throws {
         let scenario = DeciderScenario.given(commands: [
-            .app(.launched(hasOnboarded: true)), .home(.selectTab(1)),
-            .cart(.addProduct(productId: "p1", name: "Mug", unitPrice: 1250, quantity: 2)),
-            .cart(.applyDiscount(discountId: "D", percent: 10, productId: "p1")),
+            .app(.launched(.init(hasOnboarded: true))), .home(.selectTab(.init(tab: 1))),
+            .cart(.addProduct(.init(productId: "p1", name: "Mug", unitPrice: 1250, quantity: 2))),
+            .cart(.applyDiscount(.init(discountId: "D", percent: 10, productId: "p1"))),
             .cart(.checkout),
         ])
         let cart = ViewProjector.cart(scenario.state)
@@ -170,7 +170,7 @@ struct ProjectionTests {
         #expect(screen.title == "Orders")
         #expect(screen.selectedTab == 1)
         #expect(ViewProjector.cart(FlowState()).isCheckoutEnabled == false)
-        #expect(ViewProjector.cart(DeciderScenario.given(commands: [.cart(.addProduct(productId: "p", name: nil, unitPrice: 1, quantity: 1))]).state).isCheckoutEnabled)
+        #expect(ViewProjector.cart(DeciderScenario.given(commands: [.cart(.addProduct(.init(productId: "p", name: nil, unitPrice: 1, quantity: 1)))]).state).isCheckoutEnabled)
         // The JSON face: only strings, numbers, booleans, null, and arrays and objects of those.
         var json = JSONWriter()
         ViewProjector.writeJSON(cart: cart, screen: screen, stream: "s", version: 5, into: &json)
@@ -203,7 +203,7 @@ struct FollowTests {
             rounds += 1
             if rounds <= 3 {
                 // Another writer appends while the runner follows.
-                _ = try? processor.handle(CommandEnvelope(stream: "s", command: .cart(.addProduct(productId: "p\(rounds)", name: nil, unitPrice: 1, quantity: 1))))
+                _ = try? processor.handle(CommandEnvelope(stream: "s", command: .cart(.addProduct(.init(productId: "p\(rounds)", name: nil, unitPrice: 1, quantity: 1)))))
                 return false
             }
             return (try? storage.checkpoint()) == (try? log.lastPosition())
@@ -219,7 +219,7 @@ struct ConcurrentProjectionTests {
         let folder = TemporaryDirectory()
         let log = try LMDBEventLog(path: folder.child("log"))
         _ = try CommandProcessor(log: log, clock: SteppingClock(), ids: SequentialIDGenerator())
-            .handle((1...50).map { CommandEnvelope(stream: "s", command: .cart(.addProduct(productId: "p\($0 % 5)", name: nil, unitPrice: 1, quantity: 1))) })
+            .handle((1...50).map { CommandEnvelope(stream: "s", command: .cart(.addProduct(.init(productId: "p\($0 % 5)", name: nil, unitPrice: 1, quantity: 1)))) })
         let events = try log.events()
         // Both read the same checkpoint (0) and try the same events: the second must skip them.
         try StorageProjector(log: log).project(Array(events[0..<30]))

@@ -19,7 +19,7 @@ struct RecordedEventJSONTests {
         for index in 0..<600 {
             var command = generator.command(using: &rng)
             if index % 7 == 0 {
-                command = .cart(.addProduct(productId: "p\(index)", name: "Mug \"\(index)\"\\\n\u{E9}", unitPrice: 100 + index, quantity: 1))
+                command = .cart(.addProduct(.init(productId: "p\(index)", name: "Mug \"\(index)\"\\\n\u{E9}", unitPrice: 100 + index, quantity: 1)))
             }
             _ = try processor.handle([CommandEnvelope(stream: ["a", "b.c", "d:e-1"][index % 3], commandId: index % 2 == 0 ? "c\(index)" : nil,
                                                       correlationId: index % 3 == 0 ? "k\(index)" : nil, command: command)])

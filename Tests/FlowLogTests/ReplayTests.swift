@@ -6,16 +6,16 @@ import Testing
 /// Commands for one long stream that the rules accept, cycling through shopping and navigation.
 private func session(stream: String, commands count: Int) -> [CommandEnvelope] {
     let cycle: [AppCommand] = [
-        .app(.launched(hasOnboarded: true)),
-        .cart(.addProduct(productId: "p1", name: "Mug", unitPrice: 1250, quantity: 2)),
-        .cart(.addProduct(productId: "p2", name: "Tee", unitPrice: 1999, quantity: 1)),
-        .cart(.applyDiscount(discountId: "D", percent: 10, productId: "p1")),
-        .home(.selectTab(1)),
-        .cart(.removeProduct(productId: "p2", quantity: nil)),
+        .app(.launched(.init(hasOnboarded: true))),
+        .cart(.addProduct(.init(productId: "p1", name: "Mug", unitPrice: 1250, quantity: 2))),
+        .cart(.addProduct(.init(productId: "p2", name: "Tee", unitPrice: 1999, quantity: 1))),
+        .cart(.applyDiscount(.init(discountId: "D", percent: 10, productId: "p1"))),
+        .home(.selectTab(.init(tab: 1))),
+        .cart(.removeProduct(.init(productId: "p2", quantity: nil))),
         .cart(.checkout),
     ]
     return (0..<count).map { index in
-        let command: AppCommand = index % 8 == 7 ? .payment(.succeeded(orderId: "o-\(index)")) : cycle[index % 8]
+        let command: AppCommand = index % 8 == 7 ? .payment(.succeeded(.init(orderId: "o-\(index)"))) : cycle[index % 8]
         return CommandEnvelope(stream: stream, command: command)
     }
 }
@@ -112,14 +112,14 @@ struct VerifyTests {
         let folder = TemporaryDirectory()
         let log = try LMDBEventLog(path: folder.child("log"))
         let events: [(String, AppEvent)] = [
-            ("calm", .cart(.productAdded(productId: "p1", name: "Mug", unitPrice: 1000, quantity: 1))),
-            ("buggy", .cart(.productAdded(productId: "p1", name: "Mug", unitPrice: 1000, quantity: 1))),
-            ("buggy", .cart(.discountApplied(discountId: "D", percent: 20, productId: "p1"))),
-            ("calm", .navigation(.appLaunched(hasOnboarded: true))),
-            ("buggy", .cart(.productRemoved(productId: "p1", quantity: 1))),
-            ("buggy", .navigation(.appLaunched(hasOnboarded: false))),
-            ("buggy", .cart(.productAdded(productId: "p1", name: "Mug", unitPrice: 1000, quantity: 1))),  // position 7
-            ("buggy", .cart(.checkoutStarted(total: 800, itemCount: 1))),
+            ("calm", .cart(.productAdded(.init(productId: "p1", name: "Mug", unitPrice: 1000, quantity: 1)))),
+            ("buggy", .cart(.productAdded(.init(productId: "p1", name: "Mug", unitPrice: 1000, quantity: 1)))),
+            ("buggy", .cart(.discountApplied(.init(discountId: "D", percent: 20, productId: "p1")))),
+            ("calm", .navigation(.appLaunched(.init(hasOnboarded: true)))),
+            ("buggy", .cart(.productRemoved(.init(productId: "p1", quantity: 1)))),
+            ("buggy", .navigation(.appLaunched(.init(hasOnboarded: false)))),
+            ("buggy", .cart(.productAdded(.init(productId: "p1", name: "Mug", unitPrice: 1000, quantity: 1)))),  // position 7
+            ("buggy", .cart(.checkoutStarted(.init(total: 800, itemCount: 1)))),
         ]
         var oldStates: [String: FlowState] = [:]
         var remembered: [String: Discount] = [:]
@@ -129,9 +129,11 @@ struct VerifyTests {
             var state = oldStates[stream, default: FlowState()]
             FlowDecider.evolve(&state, event)
             // The old reducer's memory of product discounts:
-            if case .cart(.discountApplied(let id, let percent, let product?)) = event { remembered[product] = Discount(id: id, percent: percent) }
-            if case .cart(.productAdded(let product, _, _, _)) = event, let discount = remembered[product],
-               let index = state.cart.lineIndex(of: product) { state.cart.lines[index].discount = discount }
+            if case .cart(.discountApplied(let applied)) = event, let product = applied.productId {
+                remembered[product] = Discount(id: applied.discountId, percent: applied.percent)
+            }
+            if case .cart(.productAdded(let added)) = event, let discount = remembered[added.productId],
+               let index = state.cart.lineIndex(of: added.productId) { state.cart.lines[index].discount = discount }
             oldStates[stream] = state
             _ = try log.append([AppendRequest(stream: stream, expectedVersion: nil, commandId: nil,
                                               events: [NewEvent(eventId: ids.next(), timestamp: Timestamp(microseconds: 0), actor: .user, event: event)],
@@ -173,7 +175,7 @@ struct BisectTests {
         while events.count < size {
             let event: AppEvent
             if events.count + 1 == planted {
-                event = .cart(.discountApplied(discountId: "BAD", percent: 150, productId: nil))
+                event = .cart(.discountApplied(.init(discountId: "BAD", percent: 150, productId: nil)))
             } else {
                 guard let decided = try? FlowDecider.decide(commands[index % commands.count], state: state).first else { index += 1; continue }
                 event = decided

@@ -18,7 +18,7 @@ struct StateJSONTests {
     private struct DiskFull: Error, Equatable {}
 
     private func stateWithOrders(_ count: Int) -> FlowState {
-        var state = FlowDecider.replay([.cart(.productAdded(productId: "p1", name: "Mug \"large\"", unitPrice: 1250, quantity: 2))])
+        var state = FlowDecider.replay([.cart(.productAdded(.init(productId: "p1", name: "Mug \"large\"", unitPrice: 1250, quantity: 2)))])
         state.orders = OrderHistory(orders: (1...count).map { Order(orderId: "order-\($0)", total: $0 * 10, itemCount: $0 % 7 + 1) })
         return state
     }

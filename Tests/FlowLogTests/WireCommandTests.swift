@@ -39,21 +39,21 @@ struct WireCommandTests {
 
     @Test func decodesEveryCommandTypeAndEncodesItBack() throws {
         let envelopes: [CommandEnvelope] = [
-            .init(stream: "s1", commandId: "c1", expectedVersion: 0, correlationId: "k", command: .cart(.addProduct(productId: "p1", name: "Mug", unitPrice: 1250, quantity: 2))),
-            .init(command: .cart(.addProduct(productId: "p1", name: nil, unitPrice: 0, quantity: 1))),
-            .init(command: .cart(.removeProduct(productId: "p1", quantity: nil))),
-            .init(command: .cart(.removeProduct(productId: "p1", quantity: 2))),
-            .init(command: .cart(.applyDiscount(discountId: "D", percent: 10, productId: "p1"))),
-            .init(command: .cart(.applyDiscount(discountId: "D", percent: 10, productId: nil))),
-            .init(command: .cart(.removeDiscount(discountId: "D"))),
+            .init(stream: "s1", commandId: "c1", expectedVersion: 0, correlationId: "k", command: .cart(.addProduct(.init(productId: "p1", name: "Mug", unitPrice: 1250, quantity: 2)))),
+            .init(command: .cart(.addProduct(.init(productId: "p1", name: nil, unitPrice: 0, quantity: 1)))),
+            .init(command: .cart(.removeProduct(.init(productId: "p1", quantity: nil)))),
+            .init(command: .cart(.removeProduct(.init(productId: "p1", quantity: 2)))),
+            .init(command: .cart(.applyDiscount(.init(discountId: "D", percent: 10, productId: "p1")))),
+            .init(command: .cart(.applyDiscount(.init(discountId: "D", percent: 10, productId: nil)))),
+            .init(command: .cart(.removeDiscount(.init(discountId: "D")))),
             .init(command: .cart(.checkout)),
-            .init(command: .payment(.succeeded(orderId: "o1"))),
-            .init(command: .payment(.failed(reason: "no"))),
-            .init(command: .app(.launched(hasOnboarded: true))),
+            .init(command: .payment(.succeeded(.init(orderId: "o1")))),
+            .init(command: .payment(.failed(.init(reason: "no")))),
+            .init(command: .app(.launched(.init(hasOnboarded: true)))),
             .init(command: .welcome(.signUp)), .init(command: .welcome(.logIn)),
             .init(command: .onboarding(.next)), .init(command: .onboarding(.back)), .init(command: .onboarding(.finish)),
             .init(command: .login(.succeeded)), .init(command: .login(.cancel)),
-            .init(command: .home(.selectTab(1))), .init(command: .home(.presentModal)), .init(command: .modal(.dismiss)),
+            .init(command: .home(.selectTab(.init(tab: 1)))), .init(command: .home(.presentModal)), .init(command: .modal(.dismiss)),
         ]
         #expect(Set(envelopes.map(\.command.typeName)) == Set(WireCommand.allTypes))
         for envelope in envelopes {
@@ -67,7 +67,7 @@ struct WireCommandTests {
 
     @Test func nullMeansAbsentForOptionalFields() throws {
         let envelope = try WireCommand.decode(#"{"type":"cart.removeProduct","productId":"p","quantity":null,"id":null}"#).get()
-        #expect(envelope.command == .cart(.removeProduct(productId: "p", quantity: nil)))
+        #expect(envelope.command == .cart(.removeProduct(.init(productId: "p", quantity: nil))))
         #expect(envelope.commandId == nil)
     }
 
@@ -108,6 +108,6 @@ struct WireCommandTests {
 
     @Test func unknownMembersAreIgnoredAndTheLastRepeatedMemberCounts() throws {
         let envelope = try WireCommand.decode(#"{"type":"home.selectTab","tab":0,"extra":{"x":[1]},"tab":1}"#).get()
-        #expect(envelope.command == .home(.selectTab(1)))
+        #expect(envelope.command == .home(.selectTab(.init(tab: 1))))
     }
 }

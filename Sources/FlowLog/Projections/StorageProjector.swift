@@ -49,10 +49,10 @@ public final class StorageProjector: Projector {
                 var current = try states.removeValue(forKey: record.stream) ?? storedState(of: record.stream, txn, stateDB) ?? (FlowDecider.initialState, 0)
                 FlowDecider.evolve(&current.state, record.event)
                 current.version = record.version
-                if case .cart(.orderPlaced(let orderId, let total, let itemCount)) = record.event {
+                if case .cart(.orderPlaced(let placed)) = record.event {
                     var value = BinaryWriter(capacity: 96)
                     value.writeShortString(record.stream)
-                    StateCodec.encode(order: Order(orderId: orderId, total: total, itemCount: itemCount), into: &value)
+                    StateCodec.encode(order: Order(orderId: placed.orderId, total: placed.total, itemCount: placed.itemCount), into: &value)
                     try txn.put(ordersDB, key: Keys.position(record.position), value: value.bytes)
                 }
                 if case .navigation = record.event, try flags.bool(forKey: record.stream) != current.state.navigation.hasOnboarded {

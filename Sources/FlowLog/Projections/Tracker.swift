@@ -18,31 +18,31 @@ public struct SegmentService: AnalyticsService {
         let event: String
         var properties: [(StaticString, Property)] = []
         switch record.event {
-        case .cart(.productAdded(let productId, let name, let unitPrice, let quantity)):
+        case .cart(.productAdded(let added)):
             event = "Product Added"
-            properties = [("product_id", .text(productId)), ("name", .text(name)), ("price", .money(unitPrice)), ("quantity", .int(quantity))]
-        case .cart(.productRemoved(let productId, let quantity)):
+            properties = [("product_id", .text(added.productId)), ("name", .text(added.name)), ("price", .money(added.unitPrice)), ("quantity", .int(added.quantity))]
+        case .cart(.productRemoved(let removed)):
             event = "Product Removed"
-            properties = [("product_id", .text(productId)), ("quantity", .int(quantity))]
-        case .cart(.discountApplied(let discountId, let percent, let productId)):
+            properties = [("product_id", .text(removed.productId)), ("quantity", .int(removed.quantity))]
+        case .cart(.discountApplied(let discount)):
             event = "Coupon Applied"
-            properties = [("coupon_id", .text(discountId)), ("discount_percent", .int(percent))]
-            if let productId { properties.append(("product_id", .text(productId))) }
-        case .cart(.discountRemoved(let discountId)):
+            properties = [("coupon_id", .text(discount.discountId)), ("discount_percent", .int(discount.percent))]
+            if let productId = discount.productId { properties.append(("product_id", .text(productId))) }
+        case .cart(.discountRemoved(let discount)):
             event = "Coupon Removed"
-            properties = [("coupon_id", .text(discountId))]
-        case .cart(.checkoutStarted(let total, let itemCount)):
+            properties = [("coupon_id", .text(discount.discountId))]
+        case .cart(.checkoutStarted(let checkout)):
             event = "Checkout Started"
-            properties = [("value", .money(total)), ("quantity", .int(itemCount)), ("currency", .text("USD"))]
-        case .cart(.orderPlaced(let orderId, let total, let itemCount)):
+            properties = [("value", .money(checkout.total)), ("quantity", .int(checkout.itemCount)), ("currency", .text("USD"))]
+        case .cart(.orderPlaced(let order)):
             event = "Order Completed"
-            properties = [("order_id", .text(orderId)), ("total", .money(total)), ("quantity", .int(itemCount)), ("currency", .text("USD"))]
-        case .cart(.paymentFailed(let reason)):
+            properties = [("order_id", .text(order.orderId)), ("total", .money(order.total)), ("quantity", .int(order.itemCount)), ("currency", .text("USD"))]
+        case .cart(.paymentFailed(let failure)):
             event = "Payment Failed"
-            properties = [("reason", .text(reason))]
-        case .navigation(.appLaunched(let hasOnboarded)):
+            properties = [("reason", .text(failure.reason))]
+        case .navigation(.appLaunched(let launch)):
             event = "Application Opened"
-            properties = [("has_onboarded", .flag(hasOnboarded))]
+            properties = [("has_onboarded", .flag(launch.hasOnboarded))]
         case .navigation(.signUpStarted): event = "Sign Up Started"
         case .navigation(.onboardingAdvanced): event = "Onboarding Step Completed"; properties = [("step", .int(1))]
         case .navigation(.onboardingFinished): event = "Onboarding Completed"
@@ -73,27 +73,27 @@ public struct SnakeCaseService: AnalyticsService {
         let event: String
         var params: [(StaticString, Property)] = []
         switch record.event {
-        case .cart(.productAdded(let productId, _, let unitPrice, let quantity)):
+        case .cart(.productAdded(let added)):
             event = "add_to_cart"
-            params = [("item_id", .text(productId)), ("price_cents", .int(unitPrice)), ("quantity", .int(quantity))]
-        case .cart(.productRemoved(let productId, let quantity)):
+            params = [("item_id", .text(added.productId)), ("price_cents", .int(added.unitPrice)), ("quantity", .int(added.quantity))]
+        case .cart(.productRemoved(let removed)):
             event = "remove_from_cart"
-            params = [("item_id", .text(productId)), ("quantity", .int(quantity))]
-        case .cart(.checkoutStarted(let total, _)):
+            params = [("item_id", .text(removed.productId)), ("quantity", .int(removed.quantity))]
+        case .cart(.checkoutStarted(let checkout)):
             event = "begin_checkout"
-            params = [("value_cents", .int(total))]
-        case .cart(.orderPlaced(let orderId, let total, _)):
+            params = [("value_cents", .int(checkout.total))]
+        case .cart(.orderPlaced(let order)):
             event = "purchase"
-            params = [("transaction_id", .text(orderId)), ("value_cents", .int(total))]
-        case .cart(.paymentFailed(let reason)):
+            params = [("transaction_id", .text(order.orderId)), ("value_cents", .int(order.total))]
+        case .cart(.paymentFailed(let failure)):
             event = "payment_failed"
-            params = [("reason", .text(reason))]
+            params = [("reason", .text(failure.reason))]
         case .navigation(.appLaunched): event = "app_open"
         case .navigation(.signUpStarted): event = "sign_up_started"
         case .navigation(.onboardingAdvanced): event = "tutorial_step"
         case .navigation(.onboardingFinished): event = "tutorial_complete"
         case .navigation(.loginSucceeded): event = "login"
-        case .navigation(.tabSelected(let tab)): event = "select_tab"; params = [("tab", .int(tab))]
+        case .navigation(.tabSelected(let selection)): event = "select_tab"; params = [("tab", .int(selection.tab))]
         case .navigation(.modalPresented): event = "modal_open"
         case .cart(.discountApplied), .cart(.discountRemoved), .navigation(.logInStarted), .navigation(.onboardingWentBack),
              .navigation(.loginCancelled), .navigation(.modalDismissed):

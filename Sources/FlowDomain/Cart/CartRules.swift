@@ -3,7 +3,8 @@ enum CartRules {
     static func decide(_ command: CartCommand, _ cart: Cart) throws(Rejection) -> CartEvent {
         try requireOpen(cart)
         switch command {
-        case .addProduct(let productId, let name, let unitPrice, let quantity):
+        case .addProduct(let command):
+            let (productId, unitPrice, quantity) = (command.productId, command.unitPrice, command.quantity)
             if let index = cart.lineIndex(of: productId) {
                 let line = cart.lines[index]
                 guard line.unitPrice == unitPrice else {
@@ -15,33 +16,36 @@ enum CartRules {
             } else if cart.lines.count >= Cart.maximumLines {
                 throw Rejection(.cartFull, "The cart already holds \(Cart.maximumLines) different products; remove one before adding \(productId).")
             }
-            return .productAdded(productId: productId, name: name ?? productId, unitPrice: unitPrice, quantity: quantity)
+            return .productAdded(.init(productId: productId, name: command.name ?? productId, unitPrice: unitPrice, quantity: quantity))
 
-        case .removeProduct(let productId, let quantity):
+        case .removeProduct(let command):
+            let productId = command.productId
             let line = try requireLine(productId, in: cart)
-            if let quantity, quantity > line.quantity {
+            if let quantity = command.quantity, quantity > line.quantity {
                 throw Rejection(.invalidQuantity, "Product \(productId) has only \(line.quantity) in the cart; remove at most \(line.quantity), or leave out the quantity to remove the whole line.")
             }
-            return .productRemoved(productId: productId, quantity: quantity ?? line.quantity)
+            return .productRemoved(.init(productId: productId, quantity: command.quantity ?? line.quantity))
 
-        case .applyDiscount(let discountId, let percent, let productId):
+        case .applyDiscount(let command):
+            let discountId = command.discountId
             guard !cart.isApplied(discountId: discountId) else {
                 throw Rejection(.duplicateDiscount, "Discount \(discountId) is already applied; remove it first or use another discount id.")
             }
-            if let productId { _ = try requireLine(productId, in: cart) }
-            return .discountApplied(discountId: discountId, percent: percent, productId: productId)
+            if let productId = command.productId { _ = try requireLine(productId, in: cart) }
+            return .discountApplied(.init(discountId: discountId, percent: command.percent, productId: command.productId))
 
-        case .removeDiscount(let discountId):
+        case .removeDiscount(let command):
+            let discountId = command.discountId
             guard cart.isApplied(discountId: discountId) else {
                 throw Rejection(.discountNotApplied, "Discount \(discountId) is not applied to the cart or any of its products; check the id with `flowlog state`.")
             }
-            return .discountRemoved(discountId: discountId)
+            return .discountRemoved(.init(discountId: discountId))
 
         case .checkout:
             guard !cart.lines.isEmpty else {
                 throw Rejection(.emptyCart, "The cart is empty; add a product before checking out.")
             }
-            return .checkoutStarted(total: cart.total, itemCount: cart.itemCount)
+            return .checkoutStarted(.init(total: cart.total, itemCount: cart.itemCount))
         }
     }
 
@@ -50,39 +54,41 @@ enum CartRules {
             throw Rejection(.noCheckoutInProgress, "No checkout is in progress, so there is no payment to settle; check out the cart first.")
         }
         switch command {
-        case .succeeded(let orderId):
+        case .succeeded(let command):
+            let orderId = command.orderId
             guard !state.orders.contains(orderId: orderId) else {
                 throw Rejection(.duplicateOrder, "Order \(orderId) was already placed in this stream; use a new order id.")
             }
-            return .orderPlaced(orderId: orderId, total: state.cart.total, itemCount: state.cart.itemCount)
-        case .failed(let reason):
-            return .paymentFailed(reason: reason)
+            return .orderPlaced(.init(orderId: orderId, total: state.cart.total, itemCount: state.cart.itemCount))
+        case .failed(let command):
+            return .paymentFailed(.init(reason: command.reason))
         }
     }
 
     static func evolve(_ state: inout FlowState, _ event: CartEvent) {
         switch event {
-        case .productAdded(let productId, let name, let unitPrice, let quantity):
-            if let index = state.cart.lineIndex(of: productId) {
-                state.cart.lines[index].quantity += quantity
+        case .productAdded(let event):
+            if let index = state.cart.lineIndex(of: event.productId) {
+                state.cart.lines[index].quantity += event.quantity
             } else {
-                state.cart.lines.append(CartLine(productId: productId, name: name, unitPrice: unitPrice, quantity: quantity))
+                state.cart.lines.append(CartLine(productId: event.productId, name: event.name, unitPrice: event.unitPrice, quantity: event.quantity))
             }
-        case .productRemoved(let productId, let quantity):
-            guard let index = state.cart.lineIndex(of: productId) else { return }
-            state.cart.lines[index].quantity -= quantity
+        case .productRemoved(let event):
+            guard let index = state.cart.lineIndex(of: event.productId) else { return }
+            state.cart.lines[index].quantity -= event.quantity
             if state.cart.lines[index].quantity <= 0 {
                 state.cart.lines.remove(at: index)
             }
-        case .discountApplied(let discountId, let percent, let productId):
-            let discount = Discount(id: discountId, percent: percent)
-            if let productId {
+        case .discountApplied(let event):
+            let discount = Discount(id: event.discountId, percent: event.percent)
+            if let productId = event.productId {
                 guard let index = state.cart.lineIndex(of: productId) else { return }
                 state.cart.lines[index].discount = discount
             } else {
                 state.cart.cartDiscount = discount
             }
-        case .discountRemoved(let discountId):
+        case .discountRemoved(let event):
+            let discountId = event.discountId
             if state.cart.cartDiscount?.id == discountId {
                 state.cart.cartDiscount = nil
             }
@@ -91,8 +97,8 @@ enum CartRules {
             }
         case .checkoutStarted:
             state.cart.status = .checkingOut
-        case .orderPlaced(let orderId, let total, let itemCount):
-            state.orders.append(Order(orderId: orderId, total: total, itemCount: itemCount))
+        case .orderPlaced(let event):
+            state.orders.append(Order(orderId: event.orderId, total: event.total, itemCount: event.itemCount))
             state.cart = Cart()
         case .paymentFailed:
             state.cart.status = .open

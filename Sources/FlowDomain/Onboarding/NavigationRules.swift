@@ -1,8 +1,8 @@
 /// The onboarding flow's half of the Decider: the transitions of SPEC §4.
 enum NavigationRules {
     static func decide(_ command: AppCommand, _ navigation: Navigation) throws(Rejection) -> NavigationEvent {
-        if case .app(.launched(let hasOnboarded)) = command {
-            return .appLaunched(hasOnboarded: hasOnboarded)
+        if case .app(.launched(let launch)) = command {
+            return .appLaunched(.init(hasOnboarded: launch.hasOnboarded))
         }
         guard navigation.launched else {
             throw Rejection(.notLaunched, "The app has not been launched in this stream; send app.launched first.")
@@ -22,7 +22,7 @@ enum NavigationRules {
         case (.onboardingSecond, .onboarding(.finish)): return .onboardingFinished
         case (.login, .login(.succeeded)): return .loginSucceeded
         case (.login, .login(.cancel)): return .loginCancelled
-        case (.home, .home(.selectTab(let tab))): return .tabSelected(tab)
+        case (.home, .home(.selectTab(let selection))): return .tabSelected(.init(tab: selection.tab))
         case (.home, .home(.presentModal)): return .modalPresented
         default:
             throw Rejection(.invalidTransition, "\(command.typeName) is not possible on the \(screen.rawValue) screen; \(allowed(on: screen)).")
@@ -31,9 +31,9 @@ enum NavigationRules {
 
     static func evolve(_ navigation: inout Navigation, _ event: NavigationEvent) {
         switch event {
-        case .appLaunched(let hasOnboarded):
+        case .appLaunched(let event):
             navigation.launched = true
-            navigation.hasOnboarded = navigation.hasOnboarded || hasOnboarded
+            navigation.hasOnboarded = navigation.hasOnboarded || event.hasOnboarded
             navigation.stack = [navigation.hasOnboarded ? .home : .welcome]
             navigation.tab = 0
             navigation.isModalPresented = false
@@ -49,8 +49,8 @@ enum NavigationRules {
             navigation.hasOnboarded = true
             navigation.stack = [.home]
             navigation.tab = 0
-        case .tabSelected(let tab):
-            navigation.tab = tab
+        case .tabSelected(let event):
+            navigation.tab = event.tab
         case .modalPresented:
             navigation.isModalPresented = true
         case .modalDismissed:

@@ -1,0 +1,186 @@
+/// The cart's commands (SPEC §2): each kind declared once, as a payload with its fields.
+public enum CartCommand: CommandFamily {
+    case addProduct(AddProduct)
+    case removeProduct(RemoveProduct)
+    case applyDiscount(ApplyDiscount)
+    case removeDiscount(RemoveDiscount)
+    case checkout
+
+    public struct AddProduct: CommandPayload {
+        public static let declaration = CommandDeclaration("cart.addProduct", actor: .user, cli: "cart", "add",
+                                                           "Add a quantity of a product.")
+        public var productId = ""
+        /// Absent means the product id is used as its name.
+        public var name: String?
+        public var unitPrice = 0
+        public var quantity = 0
+
+        public init() {}
+        public init(productId: String, name: String?, unitPrice: Int, quantity: Int) {
+            (self.productId, self.name, self.unitPrice, self.quantity) = (productId, name, unitPrice, quantity)
+        }
+
+        public mutating func visitFields<V: FieldVisitor>(_ v: inout V) throws {
+            try v.visit(Field("productId", .identifier, role: "product id", option: "product", "The product id."), &productId)
+            try v.visit(Field("name", .text, role: "product name", option: "name", "The product's name (default: its id)."), &name)
+            try v.visit(Field("unitPrice", .cents, role: "unit price", option: "price", "The unit price."), &unitPrice)
+            try v.visit(Field("quantity", .quantity, role: "quantity", option: "quantity", optionDefault: 1, "How many to add."), &quantity)
+        }
+
+        public var command: AppCommand { .cart(.addProduct(self)) }
+    }
+
+    public struct RemoveProduct: CommandPayload {
+        public static let declaration = CommandDeclaration("cart.removeProduct", actor: .user, cli: "cart", "remove",
+                                                           "Remove a quantity of a product, or its whole line.")
+        public var productId = ""
+        /// Absent means the whole line.
+        public var quantity: Int?
+
+        public init() {}
+        public init(productId: String, quantity: Int?) { (self.productId, self.quantity) = (productId, quantity) }
+
+        public mutating func visitFields<V: FieldVisitor>(_ v: inout V) throws {
+            try v.visit(Field("productId", .identifier, role: "product id", option: "product", "The product id."), &productId)
+            try v.visit(Field("quantity", .quantity, role: "quantity", option: "quantity", "How many to remove (default: the whole line)."), &quantity)
+        }
+
+        public var command: AppCommand { .cart(.removeProduct(self)) }
+    }
+
+    public struct ApplyDiscount: CommandPayload {
+        public static let declaration = CommandDeclaration("cart.applyDiscount", actor: .user, cli: "cart", "apply-discount",
+                                                           "Apply a percent discount to a product or to the whole cart.")
+        public var discountId = ""
+        public var percent = 0
+        /// Absent means a discount on the whole cart.
+        public var productId: String?
+
+        public init() {}
+        public init(discountId: String, percent: Int, productId: String?) {
+            (self.discountId, self.percent, self.productId) = (discountId, percent, productId)
+        }
+
+        public mutating func visitFields<V: FieldVisitor>(_ v: inout V) throws {
+            try v.visit(Field("discountId", .identifier, role: "discount id", option: "discount", "The discount id."), &discountId)
+            try v.visit(Field("percent", .percent, role: "percent", option: "percent", "The discount in whole percent."), &percent)
+            try v.visit(Field("productId", .identifier, role: "product id", option: "product", "The product it applies to (default: the whole cart)."), &productId)
+        }
+
+        public var command: AppCommand { .cart(.applyDiscount(self)) }
+    }
+
+    public struct RemoveDiscount: CommandPayload {
+        public static let declaration = CommandDeclaration("cart.removeDiscount", actor: .user, cli: "cart", "remove-discount",
+                                                           "Remove an applied discount.")
+        public var discountId = ""
+
+        public init() {}
+        public init(discountId: String) { self.discountId = discountId }
+
+        public mutating func visitFields<V: FieldVisitor>(_ v: inout V) throws {
+            try v.visit(Field("discountId", .identifier, role: "discount id", option: "discount", "The discount id."), &discountId)
+        }
+
+        public var command: AppCommand { .cart(.removeDiscount(self)) }
+    }
+
+    public struct Checkout: CommandPayload {
+        public static let declaration = CommandDeclaration("cart.checkout", actor: .user, cli: "cart", "checkout",
+                                                           "Start checking out the cart.")
+        public init() {}
+        public mutating func visitFields<V: FieldVisitor>(_ v: inout V) throws {}
+        public var command: AppCommand { .cart(.checkout) }
+    }
+
+    public enum Kind: CaseIterable, Hashable, Sendable { case addProduct, removeProduct, applyDiscount, removeDiscount, checkout }
+
+    public var kind: Kind {
+        switch self {
+        case .addProduct: .addProduct
+        case .removeProduct: .removeProduct
+        case .applyDiscount: .applyDiscount
+        case .removeDiscount: .removeDiscount
+        case .checkout: .checkout
+        }
+    }
+
+    public func visitPayload<V: CommandPayloadVisitor>(_ v: inout V) throws {
+        switch self {
+        case .addProduct(let payload): try v.visit(payload)
+        case .removeProduct(let payload): try v.visit(payload)
+        case .applyDiscount(let payload): try v.visit(payload)
+        case .removeDiscount(let payload): try v.visit(payload)
+        case .checkout: try v.visit(Checkout())
+        }
+    }
+
+    public static func decode<D: PayloadDecoder>(_ kind: Kind, _ d: inout D) throws -> CartCommand {
+        switch kind {
+        case .addProduct: .addProduct(try d.payload(AddProduct.self))
+        case .removeProduct: .removeProduct(try d.payload(RemoveProduct.self))
+        case .applyDiscount: .applyDiscount(try d.payload(ApplyDiscount.self))
+        case .removeDiscount: .removeDiscount(try d.payload(RemoveDiscount.self))
+        case .checkout: try d.fieldless(Checkout.self, .checkout)
+        }
+    }
+}
+
+/// What the payment provider answered (system commands).
+public enum PaymentCommand: CommandFamily {
+    case succeeded(Succeeded)
+    case failed(Failed)
+
+    public struct Succeeded: CommandPayload {
+        public static let declaration = CommandDeclaration("payment.succeeded", actor: .system, cli: "system", "payment-succeeded",
+                                                           "The payment provider said yes.")
+        public var orderId = ""
+
+        public init() {}
+        public init(orderId: String) { self.orderId = orderId }
+
+        public mutating func visitFields<V: FieldVisitor>(_ v: inout V) throws {
+            try v.visit(Field("orderId", .identifier, role: "order id", option: "order", "The new order's id."), &orderId)
+        }
+
+        public var command: AppCommand { .payment(.succeeded(self)) }
+    }
+
+    public struct Failed: CommandPayload {
+        public static let declaration = CommandDeclaration("payment.failed", actor: .system, cli: "system", "payment-failed",
+                                                           "The payment provider said no.")
+        public var reason = ""
+
+        public init() {}
+        public init(reason: String) { self.reason = reason }
+
+        public mutating func visitFields<V: FieldVisitor>(_ v: inout V) throws {
+            try v.visit(Field("reason", .text, role: "failure reason", option: "reason", "Why, in at most 200 characters."), &reason)
+        }
+
+        public var command: AppCommand { .payment(.failed(self)) }
+    }
+
+    public enum Kind: CaseIterable, Hashable, Sendable { case succeeded, failed }
+
+    public var kind: Kind {
+        switch self {
+        case .succeeded: .succeeded
+        case .failed: .failed
+        }
+    }
+
+    public func visitPayload<V: CommandPayloadVisitor>(_ v: inout V) throws {
+        switch self {
+        case .succeeded(let payload): try v.visit(payload)
+        case .failed(let payload): try v.visit(payload)
+        }
+    }
+
+    public static func decode<D: PayloadDecoder>(_ kind: Kind, _ d: inout D) throws -> PaymentCommand {
+        switch kind {
+        case .succeeded: .succeeded(try d.payload(Succeeded.self))
+        case .failed: .failed(try d.payload(Failed.self))
+        }
+    }
+}

@@ -1,0 +1,104 @@
+/// Facts that happened, as the log records them, grouped by flow as FlowAction groups actions.
+public enum AppEvent: Equatable, Sendable {
+    case cart(CartEvent)
+    case navigation(NavigationEvent)
+
+    /// Which kind of event this is; every kind of every family, without its fields.
+    public enum Kind: Hashable, Sendable {
+        case cart(CartEvent.Kind)
+        case navigation(NavigationEvent.Kind)
+
+        /// Every kind, in declaration order (the cart's, then the navigation's).
+        public static let allCases: [Kind] = CartEvent.Kind.allCases.map(Kind.cart) + NavigationEvent.Kind.allCases.map(Kind.navigation)
+    }
+
+    public var kind: Kind {
+        switch self {
+        case .cart(let event): .cart(event.kind)
+        case .navigation(let event): .navigation(event.kind)
+        }
+    }
+
+    /// Hands the event's payload, with its concrete type, to `visitor`.
+    @inlinable
+    public func visitPayload<V: EventPayloadVisitor>(_ visitor: inout V) throws {
+        switch self {
+        case .cart(let event): try event.visitPayload(&visitor)
+        case .navigation(let event): try event.visitPayload(&visitor)
+        }
+    }
+
+    /// An event of `kind` with the fields `decoder` reads.
+    @inlinable
+    public static func decode<D: PayloadDecoder>(_ kind: Kind, _ decoder: inout D) throws -> AppEvent {
+        switch kind {
+        case .cart(let kind): .cart(try CartEvent.decode(kind, &decoder))
+        case .navigation(let kind): .navigation(try NavigationEvent.decode(kind, &decoder))
+        }
+    }
+
+    /// The event's stable type name, as exports and `flowlog log` show it.
+    public var typeName: String { EventKinds.info(kind).typeName }
+
+    public var declaration: EventDeclaration { EventKinds.info(kind).declaration }
+}
+
+/// One event kind as every list of kinds sees it.
+public struct EventKindInfo: Sendable {
+    public let kind: AppEvent.Kind
+    public let declaration: EventDeclaration
+    public let typeName: String
+    public let fields: [FieldDescription]
+    /// The kind's place in `EventKinds.all`.
+    public let index: Int
+}
+
+/// Every event kind, derived from the families' declarations: codecs, filters and schemas look
+/// kinds up here instead of keeping lists of their own.
+public enum EventKinds {
+    public static let all: [EventKindInfo] = AppEvent.Kind.allCases.enumerated().map { index, kind in
+        var blank = BlankDecoder()
+        var reader = DeclarationReader()
+        try! AppEvent.decode(kind, &blank).visitPayload(&reader)
+        return EventKindInfo(kind: kind, declaration: reader.declaration!, typeName: reader.declaration!.typeName.description,
+                             fields: reader.fields, index: index)
+    }
+
+    private static let byKind: [AppEvent.Kind: Int] = Dictionary(uniqueKeysWithValues: all.map { ($0.kind, $0.index) })
+    private static let byTypeName: [String: Int] = Dictionary(uniqueKeysWithValues: all.map { ($0.typeName, $0.index) })
+    private static let byTag: [Int?] = {
+        var table = [Int?](repeating: nil, count: Int(all.map(\.declaration.tag).max()!) + 1)
+        for info in all { table[Int(info.declaration.tag)] = info.index }
+        return table
+    }()
+
+    public static func info(_ kind: AppEvent.Kind) -> EventKindInfo { all[byKind[kind]!] }
+
+    public static func info(typeName: String) -> EventKindInfo? { byTypeName[typeName].map { all[$0] } }
+
+    /// The kind stored records give this tag; `nil` for a tag no kind has.
+    @inline(__always)
+    public static func kind(tag: UInt16) -> AppEvent.Kind? {
+        let index = Int(tag)
+        guard index < byTag.count, let position = byTag[index] else { return nil }
+        return all[position].kind
+    }
+
+    /// Every type name, in declaration order.
+    public static var typeNames: [String] { all.map(\.typeName) }
+
+    /// Every CSV column an event field names, in the schema's order.
+    public static var columns: [EventColumn] {
+        var seen = Set<EventColumn>()
+        return all.flatMap(\.fields).compactMap(\.field.column).filter { seen.insert($0).inserted }.sorted { $0.order < $1.order }
+    }
+
+    private struct DeclarationReader: EventPayloadVisitor {
+        var declaration: EventDeclaration?
+        var fields: [FieldDescription] = []
+        mutating func visit<Payload: EventPayload>(_ payload: Payload) {
+            declaration = Payload.declaration
+            fields = Payload.fieldList
+        }
+    }
+}

@@ -1,0 +1,107 @@
+/// What a field holds. The type decides how every codec writes the field (binary, JSON, CSV), and,
+/// in a command, which check of SPEC §3 step 1 it gets and which error code a bad value earns.
+public enum FieldType: Sendable, Equatable {
+    /// SPEC §1's identifier: 1 to 64 characters of `A-Z a-z 0-9 . _ : -` (`invalidIdentifier`).
+    case identifier
+    /// Free text; in a command at most 200 Unicode scalars (`invalidText`).
+    case text
+    /// Money in integer cents; in a command 0 through 100,000,000 (`invalidPrice`).
+    case cents
+    /// How many of a product; in a command 1 through 999 (`invalidQuantity`).
+    case quantity
+    /// A whole percent; in a command 1 through 100 (`invalidPercent`).
+    case percent
+    /// A tab of the home screen; in a command 0 or 1 (`invalidTab`).
+    case tab
+    /// A plain integer that no command sets directly (an event's total or item count).
+    case integer
+    case bool
+
+    /// The name `flowlog schema` and the CSV schema show for the type.
+    public var name: String {
+        switch self {
+        case .identifier: "identifier"
+        case .text: "text"
+        case .cents: "cents"
+        case .quantity: "quantity"
+        case .percent: "percent"
+        case .tab: "tab"
+        case .integer: "integer"
+        case .bool: "bool"
+        }
+    }
+}
+
+/// One field of a command or event kind: everything every list of fields needs, declared once.
+///
+/// Names are `StaticString`s, so that codecs on hot paths (an export writes millions of member
+/// names) use their bytes without making strings.
+public struct Field: Sendable {
+    /// The member name in JSON (commands on the wire, `data` of exported events).
+    public let name: StaticString
+    public let type: FieldType
+    /// A sentence for a person: `flowlog schema`, `--help`.
+    public let summary: StaticString
+    /// What messages call the field ("product id"), for commands' field checks.
+    public let role: StaticString
+    /// The command line's option for a command field (`price` for `--price`).
+    public let option: StaticString
+    /// The CSV column of an event field.
+    public let column: EventColumn?
+    /// A command-line default for an option the wire form requires (`--quantity` is 1).
+    public let optionDefault: Int?
+
+    /// A command's field.
+    @inlinable
+    public init(_ name: StaticString, _ type: FieldType, role: StaticString, option: StaticString,
+                optionDefault: Int? = nil, _ summary: StaticString) {
+        self.name = name
+        self.type = type
+        self.summary = summary
+        self.role = role
+        self.option = option
+        self.column = nil
+        self.optionDefault = optionDefault
+    }
+
+    /// An event's field.
+    @inlinable
+    public init(_ name: StaticString, _ type: FieldType, column: EventColumn, _ summary: StaticString) {
+        self.name = name
+        self.type = type
+        self.summary = summary
+        self.role = name
+        self.option = name
+        self.column = column
+        self.optionDefault = nil
+    }
+
+    public var nameText: String { name.description }
+}
+
+/// Visits each field of a payload, in declaration order, with access to its value: writing it
+/// (codecs that encode), reading into it (codecs that decode, into a blank payload), checking it,
+/// or only listing it. This is how every codec and check derives from one declaration per kind.
+public protocol FieldVisitor {
+    mutating func visit(_ field: Field, _ value: inout String) throws
+    mutating func visit(_ field: Field, _ value: inout String?) throws
+    mutating func visit(_ field: Field, _ value: inout Int) throws
+    mutating func visit(_ field: Field, _ value: inout Int?) throws
+    mutating func visit(_ field: Field, _ value: inout Bool) throws
+}
+
+/// A field as a list shows it, with whether it may be absent.
+public struct FieldDescription: Sendable {
+    public let field: Field
+    public let optional: Bool
+}
+
+/// Lists a payload's fields without looking at their values.
+struct FieldLister: FieldVisitor {
+    var fields: [FieldDescription] = []
+    mutating func visit(_ field: Field, _ value: inout String) { fields.append(FieldDescription(field: field, optional: false)) }
+    mutating func visit(_ field: Field, _ value: inout String?) { fields.append(FieldDescription(field: field, optional: true)) }
+    mutating func visit(_ field: Field, _ value: inout Int) { fields.append(FieldDescription(field: field, optional: false)) }
+    mutating func visit(_ field: Field, _ value: inout Int?) { fields.append(FieldDescription(field: field, optional: true)) }
+    mutating func visit(_ field: Field, _ value: inout Bool) { fields.append(FieldDescription(field: field, optional: false)) }
+}
