@@ -74,9 +74,12 @@ extension LMDBEventLog {
                     } catch let damage as RecordDamage {
                         // Count what can still be read of it, so the indexes are not blamed as well.
                         report.events += 1
+                        // Its stored version may be what was damaged: the stream index says whose next
+                        // version it is, so the stream's later events are not blamed as well.
                         let readable = RecordCodec.decodeUnverified(value)
-                        if let readable { versions[readable.stream] = max(versions[readable.stream] ?? 0, readable.version) }
-                        note(position, damage.stream ?? readable?.stream, damage.problem)
+                        let owner = try streamHolding(position, next: versions, guess: readable?.stream, txn)
+                        if let owner { versions[owner] = (versions[owner] ?? 0) + 1 }
+                        note(position, damage.stream ?? owner ?? readable?.stream, damage.problem)
                         // Carry on from what the damaged record stored, so one bad record is reported once.
                         previousHash = RecordCodec.storedHash(of: value) ?? previousHash
                     }
@@ -109,5 +112,24 @@ extension LMDBEventLog {
         }
         progress?.finish()
         return report
+    }
+
+    /// The stream whose next version (after `versions`) the stream index puts at `position`:
+    /// `guess` (what a damaged record says) first, then every stream of the log.
+    private func streamHolding(_ position: Int, next versions: [String: Int], guess: String?, _ txn: Transaction) throws -> String? {
+        func holds(_ stream: String) throws -> Bool {
+            guard let entry = try txn.get(streamIndexDB, key: Keys.streamVersion(stream, (versions[stream] ?? 0) + 1)) else { return false }
+            return Keys.decodePosition(entry) == position
+        }
+        if let guess, try holds(guess) { return guess }
+        return try txn.withCursor(streamsDB) { cursor in
+            var entry = try cursor.first()
+            while let (key, _) = entry {
+                let stream = String(decoding: key, as: UTF8.self)
+                if try holds(stream) { return stream }
+                entry = try cursor.next()
+            }
+            return nil
+        }
     }
 }
