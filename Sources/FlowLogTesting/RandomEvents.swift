@@ -1,0 +1,41 @@
+import FlowDomain
+
+/// Random events of every declared kind, with field values a codec must carry exactly: empty,
+/// long and non-ASCII text, identifiers at their limits, zero, negative and 64-bit integers.
+/// Events are facts, so these include values today's rules would refuse.
+public struct RandomEvents {
+    public init() {}
+
+    /// One event of `kind`.
+    public func event(of kind: AppEvent.Kind, using rng: inout some RandomNumberGenerator) -> AppEvent {
+        var values = FieldValues(rng: rng)
+        let event = try! AppEvent.decode(kind, &values)
+        rng = values.rng
+        return event
+    }
+
+    /// One event of a kind drawn uniformly from every declared kind.
+    public func event(using rng: inout some RandomNumberGenerator) -> AppEvent {
+        event(of: EventKinds.all.randomElement(using: &rng)!.kind, using: &rng)
+    }
+
+    private struct FieldValues<Generator: RandomNumberGenerator>: PayloadDecoder, FieldVisitor {
+        var rng: Generator
+
+        private static var identifiers: [String] { ["p1", "A", "x.y_z:1-2", String(repeating: "i", count: Identifier.maximumLength)] }
+        private static var texts: [String] { ["", "Mug", "Tee, \"quoted\"\nline", "Crème brûlée ☕️", " padded ", String(repeating: "long ", count: 40)] }
+        private static var integers: [Int] { [0, 1, 999, -5, 100_000_000, Int.max, Int.min] }
+
+        mutating func visit(_ field: Field, _ value: inout String) {
+            value = (field.type == .identifier ? Self.identifiers : Self.texts).randomElement(using: &rng)!
+        }
+
+        mutating func visit(_ field: Field, _ value: inout String?) {
+            value = Bool.random(using: &rng) ? nil : (field.type == .identifier ? Self.identifiers : Self.texts).randomElement(using: &rng)!
+        }
+
+        mutating func visit(_ field: Field, _ value: inout Int) { value = Self.integers.randomElement(using: &rng)! }
+        mutating func visit(_ field: Field, _ value: inout Int?) { value = Bool.random(using: &rng) ? nil : Self.integers.randomElement(using: &rng)! }
+        mutating func visit(_ field: Field, _ value: inout Bool) { value = Bool.random(using: &rng) }
+    }
+}
