@@ -10,38 +10,32 @@ public final class InMemoryEventLog: EventLog {
     public init() {}
 
     public func append(_ requests: [AppendRequest]) throws -> [AppendResult] {
-        var results: [AppendResult] = []
-        var poisoned: Set<String> = []
-        for request in requests {
-            let current = streamPositions[request.stream]?.count ?? 0
-            if request.chained, poisoned.contains(request.stream) {
-                results.append(.conflict(actualVersion: current))
-                continue
-            }
-            if let id = request.commandId, let receipt = receipts[request.stream]?[id] {
-                poisoned.insert(request.stream)
-                results.append(.duplicate(receipt))
-                continue
-            }
-            if let expected = request.expectedVersion, expected != current {
-                poisoned.insert(request.stream)
-                results.append(.conflict(actualVersion: current))
-                continue
-            }
-            let first = records.count + 1
-            for (offset, new) in request.events.enumerated() {
-                let position = first + offset
-                records.append(RecordedEvent(position: position, stream: request.stream, version: current + offset + 1,
-                                             eventId: new.eventId, timestamp: new.timestamp, actor: new.actor,
-                                             correlationId: new.correlationId, causationId: new.causationId, event: new.event))
-                streamPositions[request.stream, default: []].append(position)
-            }
-            let receipt = CommandReceipt(firstPosition: first, eventCount: request.events.count, version: current + request.events.count)
-            if let id = request.commandId { receipts[request.stream, default: [:]][id] = receipt }
-            poisoned.remove(request.stream)
-            results.append(.appended(receipt))
+        var transaction = Transaction(log: self)
+        return try AppendRules.apply(requests, in: &transaction)
+    }
+
+    /// Appends straight into the log's arrays: nothing here can fail halfway, so a batch is
+    /// all or nothing without a journal. Memory keeps no snapshots (a fold is cheap here).
+    private struct Transaction: AppendTransaction {
+        let log: InMemoryEventLog
+        var snapshotInterval: Int { 0 }
+
+        func head() -> (position: Int, hash: UInt64) { (log.records.count, RecordCodec.genesisHash) }
+        func storedVersion(of stream: String) -> Int { log.streamPositions[stream]?.count ?? 0 }
+        func storedReceipt(stream: String, commandId: String) -> CommandReceipt? { log.receipts[stream]?[commandId] }
+
+        func store(_ record: RecordedEvent, chainedTo previousHash: UInt64, fingerprint: UInt64?, streamOrdinal: Int) -> UInt64 {
+            log.records.append(record)
+            log.streamPositions[record.stream, default: []].append(record.position)
+            return previousHash
         }
-        return results
+
+        func storeReceipt(_ receipt: CommandReceipt, stream: String, commandId: String) {
+            log.receipts[stream, default: [:]][commandId] = receipt
+        }
+
+        func storeSnapshot(_ state: FlowState, stream: String, version: Int, position: Int) {}
+        func finish(versions: [String: Int]) {}
     }
 
     public func version(of stream: String) throws -> Int { streamPositions[stream]?.count ?? 0 }

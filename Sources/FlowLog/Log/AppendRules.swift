@@ -1,0 +1,81 @@
+import FlowDomain
+
+/// One write transaction of a log, as the append rules see it: what it has stored, and the few
+/// ways to store more. Each backend implements it over its own transaction; `AppendRules` is the
+/// one place that decides what a batch of requests does.
+public protocol AppendTransaction {
+    /// Events per stream between snapshots (0: none).
+    var snapshotInterval: Int { get }
+    /// The last position and its chain hash (the seed of the next record's).
+    mutating func head() throws -> (position: Int, hash: UInt64)
+    /// The stream's stored version: 0 for a stream that has no events.
+    mutating func storedVersion(of stream: String) throws -> Int
+    mutating func storedReceipt(stream: String, commandId: String) throws -> CommandReceipt?
+    /// Stores one event at the position and version the rules gave it and returns its chain hash.
+    /// `streamOrdinal` numbers the batch's streams from 0 in the order they first appear.
+    mutating func store(_ record: RecordedEvent, chainedTo previousHash: UInt64, fingerprint: UInt64?, streamOrdinal: Int) throws -> UInt64
+    mutating func storeReceipt(_ receipt: CommandReceipt, stream: String, commandId: String) throws
+    mutating func storeSnapshot(_ state: FlowState, stream: String, version: Int, position: Int) throws
+    /// Ends the batch: the streams it moved, with their new versions.
+    mutating func finish(versions: [String: Int]) throws
+}
+
+/// The append rules of the log contract, written once for every backend: idempotency by command
+/// id, expected versions, chained requests, and the assignment of positions and versions.
+public enum AppendRules {
+    /// Answers each request in order and stores the accepted ones through `transaction`.
+    ///
+    /// A request whose command id the stream accepted before is a duplicate; one whose expected
+    /// version is not the stream's is a conflict; a `chained` request whose predecessor for the
+    /// same stream in this batch was not appended is a conflict too, since it was decided against
+    /// events that never happened. Accepted events get the next positions and stream versions.
+    public static func apply<Transaction: AppendTransaction>(_ requests: [AppendRequest], in transaction: inout Transaction) throws -> [AppendResult] {
+        var (position, previousHash) = try transaction.head()
+        let snapshotInterval = transaction.snapshotInterval
+        var versions: [String: Int] = [:]
+        var ordinals: [String: Int] = [:]
+        var poisoned: Set<String> = []
+        var results: [AppendResult] = []
+        results.reserveCapacity(requests.count)
+        for request in requests {
+            let current = try versions[request.stream] ?? transaction.storedVersion(of: request.stream)
+            if request.chained, poisoned.contains(request.stream) {
+                results.append(.conflict(actualVersion: current))
+                continue
+            }
+            if let id = request.commandId, let receipt = try transaction.storedReceipt(stream: request.stream, commandId: id) {
+                poisoned.insert(request.stream)
+                results.append(.duplicate(receipt))
+                continue
+            }
+            if let expected = request.expectedVersion, expected != current {
+                poisoned.insert(request.stream)
+                results.append(.conflict(actualVersion: current))
+                continue
+            }
+            let first = position + 1
+            var version = current
+            let ordinal = ordinals[request.stream] ?? { ordinals[request.stream] = ordinals.count; return ordinals.count - 1 }()
+            let fingerprinted = request.fingerprints.count == request.events.count
+            for (offset, new) in request.events.enumerated() {
+                position += 1
+                version += 1
+                let record = RecordedEvent(position: position, stream: request.stream, version: version,
+                                           eventId: new.eventId, timestamp: new.timestamp, actor: new.actor,
+                                           correlationId: new.correlationId, causationId: new.causationId, event: new.event)
+                previousHash = try transaction.store(record, chainedTo: previousHash,
+                                                     fingerprint: fingerprinted ? request.fingerprints[offset] : nil, streamOrdinal: ordinal)
+            }
+            if let state = request.stateAfter, snapshotInterval > 0, current / snapshotInterval != version / snapshotInterval {
+                try transaction.storeSnapshot(state, stream: request.stream, version: version, position: position)
+            }
+            versions[request.stream] = version
+            let receipt = CommandReceipt(firstPosition: first, eventCount: request.events.count, version: version)
+            if let id = request.commandId { try transaction.storeReceipt(receipt, stream: request.stream, commandId: id) }
+            poisoned.remove(request.stream)
+            results.append(.appended(receipt))
+        }
+        try transaction.finish(versions: versions)
+        return results
+    }
+}
