@@ -59,6 +59,14 @@ func reportingFailures(_ body: () throws -> Void) throws {
         let failure = CLIFailure(error)
         Diagnostics.print(failure.message)
         throw ExitCode(failure.exitCode)
+    } catch let error as OutputPathError {
+        Diagnostics.print(error.description)
+        let code: Int32 = switch error {
+        case .missingFolder, .cannotOpen: CLIFailure.cannotCreate
+        case .cannotFinish: CLIFailure.ioError
+        default: CLIFailure.usage
+        }
+        throw ExitCode(code)
     } catch let error as InputError {
         Diagnostics.print(error.message)
         throw ExitCode(CLIFailure.ioError)

@@ -39,6 +39,15 @@ extension Composition {
     /// The three projectors, wired to the log and the tracker's files.
     static func projectors(_ log: LMDBEventLog, tracker: TrackerOptions, global: GlobalOptions) throws -> [any Projector] {
         let folder = tracker.folder(for: global)
+        // An NDJSON sink appends, and cuts a torn last line: inside a log (or through a link into
+        // one) that would write into its database files, so such a folder or file is refused.
+        let files = [folder] + [(SegmentService().name, tracker.segmentURL), (SnakeCaseService().name, tracker.snakeURL)]
+            .filter { $0.1 == nil }.map { "\(folder)/\($0.0).ndjson" }
+        for file in files {
+            if let environment = OutputPath.enclosingLMDBEnvironment(of: file) {
+                throw CLIFailure("The tracker's \(file == folder ? "folder" : "file") \(file) is inside \(environment), an LMDB environment (a FlowLog log, or another program's database); analytics calls are never written there. Choose another folder with --tracker-dir; nothing was written.", exitCode: CLIFailure.usage)
+            }
+        }
         if mkdir(folder, 0o755) != 0 && errno != EEXIST {
             throw CLIFailure("Cannot create the tracker folder \(folder): \(String(cString: strerror(errno))). Choose another with --tracker-dir.", exitCode: CLIFailure.cannotCreate)
         }
