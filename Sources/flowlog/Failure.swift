@@ -7,6 +7,10 @@ struct CLIFailure: Error {
     let exitCode: Int32
 
     static let rejected: Int32 = 1
+    /// `bisect`: skipped versions (exit 125 of the check) hide which candidate is the first bad one.
+    static let undecided: Int32 = 3
+    /// `bisect`: the `--run` check ran past `--timeout` and was killed, as `timeout(1)` reports it.
+    static let checkTimedOut: Int32 = 124
     static let usage: Int32 = 64
     static let dataError: Int32 = 65
     static let noInput: Int32 = 66

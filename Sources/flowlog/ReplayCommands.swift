@@ -180,15 +180,19 @@ struct BisectCommand: ParsableCommand {
         abstract: "Find the first event of a stream after which its state goes wrong, in O(log n) state reconstructions.",
         discussion: """
         Give a built-in check with --invariant NAME (--list-invariants names them), or your own with \
-        --run 'COMMAND': it is run by /bin/sh with the state as JSON (as `state --format json` prints it) \
-        on standard input, and its exit status 0 means good, anything else bad, as `git bisect run` reads \
-        it. The initial state is taken as good. Prints the culprit event, the states before and after it, \
-        and what it changed; exits 0 when a culprit was found or the final state is good.
+        --run 'COMMAND': it is run by /bin/sh with the state as JSON on standard input (exactly what \
+        `state --at POSITION --format json` prints), and, as `git bisect run` reads it, exit status 0 means \
+        good, 125 skip this version, anything else bad (a crash too). A check that runs past --timeout \
+        (default 60 seconds) is killed with every process it started, and bisect stops (exit 124). The \
+        initial state is taken as good. Prints the culprit event, the states before and after it, and \
+        what it changed; exits 0 when a culprit was found or the final state is good, and 3 when skipped \
+        versions leave several candidates (it lists them).
         """)
 
     @Option(help: "The stream to search.") var stream: String?
     @Option(help: "A built-in invariant (or 'all').") var invariant: String?
     @Option(name: .customLong("run"), help: "A shell command that reads the state as JSON on stdin and exits 0 for good.") var runCommand: String?
+    @Option(help: "With --run: kill the check, with every process it started, after this many seconds and stop (0: no limit).") var timeout: Double?
     @Flag(help: "List the built-in invariants.") var listInvariants = false
     @Option(help: "text or json.") var format: OutputFormat = .text
     @OptionGroup var source: SourceOptions
@@ -198,6 +202,10 @@ struct BisectCommand: ParsableCommand {
         if listInvariants { return }
         guard stream != nil else { throw ValidationError("Name the stream to search with --stream.") }
         guard (invariant == nil) != (runCommand == nil) else { throw ValidationError("Give exactly one of --invariant NAME and --run 'COMMAND'.") }
+        if let timeout {
+            guard runCommand != nil else { throw ValidationError("--timeout goes with --run 'COMMAND'.") }
+            guard timeout >= 0, timeout.isFinite else { throw ValidationError("--timeout must be a number of seconds, 0 or more (0: no limit).") }
+        }
         if let invariant, Invariant.named(invariant) == nil {
             throw ValidationError("There is no invariant '\(invariant)'; the invariants are \((Invariant.all.map(\.name) + ["all"]).joined(separator: ", ")).")
         }
@@ -209,6 +217,7 @@ struct BisectCommand: ParsableCommand {
             Output.line("\(TextRendering.pad("all", 22)) every invariant above")
             return
         }
+        var undecided = false
         try reportingFailures {
             let stream = stream!
             let (source, log) = try self.source.source(global)
@@ -216,31 +225,74 @@ struct BisectCommand: ParsableCommand {
             guard history.versions > 0 else {
                 throw CLIFailure("Stream \(stream) has no events\(self.source.file.map { " in \($0)" } ?? ""); check the name with `flowlog log`.", exitCode: CLIFailure.noInput)
             }
-            var reason = ""
-            let check: (FlowState) throws -> Bool
+            var reasons: [Int: String] = [:]
+            let check: (Int, FlowState) throws -> Bisector.Verdict
             if let invariant = invariant.flatMap(Invariant.named) {
-                check = { state in
-                    guard let violation = invariant.violation(in: state) else { return false }
-                    reason = "\(invariant.name): \(violation)"
-                    return true
+                check = { version, state in
+                    guard let violation = invariant.violation(in: state) else { return .good }
+                    reasons[version] = "\(invariant.name): \(violation)"
+                    return .bad
                 }
             } else {
-                let command = runCommand!
-                check = { state in
-                    let status = try ShellCheck.run(command, input: FlowJSON.state(state, stream: stream, version: 0))
-                    reason = "`\(command)` exited with status \(status)"
-                    return status != 0
+                let shell = ShellCheck(command: runCommand!, timeout: timeout == 0 ? nil : timeout ?? 60)
+                check = { version, state in
+                    // Exactly what `flowlog state --at POSITION --format json` prints for this version.
+                    let input = Array((FlowJSON.state(state, stream: stream, version: version) + "\n").utf8)
+                    guard let status = ShellCheck.status(try shell.run(input: input)) else {
+                        throw CLIFailure(Self.timedOut(shell, version: version, stream: stream), exitCode: CLIFailure.checkTimedOut)
+                    }
+                    if status == 125 { return .skip }
+                    reasons[version] = "`\(shell.command)` exited with status \(status)"
+                    return status == 0 ? .good : .bad
                 }
             }
-            let outcome = try Bisector.bisect(versions: history.versions, state: history.state(after:), event: history.event(version:), isBad: check)
+            let outcome = try Bisector.bisect(versions: history.versions, state: history.state(after:), event: history.event(version:), check: check)
             switch outcome {
             case .finalStateIsGood(let version, let reconstructions):
                 Output.line(format == .json ? "{\"found\":false,\"stream\":\(JSONWriter.quoted(stream)),\"version\":\(version),\"reconstructions\":\(reconstructions)}"
                                             : "The final state of \(stream) (version \(version)) passes the check: nothing to bisect.")
             case .found(let culprit):
-                _ = try check(culprit.after)
-                report(culprit, stream: stream, reason: reason)
+                report(culprit, stream: stream, reason: reasons[culprit.record.version] ?? "")
+            case .undecided(let candidates, let reconstructions):
+                try reportUndecided(candidates: candidates, stream: stream, reconstructions: reconstructions, history: history)
+                undecided = true
+            case .finalStateSkipped(let version, let reconstructions):
+                Output.line(format == .json
+                    ? "{\"found\":false,\"undecided\":true,\"stream\":\(JSONWriter.quoted(stream)),\"version\":\(version),\"candidates\":[],\"skipped\":[\(version)],\"reconstructions\":\(reconstructions)}"
+                    : "The check skipped the final state of \(stream) (version \(version), exit 125), so nothing is known to be bad: nothing to bisect.")
+                undecided = true
             }
+        }
+        if undecided { throw ExitCode(CLIFailure.undecided) }
+    }
+
+    private static func timedOut(_ shell: ShellCheck, version: Int, stream: String) -> String {
+        let seconds = shell.timeout.map { $0 == $0.rounded() ? String(Int($0)) : String($0) } ?? "?"
+        return "`\(shell.command)` ran past the \(seconds)-second timeout on version \(version) of \(stream) and was killed, with every process it started; bisect stopped. Give a longer --timeout (0 for none), or make the check finish sooner."
+    }
+
+    /// Skipped versions hide which candidate is the first bad one: all of them are listed.
+    private func reportUndecided(candidates: ClosedRange<Int>, stream: String, reconstructions: Int, history: StreamHistory) throws {
+        let events = try candidates.map(history.event(version:))
+        let skipped = Array(candidates.dropLast())
+        if format == .json {
+            var json = JSONWriter()
+            json.beginObject()
+            json.key("found"); json.bool(false)
+            json.key("undecided"); json.bool(true)
+            json.key("stream"); json.string(stream)
+            json.key("candidates"); json.beginArray(); for version in candidates { json.int(version) }; json.endArray()
+            json.key("skipped"); json.beginArray(); for version in skipped { json.int(version) }; json.endArray()
+            json.key("reconstructions"); json.int(reconstructions)
+            json.key("events"); json.beginArray(); for event in events { FlowJSON.writeEvent(event, into: &json) }; json.endArray()
+            json.endObject()
+            Output.line(json.text)
+            return
+        }
+        let names = skipped.map(String.init).joined(separator: ", ")
+        Output.line("The first bad event of \(stream) is one of versions \(candidates.lowerBound) through \(candidates.upperBound): the check skipped version\(skipped.count == 1 ? "" : "s") \(names) (exit 125), so bisect cannot tell which (\(reconstructions) state reconstructions). Version \(candidates.lowerBound - 1) is good and version \(candidates.upperBound) is bad.")
+        for event in events {
+            Output.line("  #\(event.position) v\(event.version) \(TextRendering.eventSummary(event.event)) (\(event.actor.rawValue), \(event.timestamp.rfc3339))")
         }
     }
 
@@ -315,23 +367,6 @@ private struct StreamHistory {
         guard version > 0 else { return FlowDecider.initialState }
         if let log { return try log.state(ofStream: stream, throughPosition: try event(version: version).position).state }
         return FlowDecider.replay(events[0..<version].map(\.event))
-    }
-}
-
-/// Runs a user's check as `git bisect run` does: through the shell, with the state on standard input.
-enum ShellCheck {
-    static func run(_ command: String, input: String) throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
-        let stdin = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = FileHandle.standardError
-        try process.run()
-        try stdin.fileHandleForWriting.write(contentsOf: Data((input + "\n").utf8))
-        try stdin.fileHandleForWriting.close()
-        process.waitUntilExit()
-        return process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus
     }
 }
 
