@@ -49,8 +49,15 @@ struct DemoCommand: ParsableCommand {
             let runner = ProjectionRunner(log: log)
             Output.line("\nProjections, caught up with the log:")
             for projector in projectors {
-                try runner.catchUp(projector)
-                Output.line("  \(TextRendering.pad(projector.name, 16)) checkpoint \(try projector.checkpoint())")
+                do {
+                    let lock = try ProjectorLock(projector: projector.name, log: log)
+                    try runner.catchUp(projector)
+                    withExtendedLifetime(lock) {}
+                    Output.line("  \(TextRendering.pad(projector.name, 16)) checkpoint \(try projector.checkpoint())")
+                } catch let busy as ProjectorBusy {
+                    // Its runner delivers these events; a second delivery would duplicate them.
+                    Output.line("  \(TextRendering.pad(projector.name, 16)) being run by \(busy.pid.map { "process \($0)" } ?? "another process"), which projects these events")
+                }
             }
             Output.line("  analytics calls are in \(tracker.folder(for: global))/segment.ndjson and snake.ndjson")
             Output.line("\nThe log \(log.path) now holds \(try log.lastPosition()) events. Try: flowlog log --stream \(stream), flowlog orders, flowlog view --stream \(stream)")

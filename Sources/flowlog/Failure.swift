@@ -15,6 +15,8 @@ struct CLIFailure: Error {
     static let dataError: Int32 = 65
     static let noInput: Int32 = 66
     static let cannotCreate: Int32 = 73
+    /// EX_TEMPFAIL: another process runs the projector; try again once it is done.
+    static let busy: Int32 = 75
     static let ioError: Int32 = 74
     static let software: Int32 = 70
     static let permission: Int32 = 77
@@ -63,6 +65,9 @@ func reportingFailures(_ body: () throws -> Void) throws {
         let failure = CLIFailure(error)
         Diagnostics.print(failure.message)
         throw ExitCode(failure.exitCode)
+    } catch let error as ProjectorBusy {
+        Diagnostics.print(error.description)
+        throw ExitCode(CLIFailure.busy)
     } catch let error as OutputPathError {
         Diagnostics.print(error.description)
         let code: Int32 = switch error {

@@ -96,6 +96,9 @@ struct ProjectionsCommand: ParsableCommand {
                 let log = try Composition.openLog(global, access: .readWrite)
                 let runner = ProjectionRunner(log: log)
                 let projectors = try Composition.projectors(log, tracker: tracker, global: global)
+                // Held until this process ends: one runner per projector.
+                let locks = try projectors.map { try ProjectorLock(projector: $0.name, log: log) }
+                defer { withExtendedLifetime(locks) {} }
                 if follow {
                     try runner.follow(projectors) { false }
                 }
@@ -110,6 +113,7 @@ struct ProjectionsCommand: ParsableCommand {
     struct Rebuild: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "rebuild", abstract: "Reset one projector and replay it from position 1.")
         @Argument(help: "storage, tracker.segment or tracker.snake.") var name: String
+        @Flag(help: "For a tracker: send again the calls its collector already acknowledged.") var resend = false
         @OptionGroup var tracker: TrackerOptions
         @OptionGroup var global: GlobalOptions
 
@@ -117,15 +121,26 @@ struct ProjectionsCommand: ParsableCommand {
             guard Composition.projectorNames.contains(name) else {
                 throw ValidationError("There is no projector '\(name)'; the projectors are \(Composition.projectorNames.joined(separator: ", ")).")
             }
+            if resend, !name.hasPrefix("tracker.") { throw ValidationError("--resend goes with a tracker (tracker.segment or tracker.snake).") }
         }
 
         func run() throws {
             try reportingFailures {
                 let log = try Composition.openLog(global, access: .readWrite)
                 guard let projector = try Composition.projectors(log, tracker: tracker, global: global).first(where: { $0.name == name }) else { return }
-                try projector.reset()
+                let lock = try ProjectorLock(projector: name, log: log)
+                defer { withExtendedLifetime(lock) {} }
+                if let tracker = projector as? TrackerProjector {
+                    try tracker.reset(resending: resend)
+                } else {
+                    try projector.reset()
+                }
                 let handled = try ProjectionRunner(log: log).catchUp(projector)
                 Output.line("\(name): rebuilt from \(handled) events")
+                let acknowledged = try log.acknowledgedPosition(of: name)
+                if projector is TrackerProjector, acknowledged > 0 {
+                    Diagnostics.print("\(name): the calls of positions 1 through \(acknowledged), which the collector had acknowledged, were not sent again; give --resend to send them again.")
+                }
             }
         }
     }
@@ -144,7 +159,14 @@ struct OrdersCommand: ParsableCommand {
         try reportingFailures {
             let log = try Composition.openLog(global, access: .readWrite)
             let storage = StorageProjector(log: log)
-            try ProjectionRunner(log: log).catchUp(storage)
+            do {
+                let lock = try ProjectorLock(projector: storage.name, log: log)
+                try ProjectionRunner(log: log).catchUp(storage)
+                withExtendedLifetime(lock) {}
+            } catch let busy as ProjectorBusy {
+                // Its runner keeps the read model current; what it has projected so far is shown.
+                Diagnostics.print("\(busy.pid.map { "process \($0)" } ?? "another process") is running projector storage; these orders are as of position \(try storage.checkpoint()) of \(try log.lastPosition()).")
+            }
             let orders = try storage.orders(stream: stream)
             for (position, stream, order) in orders {
                 if format == .json {
