@@ -37,7 +37,10 @@ public struct OutputTarget: Equatable, Sendable {
         // As many links as the kernel follows (its ELOOP limit).
         for _ in 0..<40 {
             let (folder, name) = OutputPath.split(path)
-            guard !name.isEmpty, name != ".", name != ".." else { throw .folder(requested) }
+            guard !name.isEmpty, name != ".", name != ".." else {
+                if let environment = OutputPath.enclosingLMDBEnvironment(of: path) { throw .insideLMDBEnvironment(requested, environment: environment) }
+                throw .folder(requested)
+            }
             guard let realFolder = OutputPath.realPath(folder) else {
                 throw errno == ENOENT || errno == ENOTDIR ? .missingFolder(requested, folder: folder) : .cannotOpen(requested, errno: errno)
             }

@@ -39,7 +39,7 @@ struct OutputFileTests {
         let environment = OutputPath.resolve(folder.child("log"))
         try FileManager.default.createDirectory(atPath: folder.child("log/deeper/still"), withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(atPath: folder.child("alias"), withDestinationPath: "log/deeper")
-        for path in ["log/data.mdb", "log/lock.mdb", "log/x.csv", "log/deeper/still/x.csv", "alias/x.csv"].map(folder.child) {
+        for path in ["log/data.mdb", "log/lock.mdb", "log/x.csv", "log/deeper/still/x.csv", "alias/x.csv", "log/", "log/."].map(folder.child) {
             #expect(throws: OutputPathError.insideLMDBEnvironment(path, environment: environment), "\(path)") {
                 try OutputTarget.resolve(path, force: true)
             }
