@@ -35,6 +35,6 @@ let package = Package(
         .executableTarget(name: "flowlog-bench", dependencies: ["FlowLog", "FlowDomain", "LMDB"]),
         .testTarget(name: "FlowDomainTests", dependencies: ["FlowDomain", "FlowLogTesting"]),
         .testTarget(name: "FlowLogTests", dependencies: ["FlowLog", "FlowDomain", "LMDB", "FlowLogTesting"]),
-        .testTarget(name: "FlowLogCLITests", dependencies: ["FlowLog", "FlowDomain", "FlowLogTesting"]),
+        .testTarget(name: "FlowLogCLITests", dependencies: ["FlowLog", "FlowDomain", "LMDB", "FlowLogTesting"]),
     ]
 )

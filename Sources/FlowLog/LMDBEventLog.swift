@@ -69,6 +69,14 @@ public final class LMDBEventLog: EventLog {
         } catch {
             throw LogFolder.openingError(error, path: path)
         }
+        // Before anything is created: another program's environment gains nothing from FlowLog.
+        let recognition: LogRecognition
+        do {
+            recognition = try LogRecognition.inspect(environment)
+        } catch {
+            throw LogFolder.openingError(error, path: path)
+        }
+        if let refusal = recognition.refusal { throw .notALog(path: path, reason: refusal) }
         do {
             let names = ["meta", "events", "streams", "streamIndex", "commands", "eventIds", "snapshots", "orders"]
             let databases: [Database]

@@ -41,6 +41,7 @@ enum LogFolder {
         case ENOSPC: return .diskFull(path: path)
         default:
             if error.isInvalidFile { return .notALog(path: path, reason: "its data.mdb is not an LMDB database of a compatible format") }
+            if error.isCorrupted { return .notALog(path: path, reason: "its data.mdb is damaged (\(error.message)); nothing was changed") }
             return .storage(error)
         }
     }

@@ -24,6 +24,10 @@ public struct LMDBError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The file is not an LMDB environment, or one of an incompatible format.
     public var isInvalidFile: Bool { code == MDB_INVALID || code == MDB_VERSION_MISMATCH }
     public var isKeyExists: Bool { code == MDB_KEYEXIST }
+    /// A database opened with flags it was not made with, or a name that is a plain record, not a database.
+    public var isIncompatible: Bool { code == MDB_INCOMPATIBLE }
+    /// The file's pages are damaged.
+    public var isCorrupted: Bool { code == MDB_CORRUPTED || code == MDB_PAGE_NOTFOUND }
 
     /// A `.noOverwrite` put that found its key taken.
     public static func keyExists(_ operation: String) -> LMDBError { LMDBError(code: MDB_KEYEXIST, operation: operation) }

@@ -23,9 +23,11 @@ public struct Transaction {
     }
 
     /// Opens (or with `create`, creates) a named database. Creating needs a write transaction.
-    public func openDatabase(named name: String, create: Bool = false) throws(LMDBError) -> Database {
+    /// `nil` opens the main database, whose keys name the named databases (and hold any plain
+    /// records a program put there directly).
+    public func openDatabase(named name: String?, create: Bool = false) throws(LMDBError) -> Database {
         var dbi = MDB_dbi()
-        try check(mdb_dbi_open(handle, name, create ? UInt32(MDB_CREATE) : 0, &dbi), "opening database \(name)")
+        try check(mdb_dbi_open(handle, name, create ? UInt32(MDB_CREATE) : 0, &dbi), "opening database \(name ?? "(main)")")
         return Database(dbi: dbi)
     }
 

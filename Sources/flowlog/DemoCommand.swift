@@ -27,6 +27,8 @@ struct DemoCommand: ParsableCommand {
             let used = Set(try log.streams().map(\.stream))
             let stream = stream ?? (1...).lazy.map { "demo-\($0)" }.first { !used.contains($0) }!
             let processor = Composition.processor(for: log)
+            // Wired before the first command, so a tracker folder that is refused stops the demo before it plays.
+            let projectors = try Composition.projectors(log, tracker: tracker, global: global)
             Output.line("FlowLog demo: a session in stream \(stream) of the log \(log.path)\n")
             for (index, envelope) in DemoScript.commands(stream: stream).enumerated() {
                 let before = try processor.state(of: stream).state
@@ -46,9 +48,16 @@ struct DemoCommand: ParsableCommand {
             Output.line(ViewProjector.render(cart: ViewProjector.cart(state), screen: ViewProjector.screen(state.navigation)))
             let runner = ProjectionRunner(log: log)
             Output.line("\nProjections, caught up with the log:")
-            for projector in try Composition.projectors(log, tracker: tracker, global: global) {
-                try runner.catchUp(projector)
-                Output.line("  \(TextRendering.pad(projector.name, 16)) checkpoint \(try projector.checkpoint())")
+            for projector in projectors {
+                do {
+                    let lock = try ProjectorLock(projector: projector.name, log: log)
+                    try runner.catchUp(projector)
+                    withExtendedLifetime(lock) {}
+                    Output.line("  \(TextRendering.pad(projector.name, 16)) checkpoint \(try projector.checkpoint())")
+                } catch let busy as ProjectorBusy {
+                    // Its runner delivers these events; a second delivery would duplicate them.
+                    Output.line("  \(TextRendering.pad(projector.name, 16)) being run by \(busy.pid.map { "process \($0)" } ?? "another process"), which projects these events")
+                }
             }
             Output.line("  analytics calls are in \(tracker.folder(for: global))/segment.ndjson and snake.ndjson")
             Output.line("\nThe log \(log.path) now holds \(try log.lastPosition()) events. Try: flowlog log --stream \(stream), flowlog orders, flowlog view --stream \(stream)")

@@ -23,7 +23,10 @@ struct ExportCommand: ParsableCommand {
     @Option(help: "End at this global position (inclusive).") var toPosition: Int?
     @Option(help: "Only events recorded at or after this time (RFC 3339).") var since: String?
     @Option(help: "Only events recorded before this time (RFC 3339).") var until: String?
-    @Option(name: .shortAndLong, help: "Write to this file (default: standard output); it appears only when complete.") var output: String?
+    @Option(name: .shortAndLong, help: ArgumentHelp(
+        "Write to this file (default: standard output); it appears only when complete.",
+        discussion: "A FIFO, a character device or - is written through; a folder or a path inside a log is refused.")) var output: String?
+    @Flag(help: "Let --output replace an existing file.") var force = false
     @Flag(help: "Print the CSV columns and their types instead of exporting.") var schema = false
     @OptionGroup var global: GlobalOptions
 
@@ -38,6 +41,7 @@ struct ExportCommand: ParsableCommand {
         }
         if let fromPosition, fromPosition < 1 { throw ValidationError("--from-position must be 1 or more.") }
         if let toPosition, toPosition < 1 { throw ValidationError("--to-position must be 1 or more.") }
+        if force, output == nil { throw ValidationError("--force goes with --output FILE.") }
     }
 
     func run() throws {
@@ -59,21 +63,9 @@ struct ExportCommand: ParsableCommand {
                 try EventExport(format: format, filter: filter).run(from: log, to: FileDescriptorOutput(), progress: progress)
                 return
             }
-            let partial = output + ".partial"
-            let descriptor = open(partial, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-            guard descriptor >= 0 else {
-                throw CLIFailure("Cannot write \(partial): \(String(cString: strerror(errno))). Check that the folder exists and is writable.", exitCode: CLIFailure.cannotCreate)
-            }
-            do {
-                try EventExport(format: format, filter: filter).run(from: log, to: FileDescriptorOutput(fileDescriptor: descriptor), progress: progress)
-                guard fsync(descriptor) == 0, close(descriptor) == 0, rename(partial, output) == 0 else {
-                    throw CLIFailure("Cannot finish \(output): \(String(cString: strerror(errno))).", exitCode: CLIFailure.ioError)
-                }
-            } catch {
-                close(descriptor)
-                unlink(partial)
-                throw error
-            }
+            let file = try OutputFile(try OutputTarget.resolve(output, force: force))
+            try EventExport(format: format, filter: filter).run(from: log, to: file, progress: progress)
+            try file.commit()
         }
     }
 }

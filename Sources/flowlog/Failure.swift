@@ -7,10 +7,16 @@ struct CLIFailure: Error {
     let exitCode: Int32
 
     static let rejected: Int32 = 1
+    /// `bisect`: skipped versions (exit 125 of the check) hide which candidate is the first bad one.
+    static let undecided: Int32 = 3
+    /// `bisect`: the `--run` check ran past `--timeout` and was killed, as `timeout(1)` reports it.
+    static let checkTimedOut: Int32 = 124
     static let usage: Int32 = 64
     static let dataError: Int32 = 65
     static let noInput: Int32 = 66
     static let cannotCreate: Int32 = 73
+    /// EX_TEMPFAIL: another process runs the projector; try again once it is done.
+    static let busy: Int32 = 75
     static let ioError: Int32 = 74
     static let software: Int32 = 70
     static let permission: Int32 = 77
@@ -59,6 +65,17 @@ func reportingFailures(_ body: () throws -> Void) throws {
         let failure = CLIFailure(error)
         Diagnostics.print(failure.message)
         throw ExitCode(failure.exitCode)
+    } catch let error as ProjectorBusy {
+        Diagnostics.print(error.description)
+        throw ExitCode(CLIFailure.busy)
+    } catch let error as OutputPathError {
+        Diagnostics.print(error.description)
+        let code: Int32 = switch error {
+        case .missingFolder, .cannotOpen: CLIFailure.cannotCreate
+        case .cannotFinish: CLIFailure.ioError
+        default: CLIFailure.usage
+        }
+        throw ExitCode(code)
     } catch let error as InputError {
         Diagnostics.print(error.message)
         throw ExitCode(CLIFailure.ioError)

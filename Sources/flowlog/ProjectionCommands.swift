@@ -39,6 +39,15 @@ extension Composition {
     /// The three projectors, wired to the log and the tracker's files.
     static func projectors(_ log: LMDBEventLog, tracker: TrackerOptions, global: GlobalOptions) throws -> [any Projector] {
         let folder = tracker.folder(for: global)
+        // An NDJSON sink appends, and cuts a torn last line: inside a log (or through a link into
+        // one) that would write into its database files, so such a folder or file is refused.
+        let files = [folder] + [(SegmentService().name, tracker.segmentURL), (SnakeCaseService().name, tracker.snakeURL)]
+            .filter { $0.1 == nil }.map { "\(folder)/\($0.0).ndjson" }
+        for file in files {
+            if let environment = OutputPath.enclosingLMDBEnvironment(of: file) {
+                throw CLIFailure("The tracker's \(file == folder ? "folder" : "file") \(file) is inside \(environment), an LMDB environment (a FlowLog log, or another program's database); analytics calls are never written there. Choose another folder with --tracker-dir; nothing was written.", exitCode: CLIFailure.usage)
+            }
+        }
         if mkdir(folder, 0o755) != 0 && errno != EEXIST {
             throw CLIFailure("Cannot create the tracker folder \(folder): \(String(cString: strerror(errno))). Choose another with --tracker-dir.", exitCode: CLIFailure.cannotCreate)
         }
@@ -87,6 +96,9 @@ struct ProjectionsCommand: ParsableCommand {
                 let log = try Composition.openLog(global, access: .readWrite)
                 let runner = ProjectionRunner(log: log)
                 let projectors = try Composition.projectors(log, tracker: tracker, global: global)
+                // Held until this process ends: one runner per projector.
+                let locks = try projectors.map { try ProjectorLock(projector: $0.name, log: log) }
+                defer { withExtendedLifetime(locks) {} }
                 if follow {
                     try runner.follow(projectors) { false }
                 }
@@ -101,6 +113,7 @@ struct ProjectionsCommand: ParsableCommand {
     struct Rebuild: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "rebuild", abstract: "Reset one projector and replay it from position 1.")
         @Argument(help: "storage, tracker.segment or tracker.snake.") var name: String
+        @Flag(help: "For a tracker: send again the calls its collector already acknowledged.") var resend = false
         @OptionGroup var tracker: TrackerOptions
         @OptionGroup var global: GlobalOptions
 
@@ -108,15 +121,26 @@ struct ProjectionsCommand: ParsableCommand {
             guard Composition.projectorNames.contains(name) else {
                 throw ValidationError("There is no projector '\(name)'; the projectors are \(Composition.projectorNames.joined(separator: ", ")).")
             }
+            if resend, !name.hasPrefix("tracker.") { throw ValidationError("--resend goes with a tracker (tracker.segment or tracker.snake).") }
         }
 
         func run() throws {
             try reportingFailures {
                 let log = try Composition.openLog(global, access: .readWrite)
                 guard let projector = try Composition.projectors(log, tracker: tracker, global: global).first(where: { $0.name == name }) else { return }
-                try projector.reset()
+                let lock = try ProjectorLock(projector: name, log: log)
+                defer { withExtendedLifetime(lock) {} }
+                if let tracker = projector as? TrackerProjector {
+                    try tracker.reset(resending: resend)
+                } else {
+                    try projector.reset()
+                }
                 let handled = try ProjectionRunner(log: log).catchUp(projector)
                 Output.line("\(name): rebuilt from \(handled) events")
+                let acknowledged = try log.acknowledgedPosition(of: name)
+                if projector is TrackerProjector, acknowledged > 0 {
+                    Diagnostics.print("\(name): the calls of positions 1 through \(acknowledged), which the collector had acknowledged, were not sent again; give --resend to send them again.")
+                }
             }
         }
     }
@@ -135,7 +159,14 @@ struct OrdersCommand: ParsableCommand {
         try reportingFailures {
             let log = try Composition.openLog(global, access: .readWrite)
             let storage = StorageProjector(log: log)
-            try ProjectionRunner(log: log).catchUp(storage)
+            do {
+                let lock = try ProjectorLock(projector: storage.name, log: log)
+                try ProjectionRunner(log: log).catchUp(storage)
+                withExtendedLifetime(lock) {}
+            } catch let busy as ProjectorBusy {
+                // Its runner keeps the read model current; what it has projected so far is shown.
+                Diagnostics.print("\(busy.pid.map { "process \($0)" } ?? "another process") is running projector storage; these orders are as of position \(try storage.checkpoint()) of \(try log.lastPosition()).")
+            }
             let orders = try storage.orders(stream: stream)
             for (position, stream, order) in orders {
                 if format == .json {

@@ -95,6 +95,33 @@ extension LMDBEventLog {
         try environment.write { txn in try setCheckpoint(position, of: projector, txn, databases) }
     }
 
+    /// The last position whose calls a tracker's collector acknowledged before its latest rebuild:
+    /// kept apart from the checkpoint, which a rebuild sets back to 0.
+    public func acknowledgedPosition(of projector: String) throws -> Int {
+        guard let databases = try projectionDatabases(create: false) else { return 0 }
+        return try reading { txn in
+            try txn.get(databases[0], key: Array(("acknowledged:" + projector).utf8)).map { Keys.decodeInt($0) } ?? 0
+        }
+    }
+
+    /// Sets a tracker's checkpoint back to 0 in one transaction with its acknowledged mark, which
+    /// becomes the furthest of the mark and the checkpoint (everything up to the checkpoint was
+    /// acknowledged), or 0 when `resending`.
+    func rewindTracker(_ projector: String, resending: Bool) throws {
+        guard let databases = try projectionDatabases(create: true) else { return }
+        try environment.write { txn in
+            let key = Array(("acknowledged:" + projector).utf8)
+            if resending {
+                try txn.delete(databases[0], key: key)
+            } else {
+                let mark = try txn.get(databases[0], key: key).map { Keys.decodeInt($0) } ?? 0
+                let acknowledged = max(mark, try checkpoint(of: projector, txn, databases))
+                try txn.put(databases[0], key: key, value: Keys.littleEndian(UInt64(acknowledged)))
+            }
+            try setCheckpoint(0, of: projector, txn, databases)
+        }
+    }
+
     public func setProjectionStatus(_ projector: String, failure: String?) throws {
         guard let databases = try projectionDatabases(create: true) else { return }
         try environment.write { txn in
@@ -118,6 +145,8 @@ extension LMDBEventLog {
 
 /// Delivers a service's analytics calls for each event, at least once: the checkpoint moves only after
 /// the sink confirmed delivery, so a crash in between sends those calls again, with the same message ids.
+/// A rebuild, though, is no crash: it keeps the acknowledged mark, and what the collector already
+/// confirmed is not sent again unless asked (`reset(resending: true)`).
 public final class TrackerProjector: Projector {
     public let service: any AnalyticsService
     public let sink: any TrackerSink
@@ -132,10 +161,12 @@ public final class TrackerProjector: Projector {
 
     public func checkpoint() throws -> Int { try log.checkpoint(of: name) }
 
+    /// Calls of events at or below the acknowledged mark are not sent again after a rebuild.
     public func project(_ events: [RecordedEvent]) throws {
+        let acknowledged = try log.acknowledgedPosition(of: name)
         var calls: [[UInt8]] = []
         var json = JSONWriter()
-        for record in events {
+        for record in events where record.position > acknowledged {
             json.reset()
             if service.writeCall(for: record, into: &json) { calls.append(json.bytes) }
         }
@@ -143,7 +174,11 @@ public final class TrackerProjector: Projector {
         if let last = events.last { try log.setCheckpoint(last.position, of: name) }
     }
 
-    public func reset() throws { try log.setCheckpoint(0, of: name) }
+    /// Starts again from position 1 without sending the collector what it acknowledged already.
+    public func reset() throws { try reset(resending: false) }
+
+    /// With `resending`, the acknowledged mark is forgotten too, and every call is sent again.
+    public func reset(resending: Bool) throws { try log.rewindTracker(name, resending: resending) }
 }
 
 #if canImport(Glibc)

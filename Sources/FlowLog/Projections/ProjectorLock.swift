@@ -1,0 +1,62 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One projector, one runner. Two processes running the same tracker both delivered every call, so
+/// collectors received duplicates; a runner now holds this lock for as long as it runs the projector.
+///
+/// The lock is `flock` on `LOG/projector-NAME.lock`: the kernel drops it when its holder's descriptor
+/// closes, so it dies with the process, however that ends (SIGKILL included), and no stale lock is
+/// ever left to clear by hand. The file holds the holder's pid, only for the message the next process
+/// gives; the file itself stays (removing it would let a third process lock a new file while the
+/// second still holds the old one). It lives in the log folder, beside `data.mdb` and `lock.mdb`,
+/// which LMDB and `mdb_stat` ignore; it is opened close-on-exec, so no child (a bisect check) inherits it.
+public final class ProjectorLock {
+    public let projector: String
+    private let descriptor: Int32
+
+    public static func path(of projector: String, in log: LMDBEventLog) -> String {
+        (log.path.hasSuffix("/") ? log.path : log.path + "/") + "projector-\(projector).lock"
+    }
+
+    /// Takes the lock at once or throws `ProjectorBusy` naming the process that holds it.
+    public init(projector: String, log: LMDBEventLog) throws {
+        self.projector = projector
+        let path = Self.path(of: projector, in: log)
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        guard descriptor >= 0 else {
+            if errno == EACCES || errno == EPERM || errno == EROFS { throw EventLogError.permissionDenied(path: log.path) }
+            throw InputError(message: "Cannot open the projector lock \(path): \(String(cString: strerror(errno))).")
+        }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            let code = errno
+            let holder = Self.holder(descriptor)
+            close(descriptor)
+            if code == EWOULDBLOCK { throw ProjectorBusy(projector: projector, pid: holder) }
+            throw InputError(message: "Cannot lock \(path): \(String(cString: strerror(code))).")
+        }
+        self.descriptor = descriptor
+        let pid = Array("\(getpid())\n".utf8)
+        if ftruncate(descriptor, 0) == 0 { _ = pwrite(descriptor, pid, pid.count, 0) }
+    }
+
+    deinit { close(descriptor) }
+
+    private static func holder(_ descriptor: Int32) -> pid_t? {
+        var bytes = [UInt8](repeating: 0, count: 32)
+        let count = pread(descriptor, &bytes, bytes.count, 0)
+        guard count > 0 else { return nil }
+        return pid_t(String(decoding: bytes[..<count].prefix { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }, as: UTF8.self))
+    }
+}
+
+/// Another process runs this projector now.
+public struct ProjectorBusy: Error, Equatable, CustomStringConvertible {
+    public let projector: String
+    /// The holder, when its pid could be read (a holder that has only just locked may not have written it yet).
+    public let pid: pid_t?
+
+    public var description: String {
+        "projector \(projector) is being run by \(pid.map { "process \($0)" } ?? "another process"); it delivers the new events itself. Wait for it to finish, or stop it, then run this again."
+    }
+}
