@@ -20,7 +20,7 @@ struct ProjectorLockTests {
 
     private func append(_ launches: Int, to log: LMDBEventLog) throws {
         let processor = CommandProcessor(log: log, clock: SteppingClock(), ids: UUIDv7Generator(clock: SystemClock()))
-        for _ in 0..<launches { _ = try processor.handle(CommandEnvelope(stream: "s", command: .app(.launched(hasOnboarded: false)))) }
+        for _ in 0..<launches { _ = try processor.handle(CommandEnvelope(stream: "s", command: .app(.launched(.init(hasOnboarded: false))))) }
     }
 
     @Test func aSecondLockOnAProjectorIsRefusedNamingItsHolderUntilTheFirstIsReleased() throws {
