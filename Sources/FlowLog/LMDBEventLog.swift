@@ -57,7 +57,7 @@ public final class LMDBEventLog: EventLog {
 
     /// Opens the log at `path` (a folder). `initialMapSize` only matters for a new log or a larger
     /// map: the map grows by itself whenever it is full.
-    public init(path: String, access: Access = .readWriteCreating, initialMapSize: Int = 1 << 30) throws(EventLogError) {
+    public init(path: String, access: Access = .readWriteCreating, initialMapSize: Int = 1 << 30) throws(FlowLogError) {
         self.path = path
         try LogFolder.prepare(path: path, creating: access == .readWriteCreating)
         var options = Environment.Options()
@@ -106,7 +106,7 @@ public final class LMDBEventLog: EventLog {
         }
     }
 
-    private func checkSchema(writable: Bool) throws(EventLogError) {
+    private func checkSchema(writable: Bool) throws(FlowLogError) {
         let key = Array("schema".utf8)
         do {
             let found: Int? = try environment.read { txn in
@@ -114,14 +114,14 @@ public final class LMDBEventLog: EventLog {
             }
             if let found {
                 if found > Self.logSchemaVersion {
-                    throw EventLogError.newerSchema(path: path, found: found, supported: Self.logSchemaVersion)
+                    throw FlowLogError.newerSchema(path: path, found: found, supported: Self.logSchemaVersion)
                 }
             } else if writable {
                 try environment.write { txn in
                     try txn.put(meta, key: key, value: withUnsafeBytes(of: UInt64(Self.logSchemaVersion).littleEndian, Array.init))
                 }
             }
-        } catch let error as EventLogError {
+        } catch let error as FlowLogError {
             throw error
         } catch {
             throw LogFolder.openingError(error, path: path)
@@ -134,7 +134,7 @@ public final class LMDBEventLog: EventLog {
         do {
             return try environment.write { txn in try appendInTransaction(requests, txn) }
         } catch let error as LMDBError {
-            throw EventLogError.writing(error, path: path)
+            throw FlowLogError.writing(error, path: path)
         }
     }
 
@@ -208,7 +208,7 @@ public final class LMDBEventLog: EventLog {
             guard let last = try cursor.last() else { return (0, RecordCodec.genesisHash) }
             let position = Keys.decodePosition(last.key)
             guard let hash = RecordCodec.storedHash(of: last.value) else {
-                throw EventLogError.damaged(RecordDamage(position: position, stream: nil, problem: "the record is truncated"))
+                throw FlowLogError.damaged(RecordDamage(position: position, stream: nil, problem: "the record is truncated"))
             }
             return (position, hash)
         }
@@ -255,7 +255,7 @@ public final class LMDBEventLog: EventLog {
                     let position = Keys.decodePosition(key)
                     if let through, position > through { return }
                     guard position == expected else {
-                        throw EventLogError.damaged(RecordDamage(position: expected, stream: nil, problem: "it is missing (the next stored position is \(position))"))
+                        throw FlowLogError.damaged(RecordDamage(position: expected, stream: nil, problem: "it is missing (the next stored position is \(position))"))
                     }
                     previousHash = try decode(value, position: position, previousHash: previousHash, into: &event)
                     guard try body(event) else { return }
@@ -307,12 +307,12 @@ public final class LMDBEventLog: EventLog {
                 let position = Keys.decodePosition(value)
                 if let throughPosition, position > throughPosition { return }
                 guard let bytes = try txn.get(eventsDB, key: Keys.position(position)) else {
-                    throw EventLogError.damaged(RecordDamage(position: position, stream: stream, problem: "the stream index points at it, but it is missing"))
+                    throw FlowLogError.damaged(RecordDamage(position: position, stream: stream, problem: "the stream index points at it, but it is missing"))
                 }
                 _ = try decode(bytes, position: position, previousHash: try hashBefore(position: position, txn), into: &event)
                 if let address = bytes.baseAddress { scanned.include(address) }
                 guard event.stream == stream, event.version == expectedVersion else {
-                    throw EventLogError.damaged(RecordDamage(position: position, stream: stream, problem: "the stream index says version \(expectedVersion) of \(stream), the record says version \(event.version) of \(event.stream)"))
+                    throw FlowLogError.damaged(RecordDamage(position: position, stream: stream, problem: "the stream index says version \(expectedVersion) of \(stream), the record says version \(event.version) of \(event.stream)"))
                 }
                 guard try body(event, Keys.decodeFingerprint(value)) else { return }
                 expectedVersion += 1
@@ -327,7 +327,7 @@ public final class LMDBEventLog: EventLog {
             guard version >= 1, let entry = try txn.get(streamIndexDB, key: Keys.streamVersion(stream, version)) else { return nil }
             let position = Keys.decodePosition(entry)
             guard let bytes = try txn.get(eventsDB, key: Keys.position(position)) else {
-                throw EventLogError.damaged(RecordDamage(position: position, stream: stream, problem: "the stream index points at it, but it is missing"))
+                throw FlowLogError.damaged(RecordDamage(position: position, stream: stream, problem: "the stream index points at it, but it is missing"))
             }
             return try decode(bytes, position: position, previousHash: try hashBefore(position: position, txn)).0
         }
@@ -348,7 +348,7 @@ public final class LMDBEventLog: EventLog {
         do {
             try environment.write { txn in try txn.put(meta, key: Array("snapshotInterval".utf8), value: Keys.littleEndian(UInt64(interval))) }
         } catch let error as LMDBError {
-            throw EventLogError.storage(error)
+            throw FlowLogError.io(path: path, detail: "\(error)")
         }
     }
 
@@ -505,17 +505,17 @@ public final class LMDBEventLog: EventLog {
         guard position > 1 else { return RecordCodec.genesisHash }
         guard let bytes = try txn.get(eventsDB, key: Keys.position(position - 1)),
               let hash = RecordCodec.storedHash(of: bytes) else {
-            throw EventLogError.damaged(RecordDamage(position: position - 1, stream: nil, problem: "it is missing or truncated"))
+            throw FlowLogError.damaged(RecordDamage(position: position - 1, stream: nil, problem: "it is missing or truncated"))
         }
         return hash
     }
 
-    /// As `RecordCodec.decode(_:expectedPosition:previousHash:into:)`, with damage thrown as `EventLogError`.
+    /// As `RecordCodec.decode(_:expectedPosition:previousHash:into:)`, with damage thrown as `FlowLogError`.
     private func decode(_ bytes: UnsafeRawBufferPointer, position: Int, previousHash: UInt64, into record: inout RecordedEvent) throws -> UInt64 {
         do {
             return try RecordCodec.decode(bytes, expectedPosition: position, previousHash: previousHash, into: &record)
         } catch {
-            throw EventLogError.damaged(error)
+            throw FlowLogError.damaged(error)
         }
     }
 
@@ -529,7 +529,7 @@ public final class LMDBEventLog: EventLog {
         do {
             return try environment.read(body)
         } catch let error as LMDBError {
-            throw EventLogError.storage(error)
+            throw FlowLogError.io(path: path, detail: "\(error)")
         }
     }
 

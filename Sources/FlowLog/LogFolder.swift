@@ -5,7 +5,7 @@ import Glibc
 
 /// The checks made before LMDB touches a path, so that a wrong `--db` never creates anything by accident.
 enum LogFolder {
-    static func prepare(path: String, creating: Bool) throws(EventLogError) {
+    static func prepare(path: String, creating: Bool) throws(FlowLogError) {
         var info = stat()
         if stat(path, &info) != 0 {
             guard errno == ENOENT else { throw errno == EACCES ? .permissionDenied(path: path) : .notALog(path: path, reason: String(cString: strerror(errno))) }
@@ -33,8 +33,8 @@ enum LogFolder {
         throw .notALog(path: path, reason: "the folder holds other files (\(entries.prefix(3).joined(separator: ", "))) but no data.mdb")
     }
 
-    static func openingError(_ error: any Error, path: String) -> EventLogError {
-        guard let error = error as? LMDBError else { return (error as? EventLogError) ?? .notALog(path: path, reason: "\(error)") }
+    static func openingError(_ error: any Error, path: String) -> FlowLogError {
+        guard let error = error as? LMDBError else { return (error as? FlowLogError) ?? .notALog(path: path, reason: "\(error)") }
         switch error.code {
         case EACCES, EPERM, EROFS: return .permissionDenied(path: path)
         case ENOENT: return .notFound(path: path)
@@ -42,7 +42,7 @@ enum LogFolder {
         default:
             if error.isInvalidFile { return .notALog(path: path, reason: "its data.mdb is not an LMDB database of a compatible format") }
             if error.isCorrupted { return .notALog(path: path, reason: "its data.mdb is damaged (\(error.message)); nothing was changed") }
-            return .storage(error)
+            return .io(path: path, detail: "\(error)")
         }
     }
 

@@ -54,7 +54,7 @@ enum LogRecognition: Equatable {
         }
     }
 
-    /// Why an environment that is not a log is refused, for `EventLogError.notALog`.
+    /// Why an environment that is not a log is refused, for `FlowLogError.notALog`.
     var refusal: String? {
         switch self {
         case .foreign(let names):

@@ -54,7 +54,7 @@ struct DemoCommand: ParsableCommand {
                     try runner.catchUp(projector)
                     withExtendedLifetime(lock) {}
                     Output.line("  \(TextRendering.pad(projector.name, 16)) checkpoint \(try projector.checkpoint())")
-                } catch let busy as ProjectorBusy {
+                } catch FlowLogError.busy(let busy) {
                     // Its runner delivers these events; a second delivery would duplicate them.
                     Output.line("  \(TextRendering.pad(projector.name, 16)) being run by \(busy.pid.map { "process \($0)" } ?? "another process"), which projects these events")
                 }

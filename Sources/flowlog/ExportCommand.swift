@@ -105,7 +105,6 @@ struct ImportCommand: ParsableCommand {
                     for file in ["data.mdb", "lock.mdb"] { unlink(global.logPath + "/" + file) }
                     rmdir(global.logPath)
                 }
-                if let error = error as? ImportError { throw CLIFailure(error.description, exitCode: CLIFailure.dataError) }
                 throw error
             }
         }

@@ -26,13 +26,18 @@ struct CLIFailure: Error {
         self.exitCode = exitCode
     }
 
-    init(_ error: EventLogError) {
+    /// Every application error's exit status, in one place.
+    init(_ error: FlowLogError) {
         let code: Int32 = switch error {
         case .notFound: Self.noInput
         case .missingParent: Self.cannotCreate
-        case .notALog, .newerSchema, .damaged: Self.dataError
+        case .notALog, .newerSchema, .damaged, .refusedImport: Self.dataError
         case .permissionDenied: Self.permission
-        case .diskFull, .storage: Self.ioError
+        case .diskFull, .io, .input, .delivery: Self.ioError
+        case .busy: Self.busy
+        case .output(.missingFolder), .output(.cannotOpen): Self.cannotCreate
+        case .output(.cannotFinish): Self.ioError
+        case .output: Self.usage
         }
         self.init(error.description, exitCode: code)
     }
@@ -61,27 +66,10 @@ func reportingFailures(_ body: () throws -> Void) throws {
     } catch let failure as CLIFailure {
         Diagnostics.print(failure.message)
         throw ExitCode(failure.exitCode)
-    } catch let error as EventLogError {
+    } catch let error as FlowLogError {
         let failure = CLIFailure(error)
         Diagnostics.print(failure.message)
         throw ExitCode(failure.exitCode)
-    } catch let error as ProjectorBusy {
-        Diagnostics.print(error.description)
-        throw ExitCode(CLIFailure.busy)
-    } catch let error as OutputPathError {
-        Diagnostics.print(error.description)
-        let code: Int32 = switch error {
-        case .missingFolder, .cannotOpen: CLIFailure.cannotCreate
-        case .cannotFinish: CLIFailure.ioError
-        default: CLIFailure.usage
-        }
-        throw ExitCode(code)
-    } catch let error as InputError {
-        Diagnostics.print(error.message)
-        throw ExitCode(CLIFailure.ioError)
-    } catch let error as HTTPBatchSink.DeliveryFailure {
-        Diagnostics.print("\(error.description.prefix(1).uppercased())\(error.description.dropFirst()). Check that the collector is up, then run `flowlog projections run` again.")
-        throw ExitCode(CLIFailure.ioError)
     } catch let error as ExitCode {
         throw error
     } catch {

@@ -163,7 +163,7 @@ struct OrdersCommand: ParsableCommand {
                 let lock = try ProjectorLock(projector: storage.name, log: log)
                 try ProjectionRunner(log: log).catchUp(storage)
                 withExtendedLifetime(lock) {}
-            } catch let busy as ProjectorBusy {
+            } catch FlowLogError.busy(let busy) {
                 // Its runner keeps the read model current; what it has projected so far is shown.
                 Diagnostics.print("\(busy.pid.map { "process \($0)" } ?? "another process") is running projector storage; these orders are as of position \(try storage.checkpoint()) of \(try log.lastPosition()).")
             }

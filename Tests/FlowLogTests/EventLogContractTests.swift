@@ -128,7 +128,7 @@ struct LMDBEventLogTests {
     }
 
     /// The error opening a log throws, or `nil` when it opens.
-    private func openingError(_ path: String, _ access: LMDBEventLog.Access = .readWriteCreating) -> EventLogError? {
+    private func openingError(_ path: String, _ access: LMDBEventLog.Access = .readWriteCreating) -> FlowLogError? {
         do {
             _ = try LMDBEventLog(path: path, access: access)
             return nil
@@ -186,13 +186,13 @@ struct LMDBEventLogTests {
         do {
             try log.forEachEvent(from: 1, through: nil) { seen.append($0.position); return true }
             Issue.record("the damage must be reported")
-        } catch let error as EventLogError {
+        } catch let error as FlowLogError {
             guard case .damaged(let damage) = error else { Issue.record("unexpected \(error)"); return }
             #expect(damage.position == 2)
             #expect(damage.stream == "b")
         }
         #expect(seen == [1])
-        #expect(throws: EventLogError.self) { try log.events(inStream: "b") }
+        #expect(throws: FlowLogError.self) { try log.events(inStream: "b") }
         // Record 3 is intact: it is checked against the hash record 2 stored when it was written.
         // Walking the chain from the start (as above) is what finds record 2's damage.
         #expect(try log.events(inStream: "c").count == 1)
@@ -203,7 +203,7 @@ struct LMDBEventLogTests {
         let log = try LMDBEventLog(path: folder.child("log.lmdb"))
         _ = try log.append([AppendRequest(stream: "a", expectedVersion: nil, commandId: nil, events: newEvents(modal, modal, modal))])
         try log.environment.write { txn in _ = try txn.delete(log.eventsDB, key: Keys.position(2)) }
-        #expect(throws: EventLogError.self) { try log.events() }
+        #expect(throws: FlowLogError.self) { try log.events() }
     }
 
     @Test func theMapGrowsWhenItIsFull() throws {

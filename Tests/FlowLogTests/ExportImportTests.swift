@@ -112,7 +112,10 @@ struct ExportImportTests {
             try FlowLogTests.importNDJSON(text, into: log, pipelined: pipelined)
         }
         func refusal(_ text: String) -> ImportError? {
-            do { _ = try importNDJSON(text, into: target); return nil } catch { return error as? ImportError }
+            do { _ = try importNDJSON(text, into: target); return nil } catch {
+                if case .refusedImport(let refusal)? = error as? FlowLogError { return refusal }
+                return nil
+            }
         }
         #expect(refusal(([lines[0], lines[2]]).joined(separator: "\n"))?.line == 2)           // position gap
         #expect(refusal(lines[1])?.problem.contains("next position is 1") == true)          // does not start at 1

@@ -89,7 +89,7 @@ struct IntegrityTests {
             try txn.put(log.eventsDB, key: Keys.position(80), value: writer.bytes)
         }
         #expect(try log.checkIntegrity().problems.first?.position == 81)
-        #expect(throws: EventLogError.self) { try log.events() }
+        #expect(throws: FlowLogError.self) { try log.events() }
     }
 
     @Test func aStreamIndexThatPointsElsewhereIsNamed() throws {

@@ -8,7 +8,7 @@ import Testing
 /// Only an empty environment becomes a log; FlowLog never adds its databases to anything else.
 @Suite("Recognising a log")
 struct LogRecognitionTests {
-    private func openingError(_ path: String, _ access: LMDBEventLog.Access) -> EventLogError? {
+    private func openingError(_ path: String, _ access: LMDBEventLog.Access) -> FlowLogError? {
         do {
             _ = try LMDBEventLog(path: path, access: access)
             return nil
@@ -30,7 +30,7 @@ struct LogRecognitionTests {
             try txn.put(try txn.openDatabase(named: "users", create: true), key: Array("alice".utf8), value: Array("admin".utf8))
         }
         let before = FileManager.default.contents(atPath: path + "/data.mdb")
-        let refusal = EventLogError.notALog(path: path, reason: "it is another program's LMDB environment (its main database holds users), and FlowLog adds nothing to it")
+        let refusal = FlowLogError.notALog(path: path, reason: "it is another program's LMDB environment (its main database holds users), and FlowLog adds nothing to it")
         for access in [LMDBEventLog.Access.readWriteCreating, .readWrite, .readOnly] {
             #expect(openingError(path, access) == refusal, "\(access)")
         }

@@ -27,10 +27,10 @@ struct OutputFileTests {
         #expect(try OutputTarget.resolve(folder.child("old.txt"), force: true).kind == .file(path: real + "/old.txt", replacing: true))
         #expect(try OutputTarget.resolve(folder.child("link.txt"), force: true).kind == .file(path: real + "/old.txt", replacing: true))
         #expect(try OutputTarget.resolve(folder.child("dangling.txt"), force: false).kind == .file(path: real + "/later.txt", replacing: false))
-        #expect(throws: OutputPathError.exists(folder.child("old.txt"))) { try OutputTarget.resolve(folder.child("old.txt"), force: false) }
-        #expect(throws: OutputPathError.exists(folder.child("link.txt"))) { try OutputTarget.resolve(folder.child("link.txt"), force: false) }
-        #expect(throws: OutputPathError.folder(folder.path)) { try OutputTarget.resolve(folder.path, force: true) }
-        #expect(throws: OutputPathError.empty) { try OutputTarget.resolve("", force: true) }
+        #expect(throws: FlowLogError.output(.exists(folder.child("old.txt")))) { try OutputTarget.resolve(folder.child("old.txt"), force: false) }
+        #expect(throws: FlowLogError.output(.exists(folder.child("link.txt")))) { try OutputTarget.resolve(folder.child("link.txt"), force: false) }
+        #expect(throws: FlowLogError.output(.folder(folder.path))) { try OutputTarget.resolve(folder.path, force: true) }
+        #expect(throws: FlowLogError.output(.empty)) { try OutputTarget.resolve("", force: true) }
     }
 
     @Test func nothingInsideAnLMDBEnvironmentIsWritable() throws {
@@ -40,7 +40,7 @@ struct OutputFileTests {
         try FileManager.default.createDirectory(atPath: folder.child("log/deeper/still"), withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(atPath: folder.child("alias"), withDestinationPath: "log/deeper")
         for path in ["log/data.mdb", "log/lock.mdb", "log/x.csv", "log/deeper/still/x.csv", "alias/x.csv", "log/", "log/."].map(folder.child) {
-            #expect(throws: OutputPathError.insideLMDBEnvironment(path, environment: environment), "\(path)") {
+            #expect(throws: FlowLogError.output(.insideLMDBEnvironment(path, environment: environment)), "\(path)") {
                 try OutputTarget.resolve(path, force: true)
             }
         }
@@ -62,7 +62,7 @@ struct OutputFileTests {
         let output = try OutputFile(try OutputTarget.resolve(path, force: false))
         try output.write(Array("mine".utf8))
         try write("theirs", to: path)
-        #expect(throws: OutputPathError.exists(path)) { try output.commit() }
+        #expect(throws: FlowLogError.output(.exists(path))) { try output.commit() }
         #expect(contents(path) == "theirs" && contents(path + ".partial") == nil)
 
         let forced = try OutputFile(try OutputTarget.resolve(path, force: true))

@@ -20,7 +20,7 @@ private final class FlakySink: TrackerSink {
     private(set) var delivered: [[UInt8]] = []
     init(failures: Int) { self.failures = failures }
     func deliver(_ calls: [[UInt8]]) throws {
-        if failures > 0 { failures -= 1; throw InputError(message: "collector unavailable") }
+        if failures > 0 { failures -= 1; throw FlowLogError.input("collector unavailable") }
         delivered += calls
     }
 }
@@ -112,7 +112,7 @@ struct ProjectionTests {
         var runner = ProjectionRunner(log: log)
         runner.batchSize = 200
         for _ in 0..<3 {
-            #expect(throws: InputError.self) { try runner.catchUp(tracker) }
+            #expect(throws: FlowLogError.input("collector unavailable")) { try runner.catchUp(tracker) }
             #expect(try tracker.checkpoint() == 0, "a failing sink never moves the checkpoint past undelivered calls")
             #expect(try log.projectionStatus(of: ["tracker.segment"]).first?.failure?.contains("collector unavailable") == true)
         }

@@ -28,7 +28,7 @@ struct ProjectorLockTests {
         let log = try log(in: folder, launches: 1)
         do {
             let held = try ProjectorLock(projector: "tracker.segment", log: log)
-            #expect(throws: ProjectorBusy(projector: "tracker.segment", pid: getpid())) { try ProjectorLock(projector: "tracker.segment", log: log) }
+            #expect(throws: FlowLogError.busy(ProjectorBusy(projector: "tracker.segment", pid: getpid()))) { try ProjectorLock(projector: "tracker.segment", log: log) }
             _ = try ProjectorLock(projector: "tracker.snake", log: log)
             withExtendedLifetime(held) {}
         }

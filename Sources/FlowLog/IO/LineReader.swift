@@ -106,14 +106,9 @@ public struct LineReader {
         }
         if count < 0 {
             if errno == EINTR { return }
-            throw InputError(message: "Reading the input failed: \(String(cString: strerror(errno))).")
+            throw FlowLogError.input("Reading the input failed: \(String(cString: strerror(errno))).")
         }
         if count == 0 { atEndOfInput = true }
         end += count
     }
-}
-
-public struct InputError: Error, CustomStringConvertible {
-    public let message: String
-    public var description: String { message }
 }

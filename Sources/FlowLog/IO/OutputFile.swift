@@ -30,19 +30,19 @@ public struct OutputTarget: Equatable, Sendable {
     public let kind: Kind
 
     /// Resolves and classifies `requested`; `force` allows replacing an existing regular file.
-    public static func resolve(_ requested: String, force: Bool) throws(OutputPathError) -> OutputTarget {
-        guard !requested.isEmpty else { throw .empty }
+    public static func resolve(_ requested: String, force: Bool) throws(FlowLogError) -> OutputTarget {
+        guard !requested.isEmpty else { throw .output(.empty) }
         if requested == "-" { return OutputTarget(requested: requested, kind: .descriptor(STDOUT_FILENO)) }
         var path = requested
         // As many links as the kernel follows (its ELOOP limit).
         for _ in 0..<40 {
             let (folder, name) = OutputPath.split(path)
             guard !name.isEmpty, name != ".", name != ".." else {
-                if let environment = OutputPath.enclosingLMDBEnvironment(of: path) { throw .insideLMDBEnvironment(requested, environment: environment) }
-                throw .folder(requested)
+                if let environment = OutputPath.enclosingLMDBEnvironment(of: path) { throw .output(.insideLMDBEnvironment(requested, environment: environment)) }
+                throw .output(.folder(requested))
             }
             guard let realFolder = OutputPath.realPath(folder) else {
-                throw errno == ENOENT || errno == ENOTDIR ? .missingFolder(requested, folder: folder) : .cannotOpen(requested, errno: errno)
+                throw .output(errno == ENOENT || errno == ENOTDIR ? .missingFolder(requested, folder: folder) : .cannotOpen(requested, errno: errno))
             }
             if let descriptor = OutputPath.ownDescriptor(folder: realFolder, name: name) {
                 return try OutputTarget(requested: requested, descriptor: descriptor)
@@ -55,7 +55,7 @@ public struct OutputTarget: Equatable, Sendable {
             }
             return try classify(requested: requested, path: full, force: force)
         }
-        throw .tooManyLinks(requested)
+        throw .output(.tooManyLinks(requested))
     }
 
     private init(requested: String, kind: Kind) {
@@ -64,38 +64,38 @@ public struct OutputTarget: Equatable, Sendable {
     }
 
     /// A descriptor named by path: the shell opened it, so only a closed one or a folder is refused.
-    private init(requested: String, descriptor: Int32) throws(OutputPathError) {
+    private init(requested: String, descriptor: Int32) throws(FlowLogError) {
         var info = stat()
-        guard fstat(descriptor, &info) == 0 else { throw .closedDescriptor(requested, descriptor: descriptor) }
-        guard (info.st_mode & S_IFMT) != S_IFDIR else { throw .folder(requested) }
+        guard fstat(descriptor, &info) == 0 else { throw .output(.closedDescriptor(requested, descriptor: descriptor)) }
+        guard (info.st_mode & S_IFMT) != S_IFDIR else { throw .output(.folder(requested)) }
         self.init(requested: requested, kind: .descriptor(descriptor))
     }
 
-    private static func classify(requested: String, path: String, force: Bool) throws(OutputPathError) -> OutputTarget {
+    private static func classify(requested: String, path: String, force: Bool) throws(FlowLogError) -> OutputTarget {
         if let environment = OutputPath.enclosingLMDBEnvironment(of: path) {
-            throw .insideLMDBEnvironment(requested, environment: environment)
+            throw .output(.insideLMDBEnvironment(requested, environment: environment))
         }
         var info = stat()
         guard stat(path, &info) == 0 else {
-            guard errno == ENOENT else { throw .cannotOpen(requested, errno: errno) }
+            guard errno == ENOENT else { throw .output(.cannotOpen(requested, errno: errno)) }
             return OutputTarget(requested: requested, kind: .file(path: path, replacing: false))
         }
         switch info.st_mode & S_IFMT {
         case S_IFREG:
-            guard force else { throw .exists(requested) }
+            guard force else { throw .output(.exists(requested)) }
             return OutputTarget(requested: requested, kind: .file(path: path, replacing: true))
         case S_IFCHR, S_IFIFO:
             return OutputTarget(requested: requested, kind: .stream(path: path))
         case S_IFDIR:
-            throw .folder(requested)
+            throw .output(.folder(requested))
         default:
-            throw .unsupported(requested, what: (info.st_mode & S_IFMT) == S_IFBLK ? "a block device" : "a socket")
+            throw .output(.unsupported(requested, what: (info.st_mode & S_IFMT) == S_IFBLK ? "a block device" : "a socket"))
         }
     }
 }
 
 /// Why an output path was refused, or could not be written, as a sentence that says how to mend it.
-public enum OutputPathError: Error, Equatable, CustomStringConvertible {
+public enum OutputPathError: Equatable, Sendable, CustomStringConvertible {
     case empty
     case folder(String)
     case insideLMDBEnvironment(String, environment: String)
@@ -141,7 +141,7 @@ public final class OutputFile: OutputSink {
     private let partial: String?
     private var finished = false
 
-    public init(_ target: OutputTarget) throws(OutputPathError) {
+    public init(_ target: OutputTarget) throws(FlowLogError) {
         self.target = target
         switch target.kind {
         case .descriptor(let number):
@@ -151,7 +151,7 @@ public final class OutputFile: OutputSink {
             // No O_CREAT, no O_TRUNC: a device or a FIFO is written through, never made anew.
             descriptor = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC)
             partial = nil
-            guard descriptor >= 0 else { throw .cannotOpen(target.requested, errno: errno) }
+            guard descriptor >= 0 else { throw .output(.cannotOpen(target.requested, errno: errno)) }
         case .file(let path, _):
             let partial = path + ".partial"
             self.partial = partial
@@ -169,7 +169,7 @@ public final class OutputFile: OutputSink {
 
     /// Makes the output final: a file is synced and moved into place (never over a file that
     /// appeared meanwhile, unless replacing was asked for), and its folder synced.
-    public func commit() throws(OutputPathError) {
+    public func commit() throws(FlowLogError) {
         guard !finished else { return }
         finished = true
         guard case .file(let path, let replacing) = target.kind, let partial else {
@@ -179,13 +179,13 @@ public final class OutputFile: OutputSink {
         guard fsync(descriptor) == 0, close(descriptor) == 0 else {
             let code = errno
             unlink(partial)
-            throw .cannotFinish(target.requested, errno: code)
+            throw .output(.cannotFinish(target.requested, errno: code))
         }
         if replacing {
             guard rename(partial, path) == 0 else {
                 let code = errno
                 unlink(partial)
-                throw .cannotFinish(target.requested, errno: code)
+                throw .output(.cannotFinish(target.requested, errno: code))
             }
         } else {
             try Self.moveWithoutReplacing(partial, to: path, requested: target.requested)
@@ -207,7 +207,7 @@ public final class OutputFile: OutputSink {
     }
 
     /// A `.partial` left by a killed run (or a link planted there) is removed, never followed.
-    private static func createExclusively(_ partial: String, requested: String) throws(OutputPathError) -> Int32 {
+    private static func createExclusively(_ partial: String, requested: String) throws(FlowLogError) -> Int32 {
         for attempt in 0..<2 {
             let descriptor = open(partial, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
             if descriptor >= 0 { return descriptor }
@@ -215,15 +215,15 @@ public final class OutputFile: OutputSink {
             var info = stat()
             guard code == EEXIST, attempt == 0, lstat(partial, &info) == 0,
                   [S_IFREG, S_IFLNK].contains(info.st_mode & S_IFMT), unlink(partial) == 0 else {
-                throw .cannotOpen(requested, errno: code)
+                throw .output(.cannotOpen(requested, errno: code))
             }
         }
-        throw .cannotOpen(requested, errno: EEXIST)
+        throw .output(.cannotOpen(requested, errno: EEXIST))
     }
 
     /// `link` fails if the path exists, so a file created after the check is never replaced; a
     /// filesystem without hard links gets a rename after one more look.
-    private static func moveWithoutReplacing(_ partial: String, to path: String, requested: String) throws(OutputPathError) {
+    private static func moveWithoutReplacing(_ partial: String, to path: String, requested: String) throws(FlowLogError) {
         if link(partial, path) == 0 {
             unlink(partial)
             return
@@ -232,12 +232,12 @@ public final class OutputFile: OutputSink {
         var info = stat()
         guard code != EEXIST, lstat(path, &info) != 0 else {
             unlink(partial)
-            throw .exists(requested)
+            throw .output(.exists(requested))
         }
         guard rename(partial, path) == 0 else {
             let code = errno
             unlink(partial)
-            throw .cannotFinish(requested, errno: code)
+            throw .output(.cannotFinish(requested, errno: code))
         }
     }
 }

@@ -79,7 +79,7 @@ public struct ShellCheck: Sendable {
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { for argument in argv { free(argument) } }
         let code = posix_spawn(&pid, "/bin/sh", &actions, &attributes, &argv, environ)
-        guard code == 0 else { throw InputError(message: "Cannot run /bin/sh for the check: \(String(cString: strerror(code))).") }
+        guard code == 0 else { throw FlowLogError.input("Cannot run /bin/sh for the check: \(String(cString: strerror(code))).") }
         return Self.wait(for: pid, watching: &watched, timeout: timeout)
     }
 
@@ -125,7 +125,7 @@ public struct ShellCheck: Sendable {
         var template = Array((folder + "/flowlog-check-XXXXXX").utf8CString)
         let descriptor = mkstemp(&template)
         guard descriptor >= 0 else {
-            throw InputError(message: "Cannot create a temporary file in \(folder) for the check's input: \(String(cString: strerror(errno))). Set TMPDIR to a writable folder.")
+            throw FlowLogError.input("Cannot create a temporary file in \(folder) for the check's input: \(String(cString: strerror(errno))). Set TMPDIR to a writable folder.")
         }
         unlink(template)
         _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)

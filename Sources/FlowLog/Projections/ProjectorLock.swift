@@ -19,21 +19,21 @@ public final class ProjectorLock {
         (log.path.hasSuffix("/") ? log.path : log.path + "/") + "projector-\(projector).lock"
     }
 
-    /// Takes the lock at once or throws `ProjectorBusy` naming the process that holds it.
+    /// Takes the lock at once or throws `FlowLogError.busy` naming the process that holds it.
     public init(projector: String, log: LMDBEventLog) throws {
         self.projector = projector
         let path = Self.path(of: projector, in: log)
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
         guard descriptor >= 0 else {
-            if errno == EACCES || errno == EPERM || errno == EROFS { throw EventLogError.permissionDenied(path: log.path) }
-            throw InputError(message: "Cannot open the projector lock \(path): \(String(cString: strerror(errno))).")
+            if errno == EACCES || errno == EPERM || errno == EROFS { throw FlowLogError.permissionDenied(path: log.path) }
+            throw FlowLogError.input("Cannot open the projector lock \(path): \(String(cString: strerror(errno))).")
         }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             let code = errno
             let holder = Self.holder(descriptor)
             close(descriptor)
-            if code == EWOULDBLOCK { throw ProjectorBusy(projector: projector, pid: holder) }
-            throw InputError(message: "Cannot lock \(path): \(String(cString: strerror(code))).")
+            if code == EWOULDBLOCK { throw FlowLogError.busy(ProjectorBusy(projector: projector, pid: holder)) }
+            throw FlowLogError.input("Cannot lock \(path): \(String(cString: strerror(code))).")
         }
         self.descriptor = descriptor
         let pid = Array("\(getpid())\n".utf8)
@@ -51,7 +51,7 @@ public final class ProjectorLock {
 }
 
 /// Another process runs this projector now.
-public struct ProjectorBusy: Error, Equatable, CustomStringConvertible {
+public struct ProjectorBusy: Equatable, Sendable, CustomStringConvertible {
     public let projector: String
     /// The holder, when its pid could be read (a holder that has only just locked may not have written it yet).
     public let pid: pid_t?

@@ -28,13 +28,13 @@ public struct NDJSONFileSource: ReplaySource {
     public let path: String
 
     public init(path: String) throws {
-        guard access(path, R_OK) == 0 else { throw InputError(message: "Cannot read \(path): \(String(cString: strerror(errno))). Check the path.") }
+        guard access(path, R_OK) == 0 else { throw FlowLogError.input("Cannot read \(path): \(String(cString: strerror(errno))). Check the path.") }
         self.path = path
     }
 
     public func forEachEvent(stream: String?, from: Int, to: Int?, _ body: (RecordedEvent) throws -> Bool) throws {
         let descriptor = open(path, O_RDONLY)
-        guard descriptor >= 0 else { throw InputError(message: "Cannot read \(path): \(String(cString: strerror(errno))).") }
+        guard descriptor >= 0 else { throw FlowLogError.input("Cannot read \(path): \(String(cString: strerror(errno))).") }
         defer { close(descriptor) }
         var reader = LineReader(fileDescriptor: descriptor)
         var lineNumber = 0
@@ -43,14 +43,14 @@ public struct NDJSONFileSource: ReplaySource {
             for line in lines where !stop {
                 lineNumber += 1
                 guard case .text(let bytes) = line else {
-                    throw InputError(message: "Line \(lineNumber) of \(path) is longer than \(LineReader.maximumLineLength) bytes.")
+                    throw FlowLogError.input("Line \(lineNumber) of \(path) is longer than \(LineReader.maximumLineLength) bytes.")
                 }
                 if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
                 let record: RecordedEvent
                 do {
                     record = try RecordedEventJSON.decode(bytes)
                 } catch let problem as RecordedEventJSON.Problem {
-                    throw InputError(message: "Line \(lineNumber) of \(path) is not an exported event: \(problem.message).")
+                    throw FlowLogError.input("Line \(lineNumber) of \(path) is not an exported event: \(problem.message).")
                 }
                 if let stream, record.stream != stream { continue }
                 if record.position < from { continue }

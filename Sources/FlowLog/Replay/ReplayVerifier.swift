@@ -86,7 +86,7 @@ public enum ReplayVerifier {
             guard case .object(let members)? = try? JSONParser.parse(line),
                   case .string(let stream)? = JSONValue.object(members)["stream"],
                   case .integer(let version)? = JSONValue.object(members)["version"] else {
-                throw InputError(message: "Line \(index + 1) of the expected states is not a state as `flowlog state --format json` prints it (with \"stream\" and \"version\").")
+                throw FlowLogError.input("Line \(index + 1) of the expected states is not a state as `flowlog state --format json` prints it (with \"stream\" and \"version\").")
             }
             expected[stream, default: [:]][version] = .object(members.filter { $0.0 != "stream" && $0.0 != "version" })
         }

@@ -2,7 +2,7 @@ import FlowDomain
 import LMDB
 
 /// Why an import was refused. Nothing of a refused import is committed.
-public struct ImportError: Error, Equatable, CustomStringConvertible {
+public struct ImportError: Equatable, Sendable, CustomStringConvertible {
     public let line: Int
     public let problem: String
 
@@ -54,7 +54,7 @@ extension LMDBEventLog {
                 return try body(txn, ImportStart(position: position, hash: hash, snapshotInterval: try storedSnapshotInterval(txn)))
             }
         } catch let error as LMDBError {
-            throw EventLogError.writing(error, path: path)
+            throw FlowLogError.writing(error, path: path)
         }
     }
 
@@ -70,7 +70,7 @@ extension LMDBEventLog {
     func write(_ batch: inout PreparedImportBatch, _ txn: Transaction) throws {
         if let refused = try batch.puts.write(to: self, txn) {
             let existing = try txn.get(eventIdsDB, key: Keys.eventID(refused.eventId)).map(Keys.decodePosition) ?? 0
-            throw ImportError(line: refused.tag, problem: "its event id \(refused.eventId) is already in the log, at position \(existing)")
+            throw FlowLogError.refusedImport(ImportError(line: refused.tag, problem: "its event id \(refused.eventId) is already in the log, at position \(existing)"))
         }
         for placed in batch.orders {
             try recordOrder(placed.order, number: placed.number, stream: placed.stream, version: placed.version, txn)
@@ -147,12 +147,12 @@ struct ImportPreparation: ~Copyable {
     /// batch (`take()`) holds the events before it, which must be written first.
     mutating func add(_ event: RecordedEvent, line: Int) throws {
         guard event.position == position + 1 else {
-            throw ImportError(line: line, problem: "its position is \(event.position), but the log's next position is \(position + 1) (positions must be contiguous)")
+            throw FlowLogError.refusedImport(ImportError(line: line, problem: "its position is \(event.position), but the log's next position is \(position + 1) (positions must be contiguous)"))
         }
         let slot = try slot(of: event.stream)
         let current = folds[slot].version
         guard event.version == current + 1 else {
-            throw ImportError(line: line, problem: "it is version \(event.version) of stream \(event.stream), but that stream's next version is \(current + 1)")
+            throw FlowLogError.refusedImport(ImportError(line: line, problem: "it is version \(event.version) of stream \(event.stream), but that stream's next version is \(current + 1)"))
         }
         let fingerprint = Self.fold(event, into: &folds[slot], scratch: &scratch)
         previousHash = batch.puts.add(event, chainedTo: previousHash, encoder: &record, fingerprint: fingerprint, tag: line, run: slot)

@@ -119,7 +119,7 @@ public enum NDJSONImport {
                             }
                             if preparation.isFull, !prepared.put(preparation.take()) { throw Handoff<PreparedImportBatch>.Cancelled() }
                         }
-                        if let failure = batch.failure { try end(after: failure) }
+                        if let failure = batch.failure { try end(after: FlowLogError.refusedImport(failure)) }
                     }
                     _ = prepared.put(preparation.takeLast())
                 }

@@ -31,15 +31,6 @@ public final class HTTPBatchSink: TrackerSink {
         }
     }
 
-    public struct DeliveryFailure: Error, CustomStringConvertible {
-        public let url: URL
-        public let attempts: Int
-        public let lastProblem: String
-        public var description: String {
-            "the collector at \(url) refused \(attempts) attempts in a row (last: \(lastProblem)); the tracker stopped before these calls and will resume there"
-        }
-    }
-
     public let url: URL
     public let policy: RetryPolicy
     /// Seconds a connection, a send or a receive may take before the attempt counts as failed.
@@ -72,13 +63,13 @@ public final class HTTPBatchSink: TrackerSink {
             case .failure(let error): problem = error.description
             }
         }
-        throw DeliveryFailure(url: url, attempts: policy.attempts, lastProblem: problem)
+        throw FlowLogError.delivery(DeliveryFailure(url: url, attempts: policy.attempts, lastProblem: problem))
     }
 
     /// One POST on a fresh connection: the response's status code, or what went wrong.
-    private func send(_ body: [UInt8]) -> Result<Int, InputError> {
+    private func send(_ body: [UInt8]) -> Result<Int, FlowLogError> {
         guard url.scheme == "http", let host = url.host else {
-            return .failure(InputError(message: "only http:// collectors are supported (got \(url))"))
+            return .failure(FlowLogError.input("only http:// collectors are supported (got \(url))"))
         }
         let port = url.port ?? 80
         var hints = addrinfo()
@@ -86,24 +77,24 @@ public final class HTTPBatchSink: TrackerSink {
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         var addresses: UnsafeMutablePointer<addrinfo>?
         guard getaddrinfo(host, String(port), &hints, &addresses) == 0, let first = addresses else {
-            return .failure(InputError(message: "cannot resolve \(host)"))
+            return .failure(FlowLogError.input("cannot resolve \(host)"))
         }
         defer { freeaddrinfo(addresses) }
         let descriptor = socket(first.pointee.ai_family, first.pointee.ai_socktype, first.pointee.ai_protocol)
-        guard descriptor >= 0 else { return .failure(InputError(message: "cannot open a socket: \(String(cString: strerror(errno)))")) }
+        guard descriptor >= 0 else { return .failure(FlowLogError.input("cannot open a socket: \(String(cString: strerror(errno)))")) }
         defer { close(descriptor) }
         var limit = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - timeout.rounded(.down)) * 1_000_000))
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         guard connect(descriptor, first.pointee.ai_addr, first.pointee.ai_addrlen) == 0 else {
-            return .failure(InputError(message: "cannot connect to \(host):\(port): \(String(cString: strerror(errno)))"))
+            return .failure(FlowLogError.input("cannot connect to \(host):\(port): \(String(cString: strerror(errno)))"))
         }
         let path = url.path.isEmpty ? "/" : url.path + (url.query.map { "?" + $0 } ?? "")
         let head = "POST \(path) HTTP/1.1\r\nHost: \(host):\(port)\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n"
         do {
             try FileDescriptorOutput(fileDescriptor: descriptor).write(Array(head.utf8) + body)
         } catch {
-            return .failure(InputError(message: "sending failed: \(error)"))
+            return .failure(FlowLogError.input("sending failed: \(error)"))
         }
         // Only the status line matters: "HTTP/1.1 200 OK".
         var response: [UInt8] = []
@@ -117,8 +108,18 @@ public final class HTTPBatchSink: TrackerSink {
         let statusLine = String(decoding: response.prefix { $0 != 0x0D && $0 != 0x0A }, as: UTF8.self)
         let parts = statusLine.split(separator: " ")
         guard parts.count >= 2, parts[0].hasPrefix("HTTP/"), let status = Int(parts[1]) else {
-            return .failure(InputError(message: response.isEmpty ? "no response (timed out or closed)" : "not an HTTP response: \(statusLine.prefix(60))"))
+            return .failure(FlowLogError.input(response.isEmpty ? "no response (timed out or closed)" : "not an HTTP response: \(statusLine.prefix(60))"))
         }
         return .success(status)
+    }
+}
+
+/// A collector that refused every attempt of a delivery: `FlowLogError.delivery`.
+public struct DeliveryFailure: Equatable, Sendable, CustomStringConvertible {
+    public let url: URL
+    public let attempts: Int
+    public let lastProblem: String
+    public var description: String {
+        "the collector at \(url) refused \(attempts) attempts in a row (last: \(lastProblem)); the tracker stopped before these calls and will resume there"
     }
 }

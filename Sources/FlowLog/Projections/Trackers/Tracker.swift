@@ -150,13 +150,13 @@ public final class NDJSONFileSink: TrackerSink {
     public func deliver(_ calls: [[UInt8]]) throws {
         guard !calls.isEmpty else { return }
         let descriptor = open(path, O_RDWR | O_CREAT | O_APPEND, 0o644)
-        guard descriptor >= 0 else { throw InputError(message: "Cannot write \(path): \(String(cString: strerror(errno))).") }
+        guard descriptor >= 0 else { throw FlowLogError.input("Cannot write \(path): \(String(cString: strerror(errno))).") }
         defer { close(descriptor) }
         try dropTornLine(descriptor)
         var bytes: [UInt8] = []
         for call in calls { bytes += call; bytes.append(0x0A) }
         try FileDescriptorOutput(fileDescriptor: descriptor).write(bytes)
-        guard fsync(descriptor) == 0 else { throw InputError(message: "Cannot sync \(path): \(String(cString: strerror(errno))).") }
+        guard fsync(descriptor) == 0 else { throw FlowLogError.input("Cannot sync \(path): \(String(cString: strerror(errno))).") }
     }
 
     /// A process killed in the middle of a write leaves half a line at the end; its calls were not
@@ -168,7 +168,7 @@ public final class NDJSONFileSink: TrackerSink {
         var byte: UInt8 = 0
         while end > 0, pread(descriptor, &byte, 1, off_t(end - 1)) == 1, byte != 0x0A { end -= 1 }
         if end != Int(info.st_size), ftruncate(descriptor, off_t(end)) != 0 {
-            throw InputError(message: "Cannot repair the end of \(path): \(String(cString: strerror(errno))).")
+            throw FlowLogError.input("Cannot repair the end of \(path): \(String(cString: strerror(errno))).")
         }
     }
 }

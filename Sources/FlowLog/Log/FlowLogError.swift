@@ -3,8 +3,12 @@ import LMDB
 import Glibc
 #endif
 
-/// Why a log could not be opened, read or written, as a sentence that says how to mend it.
-public enum EventLogError: Error, Equatable, CustomStringConvertible {
+/// What went wrong in FlowLog's application layer, as a sentence that says how to mend it: the one
+/// error type of the layer. Opening, reading and writing a log (whatever its backend), reading
+/// input, writing output, another process holding a projector, a collector that keeps refusing.
+/// Backends give their own detail as text; the command line maps each case to an exit status in
+/// one place.
+public enum FlowLogError: Error, Equatable, CustomStringConvertible {
     /// There is no log at the path, and the command does not create one.
     case notFound(path: String)
     /// The folder that would hold the log does not exist.
@@ -18,15 +22,25 @@ public enum EventLogError: Error, Equatable, CustomStringConvertible {
     case damaged(RecordDamage)
     /// The disk is full; nothing of the batch was written.
     case diskFull(path: String)
-    /// Any other storage failure, with LMDB's own code and message.
-    case storage(LMDBError)
+    /// Any other storage failure, with the backend's own words.
+    case io(path: String, detail: String)
+    /// Another process runs the projector this one needs.
+    case busy(ProjectorBusy)
+    /// An import refused a line; nothing was imported.
+    case refusedImport(ImportError)
+    /// An input file or stream could not be read.
+    case input(String)
+    /// An output path was refused, or could not be written.
+    case output(OutputPathError)
+    /// An analytics collector kept refusing; the tracker stopped before the calls it refused.
+    case delivery(DeliveryFailure)
 
     /// A failed write, as the user should hear of it: a full disk (or a file-size limit) is named as such.
-    static func writing(_ error: LMDBError, path: String) -> EventLogError {
+    static func writing(_ error: LMDBError, path: String) -> FlowLogError {
         if error.code == ENOSPC || error.code == EFBIG || error.code == EDQUOT { return .diskFull(path: path) }
         // LMDB turns a short write (what a full disk gives) into EIO: look at the disk before blaming it.
         if error.code == EIO, isOutOfSpace(path) { return .diskFull(path: path) }
-        return .storage(error)
+        return .io(path: path, detail: "\(error)")
     }
 
     /// Whether the filesystem of `path` is (nearly) full, or the process may not grow `data.mdb` further.
@@ -58,8 +72,13 @@ public enum EventLogError: Error, Equatable, CustomStringConvertible {
             "\(damage) Nothing after it was read; keep a copy of the log folder for inspection."
         case .diskFull(let path):
             "The disk holding \(path) is full (or the log reached a file-size limit); nothing of this batch was written, and everything acknowledged before it is safe. Free some space and send the unanswered commands again."
-        case .storage(let error):
-            "The log storage failed: \(error). Nothing of this batch was written."
+        case .io(_, let detail):
+            "The log storage failed: \(detail). Nothing of this batch was written."
+        case .busy(let busy): busy.description
+        case .refusedImport(let refusal): refusal.description
+        case .input(let message): message
+        case .output(let problem): problem.description
+        case .delivery(let failure): "\(failure.description.prefix(1).uppercased())\(failure.description.dropFirst()). Check that the collector is up, then run `flowlog projections run` again."
         }
     }
 }
