@@ -1,14 +1,16 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-/// FlowLog's targets follow the layers of DESIGN.md; dependency arrows point inward only:
-/// `flowlog` (composition root) → `FlowLog` (application) → `FlowDomain` (pure) and `LMDB` → `CLMDB`.
+/// FlowLog's targets are its layers; dependency arrows point inward only (docs/architecture.md):
+/// `flowlog` (composition root) → `FlowLogLMDB` (a storage backend) → `FlowLog` (the log contract and
+/// the features, on protocols) → `FlowDomain` (pure); `FlowLogLMDB` → `LMDB` → `CLMDB`.
 let package = Package(
     name: "FlowLog",
     products: [
         .executable(name: "flowlog", targets: ["flowlog"]),
         .library(name: "FlowDomain", targets: ["FlowDomain"]),
         .library(name: "FlowLog", targets: ["FlowLog"]),
+        .library(name: "FlowLogLMDB", targets: ["FlowLogLMDB"]),
         .library(name: "FlowLogTesting", targets: ["FlowLogTesting"]),
     ],
     dependencies: [
@@ -22,19 +24,22 @@ let package = Package(
         ),
         .target(name: "LMDB", dependencies: ["CLMDB"]),
         .target(name: "FlowDomain"),
-        .target(name: "FlowLog", dependencies: ["FlowDomain", "LMDB"]),
+        .target(name: "FlowLog", dependencies: ["FlowDomain"]),
+        .target(name: "FlowLogLMDB", dependencies: ["FlowLog", "FlowDomain", "LMDB"]),
         .target(name: "FlowLogTesting", dependencies: ["FlowDomain", "FlowLog"]),
         .executableTarget(
             name: "flowlog",
             dependencies: [
                 "FlowLog",
+                "FlowLogLMDB",
                 "FlowDomain",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .executableTarget(name: "flowlog-bench", dependencies: ["FlowLog", "FlowDomain", "LMDB"]),
+        .executableTarget(name: "flowlog-bench", dependencies: ["FlowLog", "FlowLogLMDB", "FlowDomain", "LMDB"]),
         .testTarget(name: "FlowDomainTests", dependencies: ["FlowDomain", "FlowLogTesting"]),
-        .testTarget(name: "FlowLogTests", dependencies: ["FlowLog", "FlowDomain", "LMDB", "FlowLogTesting"]),
-        .testTarget(name: "FlowLogCLITests", dependencies: ["FlowLog", "FlowDomain", "LMDB", "FlowLogTesting"]),
+        .testTarget(name: "FlowLogTests", dependencies: ["FlowLog", "FlowLogLMDB", "FlowDomain", "FlowLogTesting"]),
+        .testTarget(name: "FlowLogLMDBTests", dependencies: ["FlowLogLMDB", "FlowLog", "FlowDomain", "LMDB", "FlowLogTesting"]),
+        .testTarget(name: "FlowLogCLITests", dependencies: ["FlowLog", "FlowLogLMDB", "FlowDomain", "LMDB", "FlowLogTesting"]),
     ]
 )

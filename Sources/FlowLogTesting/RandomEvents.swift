@@ -1,4 +1,5 @@
 import FlowDomain
+import FlowLog
 
 /// Random events of every declared kind, with field values a codec must carry exactly: empty,
 /// long and non-ASCII text, identifiers at their limits, zero, negative and 64-bit integers.
@@ -12,6 +13,14 @@ public struct RandomEvents {
         let event = try! AppEvent.decode(kind, &values)
         rng = values.rng
         return event
+    }
+
+    /// `samplesEach` events of every declared kind, the same ones every time (a fixed seed): the
+    /// list tests use for "every event type", which a new kind joins by being declared.
+    public static func everyKind(samplesEach: Int = 2, seed: UInt64 = 1) -> [AppEvent] {
+        var rng = SplitMix64(seed: seed)
+        let generator = RandomEvents()
+        return EventKinds.all.flatMap { info in (0..<samplesEach).map { _ in generator.event(of: info.kind, using: &rng) } }
     }
 
     /// One event of a kind drawn uniformly from every declared kind.
@@ -38,4 +47,11 @@ public struct RandomEvents {
         mutating func visit(_ field: Field, _ value: inout Int?) { value = Bool.random(using: &rng) ? nil : Self.integers.randomElement(using: &rng)! }
         mutating func visit(_ field: Field, _ value: inout Bool) { value = Bool.random(using: &rng) }
     }
+}
+
+/// A recorded event with a made-up envelope around `event`, for codec and log tests.
+public func sampleRecord(_ event: AppEvent, position: Int, stream: String = "s1", correlation: String? = "c-1", causation: String? = nil) -> RecordedEvent {
+    RecordedEvent(position: position, stream: stream, version: position, eventId: EventID(high: 0x0123_4567_89ab_cdef, low: UInt64(position)),
+                  timestamp: Timestamp(microseconds: 1_798_761_600_123_456 + Int64(position)), actor: position % 2 == 0 ? .user : .system,
+                  correlationId: correlation, causationId: causation, event: event)
 }

@@ -1,5 +1,6 @@
 import FlowDomain
 import FlowLog
+import FlowLogLMDB
 
 /// Realistic sessions: every command is accepted, so N commands make about N events. Each visit
 /// launches the app, (on the first visit) signs up through onboarding, shops, gets a discount, checks

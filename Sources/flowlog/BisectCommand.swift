@@ -164,10 +164,10 @@ struct BisectCommand: ParsableCommand {
 private struct StreamHistory {
     let versions: Int
     private let stream: String
-    private let log: LMDBEventLog?
+    private let log: (any LogStore)?
     private let events: [RecordedEvent]
 
-    init(stream: String, source: any ReplaySource, log: LMDBEventLog?) throws {
+    init(stream: String, source: any ReplaySource, log: (any LogStore)?) throws {
         self.stream = stream
         self.log = log
         if let log {

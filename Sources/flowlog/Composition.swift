@@ -1,9 +1,10 @@
 import FlowDomain
 import FlowLog
+import FlowLogLMDB
 
-/// Builds the concrete objects the subcommands work with.
+/// Builds the concrete objects the subcommands work with: the one place that names a backend.
 enum Composition {
-    static func openLog(_ global: GlobalOptions, access: LMDBEventLog.Access) throws -> LMDBEventLog {
+    static func openLog(_ global: GlobalOptions, access: LogAccess) throws -> any LogStore {
         try LMDBEventLog(path: global.logPath, access: access)
     }
 

@@ -29,7 +29,7 @@ struct DemoCommand: ParsableCommand {
             let processor = Composition.processor(for: log)
             // Wired before the first command, so a tracker folder that is refused stops the demo before it plays.
             let projectors = try Composition.projectors(log, tracker: tracker, global: global)
-            Output.line("FlowLog demo: a session in stream \(stream) of the log \(log.path)\n")
+            Output.line("FlowLog demo: a session in stream \(stream) of the log \(log.location)\n")
             for (index, envelope) in DemoScript.commands(stream: stream).enumerated() {
                 let before = try processor.state(of: stream).state
                 let outcome = try processor.handle(envelope)
@@ -50,7 +50,7 @@ struct DemoCommand: ParsableCommand {
             Output.line("\nProjections, caught up with the log:")
             for projector in projectors {
                 do {
-                    let lock = try ProjectorLock(projector: projector.name, log: log)
+                    let lock = try log.leaseProjector(projector.name)
                     try runner.catchUp(projector)
                     withExtendedLifetime(lock) {}
                     Output.line("  \(TextRendering.pad(projector.name, 16)) checkpoint \(try projector.checkpoint())")
@@ -60,7 +60,7 @@ struct DemoCommand: ParsableCommand {
                 }
             }
             Output.line("  analytics calls are in \(tracker.folder(for: global))/segment.ndjson and snake.ndjson")
-            Output.line("\nThe log \(log.path) now holds \(try log.lastPosition()) events. Try: flowlog log --stream \(stream), flowlog orders, flowlog view --stream \(stream)")
+            Output.line("\nThe log \(log.location) now holds \(try log.lastPosition()) events. Try: flowlog log --stream \(stream), flowlog orders, flowlog view --stream \(stream)")
         }
     }
 }

@@ -97,8 +97,8 @@ struct ImportCommand: ParsableCommand {
             let log = try Composition.openLog(global, access: .readWriteCreating)
             let progress = Progress(label: "import", total: max(size / 200, 1), enabled: isatty(STDERR_FILENO) == 1 && size > 0)
             do {
-                let count = try NDJSONImport.run(into: log, reader: LineReader(fileDescriptor: descriptor), expectedBytes: size, progress: progress)
-                Output.line("imported \(count) events into \(log.path)")
+                let count = try log.importNDJSON(from: LineReader(fileDescriptor: descriptor), expectedBytes: size, progress: progress)
+                Output.line("imported \(count) events into \(log.location)")
             } catch {
                 // A refused import into a new log leaves no empty log behind.
                 if !logExisted {

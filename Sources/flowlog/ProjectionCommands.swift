@@ -37,7 +37,7 @@ extension Composition {
     static let projectorNames = ["storage", "tracker.segment", "tracker.snake"]
 
     /// The three projectors, wired to the log and the tracker's files.
-    static func projectors(_ log: LMDBEventLog, tracker: TrackerOptions, global: GlobalOptions) throws -> [any Projector] {
+    static func projectors(_ log: any LogStore, tracker: TrackerOptions, global: GlobalOptions) throws -> [any Projector] {
         let folder = tracker.folder(for: global)
         // An NDJSON sink appends, and cuts a torn last line: inside a log (or through a link into
         // one) that would write into its database files, so such a folder or file is refused.
@@ -52,7 +52,7 @@ extension Composition {
             throw CLIFailure("Cannot create the tracker folder \(folder): \(String(cString: strerror(errno))). Choose another with --tracker-dir.", exitCode: CLIFailure.cannotCreate)
         }
         let services: [(any AnalyticsService, String?)] = [(SegmentService(), tracker.segmentURL), (SnakeCaseService(), tracker.snakeURL)]
-        return [StorageProjector(log: log) as any Projector] + services.map { service, url in
+        return [StorageProjector(store: log) as any Projector] + services.map { service, url in
             let sink: any TrackerSink = url.flatMap(URL.init(string:)).map { HTTPBatchSink(url: $0) } ?? NDJSONFileSink(path: "\(folder)/\(service.name).ndjson")
             return TrackerProjector(service: service, sink: sink, log: log) as any Projector
         }
@@ -97,7 +97,7 @@ struct ProjectionsCommand: ParsableCommand {
                 let runner = ProjectionRunner(log: log)
                 let projectors = try Composition.projectors(log, tracker: tracker, global: global)
                 // Held until this process ends: one runner per projector.
-                let locks = try projectors.map { try ProjectorLock(projector: $0.name, log: log) }
+                let locks = try projectors.map { try log.leaseProjector($0.name) }
                 defer { withExtendedLifetime(locks) {} }
                 if follow {
                     try runner.follow(projectors) { false }
@@ -128,7 +128,7 @@ struct ProjectionsCommand: ParsableCommand {
             try reportingFailures {
                 let log = try Composition.openLog(global, access: .readWrite)
                 guard let projector = try Composition.projectors(log, tracker: tracker, global: global).first(where: { $0.name == name }) else { return }
-                let lock = try ProjectorLock(projector: name, log: log)
+                let lock = try log.leaseProjector(name)
                 defer { withExtendedLifetime(lock) {} }
                 if let tracker = projector as? TrackerProjector {
                     try tracker.reset(resending: resend)
@@ -158,9 +158,9 @@ struct OrdersCommand: ParsableCommand {
     func run() throws {
         try reportingFailures {
             let log = try Composition.openLog(global, access: .readWrite)
-            let storage = StorageProjector(log: log)
+            let storage = StorageProjector(store: log)
             do {
-                let lock = try ProjectorLock(projector: storage.name, log: log)
+                let lock = try log.leaseProjector(storage.name)
                 try ProjectionRunner(log: log).catchUp(storage)
                 withExtendedLifetime(lock) {}
             } catch FlowLogError.busy(let busy) {

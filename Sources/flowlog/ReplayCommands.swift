@@ -8,7 +8,7 @@ struct SourceOptions: ParsableArguments {
     @Option(help: "Replay this NDJSON export directly instead of the log (no import needed).")
     var file: String?
 
-    func source(_ global: GlobalOptions) throws -> (source: any ReplaySource, log: LMDBEventLog?) {
+    func source(_ global: GlobalOptions) throws -> (source: any ReplaySource, log: (any LogStore)?) {
         if let file { return (try NDJSONFileSource(path: file), nil) }
         let log = try Composition.openLog(global, access: .readOnly)
         return (log, log)
@@ -103,7 +103,7 @@ struct ReplayCommand: ParsableCommand {
     }
 
     /// Returns whether anything disagreed.
-    private func runVerify(source: any ReplaySource, log: LMDBEventLog?) throws -> Bool {
+    private func runVerify(source: any ReplaySource, log: (any LogStore)?) throws -> Bool {
         let report: ReplayVerifier.Report
         if let expected {
             let text = try String(contentsOfFile: expected, encoding: .utf8)

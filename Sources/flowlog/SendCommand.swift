@@ -62,7 +62,7 @@ struct StateCommand: ParsableCommand {
                 }
             }
             // The storage read model answers when it is current; otherwise the stream is replayed.
-            let current = at == nil ? try StorageProjector(log: log).currentState(of: stream) : nil
+            let current = at == nil ? try StorageProjector(store: log).currentState(of: stream) : nil
             let (state, version) = try current ?? log.state(ofStream: stream, throughPosition: at)
             switch format {
             case .json:

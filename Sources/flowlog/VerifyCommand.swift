@@ -47,7 +47,7 @@ struct VerifyCommand: ParsableCommand {
                 if report.unlistedProblems > 0 { Output.line("… and \(report.unlistedProblems) more problems") }
                 Output.line(report.isIntact
                     ? "intact: \(report.events) events in \(report.streams) streams; the hash chain, positions, versions and indexes all check out"
-                    : "\(report.problems.count + report.unlistedProblems) problems in \(log.path); keep a copy of the folder, and restore the events from a backup or an export")
+                    : "\(report.problems.count + report.unlistedProblems) problems in \(log.location); keep a copy of the folder, and restore the events from a backup or an export")
             }
         }
         if !intact { throw ExitCode(CLIFailure.dataError) }

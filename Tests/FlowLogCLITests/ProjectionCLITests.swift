@@ -1,5 +1,6 @@
 import FlowDomain
 import FlowLog
+import FlowLogLMDB
 import FlowLogTesting
 import Foundation
 import Testing
@@ -45,7 +46,7 @@ struct ProjectionCLITests {
         let finished = try FlowLogProcess.run(["projections", "run"] + db)
         #expect(finished.status == 0, "\(finished.stderr)")
         let log = try LMDBEventLog(path: folder.child("log"), access: .readOnly)
-        let storage = StorageProjector(log: log)
+        let storage = StorageProjector(store: log)
         for (stream, _) in try log.streams() {
             let stored = try storage.currentState(of: stream)
             let replayed = try log.replayedState(ofStream: stream)

@@ -1,5 +1,6 @@
 @testable import FlowLog
 import FlowDomain
+import FlowLogTesting
 import Testing
 
 @Suite("xxHash64")
@@ -19,27 +20,8 @@ struct XXHash64Tests {
 }
 
 /// One event of every type, with awkward strings, for codec and round-trip tests.
-let everyEventType: [AppEvent] = [
-    .cart(.productAdded(.init(productId: "p-1", name: "Mug \"large\", blue\n☕️ 日本", unitPrice: 100_000_000, quantity: 999))),
-    .cart(.productRemoved(.init(productId: "p-1", quantity: 3))),
-    .cart(.discountApplied(.init(discountId: "D:1", percent: 100, productId: "p-1"))),
-    .cart(.discountApplied(.init(discountId: "D.2", percent: 1, productId: nil))),
-    .cart(.discountRemoved(.init(discountId: "D:1"))),
-    .cart(.checkoutStarted(.init(total: 0, itemCount: 99_900))),
-    .cart(.orderPlaced(.init(orderId: "o_1", total: 9_990_000_000_000, itemCount: 1))),
-    .cart(.paymentFailed(.init(reason: ""))),
-    .navigation(.appLaunched(.init(hasOnboarded: true))),
-    .navigation(.appLaunched(.init(hasOnboarded: false))),
-    .navigation(.signUpStarted), .navigation(.logInStarted), .navigation(.onboardingAdvanced),
-    .navigation(.onboardingWentBack), .navigation(.onboardingFinished), .navigation(.loginSucceeded),
-    .navigation(.loginCancelled), .navigation(.tabSelected(.init(tab: 1))), .navigation(.modalPresented), .navigation(.modalDismissed),
-]
-
-func recorded(_ event: AppEvent, position: Int, stream: String = "s1", correlation: String? = "c-1", causation: String? = nil) -> RecordedEvent {
-    RecordedEvent(position: position, stream: stream, version: position, eventId: EventID(high: 0x0123_4567_89ab_cdef, low: UInt64(position)),
-                  timestamp: Timestamp(microseconds: 1_798_761_600_123_456 + Int64(position)), actor: position % 2 == 0 ? .user : .system,
-                  correlationId: correlation, causationId: causation, event: event)
-}
+/// Two events of every declared kind, with values at the edges codecs must carry.
+let everyEventType = RandomEvents.everyKind()
 
 @Suite("Binary record codec")
 struct RecordCodecTests {
@@ -65,18 +47,18 @@ struct RecordCodecTests {
 
     @Test func everyEventTypeSurvivesARoundTrip() throws {
         let records = everyEventType.enumerated().map { index, event in
-            recorded(event, position: index + 1, correlation: index % 3 == 0 ? nil : "corr", causation: index % 2 == 0 ? "cmd-\(index)" : nil)
+            sampleRecord(event, position: index + 1, correlation: index % 3 == 0 ? nil : "corr", causation: index % 2 == 0 ? "cmd-\(index)" : nil)
         }
         #expect(try decode(encode(records)) == records)
     }
 
     @Test func aRecordIsCompact() {
-        let bytes = encode([recorded(.cart(.productAdded(.init(productId: "p1", name: "Mug", unitPrice: 1250, quantity: 2))), position: 1)])[0]
+        let bytes = encode([sampleRecord(.cart(.productAdded(.init(productId: "p1", name: "Mug", unitPrice: 1250, quantity: 2))), position: 1)])[0]
         #expect(bytes.count < 120)
     }
 
     @Test func everyFlippedBitIsDetected() throws {
-        let records = (1...3).map { recorded(.cart(.productAdded(.init(productId: "p\($0)", name: "Mug", unitPrice: 1250, quantity: 2))), position: $0) }
+        let records = (1...3).map { sampleRecord(.cart(.productAdded(.init(productId: "p\($0)", name: "Mug", unitPrice: 1250, quantity: 2))), position: $0) }
         let encoded = encode(records)
         for byteIndex in encoded[1].indices {
             var damaged = encoded
@@ -86,14 +68,14 @@ struct RecordCodecTests {
     }
 
     @Test func aRemovedOrReorderedRecordBreaksTheChain() {
-        let records = (1...3).map { recorded(.navigation(.modalPresented), position: $0) }
+        let records = (1...3).map { sampleRecord(.navigation(.modalPresented), position: $0) }
         let encoded = encode(records)
         #expect(throws: RecordDamage.self) { try decode([encoded[0], encoded[2]]) }
         #expect(throws: RecordDamage.self) { try decode([encoded[1], encoded[0], encoded[2]]) }
     }
 
     @Test func aNewerSchemaIsRefusedByName() throws {
-        var encoded = encode([recorded(.navigation(.modalPresented), position: 1)])
+        var encoded = encode([sampleRecord(.navigation(.modalPresented), position: 1)])
         encoded[0][0] = UInt8(RecordCodec.currentSchemaVersion + 1)
         do {
             _ = try decode(encoded)
@@ -104,7 +86,7 @@ struct RecordCodecTests {
     }
 
     @Test func truncatedRecordsAreReportedNotCrashedOn() {
-        let encoded = encode([recorded(.cart(.paymentFailed(.init(reason: "a reason"))), position: 1)])[0]
+        let encoded = encode([sampleRecord(.cart(.paymentFailed(.init(reason: "a reason"))), position: 1)])[0]
         for length in 0..<encoded.count {
             #expect(throws: RecordDamage.self) { try decode([Array(encoded[0..<length])]) }
         }

@@ -1,4 +1,5 @@
 @testable import FlowLog
+import FlowLogLMDB
 import FlowDomain
 import FlowLogTesting
 import Testing

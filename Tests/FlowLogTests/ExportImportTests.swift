@@ -1,4 +1,5 @@
 @testable import FlowLog
+import FlowLogLMDB
 import FlowDomain
 import FlowLogTesting
 import Foundation
@@ -44,7 +45,7 @@ private func importNDJSON(_ text: String, into log: LMDBEventLog, pipelined: Boo
         try text.write(toFile: path, atomically: false, encoding: .utf8)
         let descriptor = open(path, O_RDONLY)
         defer { close(descriptor) }
-        return try NDJSONImport.run(into: log, reader: LineReader(fileDescriptor: descriptor), expectedBytes: text.utf8.count)
+        return try log.importNDJSON(from: LineReader(fileDescriptor: descriptor), expectedBytes: text.utf8.count, progress: nil)
     }
     return try log.importEvents { sink in
         for (index, line) in text.split(separator: "\n").enumerated() {

@@ -1,4 +1,5 @@
 @testable import FlowLog
+import FlowLogLMDB
 import FlowDomain
 import FlowLogTesting
 import Foundation
@@ -27,6 +28,9 @@ struct GroupCommitTests {
         func state(ofStream stream: String, throughPosition: Int?) throws -> (state: FlowState, version: Int) {
             try inner.state(ofStream: stream, throughPosition: throughPosition)
         }
+        var location: String { inner.location }
+        func streams() throws -> [(stream: String, version: Int)] { try inner.streams() }
+        func event(inStream stream: String, version: Int) throws -> RecordedEvent? { try inner.event(inStream: stream, version: version) }
     }
 
     @Test func eightBlockingThreadsGetEveryAppendIntoTheLogInTheirOwnOrder() throws {

@@ -1,4 +1,5 @@
 import FlowLog
+import FlowLogLMDB
 import FlowLogTesting
 import Foundation
 import Testing

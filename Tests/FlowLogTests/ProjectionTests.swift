@@ -1,4 +1,5 @@
 @testable import FlowLog
+import FlowLogLMDB
 import FlowDomain
 import FlowLogTesting
 import Foundation
@@ -37,7 +38,7 @@ struct ProjectionTests {
     @Test func storageReadModelsEqualAFullReplay() throws {
         let folder = TemporaryDirectory()
         let log = try busyLog(in: folder)
-        let storage = StorageProjector(log: log)
+        let storage = StorageProjector(store: log)
         var runner = ProjectionRunner(log: log)
         runner.batchSize = 333
         #expect(try runner.catchUp(storage) == (try log.lastPosition()))
@@ -59,7 +60,7 @@ struct ProjectionTests {
     @Test func readModelsAreNotCurrentUntilCaughtUp() throws {
         let folder = TemporaryDirectory()
         let log = try busyLog(in: folder, commands: 200)
-        let storage = StorageProjector(log: log)
+        let storage = StorageProjector(store: log)
         #expect(try storage.currentState(of: "s1") == nil)
         try ProjectionRunner(log: log).catchUp(storage)
         #expect(try storage.currentState(of: "s1") != nil)
@@ -71,7 +72,7 @@ struct ProjectionTests {
     @Test func aRebuildReproducesByteIdenticalReadModels() throws {
         let folder = TemporaryDirectory()
         let log = try busyLog(in: folder)
-        let storage = StorageProjector(log: log)
+        let storage = StorageProjector(store: log)
         var runner = ProjectionRunner(log: log)
         runner.batchSize = 1_000
         try runner.catchUp(storage)
@@ -94,14 +95,14 @@ struct ProjectionTests {
         var position = 0
         while position < (try log.lastPosition()) {
             let events = try log.events(from: position + 1, limit: Int.random(in: 1...500, using: &rng))
-            try StorageProjector(log: log).project(events)
+            try StorageProjector(store: log).project(events)
             position = events.last!.position
         }
-        let resumed = try StorageProjector(log: log).dump()
-        try StorageProjector(log: log).reset()
+        let resumed = try StorageProjector(store: log).dump()
+        try StorageProjector(store: log).reset()
         runner.batchSize = 4_096
-        try runner.catchUp(StorageProjector(log: log))
-        #expect(try StorageProjector(log: log).dump() == resumed)
+        try runner.catchUp(StorageProjector(store: log))
+        #expect(try StorageProjector(store: log).dump() == resumed)
     }
 
     @Test func trackerCallsCarryEventIdsAndSurviveAFailingCollector() throws {
@@ -197,7 +198,7 @@ struct FollowTests {
         let folder = TemporaryDirectory()
         let log = try LMDBEventLog(path: folder.child("log"))
         let processor = CommandProcessor(log: log, clock: SteppingClock(), ids: SequentialIDGenerator())
-        let storage = StorageProjector(log: log)
+        let storage = StorageProjector(store: log)
         var rounds = 0
         try ProjectionRunner(log: log).follow([storage], pollEvery: 0.001) {
             rounds += 1
@@ -222,9 +223,9 @@ struct ConcurrentProjectionTests {
             .handle((1...50).map { CommandEnvelope(stream: "s", command: .cart(.addProduct(.init(productId: "p\($0 % 5)", name: nil, unitPrice: 1, quantity: 1)))) })
         let events = try log.events()
         // Both read the same checkpoint (0) and try the same events: the second must skip them.
-        try StorageProjector(log: log).project(Array(events[0..<30]))
-        try StorageProjector(log: log).project(Array(events[0..<40]))
-        try StorageProjector(log: log).project(Array(events[40...]))
-        #expect(try StorageProjector(log: log).currentState(of: "s")?.state == (try log.replayedState(ofStream: "s").state))
+        try StorageProjector(store: log).project(Array(events[0..<30]))
+        try StorageProjector(store: log).project(Array(events[0..<40]))
+        try StorageProjector(store: log).project(Array(events[40...]))
+        #expect(try StorageProjector(store: log).currentState(of: "s")?.state == (try log.replayedState(ofStream: "s").state))
     }
 }

@@ -86,7 +86,7 @@ public struct ShellCheck: Sendable {
     static let endingSignals = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
 
     private static func wait(for pid: pid_t, watching watched: inout sigset_t, timeout: Double?) -> Ending {
-        let deadline = timeout.map { monotonicSeconds() + $0 }
+        let deadline = timeout.map { MonotonicClock.seconds() + $0 }
         var timedOut = false
         var interruption: Int32?
         while true {
@@ -95,7 +95,7 @@ public struct ShellCheck: Sendable {
             if waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0, info.si_signo == SIGCHLD { break }
             var slice = 0.05
             if let deadline {
-                let remaining = deadline - monotonicSeconds()
+                let remaining = deadline - MonotonicClock.seconds()
                 if remaining <= 0 { timedOut = true; break }
                 slice = min(slice, remaining)
             }
@@ -151,9 +151,4 @@ public struct ShellCheck: Sendable {
         return numbers.filter { fcntl($0, F_GETFD) >= 0 && fcntl($0, F_GETFD) & FD_CLOEXEC == 0 }
     }
 
-    private static func monotonicSeconds() -> Double {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Double(now.tv_sec) + Double(now.tv_nsec) / 1_000_000_000
-    }
 }

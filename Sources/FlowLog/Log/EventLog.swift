@@ -54,9 +54,14 @@ public enum AppendResult: Equatable, Sendable {
     case conflict(actualVersion: Int)
 }
 
-/// The event log: the single source of truth. Implementations: `LMDBEventLog` (durable, shared
-/// between processes) and `InMemoryEventLog` (tests).
-public protocol EventLog: AnyObject {
+/// The event log: the single source of truth, and the contract every backend keeps (LMDB, memory,
+/// PostgreSQL). The append rules are `AppendRules`, written once; the contract test suite runs
+/// unchanged against every implementation. Capabilities beyond it are small protocols of their own
+/// (`SnapshotStore`, `CheckpointStore`, … in Capabilities.swift).
+public protocol EventLog: AnyObject, ReplaySource {
+    /// Where the log lives, as messages name it: a folder, or a URL without its password.
+    var location: String { get }
+
     /// Appends every request in one atomic, durable step and answers each in order.
     ///
     /// Requests are taken in order. A `chained` request whose predecessor for the same stream in the
@@ -83,6 +88,12 @@ public protocol EventLog: AnyObject {
     /// The stream's state and version as of global position `through` (or now). Logs with snapshots
     /// start from the latest usable one.
     func state(ofStream stream: String, throughPosition: Int?) throws -> (state: FlowState, version: Int)
+
+    /// Every stream with its version, in stream id order.
+    func streams() throws -> [(stream: String, version: Int)]
+
+    /// Version `version` of a stream's events, or `nil` when the stream has no such version.
+    func event(inStream stream: String, version: Int) throws -> RecordedEvent?
 }
 
 extension EventLog {
@@ -121,5 +132,20 @@ extension EventLog {
             return true
         }
         return (state, version)
+    }
+}
+
+/// Every log is a replay source: the events of one stream or of all, and a stream's state before a position.
+extension EventLog {
+    public func forEachEvent(stream: String?, from: Int, to: Int?, _ body: (RecordedEvent) throws -> Bool) throws {
+        if let stream {
+            try forEachEvent(inStream: stream, throughPosition: to) { record in record.position < from ? true : try body(record) }
+        } else {
+            try forEachEvent(from: from, through: to, body)
+        }
+    }
+
+    public func state(ofStream stream: String, before position: Int) throws -> FlowState {
+        position <= 1 ? FlowDecider.initialState : try state(ofStream: stream, throughPosition: position - 1).state
     }
 }

@@ -9,6 +9,8 @@ public final class InMemoryEventLog: EventLog {
 
     public init() {}
 
+    public var location: String { "memory" }
+
     public func append(_ requests: [AppendRequest]) throws -> [AppendResult] {
         var transaction = Transaction(log: self)
         return try AppendRules.apply(requests, in: &transaction)
@@ -57,5 +59,14 @@ public final class InMemoryEventLog: EventLog {
             if let throughPosition, position > throughPosition { return }
             guard try body(records[position - 1]) else { return }
         }
+    }
+
+    public func streams() throws -> [(stream: String, version: Int)] {
+        streamPositions.keys.sorted().map { ($0, streamPositions[$0]!.count) }
+    }
+
+    public func event(inStream stream: String, version: Int) throws -> RecordedEvent? {
+        guard version >= 1, let positions = streamPositions[stream], version <= positions.count else { return nil }
+        return records[positions[version - 1] - 1]
     }
 }

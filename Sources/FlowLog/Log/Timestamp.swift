@@ -147,3 +147,13 @@ public final class SteppingClock: WallClock {
         return current
     }
 }
+
+/// Seconds on a clock that never jumps (`CLOCK_MONOTONIC`): for deadlines and intervals, never for
+/// event times.
+public enum MonotonicClock {
+    public static func seconds() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1_000_000_000
+    }
+}

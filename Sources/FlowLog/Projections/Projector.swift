@@ -1,5 +1,4 @@
 import FlowDomain
-import LMDB
 
 /// A side effect driven by the log: it handles recorded events in position order and remembers the
 /// last position it handled (its checkpoint), so it can be stopped, restarted or rebuilt at any time.
@@ -15,10 +14,10 @@ public protocol Projector: AnyObject {
 
 /// Catches projectors up with the log, batch by batch, and follows it as it grows.
 public struct ProjectionRunner {
-    public let log: LMDBEventLog
+    public let log: any EventLog & CheckpointStore
     public var batchSize = 4_096
 
-    public init(log: LMDBEventLog) {
+    public init(log: any EventLog & CheckpointStore) {
         self.log = log
     }
 
@@ -57,90 +56,18 @@ public struct ProjectionRunner {
 
 /// Where each projector stands, for `flowlog projections status`.
 public struct ProjectionStatus: Sendable {
+    public init(name: String, checkpoint: Int, lag: Int, failure: String?) {
+        self.name = name
+        self.checkpoint = checkpoint
+        self.lag = lag
+        self.failure = failure
+    }
+
     public let name: String
     public let checkpoint: Int
     public let lag: Int
     /// Why the projector stopped, if its last run failed.
     public let failure: String?
-}
-
-extension LMDBEventLog {
-    /// Names of the databases the projections keep beside the log.
-    static let projectionDatabaseNames = ["projections", "rm.state", "rm.orders", "rm.flags"]
-
-    func projectionDatabases(create: Bool) throws -> [Database]? {
-        do {
-            return try environment.openDatabases(named: Self.projectionDatabaseNames, create: create)
-        } catch let error as LMDBError where error.isNotFound {
-            return nil
-        }
-    }
-
-    public func checkpoint(of projector: String) throws -> Int {
-        guard let databases = try projectionDatabases(create: false) else { return 0 }
-        return try reading { txn in try checkpoint(of: projector, txn, databases) }
-    }
-
-    /// A projector's checkpoint as the transaction sees it: 0 before its first event.
-    func checkpoint(of projector: String, _ txn: Transaction, _ databases: [Database]) throws -> Int {
-        try txn.get(databases[0], key: Array(("checkpoint:" + projector).utf8)).map { Keys.decodeInt($0) } ?? 0
-    }
-
-    func setCheckpoint(_ position: Int, of projector: String, _ txn: Transaction, _ databases: [Database]) throws {
-        try txn.put(databases[0], key: Array(("checkpoint:" + projector).utf8), value: Keys.littleEndian(UInt64(position)))
-    }
-
-    public func setCheckpoint(_ position: Int, of projector: String) throws {
-        guard let databases = try projectionDatabases(create: true) else { return }
-        try environment.write { txn in try setCheckpoint(position, of: projector, txn, databases) }
-    }
-
-    /// The last position whose calls a tracker's collector acknowledged before its latest rebuild:
-    /// kept apart from the checkpoint, which a rebuild sets back to 0.
-    public func acknowledgedPosition(of projector: String) throws -> Int {
-        guard let databases = try projectionDatabases(create: false) else { return 0 }
-        return try reading { txn in
-            try txn.get(databases[0], key: Array(("acknowledged:" + projector).utf8)).map { Keys.decodeInt($0) } ?? 0
-        }
-    }
-
-    /// Sets a tracker's checkpoint back to 0 in one transaction with its acknowledged mark, which
-    /// becomes the furthest of the mark and the checkpoint (everything up to the checkpoint was
-    /// acknowledged), or 0 when `resending`.
-    func rewindTracker(_ projector: String, resending: Bool) throws {
-        guard let databases = try projectionDatabases(create: true) else { return }
-        try environment.write { txn in
-            let key = Array(("acknowledged:" + projector).utf8)
-            if resending {
-                try txn.delete(databases[0], key: key)
-            } else {
-                let mark = try txn.get(databases[0], key: key).map { Keys.decodeInt($0) } ?? 0
-                let acknowledged = max(mark, try checkpoint(of: projector, txn, databases))
-                try txn.put(databases[0], key: key, value: Keys.littleEndian(UInt64(acknowledged)))
-            }
-            try setCheckpoint(0, of: projector, txn, databases)
-        }
-    }
-
-    public func setProjectionStatus(_ projector: String, failure: String?) throws {
-        guard let databases = try projectionDatabases(create: true) else { return }
-        try environment.write { txn in
-            let key = Array(("failure:" + projector).utf8)
-            if let failure { try txn.put(databases[0], key: key, value: Array(failure.utf8)) } else { try txn.delete(databases[0], key: key) }
-        }
-    }
-
-    public func projectionStatus(of names: [String]) throws -> [ProjectionStatus] {
-        let last = try lastPosition()
-        let databases = try projectionDatabases(create: false)
-        return try names.map { name in
-            let checkpoint = try checkpoint(of: name)
-            let failure: String? = try databases.flatMap { databases in
-                try reading { txn in try txn.get(databases[0], key: Array(("failure:" + name).utf8)).map { String(decoding: $0, as: UTF8.self) } }
-            }
-            return ProjectionStatus(name: name, checkpoint: checkpoint, lag: last - checkpoint, failure: failure)
-        }
-    }
 }
 
 /// Delivers a service's analytics calls for each event, at least once: the checkpoint moves only after
@@ -150,10 +77,10 @@ extension LMDBEventLog {
 public final class TrackerProjector: Projector {
     public let service: any AnalyticsService
     public let sink: any TrackerSink
-    private let log: LMDBEventLog
+    private let log: any CheckpointStore
     public var name: String { "tracker." + service.name }
 
-    public init(service: any AnalyticsService, sink: any TrackerSink, log: LMDBEventLog) {
+    public init(service: any AnalyticsService, sink: any TrackerSink, log: any CheckpointStore) {
         self.service = service
         self.sink = sink
         self.log = log
@@ -184,3 +111,19 @@ public final class TrackerProjector: Projector {
 #if canImport(Glibc)
 import Glibc
 #endif
+
+/// Another process runs this projector now.
+public struct ProjectorBusy: Equatable, Sendable, CustomStringConvertible {
+    public let projector: String
+    /// The holder, when its pid could be read (a holder that has only just locked may not have written it yet).
+    public let pid: Int32?
+
+    public init(projector: String, pid: Int32?) {
+        self.projector = projector
+        self.pid = pid
+    }
+
+    public var description: String {
+        "projector \(projector) is being run by \(pid.map { "process \($0)" } ?? "another process"); it delivers the new events itself. Wait for it to finish, or stop it, then run this again."
+    }
+}

@@ -9,21 +9,6 @@ public protocol ReplaySource {
     func state(ofStream stream: String, before position: Int) throws -> FlowState
 }
 
-extension LMDBEventLog: ReplaySource {
-    public func forEachEvent(stream: String?, from: Int, to: Int?, _ body: (RecordedEvent) throws -> Bool) throws {
-        if let stream {
-            try forEachEvent(inStream: stream, throughPosition: to) { record in record.position < from ? true : try body(record) }
-        } else {
-            try forEachEvent(from: from, through: to, body)
-        }
-    }
-
-    public func state(ofStream stream: String, before position: Int) throws -> FlowState {
-        position <= 1 ? FlowDecider.initialState : try state(ofStream: stream, throughPosition: position - 1).state
-    }
-}
-
-/// An NDJSON export (SPEC §5's envelope, one event a line) replayed straight from its file.
 public struct NDJSONFileSource: ReplaySource {
     public let path: String
 

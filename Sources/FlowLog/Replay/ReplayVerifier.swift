@@ -25,7 +25,7 @@ public enum ReplayVerifier {
     }
 
     /// Against the fingerprints the log recorded when each event was appended.
-    public static func verifyFingerprints(of log: LMDBEventLog) throws -> Report {
+    public static func verifyFingerprints(of log: any EventLog & FingerprintedLog) throws -> Report {
         var report = Report()
         var scratch = BinaryWriter(capacity: 512)
         for (stream, _) in try log.streams() {

@@ -4,12 +4,12 @@
 /// store. (As a copy-on-write value, each append also asked the runtime whether the buffer was
 /// shared, which cost an import's preparing thread about 6% of its instructions; a writer is
 /// scratch space that nothing ever needed to copy.)
-struct BinaryWriter: ~Copyable {
+package struct BinaryWriter: ~Copyable {
     private var base: UnsafeMutableRawPointer
     private var length = 0
     private var capacity: Int
 
-    init(capacity: Int = 128) {
+    package init(capacity: Int = 128) {
         self.capacity = max(capacity, 16)
         base = .allocate(byteCount: self.capacity, alignment: 16)
     }
@@ -17,16 +17,16 @@ struct BinaryWriter: ~Copyable {
     deinit { base.deallocate() }
 
     /// A copy of what was written, for callers off the hot paths (which use `withUnsafeBytes`).
-    var bytes: [UInt8] { Array(UnsafeRawBufferPointer(start: base, count: length)) }
+    package var bytes: [UInt8] { Array(UnsafeRawBufferPointer(start: base, count: length)) }
 
-    var count: Int { length }
+    package var count: Int { length }
 
     /// What was written, without copying it; valid inside `body` only.
-    func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+    package func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
         try body(UnsafeRawBufferPointer(start: base, count: length))
     }
 
-    mutating func reset() { length = 0 }
+    package mutating func reset() { length = 0 }
 
     @inline(__always)
     private mutating func makeRoom(for extra: Int) {
@@ -44,7 +44,7 @@ struct BinaryWriter: ~Copyable {
     }
 
     @inline(__always)
-    mutating func write(bytes: UnsafeRawBufferPointer) {
+    package mutating func write(bytes: UnsafeRawBufferPointer) {
         guard let source = bytes.baseAddress else { return }
         makeRoom(for: bytes.count)
         (base + length).copyMemory(from: source, byteCount: bytes.count)
@@ -59,35 +59,35 @@ struct BinaryWriter: ~Copyable {
     }
 
     @inline(__always)
-    mutating func write(_ value: UInt8) { append(value) }
+    package mutating func write(_ value: UInt8) { append(value) }
 
     @inline(__always)
-    mutating func write(_ value: UInt16) { append(value.littleEndian) }
+    package mutating func write(_ value: UInt16) { append(value.littleEndian) }
 
     @inline(__always)
-    mutating func write(_ value: UInt64) { append(value.littleEndian) }
+    package mutating func write(_ value: UInt64) { append(value.littleEndian) }
 
     /// Ends a stored value with the xxHash64 of everything written before it (snapshots, order
     /// pages); `verifiedBody(of:)` reads it back.
-    mutating func writeChecksum() { write(withUnsafeBytes { XXHash64.hash($0) }) }
+    package mutating func writeChecksum() { write(withUnsafeBytes { XXHash64.hash($0) }) }
 
     /// The bytes before a value's trailing checksum (as `writeChecksum` wrote it), or `nil` when the
     /// checksum does not match them.
-    static func verifiedBody(of value: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
+    package static func verifiedBody(of value: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
         guard let stored = RecordCodec.storedHash(of: value) else { return nil }
         let body = UnsafeRawBufferPointer(rebasing: value[0..<value.count - 8])
         return XXHash64.hash(body) == stored ? body : nil
     }
 
     @inline(__always)
-    mutating func write(_ value: Int64) { write(UInt64(bitPattern: value)) }
+    package mutating func write(_ value: Int64) { write(UInt64(bitPattern: value)) }
 
     @inline(__always)
-    mutating func write(int value: Int) { write(Int64(value)) }
+    package mutating func write(int value: Int) { write(Int64(value)) }
 
     /// A string of at most 255 UTF-8 bytes (identifiers); an absent one is written as length 0,
     /// which is unambiguous because identifiers are never empty.
-    mutating func writeShortString(_ value: String?) {
+    package mutating func writeShortString(_ value: String?) {
         guard let value else { write(UInt8(0)); return }
         withUTF8(of: value) { writer, utf8 in
             precondition(utf8.count <= 255, "short strings are identifiers of at most 64 bytes")
@@ -97,7 +97,7 @@ struct BinaryWriter: ~Copyable {
     }
 
     /// A string of at most 65,535 UTF-8 bytes (free text such as names and reasons).
-    mutating func writeString(_ value: String) {
+    package mutating func writeString(_ value: String) {
         withUTF8(of: value) { writer, utf8 in
             precondition(utf8.count <= Int(UInt16.max), "free text is bounded well below 64 KiB")
             writer.write(UInt16(utf8.count))
@@ -119,52 +119,52 @@ struct BinaryWriter: ~Copyable {
 
 /// Reads what `BinaryWriter` wrote, checking bounds on every read so that a damaged record is
 /// reported as damaged rather than read past its end.
-struct BinaryReader {
-    struct OutOfBounds: Error {}
+package struct BinaryReader {
+    package struct OutOfBounds: Error {}
 
-    let bytes: UnsafeRawBufferPointer
-    var offset = 0
+    package let bytes: UnsafeRawBufferPointer
+    package var offset = 0
 
-    init(_ bytes: UnsafeRawBufferPointer) {
+    package init(_ bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes
     }
 
-    var remaining: Int { bytes.count - offset }
+    package var remaining: Int { bytes.count - offset }
 
     @inline(__always)
-    mutating func readByte() throws(OutOfBounds) -> UInt8 {
+    package mutating func readByte() throws(OutOfBounds) -> UInt8 {
         guard offset < bytes.count else { throw OutOfBounds() }
         defer { offset += 1 }
         return bytes[offset]
     }
 
     @inline(__always)
-    mutating func readUInt16() throws(OutOfBounds) -> UInt16 {
+    package mutating func readUInt16() throws(OutOfBounds) -> UInt16 {
         guard offset + 2 <= bytes.count else { throw OutOfBounds() }
         defer { offset += 2 }
         return UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt16.self))
     }
 
     @inline(__always)
-    mutating func readUInt64() throws(OutOfBounds) -> UInt64 {
+    package mutating func readUInt64() throws(OutOfBounds) -> UInt64 {
         guard offset + 8 <= bytes.count else { throw OutOfBounds() }
         defer { offset += 8 }
         return UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
     }
 
     @inline(__always)
-    mutating func readInt64() throws(OutOfBounds) -> Int64 { Int64(bitPattern: try readUInt64()) }
+    package mutating func readInt64() throws(OutOfBounds) -> Int64 { Int64(bitPattern: try readUInt64()) }
 
     @inline(__always)
-    mutating func readInt() throws(OutOfBounds) -> Int { Int(try readInt64()) }
+    package mutating func readInt() throws(OutOfBounds) -> Int { Int(try readInt64()) }
 
-    mutating func readShortString() throws(OutOfBounds) -> String? {
+    package mutating func readShortString() throws(OutOfBounds) -> String? {
         let count = Int(try readByte())
         if count == 0 { return nil }
         return try readUTF8(count: count)
     }
 
-    mutating func readString() throws(OutOfBounds) -> String {
+    package mutating func readString() throws(OutOfBounds) -> String {
         try readUTF8(count: Int(try readUInt16()))
     }
 

@@ -28,10 +28,10 @@ public enum RecordCodec {
     public static let currentSchemaVersion = 1
     /// The chain hash that the first record is seeded with.
     public static let genesisHash: UInt64 = 0
-    static let trailerSize = 8
+    package static let trailerSize = 8
 
     /// Encodes `record` into `writer` and returns its chain hash, to seed the next record's.
-    static func encode(_ record: RecordedEvent, previousHash: UInt64, into writer: inout BinaryWriter) -> UInt64 {
+    package static func encode(_ record: RecordedEvent, previousHash: UInt64, into writer: inout BinaryWriter) -> UInt64 {
         writer.reset()
         writer.write(UInt8(currentSchemaVersion))
         writer.write(record.actor == .user ? UInt8(0) : UInt8(1))
@@ -51,13 +51,13 @@ public enum RecordCodec {
     }
 
     /// The chain hash stored in a record's last eight bytes, without decoding the rest.
-    static func storedHash(of bytes: UnsafeRawBufferPointer) -> UInt64? {
+    package static func storedHash(of bytes: UnsafeRawBufferPointer) -> UInt64? {
         guard bytes.count >= trailerSize else { return nil }
         return UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: bytes.count - trailerSize, as: UInt64.self))
     }
 
     /// Decodes a record without checking its checksum or position: for reporting on a damaged log only.
-    static func decodeUnverified(_ bytes: UnsafeRawBufferPointer) -> RecordedEvent? {
+    package static func decodeUnverified(_ bytes: UnsafeRawBufferPointer) -> RecordedEvent? {
         guard bytes.count > trailerSize + 12 else { return nil }
         var resealed = Array(bytes[0..<bytes.count - trailerSize])
         if !(1...currentSchemaVersion).contains(Int(resealed[0])) { resealed[0] = UInt8(currentSchemaVersion) }
@@ -73,7 +73,7 @@ public enum RecordCodec {
     /// or it is copied when passed on): a record built and returned was copied on its way out of
     /// this function, each of its strings retained and released again. Without those copies a
     /// replay runs 15% fewer instructions.
-    static func decode(_ bytes: UnsafeRawBufferPointer, expectedPosition: Int, previousHash: UInt64,
+    package static func decode(_ bytes: UnsafeRawBufferPointer, expectedPosition: Int, previousHash: UInt64,
                        into record: inout RecordedEvent) throws(RecordDamage) -> UInt64 {
         guard let stored = storedHash(of: bytes), bytes.count > trailerSize else {
             throw RecordDamage(position: expectedPosition, stream: nil, problem: "the record is truncated (\(bytes.count) bytes)")
@@ -130,7 +130,7 @@ public enum RecordCodec {
     }
 
     /// Decodes and checks one record. `expectedPosition` is the position of its key in the log.
-    static func decode(_ bytes: UnsafeRawBufferPointer, expectedPosition: Int, previousHash: UInt64) throws(RecordDamage) -> (RecordedEvent, hash: UInt64) {
+    package static func decode(_ bytes: UnsafeRawBufferPointer, expectedPosition: Int, previousHash: UInt64) throws(RecordDamage) -> (RecordedEvent, hash: UInt64) {
         var record = RecordedEvent.placeholder
         let hash = try decode(bytes, expectedPosition: expectedPosition, previousHash: previousHash, into: &record)
         return (record, hash)
@@ -139,7 +139,7 @@ public enum RecordCodec {
 
 extension RecordedEvent {
     /// A record to decode into (`RecordCodec.decode(_:expectedPosition:previousHash:into:)`).
-    static let placeholder = RecordedEvent(position: 0, stream: "", version: 0, eventId: EventID(high: 0, low: 0),
+    package static let placeholder = RecordedEvent(position: 0, stream: "", version: 0, eventId: EventID(high: 0, low: 0),
                                            timestamp: Timestamp(microseconds: 0), actor: .system, event: .navigation(.modalDismissed))
 }
 
@@ -149,6 +149,12 @@ public struct RecordDamage: Error, Equatable, Sendable, CustomStringConvertible 
     public let stream: String?
     public let problem: String
 
+    public init(position: Int, stream: String?, problem: String) {
+        self.position = position
+        self.stream = stream
+        self.problem = problem
+    }
+
     public var description: String {
         "The event at position \(position)\(stream.map { " (stream \($0))" } ?? "") is damaged: \(problem)."
     }
@@ -156,23 +162,23 @@ public struct RecordDamage: Error, Equatable, Sendable, CustomStringConvertible 
 
 /// The per-type fields of an event, after the envelope, in the order its kind declares them:
 /// identifiers as short strings, free text as strings, integers as eight bytes, flags as one byte.
-enum EventFieldsCodec {
+package enum EventFieldsCodec {
     /// The tag stored records give the event's kind.
     @inline(__always)
-    static func tag(of event: AppEvent) -> UInt16 {
+    package static func tag(of event: AppEvent) -> UInt16 {
         var reader = TagReader()
         try! event.visitPayload(&reader)
         return reader.tag
     }
 
-    static func encode(_ event: AppEvent, into writer: inout BinaryWriter) {
+    package static func encode(_ event: AppEvent, into writer: inout BinaryWriter) {
         withUnsafeMutablePointer(to: &writer) { pointer in
             var encoder = FieldEncoder(writer: pointer)
             try! event.visitPayload(&encoder)
         }
     }
 
-    static func decode(_ kind: AppEvent.Kind, from reader: inout BinaryReader) throws -> AppEvent {
+    package static func decode(_ kind: AppEvent.Kind, from reader: inout BinaryReader) throws -> AppEvent {
         var decoder = FieldDecoder(reader: reader)
         let event = try AppEvent.decode(kind, &decoder)
         reader = decoder.reader

@@ -2,13 +2,13 @@ import FlowDomain
 
 /// The binary form of a stream's state, for snapshots, and its fingerprint, for checking that a
 /// replay with today's reducers still means what the log meant when it was written.
-enum StateCodec {
-    static let formatVersion: UInt8 = 1
+package enum StateCodec {
+    package static let formatVersion: UInt8 = 1
 
     /// The whole state. With `withoutOrders`, only the number of orders is written: snapshots keep
     /// orders in the log's order index instead, so a stream with many orders does not copy them all
     /// into every snapshot.
-    static func encode(_ state: FlowState, withoutOrders: Bool = false, into writer: inout BinaryWriter) {
+    package static func encode(_ state: FlowState, withoutOrders: Bool = false, into writer: inout BinaryWriter) {
         writer.reset()
         writer.write(formatVersion)
         encodeCartAndNavigation(state, into: &writer)
@@ -19,15 +19,15 @@ enum StateCodec {
     }
 
     /// Reads what `encode(_:withoutOrders: true, …)` wrote: the state without its orders, and how many there were.
-    static func decodeWithoutOrders(_ bytes: UnsafeRawBufferPointer) -> (FlowState, orderCount: Int)? {
+    package static func decodeWithoutOrders(_ bytes: UnsafeRawBufferPointer) -> (FlowState, orderCount: Int)? {
         var reader = BinaryReader(bytes)
         guard let state = try? decodeCartAndNavigation(&reader), let count = try? reader.readInt(), count >= 0, reader.remaining == 0 else { return nil }
         return (state, count)
     }
 
-    static func encode(order: Order, into writer: inout BinaryWriter) { encode(order, into: &writer) }
+    package static func encode(order: Order, into writer: inout BinaryWriter) { encode(order, into: &writer) }
 
-    static func decodeOrder(_ bytes: UnsafeRawBufferPointer) -> Order? {
+    package static func decodeOrder(_ bytes: UnsafeRawBufferPointer) -> Order? {
         var reader = BinaryReader(bytes)
         return (try? readOrder(&reader)) ?? nil
     }
@@ -40,7 +40,7 @@ enum StateCodec {
 
     /// Appends the `count` orders of an order page (orders encoded one after another, then a
     /// checksum). A page that is damaged or holds another number of orders appends nothing.
-    static func appendOrders(fromPage bytes: UnsafeRawBufferPointer, count: Int, to orders: inout [Order]) -> Bool {
+    package static func appendOrders(fromPage bytes: UnsafeRawBufferPointer, count: Int, to orders: inout [Order]) -> Bool {
         guard bytes.count > 8, let body = BinaryWriter.verifiedBody(of: bytes) else { return false }
         let start = orders.count
         var reader = BinaryReader(body)
@@ -55,7 +55,7 @@ enum StateCodec {
         return true
     }
 
-    static func decode(_ bytes: UnsafeRawBufferPointer) -> FlowState? {
+    package static func decode(_ bytes: UnsafeRawBufferPointer) -> FlowState? {
         var reader = BinaryReader(bytes)
         do {
             var state = try decodeCartAndNavigation(&reader)
@@ -112,7 +112,7 @@ enum StateCodec {
     /// order stand in for all of them: a replay whose orders differ differs first at the event that
     /// placed the differing order, where the last order differs. That keeps the digest O(cart), not
     /// O(orders), on every append.
-    static func fingerprint(_ state: FlowState, scratch writer: inout BinaryWriter) -> UInt64 {
+    package static func fingerprint(_ state: FlowState, scratch writer: inout BinaryWriter) -> UInt64 {
         writer.reset()
         writer.write(formatVersion)
         encodeCartAndNavigation(state, into: &writer)

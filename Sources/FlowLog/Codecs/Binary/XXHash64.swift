@@ -1,13 +1,13 @@
 /// xxHash64 (Yann Collet's non-cryptographic hash): fast enough to check every record on replay
 /// (several GB/s) while still catching any flipped bit with overwhelming probability.
-enum XXHash64 {
+package enum XXHash64 {
     private static let prime1: UInt64 = 11_400_714_785_074_694_791
     private static let prime2: UInt64 = 14_029_467_366_897_019_727
     private static let prime3: UInt64 = 1_609_587_929_392_839_161
     private static let prime4: UInt64 = 9_650_029_242_287_828_579
     private static let prime5: UInt64 = 2_870_177_450_012_600_261
 
-    static func hash(_ bytes: UnsafeRawBufferPointer, seed: UInt64 = 0) -> UInt64 {
+    package static func hash(_ bytes: UnsafeRawBufferPointer, seed: UInt64 = 0) -> UInt64 {
         let count = bytes.count
         var offset = 0
         var hash: UInt64
@@ -55,7 +55,7 @@ enum XXHash64 {
         return hash
     }
 
-    static func hash(_ bytes: [UInt8], seed: UInt64 = 0) -> UInt64 {
+    package static func hash(_ bytes: [UInt8], seed: UInt64 = 0) -> UInt64 {
         bytes.withUnsafeBytes { hash($0, seed: seed) }
     }
 

@@ -1,3 +1,4 @@
+@testable import FlowLogLMDB
 import FlowLogTesting
 @testable import LMDB
 import Testing

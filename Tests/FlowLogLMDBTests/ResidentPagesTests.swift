@@ -1,3 +1,4 @@
+@testable import FlowLogLMDB
 @testable import FlowLog
 import FlowLogTesting
 import LMDB

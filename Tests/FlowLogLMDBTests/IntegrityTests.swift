@@ -1,4 +1,6 @@
+@testable import FlowLogLMDB
 @testable import FlowLog
+
 import FlowDomain
 import FlowLogTesting
 import LMDB
@@ -108,8 +110,8 @@ struct FuzzTests {
     func theRecordDecoderNeverCrashesOnRandomOrMutatedBytes(seed: UInt64) {
         var rng = SplitMix64(seed: seed)
         var writer = BinaryWriter()
-        let valid = everyEventType.enumerated().map { index, event -> [UInt8] in
-            _ = RecordCodec.encode(recorded(event, position: index + 1), previousHash: 0, into: &writer)
+        let valid = RandomEvents.everyKind().enumerated().map { index, event -> [UInt8] in
+            _ = RecordCodec.encode(sampleRecord(event, position: index + 1), previousHash: 0, into: &writer)
             return writer.bytes
         }
         var decoded = 0

@@ -1,5 +1,7 @@
 import FlowDomain
+@testable import FlowLogLMDB
 @testable import FlowLog
+
 import FlowLogTesting
 import Foundation
 import LMDB

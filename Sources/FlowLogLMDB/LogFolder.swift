@@ -1,3 +1,4 @@
+import FlowLog
 import LMDB
 #if canImport(Glibc)
 import Glibc

@@ -1,42 +1,12 @@
 import FlowDomain
+import FlowLog
 import LMDB
 
-/// `flowlog verify`: walks the whole log and checks what a damaged disk, a buggy tool or a hand edit
-/// could have broken, naming the position (and stream) of every problem rather than skipping it.
-///
-/// - the hash chain: every record's checksum covers its predecessor's, so a flipped byte, a removed,
-///   reordered or altered record breaks it where it happened;
-/// - contiguity: positions 1…n with none missing, each stream's versions 1…v in order;
-/// - the indexes: each event's stream index entry and event id entry point back at it, and each
-///   stream's stored head is its last version.
-public struct IntegrityReport: Sendable {
-    public struct Problem: Sendable, CustomStringConvertible {
-        public let position: Int
-        public let stream: String?
-        public let detail: String
-        public var description: String { "position \(position)\(stream.map { " (stream \($0))" } ?? ""): \(detail)" }
-    }
-
-    public var events = 0
-    public var streams = 0
-    public var problems: [Problem] = []
-    /// Problems beyond the first `LMDBEventLog.maximumReportedProblems` are counted, not listed.
-    public var unlistedProblems = 0
-    public var isIntact: Bool { problems.isEmpty }
-}
-
-extension LMDBEventLog {
-    public static let maximumReportedProblems = 100
-
-    public func checkIntegrity(progress: Progress? = nil) throws -> IntegrityReport {
+/// `flowlog verify` on LMDB: the hash chain and contiguity of the records, and the indexes against them.
+extension LMDBEventLog: IntegrityChecking {
+    public func checkIntegrity(progress: Progress?) throws -> IntegrityReport {
         var report = IntegrityReport()
-        func note(_ position: Int, _ stream: String?, _ detail: String) {
-            if report.problems.count < Self.maximumReportedProblems {
-                report.problems.append(IntegrityReport.Problem(position: position, stream: stream, detail: detail))
-            } else {
-                report.unlistedProblems += 1
-            }
-        }
+        func note(_ position: Int, _ stream: String?, _ detail: String) { report.note(position, stream, detail) }
         try reading { txn in
             var versions: [String: Int] = [:]
             var previousHash = RecordCodec.genesisHash

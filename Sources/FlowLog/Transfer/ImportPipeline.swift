@@ -1,13 +1,41 @@
+import FlowDomain
 import Foundation
-import LMDB
 
-/// `flowlog import`: reads an NDJSON export and loads it into a log in one transaction.
+/// One import's write transaction, as the pipeline sees it: where the log ends, a builder for its
+/// batches, a way to read the streams the import continues, and the writer.
+package protocol ImportSession {
+    associatedtype Builder: ImportBatchBuilder
+    var start: ImportStart { get }
+    func makeBuilder() -> Builder
+    /// Runs `body` on the calling (preparing) thread with a loader that reads a stream as the log
+    /// was when the import began: its version and folded state.
+    func withStreamLoader(_ body: (@escaping (String) throws -> (version: Int, state: FlowState)) throws -> Void) throws
+    /// Writes one prepared batch inside the import's transaction, on the thread that opened it.
+    func write(_ content: inout Builder.Content, heads: [(stream: String, version: Int)]) throws
+}
+
+/// A backend that imports: it opens the import's one write transaction and hands the session to `body`.
+package protocol ImportTarget {
+    associatedtype Session: ImportSession
+    func withImportSession(expectedBytes: Int, _ body: (Session) throws -> Int) throws -> Int
+}
+
+extension ImportSession {
+    /// Writes `batch`, then throws why the import ends after it, if it does.
+    func write(_ batch: inout ImportBatch<Builder.Content>) throws {
+        try write(&batch.content, heads: batch.heads)
+        if let failure = batch.failure { throw failure }
+    }
+}
+
+
+/// `flowlog import`: reads an NDJSON export and loads it into a log in one transaction, whatever its backend.
 ///
 /// Three stages, each on its own thread, hand batches along: one reads and decodes lines, one
 /// checks, folds and encodes the events and sorts their puts (`ImportPreparation`, reading the
 /// streams the import continues through a read transaction of its own), and the calling thread
 /// only writes. A bad line ends the import with its line number, and nothing is committed.
-public enum NDJSONImport {
+package enum ImportPipeline {
     private struct DecodedBatch {
         var firstLine: Int
         var records: [RecordedEvent] = []
@@ -20,34 +48,34 @@ public enum NDJSONImport {
         init(_ reader: consuming LineReader) { self.reader = reader }
     }
 
-    /// The log, for the preparing thread. It only reads, through a read transaction of its own:
-    /// LMDB's environment serves transactions on several threads, and reading touches no state of
-    /// the log object itself.
-    private struct ReadingLog: @unchecked Sendable {
-        let log: LMDBEventLog
+    /// The session, for the preparing thread. It only reads, through a read context of its own
+    /// (an LMDB read transaction on that thread), and touches no state of the writer.
+    private struct SharedSession<Session: ImportSession>: @unchecked Sendable {
+        let session: Session
     }
 
-    /// Imports every line `reader` yields; returns the number of events imported.
-    public static func run(into log: LMDBEventLog, reader: consuming LineReader, expectedBytes: Int, progress: Progress? = nil) throws -> Int {
+    /// Imports every line `reader` yields into `target`; returns the number of events imported.
+    package static func run<Target: ImportTarget>(_ reader: consuming LineReader, into target: Target, expectedBytes: Int,
+                                                  progress: Progress? = nil) throws -> Int {
         // Sixteen chunks of about 4,000 lines: room for the decoder to run ahead while the preparing
         // thread waits for the writer (with 4, a core sat idle then; medians 0.63-0.64 s against
         // 0.64-0.67 s over two rounds of imports of 1M events).
         let decoded = Handoff<DecodedBatch>(capacity: 16)
-        let prepared = Handoff<PreparedImportBatch>(capacity: 2)
+        let prepared = Handoff<ImportBatch<Target.Session.Builder.Content>>(capacity: 2)
         decode(ReaderBox(reader), into: decoded)
         // The preparing thread reads the log, so it must be gone before the caller may close it.
         // (The decoding thread only reads input; it ends at the next batch once cancelled.)
         var preparing: DispatchSemaphore?
         defer { preparing?.wait() }
         do {
-            let count = try log.importTransaction(expectedBytes: expectedBytes) { txn, start in
+            let count = try target.withImportSession(expectedBytes: expectedBytes) { session in
                 // Started once the write transaction holds the writer's lock, so the preparing
                 // thread's read transaction sees the log exactly as this transaction found it.
-                preparing = prepare(decoded, into: prepared, log: log, start: start)
+                preparing = prepare(decoded, into: prepared, session: session)
                 var done = 0
                 while var batch = try prepared.take() {
                     done += batch.count
-                    try log.write(&batch, txn)
+                    try session.write(&batch)
                     progress?.advance(to: done)
                 }
                 return done
@@ -94,21 +122,20 @@ public enum NDJSONImport {
 
     /// The second stage: records to prepared batches. A line that breaks a rule (or could not be
     /// decoded) ends the last batch, after the lines before it.
-    private static func prepare(_ decoded: Handoff<DecodedBatch>, into prepared: Handoff<PreparedImportBatch>,
-                                log: LMDBEventLog, start: ImportStart) -> DispatchSemaphore {
+    private static func prepare<Session: ImportSession>(_ decoded: Handoff<DecodedBatch>, into prepared: Handoff<ImportBatch<Session.Builder.Content>>,
+                                                        session: Session) -> DispatchSemaphore {
+        typealias Batch = ImportBatch<Session.Builder.Content>
         let finished = DispatchSemaphore(value: 0)
-        let shared = ReadingLog(log: log)
+        let shared = SharedSession(session: session)
         Thread {
             defer { finished.signal() }
-            let log = shared.log
+            let session = shared.session
             do {
-                try log.reading { txn in
-                    var preparation = ImportPreparation(start: start) { stream in try log.storedStream(stream, txn) }
+                try session.withStreamLoader { load in
+                    var preparation = ImportPreparation(start: session.start, builder: session.makeBuilder(), loadStream: load)
                     func end(after failure: Error) throws -> Never {
-                        var last = preparation.take()
-                        last.failure = failure
-                        _ = prepared.put(last)
-                        throw Handoff<PreparedImportBatch>.Cancelled()
+                        _ = prepared.put(preparation.take(failure: failure))
+                        throw Handoff<Batch>.Cancelled()
                     }
                     while let batch = try decoded.take() {
                         for (offset, record) in batch.records.enumerated() {
@@ -117,7 +144,7 @@ public enum NDJSONImport {
                             } catch {
                                 try end(after: error)
                             }
-                            if preparation.isFull, !prepared.put(preparation.take()) { throw Handoff<PreparedImportBatch>.Cancelled() }
+                            if preparation.isFull, !prepared.put(preparation.take()) { throw Handoff<Batch>.Cancelled() }
                         }
                         if let failure = batch.failure { try end(after: FlowLogError.refusedImport(failure)) }
                     }
@@ -129,5 +156,38 @@ public enum NDJSONImport {
             }
         }.start()
         return finished
+    }
+}
+
+/// Takes imported events one by one inside the import's transaction, preparing and writing them on
+/// the caller's thread (`flowlog import` prepares on a thread of its own: `ImportPipeline`). A
+/// refused event has the events before it written first, so the error always names the first bad line.
+package final class PreparingSink<Session: ImportSession>: EventSink {
+    private let session: Session
+    private var preparation: ImportPreparation<Session.Builder>
+    package private(set) var count = 0
+
+    package init(session: Session, loadStream: @escaping (String) throws -> (version: Int, state: FlowState)) {
+        self.session = session
+        preparation = ImportPreparation(start: session.start, builder: session.makeBuilder(), loadStream: loadStream)
+    }
+
+    package func add(_ record: RecordedEvent, line: Int) throws {
+        do {
+            try preparation.add(record, line: line)
+        } catch {
+            var batch = preparation.take(failure: error)
+            try session.write(&batch)
+        }
+        count += 1
+        if preparation.isFull {
+            var batch = preparation.take()
+            try session.write(&batch)
+        }
+    }
+
+    package func finish() throws {
+        var last = preparation.takeLast()
+        try session.write(&last)
     }
 }

@@ -1,4 +1,6 @@
+@testable import FlowLogLMDB
 @testable import FlowLog
+
 import FlowDomain
 import FlowLogTesting
 import Foundation

@@ -1,3 +1,4 @@
+import FlowLog
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -11,7 +12,7 @@ import Glibc
 /// gives; the file itself stays (removing it would let a third process lock a new file while the
 /// second still holds the old one). It lives in the log folder, beside `data.mdb` and `lock.mdb`,
 /// which LMDB and `mdb_stat` ignore; it is opened close-on-exec, so no child (a bisect check) inherits it.
-public final class ProjectorLock {
+public final class ProjectorLock: ProjectorLease {
     public let projector: String
     private let descriptor: Int32
 
@@ -47,16 +48,5 @@ public final class ProjectorLock {
         let count = pread(descriptor, &bytes, bytes.count, 0)
         guard count > 0 else { return nil }
         return pid_t(String(decoding: bytes[..<count].prefix { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }, as: UTF8.self))
-    }
-}
-
-/// Another process runs this projector now.
-public struct ProjectorBusy: Equatable, Sendable, CustomStringConvertible {
-    public let projector: String
-    /// The holder, when its pid could be read (a holder that has only just locked may not have written it yet).
-    public let pid: pid_t?
-
-    public var description: String {
-        "projector \(projector) is being run by \(pid.map { "process \($0)" } ?? "another process"); it delivers the new events itself. Wait for it to finish, or stop it, then run this again."
     }
 }

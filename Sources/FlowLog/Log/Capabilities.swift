@@ -1,0 +1,121 @@
+import FlowDomain
+
+/// How a command opens a log: every backend takes the same three modes.
+public enum LogAccess: Sendable {
+    /// Read and write; create the log when it does not exist (but never its parent folder or database).
+    case readWriteCreating
+    /// Read and write an existing log.
+    case readWrite
+    /// Read an existing log; never creates or changes anything.
+    case readOnly
+}
+
+/// Snapshots of stream states every K events, so that a state at any position costs O(K) events.
+public protocol SnapshotStore: AnyObject {
+    /// Events per stream between snapshots (0: none). Every writer of the log uses the stored value.
+    func snapshotInterval() throws -> Int
+    /// Sets the interval for every writer of this log; 0 turns snapshots off.
+    func setSnapshotInterval(_ interval: Int) throws
+    /// How many snapshots the log holds.
+    func snapshotCount() throws -> Int
+}
+
+/// The fingerprint of each stream state the log recorded when it appended an event
+/// (`replay --verify` compares them with a replay by today's reducers).
+public protocol FingerprintedLog: AnyObject {
+    /// One stream's events with the fingerprint recorded for the state after each, where there is one.
+    func forEachEventWithFingerprint(inStream stream: String, _ body: (RecordedEvent, UInt64?) throws -> Bool) throws
+}
+
+/// A projector's state: how far it got, why it stopped, and (for trackers) what its collector
+/// acknowledged before its latest rebuild.
+public protocol CheckpointStore: AnyObject {
+    /// 0 before the projector's first event.
+    func checkpoint(of projector: String) throws -> Int
+    func setCheckpoint(_ position: Int, of projector: String) throws
+    /// The last position whose calls a tracker's collector acknowledged before its latest rebuild.
+    func acknowledgedPosition(of projector: String) throws -> Int
+    /// Sets a tracker's checkpoint back to 0, keeping (or, `resending`, forgetting) what its
+    /// collector acknowledged, in one transaction.
+    func rewindTracker(_ projector: String, resending: Bool) throws
+    func setProjectionStatus(_ projector: String, failure: String?) throws
+    func projectionStatus(of names: [String]) throws -> [ProjectionStatus]
+    /// One projector, one runner: the lease holds the projector until it is released (or its
+    /// process dies); a second runner gets `FlowLogError.busy` naming the first.
+    func leaseProjector(_ name: String) throws -> ProjectorLease
+}
+
+/// Held while a process runs a projector; released when the lease goes away.
+public protocol ProjectorLease: AnyObject {
+    var projector: String { get }
+}
+
+/// One transaction over the storage projector's read models and its checkpoint: whatever it
+/// writes commits together, so the read models are exactly once.
+public protocol ReadModelTransaction: AnyObject {
+    /// The storage projector's checkpoint as this transaction sees it.
+    func checkpoint() throws -> Int
+    func setCheckpoint(_ position: Int) throws
+    func state(of stream: String) throws -> (state: FlowState, version: Int)?
+    func setState(_ state: FlowState, version: Int, of stream: String) throws
+    func addOrder(_ order: Order, stream: String, position: Int) throws
+    /// What the app keeps about a user between launches (the seed's LocalStorage).
+    var localStorage: any LocalStorage { get }
+}
+
+/// The storage projector's read models: each stream's state, every order, each stream's
+/// `hasOnboarded` flag, beside the log.
+public protocol ReadModelStore: AnyObject {
+    /// Runs `body` in one write transaction with the read models and the checkpoint.
+    func updateReadModels(_ body: (any ReadModelTransaction) throws -> Void) throws
+    /// Empties the read models and sets the checkpoint to 0, in one transaction.
+    func resetReadModels() throws
+    /// A stream's state from the read model, when it is current (its checkpoint is the log's last
+    /// position); `nil` otherwise.
+    func currentReadModelState(of stream: String) throws -> (state: FlowState, version: Int)?
+    /// Orders of all streams (or of one) in the order they were placed.
+    func readModelOrders(stream: String?) throws -> [(position: Int, stream: String, order: Order)]
+    func readModelFlag(stream: String) throws -> Bool?
+    /// Every read model as bytes, in key order: what a rebuild must reproduce exactly.
+    func readModelDump() throws -> [UInt8]
+}
+
+/// A tiny key-value store, in the spirit of the seed's LocalStorage: what the app keeps about a user
+/// between launches. The storage projector keeps each stream's `hasOnboarded` flag in one.
+public protocol LocalStorage {
+    func bool(forKey key: String) throws -> Bool?
+    func set(_ value: Bool, forKey key: String) throws
+}
+
+/// Loading events as they were recorded elsewhere (an export), keeping positions, versions and ids,
+/// all or nothing.
+public protocol EventImporting: AnyObject {
+    /// Imports every line of an NDJSON export; returns the number of events imported.
+    func importNDJSON(from reader: consuming LineReader, expectedBytes: Int, progress: Progress?) throws -> Int
+    /// Imports the events `produce` hands to the sink, with the line each came from.
+    func importEvents(_ produce: (any EventSink) throws -> Void) throws -> Int
+}
+
+/// Takes imported events one by one; the first that breaks a rule ends the import.
+public protocol EventSink: AnyObject {
+    func add(_ record: RecordedEvent, line: Int) throws
+}
+
+/// A check of everything the backend stores against everything else (`flowlog verify`).
+public protocol IntegrityChecking: AnyObject {
+    func checkIntegrity(progress: Progress?) throws -> IntegrityReport
+}
+
+extension IntegrityChecking {
+    public func checkIntegrity() throws -> IntegrityReport { try checkIntegrity(progress: nil) }
+}
+
+/// Waiting for new events without spinning (`log --follow`, `projections run --follow`).
+public protocol LogFollowing: AnyObject {
+    /// Returns the last position once it is past `position`, or when `timeout` seconds have passed.
+    func waitForEvents(after position: Int, timeout: Double) throws -> Int
+}
+
+/// Everything a complete backend offers: the log contract and every capability the features use.
+public typealias LogStore = EventLog & SnapshotStore & FingerprintedLog & CheckpointStore & ReadModelStore
+    & EventImporting & IntegrityChecking & LogFollowing

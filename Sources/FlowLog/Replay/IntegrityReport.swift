@@ -1,0 +1,45 @@
+import FlowDomain
+
+/// `flowlog verify`: walks the whole log and checks what a damaged disk, a buggy tool or a hand edit
+/// could have broken, naming the position (and stream) of every problem rather than skipping it.
+///
+/// - the hash chain: every record's checksum covers its predecessor's, so a flipped byte, a removed,
+///   reordered or altered record breaks it where it happened;
+/// - contiguity: positions 1…n with none missing, each stream's versions 1…v in order;
+/// - the indexes: each event's stream index entry and event id entry point back at it, and each
+///   stream's stored head is its last version.
+public struct IntegrityReport: Sendable {
+    public struct Problem: Sendable, CustomStringConvertible {
+        public init(position: Int, stream: String?, detail: String) {
+            self.position = position
+            self.stream = stream
+            self.detail = detail
+        }
+
+        public let position: Int
+        public let stream: String?
+        public let detail: String
+        public var description: String { "position \(position)\(stream.map { " (stream \($0))" } ?? ""): \(detail)" }
+    }
+
+    public var events = 0
+    public var streams = 0
+    public var problems: [Problem] = []
+    /// Problems beyond the first `maximumListed` are counted, not listed.
+    public var unlistedProblems = 0
+    public var isIntact: Bool { problems.isEmpty }
+
+    public static let maximumListed = 100
+
+    public init() {}
+
+    /// Lists a problem, or counts it once `maximumListed` are listed.
+    public mutating func note(_ position: Int, _ stream: String?, _ detail: String) {
+        if problems.count < Self.maximumListed {
+            problems.append(Problem(position: position, stream: stream, detail: detail))
+        } else {
+            unlistedProblems += 1
+        }
+    }
+}
+

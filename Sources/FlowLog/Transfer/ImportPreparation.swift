@@ -1,0 +1,158 @@
+import FlowDomain
+
+/// A line an import refused, and why; nothing was imported.
+public struct ImportError: Equatable, Sendable, CustomStringConvertible {
+    public let line: Int
+    public let problem: String
+
+    public init(line: Int, problem: String) {
+        self.line = line
+        self.problem = problem
+    }
+
+    public var description: String {
+        "Line \(line) of the import cannot be taken: \(problem). Nothing was imported; mend the line (or the log) and import again."
+    }
+}
+
+/// Where the log ends when an import begins: its last position and chain hash, and how often it
+/// keeps snapshots.
+package struct ImportStart: Sendable {
+    package var position: Int
+    package var hash: UInt64
+    package var snapshotInterval: Int
+
+    package init(position: Int, hash: UInt64, snapshotInterval: Int) {
+        self.position = position
+        self.hash = hash
+        self.snapshotInterval = snapshotInterval
+    }
+}
+
+/// How a backend gathers what a run of imported events writes: each event's encoded record, and
+/// the orders and snapshots they reach. Filled on the preparing thread, so that the writing thread
+/// does nothing but write.
+package protocol ImportBatchBuilder {
+    associatedtype Content
+    /// Events added since the last `take`.
+    var count: Int { get }
+    /// An event at its position, its record already encoded (`RecordCodec`) with its chain hash.
+    mutating func add(_ event: RecordedEvent, record: UnsafeRawBufferPointer, fingerprint: UInt64, line: Int, streamOrdinal: Int)
+    mutating func placeOrder(_ order: Order, number: Int, stream: String, version: Int)
+    mutating func snapshot(_ state: FlowState, stream: String, version: Int, position: Int)
+    /// What was gathered, ready for the writer; the builder starts again empty.
+    mutating func take() -> Content
+}
+
+/// One prepared run of events: the backend's content, why the import ends after it (a line that
+/// breaks a rule, or cannot be read), and, in the last batch, each touched stream's new head.
+package struct ImportBatch<Content> {
+    package var content: Content
+    package var failure: Error?
+    package var count: Int
+    package var heads: [(stream: String, version: Int)] = []
+}
+
+/// Checks and folds imported events in order and hands them to the backend's builder. Noncopyable,
+/// as the `BinaryWriter`s it holds are, so the hot path pays no copy-on-write checks.
+///
+/// Each stream is folded as it loads, so that the imported log has fingerprints and snapshots like
+/// one written through the pipeline. A stream it has not met is loaded through `loadStream`, which
+/// reads the log as it was before the import.
+package struct ImportPreparation<Builder: ImportBatchBuilder>: ~Copyable {
+    /// What the preparation knows of a stream the import has touched: its version and folded state.
+    private struct StreamFold {
+        var version: Int
+        var state: FlowState
+    }
+
+    private var position: Int
+    private var previousHash: UInt64
+    private let snapshotInterval: Int
+    private let loadStream: (String) throws -> (version: Int, state: FlowState)
+    /// Folds live in an array (read and changed in place); the dictionary finds a stream's slot.
+    private var folds: [StreamFold] = []
+    private var slots: [String: Int] = [:]
+    /// The last event's stream and slot: events of a stream mostly come in runs (a user's visit),
+    /// and comparing two equal identifiers costs less than hashing one.
+    private var lastStream: (name: String, slot: Int)?
+    private var record = BinaryWriter(capacity: 512)
+    private var scratch = BinaryWriter(capacity: 512)
+    private var builder: Builder
+
+    /// Events a batch gathers before it is written: large enough that a stream's versions in the
+    /// batch make long runs in the stream index (each run costs one descent of the B-tree), small
+    /// enough that the waiting puts take a few megabytes and the writer starts soon. Measured with
+    /// `flowlog-bench --cases import`: 8,192 left the writer behind; 16,384 to 65,536 were alike.
+    package static var batchSize: Int { 32_768 }
+
+    package init(start: ImportStart, builder: Builder, loadStream: @escaping (String) throws -> (version: Int, state: FlowState)) {
+        position = start.position
+        previousHash = start.hash
+        snapshotInterval = start.snapshotInterval
+        self.builder = builder
+        self.loadStream = loadStream
+    }
+
+    package var isFull: Bool { builder.count >= Self.batchSize }
+
+    /// Adds one event to the batch, or throws the refusal of the rule it breaks; then the batch
+    /// (`take()`) holds the events before it, which must be written first.
+    package mutating func add(_ event: RecordedEvent, line: Int) throws {
+        guard event.position == position + 1 else {
+            throw FlowLogError.refusedImport(ImportError(line: line, problem: "its position is \(event.position), but the log's next position is \(position + 1) (positions must be contiguous)"))
+        }
+        let slot = try slot(of: event.stream)
+        let current = folds[slot].version
+        guard event.version == current + 1 else {
+            throw FlowLogError.refusedImport(ImportError(line: line, problem: "it is version \(event.version) of stream \(event.stream), but that stream's next version is \(current + 1)"))
+        }
+        let fingerprint = Self.fold(event, into: &folds[slot], scratch: &scratch)
+        previousHash = RecordCodec.encode(event, previousHash: previousHash, into: &record)
+        record.withUnsafeBytes { builder.add(event, record: $0, fingerprint: fingerprint, line: line, streamOrdinal: slot) }
+        if case .cart(.orderPlaced) = event.event, let order = folds[slot].state.orders.orders.last {
+            builder.placeOrder(order, number: folds[slot].state.orders.orders.count, stream: event.stream, version: event.version)
+        }
+        if snapshotInterval > 0, event.version % snapshotInterval == 0 {
+            builder.snapshot(folds[slot].state, stream: event.stream, version: event.version, position: event.position)
+        }
+        position = event.position
+    }
+
+    /// The batch so far; the next one starts empty.
+    package mutating func take(failure: Error? = nil) -> ImportBatch<Builder.Content> {
+        let count = builder.count
+        return ImportBatch(content: builder.take(), failure: failure, count: count)
+    }
+
+    /// The last batch: what is left, and the new head of every stream the import touched.
+    package mutating func takeLast() -> ImportBatch<Builder.Content> {
+        var last = take()
+        last.heads = slots.map { ($0.key, folds[$0.value].version) }
+        return last
+    }
+
+    /// Folds `event` into its stream's fold and returns the new state's fingerprint. Static, with
+    /// the fold and the scratch writer as separate `inout`s: read through `self` in a mutating
+    /// method, the state was copied (its arrays and strings retained) three times an event.
+    private static func fold(_ event: RecordedEvent, into fold: inout StreamFold, scratch: inout BinaryWriter) -> UInt64 {
+        fold.version = event.version
+        FlowDecider.evolve(&fold.state, event.event)
+        return StateCodec.fingerprint(fold.state, scratch: &scratch)
+    }
+
+    private mutating func slot(of stream: String) throws -> Int {
+        if let last = lastStream, last.name == stream { return last.slot }
+        let slot = try slots[stream] ?? load(stream)
+        lastStream = (stream, slot)
+        return slot
+    }
+
+    /// A stream the import has not touched yet: its version and state as the log has them.
+    private mutating func load(_ stream: String) throws -> Int {
+        let (version, state) = try loadStream(stream)
+        folds.append(StreamFold(version: version, state: state))
+        slots[stream] = folds.count - 1
+        return folds.count - 1
+    }
+}

@@ -1,0 +1,74 @@
+import FlowDomain
+import FlowLog
+import LMDB
+
+extension LMDBEventLog {
+    /// One write transaction per batch: `AppendRules` decides, `AppendStorage` stores.
+    public func append(_ requests: [AppendRequest]) throws -> [AppendResult] {
+        do {
+            return try environment.write { txn in
+                let interval = try storedSnapshotInterval(txn)
+                return try withUnsafeMutablePointer(to: &encoder) { encoder in
+                    var storage = AppendStorage(log: self, txn: txn, encoder: encoder, snapshotInterval: interval)
+                    return try AppendRules.apply(requests, in: &storage)
+                }
+            }
+        } catch let error as LMDBError {
+            throw FlowLogError.writing(error, path: path)
+        }
+    }
+}
+
+/// An append's write transaction as `AppendRules` sees it. The three puts of each event (record,
+/// stream index, event id) wait in sorted batches (`PendingEventPuts`) until `finish`; orders,
+/// snapshots and receipts are written as they come.
+struct AppendStorage: AppendTransaction {
+    let log: LMDBEventLog
+    let txn: Transaction
+    /// The log's reused record encoder (noncopyable, so reached through a pointer).
+    let encoder: UnsafeMutablePointer<BinaryWriter>
+    let snapshotInterval: Int
+    private var puts = PendingEventPuts()
+    /// How many orders each stream the batch placed orders in holds so far.
+    private var orderCounts: [String: Int] = [:]
+
+    init(log: LMDBEventLog, txn: Transaction, encoder: UnsafeMutablePointer<BinaryWriter>, snapshotInterval: Int) {
+        self.log = log
+        self.txn = txn
+        self.encoder = encoder
+        self.snapshotInterval = snapshotInterval
+    }
+
+    func head() throws -> (position: Int, hash: UInt64) { try log.head(txn) }
+    func storedVersion(of stream: String) throws -> Int { try log.storedVersion(of: stream, txn) }
+    func storedReceipt(stream: String, commandId: String) throws -> CommandReceipt? { try log.storedReceipt(stream: stream, commandId: commandId, txn) }
+
+    mutating func store(_ record: RecordedEvent, chainedTo previousHash: UInt64, fingerprint: UInt64?, streamOrdinal: Int) throws -> UInt64 {
+        let hash = puts.add(record, chainedTo: previousHash, encoder: &encoder.pointee, fingerprint: fingerprint, tag: record.position, run: streamOrdinal)
+        if case .cart(.orderPlaced(let placed)) = record.event {
+            let number = try orderCounts[record.stream] ?? log.orderCount(of: record.stream, txn)
+            try log.recordOrder(Order(orderId: placed.orderId, total: placed.total, itemCount: placed.itemCount),
+                                number: number + 1, stream: record.stream, version: record.version, txn)
+            orderCounts[record.stream] = number + 1
+        }
+        return hash
+    }
+
+    func storeReceipt(_ receipt: CommandReceipt, stream: String, commandId: String) throws {
+        try txn.put(log.commandsDB, key: Keys.command(stream, commandId), value: Keys.receipt(receipt))
+    }
+
+    func storeSnapshot(_ state: FlowState, stream: String, version: Int, position: Int) throws {
+        try log.writeSnapshot(state, stream: stream, version: version, position: position, txn)
+    }
+
+    mutating func finish(versions: [String: Int]) throws {
+        if let refused = try puts.write(to: log, txn) {
+            // The id generator repeated itself: nothing of this batch may be committed.
+            throw LMDBError.keyExists("storing the event id of position \(refused.tag)")
+        }
+        for (stream, version) in versions {
+            try txn.put(log.streamsDB, key: Array(stream.utf8), value: Keys.littleEndian(UInt64(version)))
+        }
+    }
+}

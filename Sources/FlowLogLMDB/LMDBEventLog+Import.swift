@@ -1,0 +1,118 @@
+import FlowDomain
+import FlowLog
+import LMDB
+
+/// Imports into LMDB: one write transaction for the whole import (all or nothing), fed by the
+/// core's import pipeline. The preparing thread sorts each batch's puts, so the writing thread
+/// only writes.
+extension LMDBEventLog: EventImporting, ImportTarget {
+    public func importNDJSON(from reader: consuming LineReader, expectedBytes: Int, progress: Progress?) throws -> Int {
+        try ImportPipeline.run(reader, into: self, expectedBytes: expectedBytes, progress: progress)
+    }
+
+    /// Loads events as they were recorded elsewhere, keeping their positions, versions and ids, in one
+    /// write transaction: all of them or none. The first event must follow the log's last position,
+    /// each stream's versions must continue where the log has them, and no event id may be in the
+    /// log already; the first that breaks a rule ends the import naming its line.
+    public func importEvents(_ produce: (any EventSink) throws -> Void) throws -> Int {
+        try withImportSession(expectedBytes: 0) { session in
+            let sink = PreparingSink(session: session) { stream in try self.storedStream(stream, session.txn) }
+            try produce(sink)
+            try sink.finish()
+            return sink.count
+        }
+    }
+
+    /// The one write transaction of an import.
+    package func withImportSession(expectedBytes: Int, _ body: (LMDBImportSession) throws -> Int) throws -> Int {
+        if expectedBytes > 0 {
+            // An import reads its input once, so it cannot be replayed after a full map: size the map first.
+            let used = try reading { txn in try txn.count(eventsDB) } * 256
+            try environment.ensureMapSize(atLeast: used + expectedBytes * 3 + (64 << 20))
+        }
+        do {
+            return try environment.write(retryingWhenMapIsFull: false, large: true) { txn in
+                let (position, hash) = try head(txn)
+                let start = ImportStart(position: position, hash: hash, snapshotInterval: try storedSnapshotInterval(txn))
+                return try body(LMDBImportSession(log: self, txn: txn, start: start))
+            }
+        } catch let error as LMDBError {
+            throw FlowLogError.writing(error, path: path)
+        }
+    }
+
+    /// A stream's version and state as the log holds them in `txn`, for an import that reaches it.
+    func storedStream(_ stream: String, _ txn: Transaction) throws -> (version: Int, state: FlowState) {
+        let version = try storedVersion(of: stream, txn)
+        return (version, version == 0 ? FlowDecider.initialState : try state(ofStream: stream, throughPosition: nil, txn).state)
+    }
+}
+
+/// An import's write transaction. Streams the import continues are read, on the preparing thread,
+/// through a read transaction of that thread: it begins after this transaction took the writer's
+/// lock, so it sees the log exactly as this transaction found it.
+package struct LMDBImportSession: ImportSession {
+    let log: LMDBEventLog
+    let txn: Transaction
+    package let start: ImportStart
+
+    package func makeBuilder() -> LMDBImportBuilder { LMDBImportBuilder() }
+
+    package func withStreamLoader(_ body: (@escaping (String) throws -> (version: Int, state: FlowState)) throws -> Void) throws {
+        let log = self.log
+        try log.reading { txn in try body { stream in try log.storedStream(stream, txn) } }
+    }
+
+    /// Writes a prepared batch. An event id the log already holds ends the import first, naming the
+    /// earliest line that repeats one: those lines come before whatever ended the batch.
+    package func write(_ content: inout LMDBImportBuilder.Content, heads: [(stream: String, version: Int)]) throws {
+        if let refused = try content.puts.write(to: log, txn) {
+            let existing = try txn.get(log.eventIdsDB, key: Keys.eventID(refused.eventId)).map(Keys.decodePosition) ?? 0
+            throw FlowLogError.refusedImport(ImportError(line: refused.tag, problem: "its event id \(refused.eventId) is already in the log, at position \(existing)"))
+        }
+        for placed in content.orders {
+            try log.recordOrder(placed.order, number: placed.number, stream: placed.stream, version: placed.version, txn)
+        }
+        for snapshot in content.snapshots {
+            try txn.put(log.snapshotsDB, key: snapshot.key, value: snapshot.value)
+        }
+        for head in heads {
+            try txn.put(log.streamsDB, key: Array(head.stream.utf8), value: Keys.littleEndian(UInt64(head.version)))
+        }
+    }
+}
+
+/// What a run of imported events writes to LMDB: their three sorted puts each, the orders they
+/// placed and the snapshots they reached.
+package struct LMDBImportBuilder: ImportBatchBuilder {
+    package struct Content {
+        var puts = PendingEventPuts()
+        var orders: [(order: Order, number: Int, stream: String, version: Int)] = []
+        var snapshots: [(key: [UInt8], value: [UInt8])] = []
+    }
+
+    private var content = Content()
+
+    package var count: Int { content.puts.count }
+
+    package mutating func add(_ event: RecordedEvent, record: UnsafeRawBufferPointer, fingerprint: UInt64, line: Int, streamOrdinal: Int) {
+        content.puts.add(position: event.position, record: record, eventId: event.eventId, stream: event.stream, version: event.version,
+                         fingerprint: fingerprint, tag: line, run: streamOrdinal)
+    }
+
+    package mutating func placeOrder(_ order: Order, number: Int, stream: String, version: Int) {
+        content.orders.append((order, number, stream, version))
+    }
+
+    package mutating func snapshot(_ state: FlowState, stream: String, version: Int, position: Int) {
+        content.snapshots.append((Keys.streamVersion(stream, version), LMDBEventLog.snapshotValue(state, position: position)))
+    }
+
+    /// The batch so far, sorted for writing; the next one reserves the room this one needed.
+    package mutating func take() -> Content {
+        var taken = content
+        content = Content(puts: PendingEventPuts(reservingLike: taken.puts))
+        taken.puts.sort()
+        return taken
+    }
+}

@@ -1,0 +1,144 @@
+import FlowDomain
+import FlowLog
+import LMDB
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension LMDBEventLog: FingerprintedLog, LogFollowing {
+    // MARK: Reading
+
+    public func version(of stream: String) throws -> Int {
+        try reading { txn in try storedVersion(of: stream, txn) }
+    }
+
+    public func receipt(stream: String, commandId: String) throws -> CommandReceipt? {
+        try reading { txn in try storedReceipt(stream: stream, commandId: commandId, txn) }
+    }
+
+    public func lastPosition() throws -> Int {
+        try reading { txn in try head(txn).position }
+    }
+
+    public func forEachEvent(from: Int, through: Int?, _ body: (RecordedEvent) throws -> Bool) throws {
+        let start = max(from, 1)
+        if let through, through < start { return }
+        try reading { txn in
+            // Past the end there is nothing to read (and no predecessor to check the chain against).
+            guard start <= (try head(txn).position) else { return }
+            var previousHash = try hashBefore(position: start, txn)
+            var expected = start
+            var scanned = ResidentPageRelease.walk(in: txn)
+            defer { scanned.finish() }
+            try txn.withCursor(eventsDB) { cursor in
+                // Local to this closure: a variable it captured was copied each time it was passed on.
+                var event = RecordedEvent.placeholder
+                var record = try cursor.seek(atOrAfter: Keys.position(start))
+                while let (key, value) = record {
+                    let position = Keys.decodePosition(key)
+                    if let through, position > through { return }
+                    guard position == expected else {
+                        throw FlowLogError.damaged(RecordDamage(position: expected, stream: nil, problem: "it is missing (the next stored position is \(position))"))
+                    }
+                    previousHash = try decode(value, position: position, previousHash: previousHash, into: &event)
+                    guard try body(event) else { return }
+                    expected += 1
+                    if let address = value.baseAddress { scanned.include(address) }
+                    record = try cursor.next()
+                }
+            }
+        }
+    }
+
+    public func forEachEvent(inStream stream: String, throughPosition: Int?, _ body: (RecordedEvent) throws -> Bool) throws {
+        try reading { txn in
+            try scan(stream: stream, fromVersion: 1, throughPosition: throughPosition, txn) { event, _ in try body(event) }
+        }
+    }
+
+    /// One stream's events with the fingerprint recorded for the state after each (where there is one).
+    public func forEachEventWithFingerprint(inStream stream: String, _ body: (RecordedEvent, UInt64?) throws -> Bool) throws {
+        try reading { txn in try scan(stream: stream, fromVersion: 1, throughPosition: nil, txn, body) }
+    }
+
+    /// The state from the latest snapshot at or before `throughPosition` that today's reducers wrote,
+    /// then the events after it: O(snapshot interval) work however long the stream is.
+    public func state(ofStream stream: String, throughPosition: Int?) throws -> (state: FlowState, version: Int) {
+        try reading { txn in try state(ofStream: stream, throughPosition: throughPosition, txn) }
+    }
+
+    func state(ofStream stream: String, throughPosition: Int?, _ txn: Transaction) throws -> (state: FlowState, version: Int) {
+        var (state, version) = try latestSnapshot(of: stream, throughPosition: throughPosition, txn) ?? (FlowDecider.initialState, 0)
+        try scan(stream: stream, fromVersion: version + 1, throughPosition: throughPosition, txn) { event, _ in
+            FlowDecider.evolve(&state, event.event)
+            version = event.version
+            return true
+        }
+        return (state, version)
+    }
+
+    func scan(stream: String, fromVersion: Int, throughPosition: Int?, _ txn: Transaction,
+                      _ body: (RecordedEvent, UInt64?) throws -> Bool) throws {
+        let prefix = Keys.streamPrefix(stream)
+        try txn.withCursor(streamIndexDB) { cursor in
+            var entry = try cursor.seek(atOrAfter: Keys.streamVersion(stream, fromVersion))
+            var expectedVersion = fromVersion
+            var scanned = ResidentPageRelease.stream(in: txn)
+            defer { scanned.finish() }
+            var event = RecordedEvent.placeholder
+            while let (key, value) = entry, key.starts(with: prefix) {
+                let position = Keys.decodePosition(value)
+                if let throughPosition, position > throughPosition { return }
+                guard let bytes = try txn.get(eventsDB, key: Keys.position(position)) else {
+                    throw FlowLogError.damaged(RecordDamage(position: position, stream: stream, problem: "the stream index points at it, but it is missing"))
+                }
+                _ = try decode(bytes, position: position, previousHash: try hashBefore(position: position, txn), into: &event)
+                if let address = bytes.baseAddress { scanned.include(address) }
+                guard event.stream == stream, event.version == expectedVersion else {
+                    throw FlowLogError.damaged(RecordDamage(position: position, stream: stream, problem: "the stream index says version \(expectedVersion) of \(stream), the record says version \(event.version) of \(event.stream)"))
+                }
+                guard try body(event, Keys.decodeFingerprint(value)) else { return }
+                expectedVersion += 1
+                entry = try cursor.next()
+            }
+        }
+    }
+
+    /// Version `version` of a stream's events, or `nil` when the stream has no such version.
+    public func event(inStream stream: String, version: Int) throws -> RecordedEvent? {
+        try reading { txn in
+            guard version >= 1, let entry = try txn.get(streamIndexDB, key: Keys.streamVersion(stream, version)) else { return nil }
+            let position = Keys.decodePosition(entry)
+            guard let bytes = try txn.get(eventsDB, key: Keys.position(position)) else {
+                throw FlowLogError.damaged(RecordDamage(position: position, stream: stream, problem: "the stream index points at it, but it is missing"))
+            }
+            return try decode(bytes, position: position, previousHash: try hashBefore(position: position, txn)).0
+        }
+    }
+
+    /// Names every stream in the log with its version, in stream id order.
+    public func streams() throws -> [(stream: String, version: Int)] {
+        try reading { txn in
+            try txn.withCursor(streamsDB) { cursor in
+                var result: [(String, Int)] = []
+                var entry = try cursor.first()
+                while let (key, value) = entry {
+                    result.append((String(decoding: key, as: UTF8.self), Keys.decodeInt(value)))
+                    entry = try cursor.next()
+                }
+                return result
+            }
+        }
+    }
+
+    /// LMDB has no notification of commits by other processes: a short poll of the last position,
+    /// which costs one read transaction (a few microseconds) each time.
+    public func waitForEvents(after position: Int, timeout: Double) throws -> Int {
+        let deadline = MonotonicClock.seconds() + timeout
+        while true {
+            let last = try lastPosition()
+            if last > position || MonotonicClock.seconds() >= deadline { return last }
+            usleep(50_000)
+        }
+    }
+}

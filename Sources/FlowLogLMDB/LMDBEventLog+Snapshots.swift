@@ -1,0 +1,91 @@
+import FlowDomain
+import FlowLog
+import LMDB
+
+extension LMDBEventLog: SnapshotStore {
+    // MARK: Snapshots
+
+    /// Events per stream between snapshots (0: none). Every writer of the log uses the stored value.
+    public static let defaultSnapshotInterval = 1_000
+
+    public func snapshotInterval() throws -> Int {
+        try reading { txn in try storedSnapshotInterval(txn) }
+    }
+
+    /// Sets the snapshot interval for every writer of this log; 0 turns snapshots off.
+    public func setSnapshotInterval(_ interval: Int) throws {
+        precondition(interval >= 0)
+        do {
+            try environment.write { txn in try txn.put(meta, key: Array("snapshotInterval".utf8), value: Keys.littleEndian(UInt64(interval))) }
+        } catch let error as LMDBError {
+            throw FlowLogError.io(path: path, detail: "\(error)")
+        }
+    }
+
+    func storedSnapshotInterval(_ txn: Transaction) throws -> Int {
+        guard let value = try txn.get(meta, key: Array("snapshotInterval".utf8)) else { return Self.defaultSnapshotInterval }
+        return Keys.decodeInt(value)
+    }
+
+    func writeSnapshot(_ state: FlowState, stream: String, version: Int, position: Int, _ txn: Transaction) throws {
+        try txn.put(snapshotsDB, key: Keys.streamVersion(stream, version), value: Self.snapshotValue(state, position: position))
+    }
+
+    /// A `snapshots` value: the reducer version, the position, the state without its orders, a checksum.
+    static func snapshotValue(_ state: FlowState, position: Int) -> [UInt8] {
+        var encoded = BinaryWriter(capacity: 256)
+        StateCodec.encode(state, withoutOrders: true, into: &encoded)
+        var value = BinaryWriter(capacity: encoded.count + 28)
+        value.write(UInt64(FlowDecider.reducerVersion))
+        value.write(UInt64(position))
+        encoded.withUnsafeBytes { value.write(bytes: $0) }
+        value.writeChecksum()
+        return value.bytes
+    }
+
+    /// Keeps order `number` (from 1) of a stream in the order index.
+    func latestSnapshot(of stream: String, throughPosition: Int?, _ txn: Transaction) throws -> (FlowState, Int)? {
+        var ceiling = try storedVersion(of: stream, txn)
+        if let throughPosition {
+            // The stream's version at that position: versions and positions rise together, so bisect.
+            var low = 0
+            var high = ceiling
+            while low < high {
+                let middle = (low + high + 1) / 2
+                guard let entry = try txn.get(streamIndexDB, key: Keys.streamVersion(stream, middle)) else { break }
+                if Keys.decodePosition(entry) <= throughPosition { low = middle } else { high = middle - 1 }
+            }
+            ceiling = low
+        }
+        guard ceiling > 0 else { return nil }
+        let prefix = Keys.streamPrefix(stream)
+        return try txn.withCursor(snapshotsDB) { cursor in
+            var entry = try cursor.seek(atOrAfter: Keys.streamVersion(stream, ceiling + 1))
+            entry = entry == nil ? try cursor.last() : try cursor.previous()
+            while let (key, value) = entry, key.starts(with: prefix) {
+                if var snapshot = Self.decodeSnapshot(key: key, value: value),
+                   let orders = try orders(of: stream, count: snapshot.orderCount, txn) {
+                    snapshot.state.orders = OrderHistory(orders: orders)
+                    return (snapshot.state, snapshot.version)
+                }
+                entry = try cursor.previous()
+            }
+            return nil
+        }
+    }
+
+    /// A snapshot's state and version, or `nil` when it is damaged or from other reducers.
+    static func decodeSnapshot(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> (state: FlowState, version: Int, orderCount: Int)? {
+        guard value.count > 24, let body = BinaryWriter.verifiedBody(of: value),
+              Keys.decodeInt(body) == FlowDecider.reducerVersion,
+              let (state, orderCount) = StateCodec.decodeWithoutOrders(UnsafeRawBufferPointer(rebasing: body[16...]))
+        else { return nil }
+        return (state, Keys.decodeNumber(key), orderCount)
+    }
+
+    /// How many snapshots the log holds (for status and tests).
+    public func snapshotCount() throws -> Int {
+        try reading { txn in try txn.count(snapshotsDB) }
+    }
+
+}

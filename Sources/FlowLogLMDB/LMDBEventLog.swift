@@ -1,0 +1,180 @@
+import FlowDomain
+import FlowLog
+import LMDB
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The durable event log: an LMDB environment (a folder holding `data.mdb` and `lock.mdb`).
+///
+/// Named databases:
+/// - `meta`: the log schema version;
+/// - `events`: position (8 bytes, big-endian, so keys sort by position) → binary record (`RecordCodec`);
+/// - `streams`: stream id → its current version (8 bytes, little-endian);
+/// - `streamIndex`: stream id, 0x00, version (big-endian) → position (big-endian);
+/// - `commands`: stream id, 0x00, command id → first position, event count, version after it;
+/// - `eventIds`: event id (16 bytes) → position, so that no event id is ever stored twice;
+/// - `snapshots`: stream id, 0x00, version (big-endian) → reducer version, position, the state without
+///   its orders (`StateCodec`) and a checksum, every `snapshotInterval` events of a stream;
+/// - `orders`: stream id, 0x00, order number (big-endian, from 1) → the stream version that placed it
+///   and the order: a snapshot holds only the number of orders, so its size does not grow with them;
+/// - `orderPages`: stream id, 0x00, page number (big-endian, from 1) → orders `ordersPerPage` × (page − 1)
+///   + 1 through `ordersPerPage` × page, encoded one after another, and a checksum. A page is written
+///   with its last order and never changes; it lets a history of tens of thousands of orders be read
+///   from a few contiguous runs of pages instead of one scattered leaf page per fifty orders.
+///
+/// A `streamIndex` value may carry, after the position, the fingerprint of the stream's state after
+/// that event (`StateCodec.fingerprint`), which `replay --verify` compares with a fresh replay.
+///
+/// Every `append` is one write transaction: all of a batch or none of it reaches the disk, and
+/// LMDB's writer lock serialises processes that share the folder.
+public final class LMDBEventLog: EventLog {
+    public static let logSchemaVersion = 1
+    /// `.readWriteCreating` creates the log's folder, never its parent.
+    public typealias Access = LogAccess
+
+    public let path: String
+    public var location: String { path }
+    let environment: Environment
+
+    /// The memory map's current size in bytes.
+    public var mapSize: Int { environment.mapSize }
+    let meta: Database
+    let eventsDB: Database
+    let streamsDB: Database
+    let streamIndexDB: Database
+    let commandsDB: Database
+    let eventIdsDB: Database
+    let snapshotsDB: Database
+    let ordersDB: Database
+    /// Absent from logs written before order pages existed, when they are opened read-only.
+    let orderPagesDB: Database?
+    /// Encodes appended records; reused, so appending allocates nothing per record.
+    var encoder = BinaryWriter(capacity: 512)
+
+    /// Opens the log at `path` (a folder). `initialMapSize` only matters for a new log or a larger
+    /// map: the map grows by itself whenever it is full.
+    public init(path: String, access: Access = .readWriteCreating, initialMapSize: Int = 1 << 30) throws(FlowLogError) {
+        self.path = path
+        try LogFolder.prepare(path: path, creating: access == .readWriteCreating)
+        var options = Environment.Options()
+        options.initialMapSize = initialMapSize
+        options.readOnly = access == .readOnly
+        options.maxDatabases = 16
+        do {
+            environment = try Environment(path: path, options: options)
+        } catch {
+            throw LogFolder.openingError(error, path: path)
+        }
+        // Before anything is created: another program's environment gains nothing from FlowLog.
+        let recognition: LogRecognition
+        do {
+            recognition = try LogRecognition.inspect(environment)
+        } catch {
+            throw LogFolder.openingError(error, path: path)
+        }
+        if let refusal = recognition.refusal { throw .notALog(path: path, reason: refusal) }
+        do {
+            let names = ["meta", "events", "streams", "streamIndex", "commands", "eventIds", "snapshots", "orders"]
+            let databases: [Database]
+            if access == .readOnly {
+                databases = try environment.openDatabases(named: names, create: false)
+            } else {
+                databases = try environment.openDatabases(named: names, create: true)
+            }
+            (meta, eventsDB, streamsDB, streamIndexDB, commandsDB, eventIdsDB, snapshotsDB, ordersDB) =
+                (databases[0], databases[1], databases[2], databases[3], databases[4], databases[5], databases[6], databases[7])
+            orderPagesDB = try Self.openOrderPages(environment, creating: access != .readOnly)
+        } catch let error as LMDBError where error.isNotFound {
+            throw .notALog(path: path, reason: "it is an LMDB environment without FlowLog's databases")
+        } catch {
+            throw LogFolder.openingError(error, path: path)
+        }
+        try checkSchema(writable: access != .readOnly)
+    }
+
+    /// Order pages are an index that came after the first logs, so a read-only open of an older
+    /// log goes without it: its orders are read one by one, as before.
+    static func openOrderPages(_ environment: Environment, creating: Bool) throws -> Database? {
+        do {
+            return try environment.openDatabases(named: ["orderPages"], create: creating)[0]
+        } catch let error as LMDBError where error.isNotFound && !creating {
+            return nil
+        }
+    }
+
+    func checkSchema(writable: Bool) throws(FlowLogError) {
+        let key = Array("schema".utf8)
+        do {
+            let found: Int? = try environment.read { txn in
+                try txn.get(meta, key: key).map { Keys.decodeInt($0) }
+            }
+            if let found {
+                if found > Self.logSchemaVersion {
+                    throw FlowLogError.newerSchema(path: path, found: found, supported: Self.logSchemaVersion)
+                }
+            } else if writable {
+                try environment.write { txn in
+                    try txn.put(meta, key: key, value: withUnsafeBytes(of: UInt64(Self.logSchemaVersion).littleEndian, Array.init))
+                }
+            }
+        } catch let error as FlowLogError {
+            throw error
+        } catch {
+            throw LogFolder.openingError(error, path: path)
+        }
+    }
+
+    func head(_ txn: Transaction) throws -> (position: Int, hash: UInt64) {
+        try txn.withCursor(eventsDB) { cursor in
+            guard let last = try cursor.last() else { return (0, RecordCodec.genesisHash) }
+            let position = Keys.decodePosition(last.key)
+            guard let hash = RecordCodec.storedHash(of: last.value) else {
+                throw FlowLogError.damaged(RecordDamage(position: position, stream: nil, problem: "the record is truncated"))
+            }
+            return (position, hash)
+        }
+    }
+
+    func storedVersion(of stream: String, _ txn: Transaction) throws -> Int {
+        guard let value = try txn.get(streamsDB, key: Array(stream.utf8)) else { return 0 }
+        return Keys.decodeInt(value)
+    }
+
+    func storedReceipt(stream: String, commandId: String, _ txn: Transaction) throws -> CommandReceipt? {
+        try txn.get(commandsDB, key: Keys.command(stream, commandId)).map(Keys.decodeReceipt)
+    }
+
+    func hashBefore(position: Int, _ txn: Transaction) throws -> UInt64 {
+        guard position > 1 else { return RecordCodec.genesisHash }
+        guard let bytes = try txn.get(eventsDB, key: Keys.position(position - 1)),
+              let hash = RecordCodec.storedHash(of: bytes) else {
+            throw FlowLogError.damaged(RecordDamage(position: position - 1, stream: nil, problem: "it is missing or truncated"))
+        }
+        return hash
+    }
+
+    /// As `RecordCodec.decode(_:expectedPosition:previousHash:into:)`, with damage thrown as `FlowLogError`.
+    func decode(_ bytes: UnsafeRawBufferPointer, position: Int, previousHash: UInt64, into record: inout RecordedEvent) throws -> UInt64 {
+        do {
+            return try RecordCodec.decode(bytes, expectedPosition: position, previousHash: previousHash, into: &record)
+        } catch {
+            throw FlowLogError.damaged(error)
+        }
+    }
+
+    func decode(_ bytes: UnsafeRawBufferPointer, position: Int, previousHash: UInt64) throws -> (RecordedEvent, UInt64) {
+        var record = RecordedEvent.placeholder
+        let hash = try decode(bytes, position: position, previousHash: previousHash, into: &record)
+        return (record, hash)
+    }
+
+    func reading<Result>(_ body: (Transaction) throws -> Result) throws -> Result {
+        do {
+            return try environment.read(body)
+        } catch let error as LMDBError {
+            throw FlowLogError.io(path: path, detail: "\(error)")
+        }
+    }
+
+}
