@@ -4,6 +4,11 @@ import PackageDescription
 /// FlowLog's targets are its layers; dependency arrows point inward only (docs/architecture.md):
 /// `flowlog` (composition root) → `FlowLogLMDB` (a storage backend) → `FlowLog` (the log contract and
 /// the features, on protocols) → `FlowDomain` (pure); `FlowLogLMDB` → `LMDB` → `CLMDB`.
+/// Release builds optimise across the package's modules: the codecs and the import pipeline are
+/// generic over visitors and backends declared in other modules, and specialising them there is
+/// what keeps one declaration per kind (and storage behind protocols) as fast as hand-written code.
+let crossModule: [SwiftSetting] = [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
+
 let package = Package(
     name: "FlowLog",
     products: [
@@ -22,10 +27,10 @@ let package = Package(
             pkgConfig: "lmdb",
             providers: [.apt(["liblmdb-dev"])]
         ),
-        .target(name: "LMDB", dependencies: ["CLMDB"]),
-        .target(name: "FlowDomain"),
-        .target(name: "FlowLog", dependencies: ["FlowDomain"]),
-        .target(name: "FlowLogLMDB", dependencies: ["FlowLog", "FlowDomain", "LMDB"]),
+        .target(name: "LMDB", dependencies: ["CLMDB"], swiftSettings: crossModule),
+        .target(name: "FlowDomain", swiftSettings: crossModule),
+        .target(name: "FlowLog", dependencies: ["FlowDomain"], swiftSettings: crossModule),
+        .target(name: "FlowLogLMDB", dependencies: ["FlowLog", "FlowDomain", "LMDB"], swiftSettings: crossModule),
         .target(name: "FlowLogTesting", dependencies: ["FlowDomain", "FlowLog"]),
         .executableTarget(
             name: "flowlog",

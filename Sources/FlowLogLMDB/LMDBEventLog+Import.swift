@@ -16,7 +16,8 @@ extension LMDBEventLog: EventImporting, ImportTarget {
     /// log already; the first that breaks a rule ends the import naming its line.
     public func importEvents(_ produce: (any EventSink) throws -> Void) throws -> Int {
         try withImportSession(expectedBytes: 0) { session in
-            let sink = PreparingSink(session: session) { stream in try self.storedStream(stream, session.txn) }
+            let txn = (session as! LMDBImportSession).txn
+            let sink = PreparingSink(session: session) { stream in try self.storedStream(stream, txn) }
             try produce(sink)
             try sink.finish()
             return sink.count
@@ -24,7 +25,7 @@ extension LMDBEventLog: EventImporting, ImportTarget {
     }
 
     /// The one write transaction of an import.
-    package func withImportSession(expectedBytes: Int, _ body: (LMDBImportSession) throws -> Int) throws -> Int {
+    package func withImportSession(expectedBytes: Int, _ body: (any ImportSession) throws -> Int) throws -> Int {
         if expectedBytes > 0 {
             // An import reads its input once, so it cannot be replayed after a full map: size the map first.
             let used = try reading { txn in try txn.count(eventsDB) } * 256
@@ -56,7 +57,7 @@ package struct LMDBImportSession: ImportSession {
     let txn: Transaction
     package let start: ImportStart
 
-    package func makeBuilder() -> LMDBImportBuilder { LMDBImportBuilder() }
+    package func makeBuilder() -> any ImportBatchBuilder { LMDBImportBuilder() }
 
     package func withStreamLoader(_ body: (@escaping (String) throws -> (version: Int, state: FlowState)) throws -> Void) throws {
         let log = self.log
@@ -65,7 +66,8 @@ package struct LMDBImportSession: ImportSession {
 
     /// Writes a prepared batch. An event id the log already holds ends the import first, naming the
     /// earliest line that repeats one: those lines come before whatever ended the batch.
-    package func write(_ content: inout LMDBImportBuilder.Content, heads: [(stream: String, version: Int)]) throws {
+    package func write(_ prepared: any Sendable, heads: [(stream: String, version: Int)]) throws {
+        var content = prepared as! LMDBImportBuilder.Content
         if let refused = try content.puts.write(to: log, txn) {
             let existing = try txn.get(log.eventIdsDB, key: Keys.eventID(refused.eventId)).map(Keys.decodePosition) ?? 0
             throw FlowLogError.refusedImport(ImportError(line: refused.tag, problem: "its event id \(refused.eventId) is already in the log, at position \(existing)"))
@@ -84,8 +86,8 @@ package struct LMDBImportSession: ImportSession {
 
 /// What a run of imported events writes to LMDB: their three sorted puts each, the orders they
 /// placed and the snapshots they reached.
-package struct LMDBImportBuilder: ImportBatchBuilder {
-    package struct Content {
+final class LMDBImportBuilder: ImportBatchBuilder {
+    struct Content: @unchecked Sendable {
         var puts = PendingEventPuts()
         var orders: [(order: Order, number: Int, stream: String, version: Int)] = []
         var snapshots: [(key: [UInt8], value: [UInt8])] = []
@@ -93,23 +95,23 @@ package struct LMDBImportBuilder: ImportBatchBuilder {
 
     private var content = Content()
 
-    package var count: Int { content.puts.count }
+    var count: Int { content.puts.count }
 
-    package mutating func add(_ event: RecordedEvent, record: UnsafeRawBufferPointer, fingerprint: UInt64, line: Int, streamOrdinal: Int) {
+    func add(_ event: RecordedEvent, record: UnsafeRawBufferPointer, fingerprint: UInt64, line: Int, streamOrdinal: Int) {
         content.puts.add(position: event.position, record: record, eventId: event.eventId, stream: event.stream, version: event.version,
                          fingerprint: fingerprint, tag: line, run: streamOrdinal)
     }
 
-    package mutating func placeOrder(_ order: Order, number: Int, stream: String, version: Int) {
+    func placeOrder(_ order: Order, number: Int, stream: String, version: Int) {
         content.orders.append((order, number, stream, version))
     }
 
-    package mutating func snapshot(_ state: FlowState, stream: String, version: Int, position: Int) {
+    func snapshot(_ state: FlowState, stream: String, version: Int, position: Int) {
         content.snapshots.append((Keys.streamVersion(stream, version), LMDBEventLog.snapshotValue(state, position: position)))
     }
 
     /// The batch so far, sorted for writing; the next one reserves the room this one needed.
-    package mutating func take() -> Content {
+    func take() -> any Sendable {
         var taken = content
         content = Content(puts: PendingEventPuts(reservingLike: taken.puts))
         taken.puts.sort()

@@ -4,26 +4,24 @@ import Foundation
 /// One import's write transaction, as the pipeline sees it: where the log ends, a builder for its
 /// batches, a way to read the streams the import continues, and the writer.
 package protocol ImportSession {
-    associatedtype Builder: ImportBatchBuilder
     var start: ImportStart { get }
-    func makeBuilder() -> Builder
+    func makeBuilder() -> any ImportBatchBuilder
     /// Runs `body` on the calling (preparing) thread with a loader that reads a stream as the log
     /// was when the import began: its version and folded state.
     func withStreamLoader(_ body: (@escaping (String) throws -> (version: Int, state: FlowState)) throws -> Void) throws
     /// Writes one prepared batch inside the import's transaction, on the thread that opened it.
-    func write(_ content: inout Builder.Content, heads: [(stream: String, version: Int)]) throws
+    func write(_ content: any Sendable, heads: [(stream: String, version: Int)]) throws
 }
 
 /// A backend that imports: it opens the import's one write transaction and hands the session to `body`.
 package protocol ImportTarget {
-    associatedtype Session: ImportSession
-    func withImportSession(expectedBytes: Int, _ body: (Session) throws -> Int) throws -> Int
+    func withImportSession(expectedBytes: Int, _ body: (any ImportSession) throws -> Int) throws -> Int
 }
 
 extension ImportSession {
     /// Writes `batch`, then throws why the import ends after it, if it does.
-    func write(_ batch: inout ImportBatch<Builder.Content>) throws {
-        try write(&batch.content, heads: batch.heads)
+    func write(_ batch: ImportBatch) throws {
+        try write(batch.content, heads: batch.heads)
         if let failure = batch.failure { throw failure }
     }
 }
@@ -50,18 +48,18 @@ package enum ImportPipeline {
 
     /// The session, for the preparing thread. It only reads, through a read context of its own
     /// (an LMDB read transaction on that thread), and touches no state of the writer.
-    private struct SharedSession<Session: ImportSession>: @unchecked Sendable {
-        let session: Session
+    private struct SharedSession: @unchecked Sendable {
+        let session: any ImportSession
     }
 
     /// Imports every line `reader` yields into `target`; returns the number of events imported.
-    package static func run<Target: ImportTarget>(_ reader: consuming LineReader, into target: Target, expectedBytes: Int,
+    package static func run(_ reader: consuming LineReader, into target: any ImportTarget, expectedBytes: Int,
                                                   progress: Progress? = nil) throws -> Int {
         // Sixteen chunks of about 4,000 lines: room for the decoder to run ahead while the preparing
         // thread waits for the writer (with 4, a core sat idle then; medians 0.63-0.64 s against
         // 0.64-0.67 s over two rounds of imports of 1M events).
         let decoded = Handoff<DecodedBatch>(capacity: 16)
-        let prepared = Handoff<ImportBatch<Target.Session.Builder.Content>>(capacity: 2)
+        let prepared = Handoff<ImportBatch>(capacity: 2)
         decode(ReaderBox(reader), into: decoded)
         // The preparing thread reads the log, so it must be gone before the caller may close it.
         // (The decoding thread only reads input; it ends at the next batch once cancelled.)
@@ -73,9 +71,9 @@ package enum ImportPipeline {
                 // thread's read transaction sees the log exactly as this transaction found it.
                 preparing = prepare(decoded, into: prepared, session: session)
                 var done = 0
-                while var batch = try prepared.take() {
+                while let batch = try prepared.take() {
                     done += batch.count
-                    try session.write(&batch)
+                    try session.write(batch)
                     progress?.advance(to: done)
                 }
                 return done
@@ -122,9 +120,9 @@ package enum ImportPipeline {
 
     /// The second stage: records to prepared batches. A line that breaks a rule (or could not be
     /// decoded) ends the last batch, after the lines before it.
-    private static func prepare<Session: ImportSession>(_ decoded: Handoff<DecodedBatch>, into prepared: Handoff<ImportBatch<Session.Builder.Content>>,
-                                                        session: Session) -> DispatchSemaphore {
-        typealias Batch = ImportBatch<Session.Builder.Content>
+    private static func prepare(_ decoded: Handoff<DecodedBatch>, into prepared: Handoff<ImportBatch>,
+                                session: any ImportSession) -> DispatchSemaphore {
+        typealias Batch = ImportBatch
         let finished = DispatchSemaphore(value: 0)
         let shared = SharedSession(session: session)
         Thread {
@@ -162,12 +160,12 @@ package enum ImportPipeline {
 /// Takes imported events one by one inside the import's transaction, preparing and writing them on
 /// the caller's thread (`flowlog import` prepares on a thread of its own: `ImportPipeline`). A
 /// refused event has the events before it written first, so the error always names the first bad line.
-package final class PreparingSink<Session: ImportSession>: EventSink {
-    private let session: Session
-    private var preparation: ImportPreparation<Session.Builder>
+package final class PreparingSink: EventSink {
+    private let session: any ImportSession
+    private var preparation: ImportPreparation
     package private(set) var count = 0
 
-    package init(session: Session, loadStream: @escaping (String) throws -> (version: Int, state: FlowState)) {
+    package init(session: any ImportSession, loadStream: @escaping (String) throws -> (version: Int, state: FlowState)) {
         self.session = session
         preparation = ImportPreparation(start: session.start, builder: session.makeBuilder(), loadStream: loadStream)
     }
@@ -176,18 +174,15 @@ package final class PreparingSink<Session: ImportSession>: EventSink {
         do {
             try preparation.add(record, line: line)
         } catch {
-            var batch = preparation.take(failure: error)
-            try session.write(&batch)
+            try session.write(preparation.take(failure: error))
         }
         count += 1
         if preparation.isFull {
-            var batch = preparation.take()
-            try session.write(&batch)
+            try session.write(preparation.take())
         }
     }
 
     package func finish() throws {
-        var last = preparation.takeLast()
-        try session.write(&last)
+        try session.write(preparation.takeLast())
     }
 }
