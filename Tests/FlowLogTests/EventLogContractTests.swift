@@ -1,11 +1,12 @@
 @testable import FlowLog
-@testable import FlowLogLMDB
+import FlowLogLMDB
 import FlowDomain
 import FlowLogTesting
 import Foundation
 import Testing
 
-/// The contract every `EventLog` keeps, run against both implementations.
+/// The contract every backend keeps, and the suite that checks it: each test runs, unchanged,
+/// against every kind of log. A new backend is a new case here.
 enum LogKind: String, CaseIterable, CustomTestStringConvertible {
     case lmdb, memory
     var testDescription: String { rawValue }
@@ -13,7 +14,7 @@ enum LogKind: String, CaseIterable, CustomTestStringConvertible {
 
 /// Holds a log and whatever keeps it alive (its temporary folder).
 final class LogFixture {
-    let log: any EventLog
+    let log: any LogStore
     let folder: TemporaryDirectory?
 
     init(_ kind: LogKind) throws {
@@ -112,119 +113,8 @@ struct EventLogContractTests {
     }
 }
 
-@Suite("LMDB event log")
-struct LMDBEventLogTests {
-    @Test func eventsSurviveReopeningAndEveryTypeRoundTrips() throws {
-        let folder = TemporaryDirectory()
-        let path = folder.child("log.lmdb")
-        let new = everyEventType.map { NewEvent(eventId: randomID(), timestamp: Timestamp(microseconds: 7), actor: .user, event: $0) }
-        do {
-            let log = try LMDBEventLog(path: path)
-            _ = try log.append([AppendRequest(stream: "s", expectedVersion: 0, commandId: "c", events: new)])
-        }
-        let reopened = try LMDBEventLog(path: path, access: .readOnly)
-        #expect(try reopened.events().map(\.event) == everyEventType)
-        #expect(try reopened.receipt(stream: "s", commandId: "c")?.eventCount == everyEventType.count)
-        #expect(try reopened.streams().map(\.stream) == ["s"])
-    }
-
-    /// The error opening a log throws, or `nil` when it opens.
-    private func openingError(_ path: String, _ access: LMDBEventLog.Access = .readWriteCreating) -> FlowLogError? {
-        do {
-            _ = try LMDBEventLog(path: path, access: access)
-            return nil
-        } catch {
-            return error
-        }
-    }
-
-    @Test func opensNothingByAccident() throws {
-        let folder = TemporaryDirectory()
-        #expect(openingError(folder.child("missing"), .readOnly) == .notFound(path: folder.child("missing")))
-        #expect(openingError(folder.child("missing"), .readWrite) == .notFound(path: folder.child("missing")))
-        #expect(openingError(folder.child("no/log")) == .missingParent(path: folder.child("no/log"), parent: folder.child("no")))
-        try "hello".write(toFile: folder.child("file"), atomically: true, encoding: .utf8)
-        #expect(openingError(folder.child("file")) == .notALog(path: folder.child("file"), reason: "it is a file, and a log is a folder holding data.mdb and lock.mdb"))
-        try FileManager.default.createDirectory(atPath: folder.child("other"), withIntermediateDirectories: false)
-        try "x".write(toFile: folder.child("other/notes.txt"), atomically: true, encoding: .utf8)
-        #expect(openingError(folder.child("other")) == .notALog(path: folder.child("other"), reason: "the folder holds other files (notes.txt) but no data.mdb"))
-        #expect(!FileManager.default.fileExists(atPath: folder.child("other/data.mdb")))
-        #expect(!FileManager.default.fileExists(atPath: folder.child("missing")))
-    }
-
-    @Test func refusesAnLMDBFileThatIsNotALog() throws {
-        let folder = TemporaryDirectory()
-        try FileManager.default.createDirectory(atPath: folder.child("junk"), withIntermediateDirectories: false)
-        try String(repeating: "not lmdb ", count: 2000).write(toFile: folder.child("junk/data.mdb"), atomically: true, encoding: .utf8)
-        #expect(openingError(folder.child("junk")) == .notALog(path: folder.child("junk"), reason: "its data.mdb is not an LMDB database of a compatible format"))
-    }
-
-    @Test func refusesALogOfANewerSchemaNamingBothVersions() throws {
-        let folder = TemporaryDirectory()
-        let path = folder.child("log.lmdb")
-        do {
-            let log = try LMDBEventLog(path: path)
-            try log.environment.write { txn in
-                try txn.put(log.meta, key: Array("schema".utf8), value: withUnsafeBytes(of: UInt64(9).littleEndian, Array.init))
-            }
-        }
-        #expect(openingError(path) == .newerSchema(path: path, found: 9, supported: LMDBEventLog.logSchemaVersion))
-        #expect(openingError(path, .readOnly) == .newerSchema(path: path, found: 9, supported: LMDBEventLog.logSchemaVersion))
-    }
-
-    @Test func aDamagedRecordStopsReadsWithItsPositionAndStream() throws {
-        let folder = TemporaryDirectory()
-        let log = try LMDBEventLog(path: folder.child("log.lmdb"))
-        for stream in ["a", "b", "c"] {
-            _ = try log.append([AppendRequest(stream: stream, expectedVersion: nil, commandId: nil, events: newEvents(.cart(.paymentFailed(.init(reason: "why")))))])
-        }
-        try log.environment.write { txn in
-            var bytes = Array(try txn.get(log.eventsDB, key: Keys.position(2))!)
-            bytes[bytes.count - 12] ^= 1
-            try txn.put(log.eventsDB, key: Keys.position(2), value: bytes)
-        }
-        var seen: [Int] = []
-        do {
-            try log.forEachEvent(from: 1, through: nil) { seen.append($0.position); return true }
-            Issue.record("the damage must be reported")
-        } catch let error as FlowLogError {
-            guard case .damaged(let damage) = error else { Issue.record("unexpected \(error)"); return }
-            #expect(damage.position == 2)
-            #expect(damage.stream == "b")
-        }
-        #expect(seen == [1])
-        #expect(throws: FlowLogError.self) { try log.events(inStream: "b") }
-        // Record 3 is intact: it is checked against the hash record 2 stored when it was written.
-        // Walking the chain from the start (as above) is what finds record 2's damage.
-        #expect(try log.events(inStream: "c").count == 1)
-    }
-
-    @Test func aMissingRecordIsReported() throws {
-        let folder = TemporaryDirectory()
-        let log = try LMDBEventLog(path: folder.child("log.lmdb"))
-        _ = try log.append([AppendRequest(stream: "a", expectedVersion: nil, commandId: nil, events: newEvents(modal, modal, modal))])
-        try log.environment.write { txn in _ = try txn.delete(log.eventsDB, key: Keys.position(2)) }
-        #expect(throws: FlowLogError.self) { try log.events() }
-    }
-
-    @Test func theMapGrowsWhenItIsFull() throws {
-        let folder = TemporaryDirectory()
-        let log = try LMDBEventLog(path: folder.child("log.lmdb"), initialMapSize: 64 * 1024)
-        let before = log.mapSize
-        let name = String(repeating: "n", count: 200)
-        for batch in 0..<20 {
-            let events = (0..<100).map { _ in AppEvent.cart(.productAdded(.init(productId: "p", name: name, unitPrice: 1, quantity: 1))) }
-            _ = try log.append([AppendRequest(stream: "s\(batch)", expectedVersion: nil, commandId: nil,
-                                              events: events.map { NewEvent(eventId: randomID(), timestamp: Timestamp(microseconds: 0), actor: .user, event: $0) })])
-        }
-        #expect(log.mapSize > before)
-        #expect(try log.lastPosition() == 2000)
-        #expect(try log.events().count == 2000)
-    }
-}
-
-@Suite("Reading past the end")
-struct ReadingPastTheEndTests {
+@Suite("Event log contract: reading")
+struct EventLogReadingContractTests {
     @Test(arguments: LogKind.allCases)
     func readingFromPastTheLastPositionYieldsNothing(kind: LogKind) throws {
         let log = try LogFixture(kind).log

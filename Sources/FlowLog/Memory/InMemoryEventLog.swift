@@ -1,11 +1,21 @@
 import FlowDomain
 
-/// An event log in memory with the same contract as `LMDBEventLog`, for tests and for fast
-/// what-if runs. Not durable, not shared between processes.
+/// An event log in memory with the same contract and capabilities as every other backend, for
+/// tests, for scratch logs (a session file dropped on the inspector) and for fast what-if runs.
+/// Not durable, not shared between processes, not thread-safe: its owner serialises calls.
 public final class InMemoryEventLog: EventLog {
-    private var records: [RecordedEvent] = []
-    private var streamPositions: [String: [Int]] = [:]
-    private var receipts: [String: [String: CommandReceipt]] = [:]
+    var records: [RecordedEvent] = []
+    /// The fingerprint recorded with each event (by position − 1), where the appender knew it.
+    var fingerprints: [UInt64?] = []
+    var streamPositions: [String: [Int]] = [:]
+    var receipts: [String: [String: CommandReceipt]] = [:]
+    var snapshotEvery = 0
+    var snapshots: [String: [(version: Int, state: FlowState)]] = [:]
+    var checkpoints: [String: Int] = [:]
+    var acknowledged: [String: Int] = [:]
+    var failures: [String: String] = [:]
+    var leased: Set<String> = []
+    var readModels = ReadModels()
 
     public init() {}
 
@@ -17,10 +27,10 @@ public final class InMemoryEventLog: EventLog {
     }
 
     /// Appends straight into the log's arrays: nothing here can fail halfway, so a batch is
-    /// all or nothing without a journal. Memory keeps no snapshots (a fold is cheap here).
+    /// all or nothing without a journal.
     private struct Transaction: AppendTransaction {
         let log: InMemoryEventLog
-        var snapshotInterval: Int { 0 }
+        var snapshotInterval: Int { log.snapshotEvery }
 
         func head() -> (position: Int, hash: UInt64) { (log.records.count, RecordCodec.genesisHash) }
         func storedVersion(of stream: String) -> Int { log.streamPositions[stream]?.count ?? 0 }
@@ -28,6 +38,7 @@ public final class InMemoryEventLog: EventLog {
 
         func store(_ record: RecordedEvent, chainedTo previousHash: UInt64, fingerprint: UInt64?, streamOrdinal: Int) -> UInt64 {
             log.records.append(record)
+            log.fingerprints.append(fingerprint)
             log.streamPositions[record.stream, default: []].append(record.position)
             return previousHash
         }
@@ -36,7 +47,9 @@ public final class InMemoryEventLog: EventLog {
             log.receipts[stream, default: [:]][commandId] = receipt
         }
 
-        func storeSnapshot(_ state: FlowState, stream: String, version: Int, position: Int) {}
+        func storeSnapshot(_ state: FlowState, stream: String, version: Int, position: Int) {
+            log.snapshots[stream, default: []].append((version, state))
+        }
         func finish(versions: [String: Int]) {}
     }
 

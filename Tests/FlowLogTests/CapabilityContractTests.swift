@@ -1,0 +1,170 @@
+@testable import FlowLog
+import FlowDomain
+import FlowLogTesting
+import Foundation
+import Testing
+
+/// The capabilities beyond appending and reading, each a small protocol, checked against every
+/// kind of log as the append rules are.
+@Suite("Event log contract: capabilities")
+struct CapabilityContractTests {
+    /// A log that three streams filled through the pipeline (so fingerprints and snapshots are recorded).
+    private func filled(_ kind: LogKind, interval: Int = 7) throws -> LogFixture {
+        let fixture = try LogFixture(kind)
+        try fixture.log.setSnapshotInterval(interval)
+        var rng = SplitMix64(seed: 21)
+        let generator = RandomCommands()
+        let processor = CommandProcessor(log: fixture.log, clock: SteppingClock(), ids: SequentialIDGenerator())
+        while try fixture.log.lastPosition() < 150 {
+            _ = try processor.handle([CommandEnvelope(stream: ["a", "b", "c"].randomElement(using: &rng)!, command: generator.command(using: &rng))])
+        }
+        return fixture
+    }
+
+    @Test(arguments: LogKind.allCases)
+    func streamsAndVersionsAgreeWithTheEvents(kind: LogKind) throws {
+        let fixture = try filled(kind)
+        let log = fixture.log
+        defer { withExtendedLifetime(fixture) {} }
+        let events = try log.events()
+        let streams = try log.streams()
+        #expect(streams.map(\.stream) == ["a", "b", "c"])
+        for (stream, version) in streams {
+            let own = events.filter { $0.stream == stream }
+            #expect(own.count == version)
+            #expect(try log.event(inStream: stream, version: version) == own.last)
+            #expect(try log.event(inStream: stream, version: version + 1) == nil)
+        }
+    }
+
+    /// A snapshot only shortens the fold: the state at every position is the replayed one.
+    @Test(arguments: LogKind.allCases)
+    func snapshotsAreTakenAndNeverChangeAState(kind: LogKind) throws {
+        let fixture = try filled(kind, interval: 5)
+        let log = fixture.log
+        defer { withExtendedLifetime(fixture) {} }
+        #expect(try log.snapshotInterval() == 5)
+        #expect(try log.snapshotCount() > 0)
+        for position in stride(from: 0, through: try log.lastPosition(), by: 9) {
+            for stream in ["a", "b", "c"] {
+                let fast = try log.state(ofStream: stream, throughPosition: position)
+                let slow = try log.replayedState(ofStream: stream, throughPosition: position)
+                #expect(fast.state == slow.state && fast.version == slow.version, "\(stream) at \(position)")
+            }
+        }
+    }
+
+    @Test(arguments: LogKind.allCases)
+    func recordedFingerprintsAgreeWithAReplay(kind: LogKind) throws {
+        let fixture = try filled(kind)
+        let log = fixture.log
+        defer { withExtendedLifetime(fixture) {} }
+        let report = try ReplayVerifier.verifyFingerprints(of: log)
+        #expect(report.events == 150 || report.events > 150)
+        #expect(report.comparisons == report.events)
+        #expect(report.disagreements.isEmpty)
+    }
+
+    @Test(arguments: LogKind.allCases)
+    func checkpointsRewindAndKeepWhatWasAcknowledged(kind: LogKind) throws {
+        let fixture = try filled(kind)
+        let log = fixture.log
+        defer { withExtendedLifetime(fixture) {} }
+        #expect(try log.checkpoint(of: "tracker.x") == 0)
+        try log.setCheckpoint(40, of: "tracker.x")
+        try log.setProjectionStatus("tracker.x", failure: "collector down")
+        let status = try log.projectionStatus(of: ["tracker.x"])[0]
+        let last = try log.lastPosition()
+        #expect(status.checkpoint == 40 && status.lag == last - 40 && status.failure == "collector down")
+        try log.rewindTracker("tracker.x", resending: false)
+        #expect(try log.checkpoint(of: "tracker.x") == 0)
+        #expect(try log.acknowledgedPosition(of: "tracker.x") == 40)
+        try log.rewindTracker("tracker.x", resending: true)
+        #expect(try log.acknowledgedPosition(of: "tracker.x") == 0)
+    }
+
+    @Test(arguments: LogKind.allCases)
+    func aProjectorHasOneRunnerAtATime(kind: LogKind) throws {
+        let fixture = try filled(kind)
+        let log = fixture.log
+        defer { withExtendedLifetime(fixture) {} }
+        var lease: (any ProjectorLease)? = try log.leaseProjector("storage")
+        #expect(throws: FlowLogError.self) { try log.leaseProjector("storage") }
+        _ = try log.leaseProjector("tracker.x")
+        withExtendedLifetime(lease) {}
+        lease = nil
+        _ = try log.leaseProjector("storage")
+    }
+
+    /// Exactly once: read models caught up in several runs equal a fold of the whole log.
+    @Test(arguments: LogKind.allCases)
+    func readModelsEqualAReplay(kind: LogKind) throws {
+        let fixture = try filled(kind)
+        let log = fixture.log
+        defer { withExtendedLifetime(fixture) {} }
+        let storage = StorageProjector(store: log)
+        var runner = ProjectionRunner(log: log)
+        runner.batchSize = 17
+        #expect(try storage.currentState(of: "a") == nil)
+        try runner.catchUp(storage)
+        for stream in ["a", "b", "c"] {
+            let replayed = try log.replayedState(ofStream: stream)
+            let read = try #require(try storage.currentState(of: stream))
+            #expect(read.state == replayed.state && read.version == replayed.version)
+            let flag = try storage.hasOnboarded(stream: stream)
+            #expect(flag == nil || flag == replayed.state.navigation.hasOnboarded)
+            #expect(try storage.orders(stream: stream).map(\.order) == replayed.state.orders.orders)
+        }
+        let before = try storage.dump()
+        try storage.reset()
+        #expect(try storage.checkpoint() == 0)
+        try runner.catchUp(storage)
+        #expect(try storage.dump() == before)
+    }
+
+    /// Export, import into an empty log of the same kind: the same events, ids and states.
+    @Test(arguments: LogKind.allCases)
+    func anImportedExportIsTheSameLog(kind: LogKind) throws {
+        let fixture = try filled(kind)
+        let source = fixture.log
+        defer { withExtendedLifetime(fixture) {} }
+        let target = try LogFixture(kind)
+        let events = try source.events()
+        let count = try target.log.importEvents { sink in
+            for (index, event) in events.enumerated() { try sink.add(event, line: index + 1) }
+        }
+        #expect(count == events.count)
+        #expect(try target.log.events() == events)
+        #expect(try target.log.streams().map(\.version) == source.streams().map(\.version))
+        #expect(try ReplayVerifier.verifyFingerprints(of: target.log).disagreements.isEmpty)
+    }
+
+    @Test(arguments: LogKind.allCases)
+    func aRefusedImportImportsNothing(kind: LogKind) throws {
+        let fixture = try filled(kind)
+        let source = fixture.log
+        defer { withExtendedLifetime(fixture) {} }
+        let target = try LogFixture(kind)
+        var events = try source.events()
+        events[100].position = 102
+        #expect(throws: FlowLogError.self) {
+            try target.log.importEvents { sink in
+                for (index, event) in events.enumerated() { try sink.add(event, line: index + 1) }
+            }
+        }
+        #expect(try target.log.lastPosition() == 0)
+        #expect(try target.log.streams().isEmpty)
+    }
+
+    @Test(arguments: LogKind.allCases)
+    func anUntouchedLogIsIntact(kind: LogKind) throws {
+        let fixture = try filled(kind)
+        let log = fixture.log
+        defer { withExtendedLifetime(fixture) {} }
+        let report = try log.checkIntegrity()
+        #expect(report.isIntact, "\(report.problems)")
+        let last = try log.lastPosition()
+        #expect(report.events == last)
+        #expect(report.streams == 3)
+    }
+}
