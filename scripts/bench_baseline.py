@@ -4,6 +4,8 @@
                        durable (synchronous) commit, into a new environment DB
   reads DB             walk every record of DB's main database with a cursor, touching each value
   single DB COUNT      COUNT durable commits of one 120-byte put each
+  walk DB NAME         walk every record of the named database NAME of DB (a FlowLog log's `events`)
+                       with a cursor, touching each value: the ceiling a whole-log walk works under
 
 Prints {"seconds": …, "records": …} for the work alone (start-up and file reading excluded).
 """
@@ -41,6 +43,20 @@ def reads(db):
     return {"seconds": seconds, "records": count, "bytes": total}
 
 
+def walk(db, name):
+    env = lmdb.open(db, readonly=True, lock=False, max_dbs=32, map_size=1 << 36)
+    table = env.open_db(name.encode(), create=False)
+    start = time.perf_counter()
+    total = 0
+    count = 0
+    with env.begin(db=table) as txn:
+        for _, value in txn.cursor():
+            total += len(value)
+            count += 1
+    seconds = time.perf_counter() - start
+    return {"seconds": seconds, "records": count, "bytes": total}
+
+
 def single(db, count):
     env = lmdb.open(db, map_size=1 << 30)
     value = b"x" * 120
@@ -57,6 +73,8 @@ if __name__ == "__main__":
         result = puts(sys.argv[2], sys.argv[3], int(sys.argv[4]))
     elif mode == "reads":
         result = reads(sys.argv[2])
+    elif mode == "walk":
+        result = walk(sys.argv[2], sys.argv[3])
     elif mode == "single":
         result = single(sys.argv[2], int(sys.argv[3]))
     else:

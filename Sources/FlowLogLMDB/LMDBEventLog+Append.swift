@@ -62,6 +62,10 @@ struct AppendStorage: AppendTransaction {
         try log.writeSnapshot(state, stream: stream, version: version, position: position, txn)
     }
 
+    func storeHead(_ state: FlowState, stream: String, version: Int, position: Int) throws {
+        try log.writeHead(state, stream: stream, version: version, position: position, txn)
+    }
+
     mutating func finish(versions: [String: Int]) throws {
         if let refused = try puts.write(to: log, txn) {
             // The id generator repeated itself: nothing of this batch may be committed.

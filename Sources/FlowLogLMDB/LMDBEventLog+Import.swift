@@ -84,6 +84,13 @@ package struct LMDBImportSession: ImportSession {
     }
 }
 
+extension LMDBImportSession {
+    /// Each stream's head, as the pipeline would have kept it.
+    package func writeFinalStates(_ states: [StreamHead]) throws {
+        for head in states { try log.writeHead(head.state, stream: head.stream, version: head.version, position: head.position, txn) }
+    }
+}
+
 /// What a run of imported events writes to LMDB: their three sorted puts each, the orders they
 /// placed and the snapshots they reached.
 final class LMDBImportBuilder: ImportBatchBuilder {

@@ -28,8 +28,6 @@ extension LMDBEventLog: FingerprintedLog, LogFollowing {
             guard start <= (try head(txn).position) else { return }
             var previousHash = try hashBefore(position: start, txn)
             var expected = start
-            var scanned = ResidentPageRelease.walk(in: txn)
-            defer { scanned.finish() }
             try txn.withCursor(eventsDB) { cursor in
                 // Local to this closure: a variable it captured was copied each time it was passed on.
                 var event = RecordedEvent.placeholder
@@ -43,7 +41,6 @@ extension LMDBEventLog: FingerprintedLog, LogFollowing {
                     previousHash = try decode(value, position: position, previousHash: previousHash, into: &event)
                     guard try body(event) else { return }
                     expected += 1
-                    if let address = value.baseAddress { scanned.include(address) }
                     record = try cursor.next()
                 }
             }
@@ -61,14 +58,17 @@ extension LMDBEventLog: FingerprintedLog, LogFollowing {
         try reading { txn in try scan(stream: stream, fromVersion: 1, throughPosition: nil, txn, body) }
     }
 
-    /// The state from the latest snapshot at or before `throughPosition` that today's reducers wrote,
-    /// then the events after it: O(snapshot interval) work however long the stream is.
+    /// The state from the stream's head (when it is not past `throughPosition`) or its latest snapshot
+    /// at or before it that today's reducers wrote, then the events after it: O(interval) work
+    /// however long the stream is.
     public func state(ofStream stream: String, throughPosition: Int?) throws -> (state: FlowState, version: Int) {
         try reading { txn in try state(ofStream: stream, throughPosition: throughPosition, txn) }
     }
 
     func state(ofStream stream: String, throughPosition: Int?, _ txn: Transaction) throws -> (state: FlowState, version: Int) {
-        var (state, version) = try latestSnapshot(of: stream, throughPosition: throughPosition, txn) ?? (FlowDecider.initialState, 0)
+        // The head is the newest state kept; past positions come from snapshots.
+        var (state, version) = try head(of: stream, throughPosition: throughPosition, txn)
+            ?? latestSnapshot(of: stream, throughPosition: throughPosition, txn) ?? (FlowDecider.initialState, 0)
         try scan(stream: stream, fromVersion: version + 1, throughPosition: throughPosition, txn) { event, _ in
             FlowDecider.evolve(&state, event.event)
             version = event.version
@@ -77,29 +77,52 @@ extension LMDBEventLog: FingerprintedLog, LogFollowing {
         return (state, version)
     }
 
+    /// One stream's events through the stream index, each checked against its chain hash. The
+    /// records are read through one cursor: the record before each (whose stored hash seeds the
+    /// check) and the record itself are one descent and one step, and a run of the stream's
+    /// events at adjacent positions (a session's visit) needs no descent at all.
     func scan(stream: String, fromVersion: Int, throughPosition: Int?, _ txn: Transaction,
-                      _ body: (RecordedEvent, UInt64?) throws -> Bool) throws {
+              _ body: (RecordedEvent, UInt64?) throws -> Bool) throws {
         let prefix = Keys.streamPrefix(stream)
-        try txn.withCursor(streamIndexDB) { cursor in
-            var entry = try cursor.seek(atOrAfter: Keys.streamVersion(stream, fromVersion))
-            var expectedVersion = fromVersion
-            var scanned = ResidentPageRelease.stream(in: txn)
-            defer { scanned.finish() }
-            var event = RecordedEvent.placeholder
-            while let (key, value) = entry, key.starts(with: prefix) {
-                let position = Keys.decodePosition(value)
-                if let throughPosition, position > throughPosition { return }
-                guard let bytes = try txn.get(eventsDB, key: Keys.position(position)) else {
-                    throw FlowLogError.damaged(RecordDamage(position: position, stream: stream, problem: "the stream index points at it, but it is missing"))
+        try txn.withCursor(streamIndexDB) { index in
+            try txn.withCursor(eventsDB) { records in
+                var entry = try index.seek(atOrAfter: Keys.streamVersion(stream, fromVersion))
+                var expectedVersion = fromVersion
+                var event = RecordedEvent.placeholder
+                // The position the records cursor is on, and that record's chain hash.
+                var at = 0
+                var atHash = RecordCodec.genesisHash
+                while let (key, value) = entry, key.starts(with: prefix) {
+                    let position = Keys.decodePosition(value)
+                    if let throughPosition, position > throughPosition { return }
+                    var previousHash = RecordCodec.genesisHash
+                    var record: Cursor.Record?
+                    if at > 0, at == position - 1 {
+                        previousHash = atHash
+                        record = try records.next()
+                    } else if position > 1 {
+                        let before = try withUnsafeBytes(of: UInt64(position - 1).bigEndian) { try records.seek(atOrAfter: $0) }
+                        guard let (beforeKey, beforeValue) = before, Keys.decodePosition(beforeKey) == position - 1,
+                              let hash = RecordCodec.storedHash(of: beforeValue) else {
+                            throw FlowLogError.damaged(RecordDamage(position: position - 1, stream: nil, problem: "it is missing or truncated"))
+                        }
+                        previousHash = hash
+                        record = try records.next()
+                    } else {
+                        record = try withUnsafeBytes(of: UInt64(position).bigEndian) { try records.seek(atOrAfter: $0) }
+                    }
+                    guard let (recordKey, bytes) = record, Keys.decodePosition(recordKey) == position else {
+                        throw FlowLogError.damaged(RecordDamage(position: position, stream: stream, problem: "the stream index points at it, but it is missing"))
+                    }
+                    atHash = try decode(bytes, position: position, previousHash: previousHash, into: &event)
+                    at = position
+                    guard event.stream == stream, event.version == expectedVersion else {
+                        throw FlowLogError.damaged(RecordDamage(position: position, stream: stream, problem: "the stream index says version \(expectedVersion) of \(stream), the record says version \(event.version) of \(event.stream)"))
+                    }
+                    guard try body(event, Keys.decodeFingerprint(value)) else { return }
+                    expectedVersion += 1
+                    entry = try index.next()
                 }
-                _ = try decode(bytes, position: position, previousHash: try hashBefore(position: position, txn), into: &event)
-                if let address = bytes.baseAddress { scanned.include(address) }
-                guard event.stream == stream, event.version == expectedVersion else {
-                    throw FlowLogError.damaged(RecordDamage(position: position, stream: stream, problem: "the stream index says version \(expectedVersion) of \(stream), the record says version \(event.version) of \(event.stream)"))
-                }
-                guard try body(event, Keys.decodeFingerprint(value)) else { return }
-                expectedVersion += 1
-                entry = try cursor.next()
             }
         }
     }

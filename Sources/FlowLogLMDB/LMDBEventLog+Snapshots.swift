@@ -31,6 +31,24 @@ extension LMDBEventLog: SnapshotStore {
         try txn.put(snapshotsDB, key: Keys.streamVersion(stream, version), value: Self.snapshotValue(state, position: position))
     }
 
+    /// Replaces the stream's head: its version, then a snapshot value (so a head is read as one).
+    func writeHead(_ state: FlowState, stream: String, version: Int, position: Int, _ txn: Transaction) throws {
+        guard let headsDB else { return }
+        try txn.put(headsDB, key: Array(stream.utf8), value: Keys.littleEndian(UInt64(version)) + Self.snapshotValue(state, position: position))
+    }
+
+    /// The stream's head, when it is at or before `throughPosition`, intact and from today's reducers.
+    func head(of stream: String, throughPosition: Int?, _ txn: Transaction) throws -> (state: FlowState, version: Int)? {
+        guard let headsDB, let value = try txn.get(headsDB, key: Array(stream.utf8)), value.count > 8 else { return nil }
+        let body = UnsafeRawBufferPointer(rebasing: value[8...])
+        guard body.count > 24, let verified = BinaryWriter.verifiedBody(of: body) else { return nil }
+        if let throughPosition, Keys.decodeInt(verified, at: 8) > throughPosition { return nil }
+        guard var head = Self.decodeSnapshot(version: Keys.decodeInt(value), value: body),
+              let orders = try orders(of: stream, count: head.orderCount, txn) else { return nil }
+        head.state.orders = OrderHistory(orders: orders)
+        return (head.state, head.version)
+    }
+
     /// A `snapshots` value: the reducer version, the position, the state without its orders, a checksum.
     static func snapshotValue(_ state: FlowState, position: Int) -> [UInt8] {
         var encoded = BinaryWriter(capacity: 256)
@@ -76,11 +94,16 @@ extension LMDBEventLog: SnapshotStore {
 
     /// A snapshot's state and version, or `nil` when it is damaged or from other reducers.
     static func decodeSnapshot(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> (state: FlowState, version: Int, orderCount: Int)? {
+        decodeSnapshot(version: Keys.decodeNumber(key), value: value)
+    }
+
+    /// A snapshot value's state, at `version`; `nil` when it is damaged or from other reducers.
+    static func decodeSnapshot(version: Int, value: UnsafeRawBufferPointer) -> (state: FlowState, version: Int, orderCount: Int)? {
         guard value.count > 24, let body = BinaryWriter.verifiedBody(of: value),
               Keys.decodeInt(body) == FlowDecider.reducerVersion,
               let (state, orderCount) = StateCodec.decodeWithoutOrders(UnsafeRawBufferPointer(rebasing: body[16...]))
         else { return nil }
-        return (state, Keys.decodeNumber(key), orderCount)
+        return (state, version, orderCount)
     }
 
     /// How many snapshots the log holds (for status and tests).

@@ -49,6 +49,8 @@ public final class LMDBEventLog: EventLog {
     let ordersDB: Database
     /// Absent from logs written before order pages existed, when they are opened read-only.
     let orderPagesDB: Database?
+    /// Each stream's latest state (`AppendRules.headInterval`); absent from older logs opened read-only.
+    let headsDB: Database?
     /// Encodes appended records; reused, so appending allocates nothing per record.
     var encoder = BinaryWriter(capacity: 512)
 
@@ -84,7 +86,8 @@ public final class LMDBEventLog: EventLog {
             }
             (meta, eventsDB, streamsDB, streamIndexDB, commandsDB, eventIdsDB, snapshotsDB, ordersDB) =
                 (databases[0], databases[1], databases[2], databases[3], databases[4], databases[5], databases[6], databases[7])
-            orderPagesDB = try Self.openOrderPages(environment, creating: access != .readOnly)
+            orderPagesDB = try Self.openOptional("orderPages", environment, creating: access != .readOnly)
+            headsDB = try Self.openOptional("heads", environment, creating: access != .readOnly)
         } catch let error as LMDBError where error.isNotFound {
             throw .notALog(path: path, reason: "it is an LMDB environment without FlowLog's databases")
         } catch {
@@ -93,11 +96,11 @@ public final class LMDBEventLog: EventLog {
         try checkSchema(writable: access != .readOnly)
     }
 
-    /// Order pages are an index that came after the first logs, so a read-only open of an older
-    /// log goes without it: its orders are read one by one, as before.
-    static func openOrderPages(_ environment: Environment, creating: Bool) throws -> Database? {
+    /// Order pages and heads are indexes that came after the first logs, so a read-only open of an
+    /// older log goes without them: its orders are read one by one, its streams from snapshots.
+    static func openOptional(_ name: String, _ environment: Environment, creating: Bool) throws -> Database? {
         do {
-            return try environment.openDatabases(named: ["orderPages"], create: creating)[0]
+            return try environment.openDatabases(named: [name], create: creating)[0]
         } catch let error as LMDBError where error.isNotFound && !creating {
             return nil
         }

@@ -109,38 +109,6 @@ public final class Environment {
         }
     }
 
-    /// The whole mapping (from `/proc/self/maps`) that holds `address`: the memory map of an
-    /// environment, given any pointer a read returned. LMDB reports the map's address only for
-    /// `MDB_FIXEDMAP`, so this is how a scan finds the range to release.
-    public static func mapping(containing address: UnsafeRawPointer) -> UnsafeRawBufferPointer? {
-        guard let maps = fopen("/proc/self/maps", "r") else { return nil }
-        defer { fclose(maps) }
-        let target = UInt(bitPattern: address)
-        var line: UnsafeMutablePointer<CChar>?
-        var capacity = 0
-        defer { free(line) }
-        while getline(&line, &capacity, maps) > 0, let line {
-            // "start-end perms offset dev inode path", addresses in hex.
-            var end: UnsafeMutablePointer<CChar>?
-            let start = strtoul(line, &end, 16)
-            guard let dash = end, dash.pointee == CChar(UInt8(ascii: "-")) else { continue }
-            let stop = strtoul(dash + 1, nil, 16)
-            if start <= target, target < stop, let base = UnsafeRawPointer(bitPattern: start) {
-                return UnsafeRawBufferPointer(start: base, count: Int(stop - start))
-            }
-        }
-        return nil
-    }
-
-    /// Drops the pages of `mapping` from this process's resident set; the page cache keeps them and
-    /// the next read maps them again, so pointers into a read-only map stay valid (LMDB's map is
-    /// read-only unless `MDB_WRITEMAP`). Long scans call this every so often so that walking a log of
-    /// many gigabytes keeps a small resident set, however many pages the kernel maps around each fault.
-    public static func releaseResidentPages(of mapping: UnsafeRawBufferPointer) {
-        guard let base = mapping.baseAddress else { return }
-        _ = madvise(UnsafeMutableRawPointer(mutating: base), mapping.count, MADV_DONTNEED)
-    }
-
     /// Flushes buffers to disk; only needed by callers that turned synchronous commits off.
     public func sync() throws(LMDBError) {
         try check(mdb_env_sync(handle, 1), "mdb_env_sync")

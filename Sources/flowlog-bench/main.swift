@@ -8,37 +8,6 @@ import LMDB
 // Usage: flowlog-bench [--events N] [--commands N] [--runs N] [--work DIR] [--flowlog PATH] [--python PATH] [--cases a,b,…]
 // Build it and flowlog in release first (`scripts/bench` does).
 
-struct Options {
-    var events = 1_000_000
-    var commands = 100_000
-    var runs = 5
-    var work = ".build/bench-work"
-    var flowlog = ".build/release/flowlog"
-    var python = "/usr/bin/python3"
-    var baselineScript = "scripts/bench_baseline.py"
-    var cases: Set<String> = ["send", "import", "replay", "export", "state", "longstream", "group"]
-    /// With N > 0, also build a log of N events and measure the resident memory of export and replay.
-    var memoryEvents = 0
-
-    init(_ arguments: [String]) throws {
-        var iterator = arguments.makeIterator()
-        while let argument = iterator.next() {
-            guard let value = iterator.next() else { throw BenchError("\(argument) needs a value") }
-            switch argument {
-            case "--events": events = Int(value)!
-            case "--commands": commands = Int(value)!
-            case "--runs": runs = Int(value)!
-            case "--work": work = value
-            case "--flowlog": flowlog = value
-            case "--python": python = value
-            case "--cases": cases = Set(value.split(separator: ",").map(String.init))
-            case "--memory-events": memoryEvents = Int(value)!
-            default: throw BenchError("unknown option \(argument)")
-            }
-        }
-    }
-}
-
 /// The NDJSON envelope as a Codable type, for the JSONDecoder baseline.
 struct CodableEvent: Codable {
     struct Data: Codable {
@@ -372,6 +341,13 @@ if options.memoryEvents > 0 {
 }
 
 print(report.render())
+
+if !options.scaleSizes.isEmpty {
+    let rows = try runScale(options)
+    print("\n" + renderScale(rows))
+    try Data(ScalePlot.svg(rows).utf8).write(to: URL(fileURLWithPath: options.work + "/scale.svg"))
+    log("plot: \(options.work)/scale.svg")
+}
 
 if options.cases.contains("sendparts") {
     let commands = Workload(streams: 1_000).commands(count: options.commands)

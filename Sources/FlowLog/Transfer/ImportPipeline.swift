@@ -11,6 +11,13 @@ package protocol ImportSession {
     func withStreamLoader(_ body: (@escaping (String) throws -> (version: Int, state: FlowState)) throws -> Void) throws
     /// Writes one prepared batch inside the import's transaction, on the thread that opened it.
     func write(_ content: any Sendable, heads: [(stream: String, version: Int)]) throws
+    /// After the last batch: the final state of every stream the import touched.
+    func writeFinalStates(_ states: [StreamHead]) throws
+}
+
+extension ImportSession {
+    /// A backend that keeps no heads has nothing to do with them.
+    package func writeFinalStates(_ states: [StreamHead]) throws {}
 }
 
 /// A backend that imports: it opens the import's one write transaction and hands the session to `body`.
@@ -23,6 +30,7 @@ extension ImportSession {
     func write(_ batch: ImportBatch) throws {
         try write(batch.content, heads: batch.heads)
         if let failure = batch.failure { throw failure }
+        if !batch.finalStates.isEmpty { try writeFinalStates(batch.finalStates) }
     }
 }
 

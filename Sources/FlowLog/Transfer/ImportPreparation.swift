@@ -55,6 +55,16 @@ package struct ImportBatch: @unchecked Sendable {
     package var failure: Error?
     package var count: Int
     package var heads: [(stream: String, version: Int)] = []
+    /// In the last batch, each touched stream's final state, for backends that keep heads.
+    package var finalStates: [StreamHead] = []
+}
+
+/// A stream's latest state, where a backend keeps one (`AppendTransaction.storeHead`).
+package struct StreamHead {
+    package let stream: String
+    package let version: Int
+    package let position: Int
+    package let state: FlowState
 }
 
 /// Checks and folds imported events in order and hands them to the backend's builder. Noncopyable,
@@ -68,6 +78,8 @@ package struct ImportPreparation: ~Copyable {
     private struct StreamFold {
         var version: Int
         var state: FlowState
+        /// The position of the stream's last event (0 before the import touched it).
+        var position = 0
     }
 
     private var position: Int
@@ -133,6 +145,10 @@ package struct ImportPreparation: ~Copyable {
     package mutating func takeLast() -> ImportBatch {
         var last = take()
         last.heads = slots.map { ($0.key, folds[$0.value].version) }
+        last.finalStates = slots.compactMap { stream, slot in
+            let fold = folds[slot]
+            return fold.position > 0 ? StreamHead(stream: stream, version: fold.version, position: fold.position, state: fold.state) : nil
+        }
         return last
     }
 
@@ -141,6 +157,7 @@ package struct ImportPreparation: ~Copyable {
     /// method, the state was copied (its arrays and strings retained) three times an event.
     private static func fold(_ event: RecordedEvent, into fold: inout StreamFold, scratch: inout BinaryWriter) -> UInt64 {
         fold.version = event.version
+        fold.position = event.position
         FlowDecider.evolve(&fold.state, event.event)
         return StateCodec.fingerprint(fold.state, scratch: &scratch)
     }

@@ -1,0 +1,34 @@
+/// `flowlog-bench`'s options.
+struct Options {
+    var events = 1_000_000
+    var commands = 100_000
+    var runs = 5
+    var work = ".build/bench-work"
+    var flowlog = ".build/release/flowlog"
+    var python = "/usr/bin/python3"
+    var baselineScript = "scripts/bench_baseline.py"
+    var cases: Set<String> = ["send", "import", "replay", "export", "state", "longstream", "group"]
+    /// With N > 0, also build a log of N events and measure the resident memory of export and replay.
+    var memoryEvents = 0
+    /// With `--scale`, the sizes of the many-stream logs the scale cases build (events; one stream per 1,000).
+    var scaleSizes: [Int] = []
+
+    init(_ arguments: [String]) throws {
+        var iterator = arguments.makeIterator()
+        while let argument = iterator.next() {
+            guard let value = iterator.next() else { throw BenchError("\(argument) needs a value") }
+            switch argument {
+            case "--events": events = Int(value)!
+            case "--commands": commands = Int(value)!
+            case "--runs": runs = Int(value)!
+            case "--work": work = value
+            case "--flowlog": flowlog = value
+            case "--python": python = value
+            case "--cases": cases = Set(value.split(separator: ",").map(String.init))
+            case "--memory-events": memoryEvents = Int(value)!
+            case "--scale": scaleSizes = value.split(separator: ",").map { Int($0)! }
+            default: throw BenchError("unknown option \(argument)")
+            }
+        }
+    }
+}
