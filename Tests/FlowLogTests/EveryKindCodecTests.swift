@@ -116,3 +116,26 @@ extension AppEvent {
     /// The declared fields of the event's kind.
     var declarationFields: [FieldDescription] { EventKinds.info(kind).fields }
 }
+
+/// The export's fast line writer and the writer that takes any event agree byte for byte, and
+/// text that needs escaping or does not fit goes to the second.
+@Suite("Event lines")
+struct EventLineTests {
+    @Test func theFastLineIsTheSameAsTheGeneralOne() {
+        var rng = SplitMix64(seed: 12)
+        let events = RandomEvents()
+        var fast = 0
+        for position in 1...3_000 {
+            var record = sampleRecord(events.event(using: &rng), position: position, correlation: position % 3 == 0 ? nil : "c-\(position)",
+                                      causation: position % 2 == 0 ? "cmd.\(position)" : nil)
+            record.timestamp = Timestamp(microseconds: Int64(rng.next() % 4_000_000_000_000_000) - 1_000_000_000_000_000)
+            var line = JSONWriter()
+            var general = JSONWriter()
+            FlowJSON.writeEvent(record, into: &line)
+            FlowJSON.writeEventByFragments(record, into: &general)
+            #expect(line.text == general.text)
+            if EventLine.append(record, to: &general) { fast += 1 }
+        }
+        #expect(fast > 1_500)
+    }
+}

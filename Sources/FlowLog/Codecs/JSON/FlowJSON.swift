@@ -127,6 +127,13 @@ public enum FlowJSON {
     /// One recorded event with its whole envelope, as `log --format json` and the NDJSON export write it.
     /// `correlationId` and `causationId` appear only where set.
     public static func writeEvent(_ record: RecordedEvent, into json: inout JSONWriter) {
+        if EventLine.append(record, to: &json) { return }
+        writeEventByFragments(record, into: &json)
+    }
+
+    /// The same layout, fragment by fragment through the writer, for any event (`EventLine` takes
+    /// the ones whose text needs no escaping and fits its buffer).
+    static func writeEventByFragments(_ record: RecordedEvent, into json: inout JSONWriter) {
         // A fixed layout, written as fragments: exports write millions of these.
         json.separate()
         json.raw(#"{"position":"#); json.rawInt(record.position)

@@ -172,6 +172,12 @@ public struct JSONWriter {
     }
 
     @inline(__always)
+    /// Bytes of a whole value, after a separator where one is due.
+    mutating func appendSeparated(_ value: UnsafeBufferPointer<UInt8>) {
+        separate()
+        bytes.append(contentsOf: value)
+    }
+
     mutating func separate() {
         if commaBits & 1 != 0 { bytes.append(UInt8(ascii: ",")) }
         commaBits |= 1
