@@ -47,6 +47,6 @@ let package = Package(
         .testTarget(name: "FlowDomainTests", dependencies: ["FlowDomain", "FlowLogTesting"]),
         .testTarget(name: "FlowLogTests", dependencies: ["FlowLog", "FlowLogLMDB", "FlowDomain", "FlowLogTesting"]),
         .testTarget(name: "FlowLogLMDBTests", dependencies: ["FlowLogLMDB", "FlowLog", "FlowDomain", "LMDB", "FlowLogTesting"]),
-        .testTarget(name: "FlowLogCLITests", dependencies: ["FlowLogCLI", "FlowLog", "FlowLogLMDB", "FlowDomain", "LMDB", "FlowLogTesting"]),
+        .testTarget(name: "FlowLogCLITests", dependencies: ["FlowLogCLI", .product(name: "ArgumentParser", package: "swift-argument-parser"), "FlowLog", "FlowLogLMDB", "FlowDomain", "LMDB", "FlowLogTesting"]),
     ]
 )

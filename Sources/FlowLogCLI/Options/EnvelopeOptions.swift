@@ -15,4 +15,9 @@ struct EnvelopeOptions: ParsableArguments {
     var correlationId: String?
 
     @OptionGroup var format: FormatOptions
+
+    /// These options as ArgumentParser writes them in a usage line, for the typed commands' usage,
+    /// which also names their field options. Written out: making it costs ArgumentParser a walk
+    /// over the options that every process would pay (a test keeps the two equal).
+    static let usage = "[--stream <stream>] [--id <id>] [--expected-version <expected-version>] [--correlation-id <correlation-id>] [--format <format>]"
 }

@@ -8,6 +8,9 @@ struct LogOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The log folder.", discussion: "Default: $FLOWLOG_DB, or ./flowlog.lmdb.", valueName: "path"))
     var db: String?
 
+    /// As ArgumentParser writes it in a usage line (see `EnvelopeOptions.usage`).
+    static let usage = "[--db <path>]"
+
     var logPath: String {
         if let db { return db }
         if let fromEnvironment = getenv("FLOWLOG_DB"), fromEnvironment.pointee != 0 { return String(cString: fromEnvironment) }

@@ -53,7 +53,7 @@ enum TypedCommandCatalog {
     private static func configuration(of info: CommandKindInfo) -> CommandConfiguration {
         let declaration = info.declaration
         let options = info.fields.map(FieldOption.init)
-        let usage = (["flowlog", declaration.group.description, declaration.verb.description] + options.map(\.usage) + [envelopeUsage])
+        let usage = (["flowlog", declaration.group.description, declaration.verb.description] + options.map(\.usage) + [EnvelopeOptions.usage, LogOptions.usage])
             .joined(separator: " ")
         return CommandConfiguration(
             commandName: declaration.verb.description,
@@ -74,15 +74,6 @@ enum TypedCommandCatalog {
         guard !options.isEmpty else { return "" }
         let width = options.map(\.synopsis.count).max()! + 2
         return (["FIELD OPTIONS:"] + options.map { "  " + TextPadding.pad($0.synopsis, width) + $0.help }).joined(separator: "\n")
-    }
-
-    /// The envelope's and the log's options as ArgumentParser writes them in a usage line.
-    private static let envelopeUsage = String(EnvelopeUsage.usageString().dropFirst(EnvelopeUsage.configuration.commandName!.count + 1))
-
-    private struct EnvelopeUsage: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "envelope")
-        @OptionGroup var envelope: EnvelopeOptions
-        @OptionGroup var logOptions: LogOptions
     }
 
     /// Opens the existential: the typed command of a kind, from its payload's type.
