@@ -7,6 +7,12 @@ struct SchemaCommand: ParsableCommand {
         abstract: "Print the fields of every command kind or event kind, from their declarations.",
         subcommands: [CommandKindsReference.self, EventKindsReference.self])
 
+    private static func write(_ format: FormatOptions, json: (inout JSONWriter) -> Void, text: () -> String) throws {
+        try CommandExecution.run { output in
+            if format.isJSON { output.json(json) } else { output.lines(of: text()) }
+        }
+    }
+
     struct CommandKindsReference: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "commands",
@@ -15,9 +21,7 @@ struct SchemaCommand: ParsableCommand {
         @OptionGroup var logOptions: LogOptions
 
         func run() throws {
-            try CommandExecution.run { output in
-                if format.isJSON { output.json { KindSchema.commandsJSON(into: &$0) } } else { output.lines(of: KindSchema.commandsText()) }
-            }
+            try SchemaCommand.write(format, json: KindSchema.commandsJSON, text: KindSchema.commandsText)
         }
     }
 
@@ -29,9 +33,7 @@ struct SchemaCommand: ParsableCommand {
         @OptionGroup var logOptions: LogOptions
 
         func run() throws {
-            try CommandExecution.run { output in
-                if format.isJSON { output.json { KindSchema.eventsJSON(into: &$0) } } else { output.lines(of: KindSchema.eventsText()) }
-            }
+            try SchemaCommand.write(format, json: KindSchema.eventsJSON, text: KindSchema.eventsText)
         }
     }
 }

@@ -6,15 +6,14 @@ struct StateCommand: ParsableCommand {
         commandName: "state",
         abstract: "Print the projected state of one stream, now or as of a global position.")
 
-    @Option(help: "The stream.") var stream = "default"
-    @OptionGroup var position: AtPositionOptions
+    @OptionGroup var position: StreamPositionOptions
     @OptionGroup var format: FormatOptions
     @OptionGroup var logOptions: LogOptions
 
     func run() throws {
         try CommandExecution.run { output in
             let log = try Composition.openLog(logOptions, access: .readOnly)
-            let at = position.at
+            let (stream, at) = (position.stream, position.at)
             if let at {
                 let last = try log.lastPosition()
                 guard at >= 0, at <= last else {

@@ -6,19 +6,18 @@ struct ViewCommand: ParsableCommand {
         commandName: "view",
         abstract: "Draw what the app's screen and cart show for a stream: plain strings and flags computed from its state.")
 
-    @Option(help: "The stream.") var stream = "default"
-    @OptionGroup var position: AtPositionOptions
+    @OptionGroup var position: StreamPositionOptions
     @OptionGroup var format: FormatOptions
     @OptionGroup var logOptions: LogOptions
 
     func run() throws {
         try CommandExecution.run { output in
             let log = try Composition.openLog(logOptions, access: .readOnly)
-            let (state, version) = try log.state(ofStream: stream, throughPosition: position.at)
+            let (state, version) = try log.state(ofStream: position.stream, throughPosition: position.at)
             let cart = ViewProjector.cart(state)
             let screen = ViewProjector.screen(state.navigation)
             switch format.format {
-            case .json: output.json { ViewProjector.writeJSON(cart: cart, screen: screen, stream: stream, version: version, into: &$0) }
+            case .json: output.json { ViewProjector.writeJSON(cart: cart, screen: screen, stream: position.stream, version: version, into: &$0) }
             case .text: output.lines(ViewText.lines(cart: cart, screen: screen))
             }
         }

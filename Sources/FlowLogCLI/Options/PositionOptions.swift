@@ -1,7 +1,10 @@
 import ArgumentParser
 
-/// `--at N`: a stream as it was right after a global position.
-struct AtPositionOptions: ParsableArguments {
+/// `--stream S --at N`: a stream's state as it was right after a global position (now, without `--at`).
+struct StreamPositionOptions: ParsableArguments {
+    @Option(help: "The stream.")
+    var stream = "default"
+
     @Option(help: "The state as it was right after this global position.")
     var at: Int?
 }

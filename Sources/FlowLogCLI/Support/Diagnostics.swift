@@ -1,3 +1,4 @@
+import FlowLog
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -16,15 +17,7 @@ enum Diagnostics {
     }
 
     private static func writeRaw(_ text: String) {
-        var text = text
-        text.withUTF8 { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let written = Glibc.write(STDERR_FILENO, bytes.baseAddress! + offset, bytes.count - offset)
-                if written < 0, errno == EINTR { continue }
-                guard written > 0 else { return }
-                offset += written
-            }
-        }
+        // Nothing more can be said if standard error cannot be written.
+        try? FileDescriptorOutput(fileDescriptor: STDERR_FILENO).write(Array(text.utf8))
     }
 }
