@@ -2,8 +2,9 @@
 import PackageDescription
 
 /// FlowLog's targets are its layers; dependency arrows point inward only (docs/architecture.md):
-/// `flowlog` (composition root) → `FlowLogLMDB` (a storage backend) → `FlowLog` (the log contract and
-/// the features, on protocols) → `FlowDomain` (pure); `FlowLogLMDB` → `LMDB` → `CLMDB`.
+/// `flowlog` (a tiny main) → `FlowLogCLI` (the command line and the composition root) → `FlowLogLMDB`
+/// (a storage backend) → `FlowLog` (the log contract and the features, on protocols) → `FlowDomain`
+/// (pure); `FlowLogLMDB` → `LMDB` → `CLMDB`.
 /// Release builds optimise across the package's modules: the codecs and the import pipeline are
 /// generic over visitors and backends declared in other modules, and specialising them there is
 /// what keeps one declaration per kind (and storage behind protocols) as fast as hand-written code.
@@ -32,8 +33,8 @@ let package = Package(
         .target(name: "FlowLog", dependencies: ["FlowDomain"], swiftSettings: crossModule),
         .target(name: "FlowLogLMDB", dependencies: ["FlowLog", "FlowDomain", "LMDB"], swiftSettings: crossModule),
         .target(name: "FlowLogTesting", dependencies: ["FlowDomain", "FlowLog"]),
-        .executableTarget(
-            name: "flowlog",
+        .target(
+            name: "FlowLogCLI",
             dependencies: [
                 "FlowLog",
                 "FlowLogLMDB",
@@ -41,10 +42,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .executableTarget(name: "flowlog", dependencies: ["FlowLogCLI"]),
         .executableTarget(name: "flowlog-bench", dependencies: ["FlowLog", "FlowLogLMDB", "FlowDomain", "LMDB"]),
         .testTarget(name: "FlowDomainTests", dependencies: ["FlowDomain", "FlowLogTesting"]),
         .testTarget(name: "FlowLogTests", dependencies: ["FlowLog", "FlowLogLMDB", "FlowDomain", "FlowLogTesting"]),
         .testTarget(name: "FlowLogLMDBTests", dependencies: ["FlowLogLMDB", "FlowLog", "FlowDomain", "LMDB", "FlowLogTesting"]),
-        .testTarget(name: "FlowLogCLITests", dependencies: ["FlowLog", "FlowLogLMDB", "FlowDomain", "LMDB", "FlowLogTesting"]),
+        .testTarget(name: "FlowLogCLITests", dependencies: ["FlowLogCLI", .product(name: "ArgumentParser", package: "swift-argument-parser"), "FlowLog", "FlowLogLMDB", "FlowDomain", "LMDB", "FlowLogTesting"]),
     ]
 )

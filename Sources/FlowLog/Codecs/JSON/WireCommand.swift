@@ -122,6 +122,12 @@ public enum WireCommand {
     /// The wire form of an envelope: the inverse of `decode`, for scripts and fixtures.
     public static func encode(_ envelope: CommandEnvelope) -> String {
         var json = JSONWriter()
+        encode(envelope, into: &json)
+        return json.text
+    }
+
+    /// Writes the wire form of an envelope into `json`.
+    public static func encode(_ envelope: CommandEnvelope, into json: inout JSONWriter) {
         json.beginObject()
         json.key("type"); json.string(envelope.command.typeName)
         if envelope.stream != "default" { json.key("stream"); json.string(envelope.stream) }
@@ -132,7 +138,6 @@ public enum WireCommand {
         try! envelope.command.visitPayload(&fields)
         json = fields.json
         json.endObject()
-        return json.text
     }
 
     /// Writes a command's fields as wire members; an absent optional field is left out.

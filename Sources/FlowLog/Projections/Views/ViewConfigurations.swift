@@ -162,30 +162,4 @@ public enum ViewProjector {
         }
         json.endArray()
     }
-
-    /// The screen and the cart drawn as text for a terminal.
-    public static func render(cart: CartViewConfiguration, screen: ScreenConfiguration) -> String {
-        func buttons(_ list: [ScreenConfiguration.Button]) -> String {
-            list.map { $0.isEnabled ? "[ \($0.title) ]" : "( \($0.title) )" }.joined(separator: "  ")
-        }
-        var lines = ["┌─ \(screen.title) " + String(repeating: "─", count: max(2, 40 - screen.title.count))]
-        if screen.isBackVisible { lines.append("│ ‹ Back") }
-        lines.append("│ \(screen.message)")
-        if !screen.tabTitles.isEmpty {
-            lines.append("│ " + screen.tabTitles.enumerated().map { $0.offset == screen.selectedTab ? "▸\($0.element)◂" : " \($0.element) " }.joined(separator: " | "))
-        }
-        if !screen.buttons.isEmpty { lines.append("│ " + buttons(screen.buttons)) }
-        if let modal = screen.modalTitle { lines.append("│ ╔═ \(modal) ═╗  " + buttons(screen.modalButtons)) }
-        lines.append("├─ \(cart.title)")
-        if let empty = cart.emptyText { lines.append("│ \(empty)") }
-        for row in cart.rows {
-            lines.append("│ \(row.title): \(row.quantityText) = \(row.amountText)\(row.discountText.map { "  \($0) → \(row.finalAmountText)" } ?? "")")
-        }
-        if let discount = cart.cartDiscountText { lines.append("│ \(discount)") }
-        lines.append("│ \(cart.subtotalText) · \(cart.totalText)")
-        if let status = cart.statusText { lines.append("│ \(status)") }
-        lines.append("│ " + buttons([.init(title: cart.checkoutButtonTitle, isEnabled: cart.isCheckoutEnabled)]) + "   \(cart.ordersText)")
-        lines.append("└" + String(repeating: "─", count: 42))
-        return lines.joined(separator: "\n")
-    }
 }

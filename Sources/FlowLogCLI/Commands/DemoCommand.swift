@@ -1,0 +1,76 @@
+import ArgumentParser
+import FlowDomain
+import FlowLog
+
+struct DemoCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "demo",
+        abstract: "Play a scripted shopping and onboarding session through the whole pipeline.",
+        discussion: "Each run uses a new stream (demo-1, demo-2, …) unless --stream names one.")
+
+    @Option(help: "The stream to play the session into (default: the first unused demo-N).")
+    var stream: String?
+
+    @Flag(help: "Print the script as NDJSON commands (for `flowlog send`) instead of playing it.")
+    var printScript = false
+
+    @OptionGroup var tracker: TrackerOptions
+    @OptionGroup var logOptions: LogOptions
+
+    func run() throws {
+        try CommandExecution.run { output in
+            if printScript {
+                for envelope in DemoScript.commands(stream: stream ?? "demo-1") { output.json { WireCommand.encode(envelope, into: &$0) } }
+                return
+            }
+            try play(output)
+        }
+    }
+
+    private func play(_ output: OutputWriter) throws {
+        let log = try Composition.openLog(logOptions, access: .readWriteCreating)
+        let used = Set(try log.streams().map(\.stream))
+        let stream = stream ?? (1...).lazy.map { "demo-\($0)" }.first { !used.contains($0) }!
+        let processor = Composition.processor(for: log)
+        // Wired before the first command, so a tracker folder that is refused stops the demo before it plays.
+        let projectors = try Composition.projectors(log, tracker: tracker, options: logOptions)
+        output.line("FlowLog demo: a session in stream \(stream) of the log \(log.location)")
+        output.line("")
+        for (index, envelope) in DemoScript.commands(stream: stream).enumerated() {
+            let before = try processor.state(of: stream).state
+            let outcome = try processor.handle(envelope)
+            let after = try processor.state(of: stream).state
+            output.lines(DemoText.step(number: index + 1, envelope: envelope, outcome: outcome, before: before, after: after))
+            if case .accepted(let acceptance) = outcome, !acceptance.events.isEmpty {
+                let recorded = try log.events(from: acceptance.receipt.firstPosition, limit: acceptance.events.count)
+                for line in DemoText.trackerCalls(recorded) { output.line("      " + line) }
+                output.line("      " + ViewText.summary(after))
+            }
+        }
+        let (state, version) = try processor.state(of: stream)
+        output.line("")
+        output.line("Final state of \(stream) (version \(version)):")
+        output.line("")
+        output.lines(StateText.lines(state, stream: stream, version: version))
+        output.line("")
+        output.line("What the app shows now (flowlog view --stream \(stream)):")
+        output.lines(ViewText.lines(cart: ViewProjector.cart(state), screen: ViewProjector.screen(state.navigation)))
+        let runner = ProjectionRunner(log: log)
+        output.line("")
+        output.line("Projections, caught up with the log:")
+        for projector in projectors {
+            do {
+                let lock = try log.leaseProjector(projector.name)
+                try runner.catchUp(projector)
+                withExtendedLifetime(lock) {}
+                output.line("  \(TextPadding.pad(projector.name, 16)) checkpoint \(try projector.checkpoint())")
+            } catch FlowLogError.busy(let busy) {
+                // Its runner delivers these events; a second delivery would duplicate them.
+                output.line("  \(TextPadding.pad(projector.name, 16)) being run by \(busy.pid.map { "process \($0)" } ?? "another process"), which projects these events")
+            }
+        }
+        output.line("  analytics calls are in \(tracker.folder(for: logOptions))/segment.ndjson and snake.ndjson")
+        output.line("")
+        output.line("The log \(log.location) now holds \(try log.lastPosition()) events. Try: flowlog log --stream \(stream), flowlog orders, flowlog view --stream \(stream)")
+    }
+}

@@ -1,0 +1,45 @@
+import ArgumentParser
+import FlowLog
+
+struct LogCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "log", abstract: "List recorded events, as a table or as JSON lines.")
+
+    /// The log's text face is a table.
+    enum Format: String, ExpressibleByArgument, CaseIterable { case table, json }
+
+    @Option(help: "Only this stream's events.") var stream: String?
+    @OptionGroup var start: FromPositionOptions
+    @Option(help: "At most this many events.") var limit: Int?
+    @Option(help: "table or json (one event a line, the export envelope).") var format: Format = .table
+    @OptionGroup var logOptions: LogOptions
+
+    func validate() throws {
+        if let limit, limit < 0 { throw ValidationError("--limit must be 0 or more.") }
+    }
+
+    func run() throws {
+        try CommandExecution.run { output in
+            let log = try Composition.openLog(logOptions, access: .readOnly)
+            let from = start.from
+            var shown = 0
+            let table = EventTable()
+            let body: (RecordedEvent) throws -> Bool = { record in
+                if let limit, shown >= limit { return false }
+                if record.position < from { return true }
+                switch format {
+                case .json: output.json { FlowJSON.writeEvent(record, into: &$0) }
+                case .table: table.add(record)
+                }
+                shown += 1
+                return true
+            }
+            if let stream {
+                try log.forEachEvent(inStream: stream, throughPosition: nil, body)
+            } else {
+                try log.forEachEvent(from: from, through: nil, body)
+            }
+            if format == .table { output.lines(table.lines()) }
+        }
+    }
+}

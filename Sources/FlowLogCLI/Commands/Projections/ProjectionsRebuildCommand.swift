@@ -1,0 +1,37 @@
+import ArgumentParser
+import FlowLog
+
+struct ProjectionsRebuildCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "rebuild", abstract: "Reset one projector and replay it from position 1.")
+    @Argument(help: "storage, tracker.segment or tracker.snake.") var name: String
+    @Flag(help: "For a tracker: send again the calls its collector already acknowledged.") var resend = false
+    @OptionGroup var tracker: TrackerOptions
+    @OptionGroup var logOptions: LogOptions
+
+    func validate() throws {
+        guard Composition.projectorNames.contains(name) else {
+            throw ValidationError("There is no projector '\(TerminalText.escaped(name))'; the projectors are \(Composition.projectorNames.joined(separator: ", ")).")
+        }
+        if resend, !name.hasPrefix("tracker.") { throw ValidationError("--resend goes with a tracker (tracker.segment or tracker.snake).") }
+    }
+
+    func run() throws {
+        try CommandExecution.run { output in
+            let log = try Composition.openLog(logOptions, access: .readWrite)
+            guard let projector = try Composition.projectors(log, tracker: tracker, options: logOptions).first(where: { $0.name == name }) else { return }
+            let lock = try log.leaseProjector(name)
+            defer { withExtendedLifetime(lock) {} }
+            if let tracker = projector as? TrackerProjector {
+                try tracker.reset(resending: resend)
+            } else {
+                try projector.reset()
+            }
+            let handled = try ProjectionRunner(log: log).catchUp(projector)
+            output.line("\(name): rebuilt from \(handled) events")
+            let acknowledged = try log.acknowledgedPosition(of: name)
+            if projector is TrackerProjector, acknowledged > 0 {
+                Diagnostics.write("\(name): the calls of positions 1 through \(acknowledged), which the collector had acknowledged, were not sent again; give --resend to send them again.")
+            }
+        }
+    }
+}

@@ -1,0 +1,27 @@
+import ArgumentParser
+import FlowLog
+
+struct ProjectionsRunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "run", abstract: "Catch every projector up with the log (and keep following it with --follow).")
+    @Flag(help: "Keep following new appends until interrupted.") var follow = false
+    @OptionGroup var tracker: TrackerOptions
+    @OptionGroup var logOptions: LogOptions
+
+    func run() throws {
+        try CommandExecution.run { output in
+            let log = try Composition.openLog(logOptions, access: .readWrite)
+            let runner = ProjectionRunner(log: log)
+            let projectors = try Composition.projectors(log, tracker: tracker, options: logOptions)
+            // Held until this process ends: one runner per projector.
+            let locks = try projectors.map { try log.leaseProjector($0.name) }
+            defer { withExtendedLifetime(locks) {} }
+            if follow {
+                try runner.follow(projectors) { false }
+            }
+            for projector in projectors {
+                let handled = try runner.catchUp(projector)
+                output.line("\(projector.name): projected \(handled) events, checkpoint \(try projector.checkpoint())")
+            }
+        }
+    }
+}

@@ -1,0 +1,25 @@
+import ArgumentParser
+import FlowDomain
+import FlowLog
+
+struct SnapshotsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "snapshots",
+        abstract: "Show or set how often a stream's state is saved (every K events), so `state --at` and replays cost O(K).",
+        discussion: "Snapshots carry the reducer version that wrote them; one from other reducers is never used.")
+
+    @Option(help: "Save a snapshot every K events of a stream from now on (0: none).") var interval: Int?
+    @OptionGroup var logOptions: LogOptions
+
+    func validate() throws {
+        if let interval, interval < 0 { throw ValidationError("--interval must be 0 or more.") }
+    }
+
+    func run() throws {
+        try CommandExecution.run { output in
+            let log = try Composition.openLog(logOptions, access: interval == nil ? .readOnly : .readWrite)
+            if let interval { try log.setSnapshotInterval(interval) }
+            output.line("snapshot interval: \(try log.snapshotInterval()) events; snapshots stored: \(try log.snapshotCount()); reducer version: \(FlowDecider.reducerVersion)")
+        }
+    }
+}

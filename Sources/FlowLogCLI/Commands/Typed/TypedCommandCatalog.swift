@@ -1,0 +1,89 @@
+import ArgumentParser
+import FlowDomain
+
+/// The typed commands, derived from the command kinds' declarations (`CommandKinds.all`): one
+/// group per `declaration.group`, in the order the declarations come, and in each group one
+/// `TypedCommand` per kind, named `declaration.verb`. Configurations are made once per process.
+enum TypedCommandCatalog {
+    /// What each group is for; a group without an entry is described by its kinds.
+    private static let groupAbstracts: [String: String] = [
+        "cart": "Change the shopping cart.",
+        "system": "Report what the system did: app launches and payment answers.",
+        "welcome": "Taps on the welcome screen.",
+        "onboarding": "Taps on the onboarding screens.",
+        "login": "The log-in screen.",
+        "home": "The home screen.",
+        "modal": "The modal.",
+    ]
+
+    /// The groups' subcommands of `flowlog`, in declaration order.
+    static let groupCommands: [any ParsableCommand.Type] = groups.map { groupCommand(keyedBy: $0.kinds[0].payloadType) }
+
+    static func configuration<Payload: CommandPayload>(of payload: Payload.Type) -> CommandConfiguration {
+        kindConfigurations[ObjectIdentifier(payload)]!
+    }
+
+    static func groupConfiguration<Payload: CommandPayload>(of firstKind: Payload.Type) -> CommandConfiguration {
+        groupConfigurations[firstKind.declaration.group.description]!
+    }
+
+    private struct Group {
+        let name: String
+        var kinds: [CommandKindInfo]
+    }
+
+    private static let groups: [Group] = CommandKinds.all.reduce(into: []) { groups, info in
+        let name = info.declaration.group.description
+        if let index = groups.firstIndex(where: { $0.name == name }) {
+            groups[index].kinds.append(info)
+        } else {
+            groups.append(Group(name: name, kinds: [info]))
+        }
+    }
+
+    private static let groupConfigurations: [String: CommandConfiguration] = Dictionary(uniqueKeysWithValues: groups.map { group in
+        let abstract = groupAbstracts[group.name] ?? "The \(group.name) commands: \(group.kinds.map(\.typeName).joined(separator: ", "))."
+        return (group.name, CommandConfiguration(commandName: group.name, abstract: abstract, subcommands: group.kinds.map { command(for: $0.payloadType) }))
+    })
+
+    private static let kindConfigurations: [ObjectIdentifier: CommandConfiguration] = Dictionary(uniqueKeysWithValues: CommandKinds.all.map { info in
+        (ObjectIdentifier(info.payloadType), configuration(of: info))
+    })
+
+    private static func configuration(of info: CommandKindInfo) -> CommandConfiguration {
+        let declaration = info.declaration
+        let options = info.fields.map(FieldOption.init)
+        let usage = (["flowlog", declaration.group.description, declaration.verb.description] + options.map(\.usage) + [EnvelopeOptions.usage, LogOptions.usage])
+            .joined(separator: " ")
+        return CommandConfiguration(
+            commandName: declaration.verb.description,
+            abstract: abstract(of: info),
+            usage: usage,
+            discussion: fieldHelp(options))
+    }
+
+    /// The kind's summary with its type name: "Add a quantity of a product (cart.addProduct)."
+    private static func abstract(of info: CommandKindInfo) -> String {
+        let summary = info.declaration.summary.description
+        let sentence = summary.hasSuffix(".") ? String(summary.dropLast()) : summary
+        return "\(sentence) (\(info.typeName))."
+    }
+
+    /// The field options as the help lists them, in a section like ArgumentParser's own.
+    private static func fieldHelp(_ options: [FieldOption]) -> String {
+        guard !options.isEmpty else { return "" }
+        let width = options.map(\.synopsis.count).max()! + 2
+        return (["FIELD OPTIONS:"] + options.map { "  " + TextPadding.pad($0.synopsis, width) + $0.help }).joined(separator: "\n")
+    }
+
+    /// Opens the existential: the typed command of a kind, from its payload's type.
+    private static func command(for payload: any CommandPayload.Type) -> any ParsableCommand.Type {
+        func make<Payload: CommandPayload>(_: Payload.Type) -> any ParsableCommand.Type { TypedCommand<Payload>.self }
+        return make(payload)
+    }
+
+    private static func groupCommand(keyedBy firstKind: any CommandPayload.Type) -> any ParsableCommand.Type {
+        func make<Payload: CommandPayload>(_: Payload.Type) -> any ParsableCommand.Type { TypedCommandGroup<Payload>.self }
+        return make(firstKind)
+    }
+}

@@ -1,0 +1,39 @@
+import FlowDomain
+import FlowLog
+import FlowLogLMDB
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Builds the concrete objects the subcommands work with: the one place that names a backend.
+enum Composition {
+    /// The log at `--db`: today always an LMDB environment.
+    static func openLog(_ options: LogOptions, access: LogAccess) throws -> any LogStore {
+        try LMDBEventLog(path: options.logPath, access: access)
+    }
+
+    /// Whether anything is at `--db` yet.
+    static func logExists(_ options: LogOptions) -> Bool {
+        var info = stat()
+        return stat(options.logPath, &info) == 0
+    }
+
+    /// Removes the log a refused import created at `--db`, so that it leaves nothing behind.
+    static func removeCreatedLog(_ options: LogOptions) {
+        for file in ["data.mdb", "lock.mdb"] { unlink(options.logPath + "/" + file) }
+        rmdir(options.logPath)
+    }
+
+    /// Where `replay` and `bisect` read: the NDJSON file of `--file`, or the log.
+    static func replaySource(_ source: SourceOptions, _ options: LogOptions) throws -> (source: any ReplaySource, log: (any LogStore)?) {
+        if let file = source.file { return (try NDJSONFileSource(path: file), nil) }
+        let log = try openLog(options, access: .readOnly)
+        return (log, log)
+    }
+
+    /// The command pipeline on `log`, with the system clock and UUIDv7 event ids.
+    static func processor(for log: any EventLog) -> CommandProcessor {
+        let clock = SystemClock()
+        return CommandProcessor(log: log, clock: clock, ids: UUIDv7Generator(clock: clock))
+    }
+}

@@ -1,0 +1,25 @@
+import ArgumentParser
+
+/// `flowlog`: the root of the command line. The typed commands' groups come first, derived from
+/// the command kinds' declarations; then one subcommand per feature, each in a file of its own.
+struct FlowLogCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "flowlog",
+        abstract: "An event-sourced command log for a shopping cart and an onboarding flow, on LMDB.",
+        discussion: """
+        Commands become events in an LMDB log (default ./flowlog.lmdb, or $FLOWLOG_DB, or --db PATH). \
+        Results go to standard output; diagnostics go to standard error.
+
+        Exit status: 0 success; 1 a command was rejected; 3 bisect could not pin the first bad event \
+        (skipped versions); 64 usage error; 65 the log is damaged, of a newer schema, or not a log; \
+        66 no log at the path; 70 an unexpected failure; 73 the log cannot be created there; 74 an I/O \
+        error (a full disk, a collector that keeps refusing); 75 another process runs that projector; \
+        77 permission denied; 124 a bisect check ran past --timeout.
+        """,
+        subcommands: TypedCommandCatalog.groupCommands + [
+            SendCommand.self, StateCommand.self, LogCommand.self, ReplayCommand.self, BisectCommand.self, SnapshotsCommand.self,
+            ExportCommand.self, ImportCommand.self, VerifyCommand.self, ProjectionsCommand.self, OrdersCommand.self, ViewCommand.self,
+            DemoCommand.self, SchemaCommand.self,
+        ]
+    )
+}
