@@ -46,7 +46,7 @@ struct ReplayCommand: ParsableCommand {
             if verify {
                 try runVerify(source: source, log: log, output: output)
             } else if summary, stream == nil, start.from == 1, to == nil, let log {
-                try summarizeStreamByStream(log, output: output)
+                try summarizeInOneWalk(log, output: output)
             } else {
                 try replay(source, log: log, output: output)
             }
@@ -79,16 +79,17 @@ struct ReplayCommand: ParsableCommand {
         }
     }
 
-    /// Stream by stream, so memory holds one stream's state at a time, not every stream's.
-    private func summarizeStreamByStream(_ log: any LogStore, output: OutputWriter) throws {
-        var events = 0
-        let streams = try log.streams()
-        for (name, _) in streams {
-            let (state, version) = try log.replayedState(ofStream: name)
-            events += version
-            ReplayRendering.summary(state, stream: name, version: version, format: format.format, to: output)
+    /// One walk of the log in position order (`StreamSummaries`): the records are read where they
+    /// lie, not through the stream index.
+    private func summarizeInOneWalk(_ log: any LogStore, output: OutputWriter) throws {
+        let progress = Progress(label: "replay", total: try log.lastPosition(), enabled: isatty(STDERR_FILENO) == 1)
+        let summaries = try StreamSummaries.finalStates(of: log, progress: progress)
+        for summary in summaries {
+            ReplayRendering.summary(summary.state, stream: summary.stream, version: summary.version, format: format.format, to: output)
         }
-        if !format.isJSON { output.line(ReplayRendering.summaryTotal(events: events, streams: streams.count)) }
+        if !format.isJSON {
+            output.line(ReplayRendering.summaryTotal(events: summaries.reduce(0) { $0 + $1.version }, streams: summaries.count))
+        }
     }
 
     /// Exits 1 when anything disagrees.
