@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 
 /// What went wrong in FlowLog's application layer, as a sentence that says how to mend it: the one
 /// error type of the layer. Opening, reading and writing a log (whatever its backend), reading
@@ -26,6 +30,11 @@ public enum FlowLogError: Error, Equatable, CustomStringConvertible {
     case refusedImport(ImportError)
     /// An input file or stream could not be read.
     case input(String)
+    /// An input file (an export to replay, expected states, commands to send) could not be opened:
+    /// `errorNumber` says why (missing, not permitted, …).
+    case unreadableInput(path: String, errorNumber: Int32)
+    /// An input file holds something FlowLog will not read; the sentence names the line and how to mend it.
+    case invalidInput(String)
     /// An output path was refused, or could not be written.
     case output(OutputPathError)
     /// An analytics collector kept refusing; the tracker stopped before the calls it refused.
@@ -52,6 +61,9 @@ public enum FlowLogError: Error, Equatable, CustomStringConvertible {
         case .busy(let busy): busy.description
         case .refusedImport(let refusal): refusal.description
         case .input(let message): message
+        case .unreadableInput(let path, let errorNumber):
+            "Cannot read \(path): \(String(cString: strerror(errorNumber))). Check the path\(errorNumber == EACCES ? ", or the file's permissions" : "")."
+        case .invalidInput(let message): message
         case .output(let problem): problem.description
         case .delivery(let failure): "\(failure.description.prefix(1).uppercased())\(failure.description.dropFirst()). Check that the collector is up, then run `flowlog projections run` again."
         }

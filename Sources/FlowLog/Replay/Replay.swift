@@ -9,52 +9,6 @@ public protocol ReplaySource {
     func state(ofStream stream: String, before position: Int) throws -> FlowState
 }
 
-public struct NDJSONFileSource: ReplaySource {
-    public let path: String
-
-    public init(path: String) throws {
-        guard access(path, R_OK) == 0 else { throw FlowLogError.input("Cannot read \(path): \(String(cString: strerror(errno))). Check the path.") }
-        self.path = path
-    }
-
-    public func forEachEvent(stream: String?, from: Int, to: Int?, _ body: (RecordedEvent) throws -> Bool) throws {
-        let descriptor = open(path, O_RDONLY)
-        guard descriptor >= 0 else { throw FlowLogError.input("Cannot read \(path): \(String(cString: strerror(errno))).") }
-        defer { close(descriptor) }
-        var reader = LineReader(fileDescriptor: descriptor)
-        var lineNumber = 0
-        var stop = false
-        while try !stop && reader.readBatch({ lines in
-            for line in lines where !stop {
-                lineNumber += 1
-                guard case .text(let bytes) = line else {
-                    throw FlowLogError.input("Line \(lineNumber) of \(path) is longer than \(LineReader.maximumLineLength) bytes.")
-                }
-                if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
-                let record: RecordedEvent
-                do {
-                    record = try RecordedEventJSON.decode(bytes)
-                } catch let problem as RecordedEventJSON.Problem {
-                    throw FlowLogError.input("Line \(lineNumber) of \(path) is not an exported event: \(problem.message).")
-                }
-                if let stream, record.stream != stream { continue }
-                if record.position < from { continue }
-                if let to, record.position > to { stop = true; continue }
-                stop = try !body(record)
-            }
-        }) {}
-    }
-
-    public func state(ofStream stream: String, before position: Int) throws -> FlowState {
-        var state = FlowDecider.initialState
-        try forEachEvent(stream: stream, from: 1, to: position - 1) { record in
-            FlowDecider.evolve(&state, record.event)
-            return true
-        }
-        return state
-    }
-}
-
 /// Folds events from a source, stream by stream, handing each step's states to the caller.
 public struct Replayer {
     public struct Step {
@@ -88,7 +42,3 @@ public struct Replayer {
         return states
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#endif

@@ -26,7 +26,7 @@ enum Composition {
 
     /// Where `replay` and `bisect` read: the NDJSON file of `--file`, or the log.
     static func replaySource(_ source: SourceOptions, _ options: LogOptions) throws -> (source: any ReplaySource, log: (any LogStore)?) {
-        if let file = source.file { return (try NDJSONFileSource(path: file), nil) }
+        if let file = source.file { return (try NDJSONFileSource(path: file, allowingGaps: source.allowGaps), nil) }
         let log = try openLog(options, access: .readOnly)
         return (log, log)
     }

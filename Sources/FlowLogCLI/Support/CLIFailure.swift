@@ -1,4 +1,7 @@
 import FlowLog
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A failure the CLI reports as one sentence on standard error (or none, when the output already
 /// told it), with the exit status it means. `init(_: any Error)` is the one mapping from an error
@@ -24,7 +27,8 @@ struct CLIFailure: Error {
         let status: ExitStatus = switch error {
         case .notFound: .noInput
         case .missingParent: .cannotCreate
-        case .notALog, .newerSchema, .damaged, .refusedImport: .dataError
+        case .notALog, .newerSchema, .damaged, .refusedImport, .invalidInput: .dataError
+        case .unreadableInput(_, let errorNumber): errorNumber == EACCES || errorNumber == EPERM ? .permission : errorNumber == ENOENT || errorNumber == ENOTDIR ? .noInput : .ioError
         case .permissionDenied: .permission
         case .diskFull, .io, .input, .delivery: .ioError
         case .busy: .busy

@@ -1,0 +1,63 @@
+/// Checks that events come as a log holds them: positions increasing by one, and each stream's
+/// versions running 1, 2, 3, … A file that breaks this would replay into states that never were:
+/// a repeated event is folded twice, a missing one not at all. Gaps (missing positions or versions,
+/// a stream that starts above version 1) are allowed when the caller says it knows of them (an
+/// export of some streams or types skips positions by design); a repeated event or one that goes
+/// back never is, since no replay of it means anything.
+public struct HistoryOrder: Sendable {
+    public let allowingGaps: Bool
+    /// The last position and the line that held it.
+    private var last: (position: Int, line: Int)?
+    /// Each stream's last version and the line that held it.
+    private var versions: [String: (version: Int, line: Int)] = [:]
+
+    public init(allowingGaps: Bool) {
+        self.allowingGaps = allowingGaps
+    }
+
+    /// The positions seen so far, first through last (`nil` before the first event).
+    public private(set) var firstPosition: Int?
+    public var lastPosition: Int? { last?.position }
+    /// Every stream seen, with its last version.
+    public var streams: [String: Int] { versions.mapValues(\.version) }
+
+    /// Takes the event on `line`; returns what is wrong with its place, as the rest of a sentence
+    /// that starts with "Line N of FILE", or `nil` when it follows on from the events before it.
+    public mutating func admit(_ record: RecordedEvent, line: Int) -> String? {
+        let gapHint = "If the file holds only some streams, types or times on purpose (an export with --stream, --type or --since), give --allow-gaps; otherwise export the log again."
+        if let last {
+            if record.position == last.position {
+                return "is position \(record.position) again (line \(last.line) has it too): each event appears once in a log's history. Remove the repeated line."
+            }
+            if record.position < last.position {
+                return "is position \(record.position), which goes back from position \(last.position) on line \(last.line): positions must increase. Sort the file by position, as an export writes it."
+            }
+            if record.position > last.position + 1, !allowingGaps {
+                return "is position \(record.position), after position \(last.position) on line \(last.line): \(Self.missing("position", last.position + 1, record.position - 1)). \(gapHint)"
+            }
+        }
+        if let previous = versions[record.stream] {
+            if record.version == previous.version {
+                return "is version \(record.version) of stream \(record.stream) again (line \(previous.line) has it too): each version of a stream appears once. Remove the repeated line."
+            }
+            if record.version < previous.version {
+                return "is version \(record.version) of stream \(record.stream), which goes back from version \(previous.version) on line \(previous.line): a stream's versions must increase."
+            }
+            if record.version > previous.version + 1, !allowingGaps {
+                return "is version \(record.version) of stream \(record.stream), after version \(previous.version) on line \(previous.line): \(Self.missing("version", previous.version + 1, record.version - 1, of: record.stream)). \(gapHint)"
+            }
+        } else if record.version > 1, !allowingGaps {
+            return "is version \(record.version) of stream \(record.stream), the stream's first event in the file: \(Self.missing("version", 1, record.version - 1, of: record.stream)). \(gapHint)"
+        }
+        if firstPosition == nil { firstPosition = record.position }
+        last = (record.position, line)
+        versions[record.stream] = (record.version, line)
+        return nil
+    }
+
+    /// "position 4 is missing", "versions 1 through 2 of stream s are missing".
+    private static func missing(_ noun: String, _ first: Int, _ last: Int, of stream: String? = nil) -> String {
+        let owner = stream.map { " of stream \($0)" } ?? ""
+        return first == last ? "\(noun) \(first)\(owner) is missing" : "\(noun)s \(first) through \(last)\(owner) are missing"
+    }
+}
