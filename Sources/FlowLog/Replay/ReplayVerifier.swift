@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import FlowDomain
 
 /// A place where today's reducers disagree with what was recorded.
@@ -80,16 +83,34 @@ public enum ReplayVerifier {
     }
 
     /// Reads an expected-state file into stream → version → state tree.
-    public static func expectations(fromLines lines: [String]) throws -> [String: [Int: JSONValue]] {
+    public static func expectations(fromLines lines: [String], source: String = "the expected states") throws -> [String: [Int: JSONValue]] {
         var expected: [String: [Int: JSONValue]] = [:]
         for (index, line) in lines.enumerated() where !line.allSatisfy(\.isWhitespace) {
             guard case .object(let members)? = try? JSONParser.parse(line),
                   case .string(let stream)? = JSONValue.object(members)["stream"],
                   case .integer(let version)? = JSONValue.object(members)["version"] else {
-                throw FlowLogError.input("Line \(index + 1) of the expected states is not a state as `flowlog state --format json` prints it (with \"stream\" and \"version\").")
+                throw FlowLogError.invalidInput("Line \(index + 1) of \(source) is not a state as `flowlog state --format json` prints it (with \"stream\" and \"version\"); `flowlog replay --trace` writes a file of them.")
             }
             expected[stream, default: [:]][version] = .object(members.filter { $0.0 != "stream" && $0.0 != "version" })
         }
         return expected
+    }
+
+    /// Reads the expected-state file at `path`.
+    public static func expectations(fromFile path: String) throws -> [String: [Int: JSONValue]] {
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else { throw FlowLogError.unreadableInput(path: path, errorNumber: errno) }
+        defer { close(descriptor) }
+        var reader = LineReader(fileDescriptor: descriptor)
+        var lines: [String] = []
+        while try reader.readBatch({ batch in
+            for line in batch {
+                guard case .text(let bytes) = line else {
+                    throw FlowLogError.invalidInput("Line \(lines.count + 1) of \(path) is longer than \(LineReader.maximumLineLength) bytes; it is not a state.")
+                }
+                lines.append(String(decoding: bytes, as: UTF8.self))
+            }
+        }) {}
+        return try expectations(fromLines: lines, source: path)
     }
 }

@@ -96,8 +96,14 @@ struct ReplayCommand: ParsableCommand {
     private func runVerify(source: any ReplaySource, log: (any LogStore)?, output: OutputWriter) throws {
         let report: ReplayVerifier.Report
         if let expected {
-            let text = try String(contentsOfFile: expected, encoding: .utf8)
-            report = try ReplayVerifier.verify(source: source, expected: ReplayVerifier.expectations(fromLines: text.components(separatedBy: "\n")))
+            let expectations = try ReplayVerifier.expectations(fromFile: expected)
+            report = try ReplayVerifier.verify(source: source, expected: expectations)
+            if report.comparisons == 0 {
+                // Nothing compared is no agreement: the file belongs to another log, or is empty.
+                let streams = expectations.keys.sorted()
+                let named = streams.isEmpty ? "it holds no states" : "it holds states of \(streams.count == 1 ? "stream" : "streams") \(streams.prefix(3).joined(separator: ", "))\(streams.count > 3 ? ", …" : "")"
+                throw CLIFailure("The expected states in \(expected) cover no event of \(self.source.file ?? "the log \(logOptions.logPath)"): \(named). Give the states of this log's streams (`flowlog replay --trace` writes one a line).", .dataError)
+            }
         } else {
             report = try ReplayVerifier.verifyFingerprints(of: log!)
         }
