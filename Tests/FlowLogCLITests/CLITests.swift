@@ -49,7 +49,13 @@ struct CLITests {
             let stream = try JSONParser.parse(String(expected))["stream"]
             guard case .string(let streamId)? = stream else { Issue.record("fixture without stream"); continue }
             let state = try FlowLogProcess.run(["state", "--stream", streamId, "--format", "json", "--db", folder.child("log")])
-            #expect(state.stdout == expected + "\n", "stream \(streamId)")
+            if expected.contains(#""version":0,"#) {
+                // Every command of the stream was rejected: the log holds no such stream.
+                #expect(state.status == 66, "stream \(streamId): \(state.stderr)")
+                #expect(state.stdout.isEmpty)
+            } else {
+                #expect(state.stdout == expected + "\n", "stream \(streamId)")
+            }
         }
     }
 

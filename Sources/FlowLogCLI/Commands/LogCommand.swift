@@ -21,6 +21,9 @@ struct LogCommand: ParsableCommand {
     func run() throws {
         try CommandExecution.run { output in
             let log = try Composition.openLog(logOptions, access: .readOnly)
+            let scope = try ReadingScope(log: log, options: logOptions)
+            if let given = start.given { try scope.check(given, option: "--from") }
+            if let stream { try scope.check(stream: stream) }
             let from = start.from
             var shown = 0
             let table = EventTable()

@@ -42,7 +42,10 @@ struct ReplayCommand: ParsableCommand {
 
     func run() throws {
         try CommandExecution.run { output in
-            let (source, log) = try Composition.replaySource(self.source, logOptions)
+            let (source, log, scope) = try Composition.replaySource(self.source, logOptions)
+            if let given = start.given { try scope.check(given, option: "--from") }
+            if let to { try scope.check(to, option: "--to") }
+            if let stream { try scope.check(stream: stream) }
             if verify {
                 try runVerify(source: source, log: log, output: output)
             } else if summary, stream == nil, start.from == 1, to == nil, let log {

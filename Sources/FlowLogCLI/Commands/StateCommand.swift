@@ -14,12 +14,7 @@ struct StateCommand: ParsableCommand {
         try CommandExecution.run { output in
             let log = try Composition.openLog(logOptions, access: .readOnly)
             let (stream, at) = (position.stream, position.at)
-            if let at {
-                let last = try log.lastPosition()
-                guard at >= 0, at <= last else {
-                    throw CLIFailure("--at \(at) is outside the log, which holds positions 1 through \(last); choose a position in that range (0 for the empty state).", .usage)
-                }
-            }
+            try position.check(in: ReadingScope(log: log, options: logOptions))
             // The storage read model answers when it is current; otherwise the stream is replayed.
             let current = at == nil ? try StorageProjector(store: log).currentState(of: stream) : nil
             let (state, version) = try current ?? log.state(ofStream: stream, throughPosition: at)

@@ -24,11 +24,14 @@ enum Composition {
         rmdir(options.logPath)
     }
 
-    /// Where `replay` and `bisect` read: the NDJSON file of `--file`, or the log.
-    static func replaySource(_ source: SourceOptions, _ options: LogOptions) throws -> (source: any ReplaySource, log: (any LogStore)?) {
-        if let file = source.file { return (try NDJSONFileSource(path: file, allowingGaps: source.allowGaps), nil) }
+    /// Where `replay` and `bisect` read: the NDJSON file of `--file`, or the log; and what it holds.
+    static func replaySource(_ source: SourceOptions, _ options: LogOptions) throws -> (source: any ReplaySource, log: (any LogStore)?, scope: ReadingScope) {
+        if let path = source.file {
+            let file = try NDJSONFileSource(path: path, allowingGaps: source.allowGaps)
+            return (file, nil, ReadingScope(file: file))
+        }
         let log = try openLog(options, access: .readOnly)
-        return (log, log)
+        return (log, log, try ReadingScope(log: log, options: options))
     }
 
     /// The command pipeline on `log`, with the system clock and UUIDv7 event ids.

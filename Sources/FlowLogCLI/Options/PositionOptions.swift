@@ -7,14 +7,23 @@ struct StreamPositionOptions: ParsableArguments {
 
     @Option(help: "The state as it was right after this global position.")
     var at: Int?
+
+    /// The stream must be in the log, and `--at` one of its positions (or 0).
+    func check(in scope: ReadingScope) throws {
+        if let at { try scope.check(at, option: "--at", allowingZero: true) }
+        try scope.check(stream: stream)
+    }
 }
 
 /// `--from N`: where a walk through the log starts.
 struct FromPositionOptions: ParsableArguments {
-    @Option(help: "Start at this global position.")
-    var from = 1
+    @Option(name: .customLong("from"), help: ArgumentHelp("Start at this global position (default: 1).", valueName: "from"))
+    var given: Int?
+
+    /// The first position of the walk.
+    var from: Int { given ?? 1 }
 
     func validate() throws {
-        if from < 1 { throw ValidationError("--from must be a position, 1 or more.") }
+        if let given, given < 1 { throw ValidationError("--from must be a position, 1 or more; got \(given).") }
     }
 }

@@ -51,11 +51,9 @@ struct BisectCommand: ParsableCommand {
     }
 
     private func bisect(stream: String, output: OutputWriter) throws {
-        let (source, log) = try Composition.replaySource(self.source, logOptions)
+        let (source, log, scope) = try Composition.replaySource(self.source, logOptions)
+        try scope.check(stream: stream)
         let history = try StreamHistory(stream: stream, source: source, log: log)
-        guard history.versions > 0 else {
-            throw CLIFailure("Stream \(stream) has no events\(self.source.file.map { " in \($0)" } ?? ""); check the name with `flowlog log`.", .noInput)
-        }
         var reasons: [Int: String] = [:]
         let check: (Int, FlowState) throws -> Bisector.Verdict
         if let invariant = invariant.flatMap(Invariant.named) {
