@@ -32,7 +32,8 @@ struct SendCommand: ParsableCommand {
                 descriptor = STDIN_FILENO
             }
             defer { if descriptor != STDIN_FILENO { close(descriptor) } }
-            let log = try Composition.openLog(logOptions, access: .readWriteCreating)
+            // Created by the first accepted command: input that appends nothing creates nothing.
+            let log = try LogCreatedOnFirstAppend(logOptions)
             // Each batch's answers are written through as soon as its commit is durable.
             let session = SendSession(processor: Composition.processor(for: log), output: output.sink)
             let summary = try session.run(reader: LineReader(fileDescriptor: descriptor))

@@ -22,7 +22,8 @@ struct TypedCommand<Payload: CommandPayload>: ParsableCommand {
     func run() throws {
         let command = try FieldOptionReader.payload(Payload.self, from: fieldOptions).command
         try CommandExecution.run { output in
-            let log = try Composition.openLog(logOptions, access: .readWriteCreating)
+            // Created only if the command is accepted.
+            let log = try LogCreatedOnFirstAppend(logOptions)
             let outcome = try Composition.processor(for: log).handle(CommandEnvelope(
                 stream: envelope.stream, commandId: envelope.id, expectedVersion: envelope.expectedVersion,
                 correlationId: envelope.correlationId, command: command))

@@ -1,0 +1,61 @@
+import FlowDomain
+import FlowLog
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The log a writing command (`send`, a typed command) appends to, created only when its first
+/// event is appended: a command the rules reject, or input with nothing to accept, leaves no log
+/// folder behind. Until then the log reads as empty, which is what a log that does not exist holds.
+/// A path that could never hold a log (its folder is missing, it holds something else) is refused
+/// at once, before any input is read, as before.
+final class LogCreatedOnFirstAppend: EventLog {
+    private let options: LogOptions
+    private var opened: (any LogStore)?
+    let location: String
+
+    init(_ options: LogOptions) throws {
+        self.options = options
+        location = options.logPath
+        do {
+            opened = try Composition.openLog(options, access: .readWrite)
+        } catch FlowLogError.notFound {
+            // Nothing there yet (or an empty folder): what creating it will need is checked now.
+            let parent = Self.parentFolder(of: options.logPath)
+            var info = stat()
+            guard stat(parent, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
+                throw FlowLogError.missingParent(path: options.logPath, parent: parent)
+            }
+        }
+    }
+
+    func append(_ requests: [AppendRequest]) throws -> [AppendResult] {
+        if opened == nil { opened = try Composition.openLog(options, access: .readWriteCreating) }
+        return try opened!.append(requests)
+    }
+
+    func version(of stream: String) throws -> Int { try opened?.version(of: stream) ?? 0 }
+    func receipt(stream: String, commandId: String) throws -> CommandReceipt? { try opened?.receipt(stream: stream, commandId: commandId) }
+    func lastPosition() throws -> Int { try opened?.lastPosition() ?? 0 }
+    func streams() throws -> [(stream: String, version: Int)] { try opened?.streams() ?? [] }
+    func event(inStream stream: String, version: Int) throws -> RecordedEvent? { try opened?.event(inStream: stream, version: version) }
+
+    func forEachEvent(from: Int, through: Int?, _ body: (RecordedEvent) throws -> Bool) throws {
+        try opened?.forEachEvent(from: from, through: through, body)
+    }
+
+    func forEachEvent(inStream stream: String, throughPosition: Int?, _ body: (RecordedEvent) throws -> Bool) throws {
+        try opened?.forEachEvent(inStream: stream, throughPosition: throughPosition, body)
+    }
+
+    func state(ofStream stream: String, throughPosition: Int?) throws -> (state: FlowState, version: Int) {
+        try opened?.state(ofStream: stream, throughPosition: throughPosition) ?? (FlowDecider.initialState, 0)
+    }
+
+    private static func parentFolder(of path: String) -> String {
+        var trimmed = Substring(path)
+        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        guard let slash = trimmed.lastIndex(of: "/") else { return "." }
+        return slash == trimmed.startIndex ? "/" : String(trimmed[..<slash])
+    }
+}

@@ -1,0 +1,47 @@
+import FlowLog
+import FlowLogLMDB
+import FlowLogTesting
+import Foundation
+import Testing
+
+/// A command that appends nothing creates nothing: a `send` whose lines are all rejected or
+/// malformed, or a typed command that is rejected, leaves no log folder behind.
+@Suite("commands that append nothing create nothing")
+struct NothingCreatedCLITests {
+    @Test func aRejectedOrMalformedOnlySendCreatesNoLog() throws {
+        let folder = TemporaryDirectory()
+        let inputs = [
+            #"{"type":"cart.checkout"}"# + "\n",
+            "not json\n" + #"{"type":"cart.teleport"}"# + "\n",
+            #"{"type":"cart.addProduct","productId":"p1","unitPrice":-5,"quantity":1}"# + "\n" + #"{"type":"onboarding.next","stream":"s"}"# + "\n",
+        ]
+        for input in inputs {
+            let result = try FlowLogProcess.run(["send", "--db", folder.child("log")], stdin: input)
+            #expect(result.status == 1, "\(input): \(result.stderr)")
+            #expect(result.stdout.contains(#""ok":false"#))
+            #expect(!FileManager.default.fileExists(atPath: folder.child("log")), "\(input)")
+        }
+        let rejected = try FlowLogProcess.run(["cart", "checkout", "--db", folder.child("log")])
+        #expect(rejected.status == 1)
+        #expect(rejected.stderr.contains("emptyCart"))
+        #expect(!FileManager.default.fileExists(atPath: folder.child("log")))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+
+        // The first accepted line creates it, and the answers around it are as before.
+        let mixed = try FlowLogProcess.run(["send", "--db", folder.child("log")],
+                                           stdin: #"{"type":"cart.checkout"}"# + "\n" + #"{"type":"app.launched","hasOnboarded":false}"# + "\n")
+        #expect(mixed.status == 1)
+        #expect(mixed.stdoutLines.last == #"{"ok":true,"stream":"default","positions":[1],"version":1}"#)
+        #expect(try LMDBEventLog(path: folder.child("log"), access: .readOnly).lastPosition() == 1)
+    }
+
+    @Test func aBadLogPathIsStillReportedBeforeAnyLineIsRead() throws {
+        let folder = TemporaryDirectory()
+        let missingParent = try FlowLogProcess.run(["send", "--db", folder.child("a/b/log")], stdin: #"{"type":"cart.checkout"}"# + "\n")
+        #expect(missingParent.status == 73, "\(missingParent.stderr)")
+        #expect(missingParent.stdout.isEmpty)
+        try "x".write(toFile: folder.child("file"), atomically: true, encoding: .utf8)
+        let notALog = try FlowLogProcess.run(["cart", "checkout", "--db", folder.child("file")])
+        #expect(notALog.status == 65, "\(notALog.stderr)")
+    }
+}
