@@ -64,7 +64,7 @@ public final class LMDBEventLog: EventLog {
         options.readOnly = access == .readOnly
         options.maxDatabases = 16
         do {
-            environment = try Environment(path: path, options: options)
+            environment = try Self.openEnvironment(path: path, options: options)
         } catch {
             throw LogFolder.openingError(error, path: path)
         }

@@ -22,6 +22,10 @@ public final class Environment {
         /// The first map size; the map grows (doubling) whenever a write meets `MDB_MAP_FULL`.
         public var initialMapSize: Int = 1 << 30
         public var readOnly = false
+        /// `MDB_NOLOCK`: no lock file and no reader table. Only for reading an environment whose
+        /// lock file cannot be written (a read-only folder or file); a writer that changes it
+        /// meanwhile may reuse pages such a reader is reading.
+        public var noLock = false
         public var fileMode: mode_t = 0o644
 
         public init() {}
@@ -41,6 +45,7 @@ public final class Environment {
             try check(mdb_env_set_mapsize(env, options.initialMapSize), "mdb_env_set_mapsize")
             var flags = UInt32(MDB_NOTLS)
             if options.readOnly { flags |= UInt32(MDB_RDONLY) }
+            if options.noLock { flags |= UInt32(MDB_NOLOCK) }
             try check(mdb_env_open(env, path, flags, options.fileMode), "opening the LMDB environment at \(path)")
         } catch {
             mdb_env_close(env)

@@ -16,13 +16,24 @@ struct FlowLogProcess {
         return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("flowlog")
     }
 
+    /// Runs `flowlog` as an unprivileged user: `nobody` through `setpriv` when the tests run as root
+    /// (who ignores permission bits), else as the tests' own user.
+    static var unprivileged: [String] { getuid() == 0 ? ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] : [] }
+
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Fixtures")
 
-    static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:], in directory: String? = nil) throws -> Result {
+    /// `launcher`: a program (with its arguments) that runs `flowlog`, such as `setpriv` as another user.
+    static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:], in directory: String? = nil,
+                    launcher: [String] = []) throws -> Result {
         let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
+        if let program = launcher.first {
+            process.executableURL = URL(fileURLWithPath: program)
+            process.arguments = launcher.dropFirst() + [executable.path] + arguments
+        } else {
+            process.executableURL = executable
+            process.arguments = arguments
+        }
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "FLOWLOG_DB")
         env.merge(environment) { $1 }

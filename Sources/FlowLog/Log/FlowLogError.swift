@@ -49,7 +49,7 @@ public enum FlowLogError: Error, Equatable, CustomStringConvertible {
         case .notALog(let path, let reason):
             "\(path) is not a FlowLog log: \(reason). Point --db at a log folder, or at a new path to start a new log."
         case .permissionDenied(let path):
-            "Permission denied for the log at \(path). Run as a user who may read and write that folder (and its data.mdb and lock.mdb)."
+            "Permission denied for the log at \(path). To change it, run as a user who may write that folder (and its data.mdb and lock.mdb); commands that only read it (state, log, export, verify, …) need only permission to read it."
         case .newerSchema(let path, let found, let supported):
             "The log at \(path) was written with log schema \(found), but this FlowLog reads schemas up to \(supported). Upgrade FlowLog to read it; nothing was changed."
         case .damaged(let damage):
