@@ -68,7 +68,7 @@ public final class HTTPBatchSink: TrackerSink {
 
     /// One POST on a fresh connection: the response's status code, or what went wrong.
     private func send(_ body: [UInt8]) -> Result<Int, FlowLogError> {
-        guard url.scheme == "http", let host = url.host else {
+        guard url.scheme?.lowercased() == "http", let host = url.host else {
             return .failure(FlowLogError.input("only http:// collectors are supported (got \(url))"))
         }
         let port = url.port ?? 80
