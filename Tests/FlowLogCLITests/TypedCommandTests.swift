@@ -49,6 +49,8 @@ struct TypedCommandTests {
     @Test func fieldOptionsFillThePayload() throws {
         let added = try FieldOptionReader.payload(CartCommand.AddProduct.self, from: ["--price=3.5", "--product", "p1", "--name", "-"])
         #expect(added == CartCommand.AddProduct(productId: "p1", name: "-", unitPrice: 350, quantity: 1), "a dash alone is a value; --quantity defaults to 1")
+        let negative = try FieldOptionReader.payload(CartCommand.AddProduct.self, from: ["--price", "-1", "--product", "p1", "--quantity", "-2"])
+        #expect(negative.unitPrice == -100 && negative.quantity == -2, "a negative number is a value, for the field checks to judge")
         let removed = try FieldOptionReader.payload(CartCommand.RemoveProduct.self, from: ["--product", "p1"])
         #expect(removed.quantity == nil, "an optional field may be omitted")
         #expect(try FieldOptionReader.payload(AppLifecycleCommand.Launched.self, from: ["--has-onboarded"]).hasOnboarded)
@@ -58,13 +60,13 @@ struct TypedCommandTests {
 
     @Test(arguments: [
         (["--product", "p1"], "Missing expected argument '--price <price>'"),
-        (["--product", "p1", "--price", "-1"], "Missing value for '--price <price>'"),
         (["--product", "p1", "--price", "1", "--price", "2"], "The option '--price' was given more than once"),
         (["--product", "p1", "--price", "1", "--colour", "red"], "Unknown option '--colour'"),
         (["--product", "p1", "--price", "1", "-q"], "Unknown option '-q'"),
         (["--product", "p1", "--price", "1", "stray"], "Unexpected argument 'stray'"),
-        (["--product", "p1", "--price", "1", "--quantity", "2.5"], "The value '2.5' is invalid for '--quantity <quantity>'"),
-        (["--product", "p1", "--price", "1.234"], "--price must be a decimal number with at most two decimals, such as 12.50; got '1.234'."),
+        (["--product", "p1", "--price", "1", "--quantity", "2.5"], "The value '2.5' is invalid for '--quantity <quantity>': not a whole number"),
+        (["--product", "p1", "--price", "1.234"], "The value '1.234' is invalid for '--price <price>': not a price; write decimal text with at most two decimals, such as 12.50"),
+        (["--product", "p1", "--price"], "Missing value for '--price <price>'"),
         (["--product", "p1", "--price", "1", "--name=a\u{1B}[2Jb", "--x\u{202E}"], "Unknown option '--x\\u{202E}'"),
     ])
     func whatDoesNotFitIsAUsageErrorNamingTheOption(arguments: [String], message: String) {

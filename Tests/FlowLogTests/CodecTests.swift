@@ -113,6 +113,15 @@ struct EnvelopeValueTests {
         #expect(Timestamp(rfc3339: "yesterday") == nil)
     }
 
+    @Test func refusesDaysTheirMonthDoesNotHave() {
+        for text in ["2026-02-29T00:00:00Z", "2026-02-30T00:00:00Z", "2026-04-31T00:00:00Z", "2100-02-29T00:00:00Z", "2026-06-00T00:00:00Z"] {
+            #expect(Timestamp(rfc3339: text) == nil, "\(text)")
+        }
+        for text in ["2028-02-29T00:00:00Z", "2000-02-29T00:00:00Z", "2026-01-31T23:59:59Z", "2026-12-31T00:00:00Z"] {
+            #expect(Timestamp(rfc3339: text) != nil, "\(text)")
+        }
+    }
+
     @Test func eventIdsPrintAndParseAsUUIDs() {
         let id = EventID(high: 0x0123_4567_89ab_cdef, low: 0xfedc_ba98_7654_3210)
         #expect(id.description == "01234567-89ab-cdef-fedc-ba9876543210")

@@ -57,7 +57,7 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
               let hour = number(11, 2), bytes[13] == UInt8(ascii: ":"),
               let minute = number(14, 2), bytes[16] == UInt8(ascii: ":"),
               let second = number(17, 2),
-              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+              (1...12).contains(month), day >= 1, day <= CivilDate.days(inMonth: month, year: year), hour < 24, minute < 60, second < 61
         else { return nil }
         var index = 19
         var micros: Int64 = 0
@@ -93,7 +93,16 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
 }
 
 /// Howard Hinnant's days-from-civil algorithms: exact for every proleptic Gregorian date, no tables.
-enum CivilDate {
+public enum CivilDate {
+    /// How many days a month of the proleptic Gregorian calendar has (February: 28, or 29 in a leap year).
+    public static func days(inMonth month: Int64, year: Int64) -> Int64 {
+        switch month {
+        case 2: year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
     static func from(daysSinceEpoch days: Int64) -> (year: Int64, month: Int64, day: Int64) {
         let shifted = days + 719_468
         let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097

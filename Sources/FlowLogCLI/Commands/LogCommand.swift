@@ -10,12 +10,12 @@ struct LogCommand: ParsableCommand {
 
     @Option(help: "Only this stream's events.") var stream: String?
     @OptionGroup var start: FromPositionOptions
-    @Option(help: "At most this many events.") var limit: Int?
+    @Option(parsing: .unconditional, help: "At most this many events.", transform: ValueArguments.wholeNumber) var limit: Int?
     @Option(help: "table or json (one event a line, the export envelope).") var format: Format = .table
     @OptionGroup var logOptions: LogOptions
 
     func validate() throws {
-        if let limit, limit < 0 { throw ValidationError("--limit must be 0 or more.") }
+        if let limit, limit < 0 { throw ValidationError("--limit must be 0 or more; got \(limit).") }
     }
 
     func run() throws {

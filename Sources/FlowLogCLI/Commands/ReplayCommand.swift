@@ -22,7 +22,7 @@ struct ReplayCommand: ParsableCommand {
 
     @Option(help: "Only this stream.") var stream: String?
     @OptionGroup var start: FromPositionOptions
-    @Option(help: "Stop after this global position.") var to: Int?
+    @Option(parsing: .unconditional, help: "Stop after this global position.", transform: ValueArguments.wholeNumber) var to: Int?
     @OptionGroup var format: FormatOptions
     @Flag(help: "Print only each stream's final state.") var summary = false
     @Flag(help: "Print the state after every event (the expected-state format).") var trace = false

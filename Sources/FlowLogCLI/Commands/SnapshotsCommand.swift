@@ -8,11 +8,12 @@ struct SnapshotsCommand: ParsableCommand {
         abstract: "Show or set how often a stream's state is saved (every K events), so `state --at` and replays cost O(K).",
         discussion: "Snapshots carry the reducer version that wrote them; one from other reducers is never used.")
 
-    @Option(help: "Save a snapshot every K events of a stream from now on (0: none).") var interval: Int?
+    @Option(parsing: .unconditional, help: "Save a snapshot every K events of a stream from now on (0: none).", transform: ValueArguments.wholeNumber)
+    var interval: Int?
     @OptionGroup var logOptions: LogOptions
 
     func validate() throws {
-        if let interval, interval < 0 { throw ValidationError("--interval must be 0 or more.") }
+        if let interval, interval < 0 { throw ValidationError("--interval must be 0 or more; got \(interval).") }
     }
 
     func run() throws {

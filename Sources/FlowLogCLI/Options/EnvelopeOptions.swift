@@ -8,7 +8,8 @@ struct EnvelopeOptions: ParsableArguments {
     @Option(help: "An idempotency key: a command whose id was accepted before is not applied again.")
     var id: String?
 
-    @Option(help: "Refuse the command unless the stream is at this version (0: must not exist yet).")
+    @Option(parsing: .unconditional, help: "Refuse the command unless the stream is at this version (0: must not exist yet).",
+            transform: ValueArguments.wholeNumber)
     var expectedVersion: Int?
 
     @Option(help: "A correlation id copied onto every event the command causes.")

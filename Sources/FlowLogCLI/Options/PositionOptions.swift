@@ -5,7 +5,7 @@ struct StreamPositionOptions: ParsableArguments {
     @Option(help: "The stream.")
     var stream = "default"
 
-    @Option(help: "The state as it was right after this global position.")
+    @Option(parsing: .unconditional, help: "The state as it was right after this global position.", transform: ValueArguments.wholeNumber)
     var at: Int?
 
     /// The stream must be in the log, and `--at` one of its positions (or 0).
@@ -17,7 +17,8 @@ struct StreamPositionOptions: ParsableArguments {
 
 /// `--from N`: where a walk through the log starts.
 struct FromPositionOptions: ParsableArguments {
-    @Option(name: .customLong("from"), help: ArgumentHelp("Start at this global position (default: 1).", valueName: "from"))
+    @Option(name: .customLong("from"), parsing: .unconditional, help: ArgumentHelp("Start at this global position (default: 1).", valueName: "from"),
+            transform: ValueArguments.wholeNumber)
     var given: Int?
 
     /// The first position of the walk.

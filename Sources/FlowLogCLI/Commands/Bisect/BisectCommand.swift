@@ -20,7 +20,8 @@ struct BisectCommand: ParsableCommand {
     @Option(help: "The stream to search.") var stream: String?
     @Option(help: "A built-in invariant (or 'all').") var invariant: String?
     @Option(name: .customLong("run"), help: "A shell command that reads the state as JSON on stdin and exits 0 for good.") var runCommand: String?
-    @Option(help: "With --run: kill the check, with every process it started, after this many seconds and stop (0: no limit).") var timeout: Double?
+    @Option(parsing: .unconditional, help: "With --run: kill the check, with every process it started, after this many seconds and stop (0: no limit).",
+            transform: ValueArguments.seconds) var timeout: Double?
     @Flag(help: "List the built-in invariants.") var listInvariants = false
     @OptionGroup var format: FormatOptions
     @OptionGroup var source: SourceOptions

@@ -53,15 +53,15 @@ struct FieldOptionReader: FieldVisitor {
             let value: String
             if let attached {
                 value = attached
-            } else if index < arguments.endIndex, !Self.isOption(arguments[index]) {
+            } else if index < arguments.endIndex, !Self.isOption(arguments[index]) || Self.isNegativeNumber(arguments[index]) {
                 value = arguments[index]
                 index += 1
             } else {
                 throw option.usageError("Missing value for '\(option.synopsis)'")
             }
             if option.takesWholeNumber {
-                guard let number = Int(value) else {
-                    throw option.usageError("The value '\(TerminalText.escaped(value))' is invalid for '\(option.synopsis)'")
+                guard let number = ValueArguments.parseWholeNumber(value) else {
+                    throw option.usageError("The value '\(TerminalText.escaped(value))' is invalid for '\(option.synopsis)': \(ValueArguments.wholeNumberAdvice).")
                 }
                 given[name] = .number(number)
             } else {
@@ -71,9 +71,17 @@ struct FieldOptionReader: FieldVisitor {
     }
 
     /// As ArgumentParser splits arguments: anything that starts with a dash, but a dash alone, is
-    /// an option, so `--price -1` lacks its value (`--price=-1` gives one).
+    /// an option; except that a negative number (`--price -1`) is read as the value it is, as
+    /// `--price=-1` is, and left to the field checks.
     private static func isOption(_ argument: String) -> Bool {
         argument.hasPrefix("-") && argument != "-"
+    }
+
+    private static func isNegativeNumber(_ argument: String) -> Bool {
+        let utf8 = argument.utf8
+        guard utf8.count > 1, utf8.first == UInt8(ascii: "-") else { return false }
+        let next = utf8[utf8.index(after: utf8.startIndex)]
+        return (next >= 48 && next <= 57) || next == UInt8(ascii: ".")
     }
 
     private func missing(_ option: FieldOption) -> ValidationError {
@@ -115,7 +123,7 @@ struct FieldOptionReader: FieldVisitor {
         case .text(let text)?:
             if let cents = MoneyText.cents(text) { return cents }
             if malformedPrice == nil {
-                malformedPrice = ValidationError("\(option.name) must be a decimal number with at most two decimals, such as 12.50; got '\(TerminalText.escaped(text))'.")
+                malformedPrice = option.usageError("The value '\(TerminalText.escaped(text))' is invalid for '\(option.synopsis)': not a price; write decimal text with at most two decimals, such as 12.50 or 100 (no exponents or separators).")
             }
             return 0
         case .flag?, nil: return nil
