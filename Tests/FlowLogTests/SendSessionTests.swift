@@ -56,9 +56,16 @@ struct SendSessionTests {
         #expect(lines[1].hasPrefix(#"{"ok":true"#))
     }
 
-    @Test func aBlankLineIsAnsweredSoAnswersStayAlignedWithLines() throws {
-        let (lines, _) = try send("\n" + #"{"type":"app.launched","hasOnboarded":true}"#)
-        #expect(lines.count == 2)
-        #expect(lines[0].contains("malformedCommand"))
+    /// Blank lines (and a byte order mark before the first line) are no commands and get no
+    /// answer; the answers are those of the other lines, in order. (They were answered as
+    /// malformed, which made a file's trailing blank line fail the whole `send`.)
+    @Test(arguments: [1, 2, 3, 1 << 16])
+    func blankLinesAndALeadingByteOrderMarkGetNoAnswer(chunkSize: Int) throws {
+        let launch = #"{"type":"app.launched","hasOnboarded":true}"#
+        let (lines, summary) = try send("\u{FEFF}\n" + launch + "\n \t\n\r\n" + launch + "\n\n", chunkSize: chunkSize)
+        #expect(lines == [#"{"ok":true,"stream":"default","positions":[1],"version":1}"#, #"{"ok":true,"stream":"default","positions":[2],"version":2}"#])
+        #expect(summary == SendSession.Summary(accepted: 2))
+        let (marked, _) = try send("\u{FEFF}" + launch + "\n", chunkSize: chunkSize)
+        #expect(marked == [#"{"ok":true,"stream":"default","positions":[1],"version":1}"#])
     }
 }

@@ -23,6 +23,9 @@ public struct LineReader {
     private var atEndOfInput = false
     private var skippingOverlongLine = false
     private var overlongLength = 0
+    /// Until the first bytes are seen: a UTF-8 byte order mark there (EF BB BF, which some Windows
+    /// tools write) is not part of the first line, and is dropped.
+    private var atStartOfInput = true
 
     public init(fileDescriptor: Int32, chunkSize: Int = 1 << 20) {
         self.fileDescriptor = fileDescriptor
@@ -36,6 +39,7 @@ public struct LineReader {
             var lines: [Line] = []
             var ranges: [Range<Int>] = []
             var overlong: [(Int, Int)] = []
+            if atStartOfInput { skipByteOrderMark() }
             buffer.withUnsafeBytes { raw in
                 // memchr finds the newlines (a byte loop here was a tenth of an import's reading thread).
                 while start < end, let found = memchr(raw.baseAddress! + start, 0x0A, end - start) {
@@ -80,6 +84,16 @@ public struct LineReader {
             try fill()
             if !lines.isEmpty { return true }
         }
+    }
+
+    /// Drops a byte order mark at the start of the input once three bytes (or the end of the
+    /// input, or a line end) have arrived; until then no line can be complete without it.
+    private mutating func skipByteOrderMark() {
+        let available = end - start
+        let decided = available >= 3 || atEndOfInput || buffer[start..<end].contains(0x0A)
+        guard decided else { return }
+        atStartOfInput = false
+        if available >= 3, buffer[start] == 0xEF, buffer[start + 1] == 0xBB, buffer[start + 2] == 0xBF { start += 3 }
     }
 
     private mutating func fill() throws {

@@ -59,7 +59,7 @@ public final class SendSession {
     /// One read's lines: the commands, and for each line its rejection if it is not a command.
     struct ParsedBatch {
         var envelopes: [CommandEnvelope] = []
-        /// One entry per line, in order; `nil` for a line that became the next envelope.
+        /// One entry per line that is not blank, in order; `nil` for a line that became the next envelope.
         var lineRejections: [WireRejection?] = []
     }
 
@@ -75,6 +75,9 @@ public final class SendSession {
         for line in lines {
             switch line {
             case .text(let bytes):
+                // A blank line is no command and gets no answer (a script's trailing blank lines, a
+                // separator a person typed).
+                if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
                 switch WireCommand.decode(bytes) {
                 case .success(let envelope):
                     batch.envelopes.append(envelope)
