@@ -78,12 +78,16 @@ enum Keys {
         streamPrefix(stream) + Array(commandId.utf8)
     }
 
+    /// First position, event count and version (8 bytes each, little-endian), then the command's
+    /// fingerprint where there is one: receipts written before fingerprints are 24 bytes long.
     static func receipt(_ receipt: CommandReceipt) -> [UInt8] {
         littleEndian(UInt64(receipt.firstPosition)) + littleEndian(UInt64(receipt.eventCount)) + littleEndian(UInt64(receipt.version))
+            + (receipt.commandFingerprint.map(littleEndian) ?? [])
     }
 
     static func decodeReceipt(_ bytes: UnsafeRawBufferPointer) -> CommandReceipt {
-        CommandReceipt(firstPosition: decodeInt(bytes), eventCount: decodeInt(bytes, at: 8), version: decodeInt(bytes, at: 16))
+        CommandReceipt(firstPosition: decodeInt(bytes), eventCount: decodeInt(bytes, at: 8), version: decodeInt(bytes, at: 16),
+                       commandFingerprint: bytes.count >= 32 ? UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 24, as: UInt64.self)) : nil)
     }
 
     static func bigEndian(_ value: UInt64) -> [UInt8] { withUnsafeBytes(of: value.bigEndian, Array.init) }

@@ -27,8 +27,9 @@ struct CommandProcessorTests {
 
     @Test func anAcceptedCommandIsRecordedWithItsEnvelope() throws {
         let log = InMemoryEventLog()
-        let outcome = try processor(log).handle(CommandEnvelope(stream: "s1", commandId: "c1", correlationId: "k1", command: .app(.launched(.init(hasOnboarded: false)))))
-        #expect(acceptance(outcome)?.receipt == CommandReceipt(firstPosition: 1, eventCount: 1, version: 1))
+        let command = AppCommand.app(.launched(.init(hasOnboarded: false)))
+        let outcome = try processor(log).handle(CommandEnvelope(stream: "s1", commandId: "c1", correlationId: "k1", command: command))
+        #expect(acceptance(outcome)?.receipt == CommandReceipt(firstPosition: 1, eventCount: 1, version: 1, commandFingerprint: CommandFingerprint.of(command)))
         let event = try log.events()[0]
         #expect(event.actor == .system)
         #expect(event.causationId == "c1")
@@ -53,6 +54,33 @@ struct CommandProcessorTests {
         #expect(try pipeline.state(of: "s1").state.cart.lines[0].quantity == 1)
     }
 
+    @Test(arguments: [false, true])
+    func anIdUsedAgainForAnotherCommandIsAnIdempotencyConflict(lmdb: Bool) throws {
+        let folder = TemporaryDirectory()
+        let log: any EventLog = lmdb ? try LMDBEventLog(path: folder.child("log.lmdb")) : InMemoryEventLog()
+        _ = try processor(log).handle(add("p1", id: "c1"))
+        // A fresh pipeline: the answer comes from the receipt the log kept, not from a cache.
+        let pipeline = processor(log, idsAfter: 100)
+        #expect(code(try pipeline.handle(add("p1", quantity: 2, id: "c1"))) == .idempotencyConflict)
+        #expect(code(try pipeline.handle(CommandEnvelope(stream: "s1", commandId: "c1", command: .cart(.checkout)))) == .idempotencyConflict)
+        #expect(acceptance(try pipeline.handle(add("p1", id: "c1", expected: 7)))?.duplicate == true, "the same command is a retry, whatever its envelope")
+        #expect(acceptance(try pipeline.handle(add("p1", quantity: 2, stream: "s2", id: "c1"))) != nil, "command ids are per stream")
+        #expect(try log.lastPosition() == 2)
+        if case .rejected(_, let rejection) = try pipeline.handle(add("p1", quantity: 3, id: "c1")) {
+            #expect(rejection.message.hasPrefix("Command id c1 was used in stream s1 for another command (accepted at position 1); nothing was appended."))
+        }
+    }
+
+    @Test func aReceiptWithoutAFingerprintKeepsTheDuplicateAnswer() throws {
+        // As written before receipts kept fingerprints: nothing to compare, so a retry is a duplicate.
+        let log = InMemoryEventLog()
+        _ = try log.append([AppendRequest(stream: "s1", expectedVersion: nil, commandId: "c1", events: [
+            NewEvent(eventId: EventID(high: 9, low: 9), timestamp: Timestamp(microseconds: 1), actor: .user, event: .navigation(.modalPresented))])])
+        let outcome = try processor(log).handle(add("p9", quantity: 4, id: "c1"))
+        #expect(acceptance(outcome)?.duplicate == true)
+        #expect(acceptance(outcome)?.receipt == CommandReceipt(firstPosition: 1, eventCount: 1, version: 1))
+    }
+
     @Test func fieldChecksComeBeforeTheDuplicateCheck() throws {
         let pipeline = processor()
         _ = try pipeline.handle(add("p1", id: "c1"))
@@ -75,13 +103,14 @@ struct CommandProcessorTests {
             add("p1", quantity: 998, id: "c1"),
             add("p1", quantity: 1, id: "c2"),
             add("p1", quantity: 1, id: "c3"),      // would make 1000
-            add("p1", quantity: 5, id: "c1"),      // a twin of the first: a duplicate
+            add("p1", quantity: 998, id: "c1"),    // a twin of the first: a duplicate
+            add("p1", quantity: 5, id: "c1"),      // the first's id for another command: a conflict
             CommandEnvelope(stream: "s1", expectedVersion: 2, command: .cart(.checkout)),
         ])
-        #expect(outcomes.map(code) == [nil, nil, .quantityLimit, nil, nil])
+        #expect(outcomes.map(code) == [nil, nil, .quantityLimit, nil, .idempotencyConflict, nil])
         #expect(acceptance(outcomes[3])?.duplicate == true)
         #expect(acceptance(outcomes[3])?.receipt == acceptance(outcomes[0])?.receipt)
-        #expect(acceptance(outcomes[4])?.receipt.version == 3)
+        #expect(acceptance(outcomes[5])?.receipt.version == 3)
         #expect(try log.lastPosition() == 3)
     }
 

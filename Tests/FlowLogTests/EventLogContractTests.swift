@@ -85,6 +85,19 @@ struct EventLogContractTests {
     }
 
     @Test(arguments: LogKind.allCases)
+    func aReceiptKeepsTheCommandsFingerprint(kind: LogKind) throws {
+        let log = try LogFixture(kind).log
+        let first = try log.append([AppendRequest(stream: "a", expectedVersion: nil, commandId: "c1", events: newEvents(modal), commandFingerprint: 0xFEED_F00D_0000_0001),
+                                    AppendRequest(stream: "a", expectedVersion: nil, commandId: "c2", events: newEvents(modal))])
+        let withFingerprint = CommandReceipt(firstPosition: 1, eventCount: 1, version: 1, commandFingerprint: 0xFEED_F00D_0000_0001)
+        #expect(first == [.appended(withFingerprint), .appended(CommandReceipt(firstPosition: 2, eventCount: 1, version: 2))])
+        #expect(try log.receipt(stream: "a", commandId: "c1") == withFingerprint)
+        #expect(try log.receipt(stream: "a", commandId: "c2")?.commandFingerprint == nil, "a receipt without one stays without")
+        let again = try log.append([AppendRequest(stream: "a", expectedVersion: nil, commandId: "c1", events: newEvents(modal), commandFingerprint: 7)])
+        #expect(again == [.duplicate(withFingerprint)], "the log answers with what it kept; the pipeline compares")
+    }
+
+    @Test(arguments: LogKind.allCases)
     func laterRequestsOfAStreamWhosePredecessorFailedAreConflicts(kind: LogKind) throws {
         let log = try LogFixture(kind).log
         _ = try log.append([AppendRequest(stream: "a", expectedVersion: nil, commandId: nil, events: newEvents(modal))])

@@ -8,6 +8,8 @@ public enum RejectionCode: String, Sendable, CaseIterable {
     case invalidPercent
     case invalidTab
     case invalidText
+    /// The command id was accepted before in the stream, for a different command.
+    case idempotencyConflict
     case versionConflict
     case cartNotOpen
     case priceMismatch

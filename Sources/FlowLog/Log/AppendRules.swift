@@ -89,7 +89,8 @@ public enum AppendRules {
                 }
             }
             versions[request.stream] = version
-            let receipt = CommandReceipt(firstPosition: first, eventCount: request.events.count, version: version)
+            let receipt = CommandReceipt(firstPosition: first, eventCount: request.events.count, version: version,
+                                         commandFingerprint: request.commandFingerprint)
             if let id = request.commandId { try transaction.storeReceipt(receipt, stream: request.stream, commandId: id) }
             poisoned.remove(request.stream)
             results.append(.appended(receipt))

@@ -17,9 +17,12 @@ public struct AppendRequest: Equatable, Sendable {
     /// The stream's state after the last event, when the caller knows it; the log keeps it as a
     /// snapshot when the events cross a multiple of its snapshot interval.
     public var stateAfter: FlowState?
+    /// What the command was (`CommandFingerprint`), kept with its receipt so that a retry with the
+    /// same id can be told from a different command that reuses it.
+    public var commandFingerprint: UInt64?
 
     public init(stream: String, expectedVersion: Int?, commandId: String?, events: [NewEvent], chained: Bool = false,
-                fingerprints: [UInt64] = [], stateAfter: FlowState? = nil) {
+                fingerprints: [UInt64] = [], stateAfter: FlowState? = nil, commandFingerprint: UInt64? = nil) {
         self.stream = stream
         self.expectedVersion = expectedVersion
         self.commandId = commandId
@@ -27,6 +30,7 @@ public struct AppendRequest: Equatable, Sendable {
         self.chained = chained
         self.fingerprints = fingerprints
         self.stateAfter = stateAfter
+        self.commandFingerprint = commandFingerprint
     }
 }
 
@@ -36,11 +40,17 @@ public struct CommandReceipt: Equatable, Sendable {
     public var eventCount: Int
     /// The stream's version right after the command's events.
     public var version: Int
+    /// The fingerprint of the command (`CommandFingerprint`), when it was given: a later command
+    /// with the same id and another fingerprint is an `idempotencyConflict`, not a duplicate.
+    /// Every backend stores it with the receipt; receipts written before it existed have none,
+    /// and a retry against one is answered as a duplicate, as before.
+    public var commandFingerprint: UInt64?
 
-    public init(firstPosition: Int, eventCount: Int, version: Int) {
+    public init(firstPosition: Int, eventCount: Int, version: Int, commandFingerprint: UInt64? = nil) {
         self.firstPosition = firstPosition
         self.eventCount = eventCount
         self.version = version
+        self.commandFingerprint = commandFingerprint
     }
 
     public var positions: [Int] { Array(firstPosition..<firstPosition + eventCount) }

@@ -166,13 +166,18 @@ public final class CommandProcessor {
                 outcomes[index] = .rejected(stream: envelope.stream, rejection)
                 continue
             }
+            let fingerprint = envelope.commandId.map { _ in CommandFingerprint.of(envelope.command) }
             if let id = envelope.commandId {
                 if let request = idsInBatch[envelope.stream]?[id] {
-                    twins.append((index, request))
+                    if requests[request].commandFingerprint != fingerprint {
+                        outcomes[index] = .rejected(stream: envelope.stream, Self.idempotencyConflict(envelope, id: id, earlier: nil))
+                    } else {
+                        twins.append((index, request))
+                    }
                     continue
                 }
                 if let receipt = try log.receipt(stream: envelope.stream, commandId: id) {
-                    outcomes[index] = .accepted(Acceptance(stream: envelope.stream, receipt: receipt, duplicate: true, events: []))
+                    outcomes[index] = Self.retry(envelope, id: id, fingerprint: fingerprint, receipt: receipt)
                     continue
                 }
             }
@@ -183,7 +188,8 @@ public final class CommandProcessor {
             switch decide(envelope, against: &working[envelope.stream]!) {
             case .rejected(let rejection):
                 outcomes[index] = .rejected(stream: envelope.stream, rejection)
-            case .decided(let request, let events):
+            case .decided(var request, let events):
+                request.commandFingerprint = fingerprint
                 if let id = envelope.commandId { idsInBatch[envelope.stream, default: [:]][id] = requests.count }
                 requests.append(request)
                 requestOwners.append(index)
@@ -205,7 +211,8 @@ public final class CommandProcessor {
             case .appended(let receipt):
                 outcomes[index] = .accepted(Acceptance(stream: envelope.stream, receipt: receipt, duplicate: false, events: requestEvents[offset]))
             case .duplicate(let receipt):
-                outcomes[index] = .accepted(Acceptance(stream: envelope.stream, receipt: receipt, duplicate: true, events: []))
+                // Another writer stored the id meanwhile.
+                outcomes[index] = Self.retry(envelope, id: envelope.commandId ?? "", fingerprint: requests[offset].commandFingerprint, receipt: receipt)
                 movedStreams.insert(envelope.stream)
             case .conflict(let actual):
                 movedStreams.insert(envelope.stream)
@@ -237,6 +244,22 @@ public final class CommandProcessor {
         if let id = envelope.commandId, !Identifier.isValid(id) { return FieldChecks.invalidIdentifier(id, role: "command id") }
         if let id = envelope.correlationId, !Identifier.isValid(id) { return FieldChecks.invalidIdentifier(id, role: "correlation id") }
         return FieldChecks.firstViolation(in: envelope.command)
+    }
+
+    /// The answer to a command whose id the stream accepted before: a duplicate when it is the same
+    /// command (or the receipt, written before fingerprints, cannot tell), else a conflict.
+    static func retry(_ envelope: CommandEnvelope, id: String, fingerprint: UInt64?, receipt: CommandReceipt) -> CommandOutcome {
+        if let recorded = receipt.commandFingerprint, let fingerprint, recorded != fingerprint {
+            return .rejected(stream: envelope.stream, idempotencyConflict(envelope, id: id, earlier: receipt))
+        }
+        return .accepted(Acceptance(stream: envelope.stream, receipt: receipt, duplicate: true, events: []))
+    }
+
+    static func idempotencyConflict(_ envelope: CommandEnvelope, id: String, earlier receipt: CommandReceipt?) -> Rejection {
+        let when = receipt.map { receipt in
+            receipt.eventCount == 1 ? "accepted at position \(receipt.firstPosition)" : "accepted at positions \(receipt.firstPosition)–\(receipt.firstPosition + receipt.eventCount - 1)"
+        } ?? "earlier in this input"
+        return Rejection(.idempotencyConflict, "Command id \(id) was used in stream \(envelope.stream) for another command (\(when)); nothing was appended. Give a new command a new id, or resend the original command unchanged to retry it.")
     }
 
     static func versionConflict(_ envelope: CommandEnvelope, actual: Int) -> Rejection {
