@@ -11,7 +11,8 @@ struct ReadOnlyLogCLITests {
     static let readingCommands: [[String]] = [
         ["state", "--stream", "demo-1"], ["state", "--stream", "demo-1", "--at", "9", "--format", "json"], ["view", "--stream", "demo-1"],
         ["log"], ["log", "--format", "json"], ["replay", "--summary"], ["replay", "--stream", "demo-1"], ["replay", "--verify"],
-        ["export"], ["export", "--format", "csv"], ["verify"], ["projections", "status"], ["snapshots"],
+        ["export"], ["export", "--format", "csv"], ["verify"], ["orders"], ["orders", "--stream", "demo-1", "--format", "json"],
+        ["projections", "status"], ["snapshots"],
         ["bisect", "--stream", "demo-1", "--invariant", "all"],
     ]
 

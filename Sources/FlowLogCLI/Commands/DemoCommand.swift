@@ -17,6 +17,12 @@ struct DemoCommand: ParsableCommand {
     @OptionGroup var tracker: TrackerOptions
     @OptionGroup var logOptions: LogOptions
 
+    func validate() throws {
+        if let stream, !Identifier.isValid(stream) {
+            throw ValidationError("--stream '\(TerminalText.escaped(stream))' is not an identifier: 1 to 64 characters of A-Z a-z 0-9 . _ : -.")
+        }
+    }
+
     func run() throws {
         try CommandExecution.run { output in
             if printScript {
@@ -30,6 +36,11 @@ struct DemoCommand: ParsableCommand {
     private func play(_ output: OutputWriter) throws {
         let log = try Composition.openLog(logOptions, access: .readWriteCreating)
         let used = Set(try log.streams().map(\.stream))
+        if let stream, used.contains(stream) {
+            // Its commands would be duplicates, but the one the rules refused would now be decided
+            // afresh and add a stray event: the session is played into a new stream only.
+            throw CLIFailure("Stream \(stream) already has \(try log.version(of: stream)) events; the demo plays its session into a stream of its own. Leave --stream out (the first unused demo-N), or name a stream that has no events; nothing was written.", .usage)
+        }
         let stream = stream ?? (1...).lazy.map { "demo-\($0)" }.first { !used.contains($0) }!
         let processor = Composition.processor(for: log)
         // Wired before the first command, so a tracker folder that is refused stops the demo before it plays.

@@ -3,26 +3,19 @@ import FlowLog
 
 struct OrdersCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "orders", abstract: "List the orders of all streams (or one), from the storage read model.")
+        commandName: "orders", abstract: "List the orders of all streams (or one): the storage read model, and the log past its checkpoint.")
 
     @Option(help: "Only this stream's orders.") var stream: String?
     @OptionGroup var format: FormatOptions
-    @OptionGroup var tracker: TrackerOptions
     @OptionGroup var logOptions: LogOptions
 
     func run() throws {
         try CommandExecution.run { output in
-            let log = try Composition.openLog(logOptions, access: .readWrite)
-            let storage = StorageProjector(store: log)
-            do {
-                let lock = try log.leaseProjector(storage.name)
-                try ProjectionRunner(log: log).catchUp(storage)
-                withExtendedLifetime(lock) {}
-            } catch FlowLogError.busy(let busy) {
-                // Its runner keeps the read model current; what it has projected so far is shown.
-                Diagnostics.write("\(busy.pid.map { "process \($0)" } ?? "another process") is running projector storage; these orders are as of position \(try storage.checkpoint()) of \(try log.lastPosition()).")
-            }
-            let orders = try storage.orders(stream: stream)
+            // A reading command: the read model as far as it got, and the orders of the events
+            // after its checkpoint from the log; the projector is left to its runner.
+            let log = try Composition.openLog(logOptions, access: .readOnly)
+            if let stream { try ReadingScope(log: log, options: logOptions).check(stream: stream) }
+            let orders = try StorageProjector(store: log).orders(stream: stream, through: log)
             for (position, stream, order) in orders {
                 ProjectionRendering.order(order, position: position, stream: stream, format: format.format, to: output)
             }

@@ -7,6 +7,10 @@ import Glibc
 public enum CommandLineProgram {
     /// Runs `flowlog` with `arguments` (without the program's name) and exits.
     public static func run(_ arguments: [String]) -> Never {
+        if let unknown = unknownHelpTopic(arguments) {
+            Diagnostics.write(unknown)
+            exit(ExitStatus.usage.rawValue)
+        }
         do {
             var command = try FlowLogCommand.parseAsRoot(LogOptions.movingDatabaseBehindSubcommand(arguments))
             try command.run()
@@ -27,5 +31,22 @@ public enum CommandLineProgram {
             }
             exit(status.rawValue)
         }
+    }
+
+    /// `flowlog help NAME…` for a subcommand that does not exist: ArgumentParser shows the root's
+    /// help and exits 0, as if the question had an answer.
+    static func unknownHelpTopic(_ arguments: [String]) -> String? {
+        guard arguments.first == "help" else { return nil }
+        var command: any ParsableCommand.Type = FlowLogCommand.self
+        var path: [String] = []
+        for name in arguments.dropFirst() where !name.hasPrefix("-") {
+            guard let subcommand = command.configuration.subcommands.first(where: { $0.configuration.commandName == name }) else {
+                let parent = (["flowlog"] + path).joined(separator: " ")
+                return "There is no subcommand '\(name)' of \(parent); `\((["flowlog", "help"] + path).joined(separator: " "))` lists them."
+            }
+            command = subcommand
+            path.append(name)
+        }
+        return nil
     }
 }

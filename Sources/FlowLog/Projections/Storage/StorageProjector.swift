@@ -48,9 +48,26 @@ public final class StorageProjector: Projector {
         try store.currentReadModelState(of: stream)
     }
 
-    /// Orders of all streams in the order they were placed (or of one stream).
+    /// Orders of all streams in the order they were placed (or of one stream), as far as the read
+    /// model got (its checkpoint).
     public func orders(stream: String? = nil) throws -> [(position: Int, stream: String, order: Order)] {
         try store.readModelOrders(stream: stream)
+    }
+
+    /// Every order up to the log's last position, without writing anything: the read model's, up to
+    /// its checkpoint, then those of the events after it, read from the log. A reading command can
+    /// so show current orders whether or not a runner has caught the projector up.
+    public func orders(stream: String? = nil, through log: any EventLog) throws -> [(position: Int, stream: String, order: Order)] {
+        let checkpoint = try checkpoint()
+        // A runner may move the checkpoint meanwhile: orders past the one read here come from the log.
+        var orders = try store.readModelOrders(stream: stream).filter { $0.position <= checkpoint }
+        try log.forEachEvent(stream: stream, from: checkpoint + 1, to: nil) { record in
+            if case .cart(.orderPlaced(let placed)) = record.event {
+                orders.append((record.position, record.stream, Order(orderId: placed.orderId, total: placed.total, itemCount: placed.itemCount)))
+            }
+            return true
+        }
+        return orders
     }
 
     /// The `hasOnboarded` flag the read model keeps for a stream.
