@@ -16,10 +16,11 @@ struct FlowLogCommand: ParsableCommand {
         error (a full disk, a collector that keeps refusing); 75 another process runs that projector; \
         77 permission denied; 124 a bisect check ran past --timeout.
         """,
+        version: FlowLogVersion.description,
         subcommands: TypedCommandCatalog.groupCommands + [
             SendCommand.self, StateCommand.self, LogCommand.self, ReplayCommand.self, BisectCommand.self, SnapshotsCommand.self,
             ExportCommand.self, ImportCommand.self, VerifyCommand.self, ProjectionsCommand.self, OrdersCommand.self, ViewCommand.self,
-            DemoCommand.self, SchemaCommand.self,
+            StreamsCommand.self, DemoCommand.self, SchemaCommand.self,
         ]
     )
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FlowLog
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -21,7 +22,10 @@ public enum CommandLineProgram {
             let text = FlowLogCommand.fullMessage(for: error)
             let status = FlowLogCommand.exitCode(for: error)
             if !text.isEmpty {
-                if status == .success {
+                if status == .success, arguments.contains("--generate-completion-script") {
+                    // A shell script, for a shell to read: written as it is.
+                    try? FileDescriptorOutput(fileDescriptor: STDOUT_FILENO).write(Array((text + "\n").utf8))
+                } else if status == .success {
                     let output = OutputWriter()
                     output.lines(of: text)
                     output.flush()
