@@ -1,8 +1,11 @@
+import FlowDomain
 import FlowLog
 
 /// The table `flowlog log` prints: one row per event, columns as wide as their widest cell.
 final class EventTable {
-    private var table = TextTable(header: ["POSITION", "STREAM", "VERSION", "TYPE", "ACTOR", "TIMESTAMP", "DATA"], rightAligned: [0, 2])
+    private var table = TextTable(header: ["POSITION", "STREAM", "VERSION", "TYPE", "ACTOR", "TIMESTAMP", "DATA"], rightAligned: [0, 2],
+                                  // Only positions, streams and versions can be wider than these (`log --follow`).
+                                  minimumWidths: [8, 6, 7, EventKinds.typeNames.map(\.count).max() ?? 4, 6, 27])
 
     func add(_ record: RecordedEvent) {
         var json = JSONWriter()
@@ -13,4 +16,7 @@ final class EventTable {
     }
 
     func lines() -> [String] { table.lines(empty: "(no events)") }
+
+    /// The rows added since the last call (and the header, the first time), for `log --follow`.
+    func takeLines(withHeader: Bool) -> [String] { table.takeLines(withHeader: withHeader) }
 }
