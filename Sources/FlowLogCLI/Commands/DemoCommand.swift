@@ -14,6 +14,8 @@ struct DemoCommand: ParsableCommand {
     @Flag(help: "Print the script as NDJSON commands (for `flowlog send`) instead of playing it.")
     var printScript = false
 
+    @OptionGroup var format: FormatOptions
+
     @OptionGroup var tracker: TrackerOptions
     @OptionGroup var logOptions: LogOptions
 
@@ -45,43 +47,69 @@ struct DemoCommand: ParsableCommand {
         let processor = Composition.processor(for: log)
         // Wired before the first command, so a tracker folder that is refused stops the demo before it plays.
         let projectors = try Composition.projectors(log, tracker: tracker, options: logOptions)
-        output.line("FlowLog demo: a session in stream \(stream) of the log \(log.location)")
-        output.line("")
+        let json = format.isJSON
+        if !json {
+            output.line("FlowLog demo: a session in stream \(stream) of the log \(log.location)")
+            output.line("")
+        }
         for (index, envelope) in DemoScript.commands(stream: stream).enumerated() {
             let before = try processor.state(of: stream).state
             let outcome = try processor.handle(envelope)
-            let after = try processor.state(of: stream).state
-            output.lines(DemoText.step(number: index + 1, envelope: envelope, outcome: outcome, before: before, after: after))
+            let (after, version) = try processor.state(of: stream)
+            var recorded: [RecordedEvent] = []
             if case .accepted(let acceptance) = outcome, !acceptance.events.isEmpty {
-                let recorded = try log.events(from: acceptance.receipt.firstPosition, limit: acceptance.events.count)
+                recorded = try log.events(from: acceptance.receipt.firstPosition, limit: acceptance.events.count)
+            }
+            if json {
+                output.json { DemoJSON.step(number: index + 1, envelope: envelope, outcome: outcome, recorded: recorded, after: after, version: version, into: &$0) }
+                continue
+            }
+            output.lines(DemoText.step(number: index + 1, envelope: envelope, outcome: outcome, before: before, after: after))
+            if !recorded.isEmpty {
                 for line in DemoText.trackerCalls(recorded) { output.line("      " + line) }
                 output.line("      " + ViewText.summary(after))
             }
         }
         let (state, version) = try processor.state(of: stream)
-        output.line("")
-        output.line("Final state of \(stream) (version \(version)):")
-        output.line("")
-        output.lines(StateText.lines(state, stream: stream, version: version))
-        output.line("")
-        output.line("What the app shows now (flowlog view --stream \(stream)):")
-        output.lines(ViewText.lines(cart: ViewProjector.cart(state), screen: ViewProjector.screen(state.navigation)))
+        if !json {
+            output.line("")
+            output.line("Final state of \(stream) (version \(version)):")
+            output.line("")
+            output.lines(StateText.lines(state, stream: stream, version: version))
+            output.line("")
+            output.line("What the app shows now (flowlog view --stream \(stream)):")
+            output.lines(ViewText.lines(cart: ViewProjector.cart(state), screen: ViewProjector.screen(state.navigation)))
+        }
         let runner = ProjectionRunner(log: log)
-        output.line("")
-        output.line("Projections, caught up with the log:")
+        var results: [(name: String, result: DemoJSON.ProjectorResult)] = []
         for projector in projectors {
             do {
                 let lock = try log.leaseProjector(projector.name)
                 try runner.catchUp(projector)
                 withExtendedLifetime(lock) {}
-                output.line("  \(TextPadding.pad(projector.name, 16)) checkpoint \(try projector.checkpoint())")
+                results.append((projector.name, .caughtUp(checkpoint: try projector.checkpoint())))
             } catch FlowLogError.busy(let busy) {
                 // Its runner delivers these events; a second delivery would duplicate them.
-                output.line("  \(TextPadding.pad(projector.name, 16)) being run by \(busy.pid.map { "process \($0)" } ?? "another process"), which projects these events")
+                results.append((projector.name, .runBy(pid: busy.pid)))
             }
         }
-        output.line("  analytics calls are in \(tracker.folder(for: logOptions))/segment.ndjson and snake.ndjson")
+        let folder = tracker.folder(for: logOptions)
+        let events = try log.lastPosition()
+        if json {
+            output.json { DemoJSON.summary(stream: stream, log: log.location, events: events, state: state, version: version,
+                                           projectors: results, trackerFolder: folder, into: &$0) }
+            return
+        }
         output.line("")
-        output.line("The log \(log.location) now holds \(try log.lastPosition()) events. Try: flowlog log --stream \(stream), flowlog orders, flowlog view --stream \(stream)")
+        output.line("Projections, caught up with the log:")
+        for (name, result) in results {
+            switch result {
+            case .caughtUp(let checkpoint): output.line("  \(TextPadding.pad(name, 16)) checkpoint \(checkpoint)")
+            case .runBy(let pid): output.line("  \(TextPadding.pad(name, 16)) being run by \(pid.map { "process \($0)" } ?? "another process"), which projects these events")
+            }
+        }
+        output.line("  analytics calls are in \(folder)/segment.ndjson and snake.ndjson")
+        output.line("")
+        output.line("The log \(log.location) now holds \(events) events. Try: flowlog log --stream \(stream), flowlog orders, flowlog view --stream \(stream)")
     }
 }

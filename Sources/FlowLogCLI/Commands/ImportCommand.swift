@@ -15,6 +15,7 @@ struct ImportCommand: ParsableCommand {
         """)
 
     @Argument(help: "The NDJSON file ('-' for standard input).") var file: String
+    @OptionGroup var format: FormatOptions
     @OptionGroup var logOptions: LogOptions
 
     func run() throws {
@@ -31,7 +32,16 @@ struct ImportCommand: ParsableCommand {
             let progress = Progress(label: "import", total: max(size / 200, 1), enabled: isatty(STDERR_FILENO) == 1 && size > 0)
             do {
                 let count = try log.importNDJSON(from: LineReader(fileDescriptor: descriptor), expectedBytes: size, progress: progress)
-                output.line("imported \(count) events into \(log.location)")
+                if format.isJSON {
+                    output.json { json in
+                        json.beginObject()
+                        json.key("imported"); json.int(count)
+                        json.key("log"); json.string(log.location)
+                        json.endObject()
+                    }
+                } else {
+                    output.line("imported \(count) events into \(log.location)")
+                }
             } catch {
                 // A refused import into a new log leaves no empty log behind.
                 if !logExisted { Composition.removeCreatedLog(logOptions) }

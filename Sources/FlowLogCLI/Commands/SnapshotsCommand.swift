@@ -10,6 +10,7 @@ struct SnapshotsCommand: ParsableCommand {
 
     @Option(parsing: .unconditional, help: "Save a snapshot every K events of a stream from now on (0: none).", transform: ValueArguments.wholeNumber)
     var interval: Int?
+    @OptionGroup var format: FormatOptions
     @OptionGroup var logOptions: LogOptions
 
     func validate() throws {
@@ -20,7 +21,18 @@ struct SnapshotsCommand: ParsableCommand {
         try CommandExecution.run { output in
             let log = try Composition.openLog(logOptions, access: interval == nil ? .readOnly : .readWrite)
             if let interval { try log.setSnapshotInterval(interval) }
-            output.line("snapshot interval: \(try log.snapshotInterval()) events; snapshots stored: \(try log.snapshotCount()); reducer version: \(FlowDecider.reducerVersion)")
+            let (interval, count) = (try log.snapshotInterval(), try log.snapshotCount())
+            if format.isJSON {
+                output.json { json in
+                    json.beginObject()
+                    json.key("interval"); json.int(interval)
+                    json.key("snapshots"); json.int(count)
+                    json.key("reducerVersion"); json.int(Int(FlowDecider.reducerVersion))
+                    json.endObject()
+                }
+            } else {
+                output.line("snapshot interval: \(interval) events; snapshots stored: \(count); reducer version: \(FlowDecider.reducerVersion)")
+            }
         }
     }
 }

@@ -4,6 +4,24 @@ import FlowLog
 /// What `flowlog bisect` found: the first bad event with the states around it, the candidates
 /// skipped versions leave, or that there is nothing to bisect.
 enum BisectRendering {
+    /// `--list-invariants`: each built-in check with what it asks of a state (and `all`, in text).
+    static func invariants(format: OutputFormat, to output: OutputWriter) {
+        switch format {
+        case .json:
+            for invariant in Invariant.all {
+                output.json { json in
+                    json.beginObject()
+                    json.key("name"); json.string(invariant.name)
+                    json.key("summary"); json.string(invariant.summary)
+                    json.endObject()
+                }
+            }
+        case .text:
+            for invariant in Invariant.all { output.line("\(TextPadding.pad(invariant.name, 22)) \(invariant.summary)") }
+            output.line("\(TextPadding.pad("all", 22)) every invariant above")
+        }
+    }
+
     static func finalStateIsGood(stream: String, version: Int, reconstructions: Int, format: OutputFormat, to output: OutputWriter) {
         switch format {
         case .json:

@@ -20,6 +20,39 @@ enum ProjectionRendering {
         }
     }
 
+    /// What `projections run` did for one projector.
+    static func caughtUp(_ name: String, handled: Int, checkpoint: Int, format: OutputFormat, to output: OutputWriter) {
+        switch format {
+        case .json:
+            output.json { json in
+                json.beginObject()
+                json.key("name"); json.string(name)
+                json.key("projected"); json.int(handled)
+                json.key("checkpoint"); json.int(checkpoint)
+                json.endObject()
+            }
+        case .text:
+            output.line("\(name): projected \(handled) events, checkpoint \(checkpoint)")
+        }
+    }
+
+    /// What `projections rebuild` did; `notResentThrough`: the calls a tracker's collector had
+    /// acknowledged, which were not sent again (0 for none).
+    static func rebuilt(_ name: String, handled: Int, notResentThrough: Int, format: OutputFormat, to output: OutputWriter) {
+        switch format {
+        case .json:
+            output.json { json in
+                json.beginObject()
+                json.key("name"); json.string(name)
+                json.key("rebuiltFrom"); json.int(handled)
+                json.key("notResentThrough"); json.int(notResentThrough)
+                json.endObject()
+            }
+        case .text:
+            output.line("\(name): rebuilt from \(handled) events")
+        }
+    }
+
     static func order(_ order: Order, position: Int, stream: String, format: OutputFormat, to output: OutputWriter) {
         switch format {
         case .json:

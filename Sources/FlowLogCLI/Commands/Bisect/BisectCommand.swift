@@ -43,8 +43,7 @@ struct BisectCommand: ParsableCommand {
     func run() throws {
         try CommandExecution.run { output in
             if listInvariants {
-                for invariant in Invariant.all { output.line("\(TextPadding.pad(invariant.name, 22)) \(invariant.summary)") }
-                output.line("\(TextPadding.pad("all", 22)) every invariant above")
+                BisectRendering.invariants(format: format.format, to: output)
                 return
             }
             try bisect(stream: stream!, output: output)

@@ -6,6 +6,7 @@ struct ProjectionsRebuildCommand: ParsableCommand {
     @Argument(help: "storage, tracker.segment or tracker.snake.") var name: String
     @Flag(help: "For a tracker: send again the calls its collector already acknowledged.") var resend = false
     @OptionGroup var tracker: TrackerOptions
+    @OptionGroup var format: FormatOptions
     @OptionGroup var logOptions: LogOptions
 
     func validate() throws {
@@ -27,9 +28,9 @@ struct ProjectionsRebuildCommand: ParsableCommand {
                 try projector.reset()
             }
             let handled = try ProjectionRunner(log: log).catchUp(projector)
-            output.line("\(name): rebuilt from \(handled) events")
             let acknowledged = try log.acknowledgedPosition(of: name)
-            if projector is TrackerProjector, acknowledged > 0 {
+            ProjectionRendering.rebuilt(name, handled: handled, notResentThrough: projector is TrackerProjector ? acknowledged : 0, format: format.format, to: output)
+            if projector is TrackerProjector, acknowledged > 0, !format.isJSON {
                 Diagnostics.write("\(name): the calls of positions 1 through \(acknowledged), which the collector had acknowledged, were not sent again; give --resend to send them again.")
             }
         }

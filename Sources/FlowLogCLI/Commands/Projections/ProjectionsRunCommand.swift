@@ -5,6 +5,7 @@ struct ProjectionsRunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "run", abstract: "Catch every projector up with the log (and keep following it with --follow).")
     @Flag(help: "Keep following new appends until interrupted.") var follow = false
     @OptionGroup var tracker: TrackerOptions
+    @OptionGroup var format: FormatOptions
     @OptionGroup var logOptions: LogOptions
 
     func run() throws {
@@ -20,7 +21,7 @@ struct ProjectionsRunCommand: ParsableCommand {
             }
             for projector in projectors {
                 let handled = try runner.catchUp(projector)
-                output.line("\(projector.name): projected \(handled) events, checkpoint \(try projector.checkpoint())")
+                ProjectionRendering.caughtUp(projector.name, handled: handled, checkpoint: try projector.checkpoint(), format: format.format, to: output)
             }
         }
     }
