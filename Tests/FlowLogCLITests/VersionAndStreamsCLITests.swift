@@ -19,7 +19,7 @@ struct VersionAndStreamsCLITests {
     func completionScriptsAreGeneratedAndDocumented(shell: String) throws {
         let result = try FlowLogProcess.run(["--generate-completion-script", shell])
         #expect(result.status == 0, "\(result.stderr)")
-        for name in ["streams", "cart", "export"] { #expect(result.stdout.contains(name), "\(shell): \(name)") }
+        for name in ["streams", "backup", "cart", "export"] { #expect(result.stdout.contains(name), "\(shell): \(name)") }
         let readme = try String(contentsOf: FlowLogProcess.fixtures.deletingLastPathComponent().appendingPathComponent("README.md"), encoding: .utf8)
         #expect(readme.contains("flowlog --generate-completion-script \(shell)"))
         if shell == "bash" {

@@ -12,6 +12,9 @@ enum Composition {
         try LMDBEventLog(path: options.logPath, access: access)
     }
 
+    /// What a killed `backup` leaves in its folder, which the next one may replace.
+    static let partialBackupName = LMDBEventLog.partialBackupName
+
     /// Whether anything is at `--db` yet.
     static func logExists(_ options: LogOptions) -> Bool {
         var info = stat()
