@@ -10,11 +10,13 @@ struct FlowLogCommand: ParsableCommand {
         Commands become events in an LMDB log (default ./flowlog.lmdb, or $FLOWLOG_DB, or --db PATH). \
         Results go to standard output; diagnostics go to standard error.
 
-        Exit status: 0 success; 1 a command was rejected; 3 bisect could not pin the first bad event \
-        (skipped versions); 64 usage error; 65 the log is damaged, of a newer schema, or not a log; \
-        66 no log at the path; 70 an unexpected failure; 73 the log cannot be created there; 74 an I/O \
-        error (a full disk, a collector that keeps refusing); 75 another process runs that projector; \
-        77 permission denied; 124 a bisect check ran past --timeout.
+        Exit status: 0 success; 1 a command was rejected (or replay --verify found a disagreement); \
+        3 bisect could not pin the first bad event (skipped versions); 64 usage error (a bad option or \
+        value, a position outside the log, a path FlowLog will not write); 65 the log is damaged, of a \
+        newer schema, or not a log, or an input file is not what it should be; 66 no log at the path, \
+        no such stream, or no such input file; 70 an unexpected failure; 73 the log cannot be created \
+        there; 74 an I/O error (a full disk, a collector that keeps refusing); 75 another process runs \
+        that projector; 77 permission denied; 124 a bisect check ran past --timeout.
         """,
         version: FlowLogVersion.description,
         subcommands: TypedCommandCatalog.groupCommands + [

@@ -196,7 +196,7 @@ public final class FileDescriptorOutput: OutputSink {
                 let written = Glibc.write(fileDescriptor, raw.baseAddress! + offset, raw.count - offset)
                 if written < 0 {
                     if errno == EINTR { continue }
-                    throw FlowLogError.input("Writing the answers failed: \(String(cString: strerror(errno))).")
+                    throw FlowLogError.input("Writing the output failed: \(String(cString: strerror(errno))).")
                 }
                 offset += written
             }

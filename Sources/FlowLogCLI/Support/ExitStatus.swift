@@ -7,9 +7,10 @@ enum ExitStatus: Int32 {
     case undecided = 3
     /// EX_USAGE: a bad option or value, or an output path FlowLog will not write.
     case usage = 64
-    /// EX_DATAERR: not a FlowLog log, a damaged log, a log of a newer schema, a refused import.
+    /// EX_DATAERR: not a FlowLog log, a damaged log, a log of a newer schema, a refused import, an
+    /// input file that is not what it should be (out of order, not an export, covering nothing).
     case dataError = 65
-    /// EX_NOINPUT: no log at the path, or an input file that cannot be read.
+    /// EX_NOINPUT: no log at the path, no such stream in it, or no such input file.
     case noInput = 66
     /// EX_SOFTWARE: an unexpected failure (a bug).
     case software = 70
