@@ -94,6 +94,17 @@ struct WireCommandTests {
         #expect(code(line) == .malformedCommand)
     }
 
+    /// `1e2` is a hundred and `2.0` two, but neither is written as an integer: the message says so,
+    /// and how to write one (it said "a number with a fraction", which 1e2 is not).
+    @Test(arguments: ["1e2", "2.0", "1E+2", "12.5"])
+    func aNumberThatIsNotAnIntegerLiteralSaysWhatIsAccepted(literal: String) {
+        guard case .failure(let failure) = WireCommand.decode(#"{"type":"cart.addProduct","productId":"p","unitPrice":\#(literal),"quantity":1}"#) else {
+            Issue.record("\(literal) was accepted"); return
+        }
+        #expect(failure.rejection.code == .malformedCommand)
+        #expect(failure.rejection.message == #""unitPrice" must be an integer, not a number written with a decimal point or an exponent; write it in digits only, such as 12 (not 12.0 or 1.2e1)."#)
+    }
+
     @Test func unknownTypesAreUnknownCommands() {
         #expect(code(#"{"type":"cart.explode"}"#) == .unknownCommand)
         #expect(code(#"{"type":""}"#) == .unknownCommand)

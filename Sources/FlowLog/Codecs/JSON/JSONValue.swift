@@ -37,7 +37,7 @@ public enum JSONValue: Equatable, Sendable {
         case .null: "null"
         case .bool: "a boolean"
         case .integer: "an integer"
-        case .number: "a number with a fraction"
+        case .number: "a number written with a decimal point or an exponent"
         case .string: "a string"
         case .array: "an array"
         case .object: "an object"

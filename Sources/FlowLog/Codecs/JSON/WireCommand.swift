@@ -87,7 +87,9 @@ public enum WireCommand {
         }
 
         func wrongType(_ name: String, _ value: JSONValue, _ kind: String) -> Rejection {
-            Rejection(.malformedCommand, "\"\(name)\" must be \(kind), not \(value.typeName).")
+            // A JSON reader takes 1e2 for a hundred; FlowLog takes integers as written in digits only.
+            let advice = if case .number = value { "; write it in digits only, such as 12 (not 12.0 or 1.2e1)" } else { "" }
+            return Rejection(.malformedCommand, "\"\(name)\" must be \(kind), not \(value.typeName)\(advice).")
         }
 
         func optionalString(_ name: String) throws(Rejection) -> String? {
