@@ -55,13 +55,13 @@ struct ExitStatusTableTests {
             follower.standardError = FileHandle.nullDevice
             try follower.run()
             defer { kill(follower.processIdentifier, SIGKILL); follower.waitUntilExit() }
-            for _ in 0..<200 {
-                let second = try FlowLogProcess.run(["projections", "rebuild", "storage"] + db)
-                // (The holder's pid may not be in its lock file yet: "another process" then.)
-                if second.status != 0 { return (second, "is being run by") }
+            // The holder writes its pid into the lock file once it has the lock.
+            for _ in 0..<400 {
+                let holder = try? String(contentsOfFile: folder.child("log/projector-storage.lock"), encoding: .utf8)
+                if holder?.trimmingCharacters(in: .whitespacesAndNewlines) == String(follower.processIdentifier) { break }
                 usleep(25_000)
             }
-            return (try FlowLogProcess.run(["projections", "rebuild", "storage"] + db), "is being run by")
+            return (try FlowLogProcess.run(["projections", "rebuild", "storage"] + db), "is being run by process \(follower.processIdentifier)")
         },
         77: { folder in
             let db = try demoLog(folder)
