@@ -22,7 +22,7 @@ struct ImportCommand: ParsableCommand {
         try CommandExecution.run { output in
             let descriptor = file == "-" ? STDIN_FILENO : open(file, O_RDONLY)
             guard descriptor >= 0 else {
-                throw CLIFailure("Cannot read \(file): \(String(cString: strerror(errno))). Check the path.", .noInput)
+                throw FlowLogError.unreadableInput(path: file, errorNumber: errno)
             }
             defer { if descriptor != STDIN_FILENO { close(descriptor) } }
             var info = stat()

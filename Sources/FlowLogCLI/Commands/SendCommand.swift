@@ -26,7 +26,7 @@ struct SendCommand: ParsableCommand {
             if let file, file != "-" {
                 descriptor = open(file, O_RDONLY)
                 guard descriptor >= 0 else {
-                    throw CLIFailure("Cannot read \(file): \(String(cString: strerror(errno))). Check the path.", .noInput)
+                    throw FlowLogError.unreadableInput(path: file, errorNumber: errno)
                 }
             } else {
                 descriptor = STDIN_FILENO

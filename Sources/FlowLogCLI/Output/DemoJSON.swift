@@ -16,10 +16,11 @@ enum DemoJSON {
         for record in recorded { FlowJSON.writeEvent(record, into: &json) }
         json.endArray()
         json.key("trackerCalls"); json.beginArray()
-        for call in trackerCalls(recorded) {
+        for call in DemoText.calls(recorded) {
             json.beginObject()
             json.key("service"); json.string(call.service)
-            json.key("call"); json.value(call.call)
+            // The service wrote the call with a JSONWriter; it goes in as the value it is.
+            json.key("call"); if let value = try? JSONParser.parse(call.call) { json.value(value) } else { json.null() }
             json.endObject()
         }
         json.endArray()
@@ -58,18 +59,5 @@ enum DemoJSON {
         json.endArray()
         json.key("trackerFolder"); json.string(trackerFolder)
         json.endObject()
-    }
-
-    /// Each service's call for each event, as JSON values.
-    private static func trackerCalls(_ records: [RecordedEvent]) -> [(service: String, call: JSONValue)] {
-        let services: [any AnalyticsService] = [SegmentService(), SnakeCaseService()]
-        var calls: [(String, JSONValue)] = []
-        for record in records {
-            for service in services {
-                var scratch = JSONWriter()
-                if service.writeCall(for: record, into: &scratch), let call = try? JSONParser.parse(scratch.text) { calls.append((service.name, call)) }
-            }
-        }
-        return calls
     }
 }

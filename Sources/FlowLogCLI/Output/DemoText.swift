@@ -25,14 +25,19 @@ enum DemoText {
 
     /// The analytics calls each service makes for these events, one line a call.
     static func trackerCalls(_ records: [RecordedEvent]) -> [String] {
-        var lines: [String] = []
+        calls(records).map { "tracker \($0.service): \($0.call)" }
+    }
+
+    /// Each service's call for each event, as JSON text, in event order.
+    static func calls(_ records: [RecordedEvent]) -> [(service: String, call: String)] {
+        var calls: [(service: String, call: String)] = []
         let services: [any AnalyticsService] = [SegmentService(), SnakeCaseService()]
         for record in records {
             for service in services {
                 var json = JSONWriter()
-                if service.writeCall(for: record, into: &json) { lines.append("tracker \(service.name): \(json.text)") }
+                if service.writeCall(for: record, into: &json) { calls.append((service.name, json.text)) }
             }
         }
-        return lines
+        return calls
     }
 }
