@@ -41,14 +41,17 @@ struct LogCommand: ParsableCommand {
             if follow { Interruption.hold() }
 
             var walk = LogWalk(filter: filter, limit: limit, format: format)
-            try walk.show(log, from: filter.fromPosition, through: nil, to: output)
+            // Up to the last position as of now: following goes on from the next one, so no event
+            // committed meanwhile falls between the two.
+            let now = try log.lastPosition()
+            try walk.show(log, from: filter.fromPosition, through: now, to: output)
             guard follow else {
                 if format == .table { output.lines(walk.table.lines()) }
                 return
             }
             output.lines(walk.table.takeLines(withHeader: format == .table))
             output.flush()
-            var next = max(filter.fromPosition, try log.lastPosition() + 1)
+            var next = max(filter.fromPosition, now + 1)
             while !walk.isDone(next: next), !Interruption.requested {
                 let last = try log.waitForEvents(after: next - 1, timeout: 0.2)
                 guard last >= next else { continue }
