@@ -220,45 +220,58 @@ final class PostgresImportBuilder: ImportBatchBuilder {
     /// The batch's COPY lines, apart from `content` so that appending to them never copies them.
     private var rows = ByteBuffer()
     private var json = JSONWriter(capacity: 256)
+    /// The line being built, reused.
+    private var line: [UInt8] = []
     private static let hex = Array("0123456789abcdef".utf8)
 
     var count: Int { content.count }
 
-    func add(_ event: RecordedEvent, record: UnsafeRawBufferPointer, fingerprint: UInt64, line: Int, streamOrdinal: Int) {
-        rows.writeString(String(event.position))
-        rows.writeInteger(UInt8(ascii: "\t"))
-        Self.writeText(event.stream, to: &rows)
-        rows.writeInteger(UInt8(ascii: "\t"))
-        rows.writeString(String(event.version))
-        rows.writeInteger(UInt8(ascii: "\t"))
-        rows.writeString(event.eventId.description)
-        rows.writeInteger(UInt8(ascii: "\t"))
-        rows.writeString(event.event.typeName)
-        rows.writeInteger(UInt8(ascii: "\t"))
-        rows.writeString(event.actor.rawValue)
-        rows.writeInteger(UInt8(ascii: "\t"))
-        rows.writeString(PostgresTimestamp.text(event.timestamp))
-        rows.writeInteger(UInt8(ascii: "\t"))
-        if let correlation = event.correlationId { Self.writeText(correlation, to: &rows) } else { rows.writeString("\\N") }
-        rows.writeInteger(UInt8(ascii: "\t"))
-        if let causation = event.causationId { Self.writeText(causation, to: &rows) } else { rows.writeString("\\N") }
-        rows.writeInteger(UInt8(ascii: "\t"))
+    func add(_ event: RecordedEvent, record: UnsafeRawBufferPointer, fingerprint: UInt64, line number: Int, streamOrdinal: Int) {
+        line.removeAll(keepingCapacity: true)
+        Self.append(String(event.position), to: &line)
+        line.append(UInt8(ascii: "\t"))
+        Self.appendText(event.stream.utf8, to: &line)
+        line.append(UInt8(ascii: "\t"))
+        Self.append(String(event.version), to: &line)
+        line.append(UInt8(ascii: "\t"))
+        Self.append(event.eventId.description, to: &line)
+        line.append(UInt8(ascii: "\t"))
+        Self.append(event.event.typeName, to: &line)
+        line.append(UInt8(ascii: "\t"))
+        Self.append(event.actor.rawValue, to: &line)
+        line.append(UInt8(ascii: "\t"))
+        Self.append(PostgresTimestamp.text(event.timestamp), to: &line)
+        line.append(UInt8(ascii: "\t"))
+        if let correlation = event.correlationId { Self.appendText(correlation.utf8, to: &line) } else { Self.append("\\N", to: &line) }
+        line.append(UInt8(ascii: "\t"))
+        if let causation = event.causationId { Self.appendText(causation.utf8, to: &line) } else { Self.append("\\N", to: &line) }
+        line.append(UInt8(ascii: "\t"))
         json.reset()
         FlowJSON.writeEventData(event.event, into: &json)
-        Self.writeText(json.bytes, to: &rows)
-        rows.writeInteger(UInt8(ascii: "\t"))
-        rows.writeString(String(Int64(bitPattern: fingerprint)))
-        rows.writeInteger(UInt8(ascii: "\t"))
-        rows.writeString("\\\\x")
-        rows.reserveCapacity(minimumWritableBytes: record.count * 2 + 1)
-        for byte in record {
-            rows.writeInteger(Self.hex[Int(byte >> 4)])
-            rows.writeInteger(Self.hex[Int(byte & 0x0F)])
+        Self.appendText(json.bytes, to: &line)
+        line.append(UInt8(ascii: "\t"))
+        Self.append(String(Int64(bitPattern: fingerprint)), to: &line)
+        line.append(UInt8(ascii: "\t"))
+        Self.append("\\\\x", to: &line)
+        // Hex through a pointer: a byte at a time through Array or ByteBuffer costs a call each
+        // (many in a debug build, where the tests run).
+        let start = line.count
+        line.append(contentsOf: repeatElement(0, count: record.count * 2 + 1))
+        line.withUnsafeMutableBufferPointer { buffer in
+            Self.hex.withUnsafeBufferPointer { digits in
+                var index = start
+                for byte in record {
+                    buffer[index] = digits[Int(byte >> 4)]
+                    buffer[index + 1] = digits[Int(byte & 0x0F)]
+                    index += 2
+                }
+                buffer[index] = UInt8(ascii: "\n")
+            }
         }
-        rows.writeInteger(UInt8(ascii: "\n"))
+        rows.writeBytes(line)
         content.count += 1
         content.ids.append(event.eventId)
-        content.lines.append(line)
+        content.lines.append(number)
         content.lastPosition = event.position
     }
 
@@ -279,19 +292,19 @@ final class PostgresImportBuilder: ImportBatchBuilder {
         return taken
     }
 
-    private static func writeText(_ text: String, to buffer: inout ByteBuffer) {
-        writeText(Array(text.utf8), to: &buffer)
+    private static func append(_ text: String, to line: inout [UInt8]) {
+        line.append(contentsOf: text.utf8)
     }
 
     /// Text as COPY's text format reads it: backslash, tab, newline and carriage return escaped.
-    private static func writeText(_ bytes: [UInt8], to buffer: inout ByteBuffer) {
+    private static func appendText<Bytes: Sequence<UInt8>>(_ bytes: Bytes, to line: inout [UInt8]) {
         for byte in bytes {
             switch byte {
-            case UInt8(ascii: "\\"): buffer.writeString("\\\\")
-            case UInt8(ascii: "\t"): buffer.writeString("\\t")
-            case UInt8(ascii: "\n"): buffer.writeString("\\n")
-            case UInt8(ascii: "\r"): buffer.writeString("\\r")
-            default: buffer.writeInteger(byte)
+            case UInt8(ascii: "\\"): line.append(UInt8(ascii: "\\")); line.append(UInt8(ascii: "\\"))
+            case UInt8(ascii: "\t"): line.append(UInt8(ascii: "\\")); line.append(UInt8(ascii: "t"))
+            case UInt8(ascii: "\n"): line.append(UInt8(ascii: "\\")); line.append(UInt8(ascii: "n"))
+            case UInt8(ascii: "\r"): line.append(UInt8(ascii: "\\")); line.append(UInt8(ascii: "r"))
+            default: line.append(byte)
             }
         }
     }

@@ -67,6 +67,23 @@ final class EventLoopTaskExecutor: TaskExecutor, @unchecked Sendable {
     }
 }
 
+/// Starts the work that `make` returns on `eventLoop` itself, with its deadline, and waits for it on
+/// the calling thread: one hop onto the event loop per call, rather than one for the work, one for the
+/// timer and one for each callback registered from outside it.
+func blockingRun<Value: Sendable>(on eventLoop: any EventLoop, timeout: Double, _ make: @escaping @Sendable () -> EventLoopFuture<Value>) throws -> Value {
+    precondition(MultiThreadedEventLoopGroup.currentEventLoop == nil, "a blocking PostgreSQL call was made on a NIO event loop")
+    let promise = eventLoop.makePromise(of: Value.self)
+    eventLoop.execute {
+        let future = make()
+        let deadline = eventLoop.scheduleTask(in: .nanoseconds(Int64(timeout * 1e9))) { promise.fail(TimedOut()) }
+        future.whenComplete { result in
+            deadline.cancel()
+            promise.completeWith(result)
+        }
+    }
+    return try promise.futureResult.wait()
+}
+
 private final class ResultBox<Value>: @unchecked Sendable {
     var result: Result<Value, any Error>?
 }
@@ -194,7 +211,7 @@ final class PostgresSession: @unchecked Sendable {
     func query(_ query: PostgresQuery, timeout: Double? = nil) throws(FlowLogError) -> PostgresQueryResult {
         let connection = try open()
         do {
-            return try blockingWait(connection.query(query, logger: quietLogger), timeout: timeout ?? self.timeout)
+            return try blockingRun(on: connection.eventLoop, timeout: timeout ?? self.timeout) { connection.query(query, logger: quietLogger) }
         } catch {
             let mapped = PostgresErrors.map(error, url: url, during: "running a query")
             if error is TimedOut || connection.isClosed || PostgresErrors.isConnectionLoss(error) { drop(connection) }
@@ -206,10 +223,10 @@ final class PostgresSession: @unchecked Sendable {
     /// one per statement. The first error is thrown (the statements after it fail too inside a transaction).
     func queries(_ queries: [PostgresQuery], during activity: String = "running a query") throws(FlowLogError) -> [PostgresQueryResult] {
         let connection = try open()
-        let futures = queries.map { connection.query($0, logger: quietLogger) }
         do {
-            let all = EventLoopFuture.whenAllComplete(futures, on: connection.eventLoop)
-            let results = try blockingWait(all, timeout: timeout)
+            let results = try blockingRun(on: connection.eventLoop, timeout: timeout) {
+                EventLoopFuture.whenAllComplete(queries.map { connection.query($0, logger: quietLogger) }, on: connection.eventLoop)
+            }
             return try results.map { try $0.get() }
         } catch {
             let mapped = PostgresErrors.map(error, url: url, during: activity)
