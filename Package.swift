@@ -2,9 +2,10 @@
 import PackageDescription
 
 /// FlowLog's targets are its layers; dependency arrows point inward only (docs/architecture.md):
-/// `flowlog` (a tiny main) → `FlowLogCLI` (the command line and the composition root) → `FlowLogLMDB`
-/// (a storage backend) → `FlowLog` (the log contract and the features, on protocols) → `FlowDomain`
-/// (pure); `FlowLogLMDB` → `LMDB` → `CLMDB`.
+/// `flowlog` (a tiny main) → `FlowLogCLI` (the command line and the composition root) → `FlowLogLMDB` /
+/// `FlowLogPostgres` (storage backends) → `FlowLog` (the log contract and the features, on protocols)
+/// → `FlowDomain` (pure); `FlowLogLMDB` → `LMDB` → `CLMDB`; `FlowLogPostgres` → PostgresNIO (SwiftNIO,
+/// swift-nio-ssl, swift-crypto: the heavy part of a clean build, which only targets that depend on it pay for).
 /// Release builds optimise across the package's modules: the codecs and the import pipeline are
 /// generic over visitors and backends declared in other modules, and specialising them there is
 /// what keeps one declaration per kind (and storage behind protocols) as fast as hand-written code.
@@ -17,10 +18,13 @@ let package = Package(
         .library(name: "FlowDomain", targets: ["FlowDomain"]),
         .library(name: "FlowLog", targets: ["FlowLog"]),
         .library(name: "FlowLogLMDB", targets: ["FlowLogLMDB"]),
+        .library(name: "FlowLogPostgres", targets: ["FlowLogPostgres"]),
         .library(name: "FlowLogTesting", targets: ["FlowLogTesting"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         .systemLibrary(
@@ -32,6 +36,15 @@ let package = Package(
         .target(name: "FlowDomain", swiftSettings: crossModule),
         .target(name: "FlowLog", dependencies: ["FlowDomain"], swiftSettings: crossModule),
         .target(name: "FlowLogLMDB", dependencies: ["FlowLog", "FlowDomain", "LMDB"], swiftSettings: crossModule),
+        .target(
+            name: "FlowLogPostgres",
+            dependencies: [
+                "FlowLog", "FlowDomain",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: crossModule
+        ),
         .target(name: "FlowLogTesting", dependencies: ["FlowDomain", "FlowLog"]),
         .target(
             name: "FlowLogCLI",
@@ -45,7 +58,8 @@ let package = Package(
         .executableTarget(name: "flowlog", dependencies: ["FlowLogCLI"]),
         .executableTarget(name: "flowlog-bench", dependencies: ["FlowLog", "FlowLogLMDB", "FlowDomain", "LMDB"]),
         .testTarget(name: "FlowDomainTests", dependencies: ["FlowDomain", "FlowLogTesting"]),
-        .testTarget(name: "FlowLogTests", dependencies: ["FlowLog", "FlowLogLMDB", "FlowDomain", "FlowLogTesting"]),
+        .testTarget(name: "FlowLogTests", dependencies: ["FlowLog", "FlowLogLMDB", "FlowLogPostgres", "FlowDomain", "FlowLogTesting"]),
+        .testTarget(name: "FlowLogPostgresTests", dependencies: ["FlowLogPostgres", "FlowLog", "FlowDomain", "FlowLogTesting"]),
         .testTarget(name: "FlowLogLMDBTests", dependencies: ["FlowLogLMDB", "FlowLog", "FlowDomain", "LMDB", "FlowLogTesting"]),
         .testTarget(name: "FlowLogCLITests", dependencies: ["FlowLogCLI", .product(name: "ArgumentParser", package: "swift-argument-parser"), "FlowLog", "FlowLogLMDB", "FlowDomain", "LMDB", "FlowLogTesting"]),
     ]
