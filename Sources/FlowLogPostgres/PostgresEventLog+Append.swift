@@ -28,7 +28,7 @@ extension PostgresEventLog {
                     """,
                     "SELECT stream, version FROM \(unescaped: table("streams")) WHERE stream = ANY(\(streams))",
                     """
-                    SELECT c.stream, c.command_id, c.first_position, c.event_count, c.version FROM \(unescaped: table("commands")) c
+                    SELECT c.stream, c.command_id, c.first_position, c.event_count, c.version, c.command_fingerprint FROM \(unescaped: table("commands")) c
                     JOIN unnest(\(commands.map(\.0)), \(commands.map(\.1))) AS u(stream, command_id)
                         ON c.stream = u.stream AND c.command_id = u.command_id
                     """,
@@ -84,6 +84,9 @@ struct PostgresAppend: AppendTransaction {
     private var receiptFirst: [Int64] = []
     private var receiptCounts: [Int32] = []
     private var receiptVersions: [Int64] = []
+    /// What each command was (`CommandReceipt.commandFingerprint`), so a reused id is told apart.
+    private var receiptFingerprints: [Int64] = []
+    private var receiptFingerprinted: [Bool] = []
     private var headStreams: [String] = []
     private var headVersions: [Int64] = []
     private(set) var snapshotStreams: [String] = []
@@ -109,8 +112,9 @@ struct PostgresAppend: AppendTransaction {
             self.versions[stream] = Int(version)
         }
         for row in receipts.rows {
-            let (stream, id, first, count, version) = try row.decode((String, String, Int64, Int32, Int64).self)
-            self.receipts[stream, default: [:]][id] = CommandReceipt(firstPosition: Int(first), eventCount: Int(count), version: Int(version))
+            let (stream, id, first, count, version, fingerprint) = try row.decode((String, String, Int64, Int32, Int64, Int64?).self)
+            self.receipts[stream, default: [:]][id] = CommandReceipt(firstPosition: Int(first), eventCount: Int(count), version: Int(version),
+                                                                     commandFingerprint: fingerprint.map { UInt64(bitPattern: $0) })
         }
         self.encoder = encoder
     }
@@ -147,6 +151,8 @@ struct PostgresAppend: AppendTransaction {
         receiptFirst.append(Int64(receipt.firstPosition))
         receiptCounts.append(Int32(receipt.eventCount))
         receiptVersions.append(Int64(receipt.version))
+        receiptFingerprints.append(Int64(bitPattern: receipt.commandFingerprint ?? 0))
+        receiptFingerprinted.append(receipt.commandFingerprint != nil)
     }
 
     mutating func storeSnapshot(_ state: FlowState, stream: String, version: Int, position: Int) throws {
@@ -175,9 +181,10 @@ struct PostgresAppend: AppendTransaction {
                 \(actors)::text[], \(times)::timestamptz[], \(correlations)::text[], \(causations)::text[], \(data)::text[],
                 \(fingerprints)::int8[], \(fingerprinted)::bool[], \(records)::bytea[]) AS u(p, s, v, i, t, a, r, c, k, d, f, h, b)
         ), c AS (
-            INSERT INTO \(unescaped: schema.table("commands")) (stream, command_id, first_position, event_count, version)
-            SELECT * FROM unnest(\(receiptStreams)::text[], \(receiptIds)::text[], \(receiptFirst)::int8[], \(receiptCounts)::int4[],
-                \(receiptVersions)::int8[])
+            INSERT INTO \(unescaped: schema.table("commands")) (stream, command_id, first_position, event_count, version, command_fingerprint)
+            SELECT s, i, p, n, v, CASE WHEN h THEN f END
+            FROM unnest(\(receiptStreams)::text[], \(receiptIds)::text[], \(receiptFirst)::int8[], \(receiptCounts)::int4[],
+                \(receiptVersions)::int8[], \(receiptFingerprints)::int8[], \(receiptFingerprinted)::bool[]) AS u(s, i, p, n, v, f, h)
         ), s AS (
             INSERT INTO \(unescaped: schema.table("streams")) (stream, version)
             SELECT * FROM unnest(\(headStreams)::text[], \(headVersions)::int8[])

@@ -148,12 +148,13 @@ public final class PostgresEventLog: EventLog, @unchecked Sendable {
     public func receipt(stream: String, commandId: String) throws -> CommandReceipt? {
         try withSession { session in
             let rows = try session.query("""
-                SELECT first_position, event_count, version FROM \(unescaped: table("commands"))
+                SELECT first_position, event_count, version, command_fingerprint FROM \(unescaped: table("commands"))
                 WHERE stream = \(stream) AND command_id = \(commandId)
                 """).rows
             return try rows.first.map { row in
-                let (first, count, version) = try row.decode((Int64, Int32, Int64).self)
-                return CommandReceipt(firstPosition: Int(first), eventCount: Int(count), version: Int(version))
+                let (first, count, version, fingerprint) = try row.decode((Int64, Int32, Int64, Int64?).self)
+                return CommandReceipt(firstPosition: Int(first), eventCount: Int(count), version: Int(version),
+                                      commandFingerprint: fingerprint.map { UInt64(bitPattern: $0) })
             }
         }
     }

@@ -57,7 +57,7 @@ struct PostgresSchema: Sendable {
             """
             CREATE TABLE \(s).commands (stream text COLLATE "C" NOT NULL, command_id text COLLATE "C" NOT NULL,
                 first_position bigint NOT NULL, event_count integer NOT NULL, version bigint NOT NULL,
-                PRIMARY KEY (stream, command_id))
+                command_fingerprint bigint, PRIMARY KEY (stream, command_id))
             """,
             """
             CREATE TABLE \(s).snapshots (stream text COLLATE "C" NOT NULL, version bigint NOT NULL, position bigint NOT NULL,
