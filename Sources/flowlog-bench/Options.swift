@@ -12,6 +12,12 @@ struct Options {
     var memoryEvents = 0
     /// With `--scale`, the sizes of the many-stream logs the scale cases build (events; one stream per 1,000).
     var scaleSizes: [Int] = []
+    /// With `--write-commands PATH`, only write `commands` commands of the workload (visits from
+    /// `firstVisit` on, interleaved over `streams` streams) to PATH as NDJSON and stop: input for
+    /// `flowlog send` when profiling it by hand.
+    var writeCommands: String?
+    var streams = 1_000
+    var firstVisit = 0
 
     init(_ arguments: [String]) throws {
         var iterator = arguments.makeIterator()
@@ -27,6 +33,9 @@ struct Options {
             case "--cases": cases = Set(value.split(separator: ",").map(String.init))
             case "--memory-events": memoryEvents = Int(value)!
             case "--scale": scaleSizes = value.split(separator: ",").map { Int($0)! }
+            case "--write-commands": writeCommands = value
+            case "--streams": streams = Int(value)!
+            case "--first-visit": firstVisit = Int(value)!
             default: throw BenchError("unknown option \(argument)")
             }
         }

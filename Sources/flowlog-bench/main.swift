@@ -30,6 +30,23 @@ func python(_ options: Options, _ arguments: [String]) throws -> (seconds: Doubl
 }
 
 let options = try Options(Array(CommandLine.arguments.dropFirst()))
+if let path = options.writeCommands {
+    let workload = Workload(streams: options.streams)
+    var lines = ""
+    var count = 0
+    var visit = options.firstVisit
+    while count < options.commands {
+        for stream in 0..<options.streams where count < options.commands {
+            for command in workload.visit(visit, stream: stream).prefix(options.commands - count) {
+                lines += WireCommand.encode(command) + "\n"
+                count += 1
+            }
+        }
+        visit += 1
+    }
+    try Data(lines.utf8).write(to: URL(fileURLWithPath: path))
+    exit(0)
+}
 try FileManager.default.createDirectory(atPath: options.work, withIntermediateDirectories: true)
 let work = options.work
 var report = Report()
