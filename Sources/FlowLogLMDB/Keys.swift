@@ -10,11 +10,9 @@ struct KeyScratch {
         try withUnsafeBytes(of: UInt64(position).bigEndian, body)
     }
 
-    /// A `streamIndex` value: the position (big-endian), then the state's fingerprint if known.
-    func withIndexEntry<R>(position: Int, fingerprint: UInt64?, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-        try withUnsafeBytes(of: (UInt64(position).bigEndian, (fingerprint ?? 0).littleEndian)) { raw in
-            try body(fingerprint == nil ? UnsafeRawBufferPointer(rebasing: raw[0..<8]) : raw)
-        }
+    /// A `fingerprints` value: the state's fingerprint, little-endian.
+    func withFingerprint<R>(_ fingerprint: UInt64, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try withUnsafeBytes(of: fingerprint.littleEndian, body)
     }
 
     func withEventID<R>(_ id: EventID, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
@@ -50,7 +48,8 @@ enum Keys {
         }
     }
 
-    /// The fingerprint after the position in a `streamIndex` value, if it has one.
+    /// The fingerprint after the position in a `streamIndex` value, if it has one (logs written before
+    /// the `fingerprints` database).
     static func decodeFingerprint(_ value: UnsafeRawBufferPointer) -> UInt64? {
         value.count >= 16 ? UInt64(littleEndian: value.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) : nil
     }

@@ -99,7 +99,7 @@ struct ReplayCommand: ParsableCommand {
             let text = try String(contentsOfFile: expected, encoding: .utf8)
             report = try ReplayVerifier.verify(source: source, expected: ReplayVerifier.expectations(fromLines: text.components(separatedBy: "\n")))
         } else {
-            report = try ReplayVerifier.verifyFingerprints(of: log!)
+            report = try ReplayVerifier.verifyFingerprints(of: log!, progress: Progress(label: "replay --verify", total: try log!.lastPosition()))
         }
         let disagreements = report.disagreements.filter { stream == nil || $0.stream == stream }
         for disagreement in disagreements {
