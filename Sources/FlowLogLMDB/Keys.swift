@@ -10,11 +10,6 @@ struct KeyScratch {
         try withUnsafeBytes(of: UInt64(position).bigEndian, body)
     }
 
-    /// A `fingerprints` value: the state's fingerprint, little-endian.
-    func withFingerprint<R>(_ fingerprint: UInt64, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-        try withUnsafeBytes(of: fingerprint.littleEndian, body)
-    }
-
     func withEventID<R>(_ id: EventID, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try withUnsafeBytes(of: (id.high.bigEndian, id.low.bigEndian), body)
     }

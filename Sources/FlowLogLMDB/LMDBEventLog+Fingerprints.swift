@@ -19,19 +19,18 @@ extension LMDBEventLog: FingerprintedLog {
                     return
                 }
                 try txn.withCursor(fingerprintsDB) { cursor in
-                    var entry = try cursor.seek(atOrAfter: Keys.position(max(from, 1)))
+                    var run = try FingerprintRuns.Stored(Self.run(covering: max(from, 1), &cursor))
                     try walk(from: from, through: through, txn) { event in
                         let position = event.position
-                        // Entries that belong to no position of the walk (only damage makes them) are stepped over.
-                        while let (key, _) = entry, key.count != 8 || Keys.decodePosition(key) < position { entry = try cursor.next() }
+                        // Runs end before this position: the next, until one does not.
+                        while let current = run, current.end <= position { run = FingerprintRuns.Stored(try cursor.next()) }
                         let recorded: UInt64?
-                        if let (key, value) = entry, Keys.decodePosition(key) == position {
-                            guard value.count == 8 else {
+                        if let run, run.start <= position {
+                            guard run.isWellFormed else {
                                 throw FlowLogError.damaged(RecordDamage(position: position, stream: event.stream,
-                                                                        problem: "its recorded state fingerprint is \(value.count) bytes long, not 8"))
+                                                                        problem: "its recorded state fingerprints are \(run.bytes.count) bytes long, not a multiple of 8"))
                             }
-                            recorded = UInt64(littleEndian: value.loadUnaligned(as: UInt64.self))
-                            entry = try cursor.next()
+                            recorded = run.fingerprint(at: position)
                         } else {
                             // Appended before the database existed (or by an older FlowLog), or without a fingerprint.
                             recorded = try older.fingerprint(of: event, &index)
@@ -41,6 +40,17 @@ extension LMDBEventLog: FingerprintedLog {
                 }
             }
         }
+    }
+
+    /// The run holding `position`, or else the first after it (the cursor stays on it).
+    private static func run(covering position: Int, _ cursor: inout Cursor) throws -> Cursor.Record? {
+        let after = try cursor.seek(atOrAfter: Keys.position(position))
+        if let after, Keys.decodePosition(after.key) == position { return after }
+        if let before = after == nil ? try cursor.last() : try cursor.previous(),
+           let run = FingerprintRuns.Stored(before), run.end > position {
+            return before
+        }
+        return try cursor.seek(atOrAfter: Keys.position(position))
     }
 }
 

@@ -3,13 +3,13 @@ import FlowLog
 import LMDB
 
 /// The puts each appended event makes — its record, its stream-index entry, its event id and, where
-/// it is known, the fingerprint of its stream's state after it — gathered and written as sorted
-/// batches (see `SortedPuts`). Appends and imports both use it.
+/// it is known, the fingerprint of its stream's state after it (in runs: `FingerprintRuns`) —
+/// gathered and written as sorted batches (see `SortedPuts`). Appends and imports both use it.
 struct PendingEventPuts {
     private var records = SortedPuts()
     private var index = SortedPuts()
     private var eventIds = SortedPuts()
-    private var fingerprints = SortedPuts()
+    private var fingerprints = FingerprintRuns()
     private var keys = KeyScratch()
 
     init() {}
@@ -19,7 +19,7 @@ struct PendingEventPuts {
         records = SortedPuts(reservingLike: other.records)
         index = SortedPuts(reservingLike: other.index)
         eventIds = SortedPuts(reservingLike: other.eventIds)
-        fingerprints = SortedPuts(reservingLike: other.fingerprints)
+        fingerprints = FingerprintRuns(reservingLike: other.fingerprints)
     }
 
     /// Events waiting to be written.
@@ -52,9 +52,7 @@ struct PendingEventPuts {
             records.add(key: positionKey, value: record, tag: tag)
             keys.withEventID(eventId) { eventIds.add(key: $0, value: positionKey, tag: tag) }
             keys.withStreamVersion(stream, version) { index.add(key: $0, value: positionKey, tag: tag, run: run) }
-            if let fingerprint {
-                keys.withFingerprint(fingerprint) { fingerprints.add(key: positionKey, value: $0, tag: tag) }
-            }
+            fingerprints.add(position: position, fingerprint: fingerprint, tag: tag)
         }
     }
 
@@ -64,7 +62,7 @@ struct PendingEventPuts {
         _ = try records.write(to: log.eventsDB, in: txn, appending: true)
         _ = try index.write(to: log.streamIndexDB, in: txn)
         if let fingerprintsDB = log.fingerprintsDB {
-            _ = try fingerprints.write(to: fingerprintsDB, in: txn, appending: true)
+            try fingerprints.write(to: fingerprintsDB, in: txn)
         }
         guard let refused = try eventIds.write(to: log.eventIdsDB, in: txn, flags: .noOverwrite, appending: true),
               let id = Keys.decodeEventID(refused.key) else { return nil }

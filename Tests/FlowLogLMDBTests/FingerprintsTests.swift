@@ -36,14 +36,31 @@ struct FingerprintsTests {
         }
     }
 
+    /// Every fingerprint the `fingerprints` database holds, by position, from its runs.
+    private func stored(_ log: LMDBEventLog) throws -> [(position: Int, fingerprint: UInt64)] {
+        try entries(log, try #require(log.fingerprintsDB)).flatMap { key, value in
+            #expect(value.count % 8 == 0 && !value.isEmpty && value.count <= FingerprintRuns.maximumRun * 8)
+            let start = key.withUnsafeBytes { Keys.decodePosition($0) }
+            return (0..<value.count / 8).map { offset in
+                (start + offset, value.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: offset * 8, as: UInt64.self)) })
+            }
+        }
+    }
+
+    /// The stored run that holds `position`: its key and value.
+    private func run(holding position: Int, _ log: LMDBEventLog) throws -> (key: [UInt8], value: [UInt8]) {
+        let database = try #require(log.fingerprintsDB)
+        let runs = try entries(log, database)
+        return try #require(runs.last { $0.key.withUnsafeBytes { Keys.decodePosition($0) } <= position })
+    }
+
     @Test func appendsAndImportsWriteOneFingerprintPerPositionAndEightByteIndexValues() throws {
         let folder = TemporaryDirectory()
         let log = try LMDBEventLog(path: folder.child("log"))
         try fill(log, until: 300)
         let last = try log.lastPosition()
-        let fingerprints = try entries(log, try #require(log.fingerprintsDB))
-        #expect(fingerprints.map { Keys.decodePosition(UnsafeRawBufferPointer(start: $0.key, count: 8)) } == Array(1...last))
-        #expect(fingerprints.allSatisfy { $0.value.count == 8 })
+        let fingerprints = try stored(log)
+        #expect(fingerprints.map(\.position) == Array(1...last))
         #expect(try entries(log, log.streamIndexDB).allSatisfy { $0.value.count == 8 })
         let report = try ReplayVerifier.verifyFingerprints(of: log)
         #expect(report.comparisons == last && report.disagreements.isEmpty)
@@ -65,10 +82,29 @@ struct FingerprintsTests {
             }
         }
         for copy in [piped, sunk] {
-            let imported = try entries(copy, try #require(copy.fingerprintsDB))
-            #expect(imported.map(\.key) == fingerprints.map(\.key))
-            #expect(imported.map(\.value) == fingerprints.map(\.value), "an import folds to the fingerprints the appends recorded")
+            let imported = try stored(copy)
+            #expect(imported.map(\.position) == fingerprints.map(\.position))
+            #expect(imported.map(\.fingerprint) == fingerprints.map(\.fingerprint), "an import folds to the fingerprints the appends recorded")
             #expect(try entries(copy, copy.streamIndexDB).allSatisfy { $0.value.count == 8 })
+        }
+    }
+
+    /// A walk may begin inside a run, at its first position or between two runs.
+    @Test func aWalkFromAnyPositionReadsTheFingerprintsOfTheRunsItMeets() throws {
+        let folder = TemporaryDirectory()
+        let log = try LMDBEventLog(path: folder.child("log"))
+        try fill(log, until: 120)
+        _ = try log.append([AppendRequest(stream: "z", expectedVersion: nil, commandId: nil,
+                                          events: [NewEvent(eventId: EventID(high: 1, low: 1), timestamp: Timestamp(microseconds: 1), actor: .user, event: .navigation(.modalPresented))])])
+        try fill(log, until: 200, seed: 8)
+        var all: [(Int, UInt64?)] = []
+        try log.forEachEventWithFingerprint(from: 1, through: nil) { all.append(($0.position, $1)); return true }
+        #expect(all.filter { $0.1 == nil }.count == 1, "the one event appended without a fingerprint")
+        for from in [1, 2, 3, 4, 5, 6, 7, 50, all.first { $0.1 == nil }!.0, all.first { $0.1 == nil }!.0 + 1, all.count] {
+            var suffix: [(Int, UInt64?)] = []
+            try log.forEachEventWithFingerprint(from: from, through: nil) { suffix.append(($0.position, $1)); return true }
+            #expect(suffix.map(\.0) == all.dropFirst(from - 1).map(\.0))
+            #expect(suffix.map(\.1) == all.dropFirst(from - 1).map(\.1), "from \(from)")
         }
     }
 
@@ -77,9 +113,7 @@ struct FingerprintsTests {
     private func makeOlderLayout(at path: String) throws {
         let log = try LMDBEventLog(path: path)
         let fingerprintsDB = try #require(log.fingerprintsDB)
-        let byPosition = Dictionary(uniqueKeysWithValues: try entries(log, fingerprintsDB).map {
-            (Keys.decodePosition(UnsafeRawBufferPointer(start: $0.key, count: 8)), $0.value)
-        })
+        let byPosition = Dictionary(uniqueKeysWithValues: try stored(log).map { ($0.position, withUnsafeBytes(of: $0.fingerprint.littleEndian, Array.init)) })
         let index = try entries(log, log.streamIndexDB)
         try log.environment.write { txn in
             for (key, value) in index {
@@ -110,8 +144,7 @@ struct FingerprintsTests {
         let log = try LMDBEventLog(path: path)
         try fill(log, until: 400, seed: 9)
         let last = try log.lastPosition()
-        let positions = try entries(log, try #require(log.fingerprintsDB)).map { Keys.decodePosition(UnsafeRawBufferPointer(start: $0.key, count: 8)) }
-        #expect(positions == Array(oldLast + 1...last))
+        #expect(try stored(log).map(\.position) == Array(oldLast + 1...last))
         let report = try ReplayVerifier.verifyFingerprints(of: log)
         #expect(report.comparisons == last && report.disagreements.isEmpty)
         #expect(try log.checkIntegrity().isIntact)
@@ -134,23 +167,25 @@ struct FingerprintsTests {
         try fill(log, until: 150)
         let victim = try log.events(from: position, limit: 1)[0]
         let fingerprintsDB = try #require(log.fingerprintsDB)
+        let (key, value) = try run(holding: position, log)
+        let start = key.withUnsafeBytes { Keys.decodePosition($0) }
         try log.environment.write { txn in
-            var value = Array(try txn.get(fingerprintsDB, key: Keys.position(position))!)
-            value[3] ^= 0x04
-            try txn.put(fingerprintsDB, key: Keys.position(position), value: value)
+            var flipped = value
+            flipped[(position - start) * 8 + 3] ^= 0x04
+            try txn.put(fingerprintsDB, key: key, value: flipped)
         }
         let report = try ReplayVerifier.verifyFingerprints(of: log)
         #expect(report.disagreements.map(\.stream) == [victim.stream])
         #expect(report.disagreements.first?.position == position)
         #expect(report.disagreements.first?.version == victim.version)
 
-        // A value of the wrong length cannot be compared: the walk stops there, naming it.
-        try log.environment.write { txn in try txn.put(fingerprintsDB, key: Keys.position(position), value: [1, 2, 3, 4]) }
+        // A run that is not whole fingerprints cannot be compared: the walk stops where it starts.
+        try log.environment.write { txn in try txn.put(fingerprintsDB, key: key, value: Array(value.dropLast(4))) }
         #expect {
             _ = try ReplayVerifier.verifyFingerprints(of: log)
         } throws: { error in
             guard case .damaged(let damage)? = error as? FlowLogError else { return false }
-            return damage.position == position && damage.stream == victim.stream
+            return damage.position == start
         }
     }
 }
