@@ -43,6 +43,12 @@ enum Keys {
         }
     }
 
+    /// The event id an `eventIds` key holds, or `nil` when it is not 16 bytes.
+    static func eventID(of key: UnsafeRawBufferPointer) -> EventID? {
+        guard key.count == 16 else { return nil }
+        return EventID(high: UInt64(bigEndian: key.loadUnaligned(as: UInt64.self)), low: UInt64(bigEndian: key.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+    }
+
     /// The fingerprint after the position in a `streamIndex` value, if it has one (logs written before
     /// the `fingerprints` database).
     static func decodeFingerprint(_ value: UnsafeRawBufferPointer) -> UInt64? {
