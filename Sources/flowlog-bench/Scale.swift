@@ -107,6 +107,17 @@ func runScale(_ options: Options) throws -> [ScaleRow] {
         add("verify", work: events, try medianMeasure(runs: options.runs) {
             try measureProcess(options.flowlog, ["verify", "--db", path])
         }, ceilinged: true)
+        // import: the log's own export into a new log (one write transaction, so LMDB holds every
+        // page it writes until the commit: its anonymous memory grows with the import).
+        let exported = options.work + "/scale-export.ndjson"
+        try run(options.flowlog, ["export", "--db", path], stdout: exported)
+        add("import", work: events, try medianMeasure(runs: min(options.runs, 3)) {
+            let target = options.work + "/scale-import.lmdb"
+            fresh(target)
+            defer { fresh(target) }
+            return try measureProcess(options.flowlog, ["import", exported, "--db", target])
+        })
+        fresh(exported)
         var positions = SplitMix64Bench(seed: 9)
         add("state --at (random position)", work: 1, try medianMeasure(runs: max(options.runs, 11)) {
             let position = 1 + Int(positions.next() % UInt64(events))

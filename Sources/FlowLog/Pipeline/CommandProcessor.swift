@@ -62,9 +62,9 @@ public final class CommandProcessor {
     private let maximumRetries = 16
 
     /// `cacheBudget`: about how many bytes of stream states to keep between batches (`StateCache`);
-    /// the default holds 2,000 sessions of 75 orders each.
+    /// the default holds about 3,000 sessions of 75 orders each.
     public init(log: any EventLog, clock: any WallClock = SystemClock(), ids: any EventIDGenerator = UUIDv7Generator(),
-                cacheBudget: Int = 24 << 20) {
+                cacheBudget: Int = 16 << 20) {
         self.log = log
         self.cache = StateCache(budget: cacheBudget)
         snapshotInterval = try? (log as? any SnapshotStore)?.snapshotInterval()

@@ -3,8 +3,8 @@ import FlowDomain
 /// The command processor's streams between batches, within a memory budget.
 ///
 /// Keeping every stream a long `send` touched made its memory grow with the number of streams:
-/// a state holds its stream's orders (and their ids, indexed for the duplicate-order check), about
-/// 10 KB for a session with 75 orders, so 10,000 sessions kept 100 MB. Past the budget, the streams
+/// a state holds its stream's orders (and their ids, indexed for the duplicate-order check, then),
+/// about 10 KB for a session with 75 orders, so 10,000 sessions kept 100 MB. Past the budget, the streams
 /// used least recently are dropped; one that comes back is loaded again from its head (a few events
 /// to fold). The budget is an estimate of the states' sizes, not a measurement.
 struct StateCache {
@@ -60,8 +60,11 @@ struct StateCache {
         _ = take(stream)
     }
 
-    /// Bytes a state holds, roughly: its fixed part, each cart line, each order with its indexed id.
+    /// Bytes a state holds, roughly: its fixed part, the room of its cart lines and of its orders,
+    /// and each order's id in the index when the history is long enough to have one.
     static func estimatedCost(of state: FlowState) -> Int {
-        1_024 + state.cart.lines.count * 128 + state.orders.orders.count * 96
+        let orders = state.orders.orders
+        return 1_024 + state.cart.lines.capacity * 128 + orders.capacity * (MemoryLayout<Order>.stride + 8)
+            + (orders.count >= CommandProcessor.indexedOrders ? orders.count * 64 : 0)
     }
 }
