@@ -108,7 +108,7 @@ struct ReplayCommand: ParsableCommand {
                 throw CLIFailure("The expected states in \(expected) cover no event of \(self.source.file ?? "the log \(logOptions.logPath)"): \(named). Give the states of this log's streams (`flowlog replay --trace` writes one a line).", .dataError)
             }
         } else {
-            report = try ReplayVerifier.verifyFingerprints(of: log!)
+            report = try ReplayVerifier.verifyFingerprints(of: log!, progress: Progress(label: "replay --verify", total: try log!.lastPosition()))
         }
         let disagreements = report.disagreements.filter { stream == nil || $0.stream == stream }
         for disagreement in disagreements {
