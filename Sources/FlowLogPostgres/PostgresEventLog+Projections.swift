@@ -30,8 +30,8 @@ extension PostgresEventLog: SnapshotStore, FingerprintedLog {
         }
     }
 
-    public func forEachEventWithFingerprint(inStream stream: String, _ body: (RecordedEvent, UInt64?) throws -> Bool) throws {
-        try scan(stream: stream, fromVersion: 1, throughPosition: nil, body)
+    public func forEachEventWithFingerprint(from: Int, through: Int?, _ body: (RecordedEvent, UInt64?) throws -> Bool) throws {
+        try walk(from: from, through: through, fingerprints: true, body)
     }
 }
 

@@ -168,6 +168,12 @@ public final class PostgresEventLog: EventLog, @unchecked Sendable {
     /// position it found when it began: appends serialise and commit in position order, so that
     /// prefix of the log is complete and never changes (one consistent snapshot, as LMDB's).
     public func forEachEvent(from: Int, through: Int?, _ body: (RecordedEvent) throws -> Bool) throws {
+        try walk(from: from, through: through, fingerprints: false) { event, _ in try body(event) }
+    }
+
+    /// The walk behind `forEachEvent(from:through:)` and `forEachEventWithFingerprint(from:through:)`;
+    /// the fingerprint column is read only when asked for.
+    func walk(from: Int, through: Int?, fingerprints: Bool, _ body: (RecordedEvent, UInt64?) throws -> Bool) throws {
         let start = max(from, 1)
         let last = try lastPosition()
         let end = min(through ?? last, last)
@@ -177,14 +183,14 @@ public final class PostgresEventLog: EventLog, @unchecked Sendable {
         var limit = Self.firstPage
         while next <= end {
             // Each page also reads the record before it, whose chain hash seeds the page's first record.
-            let page: [(Int, ByteBuffer)] = try withSession { session in
+            let page: [(Int, ByteBuffer, UInt64?)] = try withSession { session in
                 let rows = try session.query("""
-                    SELECT position, record FROM \(unescaped: table("events"))
+                    SELECT position, record, \(unescaped: fingerprints ? "fingerprint" : "NULL::bigint") FROM \(unescaped: table("events"))
                     WHERE position >= \(Int64(next - 1)) AND position <= \(Int64(end)) ORDER BY position LIMIT \(Int64(limit + 1))
                     """).rows
                 return try rows.map { row in
-                    let (position, record) = try row.decode((Int64, ByteBuffer).self)
-                    return (Int(position), record)
+                    let (position, record, fingerprint) = try row.decode((Int64, ByteBuffer, Int64?).self)
+                    return (Int(position), record, fingerprint.map { UInt64(bitPattern: $0) })
                 }
             }
             var rows = page[...]
@@ -203,12 +209,12 @@ public final class PostgresEventLog: EventLog, @unchecked Sendable {
                 previousHash = RecordCodec.genesisHash
             }
             var event = RecordedEvent.placeholder
-            for (position, record) in rows {
+            for (position, record, fingerprint) in rows {
                 guard position == next else {
                     throw FlowLogError.damaged(RecordDamage(position: next, stream: nil, problem: "it is missing (the next stored position is \(position))"))
                 }
                 previousHash = try Self.decode(record, position: position, previousHash: previousHash!, into: &event)
-                guard try body(event) else { return }
+                guard try body(event, fingerprint) else { return }
                 next += 1
             }
             if rows.isEmpty, next <= end {
