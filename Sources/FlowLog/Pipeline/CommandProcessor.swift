@@ -1,4 +1,7 @@
 import FlowDomain
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A command with its envelope: where it goes and how it may be retried (SPEC §2).
 public struct CommandEnvelope: Equatable, Sendable {
@@ -59,7 +62,7 @@ public final class CommandProcessor {
     private let snapshotInterval: Int?
     private var scratch = BinaryWriter(capacity: 512)
     /// How often a batch is re-decided when other writers keep moving its streams.
-    private let maximumRetries = 16
+    private let maximumRetries = 32
 
     /// `cacheBudget`: about how many bytes of stream states to keep between batches (`StateCache`);
     /// the default holds about 3,000 sessions of 75 orders each.
@@ -84,8 +87,16 @@ public final class CommandProcessor {
         while !pending.isEmpty {
             attempt += 1
             pending = try decideAndAppend(batch, indices: pending, into: &outcomes, finalAttempt: attempt >= maximumRetries)
+            if !pending.isEmpty { Self.backOff(attempt) }
         }
         return outcomes.map { $0! }
+    }
+
+    /// Writers that keep colliding on the same streams (many processes on one PostgreSQL log) fall
+    /// out of step by waiting a random while, growing with each round, before deciding again.
+    static func backOff(_ attempt: Int) {
+        let ceiling = UInt32(min(1 << min(attempt, 6), 64)) * 1_000
+        usleep(UInt32.random(in: ceiling / 4...ceiling))
     }
 
     /// The current state of a stream, from the cache or the log.
