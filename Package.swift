@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 /// FlowLog's targets are its layers; dependency arrows point inward only (docs/architecture.md):
@@ -11,6 +11,11 @@ import PackageDescription
 /// what keeps one declaration per kind (and storage behind protocols) as fast as hand-written code.
 let crossModule: [SwiftSetting] = [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
 
+/// The `Network` trait (on by default) brings PostgreSQL (`--db postgres://…`) and the network parts
+/// of the command line: the SwiftNIO stack, whose first build takes minutes. `scripts/demo` builds
+/// the embedded LMDB `flowlog` without it (`--disable-default-traits`), in about a minute.
+let network: TargetDependencyCondition? = .when(traits: ["Network"])
+
 let package = Package(
     name: "FlowLog",
     products: [
@@ -20,6 +25,10 @@ let package = Package(
         .library(name: "FlowLogLMDB", targets: ["FlowLogLMDB"]),
         .library(name: "FlowLogPostgres", targets: ["FlowLogPostgres"]),
         .library(name: "FlowLogTesting", targets: ["FlowLogTesting"]),
+    ],
+    traits: [
+        .trait(name: "Network", description: "PostgreSQL logs (--db postgres://…) and the network parts of the command line, on SwiftNIO."),
+        .default(enabledTraits: ["Network"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -51,6 +60,7 @@ let package = Package(
             dependencies: [
                 "FlowLog",
                 "FlowLogLMDB",
+                .target(name: "FlowLogPostgres", condition: network),
                 "FlowDomain",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
