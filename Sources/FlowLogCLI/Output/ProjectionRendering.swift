@@ -22,51 +22,24 @@ enum ProjectionRendering {
 
     /// What `projections run` did for one projector.
     static func caughtUp(_ name: String, handled: Int, checkpoint: Int, format: OutputFormat, to output: OutputWriter) {
-        switch format {
-        case .json:
-            output.json { json in
-                json.beginObject()
-                json.key("name"); json.string(name)
-                json.key("projected"); json.int(handled)
-                json.key("checkpoint"); json.int(checkpoint)
-                json.endObject()
-            }
-        case .text:
-            output.line("\(name): projected \(handled) events, checkpoint \(checkpoint)")
+        output.result(format, text: "\(name): projected \(handled) events, checkpoint \(checkpoint)") { json in
+            json.field("name", name); json.field("projected", handled); json.field("checkpoint", checkpoint)
         }
     }
 
     /// What `projections rebuild` did; `notResentThrough`: the calls a tracker's collector had
     /// acknowledged, which were not sent again (0 for none).
     static func rebuilt(_ name: String, handled: Int, notResentThrough: Int, format: OutputFormat, to output: OutputWriter) {
-        switch format {
-        case .json:
-            output.json { json in
-                json.beginObject()
-                json.key("name"); json.string(name)
-                json.key("rebuiltFrom"); json.int(handled)
-                json.key("notResentThrough"); json.int(notResentThrough)
-                json.endObject()
-            }
-        case .text:
-            output.line("\(name): rebuilt from \(handled) events")
+        output.result(format, text: "\(name): rebuilt from \(handled) events") { json in
+            json.field("name", name); json.field("rebuiltFrom", handled); json.field("notResentThrough", notResentThrough)
         }
     }
 
     static func order(_ order: Order, position: Int, stream: String, format: OutputFormat, to output: OutputWriter) {
-        switch format {
-        case .json:
-            output.json { json in
-                json.beginObject()
-                json.key("position"); json.int(position)
-                json.key("stream"); json.string(stream)
-                json.key("orderId"); json.string(order.orderId)
-                json.key("total"); json.int(order.total)
-                json.key("itemCount"); json.int(order.itemCount)
-                json.endObject()
-            }
-        case .text:
-            output.line("#\(position) \(stream) \(order.orderId): \(Money.format(cents: order.total)) for \(order.itemCount) item\(order.itemCount == 1 ? "" : "s")")
+        let text = "#\(position) \(stream) \(order.orderId): \(Money.format(cents: order.total)) for \(order.itemCount) item\(order.itemCount == 1 ? "" : "s")"
+        output.result(format, text: text) { json in
+            json.field("position", position); json.field("stream", stream); json.field("orderId", order.orderId)
+            json.field("total", order.total); json.field("itemCount", order.itemCount)
         }
     }
 }
