@@ -71,6 +71,42 @@ struct PostgresCLITests {
         }
     }
 
+    /// `projections run --follow` on a PostgreSQL log wakes on the appending transaction's NOTIFY,
+    /// projects the new order into the read model, and after a restart resumes from its checkpoint
+    /// row: the order placed while it was down is projected, and the first is not projected twice.
+    @Test func aFollowingProjectionRunnerWakesOnNewEventsAndResumesAfterARestart() throws {
+        let url = server.url()
+        let order: (String) -> String = { id in
+            [#"{"type":"cart.addProduct","stream":"f","productId":"p","unitPrice":250,"quantity":2}"#,
+             #"{"type":"cart.checkout","stream":"f"}"#,
+             #"{"type":"payment.succeeded","stream":"f","orderId":"\#(id)"}"#].joined(separator: "\n") + "\n"
+        }
+        #expect(try FlowLogProcess.run(["send", "--db", url], stdin: #"{"type":"app.launched","stream":"f","hasOnboarded":true}"# + "\n").status == 0)
+        func ordersOnceProjected(count: Int) throws -> [String] {
+            for _ in 0..<200 {
+                let lines = try FlowLogProcess.run(["orders", "--format", "json", "--db", url]).stdout.split(separator: "\n").map(String.init)
+                if lines.count >= count { return lines }
+                usleep(100_000)
+            }
+            return []
+        }
+        let runner = try Spawned(FlowLogProcess.executable.path, ["projections", "run", "--follow", "--db", url])
+        #expect(try FlowLogProcess.run(["send", "--db", url], stdin: order("o-1")).status == 0)
+        #expect(try ordersOnceProjected(count: 1).count == 1)
+        runner.terminate()
+        let stopped = runner.wait()
+        #expect(stopped.status == 0, "SIGTERM stops a following runner cleanly: \(stopped.stderr)")
+
+        #expect(try FlowLogProcess.run(["send", "--db", url], stdin: order("o-2")).status == 0)
+        let restarted = try Spawned(FlowLogProcess.executable.path, ["projections", "run", "--follow", "--db", url])
+        let orders = try ordersOnceProjected(count: 2)
+        restarted.terminate()
+        _ = restarted.wait()
+        #expect(orders.count == 2)
+        #expect(orders.first?.contains(#""orderId":"o-1""#) == true)
+        #expect(orders.last?.contains(#""orderId":"o-2""#) == true)
+    }
+
     /// Eight `send` processes append 2,000 commands each over 50 streams, in many small commits,
     /// while two `log --follow` processes read: each follower sees every position once, in order,
     /// and every acknowledged command is in the log.

@@ -45,11 +45,23 @@ public struct ProjectionRunner {
     }
 
     /// Catches up, then keeps following new appends until `shouldStop` says so.
+    ///
+    /// Between catch-ups it waits on the log when the log can wake it (`LogFollowing`: PostgreSQL's
+    /// LISTEN/NOTIFY, LMDB's own check of its last position), for at most `interval` seconds, so an
+    /// idle runner costs nothing and a new event is projected at once.
     public func follow(_ projectors: [any Projector], pollEvery interval: Double = 0.2, shouldStop: () -> Bool) throws {
+        let following = log as? any LogFollowing
         while !shouldStop() {
             var handled = 0
             for projector in projectors { handled += try catchUp(projector) }
-            if handled == 0 { usleep(UInt32(interval * 1_000_000)) }
+            guard handled == 0 else { continue }
+            if let following {
+                // From where the slowest projector stands, so an event that came after its catch-up wakes it at once.
+                let handledThrough = try projectors.map { try $0.checkpoint() }.min() ?? log.lastPosition()
+                _ = try following.waitForEvents(after: handledThrough, timeout: interval)
+            } else {
+                usleep(UInt32(interval * 1_000_000))
+            }
         }
     }
 }

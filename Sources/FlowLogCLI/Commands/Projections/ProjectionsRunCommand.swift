@@ -17,7 +17,12 @@ struct ProjectionsRunCommand: ParsableCommand {
             let locks = try projectors.map { try log.leaseProjector($0.name) }
             defer { withExtendedLifetime(locks) {} }
             if follow {
-                try runner.follow(projectors) { false }
+                // Ctrl-C or SIGTERM stops it between two catch-ups, with every checkpoint written,
+                // and it reports as a run without --follow does (exit 0). The log wakes it on a new
+                // event (LISTEN/NOTIFY, or LMDB's own check), so the half second is only how long
+                // a stop may wait.
+                Interruption.hold()
+                try runner.follow(projectors, pollEvery: 0.5) { Interruption.requested }
             }
             for projector in projectors {
                 let handled = try runner.catchUp(projector)
