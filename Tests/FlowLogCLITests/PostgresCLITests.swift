@@ -118,7 +118,9 @@ struct PostgresCLITests {
             }
             return []
         }
-        let runner = try Spawned(FlowLogProcess.executable.path, ["projections", "run", "--follow", "--db", url])
+        // In a folder of its own: on a PostgreSQL log the trackers' files go to ./flowlog-tracker.
+        let folder = TemporaryDirectory()
+        let runner = try Spawned(FlowLogProcess.executable.path, ["projections", "run", "--follow", "--db", url], in: folder.path)
         #expect(try FlowLogProcess.run(["send", "--db", url], stdin: order("o-1")).status == 0)
         #expect(try ordersOnceProjected(count: 1).count == 1)
         runner.terminate()
@@ -126,7 +128,7 @@ struct PostgresCLITests {
         #expect(stopped.status == 0, "SIGTERM stops a following runner cleanly: \(stopped.stderr)")
 
         #expect(try FlowLogProcess.run(["send", "--db", url], stdin: order("o-2")).status == 0)
-        let restarted = try Spawned(FlowLogProcess.executable.path, ["projections", "run", "--follow", "--db", url])
+        let restarted = try Spawned(FlowLogProcess.executable.path, ["projections", "run", "--follow", "--db", url], in: folder.path)
         let orders = try ordersOnceProjected(count: 2)
         restarted.terminate()
         _ = restarted.wait()
@@ -191,8 +193,9 @@ private final class Spawned: @unchecked Sendable {
     private let done = DispatchGroup()
 
     /// `pause`: microseconds between two chunks of 25 input lines.
-    init(_ executable: String, _ arguments: [String], input: [String]? = nil, pause: UInt32 = 2_000) throws {
+    init(_ executable: String, _ arguments: [String], input: [String]? = nil, pause: UInt32 = 2_000, in directory: String? = nil) throws {
         process.executableURL = URL(fileURLWithPath: executable)
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         process.arguments = arguments
         process.standardOutput = output
         process.standardError = errors
