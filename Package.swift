@@ -21,6 +21,11 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // The HTTP server (`flowlog serve`): only FlowLogServer uses these.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         .systemLibrary(
@@ -33,12 +38,28 @@ let package = Package(
         .target(name: "FlowLog", dependencies: ["FlowDomain"], swiftSettings: crossModule),
         .target(name: "FlowLogLMDB", dependencies: ["FlowLog", "FlowDomain", "LMDB"], swiftSettings: crossModule),
         .target(name: "FlowLogTesting", dependencies: ["FlowDomain", "FlowLog"]),
+        /// `flowlog serve`: the HTTP API, live subscriptions and the inspector's files, over any
+        /// `LogStore` the composition root opens (it never names a backend).
+        .target(
+            name: "FlowLogServer",
+            dependencies: [
+                "FlowLog",
+                "FlowDomain",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            exclude: ["Resources/README.md"],
+            resources: [.embedInCode("Resources/inspector"), .embedInCode("Resources/openapi.json")]
+        ),
         .target(
             name: "FlowLogCLI",
             dependencies: [
                 "FlowLog",
                 "FlowLogLMDB",
                 "FlowDomain",
+                "FlowLogServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

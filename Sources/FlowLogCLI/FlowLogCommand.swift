@@ -22,7 +22,7 @@ struct FlowLogCommand: ParsableCommand {
         subcommands: TypedCommandCatalog.groupCommands + [
             SendCommand.self, StateCommand.self, LogCommand.self, ReplayCommand.self, BisectCommand.self, SnapshotsCommand.self,
             ExportCommand.self, ImportCommand.self, VerifyCommand.self, ProjectionsCommand.self, OrdersCommand.self, ViewCommand.self,
-            StreamsCommand.self, BackupCommand.self, DemoCommand.self, SchemaCommand.self,
+            StreamsCommand.self, BackupCommand.self, DemoCommand.self, SchemaCommand.self, ServeCommand.self,
         ]
     )
 }

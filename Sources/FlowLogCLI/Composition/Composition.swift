@@ -12,6 +12,14 @@ enum Composition {
         try LMDBEventLog(path: options.logPath, access: access)
     }
 
+    /// The log `flowlog serve` serves: created when missing, and mapped large from the start. Its
+    /// reader threads hold read transactions while the writer appends, and LMDB may move its map
+    /// only when no transaction of the process is open: a 64 GiB map (address space, not disk)
+    /// means it never has to grow under them.
+    static func openServedLog(_ options: LogOptions) throws -> any LogStore {
+        try LMDBEventLog(path: options.logPath, access: .readWriteCreating, initialMapSize: 1 << 36)
+    }
+
     /// What a killed `backup` leaves in its folder, which the next one may replace.
     static let partialBackupName = LMDBEventLog.partialBackupName
 
