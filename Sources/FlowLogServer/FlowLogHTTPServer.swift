@@ -46,7 +46,7 @@ public enum FlowLogHTTPServer {
         let metrics = ServerMetrics()
         let readers = WorkerPool(name: "flowlog-reader", threads: options.readerThreads)
         let follower = try EventFollower(log: handle, metrics: metrics, maximumSubscribers: options.limits.subscribers,
-                                         bufferBytes: options.limits.subscriberBufferBytes)
+                                         bufferBytes: options.limits.subscriberBufferBytes, heartbeat: options.limits.heartbeat)
         let writer = CommandWriter(log: handle, metrics: metrics) {}
         let sessions = ScratchSessions(capacity: options.limits.sessions, lifetime: options.limits.sessionLifetime, metrics: metrics)
         let view = StoreView(handle)
@@ -65,7 +65,8 @@ public enum FlowLogHTTPServer {
         OperationRoutes(view: view, readers: readers, metrics: metrics).register(routes)
         routes.finish(cors: cors)
 
-        let deadline = TimeAmount.nanoseconds(Int64(options.limits.requestTimeout.components.seconds) * 1_000_000_000)
+        let timeout = options.limits.requestTimeout.components
+        let deadline = TimeAmount.nanoseconds(timeout.seconds * 1_000_000_000 + timeout.attoseconds / 1_000_000_000)
         let host = options.host
         let onListening = options.onListening
         let app = Application(

@@ -50,10 +50,10 @@ public struct Acceptance: Equatable, Sendable {
 /// The cache is only a hint: the log's append re-checks each stream's version inside its write
 /// transaction, and a stream that another process moved meanwhile is reloaded and the command decided again.
 public final class CommandProcessor {
-    private let log: any EventLog
+    let log: any EventLog
     private let clock: any WallClock
     private var ids: any EventIDGenerator
-    private var cache: [String: (state: FlowState, version: Int)] = [:]
+    var cache: [String: (state: FlowState, version: Int)] = [:]
     private var scratch = BinaryWriter(capacity: 512)
     /// How often a batch is re-decided when other writers keep moving its streams.
     private let maximumRetries = 16

@@ -32,9 +32,15 @@ struct ServeCommand: ParsableCommand {
     @Option(name: .customLong("max-subscribers"), parsing: .unconditional, help: "The most event-stream subscribers at once.")
     var maxSubscribers = 256
 
+    // Tuning the tests use; the defaults are the documented ones.
+    @Option(name: .customLong("request-timeout"), help: .hidden) var requestTimeout: Double = 30
+    @Option(name: .customLong("heartbeat"), help: .hidden) var heartbeat: Double = 15
+    @Option(name: .customLong("subscriber-buffer"), help: .hidden) var subscriberBuffer: Int = 8 << 20
+
     @OptionGroup var logOptions: LogOptions
 
     func validate() throws {
+        guard requestTimeout > 0, heartbeat > 0, subscriberBuffer > 0 else { throw ValidationError("--request-timeout, --heartbeat and --subscriber-buffer must be above 0.") }
         guard maxSubscribers >= 1 else { throw ValidationError("--max-subscribers must be 1 or more; got \(maxSubscribers).") }
         guard Self.address(listen) != nil else {
             throw ValidationError("--listen takes HOST:PORT (such as 127.0.0.1:8080, or [::1]:8080), with a port from 0 through 65535; got '\(TerminalText.escaped(listen))'.")
@@ -75,7 +81,7 @@ struct ServeCommand: ParsableCommand {
                 throw CLIFailure("\(error)", .usage)
             }
             let log = try Composition.openServedLog(logOptions)
-            let options = FlowLogHTTPServer.Options(host: host, port: port, tokens: tokens, corsOrigins: corsOrigins, limits: Self.limits(maxSubscribers: maxSubscribers)) { address in
+            let options = FlowLogHTTPServer.Options(host: host, port: port, tokens: tokens, corsOrigins: corsOrigins, limits: limits) { address in
                 let line = "flowlog serve: listening on \(address) (the inspector: \(address)/inspector/)\n"
                 _ = line.withCString { Glibc.write(STDOUT_FILENO, $0, strlen($0)) }
             }
@@ -97,9 +103,12 @@ struct ServeCommand: ParsableCommand {
         }
     }
 
-    static func limits(maxSubscribers: Int) -> ServerLimits {
+    var limits: ServerLimits {
         var limits = ServerLimits()
         limits.subscribers = maxSubscribers
+        limits.requestTimeout = .milliseconds(Int64(requestTimeout * 1000))
+        limits.heartbeat = .milliseconds(Int64(heartbeat * 1000))
+        limits.subscriberBufferBytes = subscriberBuffer
         return limits
     }
 }

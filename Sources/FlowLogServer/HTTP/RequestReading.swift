@@ -20,6 +20,8 @@ public struct ServerLimits: Sendable {
     public var subscribers = 256
     /// Frames a subscriber may have queued before it is disconnected.
     public var subscriberBufferBytes = 8 << 20
+    /// How long a subscriber may go without a byte before it gets a `: heartbeat` comment.
+    public var heartbeat: Duration = .seconds(15)
     /// Exports running at once (each holds a thread and a read transaction).
     public var exports = 16
 

@@ -77,7 +77,10 @@ final class CommandWriter: @unchecked Sendable {
         envelopes.reserveCapacity(commands)
         for pending in batch { envelopes.append(contentsOf: pending.envelopes) }
         let started = ContinuousClock.now
-        let result = Result { try processor.handle(envelopes) }
+        let result = Result {
+            try processor.forgetStaleStates(of: Set(envelopes.map(\.stream)))
+            return try processor.handle(envelopes)
+        }
         metrics.recordCommit(duration: ContinuousClock.now - started, commands: commands)
         switch result {
         case .success(let outcomes):
