@@ -55,15 +55,15 @@ public enum FlowLogHTTPServer {
         router.add(middleware: AccessLogMiddleware(logger: logger, metrics: metrics))
         let cors = options.corsOrigins.isEmpty ? nil : CORSPolicy(origins: Set(options.corsOrigins))
         if let cors { router.add(middleware: CORSMiddleware(policy: cors)) }
-        router.add(middleware: ErrorMiddleware(logger: logger))
-        let routes = RouteTable(router: router, auth: Authorizer(tokens: options.tokens))
+        let known = KnownRoutes()
+        router.add(middleware: ErrorMiddleware(logger: logger, known: known, cors: cors))
+        let routes = RouteTable(router: router, auth: Authorizer(tokens: options.tokens), known: known)
         CommandRoutes(writer: writer, limits: options.limits, metrics: metrics).register(routes)
         StreamRoutes(prefix: "", resolve: { _ in view }, readers: readers, immutableVersions: true).register(routes)
         EventRoutes(handle: handle, readers: readers, follower: follower, limits: options.limits,
                     exports: ExportSlots(capacity: options.limits.exports), logger: logger).register(routes)
         SessionRoutes(sessions: sessions, readers: readers, limits: options.limits).register(routes)
         OperationRoutes(view: view, readers: readers, metrics: metrics).register(routes)
-        routes.finish(cors: cors)
 
         let timeout = options.limits.requestTimeout.components
         let deadline = TimeAmount.nanoseconds(timeout.seconds * 1_000_000_000 + timeout.attoseconds / 1_000_000_000)

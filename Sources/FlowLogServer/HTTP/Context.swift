@@ -16,44 +16,49 @@ enum Scope: String, Sendable {
     case read, write
 }
 
-/// Registers the API's routes: each with the scope it needs (checked before the handler runs),
-/// and a 405 with `Allow` for the other methods of a known path.
+/// The API's paths and their methods, for a 405 with `Allow` (and CORS preflights) on a known
+/// path asked with another method: the router itself only knows "not found".
+final class KnownRoutes: @unchecked Sendable {
+    private var routes: [(components: [Substring], methods: [HTTPRequest.Method])] = []
+
+    func add(_ path: String, _ method: HTTPRequest.Method) {
+        let components = path.split(separator: "/")
+        if let index = routes.firstIndex(where: { $0.components == components }) {
+            routes[index].methods.append(method)
+        } else {
+            routes.append((components, [method]))
+        }
+    }
+
+    /// The methods of the route `path` matches, if one does.
+    func methods(for path: String) -> [HTTPRequest.Method]? {
+        let parts = path.split(separator: "/")
+        return routes.first { route in
+            route.components.count == parts.count
+                && zip(route.components, parts).allSatisfy { template, part in template.hasPrefix("{") || template == part }
+        }?.methods
+    }
+}
+
+/// Registers the API's routes, each with the scope it needs (checked before the handler runs).
 final class RouteTable {
     private let router: Router<ServerContext>
     private let auth: Authorizer
-    private var methods: [String: [HTTPRequest.Method]] = [:]
-    private var order: [String] = []
+    let known: KnownRoutes
 
-    init(router: Router<ServerContext>, auth: Authorizer) {
+    init(router: Router<ServerContext>, auth: Authorizer, known: KnownRoutes) {
         self.router = router
         self.auth = auth
+        self.known = known
     }
 
     /// `scope` nil: no token needed. `queryToken`: the token may come as `access_token=`.
     func add(_ method: HTTPRequest.Method, _ path: String, scope: Scope?, queryToken: Bool = false, _ handler: @escaping Handler) {
-        if methods[path] == nil { order.append(path) }
-        methods[path, default: []].append(method)
+        known.add(path, method)
         let auth = self.auth
         router.on(RouterPath(path), method: method) { request, context in
             if let scope { try auth.authorize(request, scope: scope, queryToken: queryToken) }
             return try await handler(request, context)
-        }
-    }
-
-    /// Answers every other common method of each path with 405 (CORS preflights aside).
-    func finish(cors: CORSPolicy?) {
-        let all: [HTTPRequest.Method] = [.get, .head, .post, .put, .delete, .patch, .options, .trace]
-        for path in order {
-            let allowed = methods[path]!
-            let allow = allowed.map(\.rawValue).joined(separator: ", ")
-            for method in all where !allowed.contains(method) {
-                router.on(RouterPath(path), method: method) { request, _ in
-                    if method == .options, let cors, let preflight = cors.preflight(request, allowed: allowed) { return preflight }
-                    throw APIError(status: .methodNotAllowed, code: "methodNotAllowed",
-                                   message: "\(request.method.rawValue) is not a method of \(path); use \(allowed.map(\.rawValue).joined(separator: " or ")).",
-                                   headers: [.allow: allow])
-                }
-            }
         }
     }
 }

@@ -35,12 +35,21 @@ struct AccessLogMiddleware: RouterMiddleware {
 struct ErrorMiddleware: RouterMiddleware {
     typealias Context = ServerContext
     let logger: Logger
+    let known: KnownRoutes
+    let cors: CORSPolicy?
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
         } catch let error as APIError {
             return try error.response(from: request, context: context)
+        } catch let error as HTTPError where error.status == .notFound && known.methods(for: request.uri.path) != nil {
+            let allowed = known.methods(for: request.uri.path)!
+            if request.method == .options, let cors, let preflight = cors.preflight(request, allowed: allowed) { return preflight }
+            let names = allowed.map(\.rawValue)
+            return try APIError(status: .methodNotAllowed, code: "methodNotAllowed",
+                                message: "\(request.method.rawValue) is not a method of this route; use \(names.joined(separator: " or ")).",
+                                headers: [.allow: names.joined(separator: ", ")]).response(from: request, context: context)
         } catch let error as HTTPError {
             let apiError: APIError = switch error.status {
             case .notFound: .notFound("notFound", "There is no \(request.uri.path.prefix(200)) here; the API is described at /openapi.json and the inspector is at /inspector/.")

@@ -76,7 +76,9 @@ struct Query {
 
     func integer(_ name: String, in range: ClosedRange<Int>, default value: Int? = nil) throws -> Int? {
         guard let text = string(name) else { return value }
-        guard let number = Int(text), range.contains(number) else {
+        // A number past 64 bits is past every log: it reads as the largest, which each route judges.
+        let digits = !text.isEmpty && text.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
+        guard let number = Int(text) ?? (digits ? Int.max : nil), range.contains(number) else {
             throw APIError.invalidParameter("\(name) must be an integer \(Self.describe(range)), not \(Self.shown(text)).")
         }
         return number

@@ -50,7 +50,8 @@ struct StreamRoutes {
             let log = try resolve(context)
             let stream = try streamParameter(context)
             let raw = context.parameters.get("version") ?? ""
-            guard let version = Int(raw), version >= 0 else {
+            let digits = !raw.isEmpty && raw.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
+            guard let version = Int(raw) ?? (digits ? Int.max : nil), version >= 0 else {
                 throw APIError.invalidParameter("The version must be an integer of 0 or more, not \(Query.shown(raw)).")
             }
             return try await readers.run { try versionDetail(log, stream: stream, version: version) }
