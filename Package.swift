@@ -1,14 +1,21 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 /// FlowLog's targets are its layers; dependency arrows point inward only (docs/architecture.md):
-/// `flowlog` (a tiny main) → `FlowLogCLI` (the command line and the composition root) → `FlowLogLMDB`
-/// (a storage backend) → `FlowLog` (the log contract and the features, on protocols) → `FlowDomain`
-/// (pure); `FlowLogLMDB` → `LMDB` → `CLMDB`.
+/// `flowlog` (a tiny main) → `FlowLogCLI` (the command line and the composition root) → `FlowLogLMDB` /
+/// `FlowLogPostgres` (storage backends) → `FlowLog` (the log contract and the features, on protocols)
+/// → `FlowDomain` (pure); `FlowLogLMDB` → `LMDB` → `CLMDB`; `FlowLogPostgres` → PostgresNIO (SwiftNIO,
+/// swift-nio-ssl, swift-crypto: the heavy part of a clean build, which only targets that depend on it pay for);
+/// `FlowLogCLI` → `FlowLogServer` (`flowlog serve`: Hummingbird on the same NIO stack) → `FlowLog`.
 /// Release builds optimise across the package's modules: the codecs and the import pipeline are
 /// generic over visitors and backends declared in other modules, and specialising them there is
 /// what keeps one declaration per kind (and storage behind protocols) as fast as hand-written code.
 let crossModule: [SwiftSetting] = [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
+
+/// The `Network` trait (on by default) brings PostgreSQL (`--db postgres://…`) and the network parts
+/// of the command line (`flowlog serve`): the SwiftNIO stack, whose first build takes minutes. `scripts/demo` builds
+/// the embedded LMDB `flowlog` without it (`--disable-default-traits`), in about a minute.
+let network: TargetDependencyCondition? = .when(traits: ["Network"])
 
 let package = Package(
     name: "FlowLog",
@@ -17,10 +24,16 @@ let package = Package(
         .library(name: "FlowDomain", targets: ["FlowDomain"]),
         .library(name: "FlowLog", targets: ["FlowLog"]),
         .library(name: "FlowLogLMDB", targets: ["FlowLogLMDB"]),
+        .library(name: "FlowLogPostgres", targets: ["FlowLogPostgres"]),
         .library(name: "FlowLogTesting", targets: ["FlowLogTesting"]),
+    ],
+    traits: [
+        .trait(name: "Network", description: "PostgreSQL logs (--db postgres://…) and the network parts of the command line, on SwiftNIO."),
+        .default(enabledTraits: ["Network"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         // The HTTP server (`flowlog serve`): only FlowLogServer uses these.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
@@ -37,6 +50,15 @@ let package = Package(
         .target(name: "FlowDomain", swiftSettings: crossModule),
         .target(name: "FlowLog", dependencies: ["FlowDomain"], swiftSettings: crossModule),
         .target(name: "FlowLogLMDB", dependencies: ["FlowLog", "FlowDomain", "LMDB"], swiftSettings: crossModule),
+        .target(
+            name: "FlowLogPostgres",
+            dependencies: [
+                "FlowLog", "FlowDomain",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: crossModule
+        ),
         .target(name: "FlowLogTesting", dependencies: ["FlowDomain", "FlowLog"]),
         /// `flowlog serve`: the HTTP API, live subscriptions and the inspector's files, over any
         /// `LogStore` the composition root opens (it never names a backend).
@@ -58,15 +80,17 @@ let package = Package(
             dependencies: [
                 "FlowLog",
                 "FlowLogLMDB",
+                .target(name: "FlowLogPostgres", condition: network),
                 "FlowDomain",
-                "FlowLogServer",
+                .target(name: "FlowLogServer", condition: network),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(name: "flowlog", dependencies: ["FlowLogCLI"]),
         .executableTarget(name: "flowlog-bench", dependencies: ["FlowLog", "FlowLogLMDB", "FlowDomain", "LMDB"]),
         .testTarget(name: "FlowDomainTests", dependencies: ["FlowDomain", "FlowLogTesting"]),
-        .testTarget(name: "FlowLogTests", dependencies: ["FlowLog", "FlowLogLMDB", "FlowDomain", "FlowLogTesting"]),
+        .testTarget(name: "FlowLogTests", dependencies: ["FlowLog", "FlowLogLMDB", "FlowLogPostgres", "FlowDomain", "FlowLogTesting"]),
+        .testTarget(name: "FlowLogPostgresTests", dependencies: ["FlowLogPostgres", "FlowLog", "FlowDomain", "FlowLogTesting"]),
         .testTarget(name: "FlowLogLMDBTests", dependencies: ["FlowLogLMDB", "FlowLog", "FlowDomain", "LMDB", "FlowLogTesting"]),
         .testTarget(name: "FlowLogCLITests", dependencies: ["FlowLogCLI", .product(name: "ArgumentParser", package: "swift-argument-parser"), "FlowLog", "FlowLogLMDB", "FlowDomain", "LMDB", "FlowLogTesting"]),
     ]

@@ -10,13 +10,6 @@ struct KeyScratch {
         try withUnsafeBytes(of: UInt64(position).bigEndian, body)
     }
 
-    /// A `streamIndex` value: the position (big-endian), then the state's fingerprint if known.
-    func withIndexEntry<R>(position: Int, fingerprint: UInt64?, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-        try withUnsafeBytes(of: (UInt64(position).bigEndian, (fingerprint ?? 0).littleEndian)) { raw in
-            try body(fingerprint == nil ? UnsafeRawBufferPointer(rebasing: raw[0..<8]) : raw)
-        }
-    }
-
     func withEventID<R>(_ id: EventID, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try withUnsafeBytes(of: (id.high.bigEndian, id.low.bigEndian), body)
     }
@@ -50,7 +43,14 @@ enum Keys {
         }
     }
 
-    /// The fingerprint after the position in a `streamIndex` value, if it has one.
+    /// The event id an `eventIds` key holds, or `nil` when it is not 16 bytes.
+    static func eventID(of key: UnsafeRawBufferPointer) -> EventID? {
+        guard key.count == 16 else { return nil }
+        return EventID(high: UInt64(bigEndian: key.loadUnaligned(as: UInt64.self)), low: UInt64(bigEndian: key.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+    }
+
+    /// The fingerprint after the position in a `streamIndex` value, if it has one (logs written before
+    /// the `fingerprints` database).
     static func decodeFingerprint(_ value: UnsafeRawBufferPointer) -> UInt64? {
         value.count >= 16 ? UInt64(littleEndian: value.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) : nil
     }

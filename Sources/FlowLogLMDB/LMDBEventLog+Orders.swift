@@ -51,11 +51,12 @@ extension LMDBEventLog {
     }
 
     /// A stream's first `count` orders: whole order pages first, then the rest from the order index.
-    func orders(of stream: String, count: Int, _ txn: Transaction) throws -> [Order]? {
+    /// `room`: how many more the fold after it may add (a head is followed by at most 15 events, a
+    /// snapshot by hundreds), so that adding them does not copy the history.
+    func orders(of stream: String, count: Int, room: Int = 64, _ txn: Transaction) throws -> [Order]? {
         guard count > 0 else { return [] }
         var orders: [Order] = []
-        // Room for the orders the fold after the snapshot adds, so they don't copy the history.
-        orders.reserveCapacity(count + 64)
+        orders.reserveCapacity(count + room)
         try readOrderPages(of: stream, upTo: count, into: &orders, txn)
         let prefix = Keys.streamPrefix(stream)
         return try txn.withCursor(ordersDB) { cursor in

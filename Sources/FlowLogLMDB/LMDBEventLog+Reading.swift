@@ -5,7 +5,7 @@ import LMDB
 import Glibc
 #endif
 
-extension LMDBEventLog: FingerprintedLog, LogFollowing {
+extension LMDBEventLog: LogFollowing {
     // MARK: Reading
 
     public func version(of stream: String) throws -> Int {
@@ -21,41 +21,40 @@ extension LMDBEventLog: FingerprintedLog, LogFollowing {
     }
 
     public func forEachEvent(from: Int, through: Int?, _ body: (RecordedEvent) throws -> Bool) throws {
+        try reading { txn in try walk(from: from, through: through, txn, body) }
+    }
+
+    /// The records from `from` through `through` in position order, through one cursor, each checked
+    /// against its predecessor's chain hash and decoded into one reused record.
+    func walk(from: Int, through: Int?, _ txn: Transaction, _ body: (RecordedEvent) throws -> Bool) throws {
         let start = max(from, 1)
         if let through, through < start { return }
-        try reading { txn in
-            // Past the end there is nothing to read (and no predecessor to check the chain against).
-            guard start <= (try head(txn).position) else { return }
-            var previousHash = try hashBefore(position: start, txn)
-            var expected = start
-            try txn.withCursor(eventsDB) { cursor in
-                // Local to this closure: a variable it captured was copied each time it was passed on.
-                var event = RecordedEvent.placeholder
-                var record = try cursor.seek(atOrAfter: Keys.position(start))
-                while let (key, value) = record {
-                    let position = Keys.decodePosition(key)
-                    if let through, position > through { return }
-                    guard position == expected else {
-                        throw FlowLogError.damaged(RecordDamage(position: expected, stream: nil, problem: "it is missing (the next stored position is \(position))"))
-                    }
-                    previousHash = try decode(value, position: position, previousHash: previousHash, into: &event)
-                    guard try body(event) else { return }
-                    expected += 1
-                    record = try cursor.next()
+        // Past the end there is nothing to read (and no predecessor to check the chain against).
+        guard start <= (try head(txn).position) else { return }
+        var previousHash = try hashBefore(position: start, txn)
+        var expected = start
+        try txn.withCursor(eventsDB) { cursor in
+            // Local to this closure: a variable it captured was copied each time it was passed on.
+            var event = RecordedEvent.placeholder
+            var record = try cursor.seek(atOrAfter: Keys.position(start))
+            while let (key, value) = record {
+                let position = Keys.decodePosition(key)
+                if let through, position > through { return }
+                guard position == expected else {
+                    throw FlowLogError.damaged(RecordDamage(position: expected, stream: nil, problem: "it is missing (the next stored position is \(position))"))
                 }
+                previousHash = try decode(value, position: position, previousHash: previousHash, into: &event)
+                guard try body(event) else { return }
+                expected += 1
+                record = try cursor.next()
             }
         }
     }
 
     public func forEachEvent(inStream stream: String, throughPosition: Int?, _ body: (RecordedEvent) throws -> Bool) throws {
         try reading { txn in
-            try scan(stream: stream, fromVersion: 1, throughPosition: throughPosition, txn) { event, _ in try body(event) }
+            try scan(stream: stream, fromVersion: 1, throughPosition: throughPosition, txn, body)
         }
-    }
-
-    /// One stream's events with the fingerprint recorded for the state after each (where there is one).
-    public func forEachEventWithFingerprint(inStream stream: String, _ body: (RecordedEvent, UInt64?) throws -> Bool) throws {
-        try reading { txn in try scan(stream: stream, fromVersion: 1, throughPosition: nil, txn, body) }
     }
 
     /// The state from the stream's head (when it is not past `throughPosition`) or its latest snapshot
@@ -69,7 +68,7 @@ extension LMDBEventLog: FingerprintedLog, LogFollowing {
         // The head is the newest state kept; past positions come from snapshots.
         var (state, version) = try head(of: stream, throughPosition: throughPosition, txn)
             ?? latestSnapshot(of: stream, throughPosition: throughPosition, txn) ?? (FlowDecider.initialState, 0)
-        try scan(stream: stream, fromVersion: version + 1, throughPosition: throughPosition, txn) { event, _ in
+        try scan(stream: stream, fromVersion: version + 1, throughPosition: throughPosition, txn) { event in
             FlowDecider.evolve(&state, event.event)
             version = event.version
             return true
@@ -82,7 +81,7 @@ extension LMDBEventLog: FingerprintedLog, LogFollowing {
     /// check) and the record itself are one descent and one step, and a run of the stream's
     /// events at adjacent positions (a session's visit) needs no descent at all.
     func scan(stream: String, fromVersion: Int, throughPosition: Int?, _ txn: Transaction,
-              _ body: (RecordedEvent, UInt64?) throws -> Bool) throws {
+              _ body: (RecordedEvent) throws -> Bool) throws {
         let prefix = Keys.streamPrefix(stream)
         try txn.withCursor(streamIndexDB) { index in
             try txn.withCursor(eventsDB) { records in
@@ -119,7 +118,7 @@ extension LMDBEventLog: FingerprintedLog, LogFollowing {
                     guard event.stream == stream, event.version == expectedVersion else {
                         throw FlowLogError.damaged(RecordDamage(position: position, stream: stream, problem: "the stream index says version \(expectedVersion) of \(stream), the record says version \(event.version) of \(event.stream)"))
                     }
-                    guard try body(event, Keys.decodeFingerprint(value)) else { return }
+                    guard try body(event) else { return }
                     expectedVersion += 1
                     entry = try index.next()
                 }

@@ -44,7 +44,7 @@ extension LMDBEventLog: SnapshotStore {
         guard body.count > 24, let verified = BinaryWriter.verifiedBody(of: body) else { return nil }
         if let throughPosition, Keys.decodeInt(verified, at: 8) > throughPosition { return nil }
         guard var head = Self.decodeSnapshot(version: Keys.decodeInt(value), value: body),
-              let orders = try orders(of: stream, count: head.orderCount, txn) else { return nil }
+              let orders = try orders(of: stream, count: head.orderCount, room: AppendRules.headInterval, txn) else { return nil }
         head.state.orders = OrderHistory(orders: orders)
         return (head.state, head.version)
     }

@@ -21,10 +21,13 @@ import Glibc
 /// - `orderPages`: stream id, 0x00, page number (big-endian, from 1) → orders `ordersPerPage` × (page − 1)
 ///   + 1 through `ordersPerPage` × page, encoded one after another, and a checksum. A page is written
 ///   with its last order and never changes; it lets a history of tens of thousands of orders be read
-///   from a few contiguous runs of pages instead of one scattered leaf page per fifty orders.
-///
-/// A `streamIndex` value may carry, after the position, the fingerprint of the stream's state after
-/// that event (`StateCodec.fingerprint`), which `replay --verify` compares with a fresh replay.
+///   from a few contiguous runs of pages instead of one scattered leaf page per fifty orders;
+/// - `fingerprints`: position (big-endian) → the fingerprint of the stream's state after that event
+///   (`StateCodec.fingerprint`, 8 bytes little-endian), which `replay --verify` compares with a fresh
+///   replay; appended with `MDB_APPEND` beside the records and read in step with them. Logs written
+///   before it existed kept the fingerprint after the position in the `streamIndex` value (16
+///   bytes); those are still read, for every position the database lacks;
+/// - `heads`: stream id → the stream's latest state (every `AppendRules.headInterval` versions).
 ///
 /// Every `append` is one write transaction: all of a batch or none of it reaches the disk, and
 /// LMDB's writer lock serialises processes that share the folder.
@@ -51,6 +54,8 @@ public final class LMDBEventLog: EventLog {
     let orderPagesDB: Database?
     /// Each stream's latest state (`AppendRules.headInterval`); absent from older logs opened read-only.
     let headsDB: Database?
+    /// Each position's state fingerprint; absent from older logs opened read-only.
+    let fingerprintsDB: Database?
     /// Encodes appended records; reused, so appending allocates nothing per record.
     var encoder = BinaryWriter(capacity: 512)
 
@@ -78,16 +83,21 @@ public final class LMDBEventLog: EventLog {
         if let refusal = recognition.refusal { throw .notALog(path: path, reason: refusal) }
         do {
             let names = ["meta", "events", "streams", "streamIndex", "commands", "eventIds", "snapshots", "orders"]
+            let optional = ["orderPages", "heads", "fingerprints"]
             let databases: [Database]
+            let later: [Database?]
             if access == .readOnly {
                 databases = try environment.openDatabases(named: names, create: false)
+                let environment = self.environment
+                later = try optional.map { try Self.openOptional($0, environment) }
             } else {
-                databases = try environment.openDatabases(named: names, create: true)
+                // One write transaction for all of them: every writing command opens the log.
+                let all = try environment.openDatabases(named: names + optional, create: true)
+                (databases, later) = (Array(all.prefix(names.count)), all.dropFirst(names.count).map { $0 })
             }
             (meta, eventsDB, streamsDB, streamIndexDB, commandsDB, eventIdsDB, snapshotsDB, ordersDB) =
                 (databases[0], databases[1], databases[2], databases[3], databases[4], databases[5], databases[6], databases[7])
-            orderPagesDB = try Self.openOptional("orderPages", environment, creating: access != .readOnly)
-            headsDB = try Self.openOptional("heads", environment, creating: access != .readOnly)
+            (orderPagesDB, headsDB, fingerprintsDB) = (later[0], later[1], later[2])
         } catch let error as LMDBError where error.isNotFound {
             throw .notALog(path: path, reason: "it is an LMDB environment without FlowLog's databases")
         } catch {
@@ -96,12 +106,13 @@ public final class LMDBEventLog: EventLog {
         try checkSchema(writable: access != .readOnly)
     }
 
-    /// Order pages and heads are indexes that came after the first logs, so a read-only open of an
-    /// older log goes without them: its orders are read one by one, its streams from snapshots.
-    static func openOptional(_ name: String, _ environment: Environment, creating: Bool) throws -> Database? {
+    /// Order pages, heads and fingerprints came after the first logs, so a read-only open of an
+    /// older log goes without them: its orders are read one by one, its streams from snapshots, its
+    /// fingerprints from the stream index.
+    static func openOptional(_ name: String, _ environment: Environment) throws -> Database? {
         do {
-            return try environment.openDatabases(named: [name], create: creating)[0]
-        } catch let error as LMDBError where error.isNotFound && !creating {
+            return try environment.openDatabases(named: [name], create: false)[0]
+        } catch let error as LMDBError where error.isNotFound {
             return nil
         }
     }

@@ -22,7 +22,7 @@ enum LogRecognition: Equatable {
 
     /// Every database a FlowLog log may hold, its projections' included.
     static let flowLogDatabases: Set<String> = ["meta", "events", "streams", "streamIndex", "commands", "eventIds", "snapshots",
-                                                "orders", "orderPages", "heads", "projections", "rm.state", "rm.orders", "rm.flags"]
+                                                "orders", "orderPages", "heads", "fingerprints", "projections", "rm.state", "rm.orders", "rm.flags"]
 
     static func inspect(_ environment: Environment) throws -> LogRecognition {
         try environment.read { txn in

@@ -2,12 +2,14 @@ import FlowDomain
 import FlowLog
 import LMDB
 
-/// The three puts each appended event makes — its record, its stream-index entry and its event id —
+/// The puts each appended event makes — its record, its stream-index entry, its event id and, where
+/// it is known, the fingerprint of its stream's state after it (in runs: `FingerprintRuns`) —
 /// gathered and written as sorted batches (see `SortedPuts`). Appends and imports both use it.
 struct PendingEventPuts {
     private var records = SortedPuts()
     private var index = SortedPuts()
     private var eventIds = SortedPuts()
+    private var fingerprints = FingerprintRuns()
     private var keys = KeyScratch()
 
     init() {}
@@ -17,6 +19,7 @@ struct PendingEventPuts {
         records = SortedPuts(reservingLike: other.records)
         index = SortedPuts(reservingLike: other.index)
         eventIds = SortedPuts(reservingLike: other.eventIds)
+        fingerprints = FingerprintRuns(reservingLike: other.fingerprints)
     }
 
     /// Events waiting to be written.
@@ -27,9 +30,10 @@ struct PendingEventPuts {
         records.sort()
         index.sort()
         eventIds.sort()
+        fingerprints.sort()
     }
 
-    /// Encodes `record`, chained to `previousHash`, in `encoder` and adds its three puts; returns
+    /// Encodes `record`, chained to `previousHash`, in `encoder` and adds its puts; returns
     /// the record's chain hash. `tag` comes back if its event id is refused; `run` names its stream
     /// (the stream's versions are added in ascending order).
     mutating func add(_ record: RecordedEvent, chainedTo previousHash: UInt64, encoder: inout BinaryWriter,
@@ -47,9 +51,8 @@ struct PendingEventPuts {
         keys.withPosition(position) { positionKey in
             records.add(key: positionKey, value: record, tag: tag)
             keys.withEventID(eventId) { eventIds.add(key: $0, value: positionKey, tag: tag) }
-            keys.withIndexEntry(position: position, fingerprint: fingerprint) { entry in
-                keys.withStreamVersion(stream, version) { index.add(key: $0, value: entry, tag: tag, run: run) }
-            }
+            keys.withStreamVersion(stream, version) { index.add(key: $0, value: positionKey, tag: tag, run: run) }
+            fingerprints.add(position: position, fingerprint: fingerprint, tag: tag)
         }
     }
 
@@ -58,6 +61,9 @@ struct PendingEventPuts {
     mutating func write(to log: LMDBEventLog, _ txn: Transaction) throws -> (tag: Int, eventId: EventID)? {
         _ = try records.write(to: log.eventsDB, in: txn, appending: true)
         _ = try index.write(to: log.streamIndexDB, in: txn)
+        if let fingerprintsDB = log.fingerprintsDB {
+            try fingerprints.write(to: fingerprintsDB, in: txn)
+        }
         guard let refused = try eventIds.write(to: log.eventIdsDB, in: txn, flags: .noOverwrite, appending: true),
               let id = Keys.decodeEventID(refused.key) else { return nil }
         return (refused.tag, id)

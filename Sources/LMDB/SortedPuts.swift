@@ -189,7 +189,7 @@ public struct SortedPuts {
     /// a least-significant-byte-first radix sort that skips every byte all the values share (the
     /// leading bytes of time-ordered ids in one batch), so a batch of event ids costs a few passes
     /// over two arrays instead of a comparison sort's dozen comparisons an id.
-    static func radixSorted(prefixes: [UInt64]) -> [Int] {
+    public static func radixSorted(prefixes: [UInt64]) -> [Int] {
         var order = Array(prefixes.indices)
         var spare = order
         var counts = [Int](repeating: 0, count: 256)

@@ -76,6 +76,12 @@ public struct Transaction {
         try check(mdb_drop(handle, database.dbi, 0), "emptying a database")
     }
 
+    /// Deletes the database itself, its records and its name (its handle is closed when the
+    /// transaction commits).
+    public func drop(_ database: Database) throws(LMDBError) {
+        try check(mdb_drop(handle, database.dbi, 1), "deleting a database")
+    }
+
     /// The number of records in the database.
     public func count(_ database: Database) throws(LMDBError) -> Int {
         var stat = MDB_stat()

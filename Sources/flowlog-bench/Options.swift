@@ -8,10 +8,16 @@ struct Options {
     var python = "/usr/bin/python3"
     var baselineScript = "scripts/bench_baseline.py"
     var cases: Set<String> = ["send", "import", "replay", "export", "state", "longstream", "group"]
-    /// With N > 0, also build a log of N events and measure the resident memory of export and replay.
-    var memoryEvents = 0
     /// With `--scale`, the sizes of the many-stream logs the scale cases build (events; one stream per 1,000).
     var scaleSizes: [Int] = []
+    /// Where `--scale` writes its plot (default: WORK/scale.svg); the README shows docs/bench-scale.svg.
+    var plot: String?
+    /// With `--write-commands PATH`, only write `commands` commands of the workload (visits from
+    /// `firstVisit` on, interleaved over `streams` streams) to PATH as NDJSON and stop: input for
+    /// `flowlog send` when profiling it by hand.
+    var writeCommands: String?
+    var streams = 1_000
+    var firstVisit = 0
 
     init(_ arguments: [String]) throws {
         var iterator = arguments.makeIterator()
@@ -25,8 +31,11 @@ struct Options {
             case "--flowlog": flowlog = value
             case "--python": python = value
             case "--cases": cases = Set(value.split(separator: ",").map(String.init))
-            case "--memory-events": memoryEvents = Int(value)!
             case "--scale": scaleSizes = value.split(separator: ",").map { Int($0)! }
+            case "--plot": plot = value
+            case "--write-commands": writeCommands = value
+            case "--streams": streams = Int(value)!
+            case "--first-visit": firstVisit = Int(value)!
             default: throw BenchError("unknown option \(argument)")
             }
         }

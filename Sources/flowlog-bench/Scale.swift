@@ -34,7 +34,8 @@ func measureProcess(_ executable: String, _ arguments: [String], stdin: String? 
         if done == pid { break }
         if let text = readProcFile("/proc/\(pid)/status") {
             for line in text.split(separator: "\n") {
-                let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+                // "VmRSS:\t  123456 kB": a tab, then spaces.
+                let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
                 guard fields.count >= 2, let kilobytes = Int(fields[1]) else { continue }
                 if fields[0] == "VmRSS:" { peakRSS = max(peakRSS, kilobytes) }
                 if fields[0] == "RssAnon:" { peakAnon = max(peakAnon, kilobytes) }
@@ -106,6 +107,17 @@ func runScale(_ options: Options) throws -> [ScaleRow] {
         add("verify", work: events, try medianMeasure(runs: options.runs) {
             try measureProcess(options.flowlog, ["verify", "--db", path])
         }, ceilinged: true)
+        // import: the log's own export into a new log (one write transaction, so LMDB holds every
+        // page it writes until the commit: its anonymous memory grows with the import).
+        let exported = options.work + "/scale-export.ndjson"
+        try run(options.flowlog, ["export", "--db", path], stdout: exported)
+        add("import", work: events, try medianMeasure(runs: min(options.runs, 3)) {
+            let target = options.work + "/scale-import.lmdb"
+            fresh(target)
+            defer { fresh(target) }
+            return try measureProcess(options.flowlog, ["import", exported, "--db", target])
+        })
+        fresh(exported)
         var positions = SplitMix64Bench(seed: 9)
         add("state --at (random position)", work: 1, try medianMeasure(runs: max(options.runs, 11)) {
             let position = 1 + Int(positions.next() % UInt64(events))
@@ -125,7 +137,13 @@ func runScale(_ options: Options) throws -> [ScaleRow] {
             }
             let input = options.work + "/scale-send.ndjson"
             try Data(batch.prefix(options.commands).map { WireCommand.encode($0) + "\n" }.joined().utf8).write(to: URL(fileURLWithPath: input))
-            sends.append(try measureProcess(options.flowlog, ["send", "--db", path], stdin: input))
+            // Into a copy: each run starts from the same log, and the log stays for the next size's run.
+            let copy = options.work + "/scale-send.lmdb"
+            fresh(copy)
+            try FileManager.default.copyItem(atPath: path, toPath: copy)
+            sync()
+            sends.append(try measureProcess(options.flowlog, ["send", "--db", copy], stdin: input))
+            fresh(copy)
             fresh(options.work + "/scale-empty.lmdb")
             empties.append(try measureProcess(options.flowlog, ["send", "--db", options.work + "/scale-empty.lmdb"], stdin: input))
         }
@@ -133,8 +151,6 @@ func runScale(_ options: Options) throws -> [ScaleRow] {
         let empty = ProcessMeasure(seconds: Timings(samples: empties.map(\.seconds)).median, peakRSS: empties.map(\.peakRSS).max()!, peakAnon: empties.map(\.peakAnon).max()!)
         add("send 100k commands", work: options.commands, send)
         add("send 100k commands into an empty log", work: options.commands, empty)
-        // The sends grew the log: rebuild it next time rather than measure a different log.
-        fresh(path)
     }
     return rows
 }

@@ -6,6 +6,7 @@ import LMDB
 
 // flowlog-bench: FlowLog's full paths against baselines measured in the same run.
 // Usage: flowlog-bench [--events N] [--commands N] [--runs N] [--work DIR] [--flowlog PATH] [--python PATH] [--cases a,b,…]
+//                      [--scale N,N,… [--plot FILE]] [--write-commands FILE --streams S --first-visit V]
 // Build it and flowlog in release first (`scripts/bench` does).
 
 /// The NDJSON envelope as a Codable type, for the JSONDecoder baseline.
@@ -30,6 +31,23 @@ func python(_ options: Options, _ arguments: [String]) throws -> (seconds: Doubl
 }
 
 let options = try Options(Array(CommandLine.arguments.dropFirst()))
+if let path = options.writeCommands {
+    let workload = Workload(streams: options.streams)
+    var lines = ""
+    var count = 0
+    var visit = options.firstVisit
+    while count < options.commands {
+        for stream in 0..<options.streams where count < options.commands {
+            for command in workload.visit(visit, stream: stream).prefix(options.commands - count) {
+                lines += WireCommand.encode(command) + "\n"
+                count += 1
+            }
+        }
+        visit += 1
+    }
+    try Data(lines.utf8).write(to: URL(fileURLWithPath: path))
+    exit(0)
+}
 try FileManager.default.createDirectory(atPath: options.work, withIntermediateDirectories: true)
 let work = options.work
 var report = Report()
@@ -323,30 +341,14 @@ if options.cases.contains("decodeonly") {
     report.add("decoding NDJSON alone (for profiling: no baseline)", work: Double(lines.count), unit: "events", timings)
 }
 
-// MARK: resident memory of export and replay over a large log
-
-if options.memoryEvents > 0 {
-    let path = work + "/memory.lmdb"
-    try buildLog(at: path, events: options.memoryEvents, workload: workload)
-    for (name, arguments) in [("export", ["export", "--db", path]), ("replay --summary", ["replay", "--summary", "--db", path])] {
-        let output = try run("/usr/bin/time", ["-f", "%M %e", options.flowlog] + arguments, stdout: "/dev/null", stderrToStdout: false, captureStderr: true)
-        let fields = output.split(separator: " ")
-        let kilobytes = Double(fields.first ?? "0") ?? 0
-        let elapsed = Double(fields.last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "0") ?? 0
-        var timings = Timings()
-        timings.samples = [elapsed]
-        report.add("\(name) of \(options.memoryEvents) events: maximum resident set \(String(format: "%.1f", kilobytes / 1024)) MB (/usr/bin/time)",
-                   work: Double(options.memoryEvents), unit: "events", timings, note: "target < 64 MB")
-    }
-}
-
 print(report.render())
 
 if !options.scaleSizes.isEmpty {
     let rows = try runScale(options)
     print("\n" + renderScale(rows))
-    try Data(ScalePlot.svg(rows).utf8).write(to: URL(fileURLWithPath: options.work + "/scale.svg"))
-    log("plot: \(options.work)/scale.svg")
+    let plot = options.plot ?? options.work + "/scale.svg"
+    try Data(ScalePlot.svg(rows).utf8).write(to: URL(fileURLWithPath: plot))
+    log("plot: \(plot)")
 }
 
 if options.cases.contains("sendparts") {

@@ -163,6 +163,8 @@ struct ReliabilityTests {
         #expect(verify.status == 0, "\(verify.stdout)")
         let replay = try FlowLogProcess.run(["replay", "--verify", "--db", folder.child("log")])
         #expect(replay.status == 0, "\(replay.stdout)")
+        // Its fingerprints are in its stream-index values (it predates the fingerprints database).
+        #expect(replay.stdout == "verified: 4 streams, 51 events, 51 recorded states compared, all agree\n")
         // And it still takes new events.
         let added = try FlowLogProcess.run(["cart", "checkout", "--stream", "nav", "--db", folder.child("log")])
         #expect(added.status == 1, "the nav stream's cart is empty: a rejection, with the log still writable")

@@ -1,5 +1,6 @@
 @testable import FlowLog
 import FlowLogLMDB
+import FlowLogPostgres
 import FlowDomain
 import FlowLogTesting
 import Foundation
@@ -8,11 +9,12 @@ import Testing
 /// The contract every backend keeps, and the suite that checks it: each test runs, unchanged,
 /// against every kind of log. A new backend is a new case here.
 enum LogKind: String, CaseIterable, CustomTestStringConvertible {
-    case lmdb, memory
+    case lmdb, memory, postgres
     var testDescription: String { rawValue }
 }
 
-/// Holds a log and whatever keeps it alive (its temporary folder).
+/// Holds a log and whatever keeps it alive (its temporary folder). A PostgreSQL log is a fresh
+/// schema of the test process's throwaway server (`PostgresServer`).
 final class LogFixture {
     let log: any LogStore
     let folder: TemporaryDirectory?
@@ -26,6 +28,9 @@ final class LogFixture {
             let folder = TemporaryDirectory()
             self.folder = folder
             log = try LMDBEventLog(path: folder.child("log.lmdb"))
+        case .postgres:
+            folder = nil
+            log = try PostgresEventLog.open(url: PostgresServer.shared.url(), access: .readWriteCreating)
         }
     }
 }

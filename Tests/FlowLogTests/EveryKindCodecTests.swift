@@ -129,6 +129,8 @@ struct EventLineTests {
             var record = sampleRecord(events.event(using: &rng), position: position, correlation: position % 3 == 0 ? nil : "c-\(position)",
                                       causation: position % 2 == 0 ? "cmd.\(position)" : nil)
             record.timestamp = Timestamp(microseconds: Int64(rng.next() % 4_000_000_000_000_000) - 1_000_000_000_000_000)
+            record.eventId = EventID(high: rng.next(), low: rng.next())
+            if position % 2 == 0 { record.timestamp = Timestamp(microseconds: Int64(rng.next() % 253_402_300_800_000_000)) }
             var line = JSONWriter()
             var general = JSONWriter()
             FlowJSON.writeEvent(record, into: &line)

@@ -23,8 +23,11 @@ public protocol SnapshotStore: AnyObject {
 /// The fingerprint of each stream state the log recorded when it appended an event
 /// (`replay --verify` compares them with a replay by today's reducers).
 public protocol FingerprintedLog: AnyObject {
-    /// One stream's events with the fingerprint recorded for the state after each, where there is one.
-    func forEachEventWithFingerprint(inStream stream: String, _ body: (RecordedEvent, UInt64?) throws -> Bool) throws
+    /// The events at positions `from...through` (through the last when `nil`) in position order,
+    /// each with the fingerprint recorded for its stream's state after it, where there is one; as
+    /// `EventLog.forEachEvent(from:through:_:)`, until `body` returns false. One walk of the log, in
+    /// one consistent snapshot.
+    func forEachEventWithFingerprint(from: Int, through: Int?, _ body: (RecordedEvent, UInt64?) throws -> Bool) throws
 }
 
 /// A projector's state: how far it got, why it stopped, and (for trackers) what its collector

@@ -15,7 +15,8 @@ public struct AppendRequest: Equatable, Sendable {
     /// the log keeps them so that a replay can prove it still means the same (`replay --verify`).
     public var fingerprints: [UInt64]
     /// The stream's state after the last event, when the caller knows it; the log keeps it as a
-    /// snapshot when the events cross a multiple of its snapshot interval.
+    /// snapshot when the events cross a multiple of its snapshot interval, and as the stream's head
+    /// when they cross one of `AppendRules.headInterval` (it is not needed elsewhere).
     public var stateAfter: FlowState?
     /// What the command was (`CommandFingerprint`), kept with its receipt so that a retry with the
     /// same id can be told from a different command that reuses it.

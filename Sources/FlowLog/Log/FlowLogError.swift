@@ -41,7 +41,8 @@ public enum FlowLogError: Error, Equatable, CustomStringConvertible {
     case delivery(DeliveryFailure)
 
     public var description: String {
-        switch self {
+        if let text = databaseDescription { return text }
+        return switch self {
         case .notFound(let path):
             "There is no FlowLog log at \(path). Check the path (--db or FLOWLOG_DB), or create the log by sending it a command (for example `flowlog demo`)."
         case .missingParent(let path, let parent):
@@ -66,6 +67,26 @@ public enum FlowLogError: Error, Equatable, CustomStringConvertible {
         case .invalidInput(let message): message
         case .output(let problem): problem.description
         case .delivery(let failure): "\(failure.description.prefix(1).uppercased())\(failure.description.dropFirst()). Check that the collector is up, then run `flowlog projections run` again."
+        }
+    }
+
+    /// The sentences for a log in a database (`postgres://…`, named without its password), where a
+    /// folder's advice would mislead.
+    private var databaseDescription: String? {
+        func isURL(_ path: String) -> Bool { path.hasPrefix("postgres://") || path.hasPrefix("postgresql://") }
+        switch self {
+        case .notFound(let path) where isURL(path):
+            return "There is no FlowLog log at \(path) (no such database, or no FlowLog tables in that schema). Check --db (or FLOWLOG_DB); a writing command creates the log's schema and tables, but never the database: create it first (createdb)."
+        case .notALog(let path, let reason) where isURL(path):
+            return "\(path) is not a FlowLog log: \(reason). Point --db at a FlowLog schema (?schema=NAME), or at an empty or new schema to start a new log."
+        case .permissionDenied(let path) where isURL(path):
+            return "PostgreSQL refused access to the log at \(path): the password was wrong or missing, or the role may not use that database or schema. Check the user and the password (in the URL, PGPASSWORD or ~/.pgpass), or grant the role access."
+        case .io(let path, let detail) where isURL(path):
+            return "The log at \(path) could not be used: \(detail)."
+        case .diskFull(let path) where isURL(path):
+            return "The PostgreSQL server of \(path) is out of disk space; nothing of this batch was written, and everything acknowledged before it is safe. Free some space on the server and send the unanswered commands again."
+        default:
+            return nil
         }
     }
 }

@@ -13,9 +13,11 @@ extension InMemoryEventLog: SnapshotStore, FingerprintedLog, CheckpointStore, Re
     public func setSnapshotInterval(_ interval: Int) throws { snapshotEvery = interval }
     public func snapshotCount() throws -> Int { snapshots.values.reduce(0) { $0 + $1.count } }
 
-    public func forEachEventWithFingerprint(inStream stream: String, _ body: (RecordedEvent, UInt64?) throws -> Bool) throws {
-        for position in streamPositions[stream] ?? [] {
-            guard try body(records[position - 1], fingerprints[position - 1]) else { return }
+    public func forEachEventWithFingerprint(from: Int, through: Int?, _ body: (RecordedEvent, UInt64?) throws -> Bool) throws {
+        let upper = min(through ?? records.count, records.count)
+        guard max(from, 1) <= upper else { return }
+        for index in max(from, 1) - 1..<upper {
+            guard try body(records[index], fingerprints[index]) else { return }
         }
     }
 

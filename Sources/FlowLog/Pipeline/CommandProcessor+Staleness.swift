@@ -8,7 +8,7 @@ extension CommandProcessor {
     public func forgetStaleStates(of streams: some Sequence<String>) throws {
         for stream in streams {
             guard let cached = cache[stream] else { continue }
-            if try log.version(of: stream) != cached.version { cache[stream] = nil }
+            if try log.version(of: stream) != cached.version { cache.remove(stream) }
         }
     }
 }

@@ -1,4 +1,7 @@
 import FlowDomain
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A command with its envelope: where it goes and how it may be retried (SPEC §2).
 public struct CommandEnvelope: Equatable, Sendable {
@@ -46,20 +49,29 @@ public struct Acceptance: Equatable, Sendable {
 /// The command pipeline: field checks → command id → expected version → `decide` → one durable append
 /// per batch → answers. Answers are returned only after their events are on disk.
 ///
-/// It keeps the state of every stream it has touched, so a long `send` never replays a stream twice.
+/// It keeps the states of the streams it touched (as many as `StateCache`'s budget holds), so a long
+/// `send` rarely loads a stream twice.
 /// The cache is only a hint: the log's append re-checks each stream's version inside its write
 /// transaction, and a stream that another process moved meanwhile is reloaded and the command decided again.
 public final class CommandProcessor {
     let log: any EventLog
     private let clock: any WallClock
     private var ids: any EventIDGenerator
-    var cache: [String: (state: FlowState, version: Int)] = [:]
+    /// Internal, not private: `forgetStaleStates` (CommandProcessor+Staleness) drops entries.
+    var cache: StateCache
+    /// The log's snapshot interval, read once (`nil`: unknown, so every request carries its state).
+    private let snapshotInterval: Int?
     private var scratch = BinaryWriter(capacity: 512)
     /// How often a batch is re-decided when other writers keep moving its streams.
-    private let maximumRetries = 16
+    private let maximumRetries = 32
 
-    public init(log: any EventLog, clock: any WallClock = SystemClock(), ids: any EventIDGenerator = UUIDv7Generator()) {
+    /// `cacheBudget`: about how many bytes of stream states to keep between batches (`StateCache`);
+    /// the default holds about 3,000 sessions of 75 orders each.
+    public init(log: any EventLog, clock: any WallClock = SystemClock(), ids: any EventIDGenerator = UUIDv7Generator(),
+                cacheBudget: Int = 16 << 20) {
         self.log = log
+        self.cache = StateCache(budget: cacheBudget)
+        snapshotInterval = try? (log as? any SnapshotStore)?.snapshotInterval()
         self.clock = clock
         self.ids = ids
     }
@@ -76,22 +88,35 @@ public final class CommandProcessor {
         while !pending.isEmpty {
             attempt += 1
             pending = try decideAndAppend(batch, indices: pending, into: &outcomes, finalAttempt: attempt >= maximumRetries)
+            if !pending.isEmpty { Self.backOff(attempt) }
         }
         return outcomes.map { $0! }
+    }
+
+    /// Writers that keep colliding on the same streams (many processes on one PostgreSQL log) fall
+    /// out of step by waiting a random while, growing with each round, before deciding again.
+    static func backOff(_ attempt: Int) {
+        let ceiling = UInt32(min(1 << min(attempt, 6), 64)) * 1_000
+        usleep(UInt32.random(in: ceiling / 4...ceiling))
     }
 
     /// The current state of a stream, from the cache or the log.
     public func state(of stream: String) throws -> (state: FlowState, version: Int) {
         if let cached = cache[stream] { return cached }
         let loaded = try load(stream)
-        cache[stream] = loaded
+        cache.put(loaded, for: stream)
         return loaded
     }
 
-    /// A stream's state from the log, made ready to decide many commands (its order ids indexed).
+    /// Orders from which a loaded stream's order ids are indexed for the duplicate-order check.
+    static let indexedOrders = 256
+
+    /// A stream's state from the log, made ready to decide many commands (the order ids of a long
+    /// history indexed).
     private func load(_ stream: String) throws -> (state: FlowState, version: Int) {
         var loaded = try log.state(ofStream: stream)
-        loaded.state.orders.indexIds()
+        // A short history is scanned faster than its ids are hashed, and without a set to keep.
+        if loaded.state.orders.orders.count >= Self.indexedOrders { loaded.state.orders.indexIds() }
         return loaded
     }
 
@@ -136,8 +161,14 @@ public final class CommandProcessor {
             FlowDecider.evolve(&current.state, event)
             fingerprints.append(StateCodec.fingerprint(current.state, scratch: &scratch))
         }
+        let after = current.version + events.count
+        // The state goes along only where the log keeps it (a head, a snapshot): a copy held by every
+        // request made the next order of its stream copy the stream's orders and their index.
+        let keeps = current.version / AppendRules.headInterval != after / AppendRules.headInterval
+            || snapshotInterval.map { $0 > 0 && current.version / $0 != after / $0 } ?? true
         let request = AppendRequest(stream: envelope.stream, expectedVersion: current.version, commandId: envelope.commandId,
-                                    events: newEvents, chained: current.requested, fingerprints: fingerprints, stateAfter: current.state)
+                                    events: newEvents, chained: current.requested, fingerprints: fingerprints,
+                                    stateAfter: keeps ? current.state : nil)
         current.version += events.count
         current.requested = true
         return .decided(request, events)
@@ -145,7 +176,7 @@ public final class CommandProcessor {
 
     /// The state of a stream, moved out of the cache (or loaded): the caller puts it back.
     private func takeState(of stream: String) throws -> (state: FlowState, version: Int) {
-        if let cached = cache.removeValue(forKey: stream) { return cached }
+        if let cached = cache.take(stream) { return cached }
         return try load(stream)
     }
 
@@ -197,7 +228,7 @@ public final class CommandProcessor {
             }
         }
         guard !requests.isEmpty else {
-            for (stream, state) in working { cache[stream] = (state.state, state.version) }
+            for (stream, state) in working { cache.put((state.state, state.version), for: stream) }
             return []
         }
 
@@ -233,8 +264,8 @@ public final class CommandProcessor {
                 retry.append(twin.index)
             }
         }
-        for (stream, state) in working where !movedStreams.contains(stream) { cache[stream] = (state.state, state.version) }
-        for stream in movedStreams { cache[stream] = nil }
+        for (stream, state) in working where !movedStreams.contains(stream) { cache.put((state.state, state.version), for: stream) }
+        for stream in movedStreams { cache.remove(stream) }
         return retry.sorted()
     }
 

@@ -27,25 +27,50 @@ public enum ReplayVerifier {
         public var disagreements: [Disagreement] = []
     }
 
-    /// Against the fingerprints the log recorded when each event was appended.
-    public static func verifyFingerprints(of log: any EventLog & FingerprintedLog) throws -> Report {
+    /// Against the fingerprints the log recorded when each event was appended, in one walk of the
+    /// log in position order (each stream's state kept until the walk ends, as `StreamSummaries`
+    /// does). A stream stops being replayed, compared and counted at its first disagreement; the
+    /// disagreements are reported in the order the log lists its streams.
+    public static func verifyFingerprints(of log: any EventLog & FingerprintedLog, progress: Progress? = nil) throws -> Report {
         var report = Report()
         var scratch = BinaryWriter(capacity: 512)
-        for (stream, _) in try log.streams() {
-            report.streams += 1
-            var state = FlowDecider.initialState
-            try log.forEachEventWithFingerprint(inStream: stream) { record, recorded in
-                report.events += 1
-                FlowDecider.evolve(&state, record.event)
-                guard let recorded else { return true }
-                report.comparisons += 1
-                guard StateCodec.fingerprint(state, scratch: &scratch) != recorded else { return true }
-                report.disagreements.append(Disagreement(
-                    stream: stream, position: record.position, version: record.version, eventType: record.event.typeName,
-                    replayed: state, recorded: nil,
-                    reason: "the state after this event differs from the one recorded when it was appended"))
-                return false
+        let streams = try log.streams()
+        report.streams = streams.count
+        var slots = StreamSlots()
+        var states: [FlowState] = []
+        var settled: [Bool] = []
+        var found: [Disagreement] = []
+        var count = 0
+        try log.forEachEventWithFingerprint(from: 1, through: nil) { record, recorded in
+            let (slot, isNew) = slots.slot(of: record.stream)
+            if isNew {
+                states.append(FlowDecider.initialState)
+                settled.append(false)
             }
+            count += 1
+            if count & 0xFFF == 0 { progress?.advance(to: record.position) }
+            guard !settled[slot] else { return true }
+            report.events += 1
+            FlowDecider.evolve(&states[slot], record.event)
+            guard let recorded else { return true }
+            report.comparisons += 1
+            guard StateCodec.fingerprint(states[slot], scratch: &scratch) != recorded else { return true }
+            settled[slot] = true
+            found.append(Disagreement(
+                stream: record.stream, position: record.position, version: record.version, eventType: record.event.typeName,
+                replayed: states[slot], recorded: nil,
+                reason: "the state after this event differs from the one recorded when it was appended"))
+            // Nothing more of this stream is replayed: its state is reported, not kept.
+            states[slot] = FlowDecider.initialState
+            return true
+        }
+        progress?.finish()
+        var rank: [String: Int] = [:]
+        let disagreeing = Set(found.map(\.stream))
+        for (index, stream) in streams.enumerated() where disagreeing.contains(stream.stream) { rank[stream.stream] = index }
+        report.disagreements = found.sorted { left, right in
+            let (a, b) = (rank[left.stream] ?? Int.max, rank[right.stream] ?? Int.max)
+            return a != b ? a < b : left.stream.utf8.lexicographicallyPrecedes(right.stream.utf8)
         }
         return report
     }

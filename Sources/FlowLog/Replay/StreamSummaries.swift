@@ -16,27 +16,16 @@ public enum StreamSummaries {
 
     /// The final states, in stream id order (byte order, as the log lists streams).
     public static func finalStates(of source: any ReplaySource, progress: Progress? = nil) throws -> [Summary] {
-        var slots: [String: Int] = [:]
-        var streams: [String] = []
+        var slots = StreamSlots()
         var states: [FlowState] = []
         var versions: [Int] = []
-        // Events of a session come in runs: comparing with the last stream costs less than hashing.
-        var last: (stream: String, slot: Int)?
         var count = 0
         try source.forEachEvent(stream: nil, from: 1, to: nil) { record in
-            let slot: Int
-            if let last, last.stream == record.stream {
-                slot = last.slot
-            } else if let known = slots[record.stream] {
-                slot = known
-            } else {
-                slot = states.count
-                slots[record.stream] = slot
-                streams.append(record.stream)
+            let (slot, isNew) = slots.slot(of: record.stream)
+            if isNew {
                 states.append(FlowDecider.initialState)
                 versions.append(0)
             }
-            last = (record.stream, slot)
             FlowDecider.evolve(&states[slot], record.event)
             versions[slot] = record.version
             count += 1
@@ -44,6 +33,7 @@ public enum StreamSummaries {
             return true
         }
         progress?.finish()
+        let streams = slots.streams
         return streams.indices.sorted { streams[$0].utf8.lexicographicallyPrecedes(streams[$1].utf8) }
             .map { Summary(stream: streams[$0], state: states[$0], version: versions[$0]) }
     }

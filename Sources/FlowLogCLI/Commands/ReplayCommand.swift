@@ -105,10 +105,10 @@ struct ReplayCommand: ParsableCommand {
                 // Nothing compared is no agreement: the file belongs to another log, or is empty.
                 let streams = expectations.keys.sorted()
                 let named = streams.isEmpty ? "it holds no states" : "it holds states of \(streams.count == 1 ? "stream" : "streams") \(streams.prefix(3).joined(separator: ", "))\(streams.count > 3 ? ", …" : "")"
-                throw CLIFailure("The expected states in \(expected) cover no event of \(self.source.file ?? "the log \(logOptions.logPath)"): \(named). Give the states of this log's streams (`flowlog replay --trace` writes one a line).", .dataError)
+                throw CLIFailure("The expected states in \(expected) cover no event of \(self.source.file ?? "the log \(Backend.redacted(logOptions.logPath))"): \(named). Give the states of this log's streams (`flowlog replay --trace` writes one a line).", .dataError)
             }
         } else {
-            report = try ReplayVerifier.verifyFingerprints(of: log!)
+            report = try ReplayVerifier.verifyFingerprints(of: log!, progress: Progress(label: "replay --verify", total: try log!.lastPosition()))
         }
         let disagreements = report.disagreements.filter { stream == nil || $0.stream == stream }
         for disagreement in disagreements {

@@ -7,9 +7,9 @@ import Glibc
 
 /// Builds the concrete objects the subcommands work with: the one place that names a backend.
 enum Composition {
-    /// The log at `--db`: today always an LMDB environment.
+    /// The log at `--db`: an LMDB folder, or a PostgreSQL log for a `postgres://` URL.
     static func openLog(_ options: LogOptions, access: LogAccess) throws -> any LogStore {
-        try LMDBEventLog(path: options.logPath, access: access)
+        try Backend(options.logPath).open(access: access)
     }
 
     /// The log `flowlog serve` serves: created when missing, and mapped large from the start. Its
@@ -24,15 +24,14 @@ enum Composition {
     static let partialBackupName = LMDBEventLog.partialBackupName
 
     /// Whether anything is at `--db` yet.
-    static func logExists(_ options: LogOptions) -> Bool {
-        var info = stat()
-        return stat(options.logPath, &info) == 0
-    }
+    static func logExists(_ options: LogOptions) -> Bool { Backend(options.logPath).exists }
 
-    /// Removes the log a refused import created at `--db`, so that it leaves nothing behind.
+    /// Removes the log a refused import created at `--db`, so that it leaves nothing behind (an
+    /// import into PostgreSQL is one transaction, so a refused one leaves nothing already).
     static func removeCreatedLog(_ options: LogOptions) {
-        for file in ["data.mdb", "lock.mdb"] { unlink(options.logPath + "/" + file) }
-        rmdir(options.logPath)
+        guard case .lmdb(let path) = Backend(options.logPath) else { return }
+        for file in ["data.mdb", "lock.mdb"] { unlink(path + "/" + file) }
+        rmdir(path)
     }
 
     /// Where `replay` and `bisect` read: the NDJSON file of `--file`, or the log; and what it holds.

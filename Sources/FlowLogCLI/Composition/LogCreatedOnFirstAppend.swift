@@ -16,7 +16,12 @@ final class LogCreatedOnFirstAppend: EventLog {
 
     init(_ options: LogOptions) throws {
         self.options = options
-        location = options.logPath
+        location = Backend.redacted(options.logPath)
+        if case .postgres = Backend(options.logPath) {
+            // PostgreSQL creates a log's tables with its first write, in that write's transaction.
+            opened = try Composition.openLog(options, access: .readWriteCreating)
+            return
+        }
         do {
             opened = try Composition.openLog(options, access: .readWrite)
         } catch FlowLogError.notFound {

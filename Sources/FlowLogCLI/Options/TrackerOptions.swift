@@ -38,6 +38,8 @@ struct TrackerOptions: ParsableArguments {
 
     func folder(for log: LogOptions) -> String {
         if let trackerDir { return trackerDir }
+        // A PostgreSQL log has no folder to stand beside.
+        if case .postgres = Backend(log.logPath) { return "./flowlog-tracker" }
         var path = log.logPath
         while path.count > 1, path.hasSuffix("/") { path.removeLast() }
         return path + "-tracker"

@@ -135,6 +135,14 @@ struct LineBuffer {
         mutating func visit<Payload: EventPayload>(_ payload: Payload) { line.raw(Payload.declaration.typeName) }
     }
 
+    /// "00" through "99": the two digits of each number below 100, read two bytes at a time.
+    private static let digitPairs: StaticString = "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
+
+    @inline(__always)
+    private static func pair(_ value: Int) -> UInt16 {
+        UnsafeRawPointer(digitPairs.utf8Start).loadUnaligned(fromByteOffset: value &* 2, as: UInt16.self)
+    }
+
     /// Decimal, two digits at a time from the end.
     mutating func int(_ value: Int) {
         guard room(20) else { return }
@@ -142,12 +150,19 @@ struct LineBuffer {
         var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
         let written: Int = withUnsafeMutableBytes(of: &digits) { buffer in
             var start = buffer.count
-            repeat {
-                let digit = Int(magnitude % 10)
-                magnitude /= 10
+            while magnitude >= 100 {
+                let (rest, last) = magnitude.quotientAndRemainder(dividingBy: 100)
+                start -= 2
+                buffer.storeBytes(of: Self.pair(Int(last)), toByteOffset: start, as: UInt16.self)
+                magnitude = rest
+            }
+            if magnitude >= 10 {
+                start -= 2
+                buffer.storeBytes(of: Self.pair(Int(magnitude)), toByteOffset: start, as: UInt16.self)
+            } else {
                 start -= 1
-                buffer[start] = UInt8(truncatingIfNeeded: digit) &+ 48
-            } while magnitude > 0
+                buffer[start] = UInt8(truncatingIfNeeded: magnitude) &+ 48
+            }
             if value < 0 { start -= 1; buffer[start] = UInt8(ascii: "-") }
             let length = buffer.count - start
             (base + count).update(from: buffer.baseAddress!.assumingMemoryBound(to: UInt8.self) + start, count: length)
@@ -156,21 +171,38 @@ struct LineBuffer {
         count += written
     }
 
-    /// The 36-character UUID form.
+    /// The eight hex digits of `value`, most significant first when stored little-endian: each
+    /// nibble spread into a byte, then '0'–'9' or 'a'–'f' added to all eight at once.
+    @inline(__always)
+    private static func hex8(_ value: UInt32) -> UInt64 {
+        var x = UInt64(value)
+        x = ((x & 0xFFFF_0000) << 16) | (x & 0xFFFF)
+        x = ((x & 0x0000_FF00_0000_FF00) << 8) | (x & 0x0000_00FF_0000_00FF)
+        x = ((x & 0x00F0_00F0_00F0_00F0) << 4) | (x & 0x000F_000F_000F_000F)
+        // 1 in each byte whose nibble is 10 or more.
+        let letters = ((x &+ 0x0606_0606_0606_0606) >> 4) & 0x0101_0101_0101_0101
+        return (x &+ 0x3030_3030_3030_3030 &+ letters &* 39).byteSwapped
+    }
+
+    /// The 36-character UUID form (8-4-4-4-12 lower-case hex digits).
     mutating func uuid(_ id: EventID) {
         guard room(36) else { return }
-        let out = base + count
-        var at = 0
-        for nibble in 0..<32 {
-            if nibble == 8 || nibble == 12 || nibble == 16 || nibble == 20 {
-                out[at] = UInt8(ascii: "-")
-                at += 1
-            }
-            let word = nibble < 16 ? id.high : id.low
-            let value = UInt8(truncatingIfNeeded: (word >> UInt64(60 - (nibble & 15) * 4)) & 0xF)
-            out[at] = value < 10 ? 48 &+ value : 87 &+ value
-            at += 1
-        }
+        let out = UnsafeMutableRawPointer(base + count)
+        let first = Self.hex8(UInt32(truncatingIfNeeded: id.high >> 32))
+        let second = Self.hex8(UInt32(truncatingIfNeeded: id.high))
+        let third = Self.hex8(UInt32(truncatingIfNeeded: id.low >> 32))
+        let fourth = Self.hex8(UInt32(truncatingIfNeeded: id.low))
+        let dash = UInt8(ascii: "-")
+        out.storeBytes(of: first.littleEndian, toByteOffset: 0, as: UInt64.self)
+        out.storeBytes(of: dash, toByteOffset: 8, as: UInt8.self)
+        out.storeBytes(of: UInt32(truncatingIfNeeded: second).littleEndian, toByteOffset: 9, as: UInt32.self)
+        out.storeBytes(of: dash, toByteOffset: 13, as: UInt8.self)
+        out.storeBytes(of: UInt32(truncatingIfNeeded: second >> 32).littleEndian, toByteOffset: 14, as: UInt32.self)
+        out.storeBytes(of: dash, toByteOffset: 18, as: UInt8.self)
+        out.storeBytes(of: UInt32(truncatingIfNeeded: third).littleEndian, toByteOffset: 19, as: UInt32.self)
+        out.storeBytes(of: dash, toByteOffset: 23, as: UInt8.self)
+        out.storeBytes(of: UInt32(truncatingIfNeeded: third >> 32).littleEndian, toByteOffset: 24, as: UInt32.self)
+        out.storeBytes(of: fourth.littleEndian, toByteOffset: 28, as: UInt64.self)
         count += 36
     }
 
@@ -182,21 +214,22 @@ struct LineBuffer {
         var (days, secondOfDay) = seconds.quotientAndRemainder(dividingBy: 86_400)
         if secondOfDay < 0 { days -= 1; secondOfDay += 86_400 }
         let (year, month, day) = CivilDate.from(daysSinceEpoch: days)
-        let out = base + count
-        func put(_ value: Int64, _ width: Int, at offset: Int) {
-            var remaining = value
-            for index in stride(from: offset + width - 1, through: offset, by: -1) {
-                out[index] = UInt8(truncatingIfNeeded: remaining % 10) &+ 48
-                remaining /= 10
-            }
+        // Years of other than four digits are left to the general writer.
+        guard (0...9_999).contains(year) else { overflowed = true; return }
+        let out = UnsafeMutableRawPointer(base + count)
+        /// Two digits of a value below 100 at `offset`.
+        func put(_ value: Int64, at offset: Int) {
+            out.storeBytes(of: Self.pair(Int(value)), toByteOffset: offset, as: UInt16.self)
         }
-        put(year, 4, at: 0); out[4] = UInt8(ascii: "-")
-        put(month, 2, at: 5); out[7] = UInt8(ascii: "-")
-        put(day, 2, at: 8); out[10] = UInt8(ascii: "T")
-        put(secondOfDay / 3600, 2, at: 11); out[13] = UInt8(ascii: ":")
-        put(secondOfDay % 3600 / 60, 2, at: 14); out[16] = UInt8(ascii: ":")
-        put(secondOfDay % 60, 2, at: 17); out[19] = UInt8(ascii: ".")
-        put(micros, 6, at: 20); out[26] = UInt8(ascii: "Z")
+        let (century, yearOfCentury) = year.quotientAndRemainder(dividingBy: 100)
+        put(century, at: 0); put(yearOfCentury, at: 2); out.storeBytes(of: UInt8(ascii: "-"), toByteOffset: 4, as: UInt8.self)
+        put(month, at: 5); out.storeBytes(of: UInt8(ascii: "-"), toByteOffset: 7, as: UInt8.self)
+        put(day, at: 8); out.storeBytes(of: UInt8(ascii: "T"), toByteOffset: 10, as: UInt8.self)
+        put(secondOfDay / 3600, at: 11); out.storeBytes(of: UInt8(ascii: ":"), toByteOffset: 13, as: UInt8.self)
+        put(secondOfDay % 3600 / 60, at: 14); out.storeBytes(of: UInt8(ascii: ":"), toByteOffset: 16, as: UInt8.self)
+        put(secondOfDay % 60, at: 17); out.storeBytes(of: UInt8(ascii: "."), toByteOffset: 19, as: UInt8.self)
+        put(micros / 10_000, at: 20); put(micros / 100 % 100, at: 22); put(micros % 100, at: 24)
+        out.storeBytes(of: UInt8(ascii: "Z"), toByteOffset: 26, as: UInt8.self)
         count += 27
     }
 }

@@ -1,0 +1,70 @@
+import FlowDomain
+
+/// The command processor's streams between batches, within a memory budget.
+///
+/// Keeping every stream a long `send` touched made its memory grow with the number of streams:
+/// a state holds its stream's orders (and their ids, indexed for the duplicate-order check, then),
+/// about 10 KB for a session with 75 orders, so 10,000 sessions kept 100 MB. Past the budget, the streams
+/// used least recently are dropped; one that comes back is loaded again from its head (a few events
+/// to fold). The budget is an estimate of the states' sizes, not a measurement.
+struct StateCache {
+    typealias Entry = (state: FlowState, version: Int)
+
+    let budget: Int
+    private var entries: [String: (entry: Entry, cost: Int, stamp: Int)] = [:]
+    /// Streams in the order they were last put back, oldest first; an item whose stamp is not its
+    /// stream's any more was superseded (or taken) and is passed over.
+    private var recency: [(stream: String, stamp: Int)] = []
+    private var oldest = 0
+    private var clock = 0
+    private(set) var cost = 0
+
+    init(budget: Int) {
+        self.budget = budget
+    }
+
+    var count: Int { entries.count }
+
+    subscript(stream: String) -> Entry? { entries[stream]?.entry }
+
+    /// Moves the stream's state out (the caller puts it back when its batch is done).
+    mutating func take(_ stream: String) -> Entry? {
+        guard let removed = entries.removeValue(forKey: stream) else { return nil }
+        cost -= removed.cost
+        return removed.entry
+    }
+
+    mutating func put(_ entry: Entry, for stream: String) {
+        if let replaced = entries[stream] { cost -= replaced.cost }
+        clock += 1
+        let size = Self.estimatedCost(of: entry.state)
+        entries[stream] = (entry, size, clock)
+        cost += size
+        recency.append((stream, clock))
+        // Never the item just added: the newest state stays, even one larger than the budget.
+        while cost > budget, oldest < recency.count - 1 {
+            let (candidate, stamp) = recency[oldest]
+            oldest += 1
+            if let found = entries[candidate], found.stamp == stamp {
+                entries[candidate] = nil
+                cost -= found.cost
+            }
+        }
+        if oldest > 1_024, oldest * 2 > recency.count {
+            recency.removeFirst(oldest)
+            oldest = 0
+        }
+    }
+
+    mutating func remove(_ stream: String) {
+        _ = take(stream)
+    }
+
+    /// Bytes a state holds, roughly: its fixed part, the room of its cart lines and of its orders,
+    /// and each order's id in the index when the history is long enough to have one.
+    static func estimatedCost(of state: FlowState) -> Int {
+        let orders = state.orders.orders
+        return 1_024 + state.cart.lines.capacity * 128 + orders.capacity * (MemoryLayout<Order>.stride + 8)
+            + (orders.count >= CommandProcessor.indexedOrders ? orders.count * 64 : 0)
+    }
+}

@@ -1,0 +1,56 @@
+import FlowLog
+import FlowLogLMDB
+#if Network
+import FlowLogPostgres
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Which backend a `--db` value names: a `postgres://` or `postgresql://` URL is a PostgreSQL log
+/// (a schema of a database), anything else an LMDB folder. The one place that knows both.
+enum Backend {
+    case lmdb(path: String)
+    case postgres(url: String)
+
+    init(_ location: String) {
+        let lowered = location.lowercased()
+        self = lowered.hasPrefix("postgres://") || lowered.hasPrefix("postgresql://") ? .postgres(url: location) : .lmdb(path: location)
+    }
+
+    func open(access: LogAccess) throws -> any LogStore {
+        switch self {
+        case .lmdb(let path):
+            return try LMDBEventLog(path: path, access: access)
+        case .postgres(let url):
+            #if Network
+            return try PostgresEventLog.open(url: url, access: access)
+            #else
+            throw CLIFailure("This flowlog was built without PostgreSQL (the package's Network trait is off); build it with `swift build -c release --product flowlog` to open \(Backend.redacted(url)).", .usage)
+            #endif
+        }
+    }
+
+    /// Whether anything is there yet: a folder for LMDB; a PostgreSQL log is taken to exist (its
+    /// tables are created by its first write, in the same transaction).
+    var exists: Bool {
+        switch self {
+        case .lmdb(let path):
+            var info = stat()
+            return stat(path, &info) == 0
+        case .postgres:
+            return true
+        }
+    }
+
+    /// A URL as messages may show it: without its password.
+    static func redacted(_ location: String) -> String {
+        #if Network
+        return PostgresURL.redact(location)
+        #else
+        guard let at = location.firstIndex(of: "@"), let scheme = location.range(of: "://"),
+              let colon = location[scheme.upperBound..<at].firstIndex(of: ":") else { return location }
+        return String(location[..<location.index(after: colon)]) + "…" + String(location[at...])
+        #endif
+    }
+}

@@ -1,0 +1,205 @@
+import FlowDomain
+import FlowLog
+import Foundation
+import PostgresNIO
+
+extension PostgresEventLog {
+    /// One transaction per batch, serialised with every other writer of the log by a transaction-scoped
+    /// advisory lock, so positions are assigned and committed in order (docs/postgres.md, "Gap-free").
+    ///
+    /// Two waits for the server: the first sends `BEGIN`, takes the lock and reads the head, the
+    /// snapshot interval, the batch's streams and its command ids (statements after the lock see
+    /// every earlier append); `AppendRules` then decide in memory, and the second sends one statement
+    /// that inserts the events, receipts and stream versions and notifies followers, then `COMMIT`.
+    public func append(_ requests: [AppendRequest]) throws -> [AppendResult] {
+        try requireWritable()
+        let streams = Array(Set(requests.map(\.stream)))
+        let commands = requests.compactMap { request in request.commandId.map { (request.stream, $0) } }
+        return try withSession { session in
+            var answered = false
+            do {
+                let read = try session.queries([
+                    "BEGIN",
+                    "SELECT pg_advisory_xact_lock(\(schema.appendLock))",
+                    """
+                    SELECT (SELECT value FROM \(unescaped: table("meta")) WHERE key = 'snapshotInterval'), e.position, e.record
+                    FROM (SELECT 1) AS one LEFT JOIN LATERAL
+                        (SELECT position, record FROM \(unescaped: table("events")) ORDER BY position DESC LIMIT 1) e ON true
+                    """,
+                    "SELECT stream, version FROM \(unescaped: table("streams")) WHERE stream = ANY(\(streams))",
+                    """
+                    SELECT c.stream, c.command_id, c.first_position, c.event_count, c.version, c.command_fingerprint FROM \(unescaped: table("commands")) c
+                    JOIN unnest(\(commands.map(\.0)), \(commands.map(\.1))) AS u(stream, command_id)
+                        ON c.stream = u.stream AND c.command_id = u.command_id
+                    """,
+                ], during: "appending")
+                let (results, transaction) = try withUnsafeMutablePointer(to: &encoder) { encoder in
+                    var transaction = try PostgresAppend(head: read[2], versions: read[3], receipts: read[4], encoder: encoder)
+                    return (try AppendRules.apply(requests, in: &transaction), transaction)
+                }
+                var statements: [PostgresQuery] = []
+                if !transaction.positions.isEmpty { statements.append(transaction.writeStatement(schema: schema)) }
+                if !transaction.snapshotStreams.isEmpty { statements.append(transaction.snapshotStatement(schema: schema)) }
+                statements.append("COMMIT")
+                answered = true
+                _ = try session.queries(statements, during: "committing an append")
+                return results
+            } catch {
+                if session.connection != nil { _ = try? session.query("ROLLBACK") }
+                if answered, case FlowLogError.io(let path, let detail) = error, session.connection == nil {
+                    // The COMMIT may have reached the server: say so, rather than promise nothing was written.
+                    throw FlowLogError.io(path: path, detail: detail + "; the batch may or may not have been committed: send it again (command ids make a retry a duplicate)")
+                }
+                throw error
+            }
+        }
+    }
+}
+
+/// An append's transaction as `AppendRules` sees it: what the first round trip read, and the rows
+/// the accepted requests add, gathered column by column for one `INSERT … SELECT FROM unnest(…)`.
+struct PostgresAppend: AppendTransaction {
+    let snapshotInterval: Int
+    private let start: (position: Int, hash: UInt64)
+    private var versions: [String: Int] = [:]
+    private var receipts: [String: [String: CommandReceipt]] = [:]
+    private let encoder: UnsafeMutablePointer<BinaryWriter>
+    private var json = JSONWriter(capacity: 256)
+
+    private(set) var positions: [Int64] = []
+    private var streams: [String] = []
+    private var eventVersions: [Int64] = []
+    private var ids: [PostgresEventID] = []
+    private var types: [String] = []
+    private var actors: [String] = []
+    private var times: [PostgresTimestamp] = []
+    private var correlations: [String] = []
+    private var causations: [String] = []
+    private var data: [String] = []
+    private var fingerprints: [Int64] = []
+    private var fingerprinted: [Bool] = []
+    private var records: [ByteBuffer] = []
+    private var receiptStreams: [String] = []
+    private var receiptIds: [String] = []
+    private var receiptFirst: [Int64] = []
+    private var receiptCounts: [Int32] = []
+    private var receiptVersions: [Int64] = []
+    /// What each command was (`CommandReceipt.commandFingerprint`), so a reused id is told apart.
+    private var receiptFingerprints: [Int64] = []
+    private var receiptFingerprinted: [Bool] = []
+    private var headStreams: [String] = []
+    private var headVersions: [Int64] = []
+    private(set) var snapshotStreams: [String] = []
+    private var snapshotVersions: [Int64] = []
+    private var snapshotPositions: [Int64] = []
+    private var snapshotStates: [ByteBuffer] = []
+    private var last = 0
+
+    init(head: PostgresQueryResult, versions: PostgresQueryResult, receipts: PostgresQueryResult,
+         encoder: UnsafeMutablePointer<BinaryWriter>) throws {
+        let (interval, position, record) = try head.rows[0].decode((String?, Int64?, ByteBuffer?).self)
+        snapshotInterval = interval.flatMap(Int.init) ?? 1_000
+        if let position, let record {
+            guard let hash = record.withUnsafeReadableBytes({ RecordCodec.storedHash(of: $0) }) else {
+                throw FlowLogError.damaged(RecordDamage(position: Int(position), stream: nil, problem: "the record is truncated"))
+            }
+            start = (Int(position), hash)
+        } else {
+            start = (0, RecordCodec.genesisHash)
+        }
+        for row in versions.rows {
+            let (stream, version) = try row.decode((String, Int64).self)
+            self.versions[stream] = Int(version)
+        }
+        for row in receipts.rows {
+            let (stream, id, first, count, version, fingerprint) = try row.decode((String, String, Int64, Int32, Int64, Int64?).self)
+            self.receipts[stream, default: [:]][id] = CommandReceipt(firstPosition: Int(first), eventCount: Int(count), version: Int(version),
+                                                                     commandFingerprint: fingerprint.map { UInt64(bitPattern: $0) })
+        }
+        self.encoder = encoder
+    }
+
+    mutating func head() throws -> (position: Int, hash: UInt64) { start }
+    mutating func storedVersion(of stream: String) throws -> Int { versions[stream] ?? 0 }
+    mutating func storedReceipt(stream: String, commandId: String) throws -> CommandReceipt? { receipts[stream]?[commandId] }
+
+    mutating func store(_ record: RecordedEvent, chainedTo previousHash: UInt64, fingerprint: UInt64?, streamOrdinal: Int) throws -> UInt64 {
+        let hash = RecordCodec.encode(record, previousHash: previousHash, into: &encoder.pointee)
+        records.append(encoder.pointee.withUnsafeBytes { ByteBuffer(bytes: $0) })
+        positions.append(Int64(record.position))
+        streams.append(record.stream)
+        eventVersions.append(Int64(record.version))
+        ids.append(PostgresEventID(record.eventId))
+        types.append(record.event.typeName)
+        actors.append(record.actor.rawValue)
+        times.append(PostgresTimestamp(record.timestamp))
+        correlations.append(record.correlationId ?? "")
+        causations.append(record.causationId ?? "")
+        json.reset()
+        FlowJSON.writeEventData(record.event, into: &json)
+        data.append(json.text)
+        fingerprints.append(Int64(bitPattern: fingerprint ?? 0))
+        fingerprinted.append(fingerprint != nil)
+        last = record.position
+        return hash
+    }
+
+    mutating func storeReceipt(_ receipt: CommandReceipt, stream: String, commandId: String) throws {
+        receipts[stream, default: [:]][commandId] = receipt
+        receiptStreams.append(stream)
+        receiptIds.append(commandId)
+        receiptFirst.append(Int64(receipt.firstPosition))
+        receiptCounts.append(Int32(receipt.eventCount))
+        receiptVersions.append(Int64(receipt.version))
+        receiptFingerprints.append(Int64(bitPattern: receipt.commandFingerprint ?? 0))
+        receiptFingerprinted.append(receipt.commandFingerprint != nil)
+    }
+
+    mutating func storeSnapshot(_ state: FlowState, stream: String, version: Int, position: Int) throws {
+        snapshotStreams.append(stream)
+        snapshotVersions.append(Int64(version))
+        snapshotPositions.append(Int64(position))
+        snapshotStates.append(PostgresEventLog.snapshotBytes(state))
+    }
+
+    mutating func finish(versions: [String: Int]) throws {
+        for (stream, version) in versions {
+            headStreams.append(stream)
+            headVersions.append(Int64(version))
+        }
+    }
+
+    /// Inserts the events, the receipts and the streams' versions, and tells followers the new last
+    /// position (`pg_notify` is delivered when, and only if, the transaction commits).
+    func writeStatement(schema: PostgresSchema) -> PostgresQuery {
+        """
+        WITH e AS (
+            INSERT INTO \(unescaped: schema.table("events")) (position, stream, version, event_id, type, actor, recorded_at,
+                correlation_id, causation_id, data, fingerprint, record)
+            SELECT p, s, v, i, t, a, r, NULLIF(c, ''), NULLIF(k, ''), d::jsonb, CASE WHEN h THEN f END, b
+            FROM unnest(\(positions)::int8[], \(streams)::text[], \(eventVersions)::int8[], \(ids)::uuid[], \(types)::text[],
+                \(actors)::text[], \(times)::timestamptz[], \(correlations)::text[], \(causations)::text[], \(data)::text[],
+                \(fingerprints)::int8[], \(fingerprinted)::bool[], \(records)::bytea[]) AS u(p, s, v, i, t, a, r, c, k, d, f, h, b)
+        ), c AS (
+            INSERT INTO \(unescaped: schema.table("commands")) (stream, command_id, first_position, event_count, version, command_fingerprint)
+            SELECT s, i, p, n, v, CASE WHEN h THEN f END
+            FROM unnest(\(receiptStreams)::text[], \(receiptIds)::text[], \(receiptFirst)::int8[], \(receiptCounts)::int4[],
+                \(receiptVersions)::int8[], \(receiptFingerprints)::int8[], \(receiptFingerprinted)::bool[]) AS u(s, i, p, n, v, f, h)
+        ), s AS (
+            INSERT INTO \(unescaped: schema.table("streams")) (stream, version)
+            SELECT * FROM unnest(\(headStreams)::text[], \(headVersions)::int8[])
+            ON CONFLICT (stream) DO UPDATE SET version = EXCLUDED.version
+        )
+        SELECT pg_notify(\(schema.channel), \(String(last)))
+        """
+    }
+
+    func snapshotStatement(schema: PostgresSchema) -> PostgresQuery {
+        """
+        INSERT INTO \(unescaped: schema.table("snapshots")) (stream, version, position, reducer_version, state)
+        SELECT s, v, p, \(Int32(FlowDecider.reducerVersion)), b
+        FROM unnest(\(snapshotStreams)::text[], \(snapshotVersions)::int8[], \(snapshotPositions)::int8[], \(snapshotStates)::bytea[]) AS u(s, v, p, b)
+        ON CONFLICT (stream, version) DO UPDATE SET position = EXCLUDED.position, reducer_version = EXCLUDED.reducer_version, state = EXCLUDED.state
+        """
+    }
+}

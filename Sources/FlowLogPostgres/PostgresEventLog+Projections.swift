@@ -1,0 +1,362 @@
+import FlowDomain
+import FlowLog
+import Foundation
+import PostgresNIO
+
+extension PostgresEventLog: SnapshotStore, FingerprintedLog {
+    public static let defaultSnapshotInterval = 1_000
+
+    public func snapshotInterval() throws -> Int {
+        try withSession { session in
+            let rows = try session.query("SELECT value FROM \(unescaped: table("meta")) WHERE key = 'snapshotInterval'").rows
+            return try rows.first.flatMap { Int(try $0.decode(String.self)) } ?? Self.defaultSnapshotInterval
+        }
+    }
+
+    public func setSnapshotInterval(_ interval: Int) throws {
+        precondition(interval >= 0)
+        try requireWritable()
+        try withSession { session in
+            try session.query("""
+                INSERT INTO \(unescaped: table("meta")) (key, value) VALUES ('snapshotInterval', \(String(interval)))
+                ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value
+                """)
+        }
+    }
+
+    public func snapshotCount() throws -> Int {
+        try withSession { session in
+            Int(try session.query("SELECT count(*) FROM \(unescaped: table("snapshots"))").rows[0].decode(Int64.self))
+        }
+    }
+
+    public func forEachEventWithFingerprint(from: Int, through: Int?, _ body: (RecordedEvent, UInt64?) throws -> Bool) throws {
+        try walk(from: from, through: through, fingerprints: true, body)
+    }
+}
+
+/// Checkpoints, failures and acknowledged marks are rows of `projections`, in the log's schema, so
+/// every process on every machine sees the same ones.
+extension PostgresEventLog: CheckpointStore {
+    static let storageProjector = "storage"
+
+    public func checkpoint(of projector: String) throws -> Int {
+        try withSession { session in try Self.checkpoint(of: projector, session, table("projections")) }
+    }
+
+    static func checkpoint(of projector: String, _ session: PostgresSession, _ table: String, locking: Bool = false) throws -> Int {
+        let rows = try session.query("""
+            SELECT checkpoint FROM \(unescaped: table) WHERE projector = \(projector) \(unescaped: locking ? "FOR UPDATE" : "")
+            """).rows
+        return try rows.first.map { Int(try $0.decode(Int64.self)) } ?? 0
+    }
+
+    static func setCheckpoint(_ position: Int, of projector: String, _ session: PostgresSession, _ table: String) throws {
+        try session.query("""
+            INSERT INTO \(unescaped: table) (projector, checkpoint) VALUES (\(projector), \(Int64(position)))
+            ON CONFLICT (projector) DO UPDATE SET checkpoint = EXCLUDED.checkpoint
+            """)
+    }
+
+    public func setCheckpoint(_ position: Int, of projector: String) throws {
+        try withSession { session in try Self.setCheckpoint(position, of: projector, session, table("projections")) }
+    }
+
+    public func acknowledgedPosition(of projector: String) throws -> Int {
+        try withSession { session in
+            let rows = try session.query("SELECT acknowledged FROM \(unescaped: table("projections")) WHERE projector = \(projector)").rows
+            return try rows.first.map { Int(try $0.decode(Int64.self)) } ?? 0
+        }
+    }
+
+    /// Checkpoint back to 0 and the acknowledged mark moved to the furthest of itself and the
+    /// checkpoint (or 0 when `resending`), in one statement.
+    public func rewindTracker(_ projector: String, resending: Bool) throws {
+        try withSession { session in
+            try session.query("""
+                INSERT INTO \(unescaped: table("projections")) AS p (projector, checkpoint, acknowledged) VALUES (\(projector), 0, 0)
+                ON CONFLICT (projector) DO UPDATE SET checkpoint = 0,
+                    acknowledged = CASE WHEN \(resending) THEN 0 ELSE greatest(p.acknowledged, p.checkpoint) END
+                """)
+        }
+    }
+
+    public func setProjectionStatus(_ projector: String, failure: String?) throws {
+        try withSession { session in
+            try session.query("""
+                INSERT INTO \(unescaped: table("projections")) (projector, failure) VALUES (\(projector), \(failure))
+                ON CONFLICT (projector) DO UPDATE SET failure = EXCLUDED.failure
+                """)
+        }
+    }
+
+    public func projectionStatus(of names: [String]) throws -> [ProjectionStatus] {
+        let last = try lastPosition()
+        let rows: [String: (Int, String?)] = try withSession { session in
+            var found: [String: (Int, String?)] = [:]
+            for row in try session.query("SELECT projector, checkpoint, failure FROM \(unescaped: table("projections")) WHERE projector = ANY(\(names))").rows {
+                let (name, checkpoint, failure) = try row.decode((String, Int64, String?).self)
+                found[name] = (Int(checkpoint), failure)
+            }
+            return found
+        }
+        return names.map { name in
+            let (checkpoint, failure) = rows[name] ?? (0, nil)
+            return ProjectionStatus(name: name, checkpoint: checkpoint, lag: last - checkpoint, failure: failure)
+        }
+    }
+
+    /// A session-level advisory lock held on a connection of the lease's own: it lasts while the
+    /// lease lives (or its process, or its connection), whichever machine the runner is on.
+    public func leaseProjector(_ name: String) throws -> any ProjectorLease {
+        try PostgresProjectorLease(projector: name, log: self)
+    }
+}
+
+/// One projector, one runner, across machines: `pg_try_advisory_lock` on a connection the lease
+/// owns. The server drops the lock when that session ends, however the process ends, so no stale
+/// lease is ever left; `leases` records the holder's pid and host for the next runner's message.
+public final class PostgresProjectorLease: ProjectorLease {
+    public let projector: String
+    private let session: PostgresSession
+    private let key: Int64
+    private var held = false
+
+    init(projector: String, log: PostgresEventLog) throws {
+        self.projector = projector
+        key = log.schema.leaseLock(projector)
+        session = PostgresSession(url: log.url, timeout: log.options.operationTimeout)
+        let leases = log.schema.table("leases")
+        do {
+            let taken = try session.query("SELECT pg_try_advisory_lock(\(key))").rows[0].decode(Bool.self)
+            guard taken else {
+                let holder = try session.query("SELECT pid FROM \(unescaped: leases) WHERE projector = \(projector)").rows.first
+                    .map { try $0.decode(Int32.self) }
+                session.close()
+                throw FlowLogError.busy(ProjectorBusy(projector: projector, pid: holder))
+            }
+            held = true
+            try session.query("""
+                INSERT INTO \(unescaped: leases) (projector, pid, host, since) VALUES (\(projector), \(Int32(getpid())), \(ProcessInfo.processInfo.hostName), now())
+                ON CONFLICT (projector) DO UPDATE SET pid = EXCLUDED.pid, host = EXCLUDED.host, since = EXCLUDED.since
+                """)
+        } catch let error as FlowLogError {
+            session.close()
+            throw error
+        } catch {
+            session.close()
+            throw PostgresErrors.map(error, url: log.url, during: "taking the projector's lease")
+        }
+    }
+
+    /// Unlocks before closing, so the next runner finds the lease free the moment this one is gone
+    /// (a closed connection's locks are dropped only when its server process has ended).
+    deinit {
+        if held { _ = try? session.query("SELECT pg_advisory_unlock(\(key))") }
+        session.close()
+    }
+}
+
+/// The storage projector's read models as plain tables beside the log, for analysts' `SELECT`s:
+/// `orders` (one row per order: order_id, total, item_count, stream, position), `stream_states`
+/// (each stream's version, cart status and total, `hasOnboarded`, and the whole state as bytes) and
+/// `local_storage` (the app's key → flag store), written in one transaction with the `storage` checkpoint.
+extension PostgresEventLog: ReadModelStore {
+    public func updateReadModels(_ body: (any ReadModelTransaction) throws -> Void) throws {
+        try inTransaction { session in
+            let transaction = try PostgresReadModelTransaction(session: session, schema: schema)
+            try body(transaction)
+            try transaction.flush()
+        }
+    }
+
+    public func resetReadModels() throws {
+        try inTransaction { session in
+            _ = try session.queries([
+                "DELETE FROM \(unescaped: table("orders"))",
+                "DELETE FROM \(unescaped: table("stream_states"))",
+                "DELETE FROM \(unescaped: table("local_storage"))",
+            ])
+            try Self.setCheckpoint(0, of: Self.storageProjector, session, table("projections"))
+        }
+    }
+
+    public func currentReadModelState(of stream: String) throws -> (state: FlowState, version: Int)? {
+        try withSession { session in
+            let rows = try session.query("""
+                SELECT (SELECT coalesce(max(position), 0) FROM \(unescaped: table("events"))),
+                       (SELECT checkpoint FROM \(unescaped: table("projections")) WHERE projector = \(Self.storageProjector)),
+                       s.version, s.state
+                FROM (SELECT 1) AS one LEFT JOIN \(unescaped: table("stream_states")) s ON s.stream = \(stream)
+                """).rows
+            let (last, checkpoint, version, bytes) = try rows[0].decode((Int64, Int64?, Int64?, ByteBuffer?).self)
+            guard (checkpoint ?? 0) == last else { return nil }
+            guard let version, let bytes else { return (FlowDecider.initialState, 0) }
+            guard let state = bytes.withUnsafeReadableBytes({ StateCodec.decode($0) }) else { return nil }
+            return (state, Int(version))
+        }
+    }
+
+    public func readModelOrders(stream: String?) throws -> [(position: Int, stream: String, order: Order)] {
+        try withSession { session in
+            try session.query("""
+                SELECT position, stream, order_id, total, item_count FROM \(unescaped: table("orders"))
+                WHERE \(stream == nil) OR stream = \(stream ?? "") ORDER BY position
+                """).rows.map { row in
+                let (position, owner, id, total, count) = try row.decode((Int64, String, String, Int64, Int32).self)
+                return (Int(position), owner, Order(orderId: id, total: Int(total), itemCount: Int(count)))
+            }
+        }
+    }
+
+    public func readModelFlag(stream: String) throws -> Bool? {
+        try withSession { session in
+            try session.query("SELECT value FROM \(unescaped: table("local_storage")) WHERE key = \(stream)").rows.first.map { try $0.decode(Bool.self) }
+        }
+    }
+
+    /// The three tables as text lines in key order: what a rebuild must reproduce exactly.
+    public func readModelDump() throws -> [UInt8] {
+        try withSession { session in
+            var text = ""
+            for row in try session.query("SELECT stream, version, encode(state, 'hex') FROM \(unescaped: table("stream_states")) ORDER BY stream").rows {
+                let (stream, version, state) = try row.decode((String, Int64, String).self)
+                text += "state \(stream) \(version) \(state)\n"
+            }
+            for row in try session.query("SELECT position, stream, order_id, total, item_count FROM \(unescaped: table("orders")) ORDER BY position").rows {
+                let (position, stream, id, total, count) = try row.decode((Int64, String, String, Int64, Int32).self)
+                text += "order \(position) \(stream) \(id) \(total) \(count)\n"
+            }
+            for row in try session.query("SELECT key, value FROM \(unescaped: table("local_storage")) ORDER BY key").rows {
+                let (key, value) = try row.decode((String, Bool).self)
+                text += "flag \(key) \(value)\n"
+            }
+            return Array(text.utf8)
+        }
+    }
+}
+
+/// The read models inside one transaction. The `storage` checkpoint row is locked first (`FOR
+/// UPDATE`), so two runners can never apply the same events; states, orders and flags are written
+/// at the end in three statements.
+final class PostgresReadModelTransaction: ReadModelTransaction {
+    private let session: PostgresSession
+    private let schema: PostgresSchema
+    private var states: [String: (state: FlowState, version: Int)] = [:]
+    private var changedStates: [String] = []
+    private var changedSet: Set<String> = []
+    private var orders: [(position: Int, stream: String, order: Order)] = []
+    private var storedCheckpoint: Int
+    private var checkpointChanged = false
+    private let flags: PostgresLocalStorage
+    var localStorage: any LocalStorage { flags }
+
+    init(session: PostgresSession, schema: PostgresSchema) throws {
+        self.session = session
+        self.schema = schema
+        let projections = schema.table("projections")
+        try session.query("INSERT INTO \(unescaped: projections) (projector) VALUES (\(PostgresEventLog.storageProjector)) ON CONFLICT DO NOTHING")
+        storedCheckpoint = try PostgresEventLog.checkpoint(of: PostgresEventLog.storageProjector, session, projections, locking: true)
+        flags = PostgresLocalStorage(session: session, table: schema.table("local_storage"))
+    }
+
+    func checkpoint() throws -> Int { storedCheckpoint }
+
+    func setCheckpoint(_ position: Int) throws {
+        storedCheckpoint = position
+        checkpointChanged = true
+    }
+
+    func state(of stream: String) throws -> (state: FlowState, version: Int)? {
+        if let cached = states[stream] { return cached }
+        let rows = try session.query("SELECT version, state FROM \(unescaped: schema.table("stream_states")) WHERE stream = \(stream)").rows
+        guard let row = rows.first else { return nil }
+        let (version, bytes) = try row.decode((Int64, ByteBuffer).self)
+        guard let state = bytes.withUnsafeReadableBytes({ StateCodec.decode($0) }) else { return nil }
+        states[stream] = (state, Int(version))
+        return (state, Int(version))
+    }
+
+    func setState(_ state: FlowState, version: Int, of stream: String) throws {
+        states[stream] = (state, version)
+        if changedSet.insert(stream).inserted { changedStates.append(stream) }
+    }
+
+    func addOrder(_ order: Order, stream: String, position: Int) throws {
+        orders.append((position, stream, order))
+    }
+
+    /// Writes what the transaction changed.
+    func flush() throws {
+        var statements: [PostgresQuery] = []
+        if !changedStates.isEmpty {
+            var versions: [Int64] = [], statuses: [String] = [], totals: [Int64] = [], onboarded: [Bool] = [], bytes: [ByteBuffer] = []
+            var writer = BinaryWriter(capacity: 512)
+            for stream in changedStates {
+                let (state, version) = states[stream]!
+                versions.append(Int64(version))
+                statuses.append(state.cart.status.rawValue)
+                totals.append(Int64(state.cart.total))
+                onboarded.append(state.navigation.hasOnboarded)
+                StateCodec.encode(state, into: &writer)
+                bytes.append(writer.withUnsafeBytes { ByteBuffer(bytes: $0) })
+            }
+            statements.append("""
+                INSERT INTO \(unescaped: schema.table("stream_states")) (stream, version, cart_status, cart_total, has_onboarded, state)
+                SELECT * FROM unnest(\(changedStates)::text[], \(versions)::int8[], \(statuses)::text[], \(totals)::int8[], \(onboarded)::bool[], \(bytes)::bytea[])
+                ON CONFLICT (stream) DO UPDATE SET version = EXCLUDED.version, cart_status = EXCLUDED.cart_status,
+                    cart_total = EXCLUDED.cart_total, has_onboarded = EXCLUDED.has_onboarded, state = EXCLUDED.state
+                """)
+        }
+        if !orders.isEmpty {
+            statements.append("""
+                INSERT INTO \(unescaped: schema.table("orders")) (position, stream, order_id, total, item_count)
+                SELECT * FROM unnest(\(orders.map { Int64($0.position) })::int8[], \(orders.map(\.stream))::text[],
+                    \(orders.map(\.order.orderId))::text[], \(orders.map { Int64($0.order.total) })::int8[], \(orders.map { Int32($0.order.itemCount) })::int4[])
+                ON CONFLICT (position) DO UPDATE SET stream = EXCLUDED.stream, order_id = EXCLUDED.order_id,
+                    total = EXCLUDED.total, item_count = EXCLUDED.item_count
+                """)
+        }
+        if let flagStatement = flags.flushStatement() { statements.append(flagStatement) }
+        if checkpointChanged {
+            statements.append("UPDATE \(unescaped: schema.table("projections")) SET checkpoint = \(Int64(storedCheckpoint)) WHERE projector = \(PostgresEventLog.storageProjector)")
+        }
+        if !statements.isEmpty { _ = try session.queries(statements, during: "writing the read models") }
+    }
+}
+
+/// `LocalStorage` over `local_storage`, inside the read models' transaction: reads are cached,
+/// writes wait for the transaction's end.
+final class PostgresLocalStorage: LocalStorage {
+    private let session: PostgresSession
+    private let table: String
+    private var values: [String: Bool?] = [:]
+    private var changed: [String] = []
+    private var changedSet: Set<String> = []
+
+    init(session: PostgresSession, table: String) {
+        self.session = session
+        self.table = table
+    }
+
+    func bool(forKey key: String) throws -> Bool? {
+        if let cached = values[key] { return cached }
+        let value = try session.query("SELECT value FROM \(unescaped: table) WHERE key = \(key)").rows.first.map { try $0.decode(Bool.self) }
+        values[key] = .some(value)
+        return value
+    }
+
+    func set(_ value: Bool, forKey key: String) throws {
+        values[key] = .some(value)
+        if changedSet.insert(key).inserted { changed.append(key) }
+    }
+
+    func flushStatement() -> PostgresQuery? {
+        guard !changed.isEmpty else { return nil }
+        let flags = changed.map { values[$0]!! }
+        return """
+            INSERT INTO \(unescaped: table) (key, value) SELECT * FROM unnest(\(changed)::text[], \(flags)::bool[])
+            ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value
+            """
+    }
+}

@@ -1,0 +1,164 @@
+import FlowLogTesting
+import Foundation
+import Testing
+
+/// The command line on a PostgreSQL log (`--db postgres://…`), against the same commands on an
+/// LMDB folder: the same answers, states and exports byte for byte, copies both ways, errors by
+/// exit status without the password, and many writer processes with followers that see every
+/// position once, in order.
+@Suite("PostgreSQL from the command line", .serialized)
+struct PostgresCLITests {
+    private let server = PostgresServer.shared
+
+    private func fixture(_ path: String) -> String { FlowLogProcess.fixtures.appendingPathComponent(path).path }
+
+    @Test func aLogInPostgreSQLAnswersAsAnLMDBLogDoes() throws {
+        let folder = TemporaryDirectory()
+        let lmdb = folder.child("log.lmdb")
+        let postgres = server.url()
+        let input = try String(contentsOfFile: fixture("commands/cart-rules.ndjson"), encoding: .utf8)
+        let sent = try [lmdb, postgres].map { try FlowLogProcess.run(["send", "--db", $0], stdin: input) }
+        #expect(sent[0].status == sent[1].status)
+        #expect(sent[0].stdout == sent[1].stdout)
+        for bug in ["bugs/coupon-over-100.ndjson", "bugs/empty-checkout.ndjson"] {
+            let imported = folder.child("import-\(bug.count).lmdb")
+            let importedPostgres = server.url()
+            for db in [imported, importedPostgres] {
+                #expect(try FlowLogProcess.run(["import", fixture(bug), "--db", db]).status == 0)
+            }
+            for arguments in [["export"], ["export", "--format", "csv"], ["log", "--format", "json"], ["streams", "--format", "json"],
+                              ["replay", "--summary", "--format", "json"], ["verify"], ["replay", "--verify"]] {
+                let answers = try [imported, importedPostgres].map { try FlowLogProcess.run(arguments + ["--db", $0]) }
+                #expect(answers[0].status == answers[1].status, "\(arguments): \(answers[1].stderr)")
+                if arguments == ["verify"] || arguments == ["replay", "--verify"] { continue }
+                #expect(answers[0].stdout == answers[1].stdout, "\(arguments)")
+            }
+        }
+        let typed = try FlowLogProcess.run(["cart", "add", "--product", "p1", "--price", "2.50", "--stream", "t", "--format", "json", "--db", postgres])
+        #expect(typed.status == 0, "\(typed.stderr)")
+        let state = try FlowLogProcess.run(["state", "--stream", "t", "--format", "json", "--db", postgres])
+        #expect(state.stdout.contains(#""unitPrice":250"#))
+    }
+
+    @Test func aCopyBetweenBackendsIsTheSameLog() throws {
+        let folder = TemporaryDirectory()
+        let source = folder.child("source.lmdb")
+        #expect(try FlowLogProcess.run(["import", fixture("bugs/coupon-over-100.ndjson"), "--db", source]).status == 0)
+        let postgres = server.url()
+        let back = folder.child("back.lmdb")
+        let there = try FlowLogProcess.run(["copy", "--from", source, "--to", postgres])
+        #expect(there.status == 0, "\(there.stderr)")
+        #expect(there.stdout.hasPrefix("copied "))
+        #expect(try FlowLogProcess.run(["copy", "--from", postgres, "--to", back]).status == 0)
+        let exports = try [source, postgres, back].map { try FlowLogProcess.run(["export", "--db", $0]).stdout }
+        #expect(exports[0] == exports[1] && exports[1] == exports[2])
+        for db in [postgres, back] { #expect(try FlowLogProcess.run(["verify", "--db", db]).status == 0) }
+        let again = try FlowLogProcess.run(["copy", "--from", source, "--to", postgres])
+        #expect(again.status == 64, "a copy into a log that holds events is refused")
+    }
+
+    @Test func connectionProblemsHaveTheirExitStatusAndNeverShowThePassword() throws {
+        let refused = try FlowLogProcess.run(["state", "--db", "postgres://someone:topsecret@127.0.0.1:1/x"])
+        #expect(refused.status == 74)
+        let wrongPassword = try FlowLogProcess.run(["state", "--db", server.tcpURL(user: PostgresServer.passwordRole, password: "topsecret")])
+        #expect(wrongPassword.status == 77)
+        let missing = try FlowLogProcess.run(["state", "--db", server.tcpURL(user: PostgresServer.passwordRole, password: PostgresServer.password,
+                                                                             database: "no_such_database")])
+        #expect(missing.status == 66)
+        for result in [refused, wrongPassword, missing] {
+            #expect(!result.stderr.contains("topsecret") && !result.stderr.contains(PostgresServer.password), "\(result.stderr)")
+            #expect(!result.stderr.isEmpty)
+        }
+    }
+
+    /// Eight `send` processes append 2,000 commands each over 50 streams, in many small commits,
+    /// while two `log --follow` processes read: each follower sees every position once, in order,
+    /// and every acknowledged command is in the log.
+    @Test func eightWritersAndTwoFollowersSeeEveryPositionOnceInOrder() throws {
+        let url = server.url()
+        let writers = 8, perWriter = 2_000, total = writers * perWriter + 1
+        // The log exists before the followers start (a follower waits on a log, it does not create one).
+        _ = try FlowLogProcess.run(["send", "--db", url], stdin: #"{"type":"app.launched","stream":"setup","hasOnboarded":false}"# + "\n")
+        let followers = try (0..<2).map { _ in
+            try Spawned(FlowLogProcess.executable.path, ["log", "--follow", "--format", "json", "--to-position", "\(total)", "--db", url])
+        }
+        let sends = try (0..<writers).map { writer in
+            try Spawned(FlowLogProcess.executable.path, ["send", "--db", url], input: (0..<perWriter).map { index in
+                #"{"type":"app.launched","stream":"s\#((writer * 7 + index) % 50)","hasOnboarded":\#(index % 2 == 0),"id":"w\#(writer)-\#(index)"}"#
+            })
+        }
+        var acknowledged: [Int] = []
+        for send in sends {
+            let result = send.wait()
+            #expect(result.status == 0, "\(result.stderr) \(result.stdout.split(separator: "\n").first { !$0.contains(#""ok":true"#) } ?? "")")
+            for line in result.stdout.split(separator: "\n") {
+                guard let data = line.data(using: .utf8), let answer = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+                      answer["ok"] as? Bool == true, let positions = answer["positions"] as? [Int] else { continue }
+                acknowledged += positions
+            }
+        }
+        #expect(acknowledged.count == total - 1)
+        #expect(Set(acknowledged).count == total - 1)
+        // Followers wait for the last position; when a writer failed it never comes.
+        if acknowledged.count != total - 1 { followers.forEach { $0.terminate() } }
+        for follower in followers {
+            let result = follower.wait()
+            #expect(result.status == 0, "\(result.stderr)")
+            let positions = result.stdout.split(separator: "\n").compactMap { line -> Int? in
+                guard let data = line.data(using: .utf8), let event = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
+                return event["position"] as? Int
+            }
+            // Compared by count and first difference: a whole array in a failure message drowns the log.
+            #expect(positions.count == total)
+            let firstWrong = zip(positions, 1...).first { $0.0 != $0.1 }
+            #expect(firstWrong == nil, "a follower saw position \(firstWrong?.0 ?? 0) where \(firstWrong?.1 ?? 0) belonged")
+        }
+    }
+}
+
+/// A `flowlog` process whose input is written a few lines at a time (so `send` commits many small
+/// batches while the others do) and whose output is collected.
+private final class Spawned: @unchecked Sendable {
+    private let process = Process()
+    private let output = Pipe()
+    private let errors = Pipe()
+    private var collected = Data()
+    private var collectedErrors = Data()
+    private let done = DispatchGroup()
+
+    init(_ executable: String, _ arguments: [String], input: [String]? = nil) throws {
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardOutput = output
+        process.standardError = errors
+        let feed = input.map { _ in Pipe() }
+        process.standardInput = feed ?? FileHandle.nullDevice
+        for (pipe, keep) in [(output, true), (errors, false)] {
+            done.enter()
+            Thread {
+                let data = pipe.fileHandleForReading.readDataToEndOfFile()
+                if keep { self.collected = data } else { self.collectedErrors = data }
+                self.done.leave()
+            }.start()
+        }
+        try process.run()
+        if let feed, let lines = input {
+            Thread {
+                for start in stride(from: 0, to: lines.count, by: 25) {
+                    let chunk = lines[start..<min(start + 25, lines.count)].joined(separator: "\n") + "\n"
+                    feed.fileHandleForWriting.write(Data(chunk.utf8))
+                    usleep(2_000)
+                }
+                try? feed.fileHandleForWriting.close()
+            }.start()
+        }
+    }
+
+    func terminate() { process.terminate() }
+
+    func wait() -> (status: Int32, stdout: String, stderr: String) {
+        process.waitUntilExit()
+        done.wait()
+        return (process.terminationStatus, String(decoding: collected, as: UTF8.self), String(decoding: collectedErrors, as: UTF8.self))
+    }
+}

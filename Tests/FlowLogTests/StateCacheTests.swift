@@ -1,0 +1,49 @@
+@testable import FlowLog
+import FlowDomain
+import FlowLogTesting
+import Testing
+
+/// The command processor keeps streams' states between batches within a budget; a stream it
+/// dropped is loaded again, and nothing it answers or appends changes.
+@Suite("State cache")
+struct StateCacheTests {
+    @Test func theLeastRecentlyUsedStreamsGoFirstAndTheCostStaysWithinTheBudget() {
+        var cache = StateCache(budget: 3 * StateCache.estimatedCost(of: FlowDecider.initialState))
+        for index in 0..<10 { cache.put((FlowDecider.initialState, index), for: "s\(index)") }
+        #expect(cache.count == 3)
+        #expect(cache.cost <= cache.budget)
+        #expect(cache["s9"]?.version == 9 && cache["s8"] != nil && cache["s7"] != nil && cache["s6"] == nil)
+        // Used again, s7 outlives s8.
+        let taken = cache.take("s7")!
+        cache.put(taken, for: "s7")
+        cache.put((FlowDecider.initialState, 10), for: "s10")
+        #expect(cache["s7"] != nil && cache["s8"] == nil)
+        // A state larger than the budget is still kept while it is the newest.
+        var large = FlowDecider.initialState
+        for order in 0..<1_000 { FlowDecider.evolve(&large, .cart(.orderPlaced(.init(orderId: "o\(order)", total: 1, itemCount: 1)))) }
+        cache.put((large, 1), for: "large")
+        #expect(cache.count == 1 && cache["large"] != nil)
+        for index in 0..<5_000 { cache.put((FlowDecider.initialState, index), for: "t\(index % 7)") }
+        #expect(cache.count == 3)
+    }
+
+    @Test(arguments: [UInt64(1), 2, 3])
+    func aProcessorWithATinyCacheAnswersAndAppendsAsOneThatKeepsEverything(seed: UInt64) throws {
+        let streams = (0..<40).map { "s\($0)" }
+        var rng = SplitMix64(seed: seed)
+        let generator = RandomCommands()
+        let batches = (0..<60).map { _ in
+            (0..<Int.random(in: 1...30, using: &rng)).map { _ in CommandEnvelope(stream: streams.randomElement(using: &rng)!, command: generator.command(using: &rng)) }
+        }
+        func run(budget: Int) throws -> ([CommandOutcome], [RecordedEvent]) {
+            let log = InMemoryEventLog()
+            let processor = CommandProcessor(log: log, clock: SteppingClock(), ids: SequentialIDGenerator(), cacheBudget: budget)
+            let outcomes = try batches.flatMap { try processor.handle($0) }
+            return (outcomes, try log.events())
+        }
+        let (tinyAnswers, tinyEvents) = try run(budget: 4_096)
+        let (answers, events) = try run(budget: 1 << 30)
+        #expect(tinyAnswers == answers)
+        #expect(tinyEvents == events)
+    }
+}
