@@ -1,3 +1,4 @@
+#if Network
 import ArgumentParser
 import FlowLog
 import FlowLogServer
@@ -121,3 +122,4 @@ private struct UncheckedBox<Value>: @unchecked Sendable {
     let value: Value
     init(_ value: Value) { self.value = value }
 }
+#endif

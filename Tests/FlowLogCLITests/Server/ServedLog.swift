@@ -15,10 +15,11 @@ final class ServedLog: @unchecked Sendable {
     let base: String
     let stderrPath: String
 
-    /// `prepare` runs before the server starts (import fixtures, play the demo).
-    init(arguments: [String] = [], prepare: (String) throws -> Void = { _ in }) throws {
+    /// `prepare` runs before the server starts (import fixtures, play the demo); `db` is an LMDB
+    /// folder of its own unless given (a `postgres://` URL).
+    init(db given: String? = nil, arguments: [String] = [], prepare: (String) throws -> Void = { _ in }) throws {
         folder = TemporaryDirectory(prefix: "flowlog-serve")
-        db = folder.child("log")
+        db = given ?? folder.child("log")
         try prepare(db)
         let out = folder.child("serve.out")
         stderrPath = folder.child("serve.err")
