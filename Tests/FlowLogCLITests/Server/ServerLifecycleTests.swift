@@ -14,13 +14,22 @@ struct ServerLifecycleTests {
         let lock = NSLock()
         var positions: [Int] = []
         var failures = 0
+        /// When the signal was sent; writers go on for 2 s after it.
+        var signalled: Date?
+
+        var writersDone: Bool {
+            lock.lock()
+            defer { lock.unlock() }
+            return signalled.map { Date() > $0.addingTimeInterval(2) } ?? false
+        }
     }
 
     @Test(arguments: [SIGTERM, SIGINT])
     func commandsInFlightAreCommittedAndAnswered(signal: Int32) throws {
         let server = try ServedLog()
         let answers = Answers()
-        let stop = Date().addingTimeInterval(1.0)
+        // The signal comes once 50 commands are answered (or after 20 s), while the writers keep sending.
+        let deadline = Date().addingTimeInterval(20)
         let group = DispatchGroup()
         for writer in 0..<8 {
             DispatchQueue.global().async(group: group) {
@@ -30,7 +39,7 @@ struct ServerLifecycleTests {
                     let command = #"{"type":"cart.addProduct","stream":"w\#(writer)","productId":"p\#(index % 90)","unitPrice":100,"quantity":1}"#
                     guard let answer = try? server.post("/commands", json: command) else {
                         answers.lock.lock(); answers.failures += 1; answers.lock.unlock()
-                        if Date() > stop.addingTimeInterval(2) { return }
+                        if answers.writersDone { return }
                         continue
                     }
                     if answer.status == 200, case .array(let positions)? = answer.json["positions"] {
@@ -40,14 +49,23 @@ struct ServerLifecycleTests {
                     } else if answer.status != 503 {
                         Issue.record("unexpected answer \(answer.status): \(answer.text)")
                     }
-                    if Date() > stop.addingTimeInterval(2) { return }
+                    if answers.writersDone { return }
                 }
             }
         }
-        Thread.sleep(until: stop)
+        while Date() < deadline {
+            answers.lock.lock()
+            let answered = answers.positions.count
+            answers.lock.unlock()
+            if answered >= 50 { break }
+            usleep(10_000)
+        }
+        answers.lock.lock()
+        answers.signalled = Date()
+        answers.lock.unlock()
         #expect(server.stop(signal) == 0, "\(server.stderr.suffix(2000))")
         group.wait()
-        #expect(answers.positions.count > 50)
+        #expect(answers.positions.count >= 50)
         let exported = try FlowLogProcess.run(["export", "--db", server.db]).stdoutLines
         let stored = Set(exported.compactMap { line -> Int? in
             guard case .integer(let position)? = try? JSONParser.parse(line)["position"] else { return nil }
