@@ -5,14 +5,15 @@ import PackageDescription
 /// `flowlog` (a tiny main) → `FlowLogCLI` (the command line and the composition root) → `FlowLogLMDB` /
 /// `FlowLogPostgres` (storage backends) → `FlowLog` (the log contract and the features, on protocols)
 /// → `FlowDomain` (pure); `FlowLogLMDB` → `LMDB` → `CLMDB`; `FlowLogPostgres` → PostgresNIO (SwiftNIO,
-/// swift-nio-ssl, swift-crypto: the heavy part of a clean build, which only targets that depend on it pay for).
+/// swift-nio-ssl, swift-crypto: the heavy part of a clean build, which only targets that depend on it pay for);
+/// `FlowLogCLI` → `FlowLogServer` (`flowlog serve`: Hummingbird on the same NIO stack) → `FlowLog`.
 /// Release builds optimise across the package's modules: the codecs and the import pipeline are
 /// generic over visitors and backends declared in other modules, and specialising them there is
 /// what keeps one declaration per kind (and storage behind protocols) as fast as hand-written code.
 let crossModule: [SwiftSetting] = [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
 
 /// The `Network` trait (on by default) brings PostgreSQL (`--db postgres://…`) and the network parts
-/// of the command line: the SwiftNIO stack, whose first build takes minutes. `scripts/demo` builds
+/// of the command line (`flowlog serve`): the SwiftNIO stack, whose first build takes minutes. `scripts/demo` builds
 /// the embedded LMDB `flowlog` without it (`--disable-default-traits`), in about a minute.
 let network: TargetDependencyCondition? = .when(traits: ["Network"])
 
@@ -33,6 +34,10 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // The HTTP server (`flowlog serve`): only FlowLogServer uses these.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
@@ -55,6 +60,21 @@ let package = Package(
             swiftSettings: crossModule
         ),
         .target(name: "FlowLogTesting", dependencies: ["FlowDomain", "FlowLog"]),
+        /// `flowlog serve`: the HTTP API, live subscriptions and the inspector's files, over any
+        /// `LogStore` the composition root opens (it never names a backend).
+        .target(
+            name: "FlowLogServer",
+            dependencies: [
+                "FlowLog",
+                "FlowDomain",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            exclude: ["Resources/README.md"],
+            resources: [.embedInCode("Resources/inspector"), .embedInCode("Resources/openapi.json")]
+        ),
         .target(
             name: "FlowLogCLI",
             dependencies: [
@@ -62,6 +82,7 @@ let package = Package(
                 "FlowLogLMDB",
                 .target(name: "FlowLogPostgres", condition: network),
                 "FlowDomain",
+                .target(name: "FlowLogServer", condition: network),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -23,6 +23,14 @@ struct FlowLogCommand: ParsableCommand {
             SendCommand.self, StateCommand.self, LogCommand.self, ReplayCommand.self, BisectCommand.self, SnapshotsCommand.self,
             ExportCommand.self, ImportCommand.self, VerifyCommand.self, ProjectionsCommand.self, OrdersCommand.self, ViewCommand.self,
             StreamsCommand.self, BackupCommand.self, CopyCommand.self, DemoCommand.self, SchemaCommand.self,
-        ]
+        ] + networkCommands
     )
+
+    /// The commands that need the network stack: only in a build with the `Network` trait, so the
+    /// embedded LMDB-only binary has no `serve` at all rather than one that fails.
+    #if Network
+    static let networkCommands: [any ParsableCommand.Type] = [ServeCommand.self]
+    #else
+    static let networkCommands: [any ParsableCommand.Type] = []
+    #endif
 }

@@ -50,10 +50,11 @@ public struct Acceptance: Equatable, Sendable {
 /// The cache is only a hint: the log's append re-checks each stream's version inside its write
 /// transaction, and a stream that another process moved meanwhile is reloaded and the command decided again.
 public final class CommandProcessor {
-    private let log: any EventLog
+    let log: any EventLog
     private let clock: any WallClock
     private var ids: any EventIDGenerator
-    private var cache: StateCache
+    /// Internal, not private: `forgetStaleStates` (CommandProcessor+Staleness) drops entries.
+    var cache: StateCache
     /// The log's snapshot interval, read once (`nil`: unknown, so every request carries its state).
     private let snapshotInterval: Int?
     private var scratch = BinaryWriter(capacity: 512)

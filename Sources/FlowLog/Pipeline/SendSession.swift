@@ -57,10 +57,10 @@ public final class SendSession {
     }
 
     /// One read's lines: the commands, and for each line its rejection if it is not a command.
-    struct ParsedBatch {
-        var envelopes: [CommandEnvelope] = []
+    public struct ParsedBatch: Sendable {
+        public var envelopes: [CommandEnvelope] = []
         /// One entry per line that is not blank, in order; `nil` for a line that became the next envelope.
-        var lineRejections: [WireRejection?] = []
+        public var lineRejections: [WireRejection?] = []
     }
 
     private final class ReaderBox: @unchecked Sendable {
@@ -68,7 +68,9 @@ public final class SendSession {
         init(_ reader: consuming LineReader) { self.reader = reader }
     }
 
-    static func parse(_ lines: [LineReader.Line]) -> ParsedBatch {
+    /// Lines as `send` reads them (blank lines skipped, an overlong line answered `malformedCommand`);
+    /// the HTTP server parses an NDJSON body the same way.
+    public static func parse(_ lines: [LineReader.Line]) -> ParsedBatch {
         var batch = ParsedBatch()
         batch.envelopes.reserveCapacity(lines.count)
         batch.lineRejections.reserveCapacity(lines.count)

@@ -12,6 +12,18 @@ enum Composition {
         try Backend(options.logPath).open(access: access)
     }
 
+    /// The log `flowlog serve` serves: created when missing, and mapped large from the start. Its
+    /// reader threads hold read transactions while the writer appends, and LMDB may move its map
+    /// only when no transaction of the process is open: a 64 GiB map (address space, not disk)
+    /// means it never has to grow under them.
+    /// A PostgreSQL log is opened as any writer opens it.
+    static func openServedLog(_ options: LogOptions) throws -> any LogStore {
+        switch Backend(options.logPath) {
+        case .lmdb(let path): try LMDBEventLog(path: path, access: .readWriteCreating, initialMapSize: 1 << 36)
+        case .postgres: try Backend(options.logPath).open(access: .readWriteCreating)
+        }
+    }
+
     /// What a killed `backup` leaves in its folder, which the next one may replace.
     static let partialBackupName = LMDBEventLog.partialBackupName
 

@@ -1,0 +1,125 @@
+#if Network
+import ArgumentParser
+import FlowLog
+import FlowLogServer
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `flowlog serve`: the HTTP API (docs/openapi.json), live subscriptions and the inspector.
+/// All of the server's wiring in the command line is in this file.
+struct ServeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve the log over HTTP: the API of docs/openapi.json, live event streams, and the inspector at /.",
+        discussion: """
+        Listens on loopback (127.0.0.1:8080) unless told otherwise; any other address needs \
+        --token-file, a file of `TOKEN SCOPES` lines (scopes read, write or read,write) that only its \
+        owner may read. Port 0 takes any free port. Once listening it prints its address on standard \
+        output; access logs go to standard error as JSON lines. SIGINT or SIGTERM stop it gracefully: \
+        commands in flight are committed and answered first.
+        """)
+
+    @Option(help: ArgumentHelp("The address to listen on, HOST:PORT ([::1]:PORT for IPv6).", valueName: "host:port"))
+    var listen = "127.0.0.1:8080"
+
+    @Option(name: .customLong("token-file"), help: ArgumentHelp("Bearer tokens and their scopes, one `TOKEN SCOPES` a line; needed off loopback.", valueName: "path"))
+    var tokenFile: String?
+
+    @Option(name: .customLong("cors-origin"), help: ArgumentHelp("An origin whose pages may call the API (repeatable); none by default.", valueName: "origin"))
+    var corsOrigins: [String] = []
+
+    @Option(name: .customLong("max-subscribers"), parsing: .unconditional, help: "The most event-stream subscribers at once.")
+    var maxSubscribers = 256
+
+    // Tuning the tests use; the defaults are the documented ones.
+    @Option(name: .customLong("request-timeout"), help: .hidden) var requestTimeout: Double = 30
+    @Option(name: .customLong("heartbeat"), help: .hidden) var heartbeat: Double = 15
+    @Option(name: .customLong("subscriber-buffer"), help: .hidden) var subscriberBuffer: Int = 8 << 20
+
+    @OptionGroup var logOptions: LogOptions
+
+    func validate() throws {
+        guard requestTimeout > 0, heartbeat > 0, subscriberBuffer > 0 else { throw ValidationError("--request-timeout, --heartbeat and --subscriber-buffer must be above 0.") }
+        guard maxSubscribers >= 1 else { throw ValidationError("--max-subscribers must be 1 or more; got \(maxSubscribers).") }
+        guard Self.address(listen) != nil else {
+            throw ValidationError("--listen takes HOST:PORT (such as 127.0.0.1:8080, or [::1]:8080), with a port from 0 through 65535; got '\(TerminalText.escaped(listen))'.")
+        }
+        for origin in corsOrigins where origin != "*" && !(origin.hasPrefix("http://") || origin.hasPrefix("https://")) {
+            throw ValidationError("--cors-origin takes an origin such as https://example.com (or *); got '\(TerminalText.escaped(origin))'.")
+        }
+    }
+
+    /// HOST:PORT, or [IPv6]:PORT.
+    static func address(_ text: String) -> (host: String, port: Int)? {
+        guard let colon = text.lastIndex(of: ":") else { return nil }
+        var host = String(text[..<colon])
+        guard let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port), !host.isEmpty else { return nil }
+        if host.hasPrefix("[") {
+            guard host.hasSuffix("]"), host.count > 2 else { return nil }
+            host = String(host.dropFirst().dropLast())
+        }
+        return (host, port)
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        if host == "localhost" || host == "::1" { return true }
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
+    }
+
+    func run() throws {
+        try CommandExecution.run { _ in
+            let (host, port) = Self.address(listen)!
+            guard tokenFile != nil || Self.isLoopback(host) else {
+                throw CLIFailure("flowlog serve listens off loopback (\(host)) only with --token-file: anyone who can reach the address could read and write the log. Give a token file, or listen on 127.0.0.1.", .usage)
+            }
+            let tokens: TokenFile?
+            do {
+                tokens = try tokenFile.map { try TokenFile(path: $0) }
+            } catch {
+                throw CLIFailure("\(error)", .usage)
+            }
+            let log = try Composition.openServedLog(logOptions)
+            let options = FlowLogHTTPServer.Options(host: host, port: port, tokens: tokens, corsOrigins: corsOrigins, limits: limits) { address in
+                let line = "flowlog serve: listening on \(address) (the inspector: \(address)/inspector/)\n"
+                _ = line.withCString { Glibc.write(STDOUT_FILENO, $0, strlen($0)) }
+            }
+            let outcome = ServeOutcome()
+            let done = DispatchSemaphore(value: 0)
+            let server = UncheckedBox(log)
+            Task.detached {
+                do {
+                    try await FlowLogHTTPServer.run(log: server.value, options: options)
+                } catch {
+                    outcome.failure = error
+                }
+                done.signal()
+            }
+            done.wait()
+            if let failure = outcome.failure {
+                throw CLIFailure("flowlog serve cannot go on at \(listen): \(failure).", .ioError)
+            }
+        }
+    }
+
+    var limits: ServerLimits {
+        var limits = ServerLimits()
+        limits.subscribers = maxSubscribers
+        limits.requestTimeout = .milliseconds(Int64(requestTimeout * 1000))
+        limits.heartbeat = .milliseconds(Int64(heartbeat * 1000))
+        limits.subscriberBufferBytes = subscriberBuffer
+        return limits
+    }
+}
+
+private final class ServeOutcome: @unchecked Sendable {
+    var failure: (any Error)?
+}
+
+private struct UncheckedBox<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}
+#endif

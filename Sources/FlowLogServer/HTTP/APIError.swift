@@ -1,0 +1,65 @@
+import FlowLog
+import Hummingbird
+
+/// Every error that is not a command answer: `{"error":{"code","message"}}` with a stable code
+/// (docs/openapi.json lists them) and a sentence for a person.
+struct APIError: HTTPResponseError, Sendable {
+    let status: HTTPResponse.Status
+    let code: String
+    let message: String
+    var headers: HTTPFields = [:]
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        var json = JSONWriter(capacity: 128 + message.utf8.count)
+        json.beginObject()
+        json.key("error"); json.beginObject()
+        json.key("code"); json.string(code)
+        json.key("message"); json.string(message)
+        json.endObject()
+        json.endObject()
+        json.newline()
+        var fields = headers
+        fields[.contentType] = "application/json"
+        fields[.cacheControl] = "no-store"
+        return Response(status: status, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(bytes: json.bytes)))
+    }
+
+    static func invalidParameter(_ message: String) -> APIError { APIError(status: .badRequest, code: "invalidParameter", message: message) }
+    static func notFound(_ code: String, _ message: String) -> APIError { APIError(status: .notFound, code: code, message: message) }
+    static func unavailable(_ message: String) -> APIError { APIError(status: .serviceUnavailable, code: "unavailable", message: message) }
+    static func internalError() -> APIError {
+        APIError(status: .internalServerError, code: "internalError", message: "An unexpected failure; please report it.")
+    }
+
+    static func streamNotFound(_ stream: String, listing: String = "GET /streams") -> APIError {
+        .notFound("streamNotFound", "There is no stream \(stream) in the log; list the streams with \(listing).")
+    }
+
+    static func payloadTooLarge(_ message: String) -> APIError { APIError(status: .contentTooLarge, code: "payloadTooLarge", message: message) }
+
+    static func requestTimeout(_ message: String) -> APIError {
+        APIError(status: .requestTimeout, code: "requestTimeout", message: message, headers: [.connection: "close"])
+    }
+
+    /// A failure of the log itself (damage, I/O): the server cannot answer from it.
+    static func from(_ error: any Error) -> APIError {
+        if let error = error as? APIError { return error }
+        if let error = error as? FlowLogError {
+            return .unavailable("The log cannot be read or written: \(error.description)")
+        }
+        return .internalError()
+    }
+}
+
+/// JSON bodies written with the core's writer, the same bytes the CLI's JSON faces print.
+enum JSONBody {
+    static func response(status: HTTPResponse.Status = .ok, headers: HTTPFields = [:], _ build: (inout JSONWriter) -> Void) -> Response {
+        var json = JSONWriter(capacity: 1024)
+        build(&json)
+        json.newline()
+        var fields = headers
+        fields[.contentType] = "application/json"
+        if fields[.cacheControl] == nil { fields[.cacheControl] = "no-store" }
+        return Response(status: status, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(bytes: json.bytes)))
+    }
+}

@@ -1,0 +1,109 @@
+import FlowDomain
+import FlowLog
+import Foundation
+
+/// The one thread that appends: it owns the `CommandProcessor` and drains every request that
+/// arrived while it was committing into one `handle(batch)`, so concurrent requests share one
+/// durable commit (group commit). A request is answered only after that commit returns.
+final class CommandWriter: @unchecked Sendable {
+    private struct Pending {
+        let envelopes: [CommandEnvelope]
+        let continuation: CheckedContinuation<[CommandOutcome], any Error>
+    }
+
+    private let condition = NSCondition()
+    private var queue: [Pending] = []
+    private var stopping = false
+    private var finished = false
+    private let processor: CommandProcessor
+    private let metrics: ServerMetrics
+    private let onCommit: @Sendable () -> Void
+    /// Commands a commit takes at most, unless one request alone holds more.
+    private let commandsPerCommit: Int
+
+    init(log: LogHandle, metrics: ServerMetrics, commandsPerCommit: Int = 20_000, onCommit: @escaping @Sendable () -> Void) {
+        let clock = SystemClock()
+        processor = CommandProcessor(log: log.log, clock: clock, ids: UUIDv7Generator(clock: clock))
+        self.metrics = metrics
+        self.commandsPerCommit = commandsPerCommit
+        self.onCommit = onCommit
+        let thread = Thread { [self] in loop() }
+        thread.name = "flowlog-writer"
+        thread.start()
+    }
+
+    /// Decides and appends `envelopes` (in one commit, possibly shared with other requests) and
+    /// returns their answers once every accepted event is durable.
+    func submit(_ envelopes: [CommandEnvelope]) async throws -> [CommandOutcome] {
+        if envelopes.isEmpty { return [] }
+        return try await withCheckedThrowingContinuation { continuation in
+            condition.lock()
+            if stopping {
+                condition.unlock()
+                continuation.resume(throwing: APIError.unavailable("The server is shutting down and takes no more commands; send them again once it is back."))
+                return
+            }
+            queue.append(Pending(envelopes: envelopes, continuation: continuation))
+            condition.signal()
+            condition.unlock()
+        }
+    }
+
+    private func loop() {
+        while true {
+            condition.lock()
+            while queue.isEmpty, !stopping { condition.wait() }
+            if queue.isEmpty {
+                finished = true
+                condition.broadcast()
+                condition.unlock()
+                return
+            }
+            var taken = 0
+            var count = 0
+            while taken < queue.count, count == 0 || count + queue[taken].envelopes.count <= commandsPerCommit {
+                count += queue[taken].envelopes.count
+                taken += 1
+            }
+            let batch = Array(queue[0..<taken])
+            queue.removeFirst(taken)
+            condition.unlock()
+            commit(batch, commands: count)
+        }
+    }
+
+    private func commit(_ batch: [Pending], commands: Int) {
+        var envelopes: [CommandEnvelope] = []
+        envelopes.reserveCapacity(commands)
+        for pending in batch { envelopes.append(contentsOf: pending.envelopes) }
+        let started = ContinuousClock.now
+        let result = Result {
+            try processor.forgetStaleStates(of: Set(envelopes.map(\.stream)))
+            return try processor.handle(envelopes)
+        }
+        metrics.recordCommit(duration: ContinuousClock.now - started, commands: commands)
+        switch result {
+        case .success(let outcomes):
+            metrics.recordOutcomes(outcomes)
+            onCommit()
+            var offset = 0
+            for pending in batch {
+                let slice = Array(outcomes[offset..<offset + pending.envelopes.count])
+                offset += pending.envelopes.count
+                pending.continuation.resume(returning: slice)
+            }
+        case .failure(let error):
+            let failure = APIError.from(error)
+            for pending in batch { pending.continuation.resume(throwing: failure) }
+        }
+    }
+
+    /// Takes no new commands, answers those queued, and returns once the thread is done.
+    func stop() {
+        condition.lock()
+        stopping = true
+        condition.broadcast()
+        while !finished { condition.wait() }
+        condition.unlock()
+    }
+}

@@ -1,0 +1,102 @@
+import FlowDomain
+import FlowLog
+import Foundation
+import Hummingbird
+
+/// `POST /commands`: one command (JSON) or many (NDJSON), with `send`'s answers, codes and
+/// durability: the response is written only after the commit that holds the accepted events.
+struct CommandRoutes {
+    let writer: CommandWriter
+    let limits: ServerLimits
+    let metrics: ServerMetrics
+
+    func register(_ routes: RouteTable) {
+        routes.add(.post, "/commands", scope: .write) { request, _ in try await send(request) }
+    }
+
+    func send(_ request: Request) async throws -> Response {
+        let deadline = ContinuousClock.now + limits.requestTimeout
+        switch request.mediaType {
+        case "application/json":
+            let body = try await request.readBody(limit: limits.commandBytes, limitMessage: "The body is over 1 MiB, the limit for one command; send many commands as application/x-ndjson.", deadline: deadline)
+            return try await single(body)
+        case "application/x-ndjson":
+            let body = try await request.readBody(limit: limits.batchBytes, limitMessage: "The body is over 16 MiB, the limit for a batch of commands; split it into several requests.", deadline: deadline)
+            return try await batch(body)
+        case let other:
+            throw APIError(status: .unsupportedMediaType, code: "unsupportedMediaType",
+                           message: "Send Content-Type application/json (one command) or application/x-ndjson (one command a line), not \(other.map { Query.shown($0) } ?? "none").")
+        }
+    }
+
+    private func single(_ body: ByteBuffer) async throws -> Response {
+        let decoded = body.withUnsafeReadableBytes { WireCommand.decode($0) }
+        let outcome: CommandOutcome
+        switch decoded {
+        case .success(let envelope):
+            outcome = try await writer.submit([envelope])[0]
+        case .failure(let failure):
+            metrics.recordRejections([failure.rejection.code.rawValue])
+            return JSONBody.response(status: .badRequest) { json in
+                json.beginObject()
+                FlowJSON.writeRejection(stream: failure.stream, failure.rejection, into: &json)
+                json.endObject()
+            }
+        }
+        let status: HTTPResponse.Status = switch outcome {
+        case .accepted: .ok
+        case .rejected(_, let rejection):
+            switch rejection.code {
+            case .malformedCommand, .unknownCommand: .badRequest
+            case .versionConflict: .conflict
+            default: .unprocessableContent
+            }
+        }
+        return JSONBody.response(status: status) { json in FlowJSON.writeAnswer(outcome, into: &json) }
+    }
+
+    private func batch(_ body: ByteBuffer) async throws -> Response {
+        let parsed: SendSession.ParsedBatch = try body.withUnsafeReadableBytes { bytes in
+            var lines: [LineReader.Line] = []
+            var start = 0
+            if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { start = 3 }
+            let base = bytes.baseAddress
+            while start < bytes.count {
+                let end: Int
+                if let found = memchr(base! + start, 0x0A, bytes.count - start) {
+                    end = base!.distance(to: UnsafeRawPointer(found))
+                } else {
+                    end = bytes.count
+                }
+                var lineEnd = end
+                if lineEnd > start, bytes[lineEnd - 1] == 0x0D { lineEnd -= 1 }
+                if lineEnd - start > LineReader.maximumLineLength {
+                    lines.append(.tooLong(length: lineEnd - start))
+                } else {
+                    lines.append(.text(UnsafeRawBufferPointer(rebasing: bytes[start..<lineEnd])))
+                }
+                guard lines.count <= limits.batchLines else {
+                    throw APIError.payloadTooLarge("The body holds over \(limits.batchLines) lines, the limit for a batch of commands; nothing was applied. Split it into several requests.")
+                }
+                start = end + 1
+            }
+            return SendSession.parse(lines)
+        }
+        metrics.recordRejections(parsed.lineRejections.compactMap { $0?.rejection.code.rawValue })
+        let outcomes = try await writer.submit(parsed.envelopes)
+        var next = outcomes.makeIterator()
+        var json = JSONWriter(capacity: 64 * parsed.lineRejections.count + 64)
+        for rejection in parsed.lineRejections {
+            if let failure = rejection {
+                json.beginObject()
+                FlowJSON.writeRejection(stream: failure.stream, failure.rejection, into: &json)
+                json.endObject()
+            } else {
+                FlowJSON.writeAnswer(next.next()!, into: &json)
+            }
+            json.newline()
+        }
+        return Response(status: .ok, headers: [.contentType: "application/x-ndjson", .cacheControl: "no-store"],
+                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: json.bytes)))
+    }
+}

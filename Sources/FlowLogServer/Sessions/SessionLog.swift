@@ -1,0 +1,111 @@
+import FlowDomain
+import FlowLog
+import Foundation
+
+/// A dropped export, held in memory and read as the server's log is read: `POST /sessions`.
+///
+/// It is read as `replay --file` reads a file, with the gaps the API allows: positions strictly
+/// increase (gaps are fine, so a one-stream export loads), each stream's versions run 1, 2, 3, …,
+/// event ids are unique. Events are kept as they are, even those today's rules would refuse. A
+/// state is folded from the stream's events; the last one asked for is kept per stream, so
+/// stepping forward through a long stream folds each event once.
+final class SessionLog: InspectedLog, @unchecked Sendable {
+    let id: String
+    private let records: [RecordedEvent]
+    /// Per stream, the indices of its events in `records` (index `v - 1` is version `v`).
+    private let indices: [String: [Int]]
+    private let names: [(stream: String, version: Int)]
+    private let lock = NSLockLike()
+    private var folded: [String: (version: Int, state: FlowState)] = [:]
+    var eventCount: Int { records.count }
+    var streamCount: Int { indices.count }
+
+    struct Invalid: Error {
+        let message: String
+    }
+
+    /// Reads an NDJSON export; throws `Invalid` naming the first line that is not one.
+    init(id: String, ndjson bytes: UnsafeRawBufferPointer) throws {
+        self.id = id
+        var records: [RecordedEvent] = []
+        var indices: [String: [Int]] = [:]
+        var eventIds: [EventID: Int] = [:]
+        var lastLine = 0
+        var lineNumber = 0
+        var start = 0
+        let count = bytes.count
+        if count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { start = 3 }
+        while start < count {
+            var end = start
+            while end < count, bytes[end] != 0x0A { end += 1 }
+            lineNumber += 1
+            var lineEnd = end
+            if lineEnd > start, bytes[lineEnd - 1] == 0x0D { lineEnd -= 1 }
+            let line = UnsafeRawBufferPointer(rebasing: bytes[start..<lineEnd])
+            start = end + 1
+            if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
+            let record: RecordedEvent
+            do {
+                record = try RecordedEventJSON.decode(line)
+            } catch {
+                throw Invalid(message: "Line \(lineNumber) is not an exported event: \(error.message). Give a file that `flowlog export` (or GET /events) wrote.")
+            }
+            if let previous = records.last {
+                if record.position == previous.position {
+                    throw Invalid(message: "Line \(lineNumber) is position \(record.position) again (line \(lastLine) has it too): each event appears once in a log's history. Remove the repeated line.")
+                }
+                if record.position < previous.position {
+                    throw Invalid(message: "Line \(lineNumber) is position \(record.position), which goes back from position \(previous.position) on line \(lastLine): positions must increase. Sort the file by position, as an export writes it.")
+                }
+            }
+            let expected = (indices[record.stream]?.count ?? 0) + 1
+            if record.version != expected {
+                let what = expected == 1 ? "the stream's first event in the file" : "after version \(expected - 1)"
+                throw Invalid(message: "Line \(lineNumber) is version \(record.version) of stream \(record.stream), \(what): each stream's versions must run 1, 2, 3, … without gaps. Export whole streams (`flowlog export --stream \(record.stream)`).")
+            }
+            if let earlier = eventIds[record.eventId] {
+                throw Invalid(message: "Line \(lineNumber) repeats event id \(record.eventId) of line \(earlier): each event appears once.")
+            }
+            eventIds[record.eventId] = lineNumber
+            indices[record.stream, default: []].append(records.count)
+            records.append(record)
+            lastLine = lineNumber
+        }
+        guard !records.isEmpty else {
+            throw Invalid(message: "The file holds no events; give an NDJSON export (`flowlog export`, GET /events or the inspector's download).")
+        }
+        self.records = records
+        self.indices = indices
+        names = indices.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map { ($0, indices[$0]!.count) }
+    }
+
+    func lastPosition() throws -> Int { records.last?.position ?? 0 }
+    func streamList() throws -> [(stream: String, version: Int)] { names }
+    func version(of stream: String) throws -> Int { indices[stream]?.count ?? 0 }
+
+    func event(inStream stream: String, version: Int) throws -> RecordedEvent? {
+        guard version >= 1, let positions = indices[stream], version <= positions.count else { return nil }
+        return records[positions[version - 1]]
+    }
+
+    func state(ofStream stream: String, throughPosition position: Int?) throws -> (state: FlowState, version: Int) {
+        guard let positions = indices[stream] else { return (FlowDecider.initialState, 0) }
+        // The stream's last version at or before `position`.
+        var version = positions.count
+        if let position {
+            var low = 0
+            var high = positions.count
+            while low < high {
+                let middle = (low + high) / 2
+                if records[positions[middle]].position <= position { low = middle + 1 } else { high = middle }
+            }
+            version = low
+        }
+        var (from, state) = lock.withLock { folded[stream] } ?? (0, FlowDecider.initialState)
+        if from > version { (from, state) = (0, FlowDecider.initialState) }
+        for index in from..<version { FlowDecider.evolve(&state, records[positions[index]].event) }
+        let result = state
+        lock.withLock { folded[stream] = (version, result) }
+        return (result, version)
+    }
+}

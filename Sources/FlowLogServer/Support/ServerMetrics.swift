@@ -1,0 +1,88 @@
+import FlowLog
+import Prometheus
+
+/// The server's Prometheus metrics (swift-prometheus), served as text at `GET /metrics`.
+final class ServerMetrics: @unchecked Sendable {
+    let registry = PrometheusCollectorRegistry()
+
+    private static func name(_ metric: String, _ unit: String, _ help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(namespace: "flowlog", metricName: metric, unitName: unit, helpText: help)
+    }
+
+    private let requests = name("http_requests", "total", "HTTP requests answered, by method, route template and status")
+    private let requestDuration = name("http_request_duration", "seconds", "Time to the response head, by route template")
+    private let commands = name("commands", "total", "Commands answered, by outcome (accepted, duplicate, rejected)")
+    private let rejections = name("command_rejections", "total", "Rejected commands, by error code")
+    private let appendDuration: DurationHistogram
+    private let commitSize: ValueHistogram
+    private let head: Gauge
+    private let subscriberCount: Gauge
+    private let sessionCount: Gauge
+
+    private static let latencyBuckets: [Duration] = [
+        .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10),
+        .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(5),
+    ]
+
+    init() {
+        appendDuration = registry.makeDurationHistogram(
+            descriptor: Self.name("append_duration", "seconds", "One group commit: deciding its commands and the durable append"),
+            labels: [], buckets: Self.latencyBuckets)
+        commitSize = registry.makeValueHistogram(
+            descriptor: Self.name("commit_commands", "", "Commands decided in one group commit"),
+            labels: [], buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 4096, 16384])
+        head = registry.makeGauge(descriptor: Self.name("head_position", "", "The log's last position"), labels: [])
+        subscriberCount = registry.makeGauge(descriptor: Self.name("subscribers", "", "Connected event-stream subscribers"), labels: [])
+        sessionCount = registry.makeGauge(descriptor: Self.name("sessions", "", "Scratch sessions held in memory"), labels: [])
+        for outcome in ["accepted", "duplicate", "rejected"] {
+            _ = registry.makeCounter(descriptor: commands, labels: [("outcome", outcome)])
+        }
+    }
+
+    func recordRequest(method: String, route: String, status: Int, duration: Duration) {
+        registry.makeCounter(descriptor: requests, labels: [("method", method), ("route", route), ("status", String(status))]).increment()
+        registry.makeDurationHistogram(descriptor: requestDuration, labels: [("route", route)], buckets: Self.latencyBuckets).record(duration)
+    }
+
+    func recordCommit(duration: Duration, commands: Int) {
+        appendDuration.record(duration)
+        commitSize.record(Double(commands))
+    }
+
+    func recordOutcomes(_ outcomes: some Sequence<CommandOutcome>) {
+        var accepted: Int64 = 0
+        var duplicates: Int64 = 0
+        var rejected: [String: Int64] = [:]
+        for outcome in outcomes {
+            switch outcome {
+            case .accepted(let acceptance): if acceptance.duplicate { duplicates += 1 } else { accepted += 1 }
+            case .rejected(_, let rejection): rejected[rejection.code.rawValue, default: 0] += 1
+            }
+        }
+        recordCounts(accepted: accepted, duplicates: duplicates, rejected: rejected)
+    }
+
+    /// Lines that never became commands (malformed JSON, an unknown type).
+    func recordRejections(_ codes: some Sequence<String>) {
+        var rejected: [String: Int64] = [:]
+        for code in codes { rejected[code, default: 0] += 1 }
+        recordCounts(accepted: 0, duplicates: 0, rejected: rejected)
+    }
+
+    private func recordCounts(accepted: Int64, duplicates: Int64, rejected: [String: Int64]) {
+        if accepted > 0 { registry.makeCounter(descriptor: commands, labels: [("outcome", "accepted")]).increment(by: accepted) }
+        if duplicates > 0 { registry.makeCounter(descriptor: commands, labels: [("outcome", "duplicate")]).increment(by: duplicates) }
+        var total: Int64 = 0
+        for (code, count) in rejected {
+            registry.makeCounter(descriptor: rejections, labels: [("code", code)]).increment(by: count)
+            total += count
+        }
+        if total > 0 { registry.makeCounter(descriptor: commands, labels: [("outcome", "rejected")]).increment(by: total) }
+    }
+
+    func setHead(_ position: Int) { head.set(to: Double(position)) }
+    func setSubscribers(_ count: Int) { subscriberCount.set(to: Double(count)) }
+    func setSessions(_ count: Int) { sessionCount.set(to: Double(count)) }
+
+    func text() -> [UInt8] { registry.emitToBuffer() }
+}

@@ -1,0 +1,137 @@
+import FlowLog
+import FlowLogTesting
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Safe by default: loopback unless a token file is given, tokens and scopes, no CORS unless
+/// asked, deadlines for slow clients, a cap on subscribers.
+@Suite("serve: safety")
+struct ServerSafetyTests {
+    private func tokenFile(_ folder: TemporaryDirectory, mode: mode_t = 0o600) throws -> String {
+        let path = folder.child("tokens")
+        try """
+        # TOKEN SCOPES
+        reader-token-0123456789abcdef read
+        writer-token-0123456789abcdef write
+        admin-token-0123456789abcdef read,write
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        chmod(path, mode)
+        return path
+    }
+
+    @Test func refusesToListenOffLoopbackWithoutATokenFile() throws {
+        let folder = TemporaryDirectory()
+        let db = ["--db", folder.child("log")]
+        let open = try FlowLogProcess.run(["serve", "--listen", "0.0.0.0:0"] + db)
+        #expect(open.status == 64)
+        #expect(open.stderr.contains("only with --token-file"))
+        let readable = try FlowLogProcess.run(["serve", "--listen", "0.0.0.0:0", "--token-file", try tokenFile(folder, mode: 0o644)] + db)
+        #expect(readable.status == 64)
+        #expect(readable.stderr.contains("chmod 600"))
+        for listen in ["8080", "127.0.0.1:99999", ":80", "[::1"] {
+            let bad = try FlowLogProcess.run(["serve", "--listen", listen] + db)
+            #expect(bad.status == 64, "\(listen)")
+        }
+        let weak = folder.child("weak")
+        try "short read\n".write(toFile: weak, atomically: true, encoding: .utf8)
+        chmod(weak, 0o600)
+        #expect(try FlowLogProcess.run(["serve", "--token-file", weak] + db).stderr.contains("shorter than 16"))
+        // Nothing was created by a refused start.
+        #expect(!FileManager.default.fileExists(atPath: folder.child("log")))
+    }
+
+    @Test func tokensAndScopesWithNoDetailLeaked() throws {
+        let folder = TemporaryDirectory()
+        let server = try ServedLog(arguments: ["--token-file", try tokenFile(folder)], prepare: ServedLog.inspectorLog)
+        let bearer = { (token: String) in ["Authorization": "Bearer \(token)"] }
+        let missing = try server.get("/streams")
+        #expect(missing.status == 401)
+        #expect(missing.header("WWW-Authenticate") == "Bearer realm=\"flowlog\"")
+        let unknown = try server.get("/streams", headers: bearer("nobody-knows-this-token-000"))
+        #expect(unknown.status == 401)
+        #expect(unknown.text == missing.text, "an unknown token is told nothing more than a missing one")
+        #expect(try server.get("/streams", headers: ["Authorization": "Basic abc"]).status == 401)
+        #expect(try server.get("/streams", headers: bearer("reader-token-0123456789abcdef")).status == 200)
+        #expect(try server.get("/streams", headers: bearer("admin-token-0123456789abcdef")).status == 200)
+        let writerReads = try server.get("/streams", headers: bearer("writer-token-0123456789abcdef"))
+        #expect(writerReads.status == 403 && writerReads.errorCode == "forbidden")
+        #expect(writerReads.header("WWW-Authenticate")?.contains("insufficient_scope") == true)
+        let command = #"{"type":"app.launched","stream":"t","hasOnboarded":false}"#
+        let readerWrites = try server.post("/commands", json: command, headers: bearer("reader-token-0123456789abcdef"))
+        #expect(readerWrites.status == 403)
+        #expect(try server.post("/commands", json: command).status == 401)
+        #expect(try server.post("/commands", json: command, headers: bearer("writer-token-0123456789abcdef")).status == 200)
+        // No token needed for these; the token may travel as access_token= only to /events/subscribe.
+        #expect(try server.get("/health").status == 200)
+        #expect(try server.get("/openapi.json").status == 200)
+        #expect(try server.get("/inspector/").status == 200)
+        #expect(try server.get("/inspector/app.js").status == 200)
+        #expect(try server.get("/streams?access_token=reader-token-0123456789abcdef").status == 401)
+        let stream = try EventStreamReader(port: server.port, path: "/events/subscribe?from=1&access_token=reader-token-0123456789abcdef")
+        #expect(stream.events(2).map(\.id) == [1, 2])
+        #expect(stream.status == 200)
+        let refused = try EventStreamReader(port: server.port, path: "/events/subscribe?access_token=writer-token-0123456789abcdef")
+        _ = refused.nextFrame()
+        #expect(refused.status == 403)
+        // The token never reaches the access log.
+        #expect(!server.stderr.contains("reader-token"))
+    }
+
+    @Test func noCORSUnlessAnOriginIsGiven() throws {
+        let plain = try ServedLog()
+        let simple = try plain.get("/health", headers: ["Origin": "http://elsewhere.example"])
+        #expect(simple.header("Access-Control-Allow-Origin") == nil)
+        let preflight = try plain.request("OPTIONS", "/commands", headers: ["Origin": "http://elsewhere.example", "Access-Control-Request-Method": "POST"])
+        #expect(preflight.status == 405 && preflight.header("Access-Control-Allow-Origin") == nil)
+
+        let open = try ServedLog(arguments: ["--cors-origin", "http://app.example"])
+        #expect(try open.get("/health", headers: ["Origin": "http://app.example"]).header("Access-Control-Allow-Origin") == "http://app.example")
+        #expect(try open.get("/health", headers: ["Origin": "http://elsewhere.example"]).header("Access-Control-Allow-Origin") == nil)
+        let allowed = try open.request("OPTIONS", "/commands", headers: ["Origin": "http://app.example", "Access-Control-Request-Method": "POST"])
+        #expect(allowed.status == 204)
+        #expect(allowed.header("Access-Control-Allow-Methods") == "POST")
+        #expect(allowed.header("Access-Control-Allow-Headers")?.contains("Authorization") == true)
+        #expect(try open.get("/nothing", headers: ["Origin": "http://app.example"]).header("Access-Control-Allow-Origin") == "http://app.example")
+    }
+
+    @Test func slowClientsGet408AndAppendNothing() throws {
+        let server = try ServedLog(arguments: ["--request-timeout", "1"])
+        // A head that never ends (slowloris).
+        let head = try RawHTTP.connect(port: server.port)
+        defer { close(head) }
+        try RawHTTP.send(head, Array("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ".utf8))
+        let started = Date()
+        for _ in 0..<4 {
+            usleep(300_000)
+            try? RawHTTP.send(head, Array("a".utf8))
+        }
+        let answer = try RawHTTP.parse(RawHTTP.readAll(head))
+        #expect(answer.status == 408)
+        #expect(answer.errorCode == "requestTimeout")
+        #expect(Date().timeIntervalSince(started) < 5)
+        // A body that trickles in.
+        let body = try RawHTTP.connect(port: server.port)
+        defer { close(body) }
+        let command = #"{"type":"app.launched","stream":"slow","hasOnboarded":false}"#
+        try RawHTTP.send(body, Array("POST /commands HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(command.utf8.count)\r\n\r\n".utf8)
+                         + Array(command.utf8.prefix(10)))
+        let slow = try RawHTTP.parse(RawHTTP.readAll(body))
+        #expect(slow.status == 408)
+        #expect(try server.headPosition() == 0)
+        // The server still answers everyone else.
+        #expect(try server.post("/commands", json: command).status == 200)
+    }
+
+    @Test func theNumberOfSubscribersIsCapped() throws {
+        let server = try ServedLog(arguments: ["--max-subscribers", "1"])
+        let first = try EventStreamReader(port: server.port, path: "/events/subscribe")
+        #expect(first.nextFrame() != nil)
+        #expect(first.status == 200)
+        let second = try server.get("/events/subscribe")
+        #expect(second.status == 503 && second.errorCode == "unavailable")
+        #expect(second.text.contains("1 subscribers"))
+    }
+}

@@ -1,0 +1,73 @@
+import FlowLog
+import FlowLogTesting
+import Foundation
+import Testing
+
+/// The server against tools outside Swift: schemathesis checks every operation of
+/// docs/openapi.json against the running server (no 5xx, every status, content type, header and
+/// body as documented), and Selenium drives the inspector in headless Chromium through the
+/// journeys of Tests/inspector/README.md. `scripts/test` installs both (scripts/ensure-deps); a
+/// missing tool fails these tests rather than skipping them.
+@Suite("serve: schemathesis and the browser")
+struct ServerToolTests {
+    private static let repository = FlowLogProcess.fixtures.deletingLastPathComponent()
+
+    /// Runs `program` (found on PATH) with its output in a file; returns its status and the output's tail.
+    private func run(_ program: String, _ arguments: [String], in folder: TemporaryDirectory, timeout: TimeInterval) throws -> (status: Int32, tail: String) {
+        let log = folder.child("\(program).log")
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
+        let output = FileHandle(forWritingAtPath: log)!
+        defer { try? output.close() }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [program] + arguments
+        process.standardOutput = output
+        process.standardError = output
+        process.currentDirectoryURL = Self.repository
+        var environment = ProcessInfo.processInfo.environment
+        environment["SCHEMATHESIS_HOOKS"] = "hooks"
+        environment["PYTHONPATH"] = Self.repository.appendingPathComponent("Tests/schemathesis").path
+        process.environment = environment
+        try process.run()
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning, Date() < deadline { usleep(100_000) }
+        if process.isRunning { process.terminate(); process.waitUntilExit() }
+        let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        return (process.terminationStatus, String(text.suffix(3000)))
+    }
+
+    /// Positive and negative cases from the document, for every operation but the endless event
+    /// stream (a request that never ends is no case for a fuzzer; ServerSubscribeTests covers it).
+    /// One worker: Python 3.11's `ast` is not safe across threads, and hypothesis parses lambdas
+    /// ("AST constructor recursion depth mismatch" with two). Tests/schemathesis/hooks.py writes NDJSON bodies.
+    @Test func schemathesisFindsNoServerErrorAndNoResponseOutsideTheDocument() throws {
+        let server = try ServedLog(prepare: ServedLog.inspectorLog)
+        let folder = TemporaryDirectory()
+        let (status, tail) = try run("schemathesis", [
+            "run", "\(server.base)/openapi.json", "--url", server.base,
+            "--checks", "not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance",
+            "--exclude-path", "/events/subscribe",
+            "--phases", "examples,coverage,fuzzing", "--max-examples", "6", "--seed", "17", "--workers", "1",
+            "--request-timeout", "20", "--no-color", "--generation-database", "none",
+        ], in: folder, timeout: 240)
+        #expect(status == 0, "schemathesis (last lines):\n\(tail)")
+        #expect(tail.contains("passed"), "schemathesis printed no summary:\n\(tail)")
+        #expect(!server.stderr.contains(#""status":"500""#), "no request ended in a 500")
+        #expect(try FlowLogProcess.run(["verify", "--db", server.db]).status == 0)
+    }
+
+    @Test func theInspectorWorksInHeadlessChromium() throws {
+        let server = try ServedLog(prepare: ServedLog.inspectorLog)
+        let folder = TemporaryDirectory()
+        let downloads = folder.child("downloads")
+        try FileManager.default.createDirectory(atPath: downloads, withIntermediateDirectories: true)
+        let screenshot = ProcessInfo.processInfo.environment["FLOWLOG_SCREENSHOT"] ?? folder.child("inspector.png")
+        let (status, tail) = try run("python3", [
+            "Tests/inspector/test_inspector.py", "--base", server.base, "--db", server.db,
+            "--flowlog", FlowLogProcess.executable.path, "--downloads", downloads, "--screenshot", screenshot,
+        ], in: folder, timeout: 240)
+        #expect(status == 0, "test_inspector.py (last lines):\n\(tail)")
+        #expect(tail.contains(" 0 failed"), "\(tail)")
+        #expect(FileManager.default.fileExists(atPath: screenshot))
+    }
+}
