@@ -34,6 +34,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         .systemLibrary(
@@ -54,6 +55,16 @@ let package = Package(
             ],
             swiftSettings: crossModule
         ),
+        /// The trackers' HTTPS transport (TLS, pooled connections, proxies from the environment) on
+        /// AsyncHTTPClient: its own target, so only the `Network` build pays for it (docs/analytics.md).
+        .target(
+            name: "FlowLogHTTPClient",
+            dependencies: [
+                "FlowLog",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            swiftSettings: crossModule
+        ),
         .target(name: "FlowLogTesting", dependencies: ["FlowDomain", "FlowLog"]),
         .target(
             name: "FlowLogCLI",
@@ -61,6 +72,7 @@ let package = Package(
                 "FlowLog",
                 "FlowLogLMDB",
                 .target(name: "FlowLogPostgres", condition: network),
+                .target(name: "FlowLogHTTPClient", condition: network),
                 "FlowDomain",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
