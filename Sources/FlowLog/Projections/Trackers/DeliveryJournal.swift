@@ -27,6 +27,11 @@ public final class DeliveryJournal {
     public var deadLetterPath: String { "\(folder)/\(tracker).dead-letters.ndjson" }
     public var statsPath: String { "\(folder)/\(tracker).delivery.json" }
 
+    /// The counters, or `nil` when the tracker never posted to an endpoint (a file sink keeps none).
+    public func recordedStats() -> DeliveryStats? {
+        access(statsPath, F_OK) == 0 ? stats() : nil
+    }
+
     /// The counters so far; zero before the first delivery.
     public func stats() -> DeliveryStats {
         var stats = DeliveryStats()

@@ -59,7 +59,7 @@ public struct VendorEndpoint: Sendable, CustomStringConvertible {
 public final class VendorSink: TrackerSink {
     public let endpoint: VendorEndpoint
     public let transport: any HTTPTransport
-    public let policy: RetryPolicy
+    public var policy: RetryPolicy
     public let journal: DeliveryJournal
     /// Effects, replaceable in tests: waiting, jitter, the monotonic clock, and `sentAt`.
     public var sleep: (Double) -> Void = { Thread.sleep(forTimeInterval: $0) }

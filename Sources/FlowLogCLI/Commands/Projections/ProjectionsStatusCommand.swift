@@ -14,9 +14,9 @@ struct ProjectionsStatusCommand: ParsableCommand {
             let log = try Composition.openLog(logOptions, access: .readOnly)
             let folder = tracker.folder(for: logOptions)
             for status in try log.projectionStatus(of: Composition.projectorNames) {
-                // The counters live beside the dead letters in the tracker folder (absent: nothing posted yet).
+                // The counters live beside the dead letters in the tracker folder (absent: never posted).
                 let delivery = status.name.hasPrefix("tracker.")
-                    ? DeliveryJournal(folder: folder, tracker: String(status.name.dropFirst("tracker.".count))).stats() : nil
+                    ? DeliveryJournal(folder: folder, tracker: String(status.name.dropFirst("tracker.".count))).recordedStats() : nil
                 ProjectionRendering.status(status, delivery: delivery, format: format.format, to: output)
             }
         }

@@ -13,22 +13,24 @@ public enum MappingTable {
             let tracked = sample(info.kind)
             let derived = DerivedMapping.segmentName(info.typeName)
             let segment = SegmentMapping.calls(for: tracked, settings: settings).map { call in
-                let name = call.type == .screen ? "*(the screen on view)*" : "**\(call.name)**"
-                let custom = call.type == .track && call.name == derived ? " *(custom, derived)*" : ""
-                return "\(call.type.rawValue) \(name)\(custom) \(describe(call.properties))"
+                // A screen call names the screen the event leaves on view, which the sample cannot show.
+                if call.type == .screen { return "screen *(the screen on view)*" }
+                let custom = call.name == derived ? " *(custom, derived)*" : ""
+                return "track **\(call.name)**\(custom)\(describe(call.properties))"
             }
             let ga4Derived = DerivedMapping.ga4Name(info.typeName)
             let ga4 = GA4Mapping.events(for: tracked, settings: settings).map { event in
-                "**\(GA4Names.eventName(event.name))**\(event.name == ga4Derived ? " *(custom, derived)*" : "") \(describe(GA4Names.limited(event.params)))"
+                "**\(GA4Names.eventName(event.name))**\(event.name == ga4Derived ? " *(custom, derived)*" : "")\(describe(GA4Names.limited(event.params)))"
             }
             lines.append("| `\(info.typeName)` | \(segment.joined(separator: "<br>")) | \(ga4.joined(separator: "<br>")) |")
         }
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// `name` type, …; arrays of objects list their members' names.
+    /// ` name type, …`; arrays of objects list their members' names; empty for none.
     static func describe(_ properties: [AnalyticsProperty]) -> String {
-        properties.map { property in
+        guard !properties.isEmpty else { return "" }
+        return " " + properties.map { property in
             if case .list(let values) = property.value, case .object(let members)? = values.first {
                 return "`\(property.name)[]` {\(members.map(\.name).joined(separator: ", "))}"
             }
