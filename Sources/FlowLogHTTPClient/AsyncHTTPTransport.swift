@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import NIOCore
 import FlowLog
 import Foundation
 
@@ -21,7 +22,7 @@ public final class AsyncHTTPTransport: HTTPTransport, @unchecked Sendable {
     static func configuration(proxy: HTTPClient.Configuration.Proxy?) -> HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration(
             redirectConfiguration: .disallow,
-            timeout: .init(connect: .seconds(10), read: .seconds(60)),
+            timeout: .init(connect: .seconds(5), read: .seconds(60)),
             connectionPool: .init(idleTimeout: .seconds(60)),
             proxy: proxy)
         configuration.tlsConfiguration?.minimumTLSVersion = .tlsv12
@@ -36,8 +37,9 @@ public final class AsyncHTTPTransport: HTTPTransport, @unchecked Sendable {
         request.headers.add(name: "User-Agent", value: "flowlog")
         request.body = .bytes(ByteBuffer(bytes: body))
         let deadline = TimeAmount.milliseconds(Int64(timeout * 1_000))
+        let prepared = request
         let result = Blocking.await {
-            let response = try await client.execute(request, timeout: deadline)
+            let response = try await client.execute(prepared, timeout: deadline)
             let bytes = try await response.body.collect(upTo: 1 << 20)
             return HTTPReply(status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) }, body: Array(bytes.readableBytesView))
         }

@@ -163,6 +163,6 @@ public struct DeliveryFailure: Equatable, Sendable, CustomStringConvertible {
     public let attempts: Int
     public let lastProblem: String
     public var description: String {
-        "the collector at \(url) failed \(attempts) attempts in a row until the delivery deadline (last: \(lastProblem)); the tracker stopped before these messages and will resume there"
+        "the collector at \(url) failed \(attempts) attempt\(attempts == 1 ? "" : "s") in a row until the delivery deadline (last: \(lastProblem)); the tracker stopped before these messages and will resume there"
     }
 }

@@ -44,7 +44,7 @@ struct ProjectionsRunCommand: ParsableCommand {
                 }
             }
             if !failures.isEmpty {
-                throw CLIFailure(failures.joined(separator: "\n") + "\nThe other projectors caught up; run `flowlog projections run` again once the collector is back (`flowlog projections status` shows where each stands).", .ioError)
+                throw CLIFailure(failures.joined(separator: " ") + " The other projectors caught up; run `flowlog projections run` again once the collector is back (`flowlog projections status` shows where each stands).", .ioError)
             }
         }
     }
