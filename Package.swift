@@ -82,7 +82,7 @@ let package = Package(
         .executableTarget(name: "flowlog", dependencies: ["FlowLogCLI"]),
         .executableTarget(name: "flowlog-bench", dependencies: ["FlowLog", "FlowLogLMDB", "FlowDomain", "LMDB"]),
         .testTarget(name: "FlowDomainTests", dependencies: ["FlowDomain", "FlowLogTesting"]),
-        .testTarget(name: "FlowLogTests", dependencies: ["FlowLog", "FlowLogLMDB", "FlowLogPostgres", "FlowDomain", "FlowLogTesting"]),
+        .testTarget(name: "FlowLogTests", dependencies: ["FlowLog", "FlowLogLMDB", "FlowLogPostgres", "FlowLogHTTPClient", "FlowDomain", "FlowLogTesting"]),
         .testTarget(name: "FlowLogPostgresTests", dependencies: ["FlowLogPostgres", "FlowLog", "FlowDomain", "FlowLogTesting"]),
         .testTarget(name: "FlowLogLMDBTests", dependencies: ["FlowLogLMDB", "FlowLog", "FlowDomain", "LMDB", "FlowLogTesting"]),
         .testTarget(name: "FlowLogCLITests", dependencies: ["FlowLogCLI", .product(name: "ArgumentParser", package: "swift-argument-parser"), "FlowLog", "FlowLogLMDB", "FlowDomain", "LMDB", "FlowLogTesting"]),

@@ -89,6 +89,28 @@ struct VendorCollectorCLITests {
         #expect(!record.contains("\"api_secret\": \"SECRET\"") && !demo.stdout.contains("SECRET") && !demo.stdout.contains("KEY"))
     }
 
+    @Test func segmentRequestsHoldNoMoreThanTheConfiguredCountAndGA4OnesNoMoreThan25() throws {
+        let folder = TemporaryDirectory()
+        let collector = try VendorCollector(folder)
+        let db = ["--db", folder.child("log")]
+        let many = (0..<60).map { #"{"type":"cart.addProduct","stream":"big","productId":"p\#($0)","unitPrice":100,"quantity":1}"# }
+        #expect(try FlowLogProcess.run(["send"] + db, stdin: many.joined(separator: "\n") + "\n").status == 0)
+        let run = try FlowLogProcess.run(["projections", "run", "--batch-size", "7"] + collector.trackers() + db)
+        #expect(run.status == 0, "\(run.stderr)")
+        var sizes: [String: [Int]] = [:]
+        for line in try String(contentsOfFile: folder.child("record.ndjson"), encoding: .utf8).split(separator: "\n") {
+            let entry = try JSONParser.parse(String(line))
+            guard case .string(let vendor)? = entry["vendor"] else { continue }
+            let list = vendor == "segment" ? entry["body"]?["batch"] : entry["body"]?["events"]
+            if case .array(let items)? = list { sizes[vendor, default: []].append(items.count) }
+        }
+        #expect(sizes["segment"] == [7, 7, 7, 7, 7, 7, 7, 7, 4], "\(sizes)")
+        #expect(sizes["ga4"] == [25, 25, 10], "\(sizes)")
+        let stats = try collector.stats()
+        #expect(count(stats["segment"]?["messages_accepted"]) == 60 && count(stats["segment"]?["warnings"]) == 0)
+        #expect(count(stats["ga4"]?["events"]) == 60 && count(stats["ga4"]?["events_with_problems"]) == 0)
+    }
+
     @Test func aCollectorDownForAWhileLosesNothingAndDuplicatesNothingAcknowledged() throws {
         let folder = TemporaryDirectory()
         // The first six vendor requests: two connection resets, two 429s with Retry-After: 1, two 500s.
