@@ -143,6 +143,32 @@ struct VendorCollectorCLITests {
         #expect(!after.stdout.contains("lag 30"))
     }
 
+    @Test func aTrackerKilledMidDeliveryLosesNothingAndSegmentDeduplicatesWhatWasInFlight() throws {
+        let folder = TemporaryDirectory()
+        // Every answer takes 0.3 s: the process is killed with requests in flight.
+        let collector = try VendorCollector(folder, arguments: ["--slow", "0.3"])
+        let db = ["--db", folder.child("log")]
+        #expect(try sendDemoSession(db))
+        for wait in [0.5, 0.9] {
+            let process = Process()
+            process.executableURL = FlowLogProcess.executable
+            process.arguments = ["projections", "run", "--batch-size", "2"] + collector.trackers() + db
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            Thread.sleep(forTimeInterval: wait)
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        let finished = try FlowLogProcess.run(["projections", "run", "--batch-size", "2"] + collector.trackers() + db)
+        #expect(finished.status == 0, "\(finished.stderr)")
+        let stats = try collector.stats()
+        #expect(count(stats["segment"]?["messages_accepted"]) == 19, "every message, once: a resent one is a duplicate Segment drops")
+        #expect(count(stats["ga4"]?["events"]) >= 18, "no GA4 event is lost")
+        // GA4 cannot deduplicate: at most the request in flight at each kill (18 events) comes again.
+        #expect(count(stats["ga4"]?["events"]) <= 18 * 3)
+    }
+
     @Test func aRefusedWriteKeyDeadLettersTheMessagesUntilTheyAreReplayedWithTheRightOne() throws {
         let folder = TemporaryDirectory()
         let collector = try VendorCollector(folder)

@@ -1,5 +1,6 @@
 @testable import FlowLogHTTPClient
 import FlowLog
+import FlowLogTesting
 import Foundation
 import Testing
 
@@ -48,5 +49,49 @@ struct HTTPTransportTests {
         for transport in [modern, PlainHTTPTransport()] as [any HTTPTransport] {
             #expect(throws: TransportFailure.self) { _ = try transport.post(URL(string: "http://127.0.0.1:1/v1/batch")!, headers: [], body: body, timeout: 10) }
         }
+    }
+
+    /// TLS is verified against the system's roots: a collector with a self-signed certificate is
+    /// refused at once (a `FlowLogError`, which stops the tracker), not retried for an hour.
+    @Test func anUntrustedCertificateStopsTheTrackerAtOnce() throws {
+        let folder = TemporaryDirectory()
+        let openssl = Process()
+        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        openssl.arguments = ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", folder.child("key.pem"), "-out", folder.child("cert.pem"),
+                             "-subj", "/CN=127.0.0.1", "-days", "1"]
+        openssl.standardOutput = FileHandle.nullDevice
+        openssl.standardError = FileHandle.nullDevice
+        try openssl.run()
+        openssl.waitUntilExit()
+        try #require(openssl.terminationStatus == 0, "openssl could not make a certificate")
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        server.arguments = ["python3", "-c", """
+            import http.server, ssl, sys
+            httpd = http.server.HTTPServer(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler)
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(sys.argv[1], sys.argv[2])
+            httpd.socket = context.wrap_socket(httpd.socket, server_side=True)
+            print(httpd.server_address[1], flush=True)
+            httpd.serve_forever()
+            """, folder.child("cert.pem"), folder.child("key.pem")]
+        let output = Pipe()
+        server.standardOutput = output
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        defer { kill(server.processIdentifier, SIGKILL); server.waitUntilExit() }
+        var line = Data()
+        while let byte = try output.fileHandleForReading.read(upToCount: 1), let first = byte.first, first != 0x0A { line.append(first) }
+        let port = try #require(Int(String(decoding: line, as: UTF8.self)))
+        let transport = AsyncHTTPTransport(environment: [:])
+        defer { transport.shutDown() }
+        let started = Date()
+        do {
+            _ = try transport.post(URL(string: "https://127.0.0.1:\(port)/v1/batch")!, headers: [], body: Array("{}".utf8), timeout: 10)
+            Issue.record("a self-signed certificate was accepted")
+        } catch let error as FlowLogError {
+            #expect("\(error)".contains("TLS"), "\(error)")
+        }
+        #expect(Date().timeIntervalSince(started) < 9)
     }
 }
