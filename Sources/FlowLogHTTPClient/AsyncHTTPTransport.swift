@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import NIOCore
+import NIOHTTP1
 import FlowLog
 import Foundation
 
@@ -29,51 +30,32 @@ public final class AsyncHTTPTransport: HTTPTransport, @unchecked Sendable {
         return configuration
     }
 
+    /// Sent through AsyncHTTPClient's EventLoopFuture API and waited for on the calling thread: the
+    /// answer arrives on the client's own event loop, so this needs no thread of Swift's cooperative
+    /// pool (blocking one of those to await a Task deadlocks when the pool is small, as under tests).
     public func post(_ url: URL, headers: [(String, String)], body: [UInt8], timeout: Double) throws -> HTTPReply {
         let client = (proxied != nil && !proxyEnvironment.bypasses(host: url.host ?? "")) ? proxied! : direct
-        var request = HTTPClientRequest(url: url.absoluteString)
-        request.method = .POST
-        for (name, value) in headers { request.headers.add(name: name, value: value) }
-        request.headers.add(name: "User-Agent", value: "flowlog")
-        request.body = .bytes(ByteBuffer(bytes: body))
-        let deadline = TimeAmount.milliseconds(Int64(timeout * 1_000))
-        let prepared = request
-        let result = Blocking.await {
-            let response = try await client.execute(prepared, timeout: deadline)
-            let bytes = try await response.body.collect(upTo: 1 << 20)
-            return HTTPReply(status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) }, body: Array(bytes.readableBytesView))
-        }
-        switch result {
-        case .success(let reply): return reply
-        case .failure(let error):
+        var fields = HTTPHeaders(headers)
+        fields.add(name: "User-Agent", value: "flowlog")
+        let response: HTTPClient.Response
+        do {
+            let request = try HTTPClient.Request(url: url.absoluteString, method: .POST, headers: fields, body: .bytes(body))
+            response = try client.execute(request: request, deadline: .now() + .milliseconds(Int64(timeout * 1_000))).wait()
+        } catch {
             let kind = String(reflecting: type(of: error))
-            if kind.contains("NIOSSL") || kind.contains("Certificate") {
+            if kind.contains("NIOSSL") || kind.contains("Certificate") || "\(error)".contains("handshake") {
                 // A certificate or handshake refusal does not mend itself by waiting: stop now.
                 throw FlowLogError.input("TLS with \(url.host ?? "the collector") failed (\(error)); check the URL and the machine's CA certificates")
             }
             throw TransportFailure("\(error)")
         }
+        return HTTPReply(status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) },
+                         body: response.body.map { Array($0.readableBytesView) } ?? [])
     }
 
     /// Closes the pooled connections.
     public func shutDown() {
-        _ = Blocking.await { try await self.direct.shutdown() }
-        if let proxied { _ = Blocking.await { try await proxied.shutdown() } }
-    }
-}
-
-/// Runs async work to completion from a synchronous caller (never from async code or an event loop).
-enum Blocking {
-    private final class Box<T>: @unchecked Sendable { var result: Result<T, any Error>? }
-
-    static func await<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) -> Result<T, any Error> {
-        let semaphore = DispatchSemaphore(value: 0)
-        let box = Box<T>()
-        Task.detached {
-            do { box.result = .success(try await operation()) } catch { box.result = .failure(error) }
-            semaphore.signal()
-        }
-        semaphore.wait()
-        return box.result!
+        try? direct.syncShutdown()
+        try? proxied?.syncShutdown()
     }
 }
