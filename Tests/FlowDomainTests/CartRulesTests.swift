@@ -201,3 +201,40 @@ struct CheckoutTests {
         #expect(state.cart.cartDiscount?.id == "D")
     }
 }
+
+private func changeQuantity(_ productId: String, to quantity: Int) -> AppCommand {
+    .cart(.changeQuantity(.init(productId: productId, quantity: quantity)))
+}
+
+private func quantityChanged(_ productId: String, to quantity: Int) -> AppEvent {
+    .cart(.quantityChanged(.init(productId: productId, quantity: quantity)))
+}
+
+@Suite("cart.changeQuantity")
+struct ChangeQuantityTests {
+    @Test func setsTheLinesQuantityUpOrDownKeepingItsPriceDiscountAndPlace() {
+        let discount = AppEvent.cart(.discountApplied(.init(discountId: "D1", percent: 10, productId: "p1")))
+        let scenario = DeciderScenario.given(added("p1", quantity: 5), added("p2"), discount)
+        #expect(scenario.when(changeQuantity("p1", to: 2)) == .events([quantityChanged("p1", to: 2)]))
+        let state = scenario.stateAfter(changeQuantity("p1", to: 999))!
+        #expect(state.cart.lines.map(\.productId) == ["p1", "p2"])
+        #expect(state.cart.lines[0].quantity == 999)
+        #expect(state.cart.lines[0].unitPrice == 1250)
+        #expect(state.cart.lines[0].discount?.id == "D1")
+    }
+
+    @Test func refusesAProductThatIsNotInTheCart() {
+        #expect(DeciderScenario.given(added("p1")).when(changeQuantity("p2", to: 3)) == .rejected(.productNotInCart))
+    }
+
+    @Test func refusesAQuantityOutside1Through999() {
+        let scenario = DeciderScenario.given(added("p1"))
+        #expect(scenario.when(changeQuantity("p1", to: 0)) == .rejected(.invalidQuantity))
+        #expect(scenario.when(changeQuantity("p1", to: 1_000)) == .rejected(.invalidQuantity))
+        #expect(scenario.when(changeQuantity("p1", to: 1)) == .events([quantityChanged("p1", to: 1)]))
+    }
+
+    @Test func refusesChangesWhileCheckingOut() {
+        #expect(DeciderScenario.given(added("p1"), checkoutStarted).when(changeQuantity("p1", to: 2)) == .rejected(.cartNotOpen))
+    }
+}

@@ -23,6 +23,24 @@ struct TypedCommandTests {
         }
     }
 
+    /// The worked example of docs/architecture.md: a kind added by its declaration alone is a
+    /// typed command, goes through the pipeline, and is exported, with no other list edited.
+    @Test func cartChangeQuantityIsATypedCommandThatSetsTheLinesQuantity() throws {
+        let folder = TemporaryDirectory()
+        let db = ["--db", folder.child("log"), "--stream", "s1"]
+        #expect(try FlowLogProcess.run(["cart", "add", "--product", "p1", "--price", "2.50", "--quantity", "4"] + db).status == 0)
+        let changed = try FlowLogProcess.run(["cart", "change-quantity", "--product", "p1", "--quantity", "2"] + db)
+        #expect(changed.status == 0, "\(changed.stderr)")
+        #expect(changed.stdout.contains("accepted cart.changeQuantity"), "\(changed.stdout)")
+        let refused = try FlowLogProcess.run(["cart", "change-quantity", "--product", "p9", "--quantity", "2"] + db)
+        #expect(refused.status == 1)
+        #expect(refused.stdout.contains("productNotInCart") || refused.stderr.contains("productNotInCart"))
+        let state = try FlowLogProcess.run(["state", "--stream", "s1", "--format", "json", "--db", folder.child("log")])
+        #expect(state.stdout.contains(#""quantity":2"#), "\(state.stdout)")
+        let exported = try FlowLogProcess.run(["export", "--format", "csv", "--type", "cart.quantityChanged", "--db", folder.child("log")])
+        #expect(exported.stdout.split(separator: "\n").count == 2, "a header and the one event: \(exported.stdout)")
+    }
+
     @Test func theGroupsAreTheDeclaredOnesInDeclarationOrder() throws {
         var groups: [String] = []
         for info in CommandKinds.all where !groups.contains(info.declaration.group.description) {

@@ -43,6 +43,7 @@ struct WireCommandTests {
             .init(command: .cart(.addProduct(.init(productId: "p1", name: nil, unitPrice: 0, quantity: 1)))),
             .init(command: .cart(.removeProduct(.init(productId: "p1", quantity: nil)))),
             .init(command: .cart(.removeProduct(.init(productId: "p1", quantity: 2)))),
+            .init(command: .cart(.changeQuantity(.init(productId: "p1", quantity: 3)))),
             .init(command: .cart(.applyDiscount(.init(discountId: "D", percent: 10, productId: "p1")))),
             .init(command: .cart(.applyDiscount(.init(discountId: "D", percent: 10, productId: nil)))),
             .init(command: .cart(.removeDiscount(.init(discountId: "D")))),

@@ -2,6 +2,7 @@
 public enum CartCommand: CommandFamily {
     case addProduct(AddProduct)
     case removeProduct(RemoveProduct)
+    case changeQuantity(ChangeQuantity)
     case applyDiscount(ApplyDiscount)
     case removeDiscount(RemoveDiscount)
     case checkout
@@ -46,6 +47,23 @@ public enum CartCommand: CommandFamily {
         }
 
         public var command: AppCommand { .cart(.removeProduct(self)) }
+    }
+
+    public struct ChangeQuantity: CommandPayload {
+        public static let declaration = CommandDeclaration("cart.changeQuantity", actor: .user, cli: "cart", "change-quantity",
+                                                           "Set the quantity of a product in the cart.")
+        public var productId = ""
+        public var quantity = 0
+
+        public init() {}
+        public init(productId: String, quantity: Int) { (self.productId, self.quantity) = (productId, quantity) }
+
+        public mutating func visitFields<V: FieldVisitor>(_ v: inout V) throws {
+            try v.visit(Field("productId", .identifier, role: "product id", option: "product", "The product id."), &productId)
+            try v.visit(Field("quantity", .quantity, role: "quantity", option: "quantity", "The line's new quantity, 1 through 999."), &quantity)
+        }
+
+        public var command: AppCommand { .cart(.changeQuantity(self)) }
     }
 
     public struct ApplyDiscount: CommandPayload {
@@ -93,12 +111,13 @@ public enum CartCommand: CommandFamily {
         public var command: AppCommand { .cart(.checkout) }
     }
 
-    public enum Kind: CaseIterable, Hashable, Sendable { case addProduct, removeProduct, applyDiscount, removeDiscount, checkout }
+    public enum Kind: CaseIterable, Hashable, Sendable { case addProduct, removeProduct, changeQuantity, applyDiscount, removeDiscount, checkout }
 
     public var kind: Kind {
         switch self {
         case .addProduct: .addProduct
         case .removeProduct: .removeProduct
+        case .changeQuantity: .changeQuantity
         case .applyDiscount: .applyDiscount
         case .removeDiscount: .removeDiscount
         case .checkout: .checkout
@@ -109,6 +128,7 @@ public enum CartCommand: CommandFamily {
         switch self {
         case .addProduct(let payload): try v.visit(payload)
         case .removeProduct(let payload): try v.visit(payload)
+        case .changeQuantity(let payload): try v.visit(payload)
         case .applyDiscount(let payload): try v.visit(payload)
         case .removeDiscount(let payload): try v.visit(payload)
         case .checkout: try v.visit(Checkout())
@@ -119,6 +139,7 @@ public enum CartCommand: CommandFamily {
         switch kind {
         case .addProduct: .addProduct(try d.payload(AddProduct.self))
         case .removeProduct: .removeProduct(try d.payload(RemoveProduct.self))
+        case .changeQuantity: .changeQuantity(try d.payload(ChangeQuantity.self))
         case .applyDiscount: .applyDiscount(try d.payload(ApplyDiscount.self))
         case .removeDiscount: .removeDiscount(try d.payload(RemoveDiscount.self))
         case .checkout: try d.fieldless(Checkout.self, .checkout)

@@ -4,6 +4,8 @@ public enum CartEvent: EventFamily {
     case productAdded(ProductAdded)
     /// `quantity` is what was taken off the line; a line that reaches 0 goes, with its discount.
     case productRemoved(ProductRemoved)
+    /// `quantity` is the line's new quantity.
+    case quantityChanged(QuantityChanged)
     case discountApplied(DiscountApplied)
     case discountRemoved(DiscountRemoved)
     /// The cart's total and item count as they were when the checkout began.
@@ -46,6 +48,21 @@ public enum CartEvent: EventFamily {
         public mutating func visitFields<V: FieldVisitor>(_ v: inout V) throws {
             try v.visit(Field("productId", .identifier, column: .productId, "The product id."), &productId)
             try v.visit(Field("quantity", .quantity, column: .quantity, "How many were removed (the whole line's when the command named none)."), &quantity)
+        }
+    }
+
+    public struct QuantityChanged: EventPayload {
+        public static let declaration = EventDeclaration("cart.quantityChanged", tag: 8, "A product's line in the cart was set to a new quantity.")
+        public var productId = ""
+        public var quantity = 0
+
+        @inlinable public init() {}
+        public init(productId: String, quantity: Int) { (self.productId, self.quantity) = (productId, quantity) }
+
+        @inlinable
+        public mutating func visitFields<V: FieldVisitor>(_ v: inout V) throws {
+            try v.visit(Field("productId", .identifier, column: .productId, "The product id."), &productId)
+            try v.visit(Field("quantity", .quantity, column: .quantity, "The line's new quantity."), &quantity)
         }
     }
 
@@ -128,13 +145,14 @@ public enum CartEvent: EventFamily {
     }
 
     public enum Kind: CaseIterable, Hashable, Sendable {
-        case productAdded, productRemoved, discountApplied, discountRemoved, checkoutStarted, orderPlaced, paymentFailed
+        case productAdded, productRemoved, quantityChanged, discountApplied, discountRemoved, checkoutStarted, orderPlaced, paymentFailed
     }
 
     public var kind: Kind {
         switch self {
         case .productAdded: .productAdded
         case .productRemoved: .productRemoved
+        case .quantityChanged: .quantityChanged
         case .discountApplied: .discountApplied
         case .discountRemoved: .discountRemoved
         case .checkoutStarted: .checkoutStarted
@@ -148,6 +166,7 @@ public enum CartEvent: EventFamily {
         switch self {
         case .productAdded(let payload): try v.visit(payload)
         case .productRemoved(let payload): try v.visit(payload)
+        case .quantityChanged(let payload): try v.visit(payload)
         case .discountApplied(let payload): try v.visit(payload)
         case .discountRemoved(let payload): try v.visit(payload)
         case .checkoutStarted(let payload): try v.visit(payload)
@@ -161,6 +180,7 @@ public enum CartEvent: EventFamily {
         switch kind {
         case .productAdded: .productAdded(try d.payload(ProductAdded.self))
         case .productRemoved: .productRemoved(try d.payload(ProductRemoved.self))
+        case .quantityChanged: .quantityChanged(try d.payload(QuantityChanged.self))
         case .discountApplied: .discountApplied(try d.payload(DiscountApplied.self))
         case .discountRemoved: .discountRemoved(try d.payload(DiscountRemoved.self))
         case .checkoutStarted: .checkoutStarted(try d.payload(CheckoutStarted.self))
@@ -172,10 +192,10 @@ public enum CartEvent: EventFamily {
 
 /// The CSV columns the cart's events introduce, in the schema's order.
 extension EventColumn {
-    public static let productId = EventColumn("product_id", "VARCHAR", order: 10, "productAdded, productRemoved, discountApplied (product discounts)")
+    public static let productId = EventColumn("product_id", "VARCHAR", order: 10, "productAdded, productRemoved, quantityChanged, discountApplied (product discounts)")
     public static let name = EventColumn("name", "VARCHAR", order: 11, "productAdded: the product's name")
     public static let unitPrice = EventColumn("unit_price", "BIGINT", order: 12, "productAdded: unit price in cents")
-    public static let quantity = EventColumn("quantity", "INTEGER", order: 13, "productAdded: quantity added; productRemoved: quantity removed")
+    public static let quantity = EventColumn("quantity", "INTEGER", order: 13, "productAdded: quantity added; productRemoved: quantity removed; quantityChanged: the new quantity")
     public static let discountId = EventColumn("discount_id", "VARCHAR", order: 14, "discountApplied, discountRemoved")
     public static let percent = EventColumn("percent", "INTEGER", order: 15, "discountApplied: whole percent")
     public static let orderId = EventColumn("order_id", "VARCHAR", order: 16, "orderPlaced")

@@ -26,6 +26,11 @@ enum CartRules {
             }
             return .productRemoved(.init(productId: productId, quantity: command.quantity ?? line.quantity))
 
+        case .changeQuantity(let command):
+            // The field check holds the quantity to 1…999, the line limit; 0 is `removeProduct`'s job.
+            _ = try requireLine(command.productId, in: cart)
+            return .quantityChanged(.init(productId: command.productId, quantity: command.quantity))
+
         case .applyDiscount(let command):
             let discountId = command.discountId
             guard !cart.isApplied(discountId: discountId) else {
@@ -79,6 +84,9 @@ enum CartRules {
             if state.cart.lines[index].quantity <= 0 {
                 state.cart.lines.remove(at: index)
             }
+        case .quantityChanged(let event):
+            guard let index = state.cart.lineIndex(of: event.productId) else { return }
+            state.cart.lines[index].quantity = event.quantity
         case .discountApplied(let event):
             let discount = Discount(id: event.discountId, percent: event.percent)
             if let productId = event.productId {
