@@ -80,7 +80,12 @@ struct PostgresCLITests {
         let url = own.url()
         let lines = (0..<4_000).map { #"{"type":"app.launched","stream":"r\#($0 % 20)","hasOnboarded":true,"id":"r-\#($0)"}"# }
         let send = try Spawned(FlowLogProcess.executable.path, ["send", "--db", url], input: lines, pause: 20_000)
-        usleep(1_000_000)
+        // Restarted once send has committed something, however slowly a loaded machine starts it.
+        for _ in 0..<300 {
+            let streams = try FlowLogProcess.run(["streams", "--format", "json", "--db", url])
+            if streams.status == 0, !streams.stdout.isEmpty { break }
+            usleep(50_000)
+        }
         try own.restart()
         let result = send.wait()
         #expect(result.status == 74, "\(result.stderr)")
