@@ -344,10 +344,13 @@ if options.cases.contains("decodeonly") {
 print(report.render())
 
 if !options.scaleSizes.isEmpty {
-    let rows = try runScale(options)
-    print("\n" + renderScale(rows))
     let plot = options.plot ?? options.work + "/scale.svg"
-    try Data(ScalePlot.svg(rows).utf8).write(to: URL(fileURLWithPath: plot))
+    let rows = try runScale(options) { rows in
+        // After each size: the table so far in WORK/scale.md, and the plot.
+        try Data((renderScale(rows) + "\n").utf8).write(to: URL(fileURLWithPath: options.work + "/scale.md"))
+        try Data(ScalePlot.svg(rows).utf8).write(to: URL(fileURLWithPath: plot))
+    }
+    print("\n" + renderScale(rows))
     log("plot: \(plot)")
 }
 
