@@ -175,7 +175,7 @@ func renderScale(_ rows: [ScaleRow]) -> String {
     var lines = ["log | command | median | rate | python3-lmdb walk (same run) | ratio | peak RSS | peak anonymous memory",
                  "---|---|---|---|---|---|---|---"]
     for row in rows {
-        let rate = row.rate >= 1e6 ? String(format: "%.2fM/s", row.rate / 1e6) : String(format: "%.0fk/s", row.rate / 1e3)
+        let rate = row.rate >= 1e6 ? String(format: "%.2fM/s", row.rate / 1e6) : row.rate >= 1e3 ? String(format: "%.0fk/s", row.rate / 1e3) : String(format: "%.0f/s", row.rate)
         let ceiling = row.ceiling.map { String(format: "%.2fM/s", $0 / 1e6) } ?? ""
         let ratio = row.ceiling.map { String(format: "%.2f×", row.rate / $0) } ?? ""
         lines.append("\(row.events / 1_000_000)M events, \(row.streams) streams | \(row.command) | \(String(format: "%.1f ms", row.measure.seconds * 1000)) | \(rate) | \(ceiling) | \(ratio) | \(row.measure.peakRSS >> 20) MB | \(row.measure.peakAnon >> 20) MB")
