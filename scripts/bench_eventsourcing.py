@@ -5,13 +5,19 @@
       StoredEvent (originator id: a UUID of the stream; version; topic: the event's type; state: the
       line's bytes), creates the recorder's table in SCHEMA (a new, empty schema) and appends the
       events with `PostgresApplicationRecorder.insert_events`, BATCH events per call (one transaction
-      each, under the recorder's table lock, with gap-free notification ids: what FlowLog's positions
-      are), in the file's order.
+      each, with global notification ids: what FlowLog's positions are), in the file's order.
+
+The recorder runs with `enable_db_functions=True` (one statement a batch, a PL/pgSQL function that
+inserts from an array of composite values and notifies), unless PEER_DB_FUNCTIONS=0. Its default path
+(psycopg's pipeline mode, `LOCK TABLE … IN EXCLUSIVE MODE` first) hung here with batches of 5,000
+events or more: the client polling to read, the server waiting for the client (psycopg 3, eventsourcing
+9.5.6, Unix socket); with 1,000-event batches it ran at about the function path's rate.
 
 Prints {"seconds": …, "records": …, "batches": …} for the appends alone (reading and parsing excluded).
 Runs in the venv `scripts/bench` makes (.build-pyvenv: PyPI's eventsourcing and psycopg[binary,pool]).
 """
 import json
+import os
 import sys
 import time
 import uuid
@@ -33,7 +39,8 @@ def append(path, batch, dbname, host, port, schema):
                 originator = ids[stream] = uuid.uuid5(namespace, stream)
             events.append(StoredEvent(originator_id=originator, originator_version=record["version"],
                                       topic=record["type"], state=line.rstrip(b"\n")))
-    datastore = PostgresDatastore(dbname=dbname, host=host, port=port, user="postgres", password="", schema=schema)
+    datastore = PostgresDatastore(dbname=dbname, host=host, port=port, user="postgres", password="", schema=schema,
+                                  enable_db_functions=os.environ.get("PEER_DB_FUNCTIONS", "1") == "1")
     recorder = PostgresApplicationRecorder(datastore)
     recorder.create_table()
     batches = 0
