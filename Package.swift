@@ -102,7 +102,7 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "flowlog", dependencies: ["FlowLogCLI"]),
-        .executableTarget(name: "flowlog-bench", dependencies: ["FlowLog", "FlowLogLMDB", "FlowDomain", "LMDB"]),
+        .executableTarget(name: "flowlog-bench", dependencies: ["FlowLog", "FlowLogLMDB", "FlowDomain", "LMDB", "FlowLogTesting"]),
         .testTarget(name: "FlowDomainTests", dependencies: ["FlowDomain", "FlowLogTesting"]),
         .testTarget(name: "FlowLogTests", dependencies: ["FlowLog", "FlowLogLMDB", "FlowLogPostgres", "FlowLogHTTPClient", "FlowDomain", "FlowLogTesting"]),
         .testTarget(name: "FlowLogPostgresTests", dependencies: ["FlowLogPostgres", "FlowLog", "FlowDomain", "FlowLogTesting"]),

@@ -7,7 +7,12 @@ struct Options {
     var flowlog = ".build/release/flowlog"
     var python = "/usr/bin/python3"
     var baselineScript = "scripts/bench_baseline.py"
-    var cases: Set<String> = ["send", "import", "replay", "export", "state", "longstream", "group"]
+    var cases: Set<String> = ["send", "import", "replay", "export", "state", "longstream", "group", "postgres"]
+    /// The `postgres` case: commands for `send`, and the Python (a venv with PyPI's eventsourcing and
+    /// psycopg, which `scripts/bench` makes) that runs the peer.
+    var postgresCommands = 200_000
+    var peerPython = ".build-pyvenv/bin/python"
+    var peerScript = "scripts/bench_eventsourcing.py"
     /// With `--scale`, the sizes of the many-stream logs the scale cases build (events; one stream per 1,000).
     var scaleSizes: [Int] = []
     /// Where `--scale` writes its plot (default: WORK/scale.svg); the README shows docs/bench-scale.svg.
@@ -30,6 +35,8 @@ struct Options {
             case "--work": work = value
             case "--flowlog": flowlog = value
             case "--python": python = value
+            case "--pg-commands": postgresCommands = Int(value)!
+            case "--peer-python": peerPython = value
             case "--cases": cases = Set(value.split(separator: ",").map(String.init))
             case "--scale": scaleSizes = value.split(separator: ",").map { Int($0)! }
             case "--plot": plot = value

@@ -82,7 +82,8 @@ struct ScaleRow {
 
 /// Builds logs of each size (one stream per 1,000 events, visits interleaved across every
 /// stream, through the pipeline as `send` leaves them), then runs the CLI's commands on each.
-func runScale(_ options: Options) throws -> [ScaleRow] {
+/// `finished` gets the rows so far after each size (a long run leaves its table and plot as it goes).
+func runScale(_ options: Options, finished: ([ScaleRow]) throws -> Void = { _ in }) throws -> [ScaleRow] {
     var rows: [ScaleRow] = []
     for size in options.scaleSizes {
         let streams = max(1_000, size / 1_000)
@@ -151,6 +152,7 @@ func runScale(_ options: Options) throws -> [ScaleRow] {
         let empty = ProcessMeasure(seconds: Timings(samples: empties.map(\.seconds)).median, peakRSS: empties.map(\.peakRSS).max()!, peakAnon: empties.map(\.peakAnon).max()!)
         add("send 100k commands", work: options.commands, send)
         add("send 100k commands into an empty log", work: options.commands, empty)
+        try finished(rows)
     }
     return rows
 }
@@ -173,7 +175,7 @@ func renderScale(_ rows: [ScaleRow]) -> String {
     var lines = ["log | command | median | rate | python3-lmdb walk (same run) | ratio | peak RSS | peak anonymous memory",
                  "---|---|---|---|---|---|---|---"]
     for row in rows {
-        let rate = row.rate >= 1e6 ? String(format: "%.2fM/s", row.rate / 1e6) : String(format: "%.0fk/s", row.rate / 1e3)
+        let rate = row.rate >= 1e6 ? String(format: "%.2fM/s", row.rate / 1e6) : row.rate >= 1e3 ? String(format: "%.0fk/s", row.rate / 1e3) : String(format: "%.0f/s", row.rate)
         let ceiling = row.ceiling.map { String(format: "%.2fM/s", $0 / 1e6) } ?? ""
         let ratio = row.ceiling.map { String(format: "%.2f×", row.rate / $0) } ?? ""
         lines.append("\(row.events / 1_000_000)M events, \(row.streams) streams | \(row.command) | \(String(format: "%.1f ms", row.measure.seconds * 1000)) | \(rate) | \(ceiling) | \(ratio) | \(row.measure.peakRSS >> 20) MB | \(row.measure.peakAnon >> 20) MB")

@@ -6,6 +6,7 @@ import LMDB
 
 // flowlog-bench: FlowLog's full paths against baselines measured in the same run.
 // Usage: flowlog-bench [--events N] [--commands N] [--runs N] [--work DIR] [--flowlog PATH] [--python PATH] [--cases a,b,…]
+//                      [--pg-commands N] [--peer-python PATH]
 //                      [--scale N,N,… [--plot FILE]] [--write-commands FILE --streams S --first-visit V]
 // Build it and flowlog in release first (`scripts/bench` does).
 
@@ -341,13 +342,20 @@ if options.cases.contains("decodeonly") {
     report.add("decoding NDJSON alone (for profiling: no baseline)", work: Double(lines.count), unit: "events", timings)
 }
 
+if options.cases.contains("postgres") {
+    try runPostgres(options, sourceNDJSON: exportPath, sourceEvents: eventCount, report: &report)
+}
+
 print(report.render())
 
 if !options.scaleSizes.isEmpty {
-    let rows = try runScale(options)
-    print("\n" + renderScale(rows))
     let plot = options.plot ?? options.work + "/scale.svg"
-    try Data(ScalePlot.svg(rows).utf8).write(to: URL(fileURLWithPath: plot))
+    let rows = try runScale(options) { rows in
+        // After each size: the table so far in WORK/scale.md, and the plot.
+        try Data((renderScale(rows) + "\n").utf8).write(to: URL(fileURLWithPath: options.work + "/scale.md"))
+        try Data(ScalePlot.svg(rows).utf8).write(to: URL(fileURLWithPath: plot))
+    }
+    print("\n" + renderScale(rows))
     log("plot: \(plot)")
 }
 
