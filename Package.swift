@@ -39,6 +39,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         .systemLibrary(
@@ -56,6 +58,18 @@ let package = Package(
                 "FlowLog", "FlowDomain",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: crossModule
+        ),
+        /// The trackers' HTTPS transport (TLS, pooled connections, proxies from the environment) on
+        /// AsyncHTTPClient: its own target, so only the `Network` build pays for it (docs/analytics.md).
+        .target(
+            name: "FlowLogHTTPClient",
+            dependencies: [
+                "FlowLog",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: crossModule
         ),
@@ -81,6 +95,7 @@ let package = Package(
                 "FlowLog",
                 "FlowLogLMDB",
                 .target(name: "FlowLogPostgres", condition: network),
+                .target(name: "FlowLogHTTPClient", condition: network),
                 "FlowDomain",
                 .target(name: "FlowLogServer", condition: network),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -89,7 +104,7 @@ let package = Package(
         .executableTarget(name: "flowlog", dependencies: ["FlowLogCLI"]),
         .executableTarget(name: "flowlog-bench", dependencies: ["FlowLog", "FlowLogLMDB", "FlowDomain", "LMDB"]),
         .testTarget(name: "FlowDomainTests", dependencies: ["FlowDomain", "FlowLogTesting"]),
-        .testTarget(name: "FlowLogTests", dependencies: ["FlowLog", "FlowLogLMDB", "FlowLogPostgres", "FlowDomain", "FlowLogTesting"]),
+        .testTarget(name: "FlowLogTests", dependencies: ["FlowLog", "FlowLogLMDB", "FlowLogPostgres", "FlowLogHTTPClient", "FlowDomain", "FlowLogTesting"]),
         .testTarget(name: "FlowLogPostgresTests", dependencies: ["FlowLogPostgres", "FlowLog", "FlowDomain", "FlowLogTesting"]),
         .testTarget(name: "FlowLogLMDBTests", dependencies: ["FlowLogLMDB", "FlowLog", "FlowDomain", "LMDB", "FlowLogTesting"]),
         .testTarget(name: "FlowLogCLITests", dependencies: ["FlowLogCLI", .product(name: "ArgumentParser", package: "swift-argument-parser"), "FlowLog", "FlowLogLMDB", "FlowDomain", "LMDB", "FlowLogTesting"]),

@@ -55,7 +55,9 @@ public final class PostgresServer: @unchecked Sendable {
     private let counter = NSLock()
     private var next = 0
 
-    private init() throws {
+    /// A server of the caller's own (most tests share `shared`): for a test that restarts or stops
+    /// it, which would cut every other test's connections. The caller stops it.
+    public init() throws {
         binaries = try Self.findBinaries()
         runAsPostgres = getuid() == 0
         folder = "/tmp/flowlog-pg-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"

@@ -71,6 +71,72 @@ struct PostgresCLITests {
         }
     }
 
+    /// The server restarts while `send` streams commands into it: `send` stops with exit 74 and a
+    /// message about the connection, every command it acknowledged is in the log, and it answered
+    /// no line whose transaction did not commit.
+    @Test func aServerRestartMidSendLosesNoAcknowledgedCommand() throws {
+        let own = try PostgresServer()
+        defer { own.stop() }
+        let url = own.url()
+        let lines = (0..<4_000).map { #"{"type":"app.launched","stream":"r\#($0 % 20)","hasOnboarded":true,"id":"r-\#($0)"}"# }
+        let send = try Spawned(FlowLogProcess.executable.path, ["send", "--db", url], input: lines, pause: 20_000)
+        usleep(1_000_000)
+        try own.restart()
+        let result = send.wait()
+        #expect(result.status == 74, "\(result.stderr)")
+        #expect(result.stderr.lowercased().contains("connection"), "\(result.stderr)")
+        let answers = result.stdout.split(separator: "\n")
+        #expect(answers.count > 0 && answers.count < lines.count, "the restart came mid-stream: \(answers.count) answers")
+        #expect(answers.allSatisfy { $0.contains(#""ok":true"#) }, "no line is answered as failed: \(answers.first { !$0.contains(#""ok":true"#) } ?? "")")
+        let logged = try FlowLogProcess.run(["log", "--format", "json", "--db", url])
+        #expect(logged.status == 0, "\(logged.stderr)")
+        let loggedIds = Set(logged.stdout.split(separator: "\n").compactMap { line -> String? in
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { return nil }
+            return object["causationId"] as? String
+        })
+        // Answers come in input order, one a line.
+        let acknowledged = (0..<answers.count).map { "r-\($0)" }
+        #expect(acknowledged.filter { !loggedIds.contains($0) }.isEmpty, "every acknowledged command is in the log")
+    }
+
+    /// `projections run --follow` on a PostgreSQL log wakes on the appending transaction's NOTIFY,
+    /// projects the new order into the read model, and after a restart resumes from its checkpoint
+    /// row: the order placed while it was down is projected, and the first is not projected twice.
+    @Test func aFollowingProjectionRunnerWakesOnNewEventsAndResumesAfterARestart() throws {
+        let url = server.url()
+        let order: (String) -> String = { id in
+            [#"{"type":"cart.addProduct","stream":"f","productId":"p","unitPrice":250,"quantity":2}"#,
+             #"{"type":"cart.checkout","stream":"f"}"#,
+             #"{"type":"payment.succeeded","stream":"f","orderId":"\#(id)"}"#].joined(separator: "\n") + "\n"
+        }
+        #expect(try FlowLogProcess.run(["send", "--db", url], stdin: #"{"type":"app.launched","stream":"f","hasOnboarded":true}"# + "\n").status == 0)
+        func ordersOnceProjected(count: Int) throws -> [String] {
+            for _ in 0..<200 {
+                let lines = try FlowLogProcess.run(["orders", "--format", "json", "--db", url]).stdout.split(separator: "\n").map(String.init)
+                if lines.count >= count { return lines }
+                usleep(100_000)
+            }
+            return []
+        }
+        // In a folder of its own: on a PostgreSQL log the trackers' files go to ./flowlog-tracker.
+        let folder = TemporaryDirectory()
+        let runner = try Spawned(FlowLogProcess.executable.path, ["projections", "run", "--follow", "--db", url], in: folder.path)
+        #expect(try FlowLogProcess.run(["send", "--db", url], stdin: order("o-1")).status == 0)
+        #expect(try ordersOnceProjected(count: 1).count == 1)
+        runner.terminate()
+        let stopped = runner.wait()
+        #expect(stopped.status == 0, "SIGTERM stops a following runner cleanly: \(stopped.stderr)")
+
+        #expect(try FlowLogProcess.run(["send", "--db", url], stdin: order("o-2")).status == 0)
+        let restarted = try Spawned(FlowLogProcess.executable.path, ["projections", "run", "--follow", "--db", url], in: folder.path)
+        let orders = try ordersOnceProjected(count: 2)
+        restarted.terminate()
+        _ = restarted.wait()
+        #expect(orders.count == 2)
+        #expect(orders.first?.contains(#""orderId":"o-1""#) == true)
+        #expect(orders.last?.contains(#""orderId":"o-2""#) == true)
+    }
+
     /// Eight `send` processes append 2,000 commands each over 50 streams, in many small commits,
     /// while two `log --follow` processes read: each follower sees every position once, in order,
     /// and every acknowledged command is in the log.
@@ -126,8 +192,10 @@ private final class Spawned: @unchecked Sendable {
     private var collectedErrors = Data()
     private let done = DispatchGroup()
 
-    init(_ executable: String, _ arguments: [String], input: [String]? = nil) throws {
+    /// `pause`: microseconds between two chunks of 25 input lines.
+    init(_ executable: String, _ arguments: [String], input: [String]? = nil, pause: UInt32 = 2_000, in directory: String? = nil) throws {
         process.executableURL = URL(fileURLWithPath: executable)
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         process.arguments = arguments
         process.standardOutput = output
         process.standardError = errors
@@ -143,11 +211,13 @@ private final class Spawned: @unchecked Sendable {
         }
         try process.run()
         if let feed, let lines = input {
+            signal(SIGPIPE, SIG_IGN)
             Thread {
                 for start in stride(from: 0, to: lines.count, by: 25) {
                     let chunk = lines[start..<min(start + 25, lines.count)].joined(separator: "\n") + "\n"
-                    feed.fileHandleForWriting.write(Data(chunk.utf8))
-                    usleep(2_000)
+                    // A process that stopped reading (send after a lost connection) ends the feed.
+                    guard (try? feed.fileHandleForWriting.write(contentsOf: Data(chunk.utf8))) != nil else { break }
+                    usleep(pause)
                 }
                 try? feed.fileHandleForWriting.close()
             }.start()

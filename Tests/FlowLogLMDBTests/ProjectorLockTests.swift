@@ -8,8 +8,8 @@ import Testing
 
 /// Records what it is given.
 private final class RecordingSink: TrackerSink {
-    private(set) var delivered: [[UInt8]] = []
-    func deliver(_ calls: [[UInt8]]) throws { delivered += calls }
+    private(set) var delivered: [TrackerMessage] = []
+    func deliver(_ messages: [TrackerMessage], of service: any AnalyticsService, done: (Int) throws -> Void) throws { delivered += messages }
 }
 
 @Suite("One runner per projector")
@@ -42,7 +42,7 @@ struct ProjectorLockTests {
         let folder = TemporaryDirectory()
         let log = try log(in: folder, launches: 5)
         let sink = RecordingSink()
-        let tracker = TrackerProjector(service: SegmentService(), sink: sink, log: log)
+        let tracker = TrackerProjector(service: GA4Service(), sink: sink, log: log)
         let runner = ProjectionRunner(log: log)
         try runner.catchUp(tracker)
         #expect(sink.delivered.count == 5)
@@ -68,9 +68,9 @@ struct ProjectorLockTests {
     @Test func aCheckpointWithoutAMarkCountsAsAcknowledged() throws {
         let folder = TemporaryDirectory()
         let log = try log(in: folder, launches: 4)
-        try log.setCheckpoint(3, of: "tracker.segment")
+        try log.setCheckpoint(3, of: "tracker.ga4")
         let sink = RecordingSink()
-        let tracker = TrackerProjector(service: SegmentService(), sink: sink, log: log)
+        let tracker = TrackerProjector(service: GA4Service(), sink: sink, log: log)
         try tracker.reset()
         try ProjectionRunner(log: log).catchUp(tracker)
         #expect(sink.delivered.count == 1)

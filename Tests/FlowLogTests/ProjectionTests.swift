@@ -18,20 +18,29 @@ private func busyLog(in folder: TemporaryDirectory, commands: Int = 4_000, seed:
 /// A sink that fails its first `failures` deliveries, then records what it is given.
 private final class FlakySink: TrackerSink {
     var failures: Int
-    private(set) var delivered: [[UInt8]] = []
+    private(set) var delivered: [TrackerMessage] = []
     init(failures: Int) { self.failures = failures }
-    func deliver(_ calls: [[UInt8]]) throws {
+    func deliver(_ messages: [TrackerMessage], of service: any AnalyticsService, done: (Int) throws -> Void) throws {
         if failures > 0 { failures -= 1; throw FlowLogError.input("collector unavailable") }
-        delivered += calls
+        delivered += messages
     }
 }
 
-private func messageIds(_ calls: [[UInt8]], key: String) throws -> [String] {
-    try calls.map { call in
-        guard case .string(let id)? = try JSONParser.parse(String(decoding: call, as: UTF8.self))[key] else { return "" }
-        return id
+/// Every message a service makes for the whole log, folded in order as a tracker that never stopped would.
+private func expectedMessages(_ service: any AnalyticsService, _ log: any EventLog) throws -> [TrackerMessage] {
+    var states: [String: StreamAnalyticsState] = [:]
+    var messages: [TrackerMessage] = []
+    for record in try log.events() {
+        let before = states[record.stream] ?? StreamAnalyticsState()
+        messages += service.messages(for: TrackedEvent(record: record, before: before))
+        var after = before
+        after.apply(record)
+        states[record.stream] = after
     }
+    return messages
 }
+
+private let library = LibraryInfo(version: "test")
 
 @Suite("Projections")
 struct ProjectionTests {
@@ -105,54 +114,45 @@ struct ProjectionTests {
         #expect(try StorageProjector(store: log).dump() == resumed)
     }
 
-    @Test func trackerCallsCarryEventIdsAndSurviveAFailingCollector() throws {
+    @Test func trackerMessagesCarryEventIdsAndSurviveAFailingCollector() throws {
         let folder = TemporaryDirectory()
         let log = try busyLog(in: folder, commands: 1_500)
         let sink = FlakySink(failures: 3)
-        let tracker = TrackerProjector(service: SegmentService(), sink: sink, log: log)
+        let tracker = TrackerProjector(service: SegmentService(library: library), sink: sink, log: log)
         var runner = ProjectionRunner(log: log)
         runner.batchSize = 200
         for _ in 0..<3 {
             #expect(throws: FlowLogError.input("collector unavailable")) { try runner.catchUp(tracker) }
-            #expect(try tracker.checkpoint() == 0, "a failing sink never moves the checkpoint past undelivered calls")
+            #expect(try tracker.checkpoint() == 0, "a failing sink never moves the checkpoint past undelivered messages")
             #expect(try log.projectionStatus(of: ["tracker.segment"]).first?.failure?.contains("collector unavailable") == true)
         }
         try runner.catchUp(tracker)
         #expect(try log.projectionStatus(of: ["tracker.segment"]).first?.failure == nil)
         #expect(try tracker.checkpoint() == (try log.lastPosition()))
-        // Every tracked event, in log order, once, with its event id as the message id.
-        var expected: [String] = []
-        var json = JSONWriter()
-        for record in try log.events() {
-            json.reset()
-            if SegmentService().writeCall(for: record, into: &json) { expected.append(record.eventId.description) }
-        }
-        #expect(try messageIds(sink.delivered, key: "messageId") == expected)
-        #expect(expected.count > 100)
+        // Every event's messages, in log order, once, with ids made from the event ids; and each
+        // message as a tracker that never failed (its streams' states rebuilt from the log) makes it.
+        let expected = try expectedMessages(SegmentService(library: library), log)
+        #expect(sink.delivered == expected)
+        #expect(Set(sink.delivered.map(\.id)).count == expected.count)
+        #expect(expected.count >= (try log.lastPosition()), "every event gives at least one message")
     }
 
-    @Test func redeliveryAfterACrashIsOnlyDuplicatesWithTheSameMessageIds() throws {
+    @Test func redeliveryAfterACrashIsOnlyDuplicatesWithTheSameMessages() throws {
         let folder = TemporaryDirectory()
         let log = try busyLog(in: folder, commands: 1_500)
         let sink = FlakySink(failures: 0)
         var runner = ProjectionRunner(log: log)
         runner.batchSize = 100
-        let tracker = TrackerProjector(service: SnakeCaseService(), sink: sink, log: log)
+        let tracker = TrackerProjector(service: GA4Service(), sink: sink, log: log)
         try runner.catchUp(tracker)
         // The process died after delivering but before the checkpoint was written: back it up.
         try log.setCheckpoint(try log.lastPosition() / 2, of: tracker.name)
-        try runner.catchUp(tracker)
-        let ids = try messageIds(sink.delivered, key: "event_id")
-        #expect(ids.count > Set(ids).count, "some calls were delivered twice")
+        // A new process: its tracker starts without the streams' states and rebuilds them.
+        try runner.catchUp(TrackerProjector(service: GA4Service(), sink: sink, log: log))
+        #expect(sink.delivered.count > Set(sink.delivered.map(\.id)).count, "some messages were delivered twice")
         var seen = Set<String>()
-        let deduplicated = ids.filter { seen.insert($0).inserted }
-        var expected: [String] = []
-        var json = JSONWriter()
-        for record in try log.events() {
-            json.reset()
-            if SnakeCaseService().writeCall(for: record, into: &json) { expected.append(record.eventId.description) }
-        }
-        #expect(deduplicated == expected)
+        let deduplicated = sink.delivered.filter { seen.insert($0.id).inserted }
+        #expect(deduplicated == (try expectedMessages(GA4Service(), log)), "the resent messages are byte for byte the first ones")
     }
 
     @Test func viewsHoldOnlyDisplayValuesThatMatchTheState() throws {
@@ -187,7 +187,8 @@ struct TrackerFileTests {
         let folder = TemporaryDirectory()
         let path = folder.child("calls.ndjson")
         try "{\"a\":1}\n{\"b\":".write(toFile: path, atomically: true, encoding: .utf8)
-        try NDJSONFileSink(path: path).deliver([Array("{\"c\":3}".utf8)])
+        let message = TrackerMessage(position: 1, id: "m1", client: "s", timestampMicros: 0, bytes: Array("{\"c\":3}".utf8))
+        try NDJSONFileSink(path: path).deliver([message], of: SegmentService(library: library)) { _ in }
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "{\"a\":1}\n{\"c\":3}\n")
     }
 }

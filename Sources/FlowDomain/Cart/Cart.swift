@@ -3,10 +3,7 @@ public struct Discount: Equatable, Sendable {
     public var id: String
     public var percent: Int
 
-    public init(id: String, percent: Int) {
-        self.id = id
-        self.percent = percent
-    }
+    public init(id: String, percent: Int) { (self.id, self.percent) = (id, percent) }
 }
 
 /// One product in the cart, with its quantity and at most one product discount.
@@ -18,11 +15,7 @@ public struct CartLine: Equatable, Sendable {
     public var discount: Discount?
 
     public init(productId: String, name: String, unitPrice: Int, quantity: Int, discount: Discount? = nil) {
-        self.productId = productId
-        self.name = name
-        self.unitPrice = unitPrice
-        self.quantity = quantity
-        self.discount = discount
+        (self.productId, self.name, self.unitPrice, self.quantity, self.discount) = (productId, name, unitPrice, quantity, discount)
     }
 
     /// unitPrice × quantity.
@@ -78,11 +71,7 @@ public struct Order: Equatable, Sendable {
     public var total: Int
     public var itemCount: Int
 
-    public init(orderId: String, total: Int, itemCount: Int) {
-        self.orderId = orderId
-        self.total = total
-        self.itemCount = itemCount
-    }
+    public init(orderId: String, total: Int, itemCount: Int) { (self.orderId, self.total, self.itemCount) = (orderId, total, itemCount) }
 }
 
 /// The orders of one stream, in the order they were placed.

@@ -6,10 +6,7 @@ public struct EventID: Hashable, Sendable, CustomStringConvertible {
     public var high: UInt64
     public var low: UInt64
 
-    public init(high: UInt64, low: UInt64) {
-        self.high = high
-        self.low = low
-    }
+    public init(high: UInt64, low: UInt64) { (self.high, self.low) = (high, low) }
 
     /// Parses the canonical 8-4-4-4-12 hexadecimal form, in either case.
     public init?(_ text: String) {

@@ -24,14 +24,8 @@ public struct AppendRequest: Equatable, Sendable {
 
     public init(stream: String, expectedVersion: Int?, commandId: String?, events: [NewEvent], chained: Bool = false,
                 fingerprints: [UInt64] = [], stateAfter: FlowState? = nil, commandFingerprint: UInt64? = nil) {
-        self.stream = stream
-        self.expectedVersion = expectedVersion
-        self.commandId = commandId
-        self.events = events
-        self.chained = chained
-        self.fingerprints = fingerprints
-        self.stateAfter = stateAfter
-        self.commandFingerprint = commandFingerprint
+        (self.stream, self.expectedVersion, self.commandId, self.events, self.chained) = (stream, expectedVersion, commandId, events, chained)
+        (self.fingerprints, self.stateAfter, self.commandFingerprint) = (fingerprints, stateAfter, commandFingerprint)
     }
 }
 
@@ -48,10 +42,7 @@ public struct CommandReceipt: Equatable, Sendable {
     public var commandFingerprint: UInt64?
 
     public init(firstPosition: Int, eventCount: Int, version: Int, commandFingerprint: UInt64? = nil) {
-        self.firstPosition = firstPosition
-        self.eventCount = eventCount
-        self.version = version
-        self.commandFingerprint = commandFingerprint
+        (self.firstPosition, self.eventCount, self.version, self.commandFingerprint) = (firstPosition, eventCount, version, commandFingerprint)
     }
 
     public var positions: [Int] { Array(firstPosition..<firstPosition + eventCount) }

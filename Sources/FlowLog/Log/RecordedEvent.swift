@@ -21,16 +21,8 @@ public struct RecordedEvent: Equatable, Sendable {
     public init(position: Int, stream: String, version: Int, eventId: EventID, timestamp: Timestamp,
                 actor: Actor, correlationId: String? = nil, causationId: String? = nil,
                 schemaVersion: Int = RecordCodec.currentSchemaVersion, event: AppEvent) {
-        self.position = position
-        self.stream = stream
-        self.version = version
-        self.eventId = eventId
-        self.timestamp = timestamp
-        self.actor = actor
-        self.correlationId = correlationId
-        self.causationId = causationId
-        self.schemaVersion = schemaVersion
-        self.event = event
+        (self.position, self.stream, self.version, self.eventId, self.timestamp) = (position, stream, version, eventId, timestamp)
+        (self.actor, self.correlationId, self.causationId, self.schemaVersion, self.event) = (actor, correlationId, causationId, schemaVersion, event)
     }
 }
 
@@ -46,11 +38,7 @@ public struct NewEvent: Equatable, Sendable {
 
     public init(eventId: EventID, timestamp: Timestamp, actor: Actor, correlationId: String? = nil,
                 causationId: String? = nil, event: AppEvent) {
-        self.eventId = eventId
-        self.timestamp = timestamp
-        self.actor = actor
-        self.correlationId = correlationId
-        self.causationId = causationId
-        self.event = event
+        (self.eventId, self.timestamp, self.actor, self.correlationId, self.causationId) = (eventId, timestamp, actor, correlationId, causationId)
+        (self.event) = (event)
     }
 }

@@ -16,11 +16,7 @@ public struct CommandEnvelope: Equatable, Sendable {
 
     public init(stream: String = "default", commandId: String? = nil, expectedVersion: Int? = nil,
                 correlationId: String? = nil, command: AppCommand) {
-        self.stream = stream
-        self.commandId = commandId
-        self.expectedVersion = expectedVersion
-        self.correlationId = correlationId
-        self.command = command
+        (self.stream, self.commandId, self.expectedVersion, self.correlationId, self.command) = (stream, commandId, expectedVersion, correlationId, command)
     }
 }
 

@@ -44,14 +44,83 @@ public struct ProjectionRunner {
         return handled
     }
 
-    /// Catches up, then keeps following new appends until `shouldStop` says so.
-    public func follow(_ projectors: [any Projector], pollEvery interval: Double = 0.2, shouldStop: () -> Bool) throws {
+    /// Catches up, then keeps following new appends until `shouldStop` says so. A projector that
+    /// fails, or whose collector is down, waits and tries again, while the others go on.
+    ///
+    /// Between catch-ups it waits on the log when the log can wake it (`LogFollowing`: PostgreSQL's
+    /// LISTEN/NOTIFY, LMDB's own check of its last position), for at most `interval` seconds, so an
+    /// idle runner costs nothing and a new event is projected at once.
+    public func follow(_ projectors: [any Projector], pollEvery interval: Double = 0.2, retryFailedAfter: Double = 30, shouldStop: () -> Bool) throws {
+        let following = log as? any LogFollowing
+        var notBefore = [Double](repeating: 0, count: projectors.count)
         while !shouldStop() {
             var handled = 0
-            for projector in projectors { handled += try catchUp(projector) }
-            if handled == 0 { usleep(UInt32(interval * 1_000_000)) }
+            for (index, projector) in projectors.enumerated() where notBefore[index] <= MonotonicClock.seconds() {
+                do {
+                    handled += try catchUp(projector)
+                } catch let pause as DeliveryPaused {
+                    notBefore[index] = MonotonicClock.seconds() + pause.seconds
+                } catch {
+                    notBefore[index] = MonotonicClock.seconds() + retryFailedAfter
+                }
+            }
+            guard handled == 0 else { continue }
+            // From where the slowest projector that is not pausing stands, so an event that came
+            // after its catch-up wakes it at once.
+            let now = MonotonicClock.seconds()
+            let active = projectors.indices.filter { notBefore[$0] <= now }
+            if let following, !active.isEmpty {
+                let handledThrough = try active.map { try projectors[$0].checkpoint() }.min()!
+                _ = try following.waitForEvents(after: handledThrough, timeout: interval)
+            } else {
+                usleep(UInt32(interval * 1_000_000))
+            }
         }
     }
+
+    /// Catches every projector up, each on its own: while one waits out its collector's retry
+    /// pause (`DeliveryPaused`) the others are served, so one collector down never holds up
+    /// another. Returns each projector's outcome, in order, once each caught up or failed for good.
+    public func catchUpEach(_ projectors: [any Projector], shouldStop: () -> Bool = { false }) -> [Result<Int, any Error>] {
+        var results = [Result<Int, any Error>?](repeating: nil, count: projectors.count)
+        var notBefore = [Double](repeating: 0, count: projectors.count)
+        var handled = [Int](repeating: 0, count: projectors.count)
+        while results.contains(where: { $0 == nil }), !shouldStop() {
+            for (index, projector) in projectors.enumerated() where results[index] == nil && notBefore[index] <= MonotonicClock.seconds() {
+                let before = (try? projector.checkpoint()) ?? 0
+                do {
+                    handled[index] += try catchUp(projector)
+                    results[index] = .success(handled[index])
+                } catch let pause as DeliveryPaused {
+                    handled[index] += max(0, ((try? projector.checkpoint()) ?? before) - before)
+                    notBefore[index] = MonotonicClock.seconds() + pause.seconds
+                } catch {
+                    results[index] = .failure(error)
+                }
+            }
+            let waiting = projectors.indices.filter { results[$0] == nil }.map { notBefore[$0] }
+            if let next = waiting.min() {
+                let pause = next - MonotonicClock.seconds()
+                if pause > 0 { usleep(UInt32(min(pause, 1) * 1_000_000)) }
+            }
+        }
+        return results.map { $0 ?? .failure(FlowLogError.input("stopped before it caught up")) }
+    }
+}
+
+/// A tracker whose collector asked it to wait (429, 5xx, no answer): thrown instead of sleeping when
+/// its sink is run cooperatively, so the runner serves the other projectors meanwhile. Its checkpoint
+/// stands before the request, which is tried again after `seconds`.
+public struct DeliveryPaused: Error, CustomStringConvertible {
+    public let seconds: Double
+    public let problem: String
+
+    public init(seconds: Double, problem: String) {
+        self.seconds = seconds
+        self.problem = problem
+    }
+
+    public var description: String { "waiting \(Int(seconds.rounded(.up))) s to retry (\(problem))" }
 }
 
 /// Where each projector stands, for `flowlog projections status`.
@@ -68,44 +137,6 @@ public struct ProjectionStatus: Sendable {
     public let lag: Int
     /// Why the projector stopped, if its last run failed.
     public let failure: String?
-}
-
-/// Delivers a service's analytics calls for each event, at least once: the checkpoint moves only after
-/// the sink confirmed delivery, so a crash in between sends those calls again, with the same message ids.
-/// A rebuild, though, is no crash: it keeps the acknowledged mark, and what the collector already
-/// confirmed is not sent again unless asked (`reset(resending: true)`).
-public final class TrackerProjector: Projector {
-    public let service: any AnalyticsService
-    public let sink: any TrackerSink
-    private let log: any CheckpointStore
-    public var name: String { "tracker." + service.name }
-
-    public init(service: any AnalyticsService, sink: any TrackerSink, log: any CheckpointStore) {
-        self.service = service
-        self.sink = sink
-        self.log = log
-    }
-
-    public func checkpoint() throws -> Int { try log.checkpoint(of: name) }
-
-    /// Calls of events at or below the acknowledged mark are not sent again after a rebuild.
-    public func project(_ events: [RecordedEvent]) throws {
-        let acknowledged = try log.acknowledgedPosition(of: name)
-        var calls: [[UInt8]] = []
-        var json = JSONWriter()
-        for record in events where record.position > acknowledged {
-            json.reset()
-            if service.writeCall(for: record, into: &json) { calls.append(json.bytes) }
-        }
-        try sink.deliver(calls)
-        if let last = events.last { try log.setCheckpoint(last.position, of: name) }
-    }
-
-    /// Starts again from position 1 without sending the collector what it acknowledged already.
-    public func reset() throws { try reset(resending: false) }
-
-    /// With `resending`, the acknowledged mark is forgotten too, and every call is sent again.
-    public func reset(resending: Bool) throws { try log.rewindTracker(name, resending: resending) }
 }
 
 #if canImport(Glibc)

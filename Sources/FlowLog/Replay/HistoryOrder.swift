@@ -25,26 +25,15 @@ public struct HistoryOrder: Sendable {
     /// that starts with "Line N of FILE", or `nil` when it follows on from the events before it.
     public mutating func admit(_ record: RecordedEvent, line: Int) -> String? {
         let gapHint = "If the file holds only some streams, types or times on purpose (an export with --stream, --type or --since), give --allow-gaps; otherwise export the log again."
-        if let last {
-            if record.position == last.position {
-                return "is position \(record.position) again (line \(last.line) has it too): each event appears once in a log's history. Remove the repeated line."
-            }
-            if record.position < last.position {
-                return "is position \(record.position), which goes back from position \(last.position) on line \(last.line): positions must increase. Sort the file by position, as an export writes it."
-            }
-            if record.position > last.position + 1, !allowingGaps {
-                return "is position \(record.position), after position \(last.position) on line \(last.line): \(Self.missing("position", last.position + 1, record.position - 1)). \(gapHint)"
-            }
+        if let last, let problem = follows(record.position, after: (last.position, last.line), "position", of: nil, gapHint: gapHint,
+                                           repeated: "each event appears once in a log's history.",
+                                           backwards: "positions must increase. Sort the file by position, as an export writes it.") {
+            return problem
         }
         if let previous = versions[record.stream] {
-            if record.version == previous.version {
-                return "is version \(record.version) of stream \(record.stream) again (line \(previous.line) has it too): each version of a stream appears once. Remove the repeated line."
-            }
-            if record.version < previous.version {
-                return "is version \(record.version) of stream \(record.stream), which goes back from version \(previous.version) on line \(previous.line): a stream's versions must increase."
-            }
-            if record.version > previous.version + 1, !allowingGaps {
-                return "is version \(record.version) of stream \(record.stream), after version \(previous.version) on line \(previous.line): \(Self.missing("version", previous.version + 1, record.version - 1, of: record.stream)). \(gapHint)"
+            if let problem = follows(record.version, after: (previous.version, previous.line), "version", of: record.stream, gapHint: gapHint,
+                                     repeated: "each version of a stream appears once.", backwards: "a stream's versions must increase.") {
+                return problem
             }
         } else if record.version > 1, !allowingGaps {
             return "is version \(record.version) of stream \(record.stream), the stream's first event in the file: \(Self.missing("version", 1, record.version - 1, of: record.stream)). \(gapHint)"
@@ -52,6 +41,23 @@ public struct HistoryOrder: Sendable {
         if firstPosition == nil { firstPosition = record.position }
         last = (record.position, line)
         versions[record.stream] = (record.version, line)
+        return nil
+    }
+
+    /// The rules positions and a stream's versions both follow: no number twice, none going back,
+    /// none skipped (unless gaps are allowed).
+    private func follows(_ value: Int, after previous: (value: Int, line: Int), _ noun: String, of stream: String?, gapHint: String,
+                         repeated: String, backwards: String) -> String? {
+        let owner = stream.map { " of stream \($0)" } ?? ""
+        if value == previous.value {
+            return "is \(noun) \(value)\(owner) again (line \(previous.line) has it too): \(repeated) Remove the repeated line."
+        }
+        if value < previous.value {
+            return "is \(noun) \(value)\(owner), which goes back from \(noun) \(previous.value) on line \(previous.line): \(backwards)"
+        }
+        if value > previous.value + 1, !allowingGaps {
+            return "is \(noun) \(value)\(owner), after \(noun) \(previous.value) on line \(previous.line): \(Self.missing(noun, previous.value + 1, value - 1, of: stream)). \(gapHint)"
+        }
         return nil
     }
 

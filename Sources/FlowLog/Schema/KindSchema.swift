@@ -5,56 +5,42 @@ import FlowDomain
 public enum KindSchema {
     /// Every command kind with its actor, command line and fields.
     public static func commandsJSON(into json: inout JSONWriter) {
-        json.beginObject()
-        json.key("commands"); json.beginArray()
-        for info in CommandKinds.all {
-            let declaration = info.declaration
-            json.beginObject()
-            json.key("type"); json.string(info.typeName)
-            json.key("actor"); json.string(declaration.actor.rawValue)
-            json.key("command"); json.string("flowlog \(declaration.group) \(declaration.verb)")
-            json.key("summary"); json.string(declaration.summary.description)
-            json.key("fields"); json.beginArray()
-            for field in info.fields {
-                json.beginObject()
-                json.key("name"); json.string(field.field.nameText)
-                json.key("type"); json.string(field.field.type.name)
-                json.key("required"); json.bool(!field.optional)
-                json.key("option"); json.string("--\(field.field.option)")
-                json.key("summary"); json.string(field.field.summary.description)
-                json.endObject()
+        json.object { json in
+            json.key("commands")
+            json.array(CommandKinds.all) { json, info in
+                let declaration = info.declaration
+                json.object { json in
+                    json.field("type", info.typeName); json.field("actor", declaration.actor.rawValue)
+                    json.field("command", "flowlog \(declaration.group) \(declaration.verb)"); json.field("summary", declaration.summary.description)
+                    json.key("fields")
+                    json.array(info.fields) { json, field in
+                        json.object { json in
+                            json.field("name", field.field.nameText); json.field("type", field.field.type.name); json.field("required", !field.optional)
+                            json.field("option", "--\(field.field.option)"); json.field("summary", field.field.summary.description)
+                        }
+                    }
+                }
             }
-            json.endArray()
-            json.endObject()
         }
-        json.endArray()
-        json.endObject()
     }
 
     /// Every event kind with its tag, its fields and their CSV columns.
     public static func eventsJSON(into json: inout JSONWriter) {
-        json.beginObject()
-        json.key("events"); json.beginArray()
-        for info in EventKinds.all {
-            json.beginObject()
-            json.key("type"); json.string(info.typeName)
-            json.key("tag"); json.int(Int(info.declaration.tag))
-            json.key("summary"); json.string(info.declaration.summary.description)
-            json.key("fields"); json.beginArray()
-            for field in info.fields {
-                json.beginObject()
-                json.key("name"); json.string(field.field.nameText)
-                json.key("type"); json.string(field.field.type.name)
-                json.key("nullable"); json.bool(field.optional)
-                json.key("column"); json.string(field.field.column?.name.description)
-                json.key("summary"); json.string(field.field.summary.description)
-                json.endObject()
+        json.object { json in
+            json.key("events")
+            json.array(EventKinds.all) { json, info in
+                json.object { json in
+                    json.field("type", info.typeName); json.field("tag", Int(info.declaration.tag)); json.field("summary", info.declaration.summary.description)
+                    json.key("fields")
+                    json.array(info.fields) { json, field in
+                        json.object { json in
+                            json.field("name", field.field.nameText); json.field("type", field.field.type.name); json.field("nullable", field.optional)
+                            json.field("column", field.field.column?.name.description); json.field("summary", field.field.summary.description)
+                        }
+                    }
+                }
             }
-            json.endArray()
-            json.endObject()
         }
-        json.endArray()
-        json.endObject()
     }
 
     /// The same reference for a person: one block per kind, one line per field.

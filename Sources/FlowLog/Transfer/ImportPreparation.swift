@@ -5,10 +5,7 @@ public struct ImportError: Equatable, Sendable, CustomStringConvertible {
     public let line: Int
     public let problem: String
 
-    public init(line: Int, problem: String) {
-        self.line = line
-        self.problem = problem
-    }
+    public init(line: Int, problem: String) { (self.line, self.problem) = (line, problem) }
 
     public var description: String {
         "Line \(line) of the import cannot be taken: \(problem). Nothing was imported; mend the line (or the log) and import again."
@@ -23,9 +20,7 @@ package struct ImportStart: Sendable {
     package var snapshotInterval: Int
 
     package init(position: Int, hash: UInt64, snapshotInterval: Int) {
-        self.position = position
-        self.hash = hash
-        self.snapshotInterval = snapshotInterval
+        (self.position, self.hash, self.snapshotInterval) = (position, hash, snapshotInterval)
     }
 }
 

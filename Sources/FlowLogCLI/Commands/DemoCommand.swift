@@ -47,6 +47,7 @@ struct DemoCommand: ParsableCommand {
         let processor = Composition.processor(for: log)
         // Wired before the first command, so a tracker folder that is refused stops the demo before it plays.
         let projectors = try Composition.projectors(log, tracker: tracker, options: logOptions)
+        let services = tracker.services()
         let json = format.isJSON
         if !json {
             output.line("FlowLog demo: a session in stream \(stream) of the log \(log.location)")
@@ -60,13 +61,14 @@ struct DemoCommand: ParsableCommand {
             if case .accepted(let acceptance) = outcome, !acceptance.events.isEmpty {
                 recorded = try log.events(from: acceptance.receipt.firstPosition, limit: acceptance.events.count)
             }
+            let calls = try DemoText.calls(recorded, services: services, log: log)
             if json {
-                output.json { DemoJSON.step(number: index + 1, envelope: envelope, outcome: outcome, recorded: recorded, after: after, version: version, into: &$0) }
+                output.json { DemoJSON.step(number: index + 1, envelope: envelope, outcome: outcome, recorded: recorded, calls: calls, after: after, version: version, into: &$0) }
                 continue
             }
             output.lines(DemoText.step(number: index + 1, envelope: envelope, outcome: outcome, before: before, after: after))
             if !recorded.isEmpty {
-                for line in DemoText.trackerCalls(recorded) { output.line("      " + line) }
+                for call in calls { output.line("      tracker \(call.service): \(call.call)") }
                 output.line("      " + ViewText.summary(after))
             }
         }
@@ -108,7 +110,7 @@ struct DemoCommand: ParsableCommand {
             case .runBy(let pid): output.line("  \(TextPadding.pad(name, 16)) being run by \(pid.map { "process \($0)" } ?? "another process"), which projects these events")
             }
         }
-        output.line("  analytics calls are in \(folder)/segment.ndjson and snake.ndjson")
+        output.line("  analytics messages are in \(folder)/segment.ndjson and ga4.ndjson (or went to the endpoints given)")
         output.line("")
         output.line("The log \(log.location) now holds \(events) events. Try: flowlog log --stream \(stream), flowlog orders, flowlog view --stream \(stream)")
     }

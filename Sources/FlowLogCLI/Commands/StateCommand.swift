@@ -12,12 +12,8 @@ struct StateCommand: ParsableCommand {
 
     func run() throws {
         try CommandExecution.run { output in
-            let log = try Composition.openLog(logOptions, access: .readOnly)
-            let (stream, at) = (position.stream, position.at)
-            try position.check(in: ReadingScope(log: log, options: logOptions))
-            // The storage read model answers when it is current; otherwise the stream is replayed.
-            let current = at == nil ? try StorageProjector(store: log).currentState(of: stream) : nil
-            let (state, version) = try current ?? log.state(ofStream: stream, throughPosition: at)
+            let (state, version) = try position.readState(logOptions)
+            let stream = position.stream
             switch format.format {
             // In pieces: the state of a stream with many orders is megabytes.
             case .json: try FlowJSON.writeState(state, stream: stream, version: version, to: output.sink)

@@ -12,9 +12,7 @@ struct ViewCommand: ParsableCommand {
 
     func run() throws {
         try CommandExecution.run { output in
-            let log = try Composition.openLog(logOptions, access: .readOnly)
-            try position.check(in: ReadingScope(log: log, options: logOptions))
-            let (state, version) = try log.state(ofStream: position.stream, throughPosition: position.at)
+            let (state, version) = try position.readState(logOptions)
             let cart = ViewProjector.cart(state)
             let screen = ViewProjector.screen(state.navigation)
             switch format.format {

@@ -5,27 +5,72 @@ import Glibc
 #endif
 
 extension Composition {
-    static let projectorNames = ["storage", "tracker.segment", "tracker.snake"]
+    static let trackerNames = ["tracker.segment", "tracker.ga4"]
+    static let projectorNames = ["storage"] + trackerNames
 
-    /// The three projectors, wired to the log and the trackers' files or endpoints.
-    static func projectors(_ log: any LogStore, tracker: TrackerOptions, options: LogOptions) throws -> [any Projector] {
+    /// The projectors, wired to the log and the trackers' files or endpoints. `cooperative`: the
+    /// vendor sinks hand their retry pauses back to the runner (`ProjectionRunner.catchUpEach`)
+    /// instead of sleeping through them, so one collector down does not hold up the others.
+    static func projectors(_ log: any LogStore, tracker: TrackerOptions, options: LogOptions, cooperative: Bool = false) throws -> [any Projector] {
+        let folder = try trackerFolder(tracker, options: options)
+        return try [StorageProjector(store: log) as any Projector] + tracker.services().map { service in
+            let sink = try sink(for: service, tracker: tracker, folder: folder)
+            (sink as? VendorSink)?.pausesInsteadOfSleeping = cooperative
+            return TrackerProjector(service: service, sink: sink, log: log) as any Projector
+        }
+    }
+
+    /// The tracker folder, created if need be; refused inside an LMDB environment.
+    static func trackerFolder(_ tracker: TrackerOptions, options: LogOptions) throws -> String {
         let folder = tracker.folder(for: options)
         // An NDJSON sink appends, and cuts a torn last line: inside a log (or through a link into
         // one) that would write into its database files, so such a folder or file is refused.
-        let files = [folder] + [(SegmentService().name, tracker.segmentURL), (SnakeCaseService().name, tracker.snakeURL)]
-            .filter { $0.1 == nil }.map { "\(folder)/\($0.0).ndjson" }
+        let files = [folder] + ["segment", "ga4"].map { "\(folder)/\($0).ndjson" }
         for file in files {
             if let environment = OutputPath.enclosingLMDBEnvironment(of: file) {
-                throw CLIFailure("The tracker's \(file == folder ? "folder" : "file") \(file) is inside \(environment), an LMDB environment (a FlowLog log, or another program's database); analytics calls are never written there. Choose another folder with --tracker-dir; nothing was written.", .usage)
+                throw CLIFailure("The tracker's \(file == folder ? "folder" : "file") \(file) is inside \(environment), an LMDB environment (a FlowLog log, or another program's database); analytics messages are never written there. Choose another folder with --tracker-dir; nothing was written.", .usage)
             }
         }
         if mkdir(folder, 0o755) != 0 && errno != EEXIST {
             throw CLIFailure("Cannot create the tracker folder \(folder): \(String(cString: strerror(errno))). Choose another with --tracker-dir.", .cannotCreate)
         }
-        let services: [(any AnalyticsService, String?)] = [(SegmentService(), tracker.segmentURL), (SnakeCaseService(), tracker.snakeURL)]
-        return [StorageProjector(store: log) as any Projector] + services.map { service, url in
-            let sink: any TrackerSink = url.flatMap(URL.init(string:)).map { HTTPBatchSink(url: $0) } ?? NDJSONFileSink(path: "\(folder)/\(service.name).ndjson")
-            return TrackerProjector(service: service, sink: sink, log: log) as any Projector
+        return folder
+    }
+
+    /// A file sink, or the vendor's endpoint with its credentials.
+    static func sink(for service: any AnalyticsService, tracker: TrackerOptions, folder: String) throws -> any TrackerSink {
+        guard let endpoint = try endpoint(for: service.name, tracker: tracker) else { return NDJSONFileSink(path: "\(folder)/\(service.name).ndjson") }
+        return VendorSink(endpoint: endpoint, transport: HTTPTransports.make(), policy: RetryPolicy(deadline: tracker.deliveryDeadline),
+                          journal: DeliveryJournal(folder: folder, tracker: service.name))
+    }
+
+    /// The endpoint of tracker `name` (`segment`, `ga4`), or `nil` when it writes a file.
+    static func endpoint(for name: String, tracker: TrackerOptions) throws -> VendorEndpoint? {
+        switch name {
+        case "segment":
+            guard let text = tracker.segmentURL, let url = URL(string: text) else { return nil }
+            let key = try secret(file: tracker.writeKeyFile, option: "--write-key-file", environment: "FLOWLOG_SEGMENT_WRITE_KEY", what: "the Segment write key")
+            return .segment(url: url, writeKey: key)
+        case "ga4":
+            guard let text = tracker.ga4URL, let url = URL(string: text), let measurementId = tracker.ga4MeasurementId else { return nil }
+            let apiSecret = try secret(file: tracker.ga4APISecretFile, option: "--ga4-api-secret-file", environment: "FLOWLOG_GA4_API_SECRET", what: "the GA4 api_secret")
+            return .ga4(url: url, measurementId: measurementId, apiSecret: apiSecret)
+        default:
+            return nil
         }
+    }
+
+    /// A credential from its file (first line, trimmed) or the environment; never echoed.
+    static func secret(file: String?, option: String, environment: String, what: String) throws -> String {
+        if let file {
+            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
+                throw CLIFailure("Cannot read \(what) from \(option) \(TerminalText.escaped(file)): no such readable file. Give a file that holds it on its first line.", .noInput)
+            }
+            let value = text.split(whereSeparator: \.isNewline).first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+            guard !value.isEmpty else { throw CLIFailure("\(option) \(TerminalText.escaped(file)) is empty: put \(what) on its first line.", .usage) }
+            return value
+        }
+        if let value = ProcessInfo.processInfo.environment[environment]?.trimmingCharacters(in: .whitespacesAndNewlines), !value.isEmpty { return value }
+        throw CLIFailure("Posting to the vendor needs \(what): give \(option) PATH (a file holding it) or set \(environment). It is never taken on the command line. Nothing was sent.", .usage)
     }
 }

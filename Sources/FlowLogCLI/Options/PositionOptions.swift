@@ -1,4 +1,6 @@
 import ArgumentParser
+import FlowDomain
+import FlowLog
 
 /// `--stream S --at N`: a stream's state as it was right after a global position (now, without `--at`).
 struct StreamPositionOptions: ParsableArguments {
@@ -12,6 +14,16 @@ struct StreamPositionOptions: ParsableArguments {
     func check(in scope: ReadingScope) throws {
         if let at { try scope.check(at, option: "--at", allowingZero: true) }
         try scope.check(stream: stream)
+    }
+
+    /// The chosen stream's state and version at `--at` (or now), from the log `--db` names, opened
+    /// for reading and checked first. Now, the storage read model answers when it is current, and
+    /// otherwise the stream is replayed from its nearest head or snapshot.
+    func readState(_ logOptions: LogOptions) throws -> (state: FlowState, version: Int) {
+        let log = try Composition.openLog(logOptions, access: .readOnly)
+        try check(in: ReadingScope(log: log, options: logOptions))
+        let current = at == nil ? try StorageProjector(store: log).currentState(of: stream) : nil
+        return try current ?? log.state(ofStream: stream, throughPosition: at)
     }
 }
 

@@ -9,12 +9,7 @@ enum BisectRendering {
         switch format {
         case .json:
             for invariant in Invariant.all {
-                output.json { json in
-                    json.beginObject()
-                    json.key("name"); json.string(invariant.name)
-                    json.key("summary"); json.string(invariant.summary)
-                    json.endObject()
-                }
+                output.json { json in json.object { json in json.field("name", invariant.name); json.field("summary", invariant.summary) } }
             }
         case .text:
             for invariant in Invariant.all { output.line("\(TextPadding.pad(invariant.name, 22)) \(invariant.summary)") }
@@ -23,37 +18,16 @@ enum BisectRendering {
     }
 
     static func finalStateIsGood(stream: String, version: Int, reconstructions: Int, format: OutputFormat, to output: OutputWriter) {
-        switch format {
-        case .json:
-            output.json { json in
-                json.beginObject()
-                json.key("found"); json.bool(false)
-                json.key("stream"); json.string(stream)
-                json.key("version"); json.int(version)
-                json.key("reconstructions"); json.int(reconstructions)
-                json.endObject()
-            }
-        case .text:
-            output.line("The final state of \(stream) (version \(version)) passes the check: nothing to bisect.")
+        output.result(format, text: "The final state of \(stream) (version \(version)) passes the check: nothing to bisect.") { json in
+            json.field("found", false); json.field("stream", stream)
+            json.field("version", version); json.field("reconstructions", reconstructions)
         }
     }
 
     static func finalStateSkipped(stream: String, version: Int, reconstructions: Int, format: OutputFormat, to output: OutputWriter) {
-        switch format {
-        case .json:
-            output.json { json in
-                json.beginObject()
-                json.key("found"); json.bool(false)
-                json.key("undecided"); json.bool(true)
-                json.key("stream"); json.string(stream)
-                json.key("version"); json.int(version)
-                json.key("candidates"); json.beginArray(); json.endArray()
-                json.key("skipped"); json.beginArray(); json.int(version); json.endArray()
-                json.key("reconstructions"); json.int(reconstructions)
-                json.endObject()
-            }
-        case .text:
-            output.line("The check skipped the final state of \(stream) (version \(version), exit 125), so nothing is known to be bad: nothing to bisect.")
+        output.result(format, text: "The check skipped the final state of \(stream) (version \(version), exit 125), so nothing is known to be bad: nothing to bisect.") { json in
+            json.field("found", false); json.field("undecided", true); json.field("stream", stream); json.field("version", version)
+            json.field("candidates", [Int]()); json.field("skipped", [version]); json.field("reconstructions", reconstructions)
         }
     }
 
@@ -64,15 +38,11 @@ enum BisectRendering {
         switch format {
         case .json:
             output.json { json in
-                json.beginObject()
-                json.key("found"); json.bool(false)
-                json.key("undecided"); json.bool(true)
-                json.key("stream"); json.string(stream)
-                json.key("candidates"); json.beginArray(); for version in candidates { json.int(version) }; json.endArray()
-                json.key("skipped"); json.beginArray(); for version in skipped { json.int(version) }; json.endArray()
-                json.key("reconstructions"); json.int(reconstructions)
-                json.key("events"); json.beginArray(); for event in events { FlowJSON.writeEvent(event, into: &json) }; json.endArray()
-                json.endObject()
+                json.object { json in
+                    json.field("found", false); json.field("undecided", true); json.field("stream", stream)
+                    json.field("candidates", Array(candidates)); json.field("skipped", skipped); json.field("reconstructions", reconstructions)
+                    json.key("events"); json.array(events) { json, event in FlowJSON.writeEvent(event, into: &json) }
+                }
             }
         case .text:
             let names = skipped.map(String.init).joined(separator: ", ")
@@ -90,17 +60,13 @@ enum BisectRendering {
         switch format {
         case .json:
             output.json { json in
-                json.beginObject()
-                json.key("found"); json.bool(true)
-                json.key("reason"); json.string(reason)
-                json.key("reconstructions"); json.int(culprit.reconstructions)
-                json.key("event"); FlowJSON.writeEvent(record, into: &json)
-                json.key("before"); FlowJSON.writeState(culprit.before, stream: stream, version: record.version - 1, into: &json)
-                json.key("after"); FlowJSON.writeState(culprit.after, stream: stream, version: record.version, into: &json)
-                json.key("changes"); json.beginArray()
-                for change in changes { StateDiff.write(change, into: &json) }
-                json.endArray()
-                json.endObject()
+                json.object { json in
+                    json.field("found", true); json.field("reason", reason); json.field("reconstructions", culprit.reconstructions)
+                    json.key("event"); FlowJSON.writeEvent(record, into: &json)
+                    json.key("before"); FlowJSON.writeState(culprit.before, stream: stream, version: record.version - 1, into: &json)
+                    json.key("after"); FlowJSON.writeState(culprit.after, stream: stream, version: record.version, into: &json)
+                    json.key("changes"); json.array(changes) { json, change in StateDiff.write(change, into: &json) }
+                }
             }
         case .text:
             output.line("The first bad event of \(stream) is #\(record.position) (version \(record.version)), found in \(culprit.reconstructions) state reconstructions:")

@@ -6,8 +6,8 @@ enum DemoJSON {
     /// `{"step","command","answer","events","trackerCalls","view"}`: the command in wire form, its
     /// answer as `send` gives it, the events it appended (full envelopes), each service's call for
     /// them and what the screen shows after it.
-    static func step(number: Int, envelope: CommandEnvelope, outcome: CommandOutcome, recorded: [RecordedEvent], after: FlowState,
-                     version: Int, into json: inout JSONWriter) {
+    static func step(number: Int, envelope: CommandEnvelope, outcome: CommandOutcome, recorded: [RecordedEvent], calls: [(service: String, call: String)],
+                     after: FlowState, version: Int, into json: inout JSONWriter) {
         json.beginObject()
         json.key("step"); json.int(number)
         json.key("command"); WireCommand.encode(envelope, into: &json)
@@ -16,10 +16,10 @@ enum DemoJSON {
         for record in recorded { FlowJSON.writeEvent(record, into: &json) }
         json.endArray()
         json.key("trackerCalls"); json.beginArray()
-        for call in DemoText.calls(recorded) {
+        for call in calls {
             json.beginObject()
             json.key("service"); json.string(call.service)
-            // The service wrote the call with a JSONWriter; it goes in as the value it is.
+            // The tracker wrote the message with a JSONWriter; it goes in as the value it is.
             json.key("call"); if let value = try? JSONParser.parse(call.call) { json.value(value) } else { json.null() }
             json.endObject()
         }

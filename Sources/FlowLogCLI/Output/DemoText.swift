@@ -23,20 +23,19 @@ enum DemoText {
         return lines
     }
 
-    /// The analytics calls each service makes for these events, one line a call.
-    static func trackerCalls(_ records: [RecordedEvent]) -> [String] {
-        calls(records).map { "tracker \($0.service): \($0.call)" }
-    }
-
-    /// Each service's call for each event, as JSON text, in event order.
-    static func calls(_ records: [RecordedEvent]) -> [(service: String, call: String)] {
+    /// Each tracker's messages for these events (consecutive events of one stream), as the
+    /// trackers' files hold them, in event order.
+    static func calls(_ records: [RecordedEvent], services: [any AnalyticsService], log: any EventLog) throws -> [(service: String, call: String)] {
+        guard let first = records.first else { return [] }
+        var state = try StreamAnalyticsState.before(first, in: log)
         var calls: [(service: String, call: String)] = []
-        let services: [any AnalyticsService] = [SegmentService(), SnakeCaseService()]
         for record in records {
             for service in services {
-                var json = JSONWriter()
-                if service.writeCall(for: record, into: &json) { calls.append((service.name, json.text)) }
+                for message in service.messages(for: TrackedEvent(record: record, before: state)) {
+                    calls.append((service.name, String(decoding: service.fileLine(for: message), as: UTF8.self)))
+                }
             }
+            state.apply(record)
         }
         return calls
     }

@@ -6,21 +6,16 @@ enum IntegrityRendering {
         switch format {
         case .json:
             output.json { json in
-                json.beginObject()
-                json.key("intact"); json.bool(report.isIntact)
-                json.key("events"); json.int(report.events)
-                json.key("streams"); json.int(report.streams)
-                json.key("problems"); json.beginArray()
-                for problem in report.problems {
-                    json.beginObject()
-                    json.key("position"); json.int(problem.position)
-                    json.key("stream"); json.string(problem.stream)
-                    json.key("detail"); json.string(problem.detail)
-                    json.endObject()
+                json.object { json in
+                    json.field("intact", report.isIntact); json.field("events", report.events); json.field("streams", report.streams)
+                    json.key("problems")
+                    json.array(report.problems) { json, problem in
+                        json.object { json in
+                            json.field("position", problem.position); json.field("stream", problem.stream); json.field("detail", problem.detail)
+                        }
+                    }
+                    json.field("unlistedProblems", report.unlistedProblems)
                 }
-                json.endArray()
-                json.key("unlistedProblems"); json.int(report.unlistedProblems)
-                json.endObject()
             }
         case .text:
             for problem in report.problems { output.line("damaged: \(problem)") }

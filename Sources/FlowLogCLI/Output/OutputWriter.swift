@@ -49,6 +49,15 @@ final class OutputWriter {
         endLine()
     }
 
+    /// One result in the chosen format: a JSON object of the members `members` writes, or the
+    /// line `text` (built only when asked for).
+    func result(_ format: OutputFormat, text: @autoclosure () -> String, _ members: (inout JSONWriter) -> Void) {
+        switch format {
+        case .json: json { json in json.object(members) }
+        case .text: line(text())
+        }
+    }
+
     /// Standard output for writers that produce their own bytes in pieces; each piece is written
     /// through, unbuffered, so what was written is out before the next piece begins.
     var sink: any OutputSink { PassThrough(writer: self) }

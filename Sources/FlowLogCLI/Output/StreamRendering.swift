@@ -13,13 +13,11 @@ struct StreamListing {
 /// `flowlog streams`: a table for people, or one JSON object a stream.
 enum StreamRendering {
     static func json(_ listing: StreamListing, into json: inout JSONWriter) {
-        json.beginObject()
-        json.key("stream"); json.string(listing.stream)
-        json.key("version"); json.int(listing.version)
-        json.key("firstPosition"); json.int(listing.firstPosition)
-        json.key("lastPosition"); json.int(listing.lastPosition)
-        json.key("lastTimestamp"); json.timestamp(listing.lastTimestamp)
-        json.endObject()
+        json.object { json in
+            json.field("stream", listing.stream); json.field("version", listing.version)
+            json.field("firstPosition", listing.firstPosition); json.field("lastPosition", listing.lastPosition)
+            json.key("lastTimestamp"); json.timestamp(listing.lastTimestamp)
+        }
     }
 
     static func table(_ listings: [StreamListing]) -> [String] {

@@ -1,145 +1,130 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import FlowDomain
 
-/// One analytics service: which events it wants, and the call it takes for each, in its own format.
-/// Every call carries the event id as its message id, so a collector can drop the duplicates that
-/// at-least-once delivery may send after a crash.
+/// One analytics vendor: the messages it takes for an event (its mapping and envelope, pure), how
+/// its requests are put together, and its limits.
 public protocol AnalyticsService: Sendable {
     var name: String { get }
-    /// The call for an event as one JSON object, or `false` when the service does not track it.
-    func writeCall(for record: RecordedEvent, into json: inout JSONWriter) -> Bool
+    var limits: RequestLimits { get }
+    /// The event's messages, in order; every kind gives at least one (the derived default).
+    func messages(for tracked: TrackedEvent) -> [TrackerMessage]
+    /// The body of one request of `messages` (of one client where `limits.oneClientPerRequest`).
+    func body(of messages: ArraySlice<TrackerMessage>, sentAt: Timestamp) -> [UInt8]
+    /// A message as one line of the tracker's NDJSON file.
+    func fileLine(for message: TrackerMessage) -> [UInt8]
 }
 
-/// Segment's `track` call with the ecommerce v2 event names, and the onboarding steps.
-public struct SegmentService: AnalyticsService {
-    public let name = "segment"
-    public init() {}
+/// What one request of a vendor may hold.
+public struct RequestLimits: Equatable, Sendable {
+    /// A message larger than this is refused by the vendor: it goes to the dead letters instead.
+    public var messageBytes: Int
+    public var requestBytes: Int
+    public var count: Int
+    /// GA4 takes one `client_id` a request.
+    public var oneClientPerRequest: Bool
 
-    public func writeCall(for record: RecordedEvent, into json: inout JSONWriter) -> Bool {
-        let event: String
-        var properties: [(StaticString, Property)] = []
-        switch record.event {
-        case .cart(.productAdded(let added)):
-            event = "Product Added"
-            properties = [("product_id", .text(added.productId)), ("name", .text(added.name)), ("price", .money(added.unitPrice)), ("quantity", .int(added.quantity))]
-        case .cart(.productRemoved(let removed)):
-            event = "Product Removed"
-            properties = [("product_id", .text(removed.productId)), ("quantity", .int(removed.quantity))]
-        case .cart(.discountApplied(let discount)):
-            event = "Coupon Applied"
-            properties = [("coupon_id", .text(discount.discountId)), ("discount_percent", .int(discount.percent))]
-            if let productId = discount.productId { properties.append(("product_id", .text(productId))) }
-        case .cart(.discountRemoved(let discount)):
-            event = "Coupon Removed"
-            properties = [("coupon_id", .text(discount.discountId))]
-        case .cart(.checkoutStarted(let checkout)):
-            event = "Checkout Started"
-            properties = [("value", .money(checkout.total)), ("quantity", .int(checkout.itemCount)), ("currency", .text("USD"))]
-        case .cart(.orderPlaced(let order)):
-            event = "Order Completed"
-            properties = [("order_id", .text(order.orderId)), ("total", .money(order.total)), ("quantity", .int(order.itemCount)), ("currency", .text("USD"))]
-        case .cart(.paymentFailed(let failure)):
-            event = "Payment Failed"
-            properties = [("reason", .text(failure.reason))]
-        case .navigation(.appLaunched(let launch)):
-            event = "Application Opened"
-            properties = [("has_onboarded", .flag(launch.hasOnboarded))]
-        case .navigation(.signUpStarted): event = "Sign Up Started"
-        case .navigation(.onboardingAdvanced): event = "Onboarding Step Completed"; properties = [("step", .int(1))]
-        case .navigation(.onboardingFinished): event = "Onboarding Completed"
-        case .navigation(.loginSucceeded): event = "Signed In"
-        case .navigation(.logInStarted), .navigation(.onboardingWentBack), .navigation(.loginCancelled),
-             .navigation(.tabSelected), .navigation(.modalPresented), .navigation(.modalDismissed):
-            return false
-        }
-        json.beginObject()
-        json.key("type"); json.string("track")
-        json.key("event"); json.string(event)
-        json.key("anonymousId"); json.string(record.stream)
-        json.key("messageId"); json.eventID(record.eventId)
-        json.key("timestamp"); json.timestamp(record.timestamp)
-        json.key("properties"); Property.write(properties, into: &json)
-        json.endObject()
-        return true
+    public init(messageBytes: Int, requestBytes: Int, count: Int, oneClientPerRequest: Bool) {
+        self.messageBytes = messageBytes
+        self.requestBytes = requestBytes
+        self.count = count
+        self.oneClientPerRequest = oneClientPerRequest
     }
 }
 
-/// A snake_case event-name-and-params format (as mobile analytics SDKs take), with its own choice:
-/// it tracks navigation too, and not coupons.
-public struct SnakeCaseService: AnalyticsService {
-    public let name = "snake"
-    public init() {}
+/// One message of one event, ready to send: the vendor's JSON and what delivery needs to know.
+public struct TrackerMessage: Equatable, Sendable {
+    /// The event's global position: the checkpoint moves past it once all its messages are done.
+    public let position: Int
+    /// Stable across retries and rebuilds: the event id, with `-2`, `-3`… for an event's later messages.
+    public let id: String
+    /// The stream: Segment's `anonymousId`, GA4's `client_id`.
+    public let client: String
+    public let timestampMicros: Int64
+    public let bytes: [UInt8]
 
-    public func writeCall(for record: RecordedEvent, into json: inout JSONWriter) -> Bool {
-        let event: String
-        var params: [(StaticString, Property)] = []
-        switch record.event {
-        case .cart(.productAdded(let added)):
-            event = "add_to_cart"
-            params = [("item_id", .text(added.productId)), ("price_cents", .int(added.unitPrice)), ("quantity", .int(added.quantity))]
-        case .cart(.productRemoved(let removed)):
-            event = "remove_from_cart"
-            params = [("item_id", .text(removed.productId)), ("quantity", .int(removed.quantity))]
-        case .cart(.checkoutStarted(let checkout)):
-            event = "begin_checkout"
-            params = [("value_cents", .int(checkout.total))]
-        case .cart(.orderPlaced(let order)):
-            event = "purchase"
-            params = [("transaction_id", .text(order.orderId)), ("value_cents", .int(order.total))]
-        case .cart(.paymentFailed(let failure)):
-            event = "payment_failed"
-            params = [("reason", .text(failure.reason))]
-        case .navigation(.appLaunched): event = "app_open"
-        case .navigation(.signUpStarted): event = "sign_up_started"
-        case .navigation(.onboardingAdvanced): event = "tutorial_step"
-        case .navigation(.onboardingFinished): event = "tutorial_complete"
-        case .navigation(.loginSucceeded): event = "login"
-        case .navigation(.tabSelected(let selection)): event = "select_tab"; params = [("tab", .int(selection.tab))]
-        case .navigation(.modalPresented): event = "modal_open"
-        case .cart(.discountApplied), .cart(.discountRemoved), .navigation(.logInStarted), .navigation(.onboardingWentBack),
-             .navigation(.loginCancelled), .navigation(.modalDismissed):
-            return false
-        }
-        json.beginObject()
-        json.key("event_name"); json.string(event)
-        json.key("event_id"); json.eventID(record.eventId)
-        json.key("user_pseudo_id"); json.string(record.stream)
-        json.key("event_timestamp_micros"); json.int(Int(record.timestamp.microseconds))
-        json.key("params"); Property.write(params, into: &json)
-        json.endObject()
-        return true
+    public init(position: Int, id: String, client: String, timestampMicros: Int64, bytes: [UInt8]) {
+        self.position = position
+        self.id = id
+        self.client = client
+        self.timestampMicros = timestampMicros
+        self.bytes = bytes
     }
+
+    static func id(_ eventId: EventID, _ index: Int) -> String { index == 0 ? eventId.description : "\(eventId)-\(index + 1)" }
 }
 
-/// A property value of an analytics call.
-enum Property {
-    case text(String)
-    case int(Int)
-    case flag(Bool)
-    /// Cents, written as decimal currency units (`1250` → `12.5`), as Segment's spec wants prices.
-    case money(Int)
-
-    static func write(_ properties: [(StaticString, Property)], into json: inout JSONWriter) {
-        json.beginObject()
-        for (name, value) in properties {
-            json.key(name)
-            switch value {
-            case .text(let text): json.string(text)
-            case .int(let number): json.int(number)
-            case .flag(let flag): json.bool(flag)
-            case .money(let cents): json.value(.number(Double(cents) / 100))
-            }
-        }
-        json.endObject()
-    }
-}
-
-/// Where a service's calls go.
+/// Where a tracker's messages go.
 public protocol TrackerSink: AnyObject {
-    /// Delivers calls (JSON objects) in order; returns only once they are delivered.
-    func deliver(_ calls: [[UInt8]]) throws
+    /// Delivers `messages` in order and returns once each is acknowledged or dead-lettered. After
+    /// each step it calls `done` with the last position whose messages are all handled, so that a
+    /// vendor that cannot deduplicate (GA4) has its checkpoint moved request by request.
+    func deliver(_ messages: [TrackerMessage], of service: any AnalyticsService, done: (Int) throws -> Void) throws
 }
 
-/// Appends each call as a line to a file, and syncs it before returning.
+/// Delivers a service's messages for each event, at least once: the checkpoint moves only after
+/// the sink confirmed delivery, so a crash in between sends those messages again, with the same ids.
+/// A rebuild, though, is no crash: it keeps the acknowledged mark, and what the collector already
+/// confirmed is not sent again unless asked (`reset(resending: true)`).
+public final class TrackerProjector: Projector {
+    public let service: any AnalyticsService
+    public let sink: any TrackerSink
+    private let log: any EventLog & CheckpointStore
+    /// The streams' analytics state as of the last event handled; rebuilt from the log on demand.
+    private var states: [String: StreamAnalyticsState] = [:]
+    public var name: String { "tracker." + service.name }
+
+    public init(service: any AnalyticsService, sink: any TrackerSink, log: any EventLog & CheckpointStore) {
+        self.service = service
+        self.sink = sink
+        self.log = log
+    }
+
+    public func checkpoint() throws -> Int { try log.checkpoint(of: name) }
+
+    /// Messages of events at or below the acknowledged mark are not sent again after a rebuild; their
+    /// events still move the streams' state, which later messages read.
+    public func project(_ events: [RecordedEvent]) throws {
+        let acknowledged = try log.acknowledgedPosition(of: name)
+        var messages: [TrackerMessage] = []
+        for record in events {
+            let before = try state(of: record)
+            if record.position > acknowledged { messages += service.messages(for: TrackedEvent(record: record, before: before)) }
+            var after = before
+            after.apply(record)
+            states[record.stream] = after
+        }
+        let name = self.name
+        do {
+            try sink.deliver(messages, of: service) { position in try log.setCheckpoint(position, of: name) }
+        } catch {
+            // The checkpoint may stand anywhere in this batch now: the states are folded afresh next time.
+            states.removeAll()
+            throw error
+        }
+        if let last = events.last { try log.setCheckpoint(last.position, of: name) }
+    }
+
+    /// The stream's state just before `record`: cached, or folded from the stream's earlier events.
+    private func state(of record: RecordedEvent) throws -> StreamAnalyticsState {
+        if let cached = states[record.stream] { return cached }
+        // Bounded: a log of millions of sessions would otherwise keep each one's cart.
+        if states.count >= 10_000 { states.removeAll(keepingCapacity: true) }
+        return try StreamAnalyticsState.before(record, in: log)
+    }
+
+    /// Starts again from position 1 without sending the collector what it acknowledged already.
+    public func reset() throws { try reset(resending: false) }
+
+    /// With `resending`, the acknowledged mark is forgotten too, and every message is sent again.
+    public func reset(resending: Bool) throws {
+        states.removeAll()
+        try log.rewindTracker(name, resending: resending)
+    }
+}
+
+/// Appends each message as a line to a file, and syncs it before returning.
 public final class NDJSONFileSink: TrackerSink {
     public let path: String
 
@@ -147,19 +132,19 @@ public final class NDJSONFileSink: TrackerSink {
         self.path = path
     }
 
-    public func deliver(_ calls: [[UInt8]]) throws {
-        guard !calls.isEmpty else { return }
+    public func deliver(_ messages: [TrackerMessage], of service: any AnalyticsService, done: (Int) throws -> Void) throws {
+        guard !messages.isEmpty else { return }
         let descriptor = open(path, O_RDWR | O_CREAT | O_APPEND, 0o644)
         guard descriptor >= 0 else { throw FlowLogError.input("Cannot write \(path): \(String(cString: strerror(errno))).") }
         defer { close(descriptor) }
         try dropTornLine(descriptor)
         var bytes: [UInt8] = []
-        for call in calls { bytes += call; bytes.append(0x0A) }
+        for message in messages { bytes += service.fileLine(for: message); bytes.append(0x0A) }
         try FileDescriptorOutput(fileDescriptor: descriptor).write(bytes)
         guard fsync(descriptor) == 0 else { throw FlowLogError.input("Cannot sync \(path): \(String(cString: strerror(errno))).") }
     }
 
-    /// A process killed in the middle of a write leaves half a line at the end; its calls were not
+    /// A process killed in the middle of a write leaves half a line at the end; its messages were not
     /// checkpointed and come again, so the half line is cut off rather than left to break readers.
     private func dropTornLine(_ descriptor: Int32) throws {
         var info = stat()
@@ -172,7 +157,3 @@ public final class NDJSONFileSink: TrackerSink {
         }
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#endif

@@ -113,53 +113,37 @@ public enum ViewProjector {
     }
 
     public static func writeJSON(cart: CartViewConfiguration, screen: ScreenConfiguration, stream: String, version: Int, into json: inout JSONWriter) {
-        json.beginObject()
-        json.key("stream"); json.string(stream)
-        json.key("version"); json.int(version)
-        json.key("screen"); json.beginObject()
-        json.key("screen"); json.string(screen.screen)
-        json.key("title"); json.string(screen.title)
-        json.key("message"); json.string(screen.message)
-        json.key("buttons"); writeButtons(screen.buttons, into: &json)
-        json.key("tabTitles"); json.beginArray(); for title in screen.tabTitles { json.string(title) }; json.endArray()
-        json.key("selectedTab"); if let tab = screen.selectedTab { json.int(tab) } else { json.null() }
-        json.key("isBackVisible"); json.bool(screen.isBackVisible)
-        json.key("modalTitle"); json.string(screen.modalTitle)
-        json.key("modalButtons"); writeButtons(screen.modalButtons, into: &json)
-        json.endObject()
-        json.key("cart"); json.beginObject()
-        json.key("title"); json.string(cart.title)
-        json.key("rows"); json.beginArray()
-        for row in cart.rows {
-            json.beginObject()
-            json.key("title"); json.string(row.title)
-            json.key("quantityText"); json.string(row.quantityText)
-            json.key("amountText"); json.string(row.amountText)
-            json.key("discountText"); json.string(row.discountText)
-            json.key("finalAmountText"); json.string(row.finalAmountText)
-            json.endObject()
+        json.object { json in
+            json.field("stream", stream); json.field("version", version)
+            json.key("screen")
+            json.object { json in
+                json.field("screen", screen.screen); json.field("title", screen.title); json.field("message", screen.message)
+                json.key("buttons"); writeButtons(screen.buttons, into: &json)
+                json.field("tabTitles", screen.tabTitles); json.field("selectedTab", screen.selectedTab)
+                json.field("isBackVisible", screen.isBackVisible); json.field("modalTitle", screen.modalTitle)
+                json.key("modalButtons"); writeButtons(screen.modalButtons, into: &json)
+            }
+            json.key("cart")
+            json.object { json in
+                json.field("title", cart.title)
+                json.key("rows")
+                json.array(cart.rows) { json, row in
+                    json.object { json in
+                        json.field("title", row.title); json.field("quantityText", row.quantityText); json.field("amountText", row.amountText)
+                        json.field("discountText", row.discountText); json.field("finalAmountText", row.finalAmountText)
+                    }
+                }
+                json.field("emptyText", cart.emptyText); json.field("cartDiscountText", cart.cartDiscountText)
+                json.field("subtotalText", cart.subtotalText); json.field("totalText", cart.totalText)
+                json.field("checkoutButtonTitle", cart.checkoutButtonTitle); json.field("isCheckoutEnabled", cart.isCheckoutEnabled)
+                json.field("statusText", cart.statusText); json.field("ordersText", cart.ordersText)
+            }
         }
-        json.endArray()
-        json.key("emptyText"); json.string(cart.emptyText)
-        json.key("cartDiscountText"); json.string(cart.cartDiscountText)
-        json.key("subtotalText"); json.string(cart.subtotalText)
-        json.key("totalText"); json.string(cart.totalText)
-        json.key("checkoutButtonTitle"); json.string(cart.checkoutButtonTitle)
-        json.key("isCheckoutEnabled"); json.bool(cart.isCheckoutEnabled)
-        json.key("statusText"); json.string(cart.statusText)
-        json.key("ordersText"); json.string(cart.ordersText)
-        json.endObject()
-        json.endObject()
     }
 
     private static func writeButtons(_ buttons: [ScreenConfiguration.Button], into json: inout JSONWriter) {
-        json.beginArray()
-        for button in buttons {
-            json.beginObject()
-            json.key("title"); json.string(button.title)
-            json.key("isEnabled"); json.bool(button.isEnabled)
-            json.endObject()
+        json.array(buttons) { json, button in
+            json.object { json in json.field("title", button.title); json.field("isEnabled", button.isEnabled) }
         }
-        json.endArray()
     }
 }

@@ -3,17 +3,20 @@ import FlowLog
 
 struct ProjectionsRebuildCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "rebuild", abstract: "Reset one projector and replay it from position 1.")
-    @Argument(help: "storage, tracker.segment or tracker.snake.") var name: String
+    @Argument(help: "storage, tracker.segment or tracker.ga4.") var name: String
     @Flag(help: "For a tracker: send again the calls its collector already acknowledged.") var resend = false
     @OptionGroup var tracker: TrackerOptions
     @OptionGroup var format: FormatOptions
     @OptionGroup var logOptions: LogOptions
 
     func validate() throws {
+        if name == "tracker.snake" {
+            throw ValidationError("The snake tracker is gone: its format was FlowLog's own, and no collector took it. GA4's Measurement Protocol replaces it: use tracker.ga4 (docs/analytics.md).")
+        }
         guard Composition.projectorNames.contains(name) else {
             throw ValidationError("There is no projector '\(TerminalText.escaped(name))'; the projectors are \(Composition.projectorNames.joined(separator: ", ")).")
         }
-        if resend, !name.hasPrefix("tracker.") { throw ValidationError("--resend goes with a tracker (tracker.segment or tracker.snake).") }
+        if resend, !name.hasPrefix("tracker.") { throw ValidationError("--resend goes with a tracker (tracker.segment or tracker.ga4).") }
     }
 
     func run() throws {

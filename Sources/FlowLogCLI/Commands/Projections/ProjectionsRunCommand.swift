@@ -1,28 +1,76 @@
 import ArgumentParser
 import FlowLog
+import Foundation
 
 struct ProjectionsRunCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "run", abstract: "Catch every projector up with the log (and keep following it with --follow).")
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Catch every projector up with the log (and keep following it with --follow).",
+        discussion: "Each tracker delivers on its own: one whose collector is down waits and retries (up to --delivery-deadline) while the others go on; the exit status is 74 if any stopped.")
     @Flag(help: "Keep following new appends until interrupted.") var follow = false
+    @Flag(name: .customLong("validate"), help: "Send the GA4 events of the whole log to GA4's validation server (/debug/mp/collect, from --ga4-url) and print its messages; nothing is collected and no checkpoint moves.")
+    var validateOnly = false
     @OptionGroup var tracker: TrackerOptions
     @OptionGroup var format: FormatOptions
     @OptionGroup var logOptions: LogOptions
 
+    func validate() throws {
+        if validateOnly, tracker.ga4URL == nil {
+            throw ValidationError("--validate sends to GA4's validation server: give --ga4-url (such as https://www.google-analytics.com/mp/collect) and --ga4-measurement-id.")
+        }
+        if validateOnly, follow { throw ValidationError("--validate checks what is in the log once; leave out --follow.") }
+    }
+
     func run() throws {
         try CommandExecution.run { output in
-            let log = try Composition.openLog(logOptions, access: .readWrite)
+            defer { HTTPTransports.shutDown() }
+            let log = try Composition.openLog(logOptions, access: validateOnly ? .readOnly : .readWrite)
+            if validateOnly { return try validateGA4(log, output) }
             let runner = ProjectionRunner(log: log)
-            let projectors = try Composition.projectors(log, tracker: tracker, options: logOptions)
+            let projectors = try Composition.projectors(log, tracker: tracker, options: logOptions, cooperative: true)
             // Held until this process ends: one runner per projector.
             let locks = try projectors.map { try log.leaseProjector($0.name) }
             defer { withExtendedLifetime(locks) {} }
             if follow {
-                try runner.follow(projectors) { false }
+                // Ctrl-C or SIGTERM stops it between two catch-ups, with every checkpoint written
+                // (exit 0). The log wakes it on a new event (LISTEN/NOTIFY, or LMDB's own check),
+                // so the half second is only how long a stop may wait.
+                Interruption.hold()
+                try runner.follow(projectors, pollEvery: 0.5) { Interruption.requested }
+                return
             }
-            for projector in projectors {
-                let handled = try runner.catchUp(projector)
-                ProjectionRendering.caughtUp(projector.name, handled: handled, checkpoint: try projector.checkpoint(), format: format.format, to: output)
+            var failures: [String] = []
+            for (projector, result) in zip(projectors, runner.catchUpEach(projectors)) {
+                switch result {
+                case .success(let handled):
+                    ProjectionRendering.caughtUp(projector.name, handled: handled, checkpoint: try projector.checkpoint(), format: format.format, to: output)
+                case .failure(let error):
+                    failures.append("\(projector.name): \(error)")
+                }
+            }
+            if !failures.isEmpty {
+                throw CLIFailure(failures.joined(separator: " ") + " The other projectors caught up; run `flowlog projections run` again once the collector is back (`flowlog projections status` shows where each stands).", .ioError)
             }
         }
+    }
+
+    /// `--validate`: the GA4 events of every event in the log (the mapping is what is checked, not
+    /// what is pending), posted to the validation server.
+    private func validateGA4(_ log: any LogStore, _ output: OutputWriter) throws {
+        guard let endpoint = try Composition.endpoint(for: "ga4", tracker: tracker), let url = GA4Validation.debugURL(for: endpoint.url) else { return }
+        let service = GA4Service(settings: tracker.settings)
+        var messages: [TrackerMessage] = []
+        var states: [String: StreamAnalyticsState] = [:]
+        try log.forEachEvent(from: 1, through: nil) { record in
+            let before = try states[record.stream] ?? StreamAnalyticsState.before(record, in: log)
+            messages += service.messages(for: TrackedEvent(record: record, before: before))
+            var after = before
+            after.apply(record)
+            states[record.stream] = after
+            return true
+        }
+        let findings = try GA4Validation.validate(messages, service: service, endpoint: VendorEndpoint(url: url, headers: endpoint.headers), transport: HTTPTransports.make())
+        ProjectionRendering.validation(findings, events: messages.count, format: format.format, to: output)
+        if !findings.isEmpty { throw CLIFailure(silently: .rejected) }
     }
 }
