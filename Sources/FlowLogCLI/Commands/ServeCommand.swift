@@ -70,7 +70,7 @@ struct ServeCommand: ParsableCommand {
     }
 
     func run() throws {
-        try CommandExecution.run { _ in
+        try CommandExecution.run { output in
             let (host, port) = Self.address(listen)!
             guard tokenFile != nil || Self.isLoopback(host) else {
                 throw CLIFailure("flowlog serve listens off loopback (\(host)) only with --token-file: anyone who can reach the address could read and write the log. Give a token file, or listen on 127.0.0.1.", .usage)
@@ -82,9 +82,11 @@ struct ServeCommand: ParsableCommand {
                 throw CLIFailure("\(error)", .usage)
             }
             let log = try Composition.openServedLog(logOptions)
+            // Called once, from the server's thread, while this one waits below: the writer is not shared.
+            let announcer = UncheckedBox(output)
             let options = FlowLogHTTPServer.Options(host: host, port: port, tokens: tokens, corsOrigins: corsOrigins, limits: limits) { address in
-                let line = "flowlog serve: listening on \(address) (the inspector: \(address)/inspector/)\n"
-                _ = line.withCString { Glibc.write(STDOUT_FILENO, $0, strlen($0)) }
+                announcer.value.line("flowlog serve: listening on \(address) (the inspector: \(address)/inspector/)")
+                announcer.value.flush()
             }
             let outcome = ServeOutcome()
             let done = DispatchSemaphore(value: 0)

@@ -23,7 +23,8 @@ struct ServerToolTests {
         process.arguments = [program] + arguments
         process.standardOutput = output
         process.standardError = output
-        process.currentDirectoryURL = Self.repository
+        // In the test's folder: schemathesis leaves a .schemathesis/ folder where it runs.
+        process.currentDirectoryURL = URL(fileURLWithPath: folder.path)
         var environment = ProcessInfo.processInfo.environment
         environment["SCHEMATHESIS_HOOKS"] = "hooks"
         environment["PYTHONPATH"] = Self.repository.appendingPathComponent("Tests/schemathesis").path
@@ -63,7 +64,7 @@ struct ServerToolTests {
         try FileManager.default.createDirectory(atPath: downloads, withIntermediateDirectories: true)
         let screenshot = ProcessInfo.processInfo.environment["FLOWLOG_SCREENSHOT"] ?? folder.child("inspector.png")
         let (status, tail) = try run("python3", [
-            "Tests/inspector/test_inspector.py", "--base", server.base, "--db", server.db,
+            Self.repository.appendingPathComponent("Tests/inspector/test_inspector.py").path, "--base", server.base, "--db", server.db,
             "--flowlog", FlowLogProcess.executable.path, "--downloads", downloads, "--screenshot", screenshot,
         ], in: folder, timeout: 240)
         #expect(status == 0, "test_inspector.py (last lines):\n\(tail)")
