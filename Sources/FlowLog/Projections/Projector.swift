@@ -115,10 +115,7 @@ public struct DeliveryPaused: Error, CustomStringConvertible {
     public let seconds: Double
     public let problem: String
 
-    public init(seconds: Double, problem: String) {
-        self.seconds = seconds
-        self.problem = problem
-    }
+    public init(seconds: Double, problem: String) { (self.seconds, self.problem) = (seconds, problem) }
 
     public var description: String { "waiting \(Int(seconds.rounded(.up))) s to retry (\(problem))" }
 }
@@ -126,10 +123,7 @@ public struct DeliveryPaused: Error, CustomStringConvertible {
 /// Where each projector stands, for `flowlog projections status`.
 public struct ProjectionStatus: Sendable {
     public init(name: String, checkpoint: Int, lag: Int, failure: String?) {
-        self.name = name
-        self.checkpoint = checkpoint
-        self.lag = lag
-        self.failure = failure
+        (self.name, self.checkpoint, self.lag, self.failure) = (name, checkpoint, lag, failure)
     }
 
     public let name: String
@@ -149,10 +143,7 @@ public struct ProjectorBusy: Equatable, Sendable, CustomStringConvertible {
     /// The holder, when its pid could be read (a holder that has only just locked may not have written it yet).
     public let pid: Int32?
 
-    public init(projector: String, pid: Int32?) {
-        self.projector = projector
-        self.pid = pid
-    }
+    public init(projector: String, pid: Int32?) { (self.projector, self.pid) = (projector, pid) }
 
     public var description: String {
         "projector \(projector) is being run by \(pid.map { "process \($0)" } ?? "another process"); it delivers the new events itself. Wait for it to finish, or stop it, then run this again."

@@ -19,10 +19,7 @@ public final class DeliveryJournal {
     public let folder: String
     public let tracker: String
 
-    public init(folder: String, tracker: String) {
-        self.folder = folder
-        self.tracker = tracker
-    }
+    public init(folder: String, tracker: String) { (self.folder, self.tracker) = (folder, tracker) }
 
     public var deadLetterPath: String { "\(folder)/\(tracker).dead-letters.ndjson" }
     public var statsPath: String { "\(folder)/\(tracker).delivery.json" }

@@ -6,11 +6,7 @@ public struct HTTPReply: Sendable {
     public let headers: [(String, String)]
     public let body: [UInt8]
 
-    public init(status: Int, headers: [(String, String)], body: [UInt8]) {
-        self.status = status
-        self.headers = headers
-        self.body = body
-    }
+    public init(status: Int, headers: [(String, String)], body: [UInt8]) { (self.status, self.headers, self.body) = (status, headers, body) }
 
     /// The first header of that name, case-insensitively.
     public func header(_ name: String) -> String? {

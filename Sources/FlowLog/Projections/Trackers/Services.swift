@@ -6,10 +6,7 @@ public struct LibraryInfo: Equatable, Sendable {
     public let name: String
     public let version: String
 
-    public init(name: String = "flowlog", version: String) {
-        self.name = name
-        self.version = version
-    }
+    public init(name: String = "flowlog", version: String) { (self.name, self.version) = (name, version) }
 }
 
 /// Segment's HTTP Tracking API: each event's calls (`SegmentMapping`) as batch messages with a

@@ -26,10 +26,7 @@ public struct RequestLimits: Equatable, Sendable {
     public var oneClientPerRequest: Bool
 
     public init(messageBytes: Int, requestBytes: Int, count: Int, oneClientPerRequest: Bool) {
-        self.messageBytes = messageBytes
-        self.requestBytes = requestBytes
-        self.count = count
-        self.oneClientPerRequest = oneClientPerRequest
+        (self.messageBytes, self.requestBytes, self.count, self.oneClientPerRequest) = (messageBytes, requestBytes, count, oneClientPerRequest)
     }
 }
 
@@ -45,11 +42,7 @@ public struct TrackerMessage: Equatable, Sendable {
     public let bytes: [UInt8]
 
     public init(position: Int, id: String, client: String, timestampMicros: Int64, bytes: [UInt8]) {
-        self.position = position
-        self.id = id
-        self.client = client
-        self.timestampMicros = timestampMicros
-        self.bytes = bytes
+        (self.position, self.id, self.client, self.timestampMicros, self.bytes) = (position, id, client, timestampMicros, bytes)
     }
 
     static func id(_ eventId: EventID, _ index: Int) -> String { index == 0 ? eventId.description : "\(eventId)-\(index + 1)" }
@@ -76,9 +69,7 @@ public final class TrackerProjector: Projector {
     public var name: String { "tracker." + service.name }
 
     public init(service: any AnalyticsService, sink: any TrackerSink, log: any EventLog & CheckpointStore) {
-        self.service = service
-        self.sink = sink
-        self.log = log
+        (self.service, self.sink, self.log) = (service, sink, log)
     }
 
     public func checkpoint() throws -> Int { try log.checkpoint(of: name) }

@@ -11,10 +11,7 @@ public struct RetryPolicy: Sendable {
     public var timeout: Double
 
     public init(deadline: Double = 3_600, firstDelay: Double = 0.5, maximumDelay: Double = 60, timeout: Double = 30) {
-        self.deadline = deadline
-        self.firstDelay = firstDelay
-        self.maximumDelay = maximumDelay
-        self.timeout = timeout
+        (self.deadline, self.firstDelay, self.maximumDelay, self.timeout) = (deadline, firstDelay, maximumDelay, timeout)
     }
 
     /// The pause after failed attempt `attempt` (from 1): "full jitter", a random share of a ceiling
@@ -32,10 +29,7 @@ public struct VendorEndpoint: Sendable, CustomStringConvertible {
     public let url: URL
     public let headers: [(String, String)]
 
-    public init(url: URL, headers: [(String, String)] = []) {
-        self.url = url
-        self.headers = headers
-    }
+    public init(url: URL, headers: [(String, String)] = []) { (self.url, self.headers) = (url, headers) }
 
     /// Segment: HTTP Basic with the write key as the user name and no password.
     public static func segment(url: URL, writeKey: String) -> VendorEndpoint {
@@ -74,10 +68,7 @@ public final class VendorSink: TrackerSink {
     private var retrying: (id: String, started: Double, attempts: Int)?
 
     public init(endpoint: VendorEndpoint, transport: any HTTPTransport, policy: RetryPolicy = RetryPolicy(), journal: DeliveryJournal) {
-        self.endpoint = endpoint
-        self.transport = transport
-        self.policy = policy
-        self.journal = journal
+        (self.endpoint, self.transport, self.policy, self.journal) = (endpoint, transport, policy, journal)
     }
 
     public func deliver(_ messages: [TrackerMessage], of service: any AnalyticsService, done: (Int) throws -> Void) throws {

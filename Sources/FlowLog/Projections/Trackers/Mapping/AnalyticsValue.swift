@@ -46,10 +46,7 @@ public struct AnalyticsProperty: Equatable, Sendable {
     public let name: String
     public let value: AnalyticsValue
 
-    public init(_ name: String, _ value: AnalyticsValue) {
-        self.name = name
-        self.value = value
-    }
+    public init(_ name: String, _ value: AnalyticsValue) { (self.name, self.value) = (name, value) }
 
     public static func write(_ properties: [AnalyticsProperty], into json: inout JSONWriter) {
         json.beginObject()

@@ -5,10 +5,7 @@ public struct GA4Event: Equatable, Sendable {
     public let name: String
     public let params: [AnalyticsProperty]
 
-    public init(_ name: String, _ params: [AnalyticsProperty] = []) {
-        self.name = name
-        self.params = params
-    }
+    public init(_ name: String, _ params: [AnalyticsProperty] = []) { (self.name, self.params) = (name, params) }
 }
 
 /// Events → GA4 events: the recommended events where GA4 has one (`add_to_cart`, `remove_from_cart`,

@@ -9,9 +9,7 @@ public struct SegmentCall: Equatable, Sendable {
     public let properties: [AnalyticsProperty]
 
     public init(_ type: CallType, _ name: String, _ properties: [AnalyticsProperty] = []) {
-        self.type = type
-        self.name = name
-        self.properties = properties
+        (self.type, self.name, self.properties) = (type, name, properties)
     }
 }
 

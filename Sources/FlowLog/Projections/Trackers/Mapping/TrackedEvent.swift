@@ -54,10 +54,7 @@ public struct TrackedEvent: Sendable {
     public let record: RecordedEvent
     public let before: StreamAnalyticsState
 
-    public init(record: RecordedEvent, before: StreamAnalyticsState) {
-        self.record = record
-        self.before = before
-    }
+    public init(record: RecordedEvent, before: StreamAnalyticsState) { (self.record, self.before) = (record, before) }
 
     public var cart: Cart { before.flow.cart }
 
