@@ -89,7 +89,10 @@ struct PostgresCLITests {
         try own.restart()
         let result = send.wait()
         #expect(result.status == 74, "\(result.stderr)")
-        #expect(result.stderr.lowercased().contains("connection"), "\(result.stderr)")
+        // Lost mid-query, or refused while the server was going down or coming back: either way
+        // the message says what happened to the connection, and names no password.
+        let message = result.stderr.lowercased()
+        #expect(message.contains("connection") || message.contains("shutting down or starting up"), "\(result.stderr)")
         let answers = result.stdout.split(separator: "\n")
         #expect(answers.count > 0 && answers.count < lines.count, "the restart came mid-stream: \(answers.count) answers")
         #expect(answers.allSatisfy { $0.contains(#""ok":true"#) }, "no line is answered as failed: \(answers.first { !$0.contains(#""ok":true"#) } ?? "")")
