@@ -235,31 +235,31 @@ public final class PostgresEventLog: EventLog, @unchecked Sendable {
     }
 
     public func forEachEvent(inStream stream: String, throughPosition: Int?, _ body: (RecordedEvent) throws -> Bool) throws {
-        try scan(stream: stream, fromVersion: 1, throughPosition: throughPosition) { event, _ in try body(event) }
+        try scan(stream: stream, fromVersion: 1, throughPosition: throughPosition, body)
     }
 
     /// One stream's events from `fromVersion` in version order, each checked against its chain link
-    /// (the hash stored at the position before it), with the fingerprint recorded for it.
-    func scan(stream: String, fromVersion: Int, throughPosition: Int?, _ body: (RecordedEvent, UInt64?) throws -> Bool) throws {
+    /// (the hash stored at the position before it).
+    func scan(stream: String, fromVersion: Int, throughPosition: Int?, _ body: (RecordedEvent) throws -> Bool) throws {
         let last = try lastPosition()
         let end = min(throughPosition ?? last, last)
         var version = fromVersion
         var limit = Self.firstPage
         while true {
-            let page: [(Int, ByteBuffer, ByteBuffer?, Int64?)] = try withSession { session in
+            let page: [(Int, ByteBuffer, ByteBuffer?)] = try withSession { session in
                 let rows = try session.query("""
-                    SELECT e.position, e.record, substring(p.record FROM octet_length(p.record) - 7), e.fingerprint
+                    SELECT e.position, e.record, substring(p.record FROM octet_length(p.record) - 7)
                     FROM \(unescaped: table("events")) e LEFT JOIN \(unescaped: table("events")) p ON p.position = e.position - 1
                     WHERE e.stream = \(stream) AND e.version >= \(Int64(version)) AND e.position <= \(Int64(end))
                     ORDER BY e.version LIMIT \(Int64(limit))
                     """).rows
                 return try rows.map { row in
-                    let (position, record, previous, fingerprint) = try row.decode((Int64, ByteBuffer, ByteBuffer?, Int64?).self)
-                    return (Int(position), record, previous, fingerprint)
+                    let (position, record, previous) = try row.decode((Int64, ByteBuffer, ByteBuffer?).self)
+                    return (Int(position), record, previous)
                 }
             }
             var event = RecordedEvent.placeholder
-            for (position, record, previous, fingerprint) in page {
+            for (position, record, previous) in page {
                 let previousHash: UInt64
                 if position == 1 {
                     previousHash = RecordCodec.genesisHash
@@ -273,7 +273,7 @@ public final class PostgresEventLog: EventLog, @unchecked Sendable {
                 guard event.stream == stream, event.version == version else {
                     throw FlowLogError.damaged(RecordDamage(position: position, stream: stream, problem: "the row says version \(version) of \(stream), the record says version \(event.version) of \(event.stream)"))
                 }
-                guard try body(event, fingerprint.map { UInt64(bitPattern: $0) }) else { return }
+                guard try body(event) else { return }
                 version += 1
             }
             if page.count < limit { return }
@@ -338,7 +338,7 @@ public final class PostgresEventLog: EventLog, @unchecked Sendable {
                 break
             }
         }
-        try scan(stream: stream, fromVersion: version + 1, throughPosition: throughPosition) { event, _ in
+        try scan(stream: stream, fromVersion: version + 1, throughPosition: throughPosition) { event in
             FlowDecider.evolve(&state, event.event)
             version = event.version
             return true
