@@ -113,12 +113,7 @@ public struct Cursor {
     /// The first record whose key is at or after `key`.
     public mutating func seek(atOrAfter key: UnsafeRawBufferPointer) throws(LMDBError) -> Record? {
         var keyValue = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
-        var value = MDB_val()
-        let code = mdb_cursor_get(handle, &keyValue, &value, MDB_SET_RANGE)
-        if code == MDB_NOTFOUND { return nil }
-        try check(code, "mdb_cursor_get(MDB_SET_RANGE)")
-        return (UnsafeRawBufferPointer(start: keyValue.mv_data, count: keyValue.mv_size),
-                UnsafeRawBufferPointer(start: value.mv_data, count: value.mv_size))
+        return try get(&keyValue, MDB_SET_RANGE, "mdb_cursor_get(MDB_SET_RANGE)")
     }
 
     public mutating func seek(atOrAfter key: [UInt8]) throws -> Record? {
@@ -127,10 +122,16 @@ public struct Cursor {
 
     private mutating func move(_ operation: MDB_cursor_op) throws(LMDBError) -> Record? {
         var key = MDB_val()
+        return try get(&key, operation, "mdb_cursor_get")
+    }
+
+    /// Runs one `mdb_cursor_get`; `key` is what the operation reads (a seek's target) and where
+    /// LMDB writes the key it lands on.
+    private mutating func get(_ key: inout MDB_val, _ operation: MDB_cursor_op, _ name: StaticString) throws(LMDBError) -> Record? {
         var value = MDB_val()
         let code = mdb_cursor_get(handle, &key, &value, operation)
         if code == MDB_NOTFOUND { return nil }
-        try check(code, "mdb_cursor_get")
+        try check(code, name.description)
         return (UnsafeRawBufferPointer(start: key.mv_data, count: key.mv_size),
                 UnsafeRawBufferPointer(start: value.mv_data, count: value.mv_size))
     }

@@ -124,11 +124,9 @@ public struct JSONParser {
     private mutating func parseObject() throws(JSONSyntaxError) -> JSONValue {
         try nest()
         defer { depth -= 1 }
-        offset += 1
         var members: [(String, JSONValue)] = []
-        skipWhitespace()
-        if offset < bytes.count, bytes[offset] == UInt8(ascii: "}") { offset += 1; return .object(members) }
-        while true {
+        guard try opens(closing: "}") else { return .object(members) }
+        repeat {
             skipWhitespace()
             guard offset < bytes.count, bytes[offset] == UInt8(ascii: "\"") else { throw error("expected a member name in quotes") }
             let key = try parseString()
@@ -137,30 +135,40 @@ public struct JSONParser {
             offset += 1
             skipWhitespace()
             members.append((key, try parseValue()))
-            skipWhitespace()
-            guard offset < bytes.count else { throw error("the object is not closed") }
-            if bytes[offset] == UInt8(ascii: ",") { offset += 1; continue }
-            if bytes[offset] == UInt8(ascii: "}") { offset += 1; return .object(members) }
-            throw error("expected ',' or '}' in an object")
-        }
+        } while try continues(closing: "}", "object")
+        return .object(members)
     }
 
     private mutating func parseArray() throws(JSONSyntaxError) -> JSONValue {
         try nest()
         defer { depth -= 1 }
-        offset += 1
         var elements: [JSONValue] = []
-        skipWhitespace()
-        if offset < bytes.count, bytes[offset] == UInt8(ascii: "]") { offset += 1; return .array(elements) }
-        while true {
+        guard try opens(closing: "]") else { return .array(elements) }
+        repeat {
             skipWhitespace()
             elements.append(try parseValue())
-            skipWhitespace()
-            guard offset < bytes.count else { throw error("the array is not closed") }
-            if bytes[offset] == UInt8(ascii: ",") { offset += 1; continue }
-            if bytes[offset] == UInt8(ascii: "]") { offset += 1; return .array(elements) }
-            throw error("expected ',' or ']' in an array")
-        }
+        } while try continues(closing: "]", "array")
+        return .array(elements)
+    }
+
+    /// Steps over an object's or array's opening bracket; `false` when the bracket that closes it
+    /// follows at once (an empty one, stepped over too).
+    private mutating func opens(closing: Unicode.Scalar) throws(JSONSyntaxError) -> Bool {
+        offset += 1
+        skipWhitespace()
+        guard offset < bytes.count, bytes[offset] == UInt8(ascii: closing) else { return true }
+        offset += 1
+        return false
+    }
+
+    /// After a member or element: `true` at a `,` (another follows), `false` at the closing
+    /// bracket; both are stepped over.
+    private mutating func continues(closing: Unicode.Scalar, _ container: String) throws(JSONSyntaxError) -> Bool {
+        skipWhitespace()
+        guard offset < bytes.count else { throw error("the \(container) is not closed") }
+        if bytes[offset] == UInt8(ascii: ",") { offset += 1; return true }
+        if bytes[offset] == UInt8(ascii: closing) { offset += 1; return false }
+        throw error("expected ',' or '\(closing)' in an \(container)")
     }
 
     private mutating func parseNumber() throws(JSONSyntaxError) -> JSONValue {

@@ -36,12 +36,12 @@ public enum WireCommand {
         }
         var fields = Fields(members: members)
         do {
-            let stream = try fields.optionalString("stream") ?? "default"
+            let stream = try fields.optional("stream", .text) ?? "default"
             fields.stream = stream
-            let typeName = try fields.string("type")
-            let commandId = try fields.optionalString("id")
-            let expectedVersion = try fields.optionalInteger("expectedVersion")
-            let correlationId = try fields.optionalString("correlationId")
+            let typeName = try fields.required("type", .text)
+            let commandId = try fields.optional("id", .text)
+            let expectedVersion = try fields.optional("expectedVersion", .integer)
+            let correlationId = try fields.optional("correlationId", .text)
             let command = try command(typeName, &fields)
             return .success(CommandEnvelope(stream: stream, commandId: commandId, expectedVersion: expectedVersion,
                                             correlationId: correlationId, command: command))
@@ -70,11 +70,11 @@ public enum WireCommand {
         let members: [(String, JSONValue)]
         var stream: String?
 
-        mutating func visit(_ field: Field, _ value: inout String) throws { value = try string(field.nameText) }
-        mutating func visit(_ field: Field, _ value: inout String?) throws { value = try optionalString(field.nameText) }
-        mutating func visit(_ field: Field, _ value: inout Int) throws { value = try integer(field.nameText) }
-        mutating func visit(_ field: Field, _ value: inout Int?) throws { value = try optionalInteger(field.nameText) }
-        mutating func visit(_ field: Field, _ value: inout Bool) throws { value = try bool(field.nameText) }
+        mutating func visit(_ field: Field, _ value: inout String) throws { value = try required(field.nameText, .text) }
+        mutating func visit(_ field: Field, _ value: inout String?) throws { value = try optional(field.nameText, .text) }
+        mutating func visit(_ field: Field, _ value: inout Int) throws { value = try required(field.nameText, .integer) }
+        mutating func visit(_ field: Field, _ value: inout Int?) throws { value = try optional(field.nameText, .integer) }
+        mutating func visit(_ field: Field, _ value: inout Bool) throws { value = try required(field.nameText, .flag) }
 
         func lookup(_ name: String) -> JSONValue? {
             guard let value = members.last(where: { $0.0 == name })?.1 else { return nil }
@@ -92,33 +92,22 @@ public enum WireCommand {
             return Rejection(.malformedCommand, "\"\(name)\" must be \(kind), not \(value.typeName)\(advice).")
         }
 
-        func optionalString(_ name: String) throws(Rejection) -> String? {
+        func optional<Value>(_ name: String, _ expected: Expected<Value>) throws(Rejection) -> Value? {
             guard let value = lookup(name) else { return nil }
-            guard case .string(let text) = value else { throw wrongType(name, value, "a string") }
-            return text
+            guard let read = expected.read(value) else { throw wrongType(name, value, expected.description) }
+            return read
         }
 
-        func string(_ name: String) throws(Rejection) -> String {
-            guard let text = try optionalString(name) else { throw missing(name, "a string") }
-            return text
+        func required<Value>(_ name: String, _ expected: Expected<Value>) throws(Rejection) -> Value {
+            guard let read = try optional(name, expected) else { throw missing(name, expected.description) }
+            return read
         }
+    }
 
-        func optionalInteger(_ name: String) throws(Rejection) -> Int? {
-            guard let value = lookup(name) else { return nil }
-            guard case .integer(let number) = value else { throw wrongType(name, value, "an integer") }
-            return number
-        }
-
-        func integer(_ name: String) throws(Rejection) -> Int {
-            guard let number = try optionalInteger(name) else { throw missing(name, "an integer") }
-            return number
-        }
-
-        func bool(_ name: String) throws(Rejection) -> Bool {
-            guard let value = lookup(name) else { throw missing(name, "true or false") }
-            guard case .bool(let flag) = value else { throw wrongType(name, value, "true or false") }
-            return flag
-        }
+    /// What a member must hold: how messages describe it, and how to take it from a JSON value.
+    fileprivate struct Expected<Value> {
+        let description: String
+        let read: (JSONValue) -> Value?
     }
 
     /// The wire form of an envelope: the inverse of `decode`, for scripts and fixtures.
@@ -157,4 +146,16 @@ public enum WireCommand {
         mutating func visit(_ field: Field, _ value: inout Int?) { if let value { json.key(field.name); json.int(value) } }
         mutating func visit(_ field: Field, _ value: inout Bool) { json.key(field.name); json.bool(value) }
     }
+}
+
+extension WireCommand.Expected<String> {
+    static var text: Self { Self(description: "a string") { if case .string(let text) = $0 { text } else { nil } } }
+}
+
+extension WireCommand.Expected<Int> {
+    static var integer: Self { Self(description: "an integer") { if case .integer(let number) = $0 { number } else { nil } } }
+}
+
+extension WireCommand.Expected<Bool> {
+    static var flag: Self { Self(description: "true or false") { if case .bool(let flag) = $0 { flag } else { nil } } }
 }
