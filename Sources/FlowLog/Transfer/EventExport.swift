@@ -5,7 +5,8 @@ import Glibc
 
 /// Streams a log's events out as NDJSON (SPEC §5's envelope) or CSV (`CSVSchema`), from one read
 /// transaction (a consistent snapshot, whatever other processes append meanwhile), in constant memory:
-/// output is flushed in blocks of about 1 MiB.
+/// output is flushed in blocks of about 1 MiB. A whole-log export reads on a second thread
+/// (`WalkAhead`) while this one formats.
 public struct EventExport {
     public enum Format: String, Sendable, CaseIterable {
         case ndjson
@@ -49,7 +50,7 @@ public struct EventExport {
                 record.position < filter.fromPosition ? true : try body(record)
             }
         } else {
-            try log.forEachEvent(from: filter.fromPosition, through: filter.toPosition, body)
+            try WalkAhead.forEachEvent(in: log, from: filter.fromPosition, through: filter.toPosition, body)
         }
         switch format {
         case .ndjson: if !json.bytes.isEmpty { try output.write(json.bytes) }

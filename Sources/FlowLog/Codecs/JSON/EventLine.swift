@@ -14,8 +14,9 @@ enum EventLine {
     /// `false` when the event does not fit the fast path.
     static func append(_ record: RecordedEvent, to json: inout JSONWriter) -> Bool {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
-            var line = LineBuffer(base: buffer.baseAddress!, capacity: capacity)
+            var line = LineBuffer(base: buffer.baseAddress!, capacity: capacity, lastDay: json.lastDay)
             guard write(record, into: &line) else { return false }
+            json.lastDay = line.lastDay
             json.appendSeparated(UnsafeBufferPointer(start: line.base, count: line.count))
             return true
         }
@@ -92,10 +93,12 @@ struct LineBuffer {
     let capacity: Int
     var count = 0
     var overflowed = false
+    var lastDay: DayText
 
-    init(base: UnsafeMutablePointer<UInt8>, capacity: Int) {
+    init(base: UnsafeMutablePointer<UInt8>, capacity: Int, lastDay: DayText = DayText()) {
         self.base = base
         self.capacity = capacity
+        self.lastDay = lastDay
     }
 
     @inline(__always)
@@ -213,18 +216,24 @@ struct LineBuffer {
         if micros < 0 { seconds -= 1; micros += 1_000_000 }
         var (days, secondOfDay) = seconds.quotientAndRemainder(dividingBy: 86_400)
         if secondOfDay < 0 { days -= 1; secondOfDay += 86_400 }
-        let (year, month, day) = CivilDate.from(daysSinceEpoch: days)
-        // Years of other than four digits are left to the general writer.
-        guard (0...9_999).contains(year) else { overflowed = true; return }
         let out = UnsafeMutableRawPointer(base + count)
         /// Two digits of a value below 100 at `offset`.
         func put(_ value: Int64, at offset: Int) {
             out.storeBytes(of: Self.pair(Int(value)), toByteOffset: offset, as: UInt16.self)
         }
-        let (century, yearOfCentury) = year.quotientAndRemainder(dividingBy: 100)
-        put(century, at: 0); put(yearOfCentury, at: 2); out.storeBytes(of: UInt8(ascii: "-"), toByteOffset: 4, as: UInt8.self)
-        put(month, at: 5); out.storeBytes(of: UInt8(ascii: "-"), toByteOffset: 7, as: UInt8.self)
-        put(day, at: 8); out.storeBytes(of: UInt8(ascii: "T"), toByteOffset: 10, as: UInt8.self)
+        if days != lastDay.days {
+            let (year, month, day) = CivilDate.from(daysSinceEpoch: days)
+            // Years of other than four digits are left to the general writer.
+            guard (0...9_999).contains(year) else { overflowed = true; return }
+            let (century, yearOfCentury) = year.quotientAndRemainder(dividingBy: 100)
+            put(century, at: 0); put(yearOfCentury, at: 2); out.storeBytes(of: UInt8(ascii: "-"), toByteOffset: 4, as: UInt8.self)
+            put(month, at: 5); out.storeBytes(of: UInt8(ascii: "-"), toByteOffset: 7, as: UInt8.self)
+            put(day, at: 8)
+            lastDay = DayText(days: days, text: out.loadUnaligned(as: (UInt64, UInt16).self))
+        } else {
+            out.storeBytes(of: lastDay.text, as: (UInt64, UInt16).self)
+        }
+        out.storeBytes(of: UInt8(ascii: "T"), toByteOffset: 10, as: UInt8.self)
         put(secondOfDay / 3600, at: 11); out.storeBytes(of: UInt8(ascii: ":"), toByteOffset: 13, as: UInt8.self)
         put(secondOfDay % 3600 / 60, at: 14); out.storeBytes(of: UInt8(ascii: ":"), toByteOffset: 16, as: UInt8.self)
         put(secondOfDay % 60, at: 17); out.storeBytes(of: UInt8(ascii: "."), toByteOffset: 19, as: UInt8.self)
@@ -232,4 +241,10 @@ struct LineBuffer {
         out.storeBytes(of: UInt8(ascii: "Z"), toByteOffset: 26, as: UInt8.self)
         count += 27
     }
+}
+
+/// A day since the epoch and its `YYYY-MM-DD` as the ten bytes a line holds.
+struct DayText {
+    var days = Int64.min
+    var text: (UInt64, UInt16) = (0, 0)
 }

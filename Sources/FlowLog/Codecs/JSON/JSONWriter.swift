@@ -5,6 +5,9 @@ public struct JSONWriter {
     /// One bit per open level (innermost lowest): whether the next value there needs a comma first.
     /// A bit stack rather than an array keeps the hot path free of allocation and uniqueness checks.
     var commaBits: UInt64 = 0
+    /// The last calendar day an event line wrote (`EventLine`): an export's events mostly share
+    /// their day, and turning days into dates was a twentieth of an export's time.
+    var lastDay = DayText()
 
     public init(capacity: Int = 256) {
         bytes.reserveCapacity(capacity)
