@@ -31,10 +31,17 @@ public final class SendSession {
         self.output = output
     }
 
-    /// Reads and parses on a second thread while this one decides, commits and answers the batch
+    /// How many reads' batches (about 1 MiB of input each) one commit takes at most. A commit takes
+    /// whatever has been parsed while the one before it went to disk: commands that trickle in are
+    /// committed as they come, and a backlog goes in fewer, larger commits. On a large log with
+    /// many streams a commit rewrites a page of every stream it touches (their index leaves are
+    /// scattered), so fewer commits write far fewer bytes.
+    static let batchesPerCommit = 4
+
+    /// Reads and parses on a second thread while this one decides, commits and answers the batches
     /// before: parsing and waiting for the disk overlap, and the answers keep their order.
     public func run(reader: consuming LineReader) throws -> Summary {
-        let handoff = Handoff<ParsedBatch>(capacity: 2)
+        let handoff = Handoff<ParsedBatch>(capacity: Self.batchesPerCommit)
         let input = ReaderBox(reader)
         Thread {
             do {
@@ -48,7 +55,11 @@ public final class SendSession {
         }.start()
         var summary = Summary()
         do {
-            while let batch = try handoff.take() { try answer(batch, &summary) }
+            var batches = try handoff.takeAll()
+            while !batches.isEmpty {
+                try answer(ParsedBatch(joining: batches), &summary)
+                batches = try handoff.takeAll()
+            }
         } catch {
             handoff.cancel()
             throw error
@@ -61,6 +72,19 @@ public final class SendSession {
         public var envelopes: [CommandEnvelope] = []
         /// One entry per line that is not blank, in order; `nil` for a line that became the next envelope.
         public var lineRejections: [WireRejection?] = []
+
+        public init() {}
+
+        /// The batches' lines, in order, as one batch.
+        init(joining batches: [ParsedBatch]) {
+            guard batches.count > 1 else { self = batches[0]; return }
+            envelopes.reserveCapacity(batches.reduce(0) { $0 + $1.envelopes.count })
+            lineRejections.reserveCapacity(batches.reduce(0) { $0 + $1.lineRejections.count })
+            for batch in batches {
+                envelopes += batch.envelopes
+                lineRejections += batch.lineRejections
+            }
+        }
     }
 
     private final class ReaderBox: @unchecked Sendable {
@@ -167,6 +191,22 @@ final class Handoff<Item>: @unchecked Sendable {
         }
         if let failure, !(failure is Cancelled) { throw failure }
         return nil
+    }
+
+    /// Every item waiting (at least one, waiting for it); an empty array once the producer closed
+    /// and everything was taken; otherwise as `take`.
+    func takeAll() throws -> [Item] {
+        condition.lock()
+        defer { condition.unlock() }
+        while items.isEmpty, !closed, !cancelled { condition.wait() }
+        if cancelled { throw Cancelled() }
+        if !items.isEmpty {
+            condition.broadcast()
+            defer { items.removeAll(keepingCapacity: true) }
+            return items
+        }
+        if let failure, !(failure is Cancelled) { throw failure }
+        return []
     }
 
     func cancel() {

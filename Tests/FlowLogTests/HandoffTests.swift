@@ -1,0 +1,54 @@
+@testable import FlowLog
+import FlowDomain
+import Foundation
+import Testing
+
+/// The queue between `send`'s reading thread and its committing one: a commit takes every batch
+/// that waits, in order, so a backlog goes to disk in fewer commits.
+@Suite("Handoff between threads")
+struct HandoffTests {
+    @Test func givenBatchesWaitingWhenTheConsumerTakesAllThenItGetsEveryOneInOrder() throws {
+        let handoff = Handoff<Int>(capacity: 4)
+        for item in 1...3 { #expect(handoff.put(item)) }
+        #expect(try handoff.takeAll() == [1, 2, 3])
+        #expect(handoff.put(4))
+        handoff.close(error: nil)
+        #expect(try handoff.takeAll() == [4])
+        #expect(try handoff.takeAll() == [], "after the producer closed and all was taken")
+    }
+
+    @Test func givenAProducerThatFailedWhenTheConsumerTakesAllThenItGetsTheItemsBeforeTheError() throws {
+        struct Broken: Error {}
+        let handoff = Handoff<Int>(capacity: 4)
+        #expect(handoff.put(1))
+        handoff.close(error: Broken())
+        #expect(try handoff.takeAll() == [1])
+        #expect(throws: Broken.self) { try handoff.takeAll() }
+    }
+
+    @Test func givenAFullHandoffWhenTheConsumerTakesAllThenTheWaitingProducerGoesOn() throws {
+        let handoff = Handoff<Int>(capacity: 2)
+        #expect(handoff.put(1) && handoff.put(2))
+        let putThird = DispatchSemaphore(value: 0)
+        Thread {
+            _ = handoff.put(3)
+            putThird.signal()
+        }.start()
+        #expect(putThird.wait(timeout: .now() + 0.2) == .timedOut, "the third waits for room")
+        #expect(try handoff.takeAll() == [1, 2])
+        #expect(putThird.wait(timeout: .now() + 10) == .success)
+        #expect(try handoff.takeAll() == [3])
+    }
+
+    @Test func joiningParsedBatchesKeepsTheirLinesInOrder() throws {
+        var first = SendSession.ParsedBatch()
+        first.envelopes = [CommandEnvelope(stream: "a", command: .cart(.checkout))]
+        first.lineRejections = [nil, WireRejection(stream: nil, rejection: Rejection(.malformedCommand, "not json"))]
+        var second = SendSession.ParsedBatch()
+        second.envelopes = [CommandEnvelope(stream: "b", command: .cart(.checkout))]
+        second.lineRejections = [nil]
+        let joined = SendSession.ParsedBatch(joining: [first, second])
+        #expect(joined.envelopes.map(\.stream) == ["a", "b"])
+        #expect(joined.lineRejections.map { $0 == nil } == [true, false, true])
+    }
+}
