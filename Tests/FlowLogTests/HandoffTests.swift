@@ -10,11 +10,20 @@ struct HandoffTests {
     @Test func givenBatchesWaitingWhenTheConsumerTakesAllThenItGetsEveryOneInOrder() throws {
         let handoff = Handoff<Int>(capacity: 4)
         for item in 1...3 { #expect(handoff.put(item)) }
-        #expect(try handoff.takeAll() == [1, 2, 3])
+        #expect(try handoff.takeAll(upToWeight: 10) == [1, 2, 3])
         #expect(handoff.put(4))
         handoff.close(error: nil)
-        #expect(try handoff.takeAll() == [4])
-        #expect(try handoff.takeAll() == [], "after the producer closed and all was taken")
+        #expect(try handoff.takeAll(upToWeight: 10) == [4])
+        #expect(try handoff.takeAll(upToWeight: 10) == [], "after the producer closed and all was taken")
+    }
+
+    @Test func givenWeighedItemsWhenTheConsumerTakesUpToAWeightThenTheRestWaitForTheNextTake() throws {
+        let handoff = Handoff<Int>(capacity: 100, weight: { $0 })
+        for item in [5, 4, 3, 50] { #expect(handoff.put(item)) }
+        #expect(try handoff.takeAll(upToWeight: 12) == [5, 4, 3])
+        #expect(try handoff.takeAll(upToWeight: 12) == [50], "one item heavier than the limit still goes, alone")
+        #expect(handoff.put(100), "an emptied queue takes an item as heavy as its capacity")
+        #expect(try handoff.takeAll(upToWeight: 12) == [100])
     }
 
     @Test func givenAProducerThatFailedWhenTheConsumerTakesAllThenItGetsTheItemsBeforeTheError() throws {
@@ -22,8 +31,8 @@ struct HandoffTests {
         let handoff = Handoff<Int>(capacity: 4)
         #expect(handoff.put(1))
         handoff.close(error: Broken())
-        #expect(try handoff.takeAll() == [1])
-        #expect(throws: Broken.self) { try handoff.takeAll() }
+        #expect(try handoff.takeAll(upToWeight: 10) == [1])
+        #expect(throws: Broken.self) { try handoff.takeAll(upToWeight: 10) }
     }
 
     @Test func givenAFullHandoffWhenTheConsumerTakesAllThenTheWaitingProducerGoesOn() throws {
@@ -35,9 +44,9 @@ struct HandoffTests {
             putThird.signal()
         }.start()
         #expect(putThird.wait(timeout: .now() + 0.2) == .timedOut, "the third waits for room")
-        #expect(try handoff.takeAll() == [1, 2])
+        #expect(try handoff.takeAll(upToWeight: 10) == [1, 2])
         #expect(putThird.wait(timeout: .now() + 10) == .success)
-        #expect(try handoff.takeAll() == [3])
+        #expect(try handoff.takeAll(upToWeight: 10) == [3])
     }
 
     @Test func joiningParsedBatchesKeepsTheirLinesInOrder() throws {

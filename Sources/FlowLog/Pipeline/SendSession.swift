@@ -31,17 +31,19 @@ public final class SendSession {
         self.output = output
     }
 
-    /// How many reads' batches (about 1 MiB of input each) one commit takes at most. A commit takes
-    /// whatever has been parsed while the one before it went to disk: commands that trickle in are
-    /// committed as they come, and a backlog goes in fewer, larger commits. On a large log with
-    /// many streams a commit rewrites a page of every stream it touches (their index leaves are
-    /// scattered), so fewer commits write far fewer bytes.
-    static let batchesPerCommit = 4
+    /// How many commands one commit takes at most. A commit takes whatever has been parsed while
+    /// the one before it went to disk, up to this: commands that trickle in are committed as they
+    /// come, and the many small reads of a pipe (64 KiB each) go in as few commits as the 1 MiB
+    /// reads of a file. Not more: each command in a commit holds about 2.7 KB of memory until the
+    /// commit (its envelope, events, records and puts), and the process stays within 64 MB.
+    static let commandsPerCommit = 16_384
+
 
     /// Reads and parses on a second thread while this one decides, commits and answers the batches
     /// before: parsing and waiting for the disk overlap, and the answers keep their order.
     public func run(reader: consuming LineReader) throws -> Summary {
-        let handoff = Handoff<ParsedBatch>(capacity: Self.batchesPerCommit)
+        // Parsed ahead: about two 1 MiB reads, or many more small ones.
+        let handoff = Handoff<ParsedBatch>(capacity: 2 * Self.commandsPerCommit, weight: { max($0.lineRejections.count, 1) })
         let input = ReaderBox(reader)
         Thread {
             do {
@@ -55,10 +57,10 @@ public final class SendSession {
         }.start()
         var summary = Summary()
         do {
-            var batches = try handoff.takeAll()
+            var batches = try handoff.takeAll(upToWeight: Self.commandsPerCommit)
             while !batches.isEmpty {
                 try answer(ParsedBatch(joining: batches), &summary)
-                batches = try handoff.takeAll()
+                batches = try handoff.takeAll(upToWeight: Self.commandsPerCommit)
             }
         } catch {
             handoff.cancel()
@@ -139,81 +141,6 @@ public final class SendSession {
             json.newline()
         }
         try output.write(json.bytes)
-    }
-}
-
-/// A bounded queue between one producer thread and one consumer, so reading ahead never holds more
-/// than `capacity` batches in memory.
-final class Handoff<Item>: @unchecked Sendable {
-    struct Cancelled: Error {}
-
-    private let condition = NSCondition()
-    private var items: [Item] = []
-    private var closed = false
-    private var cancelled = false
-    private var failure: (any Error)?
-    private let capacity: Int
-
-    init(capacity: Int) {
-        self.capacity = capacity
-    }
-
-    /// Waits for room; `false` when the consumer gave up.
-    func put(_ item: Item) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        while items.count >= capacity, !cancelled { condition.wait() }
-        guard !cancelled else { return false }
-        items.append(item)
-        condition.broadcast()
-        return true
-    }
-
-    func close(error: (any Error)?) {
-        condition.lock()
-        closed = true
-        failure = error
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    /// The next item; `nil` once the producer closed and everything was taken; the producer's error, if it failed.
-    /// Once the handoff is cancelled, `Cancelled` (a consumer that is itself a stage of a pipeline
-    /// must not wait for a producer that may never come back).
-    func take() throws -> Item? {
-        condition.lock()
-        defer { condition.unlock() }
-        while items.isEmpty, !closed, !cancelled { condition.wait() }
-        if cancelled { throw Cancelled() }
-        if !items.isEmpty {
-            condition.broadcast()
-            return items.removeFirst()
-        }
-        if let failure, !(failure is Cancelled) { throw failure }
-        return nil
-    }
-
-    /// Every item waiting (at least one, waiting for it); an empty array once the producer closed
-    /// and everything was taken; otherwise as `take`.
-    func takeAll() throws -> [Item] {
-        condition.lock()
-        defer { condition.unlock() }
-        while items.isEmpty, !closed, !cancelled { condition.wait() }
-        if cancelled { throw Cancelled() }
-        if !items.isEmpty {
-            condition.broadcast()
-            defer { items.removeAll(keepingCapacity: true) }
-            return items
-        }
-        if let failure, !(failure is Cancelled) { throw failure }
-        return []
-    }
-
-    func cancel() {
-        condition.lock()
-        cancelled = true
-        condition.broadcast()
-        condition.unlock()
     }
 }
 

@@ -1,0 +1,82 @@
+import Foundation
+
+/// A bounded queue between one producer thread and one consumer, so reading ahead never holds more
+/// than `capacity` in memory. Items count 1 each unless a `weight` says otherwise (`send` weighs
+/// its batches by their lines, so that many small reads may wait where a few large ones would).
+final class Handoff<Item>: @unchecked Sendable {
+    struct Cancelled: Error {}
+
+    private let condition = NSCondition()
+    private var items: [Item] = []
+    private var queuedWeight = 0
+    private var closed = false
+    private var cancelled = false
+    private var failure: (any Error)?
+    private let capacity: Int
+    private let weight: (Item) -> Int
+
+    init(capacity: Int, weight: @escaping (Item) -> Int = { _ in 1 }) {
+        self.capacity = capacity
+        self.weight = weight
+    }
+
+    /// Waits for room; `false` when the consumer gave up. An item heavier than the whole capacity
+    /// still goes in, once the queue is empty.
+    func put(_ item: Item) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while queuedWeight >= capacity, !cancelled { condition.wait() }
+        guard !cancelled else { return false }
+        items.append(item)
+        queuedWeight += weight(item)
+        condition.broadcast()
+        return true
+    }
+
+    func close(error: (any Error)?) {
+        condition.lock()
+        closed = true
+        failure = error
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// The next item; `nil` once the producer closed and everything was taken; the producer's error, if it failed.
+    /// Once the handoff is cancelled, `Cancelled` (a consumer that is itself a stage of a pipeline
+    /// must not wait for a producer that may never come back).
+    func take() throws -> Item? {
+        try takeAll(upToWeight: 0).first
+    }
+
+    /// The items waiting, oldest first: at least one (waiting for it), then more while their
+    /// weights add up to at most `limit`. An empty array once the producer closed and everything
+    /// was taken; otherwise as `take`.
+    func takeAll(upToWeight limit: Int) throws -> [Item] {
+        condition.lock()
+        defer { condition.unlock() }
+        while items.isEmpty, !closed, !cancelled { condition.wait() }
+        if cancelled { throw Cancelled() }
+        guard !items.isEmpty else {
+            if let failure, !(failure is Cancelled) { throw failure }
+            return []
+        }
+        var taken = 1
+        var total = weight(items[0])
+        while taken < items.count, total + weight(items[taken]) <= limit {
+            total += weight(items[taken])
+            taken += 1
+        }
+        queuedWeight -= total
+        let batch = Array(items.prefix(taken))
+        items.removeFirst(taken)
+        condition.broadcast()
+        return batch
+    }
+
+    func cancel() {
+        condition.lock()
+        cancelled = true
+        condition.broadcast()
+        condition.unlock()
+    }
+}
