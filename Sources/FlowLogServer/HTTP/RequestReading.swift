@@ -44,14 +44,20 @@ extension Request {
         let declared = headers[.contentLength].flatMap { Int($0) }
         if let declared, declared > limit { throw APIError.payloadTooLarge(limitMessage) }
         var collected = ByteBuffer()
-        for try await chunk in body {
-            guard collected.readableBytes + chunk.readableBytes <= limit else { throw APIError.payloadTooLarge(limitMessage) }
-            var chunk = chunk
-            collected.writeBuffer(&chunk)
+        let cutShort = APIError.requestTimeout("The body did not arrive whole in time; nothing was applied. Send the whole request at once.")
+        do {
+            for try await chunk in body {
+                guard collected.readableBytes + chunk.readableBytes <= limit else { throw APIError.payloadTooLarge(limitMessage) }
+                var chunk = chunk
+                collected.writeBuffer(&chunk)
+            }
+        } catch let error as APIError {
+            throw error
+        } catch {
+            // The deadline closed the connection, or the client left: not a failure of the server.
+            throw cutShort
         }
-        if let declared, collected.readableBytes != declared {
-            throw APIError.requestTimeout("The body ended after \(collected.readableBytes) of its \(declared) bytes; nothing was applied. Send the whole request at once.")
-        }
+        if let declared, collected.readableBytes != declared { throw cutShort }
         return collected
     }
 }
