@@ -3,9 +3,13 @@
     python3 scripts/serve-load/load.py --flowlog .build/release/flowlog --work DIR
         [--cases batched,single,sse,page] [--runs 3] [--duration 10] [--subscribers 100]
         [--events 100000] [--page-events 1000000]
+        [--batched-connections 16] [--single-connections 64] [--wrk-threads 2]
 
-batched  wrk, NDJSON batches of 100 commands a request (commands/s = requests/s x 100)
-single   wrk, one command a request (requests/s); every answer is sent after its commit
+batched  wrk -t2 -c16 (--batched-connections), NDJSON batches of 100 commands a request
+         (commands/s = requests/s x 100)
+single   wrk -t2 -c64 (--single-connections), one command a request (requests/s); every answer
+         is sent after its commit. A list (--single-connections 64,128,256) runs the case once
+         for each count: by Little's law the rate is at most connections / commit latency.
 sse      N subscribers on /events/subscribe, then `events` events committed: each subscriber must get
          every one, exactly once and in order (a subscriber cut off as slow resumes with Last-Event-ID,
          and is counted)
@@ -95,13 +99,12 @@ def fill(server, events, streams):
         written += count
 
 
-def wrk(args, case, batch):
+def wrk(args, case, batch, connections):
     rates = []
     failed = False
     for run in range(args.runs):
         server = Server(args.flowlog, args.work, f"{case}-{run}")
-        connections = "16" if batch > 1 else "64"
-        result = subprocess.run(["wrk", "-t2", "-c" + connections, f"-d{args.duration}s", "--timeout", "30s",
+        result = subprocess.run(["wrk", f"-t{args.wrk_threads}", f"-c{connections}", f"-d{args.duration}s", "--timeout", "30s",
                                  "-s", os.path.join(HERE, "commands.lua"), server.base],
                                 env={**os.environ, "BATCH": str(batch)}, capture_output=True, text=True)
         requests_per_second = float(re.search(r"Requests/sec:\s+([\d.]+)", result.stdout).group(1))
@@ -115,9 +118,9 @@ def wrk(args, case, batch):
         rate = requests_per_second * batch
         rates.append(rate)
         latency = re.search(r"Latency\s+(\S+)\s+(\S+)\s+(\S+)", result.stdout)
-        print(f"{case} run {run + 1}: {rate:,.0f} {TARGETS[case][0]} ({done:,} requests in {args.duration} s, "
+        print(f"{case} -t{args.wrk_threads} -c{connections} run {run + 1}: {rate:,.0f} {TARGETS[case][0]} ({done:,} requests in {args.duration} s, "
               f"latency avg {latency.group(1)} max {latency.group(3)}, head {head:,}, non-2xx {non_2xx.group(1) if non_2xx else 0}, "
-              f"rejected {rejected:.0f}){'' if ok else '  CHECK FAILED'}", flush=True)
+              f"rejected {rejected:.0f}, load average {os.getloadavg()[0]:.1f}){'' if ok else '  CHECK FAILED'}", flush=True)
     return statistics.median(rates), failed
 
 
@@ -254,16 +257,22 @@ def main():
     parser.add_argument("--subscribers", type=int, default=100)
     parser.add_argument("--events", type=int, default=100_000)
     parser.add_argument("--page-events", type=int, default=1_000_000)
+    parser.add_argument("--batched-connections", default="16", help="wrk connections of the batched case (a comma-separated list runs it for each)")
+    parser.add_argument("--single-connections", default="64", help="wrk connections of the single case (a comma-separated list runs it for each)")
+    parser.add_argument("--wrk-threads", type=int, default=2)
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)
     failed = False
     summary = []
     for case in args.cases.split(","):
         if case in ("batched", "single"):
-            median, bad = wrk(args, case, 100 if case == "batched" else 1)
-            unit, target = TARGETS[case]
-            failed |= bad
-            summary.append(f"{case:8} median {median:>10,.0f} {unit:11} target >= {target:,}: {'met' if median >= target else 'MISSED'}")
+            counts = args.batched_connections if case == "batched" else args.single_connections
+            for connections in [int(count) for count in counts.split(",")]:
+                median, bad = wrk(args, case, 100 if case == "batched" else 1, connections)
+                unit, target = TARGETS[case]
+                failed |= bad
+                summary.append(f"{case:8} wrk -t{args.wrk_threads} -c{connections:<4} median {median:>10,.0f} {unit:11} "
+                               f"target >= {target:,}: {'met' if median >= target else 'MISSED'}")
         elif case == "sse":
             elapsed, bad = sse(args)
             failed |= bad

@@ -21,7 +21,7 @@ struct AccessLogMiddleware: RouterMiddleware {
                 "path": .string(String(request.uri.path.prefix(256))),
                 "route": .string(route),
                 "status": .stringConvertible(status),
-                "ms": .string(String(format: "%.3f", Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)),
+                "ms": .string(JSONLineLogHandler.milliseconds(elapsed)),
             ])
         }
         let response = try await next(request, context)

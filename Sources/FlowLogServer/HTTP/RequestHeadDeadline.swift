@@ -1,13 +1,18 @@
 import Hummingbird
 import HummingbirdCore
+import HTTPTypes
 import Logging
 import NIOCore
 import NIOHTTPTypes
 
-/// HTTP/1 with a deadline on every request head: a client that has sent part of a request but
-/// not its whole head within `deadline` (slowloris) gets a 408 and the connection is closed.
-/// (Hummingbird's `idleTimeout` covers idle connections; a body that trickles in is bounded by
-/// the routes' own deadline.)
+/// HTTP/1 with a deadline on every request: a client that has sent part of a request but not all
+/// of it, head and body, within `deadline` (slowloris, a trickling body) gets a 408 and the
+/// connection is closed. `POST /sessions` (a dropped export of up to 64 MiB) gets four times as
+/// long from its head on. (Hummingbird's `idleTimeout` covers idle connections.)
+///
+/// One timer a request, armed and cancelled on the event loop: the routes read bodies with no
+/// timer of their own (a task group racing a `Task.sleep` for every request cost more than the
+/// decoding of a command).
 struct GuardedHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     typealias Value = HTTP1Channel.Value
     let inner: HTTP1Channel
@@ -15,7 +20,7 @@ struct GuardedHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
 
     init(responder: @escaping HTTPChannelHandler.Responder, idleTimeout: TimeAmount, deadline: TimeAmount) {
         self.deadline = deadline
-        inner = HTTP1Channel(responder: responder, configuration: .init(additionalChannelHandlers: [HeadWatch()], idleTimeout: idleTimeout))
+        inner = HTTP1Channel(responder: responder, configuration: .init(additionalChannelHandlers: [RequestWatch(uploadDeadline: deadline * 4)], idleTimeout: idleTimeout))
     }
 
     var responder: HTTPChannelHandler.Responder { inner.responder }
@@ -33,36 +38,58 @@ struct GuardedHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     }
 }
 
-/// Sees request heads and response ends (after the HTTP codec) and tells the raw handler.
-final class HeadWatch: ChannelDuplexHandler, RemovableChannelHandler, @unchecked Sendable {
+/// Sees request heads and ends and response heads and ends (after the HTTP codec) and tells the
+/// raw handler.
+final class RequestWatch: ChannelDuplexHandler, RemovableChannelHandler, @unchecked Sendable {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
     typealias OutboundIn = HTTPResponsePart
     typealias OutboundOut = HTTPResponsePart
     private var raw: RawRequestDeadline?
+    private let uploadDeadline: TimeAmount
+
+    init(uploadDeadline: TimeAmount) {
+        self.uploadDeadline = uploadDeadline
+    }
 
     func handlerAdded(context: ChannelHandlerContext) {
         raw = try? context.pipeline.syncOperations.handler(type: RawRequestDeadline.self)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if case .head = unwrapInboundIn(data) { raw?.headArrived() }
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            raw?.headArrived(extendedTo: head.method == .post && head.path == "/sessions" ? uploadDeadline : nil)
+        case .end: raw?.requestEnded()
+        case .body: break
+        }
         context.fireChannelRead(data)
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data) { raw?.responseEnded() }
+        switch unwrapOutboundIn(data) {
+        case .head(let head) where head.status.kind != .informational: raw?.responseStarted()
+        case .end: raw?.responseEnded()
+        default: break
+        }
         context.write(data, promise: promise)
     }
 }
 
 /// First in the pipeline: arms a timer when the first bytes of a request arrive, disarmed once
-/// the request's head has been decoded.
+/// the whole request (head and body) has been decoded. When it fires, the client gets a 408 if no
+/// response is under way (else the connection is only closed), and the connection is closed: a
+/// route waiting for the rest of the body sees it cut short and applies nothing.
 final class RawRequestDeadline: ChannelInboundHandler, RemovableChannelHandler, @unchecked Sendable {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
     private let deadline: TimeAmount
-    private var waitingForHead = true
+    /// A request's first bytes have come and its end has not been decoded.
+    private var receiving = false
+    private var headArrived = false
+    private var requestHeads = 0
+    private var responseHeads = 0
+    private var responseEnds = 0
     private var timer: Scheduled<Void>?
     private var context: ChannelHandlerContext?
 
@@ -77,24 +104,45 @@ final class RawRequestDeadline: ChannelInboundHandler, RemovableChannelHandler, 
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if waitingForHead, timer == nil {
-            timer = context.eventLoop.scheduleTask(in: deadline) { [weak self] in self?.expire() }
+        if !receiving {
+            receiving = true
+            headArrived = false
+            arm(deadline, on: context.eventLoop)
         }
         context.fireChannelRead(data)
     }
 
-    func headArrived() {
-        waitingForHead = false
+    private func arm(_ delay: TimeAmount, on eventLoop: any EventLoop) {
+        timer?.cancel()
+        timer = eventLoop.scheduleTask(in: delay) { [weak self] in self?.expire() }
+    }
+
+    /// `extendedTo`: the rest of this request gets that long from now (an upload).
+    func headArrived(extendedTo extended: TimeAmount?) {
+        headArrived = true
+        requestHeads += 1
+        if let extended, receiving, let context { arm(extended, on: context.eventLoop) }
+    }
+
+    func requestEnded() {
+        receiving = false
         timer?.cancel()
         timer = nil
     }
 
-    func responseEnded() { waitingForHead = true }
+    func responseStarted() { responseHeads += 1 }
+    func responseEnded() { responseEnds += 1 }
 
     private func expire() {
         timer = nil
-        guard waitingForHead, let context else { return }
-        let body = #"{"error":{"code":"requestTimeout","message":"The request head did not arrive in time; send the whole request at once."}}"# + "\n"
+        guard receiving, let context else { return }
+        let midResponse = responseHeads != responseEnds
+        let alreadyAnswered = headArrived && responseEnds >= requestHeads
+        if midResponse || alreadyAnswered {
+            context.close(promise: nil)
+            return
+        }
+        let body = #"{"error":{"code":"requestTimeout","message":"The request did not arrive in time; send the whole request, head and body, at once."}}"# + "\n"
         let response = "HTTP/1.1 408 Request Timeout\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body
         context.writeAndFlush(NIOAny(ByteBuffer(string: response))).whenComplete { _ in context.close(promise: nil) }
     }

@@ -271,6 +271,16 @@ final class EventFollower: @unchecked Sendable {
     }
 
     private func publish(from first: Int, through last: Int) throws {
+        // With nobody live, nothing is read or encoded: the head moves on, and a subscriber that
+        // joins later reads up to it from the log first (`goLive`), under the same lock.
+        lock.lock()
+        if live.isEmpty {
+            head = last
+            lock.unlock()
+            metrics.setHead(last)
+            return
+        }
+        lock.unlock()
         var position = first
         while position <= last {
             var batch = FrameBatch()

@@ -15,13 +15,12 @@ struct CommandRoutes {
     }
 
     func send(_ request: Request) async throws -> Response {
-        let deadline = ContinuousClock.now + limits.requestTimeout
         switch request.mediaType {
         case "application/json":
-            let body = try await request.readBody(limit: limits.commandBytes, limitMessage: "The body is over 1 MiB, the limit for one command; send many commands as application/x-ndjson.", deadline: deadline)
+            let body = try await request.readBody(limit: limits.commandBytes, limitMessage: "The body is over 1 MiB, the limit for one command; send many commands as application/x-ndjson.")
             return try await single(body)
         case "application/x-ndjson":
-            let body = try await request.readBody(limit: limits.batchBytes, limitMessage: "The body is over 16 MiB, the limit for a batch of commands; split it into several requests.", deadline: deadline)
+            let body = try await request.readBody(limit: limits.batchBytes, limitMessage: "The body is over 16 MiB, the limit for a batch of commands; split it into several requests.")
             return try await batch(body)
         case let other:
             throw APIError(status: .unsupportedMediaType, code: "unsupportedMediaType",

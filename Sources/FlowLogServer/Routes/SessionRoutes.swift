@@ -31,8 +31,7 @@ struct SessionRoutes {
             throw APIError(status: .unsupportedMediaType, code: "unsupportedMediaType",
                            message: "Send the export as Content-Type application/x-ndjson, not \(request.mediaType.map { Query.shown($0) } ?? "none").")
         }
-        let body = try await request.readBody(limit: limits.sessionBytes, limitMessage: "The file is over 64 MiB, the limit for a session; export fewer streams (`flowlog export --stream S`).",
-                                              deadline: .now + limits.requestTimeout * 4)
+        let body = try await request.readBody(limit: limits.sessionBytes, limitMessage: "The file is over 64 MiB, the limit for a session; export fewer streams (`flowlog export --stream S`).")
         let id = ScratchSessions.newID()
         let log: SessionLog = try await readers.run {
             do {

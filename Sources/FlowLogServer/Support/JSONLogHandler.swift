@@ -2,7 +2,11 @@ import Foundation
 import Logging
 
 /// swift-log on standard error, one JSON object a line (`time`, `level`, `label`, `message` and
-/// the metadata as members), so access logs can be read by a program.
+/// the metadata as members, sorted by name), so access logs can be read by a program.
+///
+/// Every request logs a line, so the line is built as bytes (no `String(format:)`, no Foundation
+/// `Data`) and written with one `write(2)`: formatting it the Foundation way cost about a tenth
+/// of the server's CPU at 5,000 requests/s.
 struct JSONLineLogHandler: LogHandler {
     let label: String
     var logLevel: Logger.Level = .info
@@ -19,39 +23,130 @@ struct JSONLineLogHandler: LogHandler {
     }
 
     func log(event: LogEvent) {
-        var line = "{\"time\":\"\(Self.now())\",\"level\":\"\(event.level.rawValue)\",\"label\":\(Self.quoted(label)),\"message\":\(Self.quoted("\(event.message)"))"
-        for (key, value) in metadata.merging(event.metadata ?? [:], uniquingKeysWith: { $1 }).sorted(by: { $0.key < $1.key }) {
-            line += ",\(Self.quoted(key)):\(Self.quoted("\(value)"))"
-        }
-        line += "}\n"
+        let line = Self.line(time: Self.now(), level: event.level.rawValue, label: label, message: "\(event.message)",
+                             metadata: metadata.isEmpty ? event.metadata ?? [:] : metadata.merging(event.metadata ?? [:], uniquingKeysWith: { $1 }))
         Self.lock.lock()
-        FileHandle.standardError.write(Data(line.utf8))
+        line.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let written = write(STDERR_FILENO, raw.baseAddress! + offset, raw.count - offset)
+                if written < 0, errno == EINTR { continue }
+                if written <= 0 { break }   // a closed stderr loses the line, never the request
+                offset += written
+            }
+        }
         Self.lock.unlock()
     }
 
-    static func quoted(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0x7F { out += String(format: "\\u%04x", scalar.value) } else { out.unicodeScalars.append(scalar) }
+    /// One log line, newline included.
+    static func line(time: timespec, level: String, label: String, message: String, metadata: Logger.Metadata) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(256)
+        append("{\"time\":\"", to: &out)
+        appendTime(time, to: &out)
+        append("\",\"level\":", to: &out)
+        appendQuoted(level, to: &out)
+        append(",\"label\":", to: &out)
+        appendQuoted(label, to: &out)
+        append(",\"message\":", to: &out)
+        appendQuoted(message, to: &out)
+        for (key, value) in metadata.sorted(by: { $0.key < $1.key }) {
+            out.append(UInt8(ascii: ","))
+            appendQuoted(key, to: &out)
+            out.append(UInt8(ascii: ":"))
+            switch value {
+            case .string(let text): appendQuoted(text, to: &out)
+            case .stringConvertible(let convertible): appendQuoted(convertible.description, to: &out)
+            default: appendQuoted("\(value)", to: &out)
             }
         }
-        return out + "\""
+        append("}\n", to: &out)
+        return out
     }
 
-    static func now() -> String {
+    private static func append(_ fragment: StaticString, to out: inout [UInt8]) {
+        out.append(contentsOf: UnsafeBufferPointer(start: fragment.utf8Start, count: fragment.utf8CodeUnitCount))
+    }
+
+    /// `text` as a JSON string: quotes, backslashes and control characters (DEL included) escaped.
+    static func appendQuoted(_ text: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): out.append(UInt8(ascii: "\\")); out.append(byte)
+            case UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\")); out.append(byte)
+            case 0x0A: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "n"))
+            case 0x0D: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "r"))
+            case 0x09: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "t"))
+            case 0..<0x20, 0x7F:
+                append("\\u00", to: &out)
+                out.append(hexDigit(byte >> 4))
+                out.append(hexDigit(byte & 0xF))
+            default: out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+
+    private static func hexDigit(_ value: UInt8) -> UInt8 { value < 10 ? 0x30 + value : 0x61 + value - 10 }
+
+    static func now() -> timespec {
         var time = timespec()
         clock_gettime(CLOCK_REALTIME, &time)
-        var parts = tm()
-        var seconds = time.tv_sec
-        gmtime_r(&seconds, &parts)
-        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday,
-                      parts.tm_hour, parts.tm_min, parts.tm_sec, time.tv_nsec / 1000)
+        return time
+    }
+
+    /// `2026-11-24T00:47:53.003721Z` (UTC, microseconds), from the days since 1970 by the civil
+    /// calendar's arithmetic (no `gmtime_r`, which takes the time-zone lock).
+    static func appendTime(_ time: timespec, to out: inout [UInt8]) {
+        let seconds = Int(time.tv_sec)
+        var days = seconds / 86_400
+        var inDay = seconds % 86_400
+        if inDay < 0 { inDay += 86_400; days -= 1 }
+        // Days to year, month, day (proleptic Gregorian), with eras of 400 years from 0000-03-01.
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        appendDigits(year, 4, to: &out); out.append(UInt8(ascii: "-"))
+        appendDigits(month, 2, to: &out); out.append(UInt8(ascii: "-"))
+        appendDigits(day, 2, to: &out); out.append(UInt8(ascii: "T"))
+        appendDigits(inDay / 3600, 2, to: &out); out.append(UInt8(ascii: ":"))
+        appendDigits(inDay / 60 % 60, 2, to: &out); out.append(UInt8(ascii: ":"))
+        appendDigits(inDay % 60, 2, to: &out); out.append(UInt8(ascii: "."))
+        appendDigits(Int(time.tv_nsec) / 1000, 6, to: &out); out.append(UInt8(ascii: "Z"))
+    }
+
+    /// `value` (0 or more) in decimal, zero-padded to `width` digits.
+    static func appendDigits(_ value: Int, _ width: Int, to out: inout [UInt8]) {
+        var count = 1
+        var divisor = 1
+        while value / divisor >= 10 {
+            count += 1
+            divisor *= 10
+        }
+        for _ in count..<max(width, count) { out.append(0x30) }
+        var rest = value
+        while divisor > 0 {
+            out.append(UInt8(0x30 + rest / divisor))
+            rest %= divisor
+            divisor /= 10
+        }
+    }
+
+    /// Milliseconds with three decimals (`15.230`), as the access log writes a request's time.
+    static func milliseconds(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        let micros = max(0, seconds * 1_000_000 + attoseconds / 1_000_000_000_000)
+        var out: [UInt8] = []
+        appendDigits(Int(micros / 1000), 1, to: &out)
+        out.append(UInt8(ascii: "."))
+        appendDigits(Int(micros % 1000), 3, to: &out)
+        return String(decoding: out, as: UTF8.self)
     }
 }

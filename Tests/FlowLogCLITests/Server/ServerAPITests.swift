@@ -268,5 +268,16 @@ struct ServerAPITests {
         let logs = server.stderr.split(separator: "\n").filter { $0.contains(#""message":"request""#) }
         #expect(logs.contains { $0.contains(#""route":"/streams/{stream}""#) && $0.contains(#""status":"200""#) })
         #expect(!server.stderr.contains("at=3"))
+        // Each line is one JSON object: its members as strings, the time in UTC with microseconds.
+        let line = try #require(logs.first { $0.contains(#""route":"/streams/{stream}""#) })
+        let fields = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: String])
+        #expect(fields["path"] == "/streams/demo-1" && fields["method"] == "GET" && fields["level"] == "info" && fields["label"] == "flowlog.serve")
+        #expect(fields["ms"]?.range(of: #"^[0-9]+\.[0-9]{3}$"#, options: .regularExpression) != nil, "\(fields["ms"] ?? "no ms")")
+        let time = try #require(fields["time"])
+        #expect(time.range(of: #"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z$"#, options: .regularExpression) != nil, "\(time)")
+        let parser = ISO8601DateFormatter()
+        parser.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let logged = try #require(parser.date(from: time))
+        #expect(abs(logged.timeIntervalSinceNow) < 300, "\(time) is the time of the request")
     }
 }

@@ -123,6 +123,31 @@ struct ServerSafetyTests {
         #expect(try server.headPosition() == 0)
         // The server still answers everyone else.
         #expect(try server.post("/commands", json: command).status == 200)
+        // An export dropped on the inspector may take four times as long (a 64 MiB upload).
+        let file = try Array(Data(contentsOf: FlowLogProcess.fixtures.appendingPathComponent("bugs/empty-checkout.ndjson")))
+        let upload = try RawHTTP.connect(port: server.port)
+        defer { close(upload) }
+        let request = RawHTTP.requestBytes(method: "POST", path: "/sessions", headers: ["Content-Type": "application/x-ndjson"], body: file)
+        try RawHTTP.send(upload, Array(request.dropLast(file.count / 2)))
+        usleep(1_500_000)
+        try RawHTTP.send(upload, Array(request.suffix(file.count / 2)))
+        #expect(try RawHTTP.parse(RawHTTP.readAll(upload)).status == 201)
+        // One connection, several requests: the deadline is per request, not per connection.
+        let before = try server.headPosition()
+        let kept = try RawHTTP.connect(port: server.port)
+        defer { close(kept) }
+        let first = Array("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+        try RawHTTP.send(kept, first)
+        usleep(700_000)
+        try RawHTTP.send(kept, first)
+        usleep(700_000)
+        try RawHTTP.send(kept, RawHTTP.requestBytes(method: "POST", path: "/commands", headers: ["Content-Type": "application/json"], body: Array(command.utf8)))
+        let answers = String(decoding: RawHTTP.readAll(kept), as: UTF8.self)
+        #expect(answers.components(separatedBy: "HTTP/1.1 200 OK").count == 4, "\(answers)")
+        #expect(try server.headPosition() > before)
+        // A body cut short by the deadline is the client's 408, not a failure of the server.
+        #expect(!server.stderr.contains("unexpected failure"), "\(server.stderr)")
+        #expect(server.stderr.contains(#""path":"/commands","route":"/commands","status":"408""#))
     }
 
     @Test func theNumberOfSubscribersIsCapped() throws {

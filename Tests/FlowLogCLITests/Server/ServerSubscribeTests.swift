@@ -61,6 +61,21 @@ struct ServerSubscribeTests {
         #expect(try server.get("/events/subscribe?type=nope").errorCode == "invalidParameter")
     }
 
+    @Test func subscribersJoiningAfterUnwatchedCommitsMissNothing() throws {
+        let server = try ServedLog()
+        // Nobody subscribes while these commit: the follower moves its head past them without reading them.
+        for _ in 0..<3 { #expect(try server.postNDJSON("/commands", batch("q", 100)).status == 200) }
+        #expect(try server.headPosition() == 300)
+        Thread.sleep(forTimeInterval: 1)   // the follower polls the log every 50 ms
+        let fromStart = try EventStreamReader(port: server.port, path: "/events/subscribe?from=1")
+        let onlyNew = try EventStreamReader(port: server.port, path: "/events/subscribe")
+        _ = onlyNew.nextFrame()   // retry: … first; it starts after the follower's head, 300
+        _ = fromStart.nextFrame()
+        for _ in 0..<2 { #expect(try server.postNDJSON("/commands", batch("q", 100)).status == 200) }
+        #expect(firstDifference(fromStart.events(500).map(\.id), 1...500) == nil)
+        #expect(firstDifference(onlyNew.events(200).map(\.id), 301...500) == nil)
+    }
+
     @Test func heartbeatsKeepAQuietStreamAlive() throws {
         let server = try ServedLog(arguments: ["--heartbeat", "0.3"])
         let reader = try EventStreamReader(port: server.port, path: "/events/subscribe")
