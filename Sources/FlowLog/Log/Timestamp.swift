@@ -103,7 +103,8 @@ public enum CivilDate {
         }
     }
 
-    static func from(daysSinceEpoch days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+    /// The proleptic Gregorian date `days` after 1970-01-01, by eras of 400 years from 0000-03-01.
+    public static func from(daysSinceEpoch days: Int64) -> (year: Int64, month: Int64, day: Int64) {
         let shifted = days + 719_468
         let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
         let dayOfEra = shifted - era * 146_097

@@ -1,3 +1,4 @@
+import FlowLog
 import Foundation
 import Logging
 
@@ -97,22 +98,14 @@ struct JSONLineLogHandler: LogHandler {
     }
 
     /// `2026-11-24T00:47:53.003721Z` (UTC, microseconds), from the days since 1970 by the civil
-    /// calendar's arithmetic (no `gmtime_r`, which takes the time-zone lock).
+    /// calendar's arithmetic (`CivilDate`; no `gmtime_r`, which takes the time-zone lock).
     static func appendTime(_ time: timespec, to out: inout [UInt8]) {
         let seconds = Int(time.tv_sec)
         var days = seconds / 86_400
         var inDay = seconds % 86_400
         if inDay < 0 { inDay += 86_400; days -= 1 }
-        // Days to year, month, day (proleptic Gregorian), with eras of 400 years from 0000-03-01.
-        let shifted = days + 719_468
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        let date = CivilDate.from(daysSinceEpoch: Int64(days))
+        let (year, month, day) = (Int(date.year), Int(date.month), Int(date.day))
         appendDigits(year, 4, to: &out); out.append(UInt8(ascii: "-"))
         appendDigits(month, 2, to: &out); out.append(UInt8(ascii: "-"))
         appendDigits(day, 2, to: &out); out.append(UInt8(ascii: "T"))
