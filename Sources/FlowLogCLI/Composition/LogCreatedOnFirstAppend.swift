@@ -9,7 +9,8 @@ import Glibc
 /// folder behind. Until then the log reads as empty, which is what a log that does not exist holds.
 /// A path that could never hold a log (its folder is missing, it holds something else) is refused
 /// at once, before any input is read, as before.
-final class LogCreatedOnFirstAppend: EventLog {
+/// It reads many streams at once when the log it opened can (`StreamBatchReading`: PostgreSQL).
+final class LogCreatedOnFirstAppend: EventLog, StreamBatchReading {
     private let options: LogOptions
     private var opened: (any LogStore)?
     let location: String
@@ -55,6 +56,16 @@ final class LogCreatedOnFirstAppend: EventLog {
 
     func state(ofStream stream: String, throughPosition: Int?) throws -> (state: FlowState, version: Int) {
         try opened?.state(ofStream: stream, throughPosition: throughPosition) ?? (FlowDecider.initialState, 0)
+    }
+
+    func versions(of streams: [String]) throws -> [String: Int] {
+        if let reader = opened as? any StreamBatchReading { return try reader.versions(of: streams) }
+        return Dictionary(try streams.map { ($0, try version(of: $0)) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    func states(ofStreams streams: [String]) throws -> [String: (state: FlowState, version: Int)] {
+        if let reader = opened as? any StreamBatchReading { return try reader.states(ofStreams: streams) }
+        return Dictionary(try streams.map { ($0, try state(ofStream: $0, throughPosition: nil)) }, uniquingKeysWith: { first, _ in first })
     }
 
     private static func parentFolder(of path: String) -> String {
