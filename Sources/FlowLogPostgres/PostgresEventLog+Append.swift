@@ -3,20 +3,29 @@ import FlowLog
 import Foundation
 import PostgresNIO
 
-extension PostgresEventLog {
+extension PostgresEventLog: DeferredCommitAppending {
+    public var defersCommit: Bool { true }
+
     /// One transaction per batch, serialised with every other writer of the log by a transaction-scoped
     /// advisory lock, so positions are assigned and committed in order (docs/postgres.md, "Gap-free").
-    ///
-    /// Two waits for the server: the first sends `BEGIN`, takes the lock and reads the head, the
-    /// snapshot interval, the batch's streams and its command ids (statements after the lock see
-    /// every earlier append); `AppendRules` then decide in memory, and the second sends one statement
-    /// that inserts the events, receipts and stream versions and notifies followers, then `COMMIT`.
     public func append(_ requests: [AppendRequest]) throws -> [AppendResult] {
+        let (results, commit) = try appendDeferringCommit(requests)
+        try commit.wait()
+        return results
+    }
+
+    /// Two waits for the server, and a third left to the caller: the first sends `BEGIN`, takes the
+    /// lock and reads the head, the snapshot interval, the batch's streams and its command ids
+    /// (statements after the lock see every earlier append); `AppendRules` then decide in memory,
+    /// and one statement that inserts the events, receipts and stream versions and notifies
+    /// followers is sent with `COMMIT`, without waiting: the caller decides its next batch while
+    /// the server writes this one. Any next call on this log (the next append's `BEGIN` included)
+    /// first waits for that commit and throws its failure.
+    public func appendDeferringCommit(_ requests: [AppendRequest]) throws -> (results: [AppendResult], commit: any PendingCommit) {
         try requireWritable()
         let streams = Array(Set(requests.map(\.stream)))
         let commands = requests.compactMap { request in request.commandId.map { (request.stream, $0) } }
         return try withSession { session in
-            var answered = false
             do {
                 let read = try session.queries([
                     "BEGIN",
@@ -41,18 +50,53 @@ extension PostgresEventLog {
                 if !transaction.positions.isEmpty { statements.append(transaction.writeStatement(schema: schema)) }
                 if !transaction.snapshotStreams.isEmpty { statements.append(transaction.snapshotStatement(schema: schema)) }
                 statements.append("COMMIT")
-                answered = true
-                _ = try session.queries(statements, during: "committing an append")
-                return results
+                let commit = PostgresPendingCommit(log: self, sent: try session.send(statements))
+                inFlight = commit
+                return (results, commit)
             } catch {
                 if session.connection != nil { _ = try? session.query("ROLLBACK") }
-                if answered, case FlowLogError.io(let path, let detail) = error, session.connection == nil {
-                    // The COMMIT may have reached the server: say so, rather than promise nothing was written.
-                    throw FlowLogError.io(path: path, detail: detail + "; the batch may or may not have been committed: send it again (command ids make a retry a duplicate)")
-                }
                 throw error
             }
         }
+    }
+
+    /// Waits for the commit in flight, if any, and throws its failure (the caller holds `lock`).
+    func settleCommit() throws {
+        guard let commit = inFlight else { return }
+        inFlight = nil
+        do {
+            _ = try session.finish(commit.sent, during: "committing an append")
+            commit.outcome = .success(())
+        } catch {
+            if session.connection != nil { _ = try? session.query("ROLLBACK") }
+            if case .io(let path, let detail) = error, session.connection == nil {
+                // The COMMIT may have reached the server: say so, rather than promise nothing was written.
+                commit.outcome = .failure(.io(path: path, detail: detail + "; the batch may or may not have been committed: send it again (command ids make a retry a duplicate)"))
+            } else {
+                commit.outcome = .failure(error)
+            }
+        }
+        try commit.outcome!.get()
+    }
+}
+
+/// An append's `COMMIT` on its way (`appendDeferringCommit`).
+final class PostgresPendingCommit: PendingCommit {
+    private unowned let log: PostgresEventLog
+    let sent: PostgresSession.Sent
+    /// Set once the answers came (by `wait`, or by the log's next call).
+    var outcome: Result<Void, FlowLogError>?
+
+    init(log: PostgresEventLog, sent: PostgresSession.Sent) {
+        self.log = log
+        self.sent = sent
+    }
+
+    func wait() throws {
+        log.lock.lock()
+        defer { log.lock.unlock() }
+        if outcome == nil { try log.settleCommit() }
+        try outcome!.get()
     }
 }
 

@@ -41,6 +41,8 @@ public final class PostgresEventLog: EventLog, @unchecked Sendable {
     var listening = false
     /// Reused to encode appended records.
     var encoder = BinaryWriter(capacity: 512)
+    /// The last append's `COMMIT`, while nobody has waited for it (`appendDeferringCommit`).
+    var inFlight: PostgresPendingCommit?
 
     /// Opens the log that `url` names (`postgres://…` or `postgresql://…`). `.readWriteCreating`
     /// creates its tables (in one transaction) when its schema holds none; no access ever creates the
@@ -76,6 +78,7 @@ public final class PostgresEventLog: EventLog, @unchecked Sendable {
     public func close() {
         lock.lock()
         defer { lock.unlock() }
+        try? settleCommit()
         session.close()
     }
 
@@ -86,6 +89,8 @@ public final class PostgresEventLog: EventLog, @unchecked Sendable {
     func withSession<Result>(_ body: (PostgresSession) throws -> Result) throws -> Result {
         lock.lock()
         defer { lock.unlock() }
+        // Nothing runs after an append whose commit failed, and nothing reports on it before it is settled.
+        try settleCommit()
         do {
             return try body(session)
         } catch let error as FlowLogError {

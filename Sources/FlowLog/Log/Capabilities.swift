@@ -133,3 +133,26 @@ public protocol StreamBatchReading: AnyObject {
     func states(ofStreams streams: [String]) throws -> [String: (state: FlowState, version: Int)]
 }
 
+/// A log whose append answers before its commit is confirmed, so its caller can decide the next
+/// batch while the server commits this one (PostgreSQL: the server's work on a batch and the
+/// client's on the next overlap instead of taking turns).
+public protocol DeferredCommitAppending: AnyObject {
+    /// Whether `appendDeferringCommit` really returns before the commit (a wrapper may hold a log
+    /// that does not).
+    var defersCommit: Bool { get }
+    /// `EventLog.append`'s answers, which hold only once `commit.wait()` returns: none of them may
+    /// be told to anyone before. The log's next call waits for the commit first and throws its
+    /// failure, so nothing is appended after a batch whose commit failed.
+    func appendDeferringCommit(_ requests: [AppendRequest]) throws -> (results: [AppendResult], commit: any PendingCommit)
+}
+
+/// A commit on its way; `wait` returns once it is durable, or throws why it is not (every call the same).
+public protocol PendingCommit: AnyObject {
+    func wait() throws
+}
+
+/// A commit that was over before it was handed out (a log that cannot defer).
+public final class SettledCommit: PendingCommit {
+    public init() {}
+    public func wait() throws {}
+}

@@ -60,6 +60,8 @@ public final class CommandProcessor {
     private var scratch = BinaryWriter(capacity: 512)
     /// How often a batch is re-decided when other writers keep moving its streams.
     private let maximumRetries = 32
+    /// The commits `handleDeferringCommit` did not wait for (nil: every append waits for its own).
+    var deferredCommits: [any PendingCommit]?
 
     /// `cacheBudget`: about how many bytes of stream states to keep between batches (`StateCache`);
     /// the default holds about 3,000 sessions of 75 orders each.
@@ -255,7 +257,7 @@ public final class CommandProcessor {
             for offset in requests.indices where stale.contains(requests[offset].stream) { retry.append(requestOwners[offset]) }
         }
 
-        let results = sent.isEmpty ? [] : try log.append(sent.count == requests.count ? requests : sent.map { requests[$0] })
+        let results = sent.isEmpty ? [] : try append(sent.count == requests.count ? requests : sent.map { requests[$0] })
         var movedStreams: Set<String> = []
         for (offset, result) in zip(sent, results) {
             let index = requestOwners[offset]

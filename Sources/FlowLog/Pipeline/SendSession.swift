@@ -48,7 +48,11 @@ public final class SendSession {
         }.start()
         var summary = Summary()
         do {
-            while let batch = try handoff.take() { try answer(batch, &summary) }
+            if processor.defersCommits {
+                try answerOverlapping(handoff, &summary)
+            } else {
+                while let batch = try handoff.take() { try write(batch, try processor.handle(batch.envelopes), &summary) }
+            }
         } catch {
             handoff.cancel()
             throw error
@@ -94,8 +98,34 @@ public final class SendSession {
         return batch
     }
 
-    private func answer(_ batch: ParsedBatch, _ summary: inout Summary) throws {
-        let outcomes = try processor.handle(batch.envelopes)
+    /// With a log that defers commits (PostgreSQL): the next batch, when it has been read already, is
+    /// decided while the server commits this one; this one's answers are written once its commit is
+    /// confirmed. When no next batch is there yet, the answers are written as soon as the commit is
+    /// done, so that a caller waiting for them before it writes more (a pipe, a person) gets them.
+    private func answerOverlapping(_ handoff: Handoff<ParsedBatch>, _ summary: inout Summary) throws {
+        var previous: (batch: ParsedBatch, outcomes: [CommandOutcome], commit: any PendingCommit)?
+        while true {
+            var next = previous == nil ? nil : handoff.poll()
+            if next == nil {
+                if let done = previous {
+                    try done.commit.wait()
+                    try write(done.batch, done.outcomes, &summary)
+                    previous = nil
+                }
+                guard let taken = try handoff.take() else { return }
+                next = taken
+            }
+            let batch = next!
+            let (outcomes, commit) = try processor.handleDeferringCommit(batch.envelopes)
+            if let done = previous {
+                try done.commit.wait()
+                try write(done.batch, done.outcomes, &summary)
+            }
+            previous = (batch, outcomes, commit)
+        }
+    }
+
+    private func write(_ batch: ParsedBatch, _ outcomes: [CommandOutcome], _ summary: inout Summary) throws {
         var next = outcomes.makeIterator()
         json.reset()
         for rejection in batch.lineRejections {
@@ -167,6 +197,16 @@ final class Handoff<Item>: @unchecked Sendable {
         }
         if let failure, !(failure is Cancelled) { throw failure }
         return nil
+    }
+
+    /// The next item if one is waiting now; `nil` otherwise (the caller then `take`s, which waits,
+    /// and reports the end or the producer's error).
+    func poll() -> Item? {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !items.isEmpty, !cancelled else { return nil }
+        condition.broadcast()
+        return items.removeFirst()
     }
 
     func cancel() {

@@ -9,8 +9,9 @@ import Glibc
 /// folder behind. Until then the log reads as empty, which is what a log that does not exist holds.
 /// A path that could never hold a log (its folder is missing, it holds something else) is refused
 /// at once, before any input is read, as before.
-/// It reads many streams at once when the log it opened can (`StreamBatchReading`: PostgreSQL).
-final class LogCreatedOnFirstAppend: EventLog, StreamBatchReading {
+/// It reads many streams at once, and answers before a commit is confirmed, when the log it opened
+/// can (`StreamBatchReading`, `DeferredCommitAppending`: PostgreSQL).
+final class LogCreatedOnFirstAppend: EventLog, StreamBatchReading, DeferredCommitAppending {
     private let options: LogOptions
     private var opened: (any LogStore)?
     let location: String
@@ -38,6 +39,13 @@ final class LogCreatedOnFirstAppend: EventLog, StreamBatchReading {
     func append(_ requests: [AppendRequest]) throws -> [AppendResult] {
         if opened == nil { opened = try Composition.openLog(options, access: .readWriteCreating) }
         return try opened!.append(requests)
+    }
+
+    var defersCommit: Bool { (opened as? any DeferredCommitAppending)?.defersCommit ?? false }
+
+    func appendDeferringCommit(_ requests: [AppendRequest]) throws -> (results: [AppendResult], commit: any PendingCommit) {
+        if let deferring = opened as? any DeferredCommitAppending { return try deferring.appendDeferringCommit(requests) }
+        return (try append(requests), SettledCommit())
     }
 
     func version(of stream: String) throws -> Int { try opened?.version(of: stream) ?? 0 }
