@@ -39,10 +39,8 @@ public final class PostgresEventLog: EventLog, @unchecked Sendable {
     /// What `LISTEN` has heard: the highest position an appending transaction announced.
     let notifications = NotificationBox()
     var listening = false
-    /// Reused to encode appended records.
-    var encoder = BinaryWriter(capacity: 512)
-    /// The last append's `COMMIT`, while nobody has waited for it (`appendDeferringCommit`).
-    var inFlight: PostgresPendingCommit?
+    /// What appends keep between calls: their encoder, a commit in flight, the head they predict.
+    var appending = AppendingState()
 
     /// Opens the log that `url` names (`postgres://…` or `postgresql://…`). `.readWriteCreating`
     /// creates its tables (in one transaction) when its schema holds none; no access ever creates the
