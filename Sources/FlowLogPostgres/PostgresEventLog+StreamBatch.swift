@@ -5,7 +5,7 @@ import PostgresNIO
 
 /// Many streams read with a few statements: loading them one by one cost three round trips each
 /// (snapshots, the last position, the events after the snapshot), 3,000 for a `send` batch that
-/// met 1,000 new streams.
+/// met 1,000 new streams; looking up command ids one by one, a round trip per command.
 extension PostgresEventLog: StreamBatchReading {
     public func versions(of streams: [String]) throws -> [String: Int] {
         var versions = Dictionary(streams.map { ($0, 0) }, uniquingKeysWith: { first, _ in first })
@@ -16,6 +16,22 @@ extension PostgresEventLog: StreamBatchReading {
             }
         }
         return versions
+    }
+
+    public func receipts(of commands: [(stream: String, commandId: String)]) throws -> [String: [String: CommandReceipt]] {
+        var receipts: [String: [String: CommandReceipt]] = [:]
+        try withSession { session in
+            for row in try session.query("""
+                SELECT c.stream, c.command_id, c.first_position, c.event_count, c.version, c.command_fingerprint FROM \(unescaped: table("commands")) c
+                JOIN unnest(\(commands.map(\.stream))::text[], \(commands.map(\.commandId))::text[]) AS u(stream, command_id)
+                    ON c.stream = u.stream AND c.command_id = u.command_id
+                """).rows {
+                let (stream, id, first, count, version, fingerprint) = try row.decode((String, String, Int64, Int32, Int64, Int64?).self)
+                receipts[stream, default: [:]][id] = CommandReceipt(firstPosition: Int(first), eventCount: Int(count), version: Int(version),
+                                                                    commandFingerprint: fingerprint.map { UInt64(bitPattern: $0) })
+            }
+        }
+        return receipts
     }
 
     /// Events read by one statement of `states(ofStreams:)` at most (plus one stream's worth): the

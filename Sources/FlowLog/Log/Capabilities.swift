@@ -131,6 +131,8 @@ public protocol StreamBatchReading: AnyObject {
     func versions(of streams: [String]) throws -> [String: Int]
     /// Each stream's current state and version, as `EventLog.state(ofStream:)` gives it.
     func states(ofStreams streams: [String]) throws -> [String: (state: FlowState, version: Int)]
+    /// The receipts of those of `commands` (stream, command id) that were accepted, by stream and id.
+    func receipts(of commands: [(stream: String, commandId: String)]) throws -> [String: [String: CommandReceipt]]
 }
 
 /// A log whose append answers before its commit is confirmed, so its caller can decide the next

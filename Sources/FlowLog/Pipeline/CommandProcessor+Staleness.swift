@@ -45,6 +45,18 @@ extension CommandProcessor {
         return working
     }
 
+    /// The receipts of the round's command ids, read together where the log can (`nil`: look
+    /// each up as it comes). The append checks them again under its lock, as it always did.
+    func prefetchReceipts(_ batch: [CommandEnvelope], indices: [Int]) throws -> [String: [String: CommandReceipt]]? {
+        guard let reader = log as? any StreamBatchReading else { return nil }
+        var commands: [(stream: String, commandId: String)] = []
+        for index in indices {
+            if let id = batch[index].commandId { commands.append((batch[index].stream, id)) }
+        }
+        guard commands.count > 1 else { return nil }
+        return try reader.receipts(of: commands)
+    }
+
     /// Forgets the cached state of each of `streams` that another writer moved since it was cached.
     /// `handle` no longer needs it (see above); it stays for callers that want a fresh start.
     public func forgetStaleStates(of streams: some Sequence<String>) throws {

@@ -196,6 +196,7 @@ public final class CommandProcessor {
     private func decideAndAppend(_ batch: [CommandEnvelope], indices: [Int], into outcomes: inout [CommandOutcome?], finalAttempt: Bool,
                                  checked: inout Set<String>) throws -> [Int] {
         var working = try preload(batch, indices: indices)
+        let knownReceipts = try prefetchReceipts(batch, indices: indices)
         /// Per stream, the command ids accepted earlier in this batch, and the request that carries each.
         var idsInBatch: [String: [String: Int]] = [:]
         /// Commands whose id repeats one earlier in the batch: they share its answer.
@@ -221,7 +222,7 @@ public final class CommandProcessor {
                     }
                     continue
                 }
-                if let receipt = try log.receipt(stream: envelope.stream, commandId: id) {
+                if let receipt = try knownReceipts.map({ $0[envelope.stream]?[id] }) ?? log.receipt(stream: envelope.stream, commandId: id) {
                     outcomes[index] = Self.retry(envelope, id: id, fingerprint: fingerprint, receipt: receipt)
                     continue
                 }

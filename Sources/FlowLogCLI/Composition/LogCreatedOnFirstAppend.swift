@@ -76,6 +76,13 @@ final class LogCreatedOnFirstAppend: EventLog, StreamBatchReading, DeferredCommi
         return Dictionary(try streams.map { ($0, try state(ofStream: $0, throughPosition: nil)) }, uniquingKeysWith: { first, _ in first })
     }
 
+    func receipts(of commands: [(stream: String, commandId: String)]) throws -> [String: [String: CommandReceipt]] {
+        if let reader = opened as? any StreamBatchReading { return try reader.receipts(of: commands) }
+        var receipts: [String: [String: CommandReceipt]] = [:]
+        for (stream, id) in commands { receipts[stream, default: [:]][id] = try receipt(stream: stream, commandId: id) }
+        return receipts
+    }
+
     private static func parentFolder(of path: String) -> String {
         var trimmed = Substring(path)
         while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
