@@ -3,20 +3,40 @@ import FlowLog
 import Foundation
 import PostgresNIO
 
-extension PostgresEventLog {
+extension PostgresEventLog: DeferredCommitAppending {
+    public var defersCommit: Bool { true }
+
     /// One transaction per batch, serialised with every other writer of the log by a transaction-scoped
     /// advisory lock, so positions are assigned and committed in order (docs/postgres.md, "Gap-free").
-    ///
-    /// Two waits for the server: the first sends `BEGIN`, takes the lock and reads the head, the
-    /// snapshot interval, the batch's streams and its command ids (statements after the lock see
-    /// every earlier append); `AppendRules` then decide in memory, and the second sends one statement
-    /// that inserts the events, receipts and stream versions and notifies followers, then `COMMIT`.
     public func append(_ requests: [AppendRequest]) throws -> [AppendResult] {
+        let (results, commit) = try appendDeferringCommit(requests)
+        try commit.wait()
+        return results
+    }
+
+    /// Two waits for the server, and a third left to the caller: the first sends `BEGIN`, takes the
+    /// lock and reads the head, the snapshot interval, the batch's streams and its command ids
+    /// (statements after the lock see every earlier append); `AppendRules` then decide in memory,
+    /// and one statement that inserts the events, receipts and stream versions and notifies
+    /// followers is sent with `COMMIT`, without waiting: the caller decides its next batch while
+    /// the server writes this one. Any next call on this log (the next append's `BEGIN` included)
+    /// first waits for that commit and throws its failure.
+    ///
+    /// The rules are applied, and the rows encoded, before the lock is taken, while the previous
+    /// batch may still be committing: against the head the previous append left and the versions
+    /// the requests expect, with no earlier receipts. Under the lock, that guess is compared with
+    /// what the reads found; only if every input agrees are its rows sent (`AppendRules` decide
+    /// from nothing else, so they are the rows the reads would give), else the rules are applied
+    /// again to what was read. Another writer in between costs that second pass, never a wrong row.
+    public func appendDeferringCommit(_ requests: [AppendRequest]) throws -> (results: [AppendResult], commit: any PendingCommit) {
         try requireWritable()
+        lock.lock()
+        defer { lock.unlock() }
+        let guess = speculate(requests)
         let streams = Array(Set(requests.map(\.stream)))
         let commands = requests.compactMap { request in request.commandId.map { (request.stream, $0) } }
         return try withSession { session in
-            var answered = false
+            appending.predicted = nil
             do {
                 let read = try session.queries([
                     "BEGIN",
@@ -33,26 +53,87 @@ extension PostgresEventLog {
                         ON c.stream = u.stream AND c.command_id = u.command_id
                     """,
                 ], during: "appending")
-                let (results, transaction) = try withUnsafeMutablePointer(to: &encoder) { encoder in
-                    var transaction = try PostgresAppend(head: read[2], versions: read[3], receipts: read[4], encoder: encoder)
-                    return (try AppendRules.apply(requests, in: &transaction), transaction)
+                let (results, transaction, statements) = try withUnsafeMutablePointer(to: &appending.encoder) { encoder in
+                    let found = try PostgresAppend(head: read[2], versions: read[3], receipts: read[4], encoder: encoder)
+                    if let guess, guess.transaction.guessed(found) { return guess }
+                    var transaction = found
+                    let results = try AppendRules.apply(requests, in: &transaction)
+                    return (results, transaction, transaction.statements(schema: schema))
                 }
-                var statements: [PostgresQuery] = []
-                if !transaction.positions.isEmpty { statements.append(transaction.writeStatement(schema: schema)) }
-                if !transaction.snapshotStreams.isEmpty { statements.append(transaction.snapshotStatement(schema: schema)) }
-                statements.append("COMMIT")
-                answered = true
-                _ = try session.queries(statements, during: "committing an append")
-                return results
+                let commit = PostgresPendingCommit(log: self, sent: try session.send(statements))
+                appending.inFlight = commit
+                appending.predicted = (transaction.end.position, transaction.end.hash, transaction.snapshotInterval)
+                return (results, commit)
             } catch {
                 if session.connection != nil { _ = try? session.query("ROLLBACK") }
-                if answered, case FlowLogError.io(let path, let detail) = error, session.connection == nil {
-                    // The COMMIT may have reached the server: say so, rather than promise nothing was written.
-                    throw FlowLogError.io(path: path, detail: detail + "; the batch may or may not have been committed: send it again (command ids make a retry a duplicate)")
-                }
                 throw error
             }
         }
+    }
+
+    /// The rules applied to the head the last append left and the versions the requests expect
+    /// (each stream's first request's), or `nil` when there is nothing to go on.
+    private func speculate(_ requests: [AppendRequest]) -> (results: [AppendResult], transaction: PostgresAppend, statements: [PostgresQuery])? {
+        guard let head = appending.predicted else { return nil }
+        var versions: [String: Int] = [:]
+        for request in requests where versions[request.stream] == nil {
+            guard let expected = request.expectedVersion else { return nil }
+            versions[request.stream] = expected
+        }
+        return try? withUnsafeMutablePointer(to: &appending.encoder) { encoder in
+            var transaction = PostgresAppend(guessing: (head.position, head.hash), snapshotInterval: head.snapshotInterval, versions: versions, encoder: encoder)
+            let results = try AppendRules.apply(requests, in: &transaction)
+            return (results, transaction, transaction.statements(schema: schema))
+        }
+    }
+
+    /// Waits for the commit in flight, if any, and throws its failure (the caller holds `lock`).
+    func settleCommit() throws {
+        guard let commit = appending.inFlight else { return }
+        appending.inFlight = nil
+        do {
+            _ = try session.finish(commit.sent, during: "committing an append")
+            commit.outcome = .success(())
+        } catch {
+            if session.connection != nil { _ = try? session.query("ROLLBACK") }
+            if case .io(let path, let detail) = error, session.connection == nil {
+                // The COMMIT may have reached the server: say so, rather than promise nothing was written.
+                commit.outcome = .failure(.io(path: path, detail: detail + "; the batch may or may not have been committed: send it again (command ids make a retry a duplicate)"))
+            } else {
+                commit.outcome = .failure(error)
+            }
+        }
+        try commit.outcome!.get()
+    }
+}
+
+/// What a log object's appends keep between calls.
+struct AppendingState: ~Copyable {
+    /// Reused to encode appended records.
+    var encoder = BinaryWriter(capacity: 512)
+    /// The last append's `COMMIT`, while nobody has waited for it (`appendDeferringCommit`).
+    var inFlight: PostgresPendingCommit?
+    /// The head and snapshot interval the last append left, should it commit: the next one's guess.
+    var predicted: (position: Int, hash: UInt64, snapshotInterval: Int)?
+}
+
+/// An append's `COMMIT` on its way (`appendDeferringCommit`).
+final class PostgresPendingCommit: PendingCommit {
+    private unowned let log: PostgresEventLog
+    let sent: PostgresSession.Sent
+    /// Set once the answers came (by `wait`, or by the log's next call).
+    var outcome: Result<Void, FlowLogError>?
+
+    init(log: PostgresEventLog, sent: PostgresSession.Sent) {
+        self.log = log
+        self.sent = sent
+    }
+
+    func wait() throws {
+        log.lock.lock()
+        defer { log.lock.unlock() }
+        if outcome == nil { try log.settleCommit() }
+        try outcome!.get()
     }
 }
 
@@ -63,6 +144,10 @@ struct PostgresAppend: AppendTransaction {
     private let start: (position: Int, hash: UInt64)
     private var versions: [String: Int] = [:]
     private var receipts: [String: [String: CommandReceipt]] = [:]
+    /// Receipts the reads found (none, for a guess).
+    private var receiptsRead = 0
+    /// The last position stored and its chain hash: the next append's head, once this one commits.
+    private(set) var end: (position: Int, hash: UInt64)
     private let encoder: UnsafeMutablePointer<BinaryWriter>
     private var json = JSONWriter(capacity: 256)
 
@@ -116,7 +201,34 @@ struct PostgresAppend: AppendTransaction {
             self.receipts[stream, default: [:]][id] = CommandReceipt(firstPosition: Int(first), eventCount: Int(count), version: Int(version),
                                                                      commandFingerprint: fingerprint.map { UInt64(bitPattern: $0) })
         }
+        receiptsRead = receipts.rows.count
+        end = start
         self.encoder = encoder
+    }
+
+    /// A transaction on inputs guessed before the reads (`appendDeferringCommit`).
+    init(guessing head: (position: Int, hash: UInt64), snapshotInterval: Int, versions: [String: Int], encoder: UnsafeMutablePointer<BinaryWriter>) {
+        self.snapshotInterval = snapshotInterval
+        start = head
+        end = head
+        self.versions = versions
+        self.encoder = encoder
+    }
+
+    /// Whether this guess's inputs are the ones `found` read: the same head and snapshot interval,
+    /// every stream at the version guessed, and no receipt of any of the batch's command ids.
+    func guessed(_ found: PostgresAppend) -> Bool {
+        start == found.start && snapshotInterval == found.snapshotInterval && found.receiptsRead == 0
+            && versions.allSatisfy { found.versions[$0.key, default: 0] == $0.value }
+    }
+
+    /// The statements that write what the rules stored (none may be sent), then `COMMIT`.
+    func statements(schema: PostgresSchema) -> [PostgresQuery] {
+        var statements: [PostgresQuery] = []
+        if !positions.isEmpty { statements.append(writeStatement(schema: schema)) }
+        if !snapshotStreams.isEmpty { statements.append(snapshotStatement(schema: schema)) }
+        statements.append("COMMIT")
+        return statements
     }
 
     mutating func head() throws -> (position: Int, hash: UInt64) { start }
@@ -141,6 +253,7 @@ struct PostgresAppend: AppendTransaction {
         fingerprints.append(Int64(bitPattern: fingerprint ?? 0))
         fingerprinted.append(fingerprint != nil)
         last = record.position
+        end = (record.position, hash)
         return hash
     }
 

@@ -39,8 +39,8 @@ public final class PostgresEventLog: EventLog, @unchecked Sendable {
     /// What `LISTEN` has heard: the highest position an appending transaction announced.
     let notifications = NotificationBox()
     var listening = false
-    /// Reused to encode appended records.
-    var encoder = BinaryWriter(capacity: 512)
+    /// What appends keep between calls: their encoder, a commit in flight, the head they predict.
+    var appending = AppendingState()
 
     /// Opens the log that `url` names (`postgres://…` or `postgresql://…`). `.readWriteCreating`
     /// creates its tables (in one transaction) when its schema holds none; no access ever creates the
@@ -76,6 +76,7 @@ public final class PostgresEventLog: EventLog, @unchecked Sendable {
     public func close() {
         lock.lock()
         defer { lock.unlock() }
+        try? settleCommit()
         session.close()
     }
 
@@ -86,6 +87,8 @@ public final class PostgresEventLog: EventLog, @unchecked Sendable {
     func withSession<Result>(_ body: (PostgresSession) throws -> Result) throws -> Result {
         lock.lock()
         defer { lock.unlock() }
+        // Nothing runs after an append whose commit failed, and nothing reports on it before it is settled.
+        try settleCommit()
         do {
             return try body(session)
         } catch let error as FlowLogError {

@@ -222,15 +222,41 @@ final class PostgresSession: @unchecked Sendable {
     /// Sends several statements without waiting between them, then waits for all: one wait instead of
     /// one per statement. The first error is thrown (the statements after it fail too inside a transaction).
     func queries(_ queries: [PostgresQuery], during activity: String = "running a query") throws(FlowLogError) -> [PostgresQueryResult] {
+        try finish(send(queries), during: activity)
+    }
+
+    /// Statements on their way: their answers arrive on the event loop while the caller does other work.
+    struct Sent {
+        let connection: PostgresConnection
+        let answers: EventLoopFuture<[Result<PostgresQueryResult, any Error>]>
+    }
+
+    /// Sends the statements and returns at once; `finish` waits for their answers. The deadline
+    /// (`timeout`) runs from now. Statements sent later on this connection run after these.
+    func send(_ queries: [PostgresQuery]) throws(FlowLogError) -> Sent {
         let connection = try open()
-        do {
-            let results = try blockingRun(on: connection.eventLoop, timeout: timeout) {
-                EventLoopFuture.whenAllComplete(queries.map { connection.query($0, logger: quietLogger) }, on: connection.eventLoop)
+        let eventLoop = connection.eventLoop
+        let promise = eventLoop.makePromise(of: [Result<PostgresQueryResult, any Error>].self)
+        let timeout = self.timeout
+        eventLoop.execute {
+            let future = EventLoopFuture.whenAllComplete(queries.map { connection.query($0, logger: quietLogger) }, on: eventLoop)
+            let deadline = eventLoop.scheduleTask(in: .nanoseconds(Int64(timeout * 1e9))) { promise.fail(TimedOut()) }
+            future.whenComplete { result in
+                deadline.cancel()
+                promise.completeWith(result)
             }
-            return try results.map { try $0.get() }
+        }
+        return Sent(connection: connection, answers: promise.futureResult)
+    }
+
+    /// Waits for the answers of `sent`; a lost connection or a timeout leaves the session without one.
+    func finish(_ sent: Sent, during activity: String) throws(FlowLogError) -> [PostgresQueryResult] {
+        precondition(MultiThreadedEventLoopGroup.currentEventLoop == nil, "a blocking PostgreSQL call was made on a NIO event loop")
+        do {
+            return try sent.answers.wait().map { try $0.get() }
         } catch {
             let mapped = PostgresErrors.map(error, url: url, during: activity)
-            if error is TimedOut || connection.isClosed || PostgresErrors.isConnectionLoss(error) { drop(connection) }
+            if error is TimedOut || sent.connection.isClosed || PostgresErrors.isConnectionLoss(error) { drop(sent.connection) }
             throw mapped
         }
     }

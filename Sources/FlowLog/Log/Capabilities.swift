@@ -122,3 +122,39 @@ public protocol LogFollowing: AnyObject {
 /// Everything a complete backend offers: the log contract and every capability the features use.
 public typealias LogStore = EventLog & SnapshotStore & FingerprintedLog & CheckpointStore & ReadModelStore
     & EventImporting & IntegrityChecking & LogFollowing
+
+/// Reads many streams' versions or states with a few queries, where each one read alone costs a
+/// round trip to a server (PostgreSQL: a `send` batch met 1,000 new streams with 3,000 round trips).
+/// The command processor uses it when the log has it; an embedded log reads stream by stream.
+public protocol StreamBatchReading: AnyObject {
+    /// Each stream's current version (0 for one without events), every stream asked for present.
+    func versions(of streams: [String]) throws -> [String: Int]
+    /// Each stream's current state and version, as `EventLog.state(ofStream:)` gives it.
+    func states(ofStreams streams: [String]) throws -> [String: (state: FlowState, version: Int)]
+    /// The receipts of those of `commands` (stream, command id) that were accepted, by stream and id.
+    func receipts(of commands: [(stream: String, commandId: String)]) throws -> [String: [String: CommandReceipt]]
+}
+
+/// A log whose append answers before its commit is confirmed, so its caller can decide the next
+/// batch while the server commits this one (PostgreSQL: the server's work on a batch and the
+/// client's on the next overlap instead of taking turns).
+public protocol DeferredCommitAppending: AnyObject {
+    /// Whether `appendDeferringCommit` really returns before the commit (a wrapper may hold a log
+    /// that does not).
+    var defersCommit: Bool { get }
+    /// `EventLog.append`'s answers, which hold only once `commit.wait()` returns: none of them may
+    /// be told to anyone before. The log's next call waits for the commit first and throws its
+    /// failure, so nothing is appended after a batch whose commit failed.
+    func appendDeferringCommit(_ requests: [AppendRequest]) throws -> (results: [AppendResult], commit: any PendingCommit)
+}
+
+/// A commit on its way; `wait` returns once it is durable, or throws why it is not (every call the same).
+public protocol PendingCommit: AnyObject {
+    func wait() throws
+}
+
+/// A commit that was over before it was handed out (a log that cannot defer).
+public final class SettledCommit: PendingCommit {
+    public init() {}
+    public func wait() throws {}
+}

@@ -53,13 +53,15 @@ public final class CommandProcessor {
     let log: any EventLog
     private let clock: any WallClock
     private var ids: any EventIDGenerator
-    /// Internal, not private: `forgetStaleStates` (CommandProcessor+Staleness) drops entries.
+    /// Internal, not private: CommandProcessor+Staleness reads and drops entries.
     var cache: StateCache
     /// The log's snapshot interval, read once (`nil`: unknown, so every request carries its state).
     private let snapshotInterval: Int?
     private var scratch = BinaryWriter(capacity: 512)
     /// How often a batch is re-decided when other writers keep moving its streams.
     private let maximumRetries = 32
+    /// The commits `handleDeferringCommit` did not wait for (nil: every append waits for its own).
+    var deferredCommits: [any PendingCommit]?
 
     /// `cacheBudget`: about how many bytes of stream states to keep between batches (`StateCache`);
     /// the default holds about 3,000 sessions of 75 orders each.
@@ -81,9 +83,10 @@ public final class CommandProcessor {
         var outcomes = [CommandOutcome?](repeating: nil, count: batch.count)
         var pending = Array(batch.indices)
         var attempt = 0
+        var checked: Set<String> = []
         while !pending.isEmpty {
             attempt += 1
-            pending = try decideAndAppend(batch, indices: pending, into: &outcomes, finalAttempt: attempt >= maximumRetries)
+            pending = try decideAndAppend(batch, indices: pending, into: &outcomes, finalAttempt: attempt >= maximumRetries, checked: &checked)
             if !pending.isEmpty { Self.backOff(attempt) }
         }
         return outcomes.map { $0! }
@@ -110,21 +113,31 @@ public final class CommandProcessor {
     /// A stream's state from the log, made ready to decide many commands (the order ids of a long
     /// history indexed).
     private func load(_ stream: String) throws -> (state: FlowState, version: Int) {
-        var loaded = try log.state(ofStream: stream)
+        Self.readied(try log.state(ofStream: stream))
+    }
+
+    static func readied(_ loaded: (state: FlowState, version: Int)) -> (state: FlowState, version: Int) {
+        var loaded = loaded
         // A short history is scanned faster than its ids are hashed, and without a set to keep.
         if loaded.state.orders.orders.count >= Self.indexedOrders { loaded.state.orders.indexIds() }
         return loaded
     }
 
-    /// A stream's state as a batch changes it, and whether the batch holds a request for it yet.
-    private struct WorkingStream {
+    /// A stream's state as a batch changes it, whether the batch holds a request for it yet, and
+    /// whether it came from the cache (so may be behind the log: CommandProcessor+Staleness).
+    struct WorkingStream {
         var state: FlowState
         var version: Int
         var requested = false
+        let cached: Bool
+        /// The version before this round's commands: the one the log is checked against.
+        let loadedVersion: Int
 
-        init(_ loaded: (state: FlowState, version: Int)) {
+        init(_ loaded: (state: FlowState, version: Int), cached: Bool) {
             state = loaded.state
             version = loaded.version
+            loadedVersion = loaded.version
+            self.cached = cached
         }
     }
 
@@ -171,15 +184,19 @@ public final class CommandProcessor {
     }
 
     /// The state of a stream, moved out of the cache (or loaded): the caller puts it back.
-    private func takeState(of stream: String) throws -> (state: FlowState, version: Int) {
-        if let cached = cache.take(stream) { return cached }
-        return try load(stream)
+    private func takeState(of stream: String) throws -> WorkingStream {
+        if let cached = cache.take(stream) { return WorkingStream(cached, cached: true) }
+        return WorkingStream(try load(stream), cached: false)
     }
 
     /// One round: decide every pending command, append the accepted ones in one transaction, and return
-    /// the indices that must be decided again because another writer moved their stream meanwhile.
-    private func decideAndAppend(_ batch: [CommandEnvelope], indices: [Int], into outcomes: inout [CommandOutcome?], finalAttempt: Bool) throws -> [Int] {
-        var working: [String: WorkingStream] = [:]
+    /// the indices that must be decided again because another writer moved their stream meanwhile
+    /// (found by the append's version check, or, for a command rejected against a cached state, by
+    /// `staleStreams`).
+    private func decideAndAppend(_ batch: [CommandEnvelope], indices: [Int], into outcomes: inout [CommandOutcome?], finalAttempt: Bool,
+                                 checked: inout Set<String>) throws -> [Int] {
+        var working = try preload(batch, indices: indices)
+        let knownReceipts = try prefetchReceipts(batch, indices: indices)
         /// Per stream, the command ids accepted earlier in this batch, and the request that carries each.
         var idsInBatch: [String: [String: Int]] = [:]
         /// Commands whose id repeats one earlier in the batch: they share its answer.
@@ -187,6 +204,8 @@ public final class CommandProcessor {
         var requests: [AppendRequest] = []
         var requestOwners: [Int] = []
         var requestEvents: [[AppEvent]] = []
+        /// Commands rejected against a state that came from the cache: the answer waits for `staleStreams`.
+        var cachedRejections: [(index: Int, stream: String)] = []
         for index in indices {
             let envelope = batch[index]
             if let rejection = Self.envelopeViolation(envelope) {
@@ -203,18 +222,19 @@ public final class CommandProcessor {
                     }
                     continue
                 }
-                if let receipt = try log.receipt(stream: envelope.stream, commandId: id) {
+                if let receipt = try knownReceipts.map({ $0[envelope.stream]?[id] }) ?? log.receipt(stream: envelope.stream, commandId: id) {
                     outcomes[index] = Self.retry(envelope, id: id, fingerprint: fingerprint, receipt: receipt)
                     continue
                 }
             }
             if working[envelope.stream] == nil {
                 // Moved out of the cache while the batch changes it, so evolving it never copies its arrays.
-                working[envelope.stream] = WorkingStream(try takeState(of: envelope.stream))
+                working[envelope.stream] = try takeState(of: envelope.stream)
             }
             switch decide(envelope, against: &working[envelope.stream]!) {
             case .rejected(let rejection):
                 outcomes[index] = .rejected(stream: envelope.stream, rejection)
+                if working[envelope.stream]!.cached, !checked.contains(envelope.stream) { cachedRejections.append((index, envelope.stream)) }
             case .decided(var request, let events):
                 request.commandFingerprint = fingerprint
                 if let id = envelope.commandId { idsInBatch[envelope.stream, default: [:]][id] = requests.count }
@@ -223,15 +243,24 @@ public final class CommandProcessor {
                 requestEvents.append(events)
             }
         }
-        guard !requests.isEmpty else {
-            for (stream, state) in working { cache.put((state.state, state.version), for: stream) }
-            return []
+
+        // A stream found behind the log has every command of this round decided again in the next,
+        // against its state reloaded from the log: its rejections are withdrawn, its requests not sent.
+        let stale = try staleStreams(Set(cachedRejections.map(\.stream)), working: working, checked: &checked)
+        var retry: [Int] = []
+        for (index, stream) in cachedRejections where stale.contains(stream) {
+            outcomes[index] = nil
+            retry.append(index)
+        }
+        for stream in stale { working[stream] = nil }
+        let sent = stale.isEmpty ? Array(requests.indices) : requests.indices.filter { !stale.contains(requests[$0].stream) }
+        if sent.count < requests.count {
+            for offset in requests.indices where stale.contains(requests[offset].stream) { retry.append(requestOwners[offset]) }
         }
 
-        let results = try log.append(requests)
-        var retry: [Int] = []
+        let results = sent.isEmpty ? [] : try append(sent.count == requests.count ? requests : sent.map { requests[$0] })
         var movedStreams: Set<String> = []
-        for (offset, result) in results.enumerated() {
+        for (offset, result) in zip(sent, results) {
             let index = requestOwners[offset]
             let envelope = batch[index]
             switch result {
@@ -261,7 +290,7 @@ public final class CommandProcessor {
             }
         }
         for (stream, state) in working where !movedStreams.contains(stream) { cache.put((state.state, state.version), for: stream) }
-        for stream in movedStreams { cache.remove(stream) }
+        for stream in movedStreams.union(stale) { cache.remove(stream) }
         return retry.sorted()
     }
 

@@ -50,14 +50,15 @@ final class Handoff<Item>: @unchecked Sendable {
 
     /// The items waiting, oldest first: at least one (waiting for it), then more while their
     /// weights add up to at most `limit`. An empty array once the producer closed and everything
-    /// was taken; otherwise as `take`.
-    func takeAll(upToWeight limit: Int) throws -> [Item] {
+    /// was taken; otherwise as `take`. Without `waiting`, an empty array when nothing waits now
+    /// (the caller takes again, waiting, to learn of the end or the producer's error).
+    func takeAll(upToWeight limit: Int, waiting: Bool = true) throws -> [Item] {
         condition.lock()
         defer { condition.unlock() }
-        while items.isEmpty, !closed, !cancelled { condition.wait() }
+        while waiting, items.isEmpty, !closed, !cancelled { condition.wait() }
         if cancelled { throw Cancelled() }
         guard !items.isEmpty else {
-            if let failure, !(failure is Cancelled) { throw failure }
+            if waiting, let failure, !(failure is Cancelled) { throw failure }
             return []
         }
         var taken = 1

@@ -26,9 +26,10 @@ public final class SendSession {
     private let output: OutputSink
     private var json = JSONWriter(capacity: 1 << 16)
 
-    public init(processor: CommandProcessor, output: OutputSink) {
+    public init(processor: CommandProcessor, output: OutputSink, commandsPerCommit: Int = SendSession.defaultCommandsPerCommit) {
         self.processor = processor
         self.output = output
+        self.commandsPerCommit = commandsPerCommit
     }
 
     /// How many commands one commit takes at most. A commit takes whatever has been parsed while
@@ -36,14 +37,15 @@ public final class SendSession {
     /// come, and the many small reads of a pipe (64 KiB each) go in as few commits as the 1 MiB
     /// reads of a file. Not more: each command in a commit holds about 2.7 KB of memory until the
     /// commit (its envelope, events, records and puts), and the process stays within 64 MB.
-    static let commandsPerCommit = 16_384
+    public static let defaultCommandsPerCommit = 16_384
+    private let commandsPerCommit: Int
 
 
     /// Reads and parses on a second thread while this one decides, commits and answers the batches
     /// before: parsing and waiting for the disk overlap, and the answers keep their order.
     public func run(reader: consuming LineReader) throws -> Summary {
         // Parsed ahead: about two 1 MiB reads, or many more small ones.
-        let handoff = Handoff<ParsedBatch>(capacity: 2 * Self.commandsPerCommit, weight: { max($0.lineRejections.count, 1) })
+        let handoff = Handoff<ParsedBatch>(capacity: 2 * commandsPerCommit, weight: { max($0.lineRejections.count, 1) })
         let input = ReaderBox(reader)
         Thread {
             do {
@@ -57,10 +59,15 @@ public final class SendSession {
         }.start()
         var summary = Summary()
         do {
-            var batches = try handoff.takeAll(upToWeight: Self.commandsPerCommit)
-            while !batches.isEmpty {
-                try answer(ParsedBatch(joining: batches), &summary)
-                batches = try handoff.takeAll(upToWeight: Self.commandsPerCommit)
+            if processor.defersCommits {
+                try answerOverlapping(handoff, &summary)
+            } else {
+                var batches = try handoff.takeAll(upToWeight: commandsPerCommit)
+                while !batches.isEmpty {
+                    let batch = ParsedBatch(joining: batches)
+                    try write(batch, try processor.handle(batch.envelopes), &summary)
+                    batches = try handoff.takeAll(upToWeight: commandsPerCommit)
+                }
             }
         } catch {
             handoff.cancel()
@@ -120,8 +127,34 @@ public final class SendSession {
         return batch
     }
 
-    private func answer(_ batch: ParsedBatch, _ summary: inout Summary) throws {
-        let outcomes = try processor.handle(batch.envelopes)
+    /// With a log that defers commits (PostgreSQL): the next batch, when it has been read already, is
+    /// decided while the server commits this one; this one's answers are written once its commit is
+    /// confirmed. When no next batch is there yet, the answers are written as soon as the commit is
+    /// done, so that a caller waiting for them before it writes more (a pipe, a person) gets them.
+    private func answerOverlapping(_ handoff: Handoff<ParsedBatch>, _ summary: inout Summary) throws {
+        var previous: (batch: ParsedBatch, outcomes: [CommandOutcome], commit: any PendingCommit)?
+        while true {
+            var waiting = previous == nil ? [] : try handoff.takeAll(upToWeight: commandsPerCommit, waiting: false)
+            if waiting.isEmpty {
+                if let done = previous {
+                    try done.commit.wait()
+                    try write(done.batch, done.outcomes, &summary)
+                    previous = nil
+                }
+                waiting = try handoff.takeAll(upToWeight: commandsPerCommit)
+                if waiting.isEmpty { return }
+            }
+            let batch = ParsedBatch(joining: waiting)
+            let (outcomes, commit) = try processor.handleDeferringCommit(batch.envelopes)
+            if let done = previous {
+                try done.commit.wait()
+                try write(done.batch, done.outcomes, &summary)
+            }
+            previous = (batch, outcomes, commit)
+        }
+    }
+
+    private func write(_ batch: ParsedBatch, _ outcomes: [CommandOutcome], _ summary: inout Summary) throws {
         var next = outcomes.makeIterator()
         json.reset()
         for rejection in batch.lineRejections {

@@ -9,7 +9,9 @@ import Glibc
 /// folder behind. Until then the log reads as empty, which is what a log that does not exist holds.
 /// A path that could never hold a log (its folder is missing, it holds something else) is refused
 /// at once, before any input is read, as before.
-final class LogCreatedOnFirstAppend: EventLog {
+/// It reads many streams at once, and answers before a commit is confirmed, when the log it opened
+/// can (`StreamBatchReading`, `DeferredCommitAppending`: PostgreSQL).
+final class LogCreatedOnFirstAppend: EventLog, StreamBatchReading, DeferredCommitAppending {
     private let options: LogOptions
     private var opened: (any LogStore)?
     let location: String
@@ -39,6 +41,13 @@ final class LogCreatedOnFirstAppend: EventLog {
         return try opened!.append(requests)
     }
 
+    var defersCommit: Bool { (opened as? any DeferredCommitAppending)?.defersCommit ?? false }
+
+    func appendDeferringCommit(_ requests: [AppendRequest]) throws -> (results: [AppendResult], commit: any PendingCommit) {
+        if let deferring = opened as? any DeferredCommitAppending { return try deferring.appendDeferringCommit(requests) }
+        return (try append(requests), SettledCommit())
+    }
+
     func version(of stream: String) throws -> Int { try opened?.version(of: stream) ?? 0 }
     func receipt(stream: String, commandId: String) throws -> CommandReceipt? { try opened?.receipt(stream: stream, commandId: commandId) }
     func lastPosition() throws -> Int { try opened?.lastPosition() ?? 0 }
@@ -55,6 +64,23 @@ final class LogCreatedOnFirstAppend: EventLog {
 
     func state(ofStream stream: String, throughPosition: Int?) throws -> (state: FlowState, version: Int) {
         try opened?.state(ofStream: stream, throughPosition: throughPosition) ?? (FlowDecider.initialState, 0)
+    }
+
+    func versions(of streams: [String]) throws -> [String: Int] {
+        if let reader = opened as? any StreamBatchReading { return try reader.versions(of: streams) }
+        return Dictionary(try streams.map { ($0, try version(of: $0)) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    func states(ofStreams streams: [String]) throws -> [String: (state: FlowState, version: Int)] {
+        if let reader = opened as? any StreamBatchReading { return try reader.states(ofStreams: streams) }
+        return Dictionary(try streams.map { ($0, try state(ofStream: $0, throughPosition: nil)) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    func receipts(of commands: [(stream: String, commandId: String)]) throws -> [String: [String: CommandReceipt]] {
+        if let reader = opened as? any StreamBatchReading { return try reader.receipts(of: commands) }
+        var receipts: [String: [String: CommandReceipt]] = [:]
+        for (stream, id) in commands { receipts[stream, default: [:]][id] = try receipt(stream: stream, commandId: id) }
+        return receipts
     }
 
     private static func parentFolder(of path: String) -> String {

@@ -78,7 +78,6 @@ final class CommandWriter: @unchecked Sendable {
         for pending in batch { envelopes.append(contentsOf: pending.envelopes) }
         let started = ContinuousClock.now
         let result = Result {
-            try processor.forgetStaleStates(of: Set(envelopes.map(\.stream)))
             return try processor.handle(envelopes)
         }
         metrics.recordCommit(duration: ContinuousClock.now - started, commands: commands)
