@@ -86,32 +86,20 @@ extension PostgresEventLog: StreamBatchReading {
     /// Folds every event after each stream's version in `streams` into its state, checking each
     /// record against its chain link as `scan` does.
     private func fold(_ streams: [(stream: String, after: Int)], into states: inout [String: (state: FlowState, version: Int)]) throws {
-        let rows: [(Int, ByteBuffer, ByteBuffer?)] = try withSession { session in
+        let rows: [ChainedRow] = try withSession { session in
             try session.query("""
                 SELECT e.position, e.record, substring(p.record FROM octet_length(p.record) - 7)
                 FROM unnest(\(streams.map(\.stream))::text[], \(streams.map { Int64($0.after) })::int8[]) AS u(stream, after)
                 JOIN \(unescaped: table("events")) e ON e.stream = u.stream AND e.version > u.after
                 LEFT JOIN \(unescaped: table("events")) p ON p.position = e.position - 1
                 ORDER BY e.stream, e.version
-                """).rows.map { row in
-                let (position, record, previous) = try row.decode((Int64, ByteBuffer, ByteBuffer?).self)
-                return (Int(position), record, previous)
-            }
+                """).rows.map(Self.chainedRow)
         }
         var event = RecordedEvent.placeholder
-        for (position, record, previous) in rows {
-            let previousHash: UInt64
-            if position == 1 {
-                previousHash = RecordCodec.genesisHash
-            } else {
-                guard let previous, let hash = previous.withUnsafeReadableBytes({ RecordCodec.storedHash(of: $0) }) else {
-                    throw FlowLogError.damaged(RecordDamage(position: position - 1, stream: nil, problem: "it is missing"))
-                }
-                previousHash = hash
-            }
-            _ = try Self.decode(record, position: position, previousHash: previousHash, into: &event)
+        for row in rows {
+            try Self.decode(row, into: &event)
             guard var current = states[event.stream], event.version == current.version + 1 else {
-                throw FlowLogError.damaged(RecordDamage(position: position, stream: event.stream, problem: "the record says version \(event.version) of \(event.stream), which does not follow the stream's events before it"))
+                throw FlowLogError.damaged(RecordDamage(position: row.position, stream: event.stream, problem: "the record says version \(event.version) of \(event.stream), which does not follow the stream's events before it"))
             }
             states[event.stream] = nil
             FlowDecider.evolve(&current.state, event.event)

@@ -249,32 +249,19 @@ public final class PostgresEventLog: EventLog, @unchecked Sendable {
         var version = fromVersion
         var limit = Self.firstPage
         while true {
-            let page: [(Int, ByteBuffer, ByteBuffer?)] = try withSession { session in
-                let rows = try session.query("""
+            let page: [ChainedRow] = try withSession { session in
+                try session.query("""
                     SELECT e.position, e.record, substring(p.record FROM octet_length(p.record) - 7)
                     FROM \(unescaped: table("events")) e LEFT JOIN \(unescaped: table("events")) p ON p.position = e.position - 1
                     WHERE e.stream = \(stream) AND e.version >= \(Int64(version)) AND e.position <= \(Int64(end))
                     ORDER BY e.version LIMIT \(Int64(limit))
-                    """).rows
-                return try rows.map { row in
-                    let (position, record, previous) = try row.decode((Int64, ByteBuffer, ByteBuffer?).self)
-                    return (Int(position), record, previous)
-                }
+                    """).rows.map(Self.chainedRow)
             }
             var event = RecordedEvent.placeholder
-            for (position, record, previous) in page {
-                let previousHash: UInt64
-                if position == 1 {
-                    previousHash = RecordCodec.genesisHash
-                } else {
-                    guard let previous, let hash = previous.withUnsafeReadableBytes({ RecordCodec.storedHash(of: $0) }) else {
-                        throw FlowLogError.damaged(RecordDamage(position: position - 1, stream: nil, problem: "it is missing"))
-                    }
-                    previousHash = hash
-                }
-                _ = try Self.decode(record, position: position, previousHash: previousHash, into: &event)
+            for row in page {
+                try Self.decode(row, into: &event)
                 guard event.stream == stream, event.version == version else {
-                    throw FlowLogError.damaged(RecordDamage(position: position, stream: stream, problem: "the row says version \(version) of \(stream), the record says version \(event.version) of \(event.stream)"))
+                    throw FlowLogError.damaged(RecordDamage(position: row.position, stream: stream, problem: "the row says version \(version) of \(stream), the record says version \(event.version) of \(event.stream)"))
                 }
                 guard try body(event) else { return }
                 version += 1
@@ -292,24 +279,18 @@ public final class PostgresEventLog: EventLog, @unchecked Sendable {
     }
 
     private func scanOne(stream: String, version: Int, _ body: (RecordedEvent) -> Void) throws {
-        let row: (Int, ByteBuffer, ByteBuffer?)? = try withSession { session in
-            let rows = try session.query("""
+        let row: ChainedRow? = try withSession { session in
+            try session.query("""
                 SELECT e.position, e.record, substring(p.record FROM octet_length(p.record) - 7)
                 FROM \(unescaped: table("events")) e LEFT JOIN \(unescaped: table("events")) p ON p.position = e.position - 1
                 WHERE e.stream = \(stream) AND e.version = \(Int64(version))
-                """).rows
-            return try rows.first.map { row in
-                let (position, record, previous) = try row.decode((Int64, ByteBuffer, ByteBuffer?).self)
-                return (Int(position), record, previous)
-            }
+                """).rows.first.map(Self.chainedRow)
         }
-        guard let (position, record, previous) = row else { return }
-        let previousHash = position == 1 ? RecordCodec.genesisHash : try previous.flatMap { $0.withUnsafeReadableBytes { RecordCodec.storedHash(of: $0) } }
-            ?? { throw FlowLogError.damaged(RecordDamage(position: position - 1, stream: nil, problem: "it is missing")) }()
+        guard let row else { return }
         var event = RecordedEvent.placeholder
-        _ = try Self.decode(record, position: position, previousHash: previousHash, into: &event)
+        try Self.decode(row, into: &event)
         guard event.stream == stream, event.version == version else {
-            throw FlowLogError.damaged(RecordDamage(position: position, stream: stream, problem: "the row says version \(version) of \(stream), the record says version \(event.version) of \(event.stream)"))
+            throw FlowLogError.damaged(RecordDamage(position: row.position, stream: stream, problem: "the row says version \(version) of \(stream), the record says version \(event.version) of \(event.stream)"))
         }
         body(event)
     }
