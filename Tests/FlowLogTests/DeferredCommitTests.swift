@@ -33,16 +33,14 @@ struct DeferredCommitTests {
     }
 
     /// An in-memory log whose commits are confirmed only when waited for; commit `failing` fails.
-    final class DeferringLog: EventLog, DeferredCommitAppending, @unchecked Sendable {
+    final class DeferringLog: ForwardingEventLog, DeferredCommitAppending, @unchecked Sendable {
         let journal: Journal
         let failing: Int?
-        private let inner = InMemoryEventLog()
         private var appends = 0
         init(journal: Journal, failing: Int? = nil) {
             self.journal = journal
             self.failing = failing
         }
-        var location: String { inner.location }
         var defersCommit: Bool { true }
         final class Commit: PendingCommit {
             let number: Int, fails: Bool, journal: Journal
@@ -58,19 +56,6 @@ struct DeferredCommitTests {
             journal.add("append \(appends) to \(try inner.lastPosition())")
             return (results, Commit(appends, fails: appends == failing, journal: journal))
         }
-        func append(_ requests: [AppendRequest]) throws -> [AppendResult] { try inner.append(requests) }
-        func version(of stream: String) throws -> Int { try inner.version(of: stream) }
-        func receipt(stream: String, commandId: String) throws -> CommandReceipt? { try inner.receipt(stream: stream, commandId: commandId) }
-        func lastPosition() throws -> Int { try inner.lastPosition() }
-        func forEachEvent(from: Int, through: Int?, _ body: (RecordedEvent) throws -> Bool) throws { try inner.forEachEvent(from: from, through: through, body) }
-        func forEachEvent(inStream stream: String, throughPosition: Int?, _ body: (RecordedEvent) throws -> Bool) throws {
-            try inner.forEachEvent(inStream: stream, throughPosition: throughPosition, body)
-        }
-        func state(ofStream stream: String, throughPosition: Int?) throws -> (state: FlowState, version: Int) {
-            try inner.state(ofStream: stream, throughPosition: throughPosition)
-        }
-        func streams() throws -> [(stream: String, version: Int)] { try inner.streams() }
-        func event(inStream stream: String, version: Int) throws -> RecordedEvent? { try inner.event(inStream: stream, version: version) }
     }
 
     final class JournalOutput: OutputSink {

@@ -14,23 +14,9 @@ struct GroupCommitTests {
     }
 
     /// An event log whose appends fail, to see the failure reach every waiting append.
-    private final class RefusingLog: EventLog, @unchecked Sendable {
+    private final class RefusingLog: ForwardingEventLog, @unchecked Sendable {
         struct Refused: Error {}
-        let inner = InMemoryEventLog()
-        func append(_ requests: [AppendRequest]) throws -> [AppendResult] { throw Refused() }
-        func version(of stream: String) throws -> Int { try inner.version(of: stream) }
-        func receipt(stream: String, commandId: String) throws -> CommandReceipt? { try inner.receipt(stream: stream, commandId: commandId) }
-        func lastPosition() throws -> Int { try inner.lastPosition() }
-        func forEachEvent(from: Int, through: Int?, _ body: (RecordedEvent) throws -> Bool) throws { try inner.forEachEvent(from: from, through: through, body) }
-        func forEachEvent(inStream stream: String, throughPosition: Int?, _ body: (RecordedEvent) throws -> Bool) throws {
-            try inner.forEachEvent(inStream: stream, throughPosition: throughPosition, body)
-        }
-        func state(ofStream stream: String, throughPosition: Int?) throws -> (state: FlowState, version: Int) {
-            try inner.state(ofStream: stream, throughPosition: throughPosition)
-        }
-        var location: String { inner.location }
-        func streams() throws -> [(stream: String, version: Int)] { try inner.streams() }
-        func event(inStream stream: String, version: Int) throws -> RecordedEvent? { try inner.event(inStream: stream, version: version) }
+        override func append(_ requests: [AppendRequest]) throws -> [AppendResult] { throw Refused() }
     }
 
     @Test func eightBlockingThreadsGetEveryAppendIntoTheLogInTheirOwnOrder() throws {
