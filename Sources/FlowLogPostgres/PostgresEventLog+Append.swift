@@ -34,7 +34,7 @@ extension PostgresEventLog: DeferredCommitAppending {
         defer { lock.unlock() }
         let guess = speculate(requests)
         let streams = Array(Set(requests.map(\.stream)))
-        let commands = requests.compactMap { request in request.commandId.map { (request.stream, $0) } }
+        let commands = requests.compactMap { request in request.commandId.map { (stream: request.stream, commandId: $0) } }
         return try withSession { session in
             appending.predicted = nil
             do {
@@ -46,15 +46,12 @@ extension PostgresEventLog: DeferredCommitAppending {
                     FROM (SELECT 1) AS one LEFT JOIN LATERAL
                         (SELECT position, record FROM \(unescaped: table("events")) ORDER BY position DESC LIMIT 1) e ON true
                     """,
-                    "SELECT stream, version FROM \(unescaped: table("streams")) WHERE stream = ANY(\(streams))",
-                    """
-                    SELECT c.stream, c.command_id, c.first_position, c.event_count, c.version, c.command_fingerprint FROM \(unescaped: table("commands")) c
-                    JOIN unnest(\(commands.map(\.0)), \(commands.map(\.1))) AS u(stream, command_id)
-                        ON c.stream = u.stream AND c.command_id = u.command_id
-                    """,
+                    versionsQuery(streams),
+                    receiptsQuery(commands),
                 ], during: "appending")
                 let (results, transaction, statements) = try withUnsafeMutablePointer(to: &appending.encoder) { encoder in
-                    let found = try PostgresAppend(head: read[2], versions: read[3], receipts: read[4], encoder: encoder)
+                    let found = try PostgresAppend(head: read[2], versions: Self.versions(from: read[3]), receipts: Self.receipts(from: read[4]),
+                                                   encoder: encoder)
                     if let guess, guess.transaction.guessed(found) { return guess }
                     var transaction = found
                     let results = try AppendRules.apply(requests, in: &transaction)
@@ -144,8 +141,6 @@ struct PostgresAppend: AppendTransaction {
     private let start: (position: Int, hash: UInt64)
     private var versions: [String: Int] = [:]
     private var receipts: [String: [String: CommandReceipt]] = [:]
-    /// Receipts the reads found (none, for a guess).
-    private var receiptsRead = 0
     /// The last position stored and its chain hash: the next append's head, once this one commits.
     private(set) var end: (position: Int, hash: UInt64)
     private let encoder: UnsafeMutablePointer<BinaryWriter>
@@ -180,7 +175,7 @@ struct PostgresAppend: AppendTransaction {
     private var snapshotStates: [ByteBuffer] = []
     private var last = 0
 
-    init(head: PostgresQueryResult, versions: PostgresQueryResult, receipts: PostgresQueryResult,
+    init(head: PostgresQueryResult, versions: [String: Int], receipts: [String: [String: CommandReceipt]],
          encoder: UnsafeMutablePointer<BinaryWriter>) throws {
         let (interval, position, record) = try head.rows[0].decode((String?, Int64?, ByteBuffer?).self)
         snapshotInterval = interval.flatMap(Int.init) ?? 1_000
@@ -192,16 +187,8 @@ struct PostgresAppend: AppendTransaction {
         } else {
             start = (0, RecordCodec.genesisHash)
         }
-        for row in versions.rows {
-            let (stream, version) = try row.decode((String, Int64).self)
-            self.versions[stream] = Int(version)
-        }
-        for row in receipts.rows {
-            let (stream, id, first, count, version, fingerprint) = try row.decode((String, String, Int64, Int32, Int64, Int64?).self)
-            self.receipts[stream, default: [:]][id] = CommandReceipt(firstPosition: Int(first), eventCount: Int(count), version: Int(version),
-                                                                     commandFingerprint: fingerprint.map { UInt64(bitPattern: $0) })
-        }
-        receiptsRead = receipts.rows.count
+        self.versions = versions
+        self.receipts = receipts
         end = start
         self.encoder = encoder
     }
@@ -218,7 +205,7 @@ struct PostgresAppend: AppendTransaction {
     /// Whether this guess's inputs are the ones `found` read: the same head and snapshot interval,
     /// every stream at the version guessed, and no receipt of any of the batch's command ids.
     func guessed(_ found: PostgresAppend) -> Bool {
-        start == found.start && snapshotInterval == found.snapshotInterval && found.receiptsRead == 0
+        start == found.start && snapshotInterval == found.snapshotInterval && found.receipts.isEmpty
             && versions.allSatisfy { found.versions[$0.key, default: 0] == $0.value }
     }
 

@@ -9,27 +9,45 @@ import PostgresNIO
 extension PostgresEventLog: StreamBatchReading {
     public func versions(of streams: [String]) throws -> [String: Int] {
         var versions = Dictionary(streams.map { ($0, 0) }, uniquingKeysWith: { first, _ in first })
-        try withSession { session in
-            for row in try session.query("SELECT stream, version FROM \(unescaped: table("streams")) WHERE stream = ANY(\(streams))").rows {
-                let (stream, version) = try row.decode((String, Int64).self)
-                versions[stream] = Int(version)
-            }
+        for (stream, version) in try withSession({ session in try Self.versions(from: session.query(versionsQuery(streams))) }) {
+            versions[stream] = version
         }
         return versions
     }
 
     public func receipts(of commands: [(stream: String, commandId: String)]) throws -> [String: [String: CommandReceipt]] {
+        try withSession { session in try Self.receipts(from: session.query(receiptsQuery(commands))) }
+    }
+
+    /// The versions of those of `streams` that have events; an append reads them under its lock too.
+    func versionsQuery(_ streams: [String]) -> PostgresQuery {
+        "SELECT stream, version FROM \(unescaped: table("streams")) WHERE stream = ANY(\(streams))"
+    }
+
+    static func versions(from result: PostgresQueryResult) throws -> [String: Int] {
+        var versions: [String: Int] = [:]
+        for row in result.rows {
+            let (stream, version) = try row.decode((String, Int64).self)
+            versions[stream] = Int(version)
+        }
+        return versions
+    }
+
+    /// The receipts of those of `commands` that were accepted; an append reads them under its lock too.
+    func receiptsQuery(_ commands: [(stream: String, commandId: String)]) -> PostgresQuery {
+        """
+        SELECT c.stream, c.command_id, c.first_position, c.event_count, c.version, c.command_fingerprint FROM \(unescaped: table("commands")) c
+        JOIN unnest(\(commands.map(\.stream))::text[], \(commands.map(\.commandId))::text[]) AS u(stream, command_id)
+            ON c.stream = u.stream AND c.command_id = u.command_id
+        """
+    }
+
+    static func receipts(from result: PostgresQueryResult) throws -> [String: [String: CommandReceipt]] {
         var receipts: [String: [String: CommandReceipt]] = [:]
-        try withSession { session in
-            for row in try session.query("""
-                SELECT c.stream, c.command_id, c.first_position, c.event_count, c.version, c.command_fingerprint FROM \(unescaped: table("commands")) c
-                JOIN unnest(\(commands.map(\.stream))::text[], \(commands.map(\.commandId))::text[]) AS u(stream, command_id)
-                    ON c.stream = u.stream AND c.command_id = u.command_id
-                """).rows {
-                let (stream, id, first, count, version, fingerprint) = try row.decode((String, String, Int64, Int32, Int64, Int64?).self)
-                receipts[stream, default: [:]][id] = CommandReceipt(firstPosition: Int(first), eventCount: Int(count), version: Int(version),
-                                                                    commandFingerprint: fingerprint.map { UInt64(bitPattern: $0) })
-            }
+        for row in result.rows {
+            let (stream, id, first, count, version, fingerprint) = try row.decode((String, String, Int64, Int32, Int64, Int64?).self)
+            receipts[stream, default: [:]][id] = CommandReceipt(firstPosition: Int(first), eventCount: Int(count), version: Int(version),
+                                                                commandFingerprint: fingerprint.map { UInt64(bitPattern: $0) })
         }
         return receipts
     }
