@@ -135,6 +135,15 @@ public protocol StreamBatchReading: AnyObject {
     func receipts(of commands: [(stream: String, commandId: String)]) throws -> [String: [String: CommandReceipt]]
 }
 
+extension EventLog {
+    /// Each of `streams`' current version (0 for one without events): read together where the log
+    /// can (`StreamBatchReading`), else one by one.
+    public func currentVersions(of streams: [String]) throws -> [String: Int] {
+        if let reader = self as? any StreamBatchReading { return try reader.versions(of: streams) }
+        return Dictionary(try streams.map { ($0, try version(of: $0)) }, uniquingKeysWith: { first, _ in first })
+    }
+}
+
 /// A log whose append answers before its commit is confirmed, so its caller can decide the next
 /// batch while the server commits this one (PostgreSQL: the server's work on a batch and the
 /// client's on the next overlap instead of taking turns).

@@ -16,13 +16,7 @@ extension CommandProcessor {
     func staleStreams(_ suspects: Set<String>, working: [String: WorkingStream], checked: inout Set<String>) throws -> Set<String> {
         guard !suspects.isEmpty else { return [] }
         checked.formUnion(suspects)
-        let streams = Array(suspects)
-        let versions: [String: Int]
-        if let reader = log as? any StreamBatchReading {
-            versions = try reader.versions(of: streams)
-        } else {
-            versions = Dictionary(try streams.map { ($0, try log.version(of: $0)) }, uniquingKeysWith: { first, _ in first })
-        }
+        let versions = try log.currentVersions(of: Array(suspects))
         return suspects.filter { versions[$0] != working[$0]?.loadedVersion }
     }
 

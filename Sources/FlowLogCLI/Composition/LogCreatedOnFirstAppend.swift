@@ -67,8 +67,7 @@ final class LogCreatedOnFirstAppend: EventLog, StreamBatchReading, DeferredCommi
     }
 
     func versions(of streams: [String]) throws -> [String: Int] {
-        if let reader = opened as? any StreamBatchReading { return try reader.versions(of: streams) }
-        return Dictionary(try streams.map { ($0, try version(of: $0)) }, uniquingKeysWith: { first, _ in first })
+        try opened?.currentVersions(of: streams) ?? Dictionary(streams.map { ($0, 0) }, uniquingKeysWith: { first, _ in first })
     }
 
     func states(ofStreams streams: [String]) throws -> [String: (state: FlowState, version: Int)] {
