@@ -18,8 +18,13 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
     public var rfc3339: String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(27)
-        ByteFormatting.appendRFC3339(self, to: &bytes)
+        appendRFC3339(to: &bytes)
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// `rfc3339`'s bytes, appended without making a string (for writers of many lines).
+    public func appendRFC3339(to bytes: inout [UInt8]) {
+        ByteFormatting.appendRFC3339(self, to: &bytes)
     }
 
     /// Parses RFC 3339 (`YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`); fractions beyond microseconds are cut.
@@ -104,7 +109,7 @@ public enum CivilDate {
     }
 
     /// The proleptic Gregorian date `days` after 1970-01-01, by eras of 400 years from 0000-03-01.
-    public static func from(daysSinceEpoch days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+    static func from(daysSinceEpoch days: Int64) -> (year: Int64, month: Int64, day: Int64) {
         let shifted = days + 719_468
         let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
         let dayOfEra = shifted - era * 146_097

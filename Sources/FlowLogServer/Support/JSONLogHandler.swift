@@ -44,7 +44,8 @@ struct JSONLineLogHandler: LogHandler {
         var out: [UInt8] = []
         out.reserveCapacity(256)
         append("{\"time\":\"", to: &out)
-        appendTime(time, to: &out)
+        // As exports write times (no `gmtime_r`, which takes the time-zone lock).
+        Timestamp(microseconds: Int64(time.tv_sec) * 1_000_000 + Int64(time.tv_nsec) / 1_000).appendRFC3339(to: &out)
         append("\",\"level\":", to: &out)
         appendQuoted(level, to: &out)
         append(",\"label\":", to: &out)
@@ -95,24 +96,6 @@ struct JSONLineLogHandler: LogHandler {
         var time = timespec()
         clock_gettime(CLOCK_REALTIME, &time)
         return time
-    }
-
-    /// `2026-11-24T00:47:53.003721Z` (UTC, microseconds), from the days since 1970 by the civil
-    /// calendar's arithmetic (`CivilDate`; no `gmtime_r`, which takes the time-zone lock).
-    static func appendTime(_ time: timespec, to out: inout [UInt8]) {
-        let seconds = Int(time.tv_sec)
-        var days = seconds / 86_400
-        var inDay = seconds % 86_400
-        if inDay < 0 { inDay += 86_400; days -= 1 }
-        let date = CivilDate.from(daysSinceEpoch: Int64(days))
-        let (year, month, day) = (Int(date.year), Int(date.month), Int(date.day))
-        appendDigits(year, 4, to: &out); out.append(UInt8(ascii: "-"))
-        appendDigits(month, 2, to: &out); out.append(UInt8(ascii: "-"))
-        appendDigits(day, 2, to: &out); out.append(UInt8(ascii: "T"))
-        appendDigits(inDay / 3600, 2, to: &out); out.append(UInt8(ascii: ":"))
-        appendDigits(inDay / 60 % 60, 2, to: &out); out.append(UInt8(ascii: ":"))
-        appendDigits(inDay % 60, 2, to: &out); out.append(UInt8(ascii: "."))
-        appendDigits(Int(time.tv_nsec) / 1000, 6, to: &out); out.append(UInt8(ascii: "Z"))
     }
 
     /// `value` (0 or more) in decimal, zero-padded to `width` digits.
