@@ -6,24 +6,15 @@ import Testing
 /// Tests/collectors/vendor_collector.py on a loopback port: Segment's and GA4's published rules,
 /// enforced, with faults on demand. Stopped when the test ends.
 private final class VendorCollector {
-    let process = Process()
+    let process: Process
     let port: Int
     let folder: TemporaryDirectory
 
     init(_ folder: TemporaryDirectory, arguments: [String] = []) throws {
         self.folder = folder
         let script = FlowLogProcess.fixtures.deletingLastPathComponent().appendingPathComponent("Tests/collectors/vendor_collector.py").path
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script, "--segment-write-key", "KEY", "--ga4-measurement-id", "G-TEST", "--ga4-api-secret", "SECRET",
-                             "--record", folder.child("record.ndjson")] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var line = Data()
-        while let byte = try output.fileHandleForReading.read(upToCount: 1), let first = byte.first, first != 0x0A { line.append(first) }
-        guard let port = Int(String(decoding: line, as: UTF8.self)) else { throw FlowLogError.input("the vendor collector did not start") }
-        self.port = port
+        (process, port) = try PortPrintingServer.start(["python3", script, "--segment-write-key", "KEY", "--ga4-measurement-id", "G-TEST",
+                                                         "--ga4-api-secret", "SECRET", "--record", folder.child("record.ndjson")] + arguments)
         try "KEY\n".write(toFile: folder.child("segment.key"), atomically: true, encoding: .utf8)
         try "WRONG\n".write(toFile: folder.child("wrong.key"), atomically: true, encoding: .utf8)
         try "SECRET\n".write(toFile: folder.child("ga4.secret"), atomically: true, encoding: .utf8)

@@ -19,32 +19,11 @@ struct HTTPTransportTests {
         #expect(ProxyEnvironment(["HTTPS_PROXY": ""]).proxy == nil)
     }
 
-    /// Starts `arguments` (through /usr/bin/env) and reads the port the server prints as its first line.
-    private static func startServer(_ arguments: [String]) throws -> (process: Process, port: Int) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var line = Data()
-        while let byte = try output.fileHandleForReading.read(upToCount: 1), let first = byte.first, first != 0x0A { line.append(first) }
-        guard let port = Int(String(decoding: line, as: UTF8.self)) else {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            throw StartFailure(arguments: arguments)
-        }
-        return (process, port)
-    }
-
-    private struct StartFailure: Error { let arguments: [String] }
-
     /// Both clients answer the same for the same collector: the status, the headers (Retry-After)
     /// and the body; and a refused connection is a `TransportFailure`, to be retried.
     @Test func bothClientsReadStatusHeadersAndBodyAndReportANetworkFailureAsRetryable() throws {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("collectors/vendor_collector.py").path
-        let (process, port) = try Self.startServer(["python3", script, "--segment-write-key", "KEY", "--throttle", "2"])
+        let (process, port) = try PortPrintingServer.start(["python3", script, "--segment-write-key", "KEY", "--throttle", "2"])
         defer { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
         let endpoint = VendorEndpoint.segment(url: URL(string: "http://127.0.0.1:\(port)/v1/batch")!, writeKey: "KEY")
         let body = Array(#"{"batch":[{"type":"track","event":"E","anonymousId":"a","messageId":"m1"}]}"#.utf8)
@@ -76,7 +55,7 @@ struct HTTPTransportTests {
         try openssl.run()
         openssl.waitUntilExit()
         try #require(openssl.terminationStatus == 0, "openssl could not make a certificate")
-        let (server, port) = try Self.startServer(["python3", "-c", """
+        let (server, port) = try PortPrintingServer.start(["python3", "-c", """
             import http.server, ssl, sys
             httpd = http.server.HTTPServer(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler)
             context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
