@@ -40,6 +40,19 @@ struct KindDeclarationTests {
         }
     }
 
+    /// A value's kind comes from its payload's type; the decoding switch must make, for each kind,
+    /// a value that comes back as that kind (a case decoded into another kind's payload fails here).
+    @Test func everyKindDecodesToAValueOfThatKind() throws {
+        for kind in AppEvent.Kind.allCases {
+            var blank = BlankValues()
+            #expect(try AppEvent.decode(kind, &blank).kind == kind)
+        }
+        for kind in AppCommand.Kind.allCases {
+            var blank = BlankValues()
+            #expect(try AppCommand.decode(kind, &blank).kind == kind)
+        }
+    }
+
     @Test func theFieldsOfAKindAreListedInDeclarationOrder() {
         let added = EventKinds.info(typeName: "cart.productAdded")!
         #expect(added.fields.map(\.field.nameText) == ["productId", "name", "unitPrice", "quantity"])
@@ -67,4 +80,9 @@ struct KindDeclarationTests {
         let drawnEvents = Set((0..<3_000).map { _ in events.event(using: &rng).kind })
         #expect(drawnEvents.count == EventKinds.all.count)
     }
+}
+
+/// A decoder that fills nothing: every payload as its blank `init()` leaves it.
+private struct BlankValues: PayloadDecoder {
+    func payload<Payload: KindPayload>(_ type: Payload.Type) -> Payload { Payload() }
 }

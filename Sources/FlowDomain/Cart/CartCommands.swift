@@ -113,16 +113,6 @@ public enum CartCommand: CommandFamily {
 
     public enum Kind: CaseIterable, Hashable, Sendable { case addProduct, removeProduct, changeQuantity, applyDiscount, removeDiscount, checkout }
 
-    public var kind: Kind {
-        switch self {
-        case .addProduct: .addProduct
-        case .removeProduct: .removeProduct
-        case .changeQuantity: .changeQuantity
-        case .applyDiscount: .applyDiscount
-        case .removeDiscount: .removeDiscount
-        case .checkout: .checkout
-        }
-    }
 
     public func visitPayload<V: CommandPayloadVisitor>(_ v: inout V) throws {
         switch self {
@@ -184,12 +174,6 @@ public enum PaymentCommand: CommandFamily {
 
     public enum Kind: CaseIterable, Hashable, Sendable { case succeeded, failed }
 
-    public var kind: Kind {
-        switch self {
-        case .succeeded: .succeeded
-        case .failed: .failed
-        }
-    }
 
     public func visitPayload<V: CommandPayloadVisitor>(_ v: inout V) throws {
         switch self {

@@ -148,18 +148,6 @@ public enum CartEvent: EventFamily {
         case productAdded, productRemoved, quantityChanged, discountApplied, discountRemoved, checkoutStarted, orderPlaced, paymentFailed
     }
 
-    public var kind: Kind {
-        switch self {
-        case .productAdded: .productAdded
-        case .productRemoved: .productRemoved
-        case .quantityChanged: .quantityChanged
-        case .discountApplied: .discountApplied
-        case .discountRemoved: .discountRemoved
-        case .checkoutStarted: .checkoutStarted
-        case .orderPlaced: .orderPlaced
-        case .paymentFailed: .paymentFailed
-        }
-    }
 
     @inlinable
     public func visitPayload<V: EventPayloadVisitor>(_ v: inout V) throws {

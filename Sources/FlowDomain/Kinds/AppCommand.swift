@@ -28,18 +28,9 @@ public enum AppCommand: Equatable, Sendable {
             + HomeCommand.Kind.allCases.map(Kind.home) + ModalCommand.Kind.allCases.map(Kind.modal)
     }
 
-    public var kind: Kind {
-        switch self {
-        case .cart(let command): .cart(command.kind)
-        case .payment(let command): .payment(command.kind)
-        case .app(let command): .app(command.kind)
-        case .welcome(let command): .welcome(command.kind)
-        case .onboarding(let command): .onboarding(command.kind)
-        case .login(let command): .login(command.kind)
-        case .home(let command): .home(command.kind)
-        case .modal(let command): .modal(command.kind)
-        }
-    }
+
+    /// Which kind of command this is: the kind whose payload type this command's payload has.
+    public var kind: Kind { CommandKinds.info(of: self).kind }
 
     /// Hands the command's payload, with its concrete type, to `visitor`.
     public func visitPayload<V: CommandPayloadVisitor>(_ visitor: inout V) throws {
@@ -96,12 +87,14 @@ public enum CommandKinds {
                                fields: reader.fields, payloadType: reader.payloadType!)
     }
 
-    private static let byKind: [AppCommand.Kind: Int] = Dictionary(uniqueKeysWithValues: all.enumerated().map { ($1.kind, $0) })
-    private static let byTypeName: [String: Int] = Dictionary(uniqueKeysWithValues: all.enumerated().map { ($1.typeName, $0) })
+    private static let lookup = KindLookup(kinds: all.map(\.kind), typeNames: all.map(\.typeName), payloadTypes: all.map { ObjectIdentifier($0.payloadType) })
 
-    public static func info(_ kind: AppCommand.Kind) -> CommandKindInfo { all[byKind[kind]!] }
+    public static func info(_ kind: AppCommand.Kind) -> CommandKindInfo { all[lookup.byKind[kind]!] }
 
-    public static func info(typeName: String) -> CommandKindInfo? { byTypeName[typeName].map { all[$0] } }
+    public static func info(typeName: String) -> CommandKindInfo? { lookup.byTypeName[typeName].map { all[$0] } }
+
+    /// The kind of `command`, found by its payload's type.
+    public static func info(of command: AppCommand) -> CommandKindInfo { all[lookup.place(ofPayloadIn: { try command.visitPayload(&$0) })] }
 
     /// Every type name, in declaration order.
     public static var typeNames: [String] { all.map(\.typeName) }

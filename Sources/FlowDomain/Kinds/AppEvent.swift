@@ -12,12 +12,9 @@ public enum AppEvent: Equatable, Sendable {
         public static let allCases: [Kind] = CartEvent.Kind.allCases.map(Kind.cart) + NavigationEvent.Kind.allCases.map(Kind.navigation)
     }
 
-    public var kind: Kind {
-        switch self {
-        case .cart(let event): .cart(event.kind)
-        case .navigation(let event): .navigation(event.kind)
-        }
-    }
+
+    /// Which kind of event this is: the kind whose payload type this event's payload has.
+    public var kind: Kind { EventKinds.info(of: self).kind }
 
     /// Hands the event's payload, with its concrete type, to `visitor`.
     @inlinable
@@ -38,9 +35,9 @@ public enum AppEvent: Equatable, Sendable {
     }
 
     /// The event's stable type name, as exports and `flowlog log` show it.
-    public var typeName: String { EventKinds.info(kind).typeName }
+    public var typeName: String { EventKinds.info(of: self).typeName }
 
-    public var declaration: EventDeclaration { EventKinds.info(kind).declaration }
+    public var declaration: EventDeclaration { EventKinds.info(of: self).declaration }
 }
 
 /// One event kind as every list of kinds sees it.
@@ -51,6 +48,8 @@ public struct EventKindInfo: Sendable {
     public let fields: [FieldDescription]
     /// The kind's place in `EventKinds.all`.
     public let index: Int
+    /// The type of the kind's payload.
+    let payloadType: ObjectIdentifier
 }
 
 /// Every event kind, derived from the families' declarations: codecs, filters and schemas look
@@ -61,20 +60,22 @@ public enum EventKinds {
         var reader = DeclarationReader()
         try! AppEvent.decode(kind, &blank).visitPayload(&reader)
         return EventKindInfo(kind: kind, declaration: reader.declaration!, typeName: reader.declaration!.typeName.description,
-                             fields: reader.fields, index: index)
+                             fields: reader.fields, index: index, payloadType: reader.payloadType!)
     }
 
-    private static let byKind: [AppEvent.Kind: Int] = Dictionary(uniqueKeysWithValues: all.map { ($0.kind, $0.index) })
-    private static let byTypeName: [String: Int] = Dictionary(uniqueKeysWithValues: all.map { ($0.typeName, $0.index) })
+    private static let lookup = KindLookup(kinds: all.map(\.kind), typeNames: all.map(\.typeName), payloadTypes: all.map(\.payloadType))
     private static let byTag: [Int?] = {
         var table = [Int?](repeating: nil, count: Int(all.map(\.declaration.tag).max()!) + 1)
         for info in all { table[Int(info.declaration.tag)] = info.index }
         return table
     }()
 
-    public static func info(_ kind: AppEvent.Kind) -> EventKindInfo { all[byKind[kind]!] }
+    public static func info(_ kind: AppEvent.Kind) -> EventKindInfo { all[lookup.byKind[kind]!] }
 
-    public static func info(typeName: String) -> EventKindInfo? { byTypeName[typeName].map { all[$0] } }
+    public static func info(typeName: String) -> EventKindInfo? { lookup.byTypeName[typeName].map { all[$0] } }
+
+    /// The kind of `event`, found by its payload's type.
+    public static func info(of event: AppEvent) -> EventKindInfo { all[lookup.place(ofPayloadIn: { try event.visitPayload(&$0) })] }
 
     /// The kind stored records give this tag; `nil` for a tag no kind has.
     @inline(__always)
@@ -96,9 +97,11 @@ public enum EventKinds {
     private struct DeclarationReader: EventPayloadVisitor {
         var declaration: EventDeclaration?
         var fields: [FieldDescription] = []
+        var payloadType: ObjectIdentifier?
         mutating func visit<Payload: EventPayload>(_ payload: Payload) {
             declaration = Payload.declaration
             fields = Payload.fieldList
+            payloadType = ObjectIdentifier(Payload.self)
         }
     }
 }

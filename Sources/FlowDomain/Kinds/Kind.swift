@@ -90,12 +90,42 @@ struct BlankDecoder: PayloadDecoder {
     func payload<Payload: KindPayload>(_ type: Payload.Type) -> Payload { Payload() }
 }
 
+/// Names the type of the payload a family's switch hands out: the key from a command or event to
+/// its kind in `CommandKinds` and `EventKinds`.
+struct PayloadTypeReader: CommandPayloadVisitor, EventPayloadVisitor {
+    var type = ObjectIdentifier(Never.self)
+    mutating func visit<Payload: CommandPayload>(_ payload: Payload) { type = ObjectIdentifier(Payload.self) }
+    mutating func visit<Payload: EventPayload>(_ payload: Payload) { type = ObjectIdentifier(Payload.self) }
+}
+
+/// A registry's lookups of a kind's place in its list: by kind, by type name and by payload type.
+/// Built once; two kinds with one type name or one payload type stop the program at the first use.
+struct KindLookup<Kind: Hashable & Sendable>: Sendable {
+    let byKind: [Kind: Int]
+    let byTypeName: [String: Int]
+    private let byPayloadType: [ObjectIdentifier: Int]
+
+    init(kinds: [Kind], typeNames: [String], payloadTypes: [ObjectIdentifier]) {
+        byKind = Dictionary(uniqueKeysWithValues: kinds.enumerated().map { ($1, $0) })
+        byTypeName = Dictionary(uniqueKeysWithValues: typeNames.enumerated().map { ($1, $0) })
+        byPayloadType = Dictionary(uniqueKeysWithValues: payloadTypes.enumerated().map { ($1, $0) })
+    }
+
+    /// The place of the kind whose payload `visit` hands to its visitor.
+    func place(ofPayloadIn visit: (inout PayloadTypeReader) throws -> Void) -> Int {
+        var reader = PayloadTypeReader()
+        try! visit(&reader)
+        return byPayloadType[reader.type]!
+    }
+}
+
 /// A family of commands (the cart's, the welcome screen's…): its kinds, the one switch that hands
 /// out each command's payload, and the one that makes a command of a kind from a decoder. Both
 /// switches are exhaustive, so a new case does not compile until it has its kind and payload.
+/// A command's kind is not a third switch: it is looked up from its payload's type
+/// (`CommandKinds.info(of:)`), so the two switches cannot disagree with one another unnoticed.
 public protocol CommandFamily: Equatable, Sendable {
     associatedtype Kind: CaseIterable, Hashable, Sendable
-    var kind: Kind { get }
     func visitPayload<Visitor: CommandPayloadVisitor>(_ visitor: inout Visitor) throws
     static func decode<Decoder: PayloadDecoder>(_ kind: Kind, _ decoder: inout Decoder) throws -> Self
 }
@@ -103,7 +133,6 @@ public protocol CommandFamily: Equatable, Sendable {
 /// The event counterpart of `CommandFamily`.
 public protocol EventFamily: Equatable, Sendable {
     associatedtype Kind: CaseIterable, Hashable, Sendable
-    var kind: Kind { get }
     func visitPayload<Visitor: EventPayloadVisitor>(_ visitor: inout Visitor) throws
     static func decode<Decoder: PayloadDecoder>(_ kind: Kind, _ decoder: inout Decoder) throws -> Self
 }

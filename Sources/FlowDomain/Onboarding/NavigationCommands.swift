@@ -18,7 +18,6 @@ public enum AppLifecycleCommand: CommandFamily {
     }
 
     public enum Kind: CaseIterable, Hashable, Sendable { case launched }
-    public var kind: Kind { .launched }
 
     public func visitPayload<V: CommandPayloadVisitor>(_ v: inout V) throws {
         switch self {
@@ -51,12 +50,6 @@ public enum WelcomeCommand: CommandFamily {
 
     public enum Kind: CaseIterable, Hashable, Sendable { case signUp, logIn }
 
-    public var kind: Kind {
-        switch self {
-        case .signUp: .signUp
-        case .logIn: .logIn
-        }
-    }
 
     public func visitPayload<V: CommandPayloadVisitor>(_ v: inout V) throws {
         switch self {
@@ -98,13 +91,6 @@ public enum OnboardingCommand: CommandFamily {
 
     public enum Kind: CaseIterable, Hashable, Sendable { case next, back, finish }
 
-    public var kind: Kind {
-        switch self {
-        case .next: .next
-        case .back: .back
-        case .finish: .finish
-        }
-    }
 
     public func visitPayload<V: CommandPayloadVisitor>(_ v: inout V) throws {
         switch self {
@@ -141,12 +127,6 @@ public enum LoginCommand: CommandFamily {
 
     public enum Kind: CaseIterable, Hashable, Sendable { case succeeded, cancel }
 
-    public var kind: Kind {
-        switch self {
-        case .succeeded: .succeeded
-        case .cancel: .cancel
-        }
-    }
 
     public func visitPayload<V: CommandPayloadVisitor>(_ v: inout V) throws {
         switch self {
@@ -189,12 +169,6 @@ public enum HomeCommand: CommandFamily {
 
     public enum Kind: CaseIterable, Hashable, Sendable { case selectTab, presentModal }
 
-    public var kind: Kind {
-        switch self {
-        case .selectTab: .selectTab
-        case .presentModal: .presentModal
-        }
-    }
 
     public func visitPayload<V: CommandPayloadVisitor>(_ v: inout V) throws {
         switch self {
@@ -221,7 +195,6 @@ public enum ModalCommand: CommandFamily {
     }
 
     public enum Kind: CaseIterable, Hashable, Sendable { case dismiss }
-    public var kind: Kind { .dismiss }
 
     public func visitPayload<V: CommandPayloadVisitor>(_ v: inout V) throws {
         try v.visit(Dismiss())

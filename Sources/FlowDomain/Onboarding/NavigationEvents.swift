@@ -89,21 +89,6 @@ public enum NavigationEvent: EventFamily {
         case loginSucceeded, loginCancelled, tabSelected, modalPresented, modalDismissed
     }
 
-    public var kind: Kind {
-        switch self {
-        case .appLaunched: .appLaunched
-        case .signUpStarted: .signUpStarted
-        case .logInStarted: .logInStarted
-        case .onboardingAdvanced: .onboardingAdvanced
-        case .onboardingWentBack: .onboardingWentBack
-        case .onboardingFinished: .onboardingFinished
-        case .loginSucceeded: .loginSucceeded
-        case .loginCancelled: .loginCancelled
-        case .tabSelected: .tabSelected
-        case .modalPresented: .modalPresented
-        case .modalDismissed: .modalDismissed
-        }
-    }
 
     @inlinable
     public func visitPayload<V: EventPayloadVisitor>(_ v: inout V) throws {
