@@ -87,17 +87,28 @@ public enum CommandKinds {
                                fields: reader.fields, payloadType: reader.payloadType!)
     }
 
-    private static let lookup = KindLookup(kinds: all.map(\.kind), typeNames: all.map(\.typeName), payloadTypes: all.map { ObjectIdentifier($0.payloadType) })
+    private static let lookup = KindLookup(kinds: all.map(\.kind), typeNames: all.map(\.typeName))
+    /// Two kinds whose decoding gave one payload type would stop the program here, at the first use.
+    private static let byPayloadType = Dictionary(uniqueKeysWithValues: all.enumerated().map { (ObjectIdentifier($1.payloadType), $0) })
 
     public static func info(_ kind: AppCommand.Kind) -> CommandKindInfo { all[lookup.byKind[kind]!] }
 
     public static func info(typeName: String) -> CommandKindInfo? { lookup.byTypeName[typeName].map { all[$0] } }
 
     /// The kind of `command`, found by its payload's type.
-    public static func info(of command: AppCommand) -> CommandKindInfo { all[lookup.place(ofPayloadIn: { try command.visitPayload(&$0) })] }
+    public static func info(of command: AppCommand) -> CommandKindInfo {
+        var reader = PayloadTypeReader()
+        try! command.visitPayload(&reader)
+        return all[byPayloadType[reader.type]!]
+    }
 
     /// Every type name, in declaration order.
     public static var typeNames: [String] { all.map(\.typeName) }
+
+    private struct PayloadTypeReader: CommandPayloadVisitor {
+        var type = ObjectIdentifier(Never.self)
+        mutating func visit<Payload: CommandPayload>(_ payload: Payload) { type = ObjectIdentifier(Payload.self) }
+    }
 
     private struct DeclarationReader: CommandPayloadVisitor {
         var declaration: CommandDeclaration?

@@ -48,8 +48,6 @@ public struct EventKindInfo: Sendable {
     public let fields: [FieldDescription]
     /// The kind's place in `EventKinds.all`.
     public let index: Int
-    /// The type of the kind's payload.
-    let payloadType: ObjectIdentifier
 }
 
 /// Every event kind, derived from the families' declarations: codecs, filters and schemas look
@@ -60,11 +58,11 @@ public enum EventKinds {
         var reader = DeclarationReader()
         try! AppEvent.decode(kind, &blank).visitPayload(&reader)
         return EventKindInfo(kind: kind, declaration: reader.declaration!, typeName: reader.declaration!.typeName.description,
-                             fields: reader.fields, index: index, payloadType: reader.payloadType!)
+                             fields: reader.fields, index: index)
     }
 
-    private static let lookup = KindLookup(kinds: all.map(\.kind), typeNames: all.map(\.typeName), payloadTypes: all.map(\.payloadType))
-    private static let byTag: [Int?] = {
+    private static let lookup = KindLookup(kinds: all.map(\.kind), typeNames: all.map(\.typeName))
+    @usableFromInline static let byTag: [Int?] = {
         var table = [Int?](repeating: nil, count: Int(all.map(\.declaration.tag).max()!) + 1)
         for info in all { table[Int(info.declaration.tag)] = info.index }
         return table
@@ -74,8 +72,14 @@ public enum EventKinds {
 
     public static func info(typeName: String) -> EventKindInfo? { lookup.byTypeName[typeName].map { all[$0] } }
 
-    /// The kind of `event`, found by its payload's type.
-    public static func info(of event: AppEvent) -> EventKindInfo { all[lookup.place(ofPayloadIn: { try event.visitPayload(&$0) })] }
+    /// The kind of `event`, found by its payload's tag: a read of a constant and of a table, cheap
+    /// enough for filters that ask it of every record.
+    @inlinable
+    public static func info(of event: AppEvent) -> EventKindInfo {
+        var reader = TagReader()
+        try! event.visitPayload(&reader)
+        return all[byTag[Int(reader.tag)]!]
+    }
 
     /// The kind stored records give this tag; `nil` for a tag no kind has.
     @inline(__always)
@@ -97,11 +101,17 @@ public enum EventKinds {
     private struct DeclarationReader: EventPayloadVisitor {
         var declaration: EventDeclaration?
         var fields: [FieldDescription] = []
-        var payloadType: ObjectIdentifier?
         mutating func visit<Payload: EventPayload>(_ payload: Payload) {
             declaration = Payload.declaration
             fields = Payload.fieldList
-            payloadType = ObjectIdentifier(Payload.self)
         }
     }
+}
+
+/// Reads the tag of the payload an event's switch hands out.
+@usableFromInline
+struct TagReader: EventPayloadVisitor {
+    @usableFromInline var tag: UInt16 = 0
+    @inlinable init() {}
+    @inlinable mutating func visit<Payload: EventPayload>(_ payload: Payload) { tag = Payload.declaration.tag }
 }

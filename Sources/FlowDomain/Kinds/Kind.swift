@@ -90,32 +90,15 @@ struct BlankDecoder: PayloadDecoder {
     func payload<Payload: KindPayload>(_ type: Payload.Type) -> Payload { Payload() }
 }
 
-/// Names the type of the payload a family's switch hands out: the key from a command or event to
-/// its kind in `CommandKinds` and `EventKinds`.
-struct PayloadTypeReader: CommandPayloadVisitor, EventPayloadVisitor {
-    var type = ObjectIdentifier(Never.self)
-    mutating func visit<Payload: CommandPayload>(_ payload: Payload) { type = ObjectIdentifier(Payload.self) }
-    mutating func visit<Payload: EventPayload>(_ payload: Payload) { type = ObjectIdentifier(Payload.self) }
-}
-
-/// A registry's lookups of a kind's place in its list: by kind, by type name and by payload type.
-/// Built once; two kinds with one type name or one payload type stop the program at the first use.
+/// A registry's lookups of a kind's place in its list, by kind and by type name. Built once; two
+/// kinds with one type name stop the program at the first use.
 struct KindLookup<Kind: Hashable & Sendable>: Sendable {
     let byKind: [Kind: Int]
     let byTypeName: [String: Int]
-    private let byPayloadType: [ObjectIdentifier: Int]
 
-    init(kinds: [Kind], typeNames: [String], payloadTypes: [ObjectIdentifier]) {
+    init(kinds: [Kind], typeNames: [String]) {
         byKind = Dictionary(uniqueKeysWithValues: kinds.enumerated().map { ($1, $0) })
         byTypeName = Dictionary(uniqueKeysWithValues: typeNames.enumerated().map { ($1, $0) })
-        byPayloadType = Dictionary(uniqueKeysWithValues: payloadTypes.enumerated().map { ($1, $0) })
-    }
-
-    /// The place of the kind whose payload `visit` hands to its visitor.
-    func place(ofPayloadIn visit: (inout PayloadTypeReader) throws -> Void) -> Int {
-        var reader = PayloadTypeReader()
-        try! visit(&reader)
-        return byPayloadType[reader.type]!
     }
 }
 
