@@ -32,7 +32,7 @@ extension LMDBEventLog: EventImporting, ImportTarget {
             try environment.ensureMapSize(atLeast: used + expectedBytes * 3 + (64 << 20))
         }
         do {
-            return try environment.write(retryingWhenMapIsFull: false, large: true) { txn in
+            return try environment.write(retryingWhenMapIsFull: false, aroundCommit: { CommitWriteback.around($0, in: environment) }) { txn in
                 let (position, hash) = try head(txn)
                 let start = ImportStart(position: position, hash: hash, snapshotInterval: try storedSnapshotInterval(txn))
                 return try body(LMDBImportSession(log: self, txn: txn, start: start))

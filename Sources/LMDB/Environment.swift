@@ -65,6 +65,26 @@ public final class Environment {
         return info.me_mapsize
     }
 
+    /// The data file (`mdb_env_get_fd`); `nil` when LMDB reports none.
+    public var dataFile: DataFile? {
+        var descriptor: Int32 = -1
+        guard mdb_env_get_fd(handle, &descriptor) == 0, descriptor >= 0 else { return nil }
+        return DataFile(descriptor: descriptor)
+    }
+
+    /// An environment's data file, for work beside a commit on another thread (FlowLogLMDB's
+    /// `CommitWriteback`). Valid while the environment is open.
+    public struct DataFile: Sendable {
+        let descriptor: Int32
+
+        /// Asks the kernel to start writing the file's dirty pages back, without waiting for it
+        /// (Linux's `sync_file_range(…, SYNC_FILE_RANGE_WRITE)`). Errors (a file system without
+        /// writeback, say) only mean nothing was started early.
+        public func startWriteback() {
+            _ = sync_file_range(descriptor, 0, 0, 2 /* SYNC_FILE_RANGE_WRITE */)
+        }
+    }
+
     /// Runs `body` in a read-only transaction: a consistent snapshot of the whole environment,
     /// unaffected by writers until it ends.
     public func read<Result>(_ body: (Transaction) throws -> Result) throws -> Result {
@@ -84,9 +104,10 @@ public final class Environment {
 
     /// As `write(_:)`; with `retryingWhenMapIsFull` false, a full map is thrown (after growing the
     /// map for next time) instead of running `body` again, for bodies that consume input as they go.
-    /// `large` says the transaction writes many megabytes: its commit then has the kernel start
-    /// writing pages back while LMDB is still handing them over (`CommitWriteback`).
-    public func write<Result>(retryingWhenMapIsFull: Bool, large: Bool = false, _ body: (Transaction) throws -> Result) throws -> Result {
+    /// `aroundCommit` is handed the commit (LMDB writing the pages and syncing them) to run, once, for
+    /// a caller that works beside it while it runs (FlowLogLMDB's `CommitWriteback`, for an import).
+    public func write<Result>(retryingWhenMapIsFull: Bool, aroundCommit: (_ commit: () -> Void) -> Void = { $0() },
+                              _ body: (Transaction) throws -> Result) throws -> Result {
         while true {
             let transaction = try begin(flags: 0)
             let result: Result
@@ -102,9 +123,8 @@ public final class Environment {
                 throw error
             }
             // A commit frees the transaction whatever it returns: never abort it after this point.
-            let writeback = large ? CommitWriteback(environment: handle) : nil
-            let code = mdb_txn_commit(transaction.handle)
-            writeback?.stop()
+            var code: Int32 = 0
+            aroundCommit { code = mdb_txn_commit(transaction.handle) }
             if code == MDB_MAP_FULL {
                 try grow()
                 if retryingWhenMapIsFull { continue }

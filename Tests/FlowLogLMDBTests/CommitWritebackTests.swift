@@ -12,7 +12,7 @@ struct CommitWritebackTests {
         let environment = try Environment(path: folder.path)
         let database = try environment.openDatabases(named: ["large"], create: true)[0]
         let values = (0..<200).map { index in [UInt8](repeating: UInt8(index % 251), count: 40_000) }
-        try environment.write(retryingWhenMapIsFull: false, large: true) { txn in
+        try environment.write(retryingWhenMapIsFull: false, aroundCommit: { CommitWriteback.around($0, in: environment) }) { txn in
             for (index, value) in values.enumerated() { try txn.put(database, key: [UInt8(index >> 8), UInt8(index & 0xFF)], value: value) }
         }
         let stored = try environment.read { txn in
@@ -25,7 +25,7 @@ struct CommitWritebackTests {
         let folder = TemporaryDirectory()
         let environment = try Environment(path: folder.path)
         for _ in 0..<20 {
-            let writeback = try #require(CommitWriteback(environment: environment.handle))
+            let writeback = try #require(CommitWriteback(environment: environment))
             writeback.stop()
             #expect(writeback.hasFinished)
         }

@@ -6,15 +6,12 @@ struct StateCommand: ParsableCommand {
         commandName: "state",
         abstract: "Print the projected state of one stream, now or as of a global position.")
 
-    @OptionGroup var position: StreamPositionOptions
-    @OptionGroup var format: FormatOptions
-    @OptionGroup var logOptions: LogOptions
+    @OptionGroup var options: StreamStateOptions
 
     func run() throws {
-        try CommandExecution.run { output in
-            let (state, version) = try position.readState(logOptions)
-            let stream = position.stream
-            switch format.format {
+        try options.run { state, version, output in
+            let stream = options.stream
+            switch options.format.format {
             // In pieces: the state of a stream with many orders is megabytes.
             case .json: try FlowJSON.writeState(state, stream: stream, version: version, to: output.sink)
             case .text: output.lines(StateText.lines(state, stream: stream, version: version))

@@ -6,17 +6,14 @@ struct ViewCommand: ParsableCommand {
         commandName: "view",
         abstract: "Draw what the app's screen and cart show for a stream: plain strings and flags computed from its state.")
 
-    @OptionGroup var position: StreamPositionOptions
-    @OptionGroup var format: FormatOptions
-    @OptionGroup var logOptions: LogOptions
+    @OptionGroup var options: StreamStateOptions
 
     func run() throws {
-        try CommandExecution.run { output in
-            let (state, version) = try position.readState(logOptions)
+        try options.run { state, version, output in
             let cart = ViewProjector.cart(state)
             let screen = ViewProjector.screen(state.navigation)
-            switch format.format {
-            case .json: output.json { ViewProjector.writeJSON(cart: cart, screen: screen, stream: position.stream, version: version, into: &$0) }
+            switch options.format.format {
+            case .json: output.json { ViewProjector.writeJSON(cart: cart, screen: screen, stream: options.stream, version: version, into: &$0) }
             case .text: output.lines(ViewText.lines(cart: cart, screen: screen))
             }
         }

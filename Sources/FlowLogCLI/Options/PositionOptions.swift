@@ -27,6 +27,24 @@ struct StreamPositionOptions: ParsableArguments {
     }
 }
 
+/// What `state` and `view` both take (`--stream`, `--at`, `--format`, `--db`) and how both begin:
+/// the chosen stream's state, read and checked, handed to what the subcommand writes of it.
+struct StreamStateOptions: ParsableArguments {
+    @OptionGroup var position: StreamPositionOptions
+    @OptionGroup var format: FormatOptions
+    @OptionGroup var logOptions: LogOptions
+
+    var stream: String { position.stream }
+
+    /// Runs `write` through `CommandExecution` with the state and version `readState` finds.
+    func run(_ write: (_ state: FlowState, _ version: Int, _ output: OutputWriter) throws -> Void) throws {
+        try CommandExecution.run { output in
+            let (state, version) = try position.readState(logOptions)
+            try write(state, version, output)
+        }
+    }
+}
+
 /// `--from N`: where a walk through the log starts.
 struct FromPositionOptions: ParsableArguments {
     @Option(name: .customLong("from"), parsing: .unconditional, help: ArgumentHelp("Start at this global position (default: 1).", valueName: "from"),

@@ -11,10 +11,10 @@ final class CommandWriter: @unchecked Sendable {
         let continuation: CheckedContinuation<[CommandOutcome], any Error>
     }
 
-    private let condition = NSCondition()
+    /// The writing thread; its lock also guards `queue`.
+    private let worker = WorkerThread()
+    private var condition: NSCondition { worker.condition }
     private var queue: [Pending] = []
-    private var stopping = false
-    private var finished = false
     private let processor: CommandProcessor
     private let metrics: ServerMetrics
     private let onCommit: @Sendable () -> Void
@@ -27,9 +27,7 @@ final class CommandWriter: @unchecked Sendable {
         self.metrics = metrics
         self.commandsPerCommit = commandsPerCommit
         self.onCommit = onCommit
-        let thread = Thread { [self] in loop() }
-        thread.name = "flowlog-writer"
-        thread.start()
+        worker.start(name: "flowlog-writer") { [self] in loop() }
     }
 
     /// Decides and appends `envelopes` (in one commit, possibly shared with other requests) and
@@ -38,7 +36,7 @@ final class CommandWriter: @unchecked Sendable {
         if envelopes.isEmpty { return [] }
         return try await withCheckedThrowingContinuation { continuation in
             condition.lock()
-            if stopping {
+            if worker.isStopping {
                 condition.unlock()
                 continuation.resume(throwing: APIError.unavailable("The server is shutting down and takes no more commands; send them again once it is back."))
                 return
@@ -49,16 +47,12 @@ final class CommandWriter: @unchecked Sendable {
         }
     }
 
+    /// Runs on the worker's thread, holding its lock except while it commits; returns once asked to
+    /// stop with nothing left in the queue.
     private func loop() {
         while true {
-            condition.lock()
-            while queue.isEmpty, !stopping { condition.wait() }
-            if queue.isEmpty {
-                finished = true
-                condition.broadcast()
-                condition.unlock()
-                return
-            }
+            while queue.isEmpty, !worker.isStopping { condition.wait() }
+            if queue.isEmpty { return }
             var taken = 0
             var count = 0
             while taken < queue.count, count == 0 || count + queue[taken].envelopes.count <= commandsPerCommit {
@@ -69,6 +63,7 @@ final class CommandWriter: @unchecked Sendable {
             queue.removeFirst(taken)
             condition.unlock()
             commit(batch, commands: count)
+            condition.lock()
         }
     }
 
@@ -99,10 +94,6 @@ final class CommandWriter: @unchecked Sendable {
 
     /// Takes no new commands, answers those queued, and returns once the thread is done.
     func stop() {
-        condition.lock()
-        stopping = true
-        condition.broadcast()
-        while !finished { condition.wait() }
-        condition.unlock()
+        worker.stop()
     }
 }
