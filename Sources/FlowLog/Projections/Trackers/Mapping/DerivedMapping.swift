@@ -9,7 +9,7 @@ public enum DerivedMapping {
     public static func properties(of event: AppEvent, settings: AnalyticsSettings) -> [AnalyticsProperty] {
         var collector = PropertyCollector()
         try? event.visitPayload(&collector)
-        if collector.hasMoney { collector.properties.append(AnalyticsProperty("currency", .string(settings.currency))) }
+        if collector.hasMoney { collector.properties.append(settings.currencyProperty) }
         return collector.properties
     }
 

@@ -41,6 +41,9 @@ public struct AnalyticsSettings: Equatable, Sendable {
         self.currency = currency
     }
 
+    /// The `currency` property every call or event with an amount carries.
+    var currencyProperty: AnalyticsProperty { AnalyticsProperty("currency", .string(currency)) }
+
     /// Why `code` cannot be a currency, or `nil` when it can: three capital letters, as both vendors want.
     public static func problem(withCurrency code: String) -> String? {
         code.count == 3 && code.unicodeScalars.allSatisfy({ ("A"..."Z").contains($0) })
