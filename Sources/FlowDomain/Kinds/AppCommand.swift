@@ -61,10 +61,10 @@ public enum AppCommand: Equatable, Sendable {
     }
 
     /// SPEC §2's `type`, for example `cart.addProduct`.
-    public var typeName: String { CommandKinds.info(kind).typeName }
+    public var typeName: String { CommandKinds.info(of: self).typeName }
 
     /// Payment answers and app launches come from the system; everything else is a person's tap.
-    public var actor: Actor { CommandKinds.info(kind).declaration.actor }
+    public var actor: Actor { CommandKinds.info(of: self).declaration.actor }
 }
 
 /// One command kind as every list of kinds sees it.
