@@ -82,8 +82,7 @@ public final class LMDBEventLog: EventLog {
         }
         if let refusal = recognition.refusal { throw .notALog(path: path, reason: refusal) }
         do {
-            let names = ["meta", "events", "streams", "streamIndex", "commands", "eventIds", "snapshots", "orders"]
-            let optional = ["orderPages", "heads", "fingerprints"]
+            let (names, optional) = (Self.databaseNames, Self.laterDatabaseNames)
             let databases: [Database]
             let later: [Database?]
             if access == .readOnly {
@@ -105,6 +104,11 @@ public final class LMDBEventLog: EventLog {
         }
         try checkSchema(writable: access != .readOnly)
     }
+
+    /// The databases every log holds, in the order `init` assigns them.
+    static let databaseNames = ["meta", "events", "streams", "streamIndex", "commands", "eventIds", "snapshots", "orders"]
+    /// The databases that came after the first logs (see `openOptional`), in the order `init` assigns them.
+    static let laterDatabaseNames = ["orderPages", "heads", "fingerprints"]
 
     /// Order pages, heads and fingerprints came after the first logs, so a read-only open of an
     /// older log goes without them: its orders are read one by one, its streams from snapshots, its

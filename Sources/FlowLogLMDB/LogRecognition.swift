@@ -21,8 +21,7 @@ enum LogRecognition: Equatable {
     case damagedLog
 
     /// Every database a FlowLog log may hold, its projections' included.
-    static let flowLogDatabases: Set<String> = ["meta", "events", "streams", "streamIndex", "commands", "eventIds", "snapshots",
-                                                "orders", "orderPages", "heads", "fingerprints", "projections", "rm.state", "rm.orders", "rm.flags"]
+    static let flowLogDatabases = Set(LMDBEventLog.databaseNames + LMDBEventLog.laterDatabaseNames + LMDBEventLog.projectionDatabaseNames)
 
     static func inspect(_ environment: Environment) throws -> LogRecognition {
         try environment.read { txn in
