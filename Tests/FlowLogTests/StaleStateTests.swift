@@ -131,14 +131,4 @@ struct StaleStateTests {
         #expect(writers.server.cache["s1"]?.version == 1)
         #expect(try writers.history() == ["s1@1"])
     }
-
-    @Test func forgettingStaleStatesDropsOnlyStreamsAnotherWriterMoved() throws {
-        let writers = try TwoWriters(.memory)
-        _ = try writers.server.handle([add("p1", price: 1250), CommandEnvelope(stream: "s2", command: .cart(.addProduct(.init(productId: "p1", name: nil, unitPrice: 1, quantity: 1))))])
-        _ = try writers.other.handle(remove)
-        try writers.server.forgetStaleStates(of: ["s1", "s2", "never-seen"])
-        #expect(writers.server.cache["s1"] == nil)
-        #expect(writers.server.cache["s2"]?.version == 1)
-        #expect(writers.server.cache["never-seen"] == nil)
-    }
 }

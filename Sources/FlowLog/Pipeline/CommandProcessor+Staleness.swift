@@ -50,13 +50,4 @@ extension CommandProcessor {
         guard commands.count > 1 else { return nil }
         return try reader.receipts(of: commands)
     }
-
-    /// Forgets the cached state of each of `streams` that another writer moved since it was cached.
-    /// `handle` no longer needs it (see above); it stays for callers that want a fresh start.
-    public func forgetStaleStates(of streams: some Sequence<String>) throws {
-        for stream in streams {
-            guard let cached = cache[stream] else { continue }
-            if try log.version(of: stream) != cached.version { cache.remove(stream) }
-        }
-    }
 }
