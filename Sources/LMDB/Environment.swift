@@ -123,8 +123,14 @@ public final class Environment {
                 throw error
             }
             // A commit frees the transaction whatever it returns: never abort it after this point.
-            var code: Int32 = 0
-            aroundCommit { code = mdb_txn_commit(transaction.handle) }
+            // The commit runs exactly once: never run, the transaction would hold the writer's
+            // lock for good; run twice, it would commit a freed transaction.
+            var committed: Int32?
+            aroundCommit {
+                precondition(committed == nil, "aroundCommit ran the commit twice")
+                committed = mdb_txn_commit(transaction.handle)
+            }
+            guard let code = committed else { preconditionFailure("aroundCommit did not run the commit") }
             if code == MDB_MAP_FULL {
                 try grow()
                 if retryingWhenMapIsFull { continue }

@@ -40,9 +40,11 @@ struct KindDeclarationTests {
         }
     }
 
-    /// A value's kind comes from its payload's type; the decoding switch must make, for each kind,
-    /// a value that comes back as that kind (a case decoded into another kind's payload fails here).
+    /// A value's kind is looked up from its payload (an event's tag, a command's payload type), so
+    /// each kind's payload must be its own, and the decoding switch must make, for each kind, a value
+    /// that comes back as that kind (a case decoded into another kind's payload fails here).
     @Test func everyKindDecodesToAValueOfThatKind() throws {
+        #expect(Set(CommandKinds.all.map { ObjectIdentifier($0.payloadType) }).count == CommandKinds.all.count)
         for kind in AppEvent.Kind.allCases {
             var blank = BlankValues()
             #expect(try AppEvent.decode(kind, &blank).kind == kind)

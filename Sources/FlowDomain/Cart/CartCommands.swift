@@ -113,7 +113,6 @@ public enum CartCommand: CommandFamily {
 
     public enum Kind: CaseIterable, Hashable, Sendable { case addProduct, removeProduct, changeQuantity, applyDiscount, removeDiscount, checkout }
 
-
     public func visitPayload<V: CommandPayloadVisitor>(_ v: inout V) throws {
         switch self {
         case .addProduct(let payload): try v.visit(payload)
@@ -173,7 +172,6 @@ public enum PaymentCommand: CommandFamily {
     }
 
     public enum Kind: CaseIterable, Hashable, Sendable { case succeeded, failed }
-
 
     public func visitPayload<V: CommandPayloadVisitor>(_ v: inout V) throws {
         switch self {

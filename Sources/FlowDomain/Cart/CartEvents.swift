@@ -148,7 +148,6 @@ public enum CartEvent: EventFamily {
         case productAdded, productRemoved, quantityChanged, discountApplied, discountRemoved, checkoutStarted, orderPlaced, paymentFailed
     }
 
-
     @inlinable
     public func visitPayload<V: EventPayloadVisitor>(_ v: inout V) throws {
         switch self {

@@ -28,7 +28,6 @@ public enum AppCommand: Equatable, Sendable {
             + HomeCommand.Kind.allCases.map(Kind.home) + ModalCommand.Kind.allCases.map(Kind.modal)
     }
 
-
     /// Which kind of command this is: the kind whose payload type this command's payload has.
     public var kind: Kind { CommandKinds.info(of: self).kind }
 

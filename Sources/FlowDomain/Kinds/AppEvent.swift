@@ -12,9 +12,8 @@ public enum AppEvent: Equatable, Sendable {
         public static let allCases: [Kind] = CartEvent.Kind.allCases.map(Kind.cart) + NavigationEvent.Kind.allCases.map(Kind.navigation)
     }
 
-
-    /// Which kind of event this is: the kind whose payload type this event's payload has.
-    public var kind: Kind { EventKinds.info(of: self).kind }
+    /// Which kind of event this is: the kind whose tag this event's payload declares.
+    public var kind: Kind { EventKinds.kind(tag: EventKinds.tag(of: self))! }
 
     /// Hands the event's payload, with its concrete type, to `visitor`.
     @inlinable
@@ -72,13 +71,16 @@ public enum EventKinds {
 
     public static func info(typeName: String) -> EventKindInfo? { lookup.byTypeName[typeName].map { all[$0] } }
 
-    /// The kind of `event`, found by its payload's tag: a read of a constant and of a table, cheap
-    /// enough for filters that ask it of every record.
+    /// The kind of `event`, found by its payload's tag.
+    public static func info(of event: AppEvent) -> EventKindInfo { all[byTag[Int(tag(of: event))]!] }
+
+    /// The tag `event`'s payload declares: a constant of its case, read through the family's
+    /// switch, so that filters asking every record's kind pay a switch and a table read.
     @inlinable
-    public static func info(of event: AppEvent) -> EventKindInfo {
+    public static func tag(of event: AppEvent) -> UInt16 {
         var reader = TagReader()
         try! event.visitPayload(&reader)
-        return all[byTag[Int(reader.tag)]!]
+        return reader.tag
     }
 
     /// The kind stored records give this tag; `nil` for a tag no kind has.

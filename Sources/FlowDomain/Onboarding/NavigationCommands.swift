@@ -50,7 +50,6 @@ public enum WelcomeCommand: CommandFamily {
 
     public enum Kind: CaseIterable, Hashable, Sendable { case signUp, logIn }
 
-
     public func visitPayload<V: CommandPayloadVisitor>(_ v: inout V) throws {
         switch self {
         case .signUp: try v.visit(SignUp())
@@ -91,7 +90,6 @@ public enum OnboardingCommand: CommandFamily {
 
     public enum Kind: CaseIterable, Hashable, Sendable { case next, back, finish }
 
-
     public func visitPayload<V: CommandPayloadVisitor>(_ v: inout V) throws {
         switch self {
         case .next: try v.visit(Next())
@@ -126,7 +124,6 @@ public enum LoginCommand: CommandFamily {
     }
 
     public enum Kind: CaseIterable, Hashable, Sendable { case succeeded, cancel }
-
 
     public func visitPayload<V: CommandPayloadVisitor>(_ v: inout V) throws {
         switch self {
@@ -168,7 +165,6 @@ public enum HomeCommand: CommandFamily {
     }
 
     public enum Kind: CaseIterable, Hashable, Sendable { case selectTab, presentModal }
-
 
     public func visitPayload<V: CommandPayloadVisitor>(_ v: inout V) throws {
         switch self {

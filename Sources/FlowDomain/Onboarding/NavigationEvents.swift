@@ -89,7 +89,6 @@ public enum NavigationEvent: EventFamily {
         case loginSucceeded, loginCancelled, tabSelected, modalPresented, modalDismissed
     }
 
-
     @inlinable
     public func visitPayload<V: EventPayloadVisitor>(_ v: inout V) throws {
         switch self {

@@ -13,6 +13,7 @@ public final class WorkerThread: @unchecked Sendable {
     /// The lock of the thread and its owner; `stop()` broadcasts on it.
     public let condition = NSCondition()
     private var stopping = false
+    private var started = false
     private var finished = false
 
     public init() {}
@@ -20,6 +21,10 @@ public final class WorkerThread: @unchecked Sendable {
     /// Starts the thread. `body` runs holding `condition`'s lock (it may let go of it while it
     /// works, and take it again), and returns holding it, once `isStopping` tells it to end.
     public func start(name: String? = nil, _ body: @escaping @Sendable () -> Void) {
+        condition.lock()
+        precondition(!started, "a WorkerThread runs one body")
+        started = true
+        condition.unlock()
         let thread = Thread { [self] in
             condition.lock()
             body()
@@ -41,12 +46,12 @@ public final class WorkerThread: @unchecked Sendable {
         return finished
     }
 
-    /// Asks the thread to end and waits until its body has returned.
+    /// Asks the thread to end and waits until its body has returned (at once if it never started).
     public func stop() {
         condition.lock()
         stopping = true
         condition.broadcast()
-        while !finished { condition.wait() }
+        while started, !finished { condition.wait() }
         condition.unlock()
     }
 }

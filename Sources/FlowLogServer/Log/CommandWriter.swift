@@ -42,6 +42,8 @@ final class CommandWriter: @unchecked Sendable {
                 return
             }
             queue.append(Pending(envelopes: envelopes, continuation: continuation))
+            // One waiter to wake, the writer: `stop()` waits on the same condition only once
+            // stopping, and a request that finds the writer stopping never gets here.
             condition.signal()
             condition.unlock()
         }
