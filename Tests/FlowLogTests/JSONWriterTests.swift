@@ -16,4 +16,26 @@ struct JSONWriterTests {
         json.endArray()
         #expect(json.text == "[" + values.map(String.init).joined(separator: ",") + "]")
     }
+
+    /// Exports keep DEL as it is (JSON does not ask more); lines meant for terminals escape it too.
+    @Test func delIsEscapedOnlyWhenAsked() {
+        var export = JSONWriter()
+        export.string("a\u{7F}b\u{1}\"")
+        #expect(export.bytes == Array("\"a\u{7F}b\\u0001\\\"\"".utf8))
+        var terminal = JSONWriter()
+        terminal.escapesDelete = true
+        terminal.string("a\u{7F}b\u{1}\"")
+        #expect(terminal.text == #""a\u007fb\u0001\"""#)
+        #expect(!terminal.bytes.contains(0x7F))
+    }
+
+    @Test func aTimestampIsWrittenAsItsRFC3339String() {
+        let time = Timestamp(microseconds: 1_700_000_000_123_456)
+        var json = JSONWriter()
+        json.beginArray()
+        json.timestamp(time)
+        json.endArray()
+        #expect(json.text == "[\"\(time.description)\"]")
+        #expect(time.description == "2023-11-14T22:13:20.123456Z")
+    }
 }

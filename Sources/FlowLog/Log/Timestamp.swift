@@ -18,13 +18,8 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
     public var rfc3339: String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(27)
-        appendRFC3339(to: &bytes)
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
-    /// `rfc3339`'s bytes, appended without making a string (for writers of many lines).
-    public func appendRFC3339(to bytes: inout [UInt8]) {
         ByteFormatting.appendRFC3339(self, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Parses RFC 3339 (`YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`); fractions beyond microseconds are cut.

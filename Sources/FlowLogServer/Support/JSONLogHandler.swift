@@ -39,58 +39,32 @@ struct JSONLineLogHandler: LogHandler {
         Self.lock.unlock()
     }
 
-    /// One log line, newline included.
+    /// One log line, newline included: through the JSON writer, with DEL escaped too, since these
+    /// lines go to a terminal as often as to a program.
     static func line(time: timespec, level: String, label: String, message: String, metadata: Logger.Metadata) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(256)
-        append("{\"time\":\"", to: &out)
-        // As exports write times (no `gmtime_r`, which takes the time-zone lock).
-        Timestamp(microseconds: Int64(time.tv_sec) * 1_000_000 + Int64(time.tv_nsec) / 1_000).appendRFC3339(to: &out)
-        append("\",\"level\":", to: &out)
-        appendQuoted(level, to: &out)
-        append(",\"label\":", to: &out)
-        appendQuoted(label, to: &out)
-        append(",\"message\":", to: &out)
-        appendQuoted(message, to: &out)
+        var json = JSONWriter(capacity: 256)
+        json.escapesDelete = true
+        json.beginObject()
+        json.key("time")
+        json.timestamp(Timestamp(microseconds: Int64(time.tv_sec) * 1_000_000 + Int64(time.tv_nsec) / 1_000))
+        json.key("level")
+        json.string(level)
+        json.key("label")
+        json.string(label)
+        json.key("message")
+        json.string(message)
         for (key, value) in metadata.sorted(by: { $0.key < $1.key }) {
-            out.append(UInt8(ascii: ","))
-            appendQuoted(key, to: &out)
-            out.append(UInt8(ascii: ":"))
+            json.key(dynamic: key)
             switch value {
-            case .string(let text): appendQuoted(text, to: &out)
-            case .stringConvertible(let convertible): appendQuoted(convertible.description, to: &out)
-            default: appendQuoted("\(value)", to: &out)
+            case .string(let text): json.string(text)
+            case .stringConvertible(let convertible): json.string(convertible.description)
+            default: json.string("\(value)")
             }
         }
-        append("}\n", to: &out)
-        return out
+        json.endObject()
+        json.newline()
+        return json.bytes
     }
-
-    private static func append(_ fragment: StaticString, to out: inout [UInt8]) {
-        out.append(contentsOf: UnsafeBufferPointer(start: fragment.utf8Start, count: fragment.utf8CodeUnitCount))
-    }
-
-    /// `text` as a JSON string: quotes, backslashes and control characters (DEL included) escaped.
-    static func appendQuoted(_ text: String, to out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out.append(UInt8(ascii: "\\")); out.append(byte)
-            case UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\")); out.append(byte)
-            case 0x0A: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "n"))
-            case 0x0D: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "r"))
-            case 0x09: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "t"))
-            case 0..<0x20, 0x7F:
-                append("\\u00", to: &out)
-                out.append(hexDigit(byte >> 4))
-                out.append(hexDigit(byte & 0xF))
-            default: out.append(byte)
-            }
-        }
-        out.append(UInt8(ascii: "\""))
-    }
-
-    private static func hexDigit(_ value: UInt8) -> UInt8 { value < 10 ? 0x30 + value : 0x61 + value - 10 }
 
     static func now() -> timespec {
         var time = timespec()

@@ -8,6 +8,9 @@ public struct JSONWriter {
     /// The last calendar day an event line wrote (`EventLine`): an export's events mostly share
     /// their day, and turning days into dates was a twentieth of an export's time.
     var lastDay = DayText()
+    /// Also escape DEL (0x7F), as lines meant for terminals want (the server's access log); JSON
+    /// itself does not ask it, and exports keep their bytes.
+    public var escapesDelete = false
 
     public init(capacity: Int = 256) {
         bytes.reserveCapacity(capacity)
@@ -77,7 +80,7 @@ public struct JSONWriter {
         var value = value
         value.withUTF8 { utf8 in
             // Most text needs no escaping: copy it in one go.
-            if !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            if !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 == 0x7F }) {
                 bytes.append(contentsOf: utf8)
                 return
             }
@@ -93,7 +96,7 @@ public struct JSONWriter {
         case 0x0A: bytes.append(0x5C); bytes.append(UInt8(ascii: "n"))
         case 0x0D: bytes.append(0x5C); bytes.append(UInt8(ascii: "r"))
         case 0x09: bytes.append(0x5C); bytes.append(UInt8(ascii: "t"))
-        case 0..<0x20:
+        case 0..<0x20, 0x7F where escapesDelete:
             bytes.append(contentsOf: [0x5C, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
             bytes.append(EventID.hexDigits[Int(byte >> 4)])
             bytes.append(EventID.hexDigits[Int(byte & 0xF)])
