@@ -144,6 +144,8 @@ final class RawRequestDeadline: ChannelInboundHandler, RemovableChannelHandler, 
         }
         let body = #"{"error":{"code":"requestTimeout","message":"The request did not arrive in time; send the whole request, head and body, at once."}}"# + "\n"
         let response = "HTTP/1.1 408 Request Timeout\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body
-        context.writeAndFlush(NIOAny(ByteBuffer(string: response))).whenComplete { _ in context.close(promise: nil) }
+        // The write completes on the context's own loop, where the bound context may be used.
+        let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        context.writeAndFlush(NIOAny(ByteBuffer(string: response))).whenComplete { _ in bound.value.close(promise: nil) }
     }
 }
