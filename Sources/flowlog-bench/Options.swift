@@ -24,25 +24,46 @@ struct Options {
     var streams = 1_000
     var firstVisit = 0
 
+    /// What `--help` prints, and what follows an option error.
+    static let usage = """
+        usage: flowlog-bench [--events N] [--commands N] [--runs N] [--work DIR] [--flowlog PATH] [--python PATH]
+                             [--cases a,b,…] [--pg-commands N] [--peer-python PATH]
+                             [--scale N,N,… [--plot FILE]] [--write-commands FILE --streams S --first-visit V]
+          cases: send, import, replay, export, state, longstream, group, postgres (the default); for profiling:
+                 sendparts, replayonly, decodeonly; none (with --scale: only the scale table)
+          Build it and flowlog in release first (`scripts/bench` does).
+        """
+
     init(_ arguments: [String]) throws {
         var iterator = arguments.makeIterator()
         while let argument = iterator.next() {
             guard let value = iterator.next() else { throw BenchError("\(argument) needs a value") }
+            /// A whole number above 0, or an error that names the option.
+            func number(_ text: Substring) throws -> Int {
+                guard let number = Int(text), number > 0 else { throw BenchError("\(argument) takes whole numbers above 0, not '\(text)'") }
+                return number
+            }
             switch argument {
-            case "--events": events = Int(value)!
-            case "--commands": commands = Int(value)!
-            case "--runs": runs = Int(value)!
+            case "--events": events = try number(Substring(value))
+            case "--commands": commands = try number(Substring(value))
+            case "--runs": runs = try number(Substring(value))
             case "--work": work = value
             case "--flowlog": flowlog = value
             case "--python": python = value
-            case "--pg-commands": postgresCommands = Int(value)!
+            case "--pg-commands": postgresCommands = try number(Substring(value))
             case "--peer-python": peerPython = value
-            case "--cases": cases = Set(value.split(separator: ",").map(String.init))
-            case "--scale": scaleSizes = value.split(separator: ",").map { Int($0)! }
+            case "--cases":
+                cases = Set(value.split(separator: ",").map(String.init))
+                let known: Set = ["send", "import", "replay", "export", "state", "longstream", "group", "postgres",
+                                  "sendparts", "replayonly", "decodeonly", "none"]
+                if let unknown = cases.subtracting(known).sorted().first { throw BenchError("--cases has no case '\(unknown)'") }
+            case "--scale": scaleSizes = try value.split(separator: ",").map(number)
             case "--plot": plot = value
             case "--write-commands": writeCommands = value
-            case "--streams": streams = Int(value)!
-            case "--first-visit": firstVisit = Int(value)!
+            case "--streams": streams = try number(Substring(value))
+            case "--first-visit":
+                guard let visit = Int(value), visit >= 0 else { throw BenchError("--first-visit takes a whole number, 0 or more, not '\(value)'") }
+                firstVisit = visit
             default: throw BenchError("unknown option \(argument)")
             }
         }

@@ -4,11 +4,7 @@ import FlowLogLMDB
 import Foundation
 import LMDB
 
-// flowlog-bench: FlowLog's full paths against baselines measured in the same run.
-// Usage: flowlog-bench [--events N] [--commands N] [--runs N] [--work DIR] [--flowlog PATH] [--python PATH] [--cases a,b,…]
-//                      [--pg-commands N] [--peer-python PATH]
-//                      [--scale N,N,… [--plot FILE]] [--write-commands FILE --streams S --first-visit V]
-// Build it and flowlog in release first (`scripts/bench` does).
+// flowlog-bench: FlowLog's full paths against baselines measured in the same run (`Options.usage`).
 
 /// The NDJSON envelope as a Codable type, for the JSONDecoder baseline.
 struct CodableEvent: Codable {
@@ -31,7 +27,18 @@ func python(_ options: Options, _ arguments: [String]) throws -> (seconds: Doubl
     return (seconds, Double(records))
 }
 
-let options = try Options(Array(CommandLine.arguments.dropFirst()))
+let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.contains("--help") || arguments.contains("-h") {
+    print(Options.usage)
+    exit(0)
+}
+let options: Options
+do {
+    options = try Options(arguments)
+} catch {
+    log("flowlog-bench: \(error)\n\(Options.usage)")
+    exit(64)
+}
 if let path = options.writeCommands {
     let workload = Workload(streams: options.streams)
     var lines = ""
