@@ -72,31 +72,11 @@ struct JSONLineLogHandler: LogHandler {
         return time
     }
 
-    /// `value` (0 or more) in decimal, zero-padded to `width` digits.
-    static func appendDigits(_ value: Int, _ width: Int, to out: inout [UInt8]) {
-        var count = 1
-        var divisor = 1
-        while value / divisor >= 10 {
-            count += 1
-            divisor *= 10
-        }
-        for _ in count..<max(width, count) { out.append(0x30) }
-        var rest = value
-        while divisor > 0 {
-            out.append(UInt8(0x30 + rest / divisor))
-            rest %= divisor
-            divisor /= 10
-        }
-    }
-
     /// Milliseconds with three decimals (`15.230`), as the access log writes a request's time.
     static func milliseconds(_ duration: Duration) -> String {
         let (seconds, attoseconds) = duration.components
         let micros = max(0, seconds * 1_000_000 + attoseconds / 1_000_000_000_000)
-        var out: [UInt8] = []
-        appendDigits(Int(micros / 1000), 1, to: &out)
-        out.append(UInt8(ascii: "."))
-        appendDigits(Int(micros % 1000), 3, to: &out)
-        return String(decoding: out, as: UTF8.self)
+        let fraction = micros % 1000
+        return "\(micros / 1000)." + (fraction < 10 ? "00" : fraction < 100 ? "0" : "") + "\(fraction)"
     }
 }
