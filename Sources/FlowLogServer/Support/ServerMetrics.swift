@@ -58,16 +58,12 @@ final class ServerMetrics: @unchecked Sendable {
     func recordRequest(method: String, route: String, status: Int, duration: Duration) {
         let labels = RequestLabels(method: method, route: route, status: status)
         cacheLock.lock()
-        let counter = requestCounters[labels] ?? {
-            let made = registry.makeCounter(descriptor: requests, labels: [("method", method), ("route", route), ("status", String(status))])
-            requestCounters[labels] = made
-            return made
-        }()
-        let histogram = requestDurations[route] ?? {
-            let made = registry.makeDurationHistogram(descriptor: requestDuration, labels: [("route", route)], buckets: Self.latencyBuckets)
-            requestDurations[route] = made
-            return made
-        }()
+        let counter = Self.cached(labels, in: &requestCounters) {
+            registry.makeCounter(descriptor: requests, labels: [("method", method), ("route", route), ("status", String(status))])
+        }
+        let histogram = Self.cached(route, in: &requestDurations) {
+            registry.makeDurationHistogram(descriptor: requestDuration, labels: [("route", route)], buckets: Self.latencyBuckets)
+        }
         cacheLock.unlock()
         counter.increment()
         histogram.record(duration)
@@ -104,16 +100,20 @@ final class ServerMetrics: @unchecked Sendable {
         var total: Int64 = 0
         for (code, count) in rejected {
             cacheLock.lock()
-            let counter = rejectionCounters[code] ?? {
-                let made = registry.makeCounter(descriptor: rejections, labels: [("code", code)])
-                rejectionCounters[code] = made
-                return made
-            }()
+            let counter = Self.cached(code, in: &rejectionCounters) { registry.makeCounter(descriptor: rejections, labels: [("code", code)]) }
             cacheLock.unlock()
             counter.increment(by: count)
             total += count
         }
         if total > 0 { outcomeCounters["rejected"]!.increment(by: total) }
+    }
+
+    /// The metric kept under `key`, made on its first use (the caller holds `cacheLock`).
+    private static func cached<Key: Hashable, Metric>(_ key: Key, in cache: inout [Key: Metric], make: () -> Metric) -> Metric {
+        if let metric = cache[key] { return metric }
+        let made = make()
+        cache[key] = made
+        return made
     }
 
     func setHead(_ position: Int) { head.set(to: Double(position)) }
