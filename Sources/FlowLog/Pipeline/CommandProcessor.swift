@@ -290,7 +290,8 @@ public final class CommandProcessor {
             }
         }
         for (stream, state) in working where !movedStreams.contains(stream) { cache.put((state.state, state.version), for: stream) }
-        for stream in movedStreams.union(stale) { cache.remove(stream) }
+        // Stale streams are out of the cache already: taken out for this round, never put back.
+        for stream in movedStreams { cache.remove(stream) }
         return retry.sorted()
     }
 

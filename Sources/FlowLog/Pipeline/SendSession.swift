@@ -40,7 +40,6 @@ public final class SendSession {
     public static let defaultCommandsPerCommit = 16_384
     private let commandsPerCommit: Int
 
-
     /// Reads and parses on a second thread while this one decides, commits and answers the batches
     /// before: parsing and waiting for the disk overlap, and the answers keep their order.
     public func run(reader: consuming LineReader) throws -> Summary {
