@@ -112,6 +112,7 @@ func runScale(_ options: Options, finished: ([ScaleRow]) throws -> Void = { _ in
         // page it writes until the commit: its anonymous memory grows with the import).
         let exported = options.work + "/scale-export.ndjson"
         try run(options.flowlog, ["export", "--db", path], stdout: exported)
+        sync()
         add("import", work: events, try medianMeasure(runs: min(options.runs, 3)) {
             let target = options.work + "/scale-import.lmdb"
             fresh(target)

@@ -229,6 +229,9 @@ func buildLog(at path: String, events: Int, workload: Workload) throws {
         _ = try processor.handle(batch)
         made += batch.count
     }
+    // On disk before anything is timed: the kernel's writeback of a new log of gigabytes otherwise
+    // runs beside the first measurements, on one of this machine's two cores.
+    sync()
 }
 
 if options.cases.contains("longstream") {
