@@ -68,7 +68,8 @@ struct DeferredCommitTests {
 
     private func line(_ n: Int) -> String { #"{"type":"cart.addProduct","stream":"s\#(n % 3)","productId":"p\#(n)","unitPrice":100,"quantity":1}"# + "\n" }
 
-    private func run(_ input: String, log: DeferringLog, chunkSize: Int, processor: CommandProcessor? = nil) throws -> SendSession.Summary {
+    private func run(_ input: String, log: DeferringLog, chunkSize: Int, processor: CommandProcessor? = nil,
+                     streamsPerCommit: Int = SendSession.defaultStreamsPerCommit) throws -> SendSession.Summary {
         let folder = TemporaryDirectory()
         let file = folder.child("in.ndjson")
         try input.write(toFile: file, atomically: true, encoding: .utf8)
@@ -76,16 +77,19 @@ struct DeferredCommitTests {
         defer { close(descriptor) }
         let processor = processor ?? CommandProcessor(log: log, clock: SteppingClock(), ids: SequentialIDGenerator())
         // Commits of at most 8 commands, so that 40 commands make several, however far the reading runs ahead.
-        return try SendSession(processor: processor, output: JournalOutput(log.journal), commandsPerCommit: 8)
+        return try SendSession(processor: processor, output: JournalOutput(log.journal), commandsPerCommit: 8, streamsPerCommit: streamsPerCommit)
             .run(reader: LineReader(fileDescriptor: descriptor, chunkSize: chunkSize))
     }
 
-    @Test func everyBatchIsAnsweredOnlyAfterItsCommitAndAsWithoutDeferring() throws {
+    /// With commits of at most two streams too: a batch of commands for three streams is then
+    /// committed in parts, each answered after its own commit.
+    @Test(arguments: [SendSession.defaultStreamsPerCommit, 2])
+    func everyBatchIsAnsweredOnlyAfterItsCommitAndAsWithoutDeferring(streamsPerCommit: Int) throws {
         // Given 40 commands read a few at a time
         let input = (0..<40).map(line).joined()
         let log = DeferringLog(journal: Journal())
         // When they are sent
-        let summary = try run(input, log: log, chunkSize: 300)
+        let summary = try run(input, log: log, chunkSize: 300, streamsPerCommit: streamsPerCommit)
         // Then every answer comes after its batch's commit, and they are the answers of a plain log
         var appendedThrough: [Int] = []
         var committed: Set<Int> = []
@@ -105,6 +109,8 @@ struct DeferredCommitTests {
         #expect(answered == 40)
         #expect(committed.count == appendedThrough.count)
         #expect(appendedThrough.count > 2)
+        // Round-robin over three streams, a part of at most two streams holds at most two commands.
+        if streamsPerCommit == 2 { #expect(appendedThrough.count >= 20) }
     }
 
     @Test func aFailedCommitAnswersNothingOfItsBatchAndForgetsTheCachedStates() throws {

@@ -6,7 +6,8 @@ import Testing
 
 @Suite("send sessions")
 struct SendSessionTests {
-    private func send(_ input: String, to log: any EventLog = InMemoryEventLog(), chunkSize: Int = 1 << 16) throws -> (lines: [String], summary: SendSession.Summary) {
+    private func send(_ input: String, to log: any EventLog = InMemoryEventLog(), chunkSize: Int = 1 << 16,
+                      streamsPerCommit: Int = SendSession.defaultStreamsPerCommit) throws -> (lines: [String], summary: SendSession.Summary) {
         let folder = TemporaryDirectory()
         let file = folder.child("in.ndjson")
         try input.write(toFile: file, atomically: true, encoding: .utf8)
@@ -14,7 +15,8 @@ struct SendSessionTests {
         defer { close(descriptor) }
         let reader = LineReader(fileDescriptor: descriptor, chunkSize: chunkSize)
         let output = BufferOutput()
-        let session = SendSession(processor: CommandProcessor(log: log, clock: SteppingClock(), ids: SequentialIDGenerator()), output: output)
+        let session = SendSession(processor: CommandProcessor(log: log, clock: SteppingClock(), ids: SequentialIDGenerator()), output: output,
+                                  streamsPerCommit: streamsPerCommit)
         let summary = try session.run(reader: reader)
         return (output.text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init), summary)
     }
@@ -67,5 +69,33 @@ struct SendSessionTests {
         #expect(summary == SendSession.Summary(accepted: 2))
         let (marked, _) = try send("\u{FEFF}" + launch + "\n", chunkSize: chunkSize)
         #expect(marked == [#"{"ok":true,"stream":"default","positions":[1],"version":1}"#])
+    }
+
+    private final class StreamCountingLog: ForwardingEventLog, @unchecked Sendable {
+        var streamsPerAppend: [[String]] = []
+        override func append(_ requests: [AppendRequest]) throws -> [AppendResult] {
+            streamsPerAppend.append(Array(Set(requests.map(\.stream))).sorted())
+            return try super.append(requests)
+        }
+    }
+
+    /// In a large log each stream a commit touches holds pages in memory until the commit, so a
+    /// read that names more streams than a commit may is committed in parts, cut between lines.
+    @Test func aReadNamingMoreStreamsThanACommitMayIsCommittedInPartsAndAnsweredInOrder() throws {
+        // Given ten commands for five streams, twice round, with a malformed line after the third
+        var lines = (0..<10).map { #"{"type":"cart.addProduct","stream":"s\#($0 % 5)","productId":"p\#($0)","unitPrice":100,"quantity":1}"# }
+        lines.insert("not json", at: 3)
+        let log = StreamCountingLog()
+        // When they are sent in one read, with commits of at most two streams
+        let (answers, summary) = try send(lines.joined(separator: "\n") + "\n", to: log, streamsPerCommit: 2)
+        // Then five commits of two streams each, in input order
+        #expect(log.streamsPerAppend == [["s0", "s1"], ["s2", "s3"], ["s0", "s4"], ["s1", "s2"], ["s3", "s4"]])
+        // And every line is answered once, in order, the malformed one where it stood
+        #expect(answers.count == 11)
+        #expect(answers[3].hasPrefix(#"{"ok":false,"stream":null,"error":{"code":"malformedCommand""#))
+        #expect(answers[0] == #"{"ok":true,"stream":"s0","positions":[1],"version":1}"#)
+        #expect(answers[10] == #"{"ok":true,"stream":"s4","positions":[10],"version":2}"#)
+        #expect(summary == SendSession.Summary(accepted: 10, rejected: 1))
+        #expect(try log.lastPosition() == 10)
     }
 }

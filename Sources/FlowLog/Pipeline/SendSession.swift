@@ -26,10 +26,12 @@ public final class SendSession {
     private let output: OutputSink
     private var json = JSONWriter(capacity: 1 << 16)
 
-    public init(processor: CommandProcessor, output: OutputSink, commandsPerCommit: Int = SendSession.defaultCommandsPerCommit) {
+    public init(processor: CommandProcessor, output: OutputSink, commandsPerCommit: Int = SendSession.defaultCommandsPerCommit,
+                streamsPerCommit: Int = SendSession.defaultStreamsPerCommit) {
         self.processor = processor
         self.output = output
         self.commandsPerCommit = commandsPerCommit
+        self.streamsPerCommit = streamsPerCommit
     }
 
     /// How many commands one commit takes at most. A commit takes whatever has been parsed while
@@ -39,6 +41,15 @@ public final class SendSession {
     /// commit (its envelope, events, records and puts), and the process stays within 64 MB.
     public static let defaultCommandsPerCommit = 16_384
     private let commandsPerCommit: Int
+
+    /// How many streams one commit's commands may name at most; a batch that names more is
+    /// committed in parts, cut between lines. In a large log each stream a commit touches costs
+    /// it a few pages of its own (the tails of the stream index, the order index and the heads),
+    /// which LMDB holds in memory until the commit. 100,000 commands, one for each of 30,000
+    /// sessions in turn, took `send` to 106 MB of anonymous memory; with this cap 50 MB, in 17%
+    /// more time. A 1 MiB read of sessions' visits names about 1,000 streams and is not cut.
+    public static let defaultStreamsPerCommit = 4_096
+    private let streamsPerCommit: Int
 
     /// Reads and parses on a second thread while this one decides, commits and answers the batches
     /// before: parsing and waiting for the disk overlap, and the answers keep their order.
@@ -63,8 +74,9 @@ public final class SendSession {
             } else {
                 var batches = try handoff.takeAll(upToWeight: commandsPerCommit)
                 while !batches.isEmpty {
-                    let batch = ParsedBatch(joining: batches)
-                    try write(batch, try processor.handle(batch.envelopes), &summary)
+                    for part in ParsedBatch(joining: batches).parts(streamsAtMost: streamsPerCommit) {
+                        try write(part, try processor.handle(part.envelopes), &summary)
+                    }
                     batches = try handoff.takeAll(upToWeight: commandsPerCommit)
                 }
             }
@@ -91,6 +103,33 @@ public final class SendSession {
             for batch in batches {
                 envelopes += batch.envelopes
                 lineRejections += batch.lineRejections
+            }
+        }
+
+        /// This batch cut between lines into parts whose commands name at most `limit` streams
+        /// each, in order; itself, not copied, when it names no more.
+        func parts(streamsAtMost limit: Int) -> [ParsedBatch] {
+            guard envelopes.count > limit else { return [self] }
+            // Where each part after the first begins: its first envelope and its first line.
+            var cuts: [(envelope: Int, line: Int)] = []
+            var streams: Set<String> = []
+            var line = 0
+            for (index, envelope) in envelopes.enumerated() {
+                while lineRejections[line] != nil { line += 1 }
+                if streams.insert(envelope.stream).inserted, streams.count > limit {
+                    cuts.append((index, line))
+                    streams = [envelope.stream]
+                }
+                line += 1
+            }
+            guard !cuts.isEmpty else { return [self] }
+            let starts = [(envelope: 0, line: 0)] + cuts
+            let ends = cuts + [(envelope: envelopes.count, line: lineRejections.count)]
+            return zip(starts, ends).map { start, end in
+                var part = ParsedBatch()
+                part.envelopes = Array(envelopes[start.envelope..<end.envelope])
+                part.lineRejections = Array(lineRejections[start.line..<end.line])
+                return part
             }
         }
     }
@@ -143,13 +182,14 @@ public final class SendSession {
                 waiting = try handoff.takeAll(upToWeight: commandsPerCommit)
                 if waiting.isEmpty { return }
             }
-            let batch = ParsedBatch(joining: waiting)
-            let (outcomes, commit) = try processor.handleDeferringCommit(batch.envelopes)
-            if let done = previous {
-                try done.commit.wait()
-                try write(done.batch, done.outcomes, &summary)
+            for part in ParsedBatch(joining: waiting).parts(streamsAtMost: streamsPerCommit) {
+                let (outcomes, commit) = try processor.handleDeferringCommit(part.envelopes)
+                if let done = previous {
+                    try done.commit.wait()
+                    try write(done.batch, done.outcomes, &summary)
+                }
+                previous = (part, outcomes, commit)
             }
-            previous = (batch, outcomes, commit)
         }
     }
 
