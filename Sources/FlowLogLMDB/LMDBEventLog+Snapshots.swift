@@ -6,7 +6,7 @@ extension LMDBEventLog: SnapshotStore {
     // MARK: Snapshots
 
     /// Events per stream between snapshots (0: none). Every writer of the log uses the stored value.
-    public static let defaultSnapshotInterval = 1_000
+    public static let defaultSnapshotInterval = AppendRules.defaultSnapshotInterval
 
     public func snapshotInterval() throws -> Int {
         try reading { txn in try storedSnapshotInterval(txn) }

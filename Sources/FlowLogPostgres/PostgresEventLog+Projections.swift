@@ -4,7 +4,7 @@ import Foundation
 import PostgresNIO
 
 extension PostgresEventLog: SnapshotStore, FingerprintedLog {
-    public static let defaultSnapshotInterval = 1_000
+    public static let defaultSnapshotInterval = AppendRules.defaultSnapshotInterval
 
     public func snapshotInterval() throws -> Int {
         try withSession { session in

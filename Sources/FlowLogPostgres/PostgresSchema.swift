@@ -80,7 +80,7 @@ struct PostgresSchema: Sendable {
             "CREATE TABLE \(s).local_storage (key text COLLATE \"C\" PRIMARY KEY, value boolean NOT NULL)",
             """
             INSERT INTO \(s).meta (key, value) VALUES ('format', 'flowlog'), ('schema', '\(Self.version)'),
-                ('snapshotInterval', '1000')
+                ('snapshotInterval', '\(AppendRules.defaultSnapshotInterval)')
             """,
         ]
     }

@@ -1,4 +1,5 @@
 import FlowLog
+@testable import FlowLogCLI
 import FlowLogLMDB
 import FlowLogTesting
 import Foundation
@@ -33,6 +34,23 @@ struct NothingCreatedCLITests {
         #expect(mixed.status == 1)
         #expect(mixed.stdoutLines.last == #"{"ok":true,"stream":"default","positions":[1],"version":1}"#)
         #expect(try LMDBEventLog(path: folder.child("log"), access: .readOnly).lastPosition() == 1)
+    }
+
+    /// The log `send` and the typed commands write through tells its snapshot interval, as the log
+    /// it opens would: a processor that cannot learn it hands every request's state to the log (in
+    /// case a snapshot falls there) and so holds a copy of the stream's state per command.
+    @Test func theLogCreatedOnFirstAppendTellsItsSnapshotInterval() throws {
+        let folder = TemporaryDirectory()
+        let options = try LogOptions.parse(["--db", folder.child("log")])
+        // Given no log yet: the interval a new log gets, and nothing created by asking
+        let missing = try LogCreatedOnFirstAppend(options)
+        #expect((missing as any EventLog) is any SnapshotStore)
+        #expect(try missing.snapshotInterval() == AppendRules.defaultSnapshotInterval)
+        #expect(try missing.snapshotCount() == 0)
+        #expect(!FileManager.default.fileExists(atPath: folder.child("log")))
+        // Given a log whose interval was set to 50: that one
+        try LMDBEventLog(path: folder.child("log")).setSnapshotInterval(50)
+        #expect(try LogCreatedOnFirstAppend(options).snapshotInterval() == 50)
     }
 
     @Test func aBadLogPathIsStillReportedBeforeAnyLineIsRead() throws {

@@ -37,6 +37,10 @@ public enum AppendRules {
     /// and a `send` into a log of 2,000 sessions spent two thirds of its time doing that.
     public static let headInterval = 16
 
+    /// Events per stream between snapshots in a log that was never given another interval, in
+    /// every backend.
+    public static let defaultSnapshotInterval = 1_000
+
     /// Answers each request in order and stores the accepted ones through `transaction`.
     ///
     /// A request whose command id the stream accepted before is a duplicate; one whose expected

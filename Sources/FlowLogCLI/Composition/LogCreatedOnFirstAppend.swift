@@ -10,8 +10,13 @@ import Glibc
 /// A path that could never hold a log (its folder is missing, it holds something else) is refused
 /// at once, before any input is read, as before.
 /// It reads many streams at once, and answers before a commit is confirmed, when the log it opened
-/// can (`StreamBatchReading`, `DeferredCommitAppending`: PostgreSQL).
-final class LogCreatedOnFirstAppend: EventLog, StreamBatchReading, DeferredCommitAppending {
+/// can (`StreamBatchReading`, `DeferredCommitAppending`: PostgreSQL). It tells its snapshot
+/// interval (`SnapshotStore`): a `CommandProcessor` that cannot learn it hands each request's
+/// state to the log, in case the log keeps a snapshot there, and `send` then held a copy of the
+/// stream's state for every command until the commit (134 MB of anonymous memory for 100,000
+/// commands that filled 1,000 carts to 100 lines each; 59 MB, in a quarter less time, once the
+/// interval was known).
+final class LogCreatedOnFirstAppend: EventLog, StreamBatchReading, DeferredCommitAppending, SnapshotStore {
     private let options: LogOptions
     private var opened: (any LogStore)?
     let location: String
@@ -40,6 +45,16 @@ final class LogCreatedOnFirstAppend: EventLog, StreamBatchReading, DeferredCommi
         if opened == nil { opened = try Composition.openLog(options, access: .readWriteCreating) }
         return try opened!.append(requests)
     }
+
+    /// A log not yet created will get the default interval.
+    func snapshotInterval() throws -> Int { try opened?.snapshotInterval() ?? AppendRules.defaultSnapshotInterval }
+
+    func setSnapshotInterval(_ interval: Int) throws {
+        if opened == nil { opened = try Composition.openLog(options, access: .readWriteCreating) }
+        try opened!.setSnapshotInterval(interval)
+    }
+
+    func snapshotCount() throws -> Int { try opened?.snapshotCount() ?? 0 }
 
     var defersCommit: Bool { (opened as? any DeferredCommitAppending)?.defersCommit ?? false }
 
