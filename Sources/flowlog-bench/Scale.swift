@@ -153,6 +153,21 @@ func runScale(_ options: Options, finished: ([ScaleRow]) throws -> Void = { _ in
         let empty = ProcessMeasure(seconds: Timings(samples: empties.map(\.seconds)).median, peakRSS: empties.map(\.peakRSS).max()!, peakAnon: empties.map(\.peakAnon).max()!)
         add("send 100k commands", work: options.commands, send)
         add("send 100k commands into an empty log", work: options.commands, empty)
+        // send, one command for each session in turn: a commit then names as many streams as it
+        // holds commands (where a read of visits names about 1,000), each with pages of its own.
+        let turns = options.work + "/scale-turns.ndjson"
+        try Data((0..<options.commands).map {
+            #"{"type":"cart.addProduct","stream":"session-\#($0 % streams)","productId":"turn\#($0)","unitPrice":350,"quantity":1}"# + "\n"
+        }.joined().utf8).write(to: URL(fileURLWithPath: turns))
+        add("send 100k commands, one per session in turn", work: options.commands, try medianMeasure(runs: options.runs) {
+            let copy = options.work + "/scale-send.lmdb"
+            fresh(copy)
+            defer { fresh(copy) }
+            try FileManager.default.copyItem(atPath: path, toPath: copy)
+            sync()
+            return try measureProcess(options.flowlog, ["send", "--db", copy], stdin: turns)
+        })
+        fresh(turns)
         try finished(rows)
     }
     return rows
