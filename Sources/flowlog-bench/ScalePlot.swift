@@ -43,7 +43,7 @@ enum ScalePlot {
     struct Frame {
         let width = 860.0, height = 550.0, left = 80.0, right = 300.0
         let minSize: Double, maxSize: Double
-        static let colours = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#17becf", "#8c564b", "#7f7f7f"]
+        static let colours = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#17becf", "#8c564b", "#7f7f7f", "#e377c2", "#bcbd22"]
 
         init(sizes: [Int]) {
             (minSize, maxSize) = (Double(sizes.first ?? 1), Double(sizes.last ?? 10))
