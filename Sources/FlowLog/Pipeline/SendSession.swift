@@ -112,13 +112,14 @@ public final class SendSession {
             guard envelopes.count > limit else { return [self] }
             // Where each part after the first begins: its first envelope and its first line.
             var cuts: [(envelope: Int, line: Int)] = []
-            var streams: Set<String> = []
+            var budget = StreamBudget(limit: limit)
             var line = 0
             for (index, envelope) in envelopes.enumerated() {
                 while lineRejections[line] != nil { line += 1 }
-                if streams.insert(envelope.stream).inserted, streams.count > limit {
+                if !budget.admits(envelope.stream) {
                     cuts.append((index, line))
-                    streams = [envelope.stream]
+                    budget.reset()
+                    _ = budget.admits(envelope.stream)
                 }
                 line += 1
             }

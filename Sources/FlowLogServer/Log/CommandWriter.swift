@@ -20,12 +20,16 @@ final class CommandWriter: @unchecked Sendable {
     private let onCommit: @Sendable () -> Void
     /// Commands a commit takes at most, unless one request alone holds more.
     private let commandsPerCommit: Int
+    /// Streams a commit's requests name at most, unless one request alone names more (`StreamBudget`).
+    private let streamsPerCommit: Int
 
-    init(log: LogHandle, metrics: ServerMetrics, commandsPerCommit: Int = 20_000, onCommit: @escaping @Sendable () -> Void) {
+    init(log: LogHandle, metrics: ServerMetrics, commandsPerCommit: Int = 20_000,
+         streamsPerCommit: Int = SendSession.defaultStreamsPerCommit, onCommit: @escaping @Sendable () -> Void) {
         let clock = SystemClock()
         processor = CommandProcessor(log: log.log, clock: clock, ids: UUIDv7Generator(clock: clock))
         self.metrics = metrics
         self.commandsPerCommit = commandsPerCommit
+        self.streamsPerCommit = streamsPerCommit
         self.onCommit = onCommit
         worker.start(name: "flowlog-writer") { [self] in loop() }
     }
@@ -57,7 +61,9 @@ final class CommandWriter: @unchecked Sendable {
             if queue.isEmpty { return }
             var taken = 0
             var count = 0
-            while taken < queue.count, count == 0 || count + queue[taken].envelopes.count <= commandsPerCommit {
+            var streams = StreamBudget(limit: streamsPerCommit)
+            while taken < queue.count, count == 0 || count + queue[taken].envelopes.count <= commandsPerCommit,
+                  streams.admits(queue[taken].envelopes.lazy.map(\.stream)) {
                 count += queue[taken].envelopes.count
                 taken += 1
             }

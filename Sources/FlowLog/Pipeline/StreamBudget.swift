@@ -1,0 +1,41 @@
+/// The streams one commit names so far, against a limit. In a large LMDB log each stream a commit
+/// touches costs it pages of its own, held in memory until the commit, so `send` and the server's
+/// writer end a commit where the next commands would take it past the limit
+/// (`SendSession.defaultStreamsPerCommit`).
+public struct StreamBudget {
+    public let limit: Int
+    private var streams: Set<String> = []
+
+    public init(limit: Int) {
+        self.limit = limit
+    }
+
+    /// How many streams are counted.
+    public var count: Int { streams.count }
+
+    /// Whether `names` fit beside the streams counted so far; if they do, they are counted too. The
+    /// first names of an empty budget always fit, however many they are: a commit takes at least
+    /// one line or request.
+    public mutating func admits(_ names: some Sequence<String>) -> Bool {
+        var added: Set<String> = []
+        for name in names where !streams.contains(name) {
+            added.insert(name)
+            if !streams.isEmpty, streams.count + added.count > limit { return false }
+        }
+        streams.formUnion(added)
+        return true
+    }
+
+    /// `admits` for one name, without gathering.
+    public mutating func admits(_ name: String) -> Bool {
+        if streams.contains(name) { return true }
+        if !streams.isEmpty, streams.count >= limit { return false }
+        streams.insert(name)
+        return true
+    }
+
+    /// Counts nothing again, for the next commit.
+    public mutating func reset() {
+        streams.removeAll(keepingCapacity: true)
+    }
+}
