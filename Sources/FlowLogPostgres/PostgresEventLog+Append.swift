@@ -178,7 +178,7 @@ struct PostgresAppend: AppendTransaction {
     init(head: PostgresQueryResult, versions: [String: Int], receipts: [String: [String: CommandReceipt]],
          encoder: UnsafeMutablePointer<BinaryWriter>) throws {
         let (interval, position, record) = try head.rows[0].decode((String?, Int64?, ByteBuffer?).self)
-        snapshotInterval = interval.flatMap(Int.init) ?? 1_000
+        snapshotInterval = interval.flatMap(Int.init) ?? PostgresEventLog.defaultSnapshotInterval
         if let position, let record {
             guard let hash = record.withUnsafeReadableBytes({ RecordCodec.storedHash(of: $0) }) else {
                 throw FlowLogError.damaged(RecordDamage(position: Int(position), stream: nil, problem: "the record is truncated"))
