@@ -20,7 +20,7 @@ public struct StreamBudget {
         var added: Set<String> = []
         for name in names where !streams.contains(name) {
             added.insert(name)
-            if !streams.isEmpty, streams.count + added.count > limit { return false }
+            if !fits(adding: added.count) { return false }
         }
         streams.formUnion(added)
         return true
@@ -29,9 +29,14 @@ public struct StreamBudget {
     /// `admits` for one name, without gathering.
     public mutating func admits(_ name: String) -> Bool {
         if streams.contains(name) { return true }
-        if !streams.isEmpty, streams.count >= limit { return false }
+        if !fits(adding: 1) { return false }
         streams.insert(name)
         return true
+    }
+
+    /// The rule for both: `count` more streams fit within the limit, or nothing is counted yet.
+    private func fits(adding count: Int) -> Bool {
+        streams.isEmpty || streams.count + count <= limit
     }
 
     /// Counts nothing again, for the next commit.
