@@ -42,16 +42,22 @@ final class LogCreatedOnFirstAppend: EventLog, StreamBatchReading, DeferredCommi
     }
 
     func append(_ requests: [AppendRequest]) throws -> [AppendResult] {
-        if opened == nil { opened = try Composition.openLog(options, access: .readWriteCreating) }
-        return try opened!.append(requests)
+        try openedCreating().append(requests)
+    }
+
+    /// The log, created now if it is not there yet: for the calls that write.
+    private func openedCreating() throws -> any LogStore {
+        if let opened { return opened }
+        let created = try Composition.openLog(options, access: .readWriteCreating)
+        opened = created
+        return created
     }
 
     /// A log not yet created will get the default interval.
     func snapshotInterval() throws -> Int { try opened?.snapshotInterval() ?? AppendRules.defaultSnapshotInterval }
 
     func setSnapshotInterval(_ interval: Int) throws {
-        if opened == nil { opened = try Composition.openLog(options, access: .readWriteCreating) }
-        try opened!.setSnapshotInterval(interval)
+        try openedCreating().setSnapshotInterval(interval)
     }
 
     func snapshotCount() throws -> Int { try opened?.snapshotCount() ?? 0 }
