@@ -139,13 +139,7 @@ func runScale(_ options: Options, finished: ([ScaleRow]) throws -> Void = { _ in
             }
             let input = options.work + "/scale-send.ndjson"
             try Data(batch.prefix(options.commands).map { WireCommand.encode($0) + "\n" }.joined().utf8).write(to: URL(fileURLWithPath: input))
-            // Into a copy: each run starts from the same log, and the log stays for the next size's run.
-            let copy = options.work + "/scale-send.lmdb"
-            fresh(copy)
-            try FileManager.default.copyItem(atPath: path, toPath: copy)
-            sync()
-            sends.append(try measureProcess(options.flowlog, ["send", "--db", copy], stdin: input))
-            fresh(copy)
+            sends.append(try sendIntoCopy(of: path, input: input, options))
             fresh(options.work + "/scale-empty.lmdb")
             empties.append(try measureProcess(options.flowlog, ["send", "--db", options.work + "/scale-empty.lmdb"], stdin: input))
         }
@@ -160,17 +154,23 @@ func runScale(_ options: Options, finished: ([ScaleRow]) throws -> Void = { _ in
             #"{"type":"cart.addProduct","stream":"session-\#($0 % streams)","productId":"turn\#($0)","unitPrice":350,"quantity":1}"# + "\n"
         }.joined().utf8).write(to: URL(fileURLWithPath: turns))
         add("send 100k commands, one per session in turn", work: options.commands, try medianMeasure(runs: options.runs) {
-            let copy = options.work + "/scale-send.lmdb"
-            fresh(copy)
-            defer { fresh(copy) }
-            try FileManager.default.copyItem(atPath: path, toPath: copy)
-            sync()
-            return try measureProcess(options.flowlog, ["send", "--db", copy], stdin: turns)
+            try sendIntoCopy(of: path, input: turns, options)
         })
         fresh(turns)
         try finished(rows)
     }
     return rows
+}
+
+/// `send` of `input` into a copy of the log at `path`: each run starts from the same log, and the
+/// log stays for the next case and size. The copy is on disk before the clock starts.
+func sendIntoCopy(of path: String, input: String, _ options: Options) throws -> ProcessMeasure {
+    let copy = options.work + "/scale-send.lmdb"
+    fresh(copy)
+    defer { fresh(copy) }
+    try FileManager.default.copyItem(atPath: path, toPath: copy)
+    sync()
+    return try measureProcess(options.flowlog, ["send", "--db", copy], stdin: input)
 }
 
 /// A tiny seedable generator for the bench's random positions.
