@@ -74,7 +74,11 @@ struct IntegrityWalk {
                     let readable = RecordCodec.decodeUnverified(value)
                     let owner = try streamHolding(position, guess: readable?.stream)
                     if let owner { versions[slot(of: owner)] += 1 }
-                    note(position, damage.stream ?? owner ?? readable?.stream, damage.problem)
+                    if damage.isNewerThanKnown {
+                        report.noteNewer(position, damage.stream ?? owner, damage.problem)
+                    } else {
+                        note(position, damage.stream ?? owner ?? readable?.stream, damage.problem)
+                    }
                     batch.append(Entry(position: position, slot: nil, version: 0, eventId: EventID(high: 0, low: 0)))
                     // Carry on from what the damaged record stored, so one bad record is reported once.
                     previousHash = RecordCodec.storedHash(of: value) ?? previousHash

@@ -235,7 +235,7 @@ struct PostgresAppend: AppendTransaction {
         correlations.append(record.correlationId ?? "")
         causations.append(record.causationId ?? "")
         json.reset()
-        FlowJSON.writeEventData(record.event, into: &json)
+        FlowJSON.writeEventData(record.event, asStored: true, into: &json)
         data.append(json.text)
         fingerprints.append(Int64(bitPattern: fingerprint ?? 0))
         fingerprinted.append(fingerprint != nil)

@@ -247,7 +247,7 @@ final class PostgresImportBuilder: ImportBatchBuilder {
         if let causation = event.causationId { Self.appendText(causation.utf8, to: &line) } else { Self.append("\\N", to: &line) }
         line.append(UInt8(ascii: "\t"))
         json.reset()
-        FlowJSON.writeEventData(event.event, into: &json)
+        FlowJSON.writeEventData(event.event, asStored: true, into: &json)
         Self.appendText(json.bytes, to: &line)
         line.append(UInt8(ascii: "\t"))
         Self.append(String(Int64(bitPattern: fingerprint)), to: &line)

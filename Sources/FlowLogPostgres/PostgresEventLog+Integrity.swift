@@ -41,7 +41,11 @@ extension PostgresEventLog: IntegrityChecking {
                         try RecordCodec.decode(bytes, expectedPosition: position, previousHash: previousHash, into: &event)
                     }
                 } catch {
-                    note(position, error.stream ?? stream, error.problem)
+                    if error.isNewerThanKnown {
+                        report.noteNewer(position, error.stream ?? stream, error.problem)
+                    } else {
+                        note(position, error.stream ?? stream, error.problem)
+                    }
                     versions[stream] = (versions[stream] ?? 0) + 1
                     previousHash = record.withUnsafeReadableBytes { RecordCodec.storedHash(of: $0) } ?? previousHash
                     progress?.advance(to: position)
@@ -62,7 +66,7 @@ extension PostgresEventLog: IntegrityChecking {
                 if correlation != event.correlationId { changed.append("correlation_id") }
                 if causation != event.causationId { changed.append("causation_id") }
                 json.reset()
-                FlowJSON.writeEventData(event.event, into: &json)
+                FlowJSON.writeEventData(event.event, asStored: true, into: &json)
                 if !Self.sameJSON(data, json.text) { changed.append("data") }
                 if !changed.isEmpty {
                     note(position, event.stream, "its row's \(changed.joined(separator: ", ")) \(changed.count == 1 ? "does" : "do") not match its record (changed after the event was appended)")

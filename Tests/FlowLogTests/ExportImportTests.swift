@@ -164,8 +164,8 @@ struct ExportImportTests {
     }
 
     @Test func theSchemaListsEveryColumnWithAType() {
-        #expect(CSVSchema.columns.count == 22)
-        #expect(CSVSchema.description.split(separator: "\n").count == 22)
+        #expect(CSVSchema.columns.count == 23)
+        #expect(CSVSchema.description.split(separator: "\n").count == 23)
         #expect(CSVSchema.description.contains("unit_price      BIGINT"))
     }
 }

@@ -165,14 +165,14 @@ public enum CartEvent: EventFamily {
     @inlinable
     public static func decode<D: PayloadDecoder>(_ kind: Kind, _ d: inout D) throws -> CartEvent {
         switch kind {
-        case .productAdded: .productAdded(try d.payload(ProductAdded.self))
-        case .productRemoved: .productRemoved(try d.payload(ProductRemoved.self))
-        case .quantityChanged: .quantityChanged(try d.payload(QuantityChanged.self))
-        case .discountApplied: .discountApplied(try d.payload(DiscountApplied.self))
-        case .discountRemoved: .discountRemoved(try d.payload(DiscountRemoved.self))
-        case .checkoutStarted: .checkoutStarted(try d.payload(CheckoutStarted.self))
-        case .orderPlaced: .orderPlaced(try d.payload(OrderPlaced.self))
-        case .paymentFailed: .paymentFailed(try d.payload(PaymentFailed.self))
+        case .productAdded: .productAdded(try d.event(ProductAdded.self))
+        case .productRemoved: .productRemoved(try d.event(ProductRemoved.self))
+        case .quantityChanged: .quantityChanged(try d.event(QuantityChanged.self))
+        case .discountApplied: .discountApplied(try d.event(DiscountApplied.self))
+        case .discountRemoved: .discountRemoved(try d.event(DiscountRemoved.self))
+        case .checkoutStarted: .checkoutStarted(try d.event(CheckoutStarted.self))
+        case .orderPlaced: .orderPlaced(try d.event(OrderPlaced.self))
+        case .paymentFailed: .paymentFailed(try d.event(PaymentFailed.self))
         }
     }
 }

@@ -47,6 +47,15 @@ public struct EventKindInfo: Sendable {
     public let fields: [FieldDescription]
     /// The kind's place in `EventKinds.all`.
     public let index: Int
+    /// Every version of the kind, the first one first; the last is the current one.
+    public let versions: [EventVersionInfo]
+    /// The current version: the shape every reader sees.
+    public var version: Int { declaration.version }
+
+    /// The newest version of this kind a log of `logSchema` may hold.
+    public func newestVersion(inLogSchema logSchema: Int) -> Int {
+        versions.last { $0.logSchema <= logSchema }?.version ?? 1
+    }
 }
 
 /// Every event kind, derived from the families' declarations: codecs, filters and schemas look
@@ -57,7 +66,7 @@ public enum EventKinds {
         var reader = DeclarationReader()
         try! AppEvent.decode(kind, &blank).visitPayload(&reader)
         return EventKindInfo(kind: kind, declaration: reader.declaration!, typeName: reader.declaration!.typeName.description,
-                             fields: reader.fields, index: index)
+                             fields: reader.fields, index: index, versions: reader.versions)
     }
 
     private static let lookup = KindLookup(kinds: all.map(\.kind), typeNames: all.map(\.typeName))
@@ -83,6 +92,17 @@ public enum EventKinds {
         return reader.tag
     }
 
+    /// The newest log schema any kind's version needs: what `flowlog upgrade` raises a log to.
+    public static let newestLogSchema = all.flatMap(\.versions).map(\.logSchema).max() ?? 1
+
+    /// The version of the fields `event` holds: its kind's current one, since every reader upcasts.
+    @inlinable
+    public static func version(of event: AppEvent) -> Int {
+        var reader = VersionReader()
+        try! event.visitPayload(&reader)
+        return reader.version
+    }
+
     /// The kind stored records give this tag; `nil` for a tag no kind has.
     @inline(__always)
     public static func kind(tag: UInt16) -> AppEvent.Kind? {
@@ -103,11 +123,21 @@ public enum EventKinds {
     private struct DeclarationReader: EventPayloadVisitor {
         var declaration: EventDeclaration?
         var fields: [FieldDescription] = []
+        var versions: [EventVersionInfo] = []
         mutating func visit<Payload: EventPayload>(_ payload: Payload) {
             declaration = Payload.declaration
             fields = Payload.fieldList
+            versions = Payload.versions
         }
     }
+}
+
+/// Reads the version of the payload an event's switch hands out.
+@usableFromInline
+struct VersionReader: EventPayloadVisitor {
+    @usableFromInline var version = 1
+    @inlinable init() {}
+    @inlinable mutating func visit<Payload: EventPayload>(_ payload: Payload) { version = Payload.declaration.version }
 }
 
 /// Reads the tag of the payload an event's switch hands out.

@@ -17,19 +17,43 @@ public struct CommandDeclaration: Sendable {
     }
 }
 
-/// An event kind's declaration: its type name and its binary tag.
+/// An event kind's declaration: its type name, its binary tag and the version of its fields.
+///
+/// A kind's fields change over time; each change is a new version, declared by a new payload type
+/// whose `Earlier` is the one before (`UpcastingPayload`). Records keep the version they were
+/// written with, and reading upcasts them (docs/architecture.md, "Change an event kind").
 public struct EventDeclaration: Sendable {
     /// The stable type name exports and `flowlog log` show, for example `cart.productAdded`.
     public let typeName: StaticString
     /// The event's number in stored records. Never reuse or renumber one: old logs depend on it.
     public let tag: UInt16
     public let summary: StaticString
+    /// The version of the fields this payload type declares: 1 for a kind's first shape.
+    public let version: Int
+    /// What changed from the version before (empty for version 1), for `flowlog schema events`.
+    public let change: StaticString
+    /// The first log schema whose logs may hold records of this version: a log of an older schema
+    /// takes the event only where it fits an earlier version, until `flowlog upgrade` raises it.
+    public let logSchema: Int
 
     public init(_ typeName: StaticString, tag: UInt16, _ summary: StaticString) {
+        self.init(typeName, tag: tag, version: 1, logSchema: 1, change: "", summary)
+    }
+
+    public init(_ typeName: StaticString, tag: UInt16, version: Int, logSchema: Int, change: StaticString, _ summary: StaticString) {
+        precondition((1...EventDeclaration.maximumVersion).contains(version), "a kind's version is 1 through \(EventDeclaration.maximumVersion)")
         self.typeName = typeName
         self.tag = tag
         self.summary = summary
+        self.version = version
+        self.change = change
+        self.logSchema = logSchema
     }
+
+    /// Records keep the version in the top four bits of their 16-bit tag (version − 1), the kind's
+    /// tag in the other twelve: a version 1 record is byte for byte what it was before versions.
+    public static let maximumVersion = 16
+    public static let tagBits: UInt16 = 12
 }
 
 /// The fields of one command or event kind, as a struct with a blank value (for decoders to fill)
@@ -48,6 +72,14 @@ public protocol CommandPayload: KindPayload {
 
 public protocol EventPayload: KindPayload {
     static var declaration: EventDeclaration { get }
+    /// Reads the fields of an earlier `version` of this kind with `decoder` and upcasts them to this
+    /// shape. Kinds of one version have none (`UpcastingPayload` gives the rest theirs).
+    static func decodeEarlier<Decoder: PayloadDecoder>(version: Int, _ decoder: inout Decoder) throws -> Self
+    /// Visits the fields of the lowest version that holds this event exactly, and answers that
+    /// version: a writer stores what an older build can read wherever the event allows it.
+    func visitLowestVersion<Visitor: FieldVisitor>(_ visitor: inout Visitor) throws -> Int
+    /// Every version of the kind, the first one first.
+    static var versions: [EventVersionInfo] { get }
 }
 
 extension KindPayload {
@@ -73,6 +105,22 @@ public protocol EventPayloadVisitor {
 /// Makes the payload of a kind a family's decoding switch names.
 public protocol PayloadDecoder {
     mutating func payload<Payload: KindPayload>(_ type: Payload.Type) throws -> Payload
+    /// The version of the event kind the input holds; `nil` for the kind's current version (every
+    /// input that is not a stored event or an exported line: commands, blank payloads).
+    var eventVersion: Int? { get }
+}
+
+extension PayloadDecoder {
+    public var eventVersion: Int? { nil }
+
+    /// The event of `type` this decoder holds, upcast from the version it was written with.
+    @inlinable
+    public mutating func event<Payload: EventPayload>(_ type: Payload.Type) throws -> Payload {
+        if let version = eventVersion, version != Payload.declaration.version {
+            return try Payload.decodeEarlier(version: version, &self)
+        }
+        return try payload(type)
+    }
 }
 
 extension PayloadDecoder where Self: FieldVisitor {

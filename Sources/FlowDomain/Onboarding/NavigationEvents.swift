@@ -109,7 +109,7 @@ public enum NavigationEvent: EventFamily {
     @inlinable
     public static func decode<D: PayloadDecoder>(_ kind: Kind, _ d: inout D) throws -> NavigationEvent {
         switch kind {
-        case .appLaunched: .appLaunched(try d.payload(AppLaunched.self))
+        case .appLaunched: .appLaunched(try d.event(AppLaunched.self))
         case .signUpStarted: try d.fieldless(SignUpStarted.self, .signUpStarted)
         case .logInStarted: try d.fieldless(LogInStarted.self, .logInStarted)
         case .onboardingAdvanced: try d.fieldless(OnboardingAdvanced.self, .onboardingAdvanced)
@@ -117,7 +117,7 @@ public enum NavigationEvent: EventFamily {
         case .onboardingFinished: try d.fieldless(OnboardingFinished.self, .onboardingFinished)
         case .loginSucceeded: try d.fieldless(LoginSucceeded.self, .loginSucceeded)
         case .loginCancelled: try d.fieldless(LoginCancelled.self, .loginCancelled)
-        case .tabSelected: .tabSelected(try d.payload(TabSelected.self))
+        case .tabSelected: .tabSelected(try d.event(TabSelected.self))
         case .modalPresented: try d.fieldless(ModalPresented.self, .modalPresented)
         case .modalDismissed: try d.fieldless(ModalDismissed.self, .modalDismissed)
         }

@@ -54,7 +54,8 @@ public enum FlowLogError: Error, Equatable, CustomStringConvertible {
         case .newerSchema(let path, let found, let supported):
             "The log at \(path) was written with log schema \(found), but this FlowLog reads schemas up to \(supported). Upgrade FlowLog to read it; nothing was changed."
         case .damaged(let damage):
-            "\(damage) Nothing after it was read; keep a copy of the log folder for inspection."
+            damage.isNewerThanKnown ? "\(damage) Nothing after it was read, and nothing was changed."
+                : "\(damage) Nothing after it was read; keep a copy of the log folder for inspection."
         case .diskFull(let path):
             "The disk holding \(path) is full (or the log reached a file-size limit); nothing of this batch was written, and everything acknowledged before it is safe. Free some space and send the unanswered commands again."
         case .io(_, let detail):

@@ -28,10 +28,25 @@ public struct IntegrityReport: Sendable {
     /// Problems beyond the first `maximumListed` are counted, not listed.
     public var unlistedProblems = 0
     public var isIntact: Bool { problems.isEmpty }
+    /// Records whose checksums hold but whose kind's version is newer than this build knows: not
+    /// damage (a later FlowLog reads them), but this build cannot vouch for their fields.
+    public var newer: [Problem] = []
+    public var unlistedNewer = 0
+    /// Intact, and every record readable by this build.
+    public var isReadable: Bool { isIntact && newer.isEmpty }
 
     public static let maximumListed = 100
 
     public init() {}
+
+    /// Lists a record of a newer kind version, or counts it once `maximumListed` are listed.
+    public mutating func noteNewer(_ position: Int, _ stream: String?, _ detail: String) {
+        if newer.count < Self.maximumListed {
+            newer.append(Problem(position: position, stream: stream, detail: detail))
+        } else {
+            unlistedNewer += 1
+        }
+    }
 
     /// Lists a problem, or counts it once `maximumListed` are listed.
     public mutating func note(_ position: Int, _ stream: String?, _ detail: String) {

@@ -19,7 +19,7 @@ struct VerifyCommand: ParsableCommand {
             let log = try Composition.openLog(logOptions, access: .readOnly)
             let report = try log.checkIntegrity(progress: Progress(label: "verify", total: try log.lastPosition()))
             IntegrityRendering.write(report, location: log.location, format: format.format, to: output)
-            if !report.isIntact { throw CLIFailure(silently: .dataError) }
+            if !report.isReadable { throw CLIFailure(silently: .dataError) }
         }
     }
 }

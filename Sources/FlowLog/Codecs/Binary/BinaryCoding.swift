@@ -64,6 +64,12 @@ package struct BinaryWriter: ~Copyable {
     @inline(__always)
     package mutating func write(_ value: UInt16) { append(value.littleEndian) }
 
+    /// Replaces two bytes written earlier, at `offset`, with `value` (little-endian).
+    package mutating func overwrite(_ value: UInt16, at offset: Int) {
+        precondition(offset + 2 <= length)
+        (base + offset).storeBytes(of: value.littleEndian, as: UInt16.self)
+    }
+
     @inline(__always)
     package mutating func write(_ value: UInt64) { append(value.littleEndian) }
 

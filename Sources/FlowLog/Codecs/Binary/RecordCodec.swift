@@ -11,7 +11,7 @@ import FlowDomain
 /// |---|---|
 /// | 1 | schema version |
 /// | 1 | actor (0 user, 1 system) |
-/// | 2 | event type tag |
+/// | 2 | event type tag (low 12 bits) and the kind's version − 1 (high 4 bits) |
 /// | 8 | position |
 /// | 8 | stream version |
 /// | 8 | timestamp, µs since the Unix epoch |
@@ -19,7 +19,7 @@ import FlowDomain
 /// | 1+n | stream id |
 /// | 1+n | correlation id (length 0: none) |
 /// | 1+n | causation id (length 0: none) |
-/// | … | the event's fields, by tag |
+/// | … | the event's fields, as that version of the kind declares them |
 /// | 8 | chain hash: xxHash64 of all bytes above, seeded with the previous record's chain hash |
 ///
 /// Why binary: JSON decoding would cost about 99% of a replay (DESIGN.md). Why a chain: a record's hash
@@ -35,7 +35,7 @@ public enum RecordCodec {
         writer.reset()
         writer.write(UInt8(currentSchemaVersion))
         writer.write(record.actor == .user ? UInt8(0) : UInt8(1))
-        writer.write(EventFieldsCodec.tag(of: record.event))
+        writer.write(UInt16(0)) // the tag, once the fields say which version they were written in
         writer.write(UInt64(record.position))
         writer.write(UInt64(record.version))
         writer.write(record.timestamp.microseconds)
@@ -44,7 +44,8 @@ public enum RecordCodec {
         writer.writeShortString(record.stream)
         writer.writeShortString(record.correlationId)
         writer.writeShortString(record.causationId)
-        EventFieldsCodec.encode(record.event, into: &writer)
+        let version = EventFieldsCodec.encode(record.event, into: &writer)
+        writer.overwrite(EventFieldsCodec.tag(of: record.event) | UInt16(version - 1) << EventDeclaration.tagBits, at: 2)
         let hash = writer.withUnsafeBytes { XXHash64.hash($0, seed: previousHash) }
         writer.write(hash)
         return hash
@@ -104,10 +105,16 @@ public enum RecordCodec {
             guard position == expectedPosition else {
                 throw RecordDamage(position: expectedPosition, stream: stream, problem: "the record says it is position \(position)")
             }
-            guard let kind = EventKinds.kind(tag: tagValue) else {
-                throw RecordDamage(position: expectedPosition, stream: stream, problem: "unknown event type tag \(tagValue)")
+            let tag = tagValue & (1 << EventDeclaration.tagBits - 1)
+            guard let kind = EventKinds.kind(tag: tag) else {
+                throw RecordDamage(position: expectedPosition, stream: stream, problem: "unknown event type tag \(tag)")
             }
-            let event = try EventFieldsCodec.decode(kind, from: &reader)
+            let event: AppEvent
+            do {
+                event = try EventFieldsCodec.decode(kind, version: Int(tagValue >> EventDeclaration.tagBits) + 1, from: &reader)
+            } catch let unknown as UnknownEventVersion {
+                throw RecordDamage(position: expectedPosition, stream: stream, problem: unknown.description, unknownVersion: unknown)
+            }
             guard reader.remaining == 0 else {
                 throw RecordDamage(position: expectedPosition, stream: stream, problem: "\(reader.remaining) unexpected bytes after the event's fields")
             }
@@ -144,19 +151,29 @@ extension RecordedEvent {
 }
 
 /// A record that cannot be trusted: where it is and what is wrong with it.
+///
+/// A record of a kind's version newer than this build knows is not damage: its checksum held, and a
+/// later FlowLog reads it. It comes as a `RecordDamage` (reads stop there all the same) with
+/// `unknownVersion` set, and every message says "upgrade FlowLog", never "damaged".
 public struct RecordDamage: Error, Equatable, Sendable, CustomStringConvertible {
     public let position: Int
     public let stream: String?
     public let problem: String
+    public let unknownVersion: UnknownEventVersion?
 
-    public init(position: Int, stream: String?, problem: String) {
+    public init(position: Int, stream: String?, problem: String, unknownVersion: UnknownEventVersion? = nil) {
         self.position = position
         self.stream = stream
         self.problem = problem
+        self.unknownVersion = unknownVersion
     }
 
+    /// Intact, but of a kind's version newer than this build knows.
+    public var isNewerThanKnown: Bool { unknownVersion?.isNewer ?? false }
+
     public var description: String {
-        "The event at position \(position)\(stream.map { " (stream \($0))" } ?? "") is damaged: \(problem)."
+        let place = "The event at position \(position)\(stream.map { " (stream \($0))" } ?? "")"
+        return isNewerThanKnown ? "\(place) was written by a newer FlowLog: \(problem)." : "\(place) is damaged: \(problem)."
     }
 }
 
@@ -171,15 +188,17 @@ package enum EventFieldsCodec {
         return reader.tag
     }
 
-    package static func encode(_ event: AppEvent, into writer: inout BinaryWriter) {
+    /// Writes the fields of the lowest version of the event's kind that holds it, and answers that version.
+    package static func encode(_ event: AppEvent, into writer: inout BinaryWriter) -> Int {
         withUnsafeMutablePointer(to: &writer) { pointer in
             var encoder = FieldEncoder(writer: pointer)
             try! event.visitPayload(&encoder)
+            return encoder.version
         }
     }
 
-    package static func decode(_ kind: AppEvent.Kind, from reader: inout BinaryReader) throws -> AppEvent {
-        var decoder = FieldDecoder(reader: reader)
+    package static func decode(_ kind: AppEvent.Kind, version: Int, from reader: inout BinaryReader) throws -> AppEvent {
+        var decoder = FieldDecoder(reader: reader, eventVersion: version)
         let event = try AppEvent.decode(kind, &decoder)
         reader = decoder.reader
         return event
@@ -194,11 +213,13 @@ package enum EventFieldsCodec {
     /// Writes through a pointer: `BinaryWriter` is noncopyable, and visitors are values.
     private struct FieldEncoder: EventPayloadVisitor, FieldVisitor {
         let writer: UnsafeMutablePointer<BinaryWriter>
+        var version = 1
+
+        init(writer: UnsafeMutablePointer<BinaryWriter>) { self.writer = writer }
 
         @inline(__always)
         mutating func visit<Payload: EventPayload>(_ payload: Payload) throws {
-            var fields = payload
-            try fields.visitFields(&self)
+            version = try payload.visitLowestVersion(&self)
         }
 
         mutating func visit(_ field: Field, _ value: inout String) {
@@ -221,6 +242,13 @@ package enum EventFieldsCodec {
 
     private struct FieldDecoder: PayloadDecoder, FieldVisitor {
         var reader: BinaryReader
+        /// The version the record was written in; `event(_:)` upcasts it where it is not the current one.
+        let eventVersion: Int?
+
+        init(reader: BinaryReader, eventVersion: Int) {
+            self.reader = reader
+            self.eventVersion = eventVersion
+        }
 
         mutating func visit(_ field: Field, _ value: inout String) throws {
             if field.type == .identifier {

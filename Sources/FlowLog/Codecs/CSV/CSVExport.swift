@@ -26,6 +26,7 @@ public enum CSVSchema {
         Column(name: "correlation_id", type: "VARCHAR", meaning: "the correlation id, where set"),
         Column(name: "causation_id", type: "VARCHAR", meaning: "the id of the command that caused it, where set"),
         Column(name: "schema_version", type: "INTEGER", meaning: "the storage schema the event was written with"),
+        Column(name: "event_version", type: "INTEGER", meaning: "the version of the event kind's fields in this row (always the current one)"),
     ]
 
     /// The column list, as `flowlog export --format csv --schema` prints it.
@@ -100,6 +101,7 @@ struct CSVRowWriter {
         comma(); text(record.correlationId)
         comma(); text(record.causationId)
         comma(); int(record.schemaVersion)
+        comma(); int(EventKinds.version(of: record.event))
         cells.withUnsafeMutableBufferPointer { cells in
             for index in cells.indices { cells[index] = .empty }
             var filler = CellFiller(cells: cells)

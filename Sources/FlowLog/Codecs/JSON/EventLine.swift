@@ -31,6 +31,7 @@ enum EventLine {
         line.raw(#"","actor":""#); line.raw(record.actor == .user ? "user" : "system")
         line.raw(#"","timestamp":""#); line.timestamp(record.timestamp)
         line.raw(#"","schemaVersion":"#); line.int(record.schemaVersion)
+        line.raw(#","eventVersion":"#); line.int(EventKinds.version(of: record.event))
         if let correlation = record.correlationId {
             line.raw(#","correlationId":""#); guard line.plain(correlation) else { return false }; line.raw(#"""#)
         }

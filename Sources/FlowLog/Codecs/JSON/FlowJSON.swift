@@ -144,6 +144,7 @@ public enum FlowJSON {
         json.raw(#","actor":"#); json.rawString(record.actor.rawValue)
         json.raw(#","timestamp":"#); json.commaBits &= ~1; json.timestamp(record.timestamp)
         json.raw(#","schemaVersion":"#); json.rawInt(record.schemaVersion)
+        json.raw(#","eventVersion":"#); json.rawInt(EventKinds.version(of: record.event))
         if let correlation = record.correlationId { json.raw(#","correlationId":"#); json.rawString(correlation) }
         if let causation = record.causationId { json.raw(#","causationId":"#); json.rawString(causation) }
         json.raw(#","data":"#)
@@ -160,9 +161,12 @@ public enum FlowJSON {
 
     /// An event's own fields (`data` in exports), every declared field in its declared order,
     /// `null` for an absent optional one.
-    public static func writeEventData(_ event: AppEvent, into json: inout JSONWriter) {
+    ///
+    /// `asStored`: the fields of the version the event's record is stored in (the lowest version
+    /// that holds it), as PostgreSQL's `data` column keeps them beside the record.
+    public static func writeEventData(_ event: AppEvent, asStored: Bool = false, into json: inout JSONWriter) {
         withUnsafeMutablePointer(to: &json) { pointer in
-            var writer = EventDataWriter(json: pointer)
+            var writer = EventDataWriter(json: pointer, asStored: asStored)
             try! event.visitPayload(&writer)
         }
     }
@@ -185,11 +189,16 @@ public enum FlowJSON {
     /// Writes through a pointer, so the writer's buffer is never copied into the visitor.
     private struct EventDataWriter: EventPayloadVisitor, FieldVisitor {
         let json: UnsafeMutablePointer<JSONWriter>
+        let asStored: Bool
 
         mutating func visit<Payload: EventPayload>(_ payload: Payload) {
             json.pointee.beginObject()
-            var fields = payload
-            try! fields.visitFields(&self)
+            if asStored {
+                _ = try! payload.visitLowestVersion(&self)
+            } else {
+                var fields = payload
+                try! fields.visitFields(&self)
+            }
             json.pointee.endObject()
         }
 

@@ -50,6 +50,12 @@ public enum RecordedEventJSON {
               scanner.literal(#","timestamp":"#), let timestamp = scanner.fixedLengthString(Timestamp.exportedLength, Timestamp.parseRFC3339),
               scanner.literal(#","schemaVersion":"#), let schema = scanner.integer(), (1...RecordCodec.currentSchemaVersion).contains(schema)
         else { return nil }
+        // Exports written before event versions have none: their events are version 1.
+        var eventVersion = 1
+        if scanner.literal(#","eventVersion":"#) {
+            guard let version = scanner.integer() else { return nil }
+            eventVersion = version
+        }
         var correlationId: String?
         var causationId: String?
         if scanner.literal(#","correlationId":"#) {
@@ -60,7 +66,7 @@ public enum RecordedEventJSON {
             guard let id = identifier() else { return nil }
             causationId = id
         }
-        guard scanner.literal(#","data":"#), let event = canonicalData(kind, &scanner), scanner.literal("}"), scanner.atEnd()
+        guard scanner.literal(#","data":"#), let event = canonicalData(kind, version: eventVersion, &scanner), scanner.literal("}"), scanner.atEnd()
         else { return nil }
         return RecordedEvent(position: position, stream: stream, version: version, eventId: eventId, timestamp: timestamp,
                              actor: actor, correlationId: correlationId, causationId: causationId,
@@ -70,8 +76,8 @@ public enum RecordedEventJSON {
     /// An event's `data` in the layout `FlowJSON.writeEventData` writes for its kind (its declared
     /// fields in order, `null` for an absent optional one), checked by the same helpers as the
     /// general reader; `nil` for anything else.
-    private static func canonicalData(_ kind: AppEvent.Kind, _ scanner: inout JSONScanner) -> AppEvent? {
-        var reader = CanonicalDataReader(scanner: scanner)
+    private static func canonicalData(_ kind: AppEvent.Kind, version: Int, _ scanner: inout JSONScanner) -> AppEvent? {
+        var reader = CanonicalDataReader(scanner: scanner, eventVersion: version)
         guard let event = try? AppEvent.decode(kind, &reader) else { return nil }
         scanner = reader.scanner
         return event
@@ -93,9 +99,10 @@ public enum RecordedEventJSON {
 
     private struct CanonicalDataReader: PayloadDecoder, FieldVisitor {
         var scanner: JSONScanner
+        let eventVersion: Int?
         private var first = true
 
-        init(scanner: JSONScanner) { self.scanner = scanner }
+        init(scanner: JSONScanner, eventVersion: Int) { (self.scanner, self.eventVersion) = (scanner, eventVersion) }
 
         mutating func payload<Payload: KindPayload>(_ type: Payload.Type) throws -> Payload {
             var payload = Payload()
@@ -150,7 +157,7 @@ public enum RecordedEventJSON {
         var scanner = JSONScanner(line)
         guard scanner.peek() == UInt8(ascii: "{") else { throw Problem(message: "it is not a JSON object") }
         try scanner.beginObject()
-        var position: Int?, version: Int?, schemaVersion: Int?
+        var position: Int?, version: Int?, schemaVersion: Int?, eventVersion: Int?
         var stream: String?, correlationId: String?, causationId: String?
         var eventId: EventID?, timestamp: Timestamp?, actor: Actor?, kind: AppEvent.Kind?, typeText: String?
         var data: [(String, JSONValue)]?
@@ -176,6 +183,7 @@ public enum RecordedEventJSON {
                 else { throw Problem(message: "\"timestamp\" is not an RFC 3339 time such as 2026-11-21T13:25:17.123456Z") }
                 timestamp = parsed
             } else if key.equals("schemaVersion") { schemaVersion = scanner.takeNull() ? nil : try integer(&scanner, "schemaVersion") }
+            else if key.equals("eventVersion") { eventVersion = scanner.takeNull() ? nil : try integer(&scanner, "eventVersion") }
             else if key.equals("correlationId") { correlationId = scanner.takeNull() ? nil : try identifier(&scanner, "correlationId") }
             else if key.equals("causationId") { causationId = scanner.takeNull() ? nil : try identifier(&scanner, "causationId") }
             else if key.equals("data") {
@@ -203,7 +211,7 @@ public enum RecordedEventJSON {
         guard let data else { throw Problem(message: "\"data\" must be an object") }
         return RecordedEvent(position: position, stream: stream, version: version, eventId: eventId, timestamp: timestamp,
                              actor: actor, correlationId: correlationId, causationId: causationId,
-                             schemaVersion: schema, event: try event(kind, data))
+                             schemaVersion: schema, event: try event(kind, version: eventVersion ?? 1, data))
     }
 
     private static func integer(_ scanner: inout JSONScanner, _ name: String) throws -> Int {
@@ -231,13 +239,21 @@ public enum RecordedEventJSON {
     /// Events are facts: a value today's rules would refuse (a 150% discount an older build let
     /// through) is still read, so that replay and bisect can show what it did. Types and
     /// identifiers are checked.
-    private static func event(_ kind: AppEvent.Kind, _ data: [(String, JSONValue)]) throws -> AppEvent {
-        var reader = NamedDataReader(members: data)
-        return try AppEvent.decode(kind, &reader)
+    ///
+    /// `version` is the line's `eventVersion` (1 where it has none: every export written before
+    /// event versions); an earlier version is upcast, a newer one is refused.
+    private static func event(_ kind: AppEvent.Kind, version: Int, _ data: [(String, JSONValue)]) throws -> AppEvent {
+        var reader = NamedDataReader(members: data, eventVersion: version)
+        do {
+            return try AppEvent.decode(kind, &reader)
+        } catch let unknown as UnknownEventVersion {
+            throw Problem(message: "\"eventVersion\" \(version): \(unknown)")
+        }
     }
 
     private struct NamedDataReader: PayloadDecoder, FieldVisitor {
         let members: [(String, JSONValue)]
+        let eventVersion: Int?
 
         private func lookup(_ field: Field) -> JSONValue? {
             let name = field.nameText
