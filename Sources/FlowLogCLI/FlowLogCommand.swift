@@ -22,7 +22,8 @@ struct FlowLogCommand: ParsableCommand {
         subcommands: TypedCommandCatalog.groupCommands + [
             SendCommand.self, StateCommand.self, LogCommand.self, ReplayCommand.self, BisectCommand.self, SnapshotsCommand.self,
             ExportCommand.self, ImportCommand.self, VerifyCommand.self, ProjectionsCommand.self, OrdersCommand.self, ViewCommand.self,
-            StreamsCommand.self, BackupCommand.self, CopyCommand.self, DemoCommand.self, SchemaCommand.self,
+            StreamsCommand.self, BackupCommand.self, CopyCommand.self, DemoCommand.self, SchemaCommand.self, InitCommand.self,
+            UpgradeCommand.self,
         ] + networkCommands
     )
 

@@ -32,7 +32,7 @@ import Glibc
 /// Every `append` is one write transaction: all of a batch or none of it reaches the disk, and
 /// LMDB's writer lock serialises processes that share the folder.
 public final class LMDBEventLog: EventLog {
-    public static let logSchemaVersion = 1
+    public static let logSchemaVersion = LogSettings.newestLogSchema
     /// `.readWriteCreating` creates the log's folder, never its parent.
     public typealias Access = LogAccess
 

@@ -5,7 +5,7 @@ import PostgresNIO
 /// docs/postgres.md for what each column holds and why.
 struct PostgresSchema: Sendable {
     /// The log schema this FlowLog writes; a log with a higher one is refused.
-    static let version = 1
+    static let version = LogSettings.newestLogSchema
     /// Every table FlowLog creates; a log's schema must hold all of them.
     static let tableNames = ["meta", "events", "streams", "commands", "snapshots", "projections", "leases",
                              "orders", "stream_states", "local_storage"]

@@ -24,4 +24,6 @@ open class ForwardingEventLog: EventLog, @unchecked Sendable {
     }
     open func streams() throws -> [(stream: String, version: Int)] { try inner.streams() }
     open func event(inStream stream: String, version: Int) throws -> RecordedEvent? { try inner.event(inStream: stream, version: version) }
+    open func settings() throws -> LogSettings { try inner.settings() }
+    open func updateSettings(_ change: (LogSettings, Bool) throws -> LogSettings) throws -> LogSettings { try inner.updateSettings(change) }
 }

@@ -23,6 +23,9 @@ public enum RejectionCode: String, Sendable, CaseIterable {
     case duplicateOrder
     case notLaunched
     case invalidTransition
+    /// The command's event needs a version of its kind that the log's schema cannot hold until
+    /// `flowlog upgrade` raises it.
+    case logUpgradeRequired
 }
 
 /// Why a command was refused: a stable code for programs and a sentence for a person that says

@@ -103,6 +103,14 @@ public enum EventKinds {
         return reader.version
     }
 
+    /// The version a record of `event` is stored in: the lowest version of its kind that holds it.
+    @inlinable
+    public static func storedVersion(of event: AppEvent) -> Int {
+        var reader = StoredVersionReader()
+        try! event.visitPayload(&reader)
+        return reader.version
+    }
+
     /// The kind stored records give this tag; `nil` for a tag no kind has.
     @inline(__always)
     public static func kind(tag: UInt16) -> AppEvent.Kind? {
@@ -130,6 +138,19 @@ public enum EventKinds {
             versions = Payload.versions
         }
     }
+}
+
+/// Reads the version of the lowest shape that holds the payload an event's switch hands out.
+@usableFromInline
+struct StoredVersionReader: EventPayloadVisitor, FieldVisitor {
+    @usableFromInline var version = 1
+    @inlinable init() {}
+    @inlinable mutating func visit<Payload: EventPayload>(_ payload: Payload) throws { version = try payload.visitLowestVersion(&self) }
+    @inlinable mutating func visit(_ field: Field, _ value: inout String) {}
+    @inlinable mutating func visit(_ field: Field, _ value: inout String?) {}
+    @inlinable mutating func visit(_ field: Field, _ value: inout Int) {}
+    @inlinable mutating func visit(_ field: Field, _ value: inout Int?) {}
+    @inlinable mutating func visit(_ field: Field, _ value: inout Bool) {}
 }
 
 /// Reads the version of the payload an event's switch hands out.

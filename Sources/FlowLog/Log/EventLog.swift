@@ -96,6 +96,14 @@ public protocol EventLog: AnyObject, ReplaySource {
 
     /// Version `version` of a stream's events, or `nil` when the stream has no such version.
     func event(inStream stream: String, version: Int) throws -> RecordedEvent?
+
+    /// What the log's metadata fixes: its schema and its default currency.
+    func settings() throws -> LogSettings
+
+    /// Changes the log's settings in one atomic step: `change` gets the settings and whether the
+    /// log holds no event yet, inside the transaction that writes what it answers (so no append
+    /// comes between), and may throw to change nothing.
+    func updateSettings(_ change: (LogSettings, _ isEmpty: Bool) throws -> LogSettings) throws -> LogSettings
 }
 
 extension EventLog {

@@ -16,8 +16,17 @@ public final class InMemoryEventLog: EventLog {
     var failures: [String: String] = [:]
     var leased: Set<String> = []
     var readModels = ReadModels()
+    var storedSettings: LogSettings
 
-    public init() {}
+    /// An empty log of `settings` (a new log's, unless a test wants an older schema).
+    public init(settings: LogSettings = .newLog()) { storedSettings = settings }
+
+    public func settings() -> LogSettings { storedSettings }
+
+    public func updateSettings(_ change: (LogSettings, Bool) throws -> LogSettings) throws -> LogSettings {
+        storedSettings = try change(storedSettings, records.isEmpty)
+        return storedSettings
+    }
 
     public var location: String { "memory" }
 

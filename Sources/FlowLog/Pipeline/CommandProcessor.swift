@@ -62,6 +62,8 @@ public final class CommandProcessor {
     private let maximumRetries = 32
     /// The commits `handleDeferringCommit` did not wait for (nil: every append waits for its own).
     var deferredCommits: [any PendingCommit]?
+    /// The log's settings, read at the first command: which kind versions it may hold.
+    private var settings: LogSettings?
 
     /// `cacheBudget`: about how many bytes of stream states to keep between batches (`StateCache`);
     /// the default holds about 3,000 sessions of 75 orders each.
@@ -155,6 +157,7 @@ public final class CommandProcessor {
         let events: [AppEvent]
         do {
             events = try FlowDecider.decideValidated(envelope.command, state: current.state)
+            try admit(events)
         } catch {
             return .rejected(error)
         }
@@ -183,6 +186,18 @@ public final class CommandProcessor {
         return .decided(request, events)
     }
 
+    /// Refuses events whose kind's version the log's schema cannot hold, after reading the settings
+    /// again in case another process upgraded the log meanwhile.
+    private func admit(_ events: [AppEvent]) throws(Rejection) {
+        for event in events where !(settings ?? .newLog()).admits(event) {
+            if let fresh = try? log.settings(), fresh != settings {
+                settings = fresh
+                if fresh.admits(event) { continue }
+            }
+            throw (settings ?? .newLog()).refusal(of: event, location: log.location)
+        }
+    }
+
     /// The state of a stream, moved out of the cache (or loaded): the caller puts it back.
     private func takeState(of stream: String) throws -> WorkingStream {
         if let cached = cache.take(stream) { return WorkingStream(cached, cached: true) }
@@ -195,6 +210,7 @@ public final class CommandProcessor {
     /// `staleStreams`).
     private func decideAndAppend(_ batch: [CommandEnvelope], indices: [Int], into outcomes: inout [CommandOutcome?], finalAttempt: Bool,
                                  checked: inout Set<String>) throws -> [Int] {
+        if settings == nil { settings = try log.settings() }
         var working = try preload(batch, indices: indices)
         let knownReceipts = try prefetchReceipts(batch, indices: indices)
         /// Per stream, the command ids accepted earlier in this batch, and the request that carries each.

@@ -69,6 +69,13 @@ final class LogCreatedOnFirstAppend: EventLog, StreamBatchReading, DeferredCommi
         return (try append(requests), SettledCommit())
     }
 
+    /// A log not yet created will be a new one.
+    func settings() throws -> LogSettings { try opened?.settings() ?? .newLog() }
+
+    func updateSettings(_ change: (LogSettings, Bool) throws -> LogSettings) throws -> LogSettings {
+        try openedCreating().updateSettings(change)
+    }
+
     func version(of stream: String) throws -> Int { try opened?.version(of: stream) ?? 0 }
     func receipt(stream: String, commandId: String) throws -> CommandReceipt? { try opened?.receipt(stream: stream, commandId: commandId) }
     func lastPosition() throws -> Int { try opened?.lastPosition() ?? 0 }

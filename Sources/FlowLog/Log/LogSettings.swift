@@ -1,0 +1,58 @@
+import FlowDomain
+
+/// What a log's metadata fixes for it: the log schema, which says which version of each event kind
+/// its records may hold, and the currency of amounts that name none.
+///
+/// A new log gets the newest schema and the default currency it was created with (`flowlog init
+/// --currency`, else USD). Logs written before either existed read as schema 1 and USD. The
+/// schema moves only when told (`flowlog upgrade`), because the builds before a schema refuse a
+/// log of it; the currency never moves once the log holds an event.
+public struct LogSettings: Equatable, Sendable {
+    public var logSchema: Int
+    public var defaultCurrency: String
+
+    public init(logSchema: Int, defaultCurrency: String) {
+        (self.logSchema, self.defaultCurrency) = (logSchema, defaultCurrency)
+    }
+
+    /// The log schema this build writes into new logs and upgrades old ones to. Every build reads
+    /// every schema up to its own.
+    ///
+    /// - 1: every event kind at version 1.
+    /// - 2: event kinds at the versions `EventKinds` declares for schema 2 (`flowlog schema events`).
+    public static let newestLogSchema = 2
+
+    /// The currency of every log created before logs had one.
+    public static let currencyOfEarlierLogs = "USD"
+
+    /// A log created now, in `currency`.
+    public static func newLog(currency: String = currencyOfEarlierLogs) -> LogSettings {
+        LogSettings(logSchema: newestLogSchema, defaultCurrency: currency)
+    }
+
+    /// Whether this log may hold `event` as it would be stored (the lowest version that holds it).
+    @inlinable
+    public func admits(_ event: AppEvent) -> Bool {
+        guard logSchema < EventKinds.newestLogSchema else { return true }
+        let info = EventKinds.info(of: event)
+        return EventKinds.storedVersion(of: event) <= info.newestVersion(inLogSchema: logSchema)
+    }
+
+    /// The refusal of an event this log's schema cannot hold, naming `flowlog upgrade`.
+    public func refusal(of event: AppEvent, location: String) -> Rejection {
+        let info = EventKinds.info(of: event)
+        let needed = info.versions.first { $0.version == EventKinds.storedVersion(of: event) }
+        return Rejection(.logUpgradeRequired, """
+            This command records \(info.typeName) version \(needed?.version ?? info.version) (\(needed?.change ?? "")), which a log of \
+            schema \(logSchema) cannot hold: builds before it read that schema. Once every writer of \(location) runs this \
+            FlowLog, raise the log with `flowlog upgrade --db \(location)`, then send the command again.
+            """)
+    }
+}
+
+extension LogSettings {
+    /// A three-letter ISO 4217 code in capitals (`EUR`): what a currency must look like.
+    public static func isCurrency(_ text: String) -> Bool {
+        text.utf8.count == 3 && text.utf8.allSatisfy { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }
+    }
+}

@@ -1,0 +1,105 @@
+import ArgumentParser
+import FlowDomain
+import FlowLog
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct UpgradeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "upgrade",
+        abstract: "Raise the log to the newest log schema this FlowLog writes, after writing a backup.",
+        discussion: """
+        A log holds only the event kind versions its schema allows (`flowlog schema events` says \
+        which schema each version needs); until it is raised, this FlowLog writes every event in a \
+        version the log's schema holds and refuses a command whose event needs a newer one \
+        (logUpgradeRequired). Builds before the new schema refuse an upgraded log ("Upgrade \
+        FlowLog", exit 65): upgrade every writer and reader of the log first. No record is \
+        rewritten: the schema in the log's metadata is raised in one transaction, after the backup \
+        is complete, so a killed upgrade leaves the log as it was, or raised with its backup \
+        written. The backup is a copy of the log folder (`flowlog backup`), or for PostgreSQL an \
+        NDJSON export that `flowlog import` restores into an empty log.
+        """)
+
+    @Option(help: ArgumentHelp("Where to write the backup: a new folder for an LMDB log, a new file for PostgreSQL (default: beside the log, or in the current folder, named after it).", valueName: "path"))
+    var backup: String?
+    @OptionGroup var format: FormatOptions
+    @OptionGroup var logOptions: LogOptions
+
+    func run() throws {
+        try CommandExecution.run { output in
+            let log = try Composition.openLog(logOptions, access: .readWrite)
+            let before = try log.settings()
+            let target = LogSettings.newestLogSchema
+            var backupPath: String?
+            if before.logSchema < target {
+                backupPath = try writeBackup(of: log, schema: before.logSchema)
+                _ = try log.updateSettings { settings, _ in
+                    var raised = settings
+                    raised.logSchema = max(settings.logSchema, target)
+                    return raised
+                }
+            }
+            if format.isJSON {
+                output.json { json in
+                    json.beginObject()
+                    json.key("log"); json.string(log.location)
+                    json.key("from"); json.int(before.logSchema)
+                    json.key("to"); json.int(max(before.logSchema, target))
+                    json.key("backup"); if let backupPath { json.string(backupPath) } else { json.null() }
+                    json.endObject()
+                }
+            } else if let backupPath {
+                output.line("upgraded \(log.location) from log schema \(before.logSchema) to \(target); the log as it was is in \(backupPath). FlowLog builds before schema \(target) refuse the log from now on.")
+            } else {
+                output.line("\(log.location) is at log schema \(before.logSchema) already, the newest this FlowLog writes; nothing was changed.")
+            }
+        }
+    }
+
+    /// The backup, complete, before anything changes: a consistent copy of an LMDB log, else an export.
+    private func writeBackup(of log: any LogStore, schema: Int) throws -> String {
+        let path = backup ?? Self.defaultBackupPath(for: logOptions.logPath, log: log, schema: schema)
+        if let copying = log as? any LogBackup {
+            try BackupCommand.checkTarget(path)
+            let created = try BackupCommand.prepare(path)
+            do {
+                try copying.backup(into: path)
+            } catch {
+                if created { rmdir(path) }
+                throw error
+            }
+            return path
+        }
+        var info = stat()
+        if stat(path, &info) == 0 {
+            throw CLIFailure("\(path) exists; give --backup a new file for the log's export. Nothing was changed.", .usage)
+        }
+        let file = try OutputFile(try OutputTarget.resolve(path, force: false))
+        try EventExport(format: .ndjson).run(from: log, to: file, progress: Progress(label: "backup", total: try log.lastPosition()))
+        try file.commit()
+        return path
+    }
+
+    /// `LOG.schema-N-backup` beside an LMDB log; `flowlog-schema-N-backup.ndjson` here for PostgreSQL;
+    /// with `-2`, `-3`… when that name is taken (a killed upgrade's backup is kept, never replaced).
+    static func defaultBackupPath(for location: String, log: any LogStore, schema: Int) -> String {
+        let base: String
+        let suffix: String
+        if log is any LogBackup {
+            var trimmed = location
+            while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed.removeLast() }
+            (base, suffix) = (trimmed + ".schema-\(schema)-backup", "")
+        } else {
+            (base, suffix) = ("flowlog-schema-\(schema)-backup", ".ndjson")
+        }
+        var info = stat()
+        var candidate = base + suffix
+        var number = 2
+        while stat(candidate, &info) == 0 {
+            candidate = "\(base)-\(number)\(suffix)"
+            number += 1
+        }
+        return candidate
+    }
+}

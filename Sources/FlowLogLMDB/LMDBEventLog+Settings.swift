@@ -1,0 +1,39 @@
+import FlowLog
+import LMDB
+
+/// The log's settings in its `meta` database: `schema` (8 bytes, little-endian), written when the
+/// log is created and raised by `flowlog upgrade`, and `currency` (three letters), written by
+/// `flowlog init --currency`; a log without it is in USD, as every log before currencies was.
+extension LMDBEventLog {
+    static let schemaKey = Array("schema".utf8)
+    static let currencyKey = Array("currency".utf8)
+
+    public func settings() throws -> LogSettings {
+        try reading { txn in try settings(txn) }
+    }
+
+    func settings(_ txn: Transaction) throws -> LogSettings {
+        let schema = try txn.get(meta, key: Self.schemaKey).map { Keys.decodeInt($0) } ?? 1
+        let currency = try txn.get(meta, key: Self.currencyKey).map { String(decoding: $0, as: UTF8.self) }
+        return LogSettings(logSchema: schema, defaultCurrency: currency ?? LogSettings.currencyOfEarlierLogs)
+    }
+
+    public func updateSettings(_ change: (LogSettings, Bool) throws -> LogSettings) throws -> LogSettings {
+        do {
+            return try environment.write { txn in
+                let current = try settings(txn)
+                let empty = try txn.withCursor(eventsDB) { try $0.first() == nil }
+                let changed = try change(current, empty)
+                if changed.logSchema != current.logSchema {
+                    try txn.put(meta, key: Self.schemaKey, value: withUnsafeBytes(of: UInt64(changed.logSchema).littleEndian, Array.init))
+                }
+                if changed.defaultCurrency != current.defaultCurrency {
+                    try txn.put(meta, key: Self.currencyKey, value: Array(changed.defaultCurrency.utf8))
+                }
+                return changed
+            }
+        } catch let error as LMDBError {
+            throw FlowLogError.io(path: path, detail: "\(error)")
+        }
+    }
+}
