@@ -118,8 +118,23 @@ struct WireCommandTests {
         #expect(other.stream == nil)
     }
 
-    @Test func unknownMembersAreIgnoredAndTheLastRepeatedMemberCounts() throws {
-        let envelope = try WireCommand.decode(#"{"type":"home.selectTab","tab":0,"extra":{"x":[1]},"tab":1}"#).get()
+    @Test func theLastRepeatedMemberCountsAndMetaIsCarriedAlong() throws {
+        let envelope = try WireCommand.decode(#"{"type":"home.selectTab","tab":0,"meta":{"x":[1]},"tab":1}"#).get()
         #expect(envelope.command == .home(.selectTab(.init(tab: 1))))
+    }
+
+    /// A build that ignored a member it did not know recorded a euro product as dollars: a member
+    /// the kind does not declare is refused, naming it.
+    @Test func aMemberTheKindDoesNotDeclareIsMalformedAndNamed() {
+        guard case .failure(let failure) = WireCommand.decode(#"{"type":"home.selectTab","tab":0,"extra":{"x":[1]}}"#) else {
+            Issue.record("an undeclared member was accepted"); return
+        }
+        #expect(failure.rejection.code == .malformedCommand)
+        #expect(failure.rejection.message.contains(#"no member "extra""#))
+        #expect(failure.rejection.message.contains(#""tab""#))
+        #expect(code(#"{"type":"cart.checkout","meta":[1]}"#) == .malformedCommand)
+        let large = String(repeating: "x", count: 4_100)
+        #expect(code(#"{"type":"cart.checkout","meta":{"note":"\#(large)"}}"#) == .malformedCommand)
+        #expect(code(#"{"type":"cart.checkout","meta":{"note":"short"}}"#) == nil)
     }
 }

@@ -9,9 +9,17 @@ public struct WireRejection: Error, Equatable, Sendable {
 /// SPEC §2's wire form: one JSON object per line, `type` naming the command, its fields beside it,
 /// and the envelope fields `stream`, `id`, `expectedVersion` and `correlationId`.
 ///
-/// Decisions where the spec is silent: unknown members are ignored; `null` for an optional field means
-/// the field is absent; for a repeated member the last one counts.
+/// Decisions where the spec is silent: a member the command's kind does not declare is
+/// `malformedCommand` (a build that ignored `currency` would record a euro cart as dollars), and
+/// what a producer wants carried along goes in `meta`, a JSON object of at most 4 KB that FlowLog
+/// ignores; `null` for an optional field means the field is absent; for a repeated member the
+/// last one counts.
 public enum WireCommand {
+    /// The envelope's members, which every command may carry beside its kind's fields.
+    public static let envelopeMembers: Set<String> = ["type", "stream", "id", "expectedVersion", "correlationId", "meta"]
+    /// The most bytes `meta` may take, as the line writes it.
+    public static let maximumMetaBytes = 4_096
+
     /// Every command type, in SPEC §2's order.
     public static var allTypes: [String] { CommandKinds.typeNames }
 
@@ -43,6 +51,8 @@ public enum WireCommand {
             let expectedVersion = try fields.optional("expectedVersion", .integer)
             let correlationId = try fields.optional("correlationId", .text)
             let command = try command(typeName, &fields)
+            try fields.checkMeta()
+            try fields.refuseUndeclared(typeName)
             return .success(CommandEnvelope(stream: stream, commandId: commandId, expectedVersion: expectedVersion,
                                             correlationId: correlationId, command: command))
         } catch {
@@ -69,12 +79,42 @@ public enum WireCommand {
     private struct Fields: PayloadDecoder, FieldVisitor {
         let members: [(String, JSONValue)]
         var stream: String?
+        /// The fields the command's kind declares, as they were read.
+        var declared: [String] = []
 
-        mutating func visit(_ field: Field, _ value: inout String) throws { value = try required(field.nameText, .text) }
-        mutating func visit(_ field: Field, _ value: inout String?) throws { value = try optional(field.nameText, .text) }
-        mutating func visit(_ field: Field, _ value: inout Int) throws { value = try required(field.nameText, .integer) }
-        mutating func visit(_ field: Field, _ value: inout Int?) throws { value = try optional(field.nameText, .integer) }
-        mutating func visit(_ field: Field, _ value: inout Bool) throws { value = try required(field.nameText, .flag) }
+        init(members: [(String, JSONValue)]) { self.members = members }
+
+        mutating func visit(_ field: Field, _ value: inout String) throws { value = try required(declare(field), .text) }
+        mutating func visit(_ field: Field, _ value: inout String?) throws { value = try optional(declare(field), .text) }
+        mutating func visit(_ field: Field, _ value: inout Int) throws { value = try required(declare(field), .integer) }
+        mutating func visit(_ field: Field, _ value: inout Int?) throws { value = try optional(declare(field), .integer) }
+        mutating func visit(_ field: Field, _ value: inout Bool) throws { value = try required(declare(field), .flag) }
+
+        private mutating func declare(_ field: Field) -> String {
+            let name = field.nameText
+            declared.append(name)
+            return name
+        }
+
+        /// The first member that is neither the envelope's nor a field of the command's kind.
+        func refuseUndeclared(_ typeName: String) throws(Rejection) {
+            guard let (name, _) = members.first(where: { !WireCommand.envelopeMembers.contains($0.0) && !declared.contains($0.0) }) else { return }
+            let shown = name.count > 40 ? String(name.prefix(40)) + "…" : name
+            let fields = declared.map { "\"\($0)\"" }
+            throw Rejection(.malformedCommand, "\(typeName) has no member \"\(shown)\" (its fields: \(fields.isEmpty ? "none" : fields.joined(separator: ", "))); remove it, or carry it in \"meta\", a JSON object FlowLog keeps out of the command.")
+        }
+
+        /// `meta`, where present: an object of at most `maximumMetaBytes` bytes.
+        func checkMeta() throws(Rejection) {
+            guard let meta = lookup("meta") else { return }
+            guard case .object = meta else { throw wrongType("meta", meta, "a JSON object") }
+            var json = JSONWriter()
+            json.value(meta)
+            let size = json.bytes.count
+            guard size <= WireCommand.maximumMetaBytes else {
+                throw Rejection(.malformedCommand, "\"meta\" takes \(size) bytes, more than the 4,096 a command may carry; keep it smaller, or send what it holds another way.")
+            }
+        }
 
         func lookup(_ name: String) -> JSONValue? {
             guard let value = members.last(where: { $0.0 == name })?.1 else { return nil }
