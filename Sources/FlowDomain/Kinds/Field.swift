@@ -1,37 +1,3 @@
-/// What a field holds. The type decides how every codec writes the field (binary, JSON, CSV), and,
-/// in a command, which check of SPEC §3 step 1 it gets and which error code a bad value earns.
-public enum FieldType: Sendable, Equatable {
-    /// SPEC §1's identifier: 1 to 64 characters of `A-Z a-z 0-9 . _ : -` (`invalidIdentifier`).
-    case identifier
-    /// Free text; in a command at most 200 Unicode scalars (`invalidText`).
-    case text
-    /// Money in integer cents; in a command 0 through 100,000,000 (`invalidPrice`).
-    case cents
-    /// How many of a product; in a command 1 through 999 (`invalidQuantity`).
-    case quantity
-    /// A whole percent; in a command 1 through 100 (`invalidPercent`).
-    case percent
-    /// A tab of the home screen; in a command 0 or 1 (`invalidTab`).
-    case tab
-    /// A plain integer that no command sets directly (an event's total or item count).
-    case integer
-    case bool
-
-    /// The name `flowlog schema` and the CSV schema show for the type.
-    public var name: String {
-        switch self {
-        case .identifier: "identifier"
-        case .text: "text"
-        case .cents: "cents"
-        case .quantity: "quantity"
-        case .percent: "percent"
-        case .tab: "tab"
-        case .integer: "integer"
-        case .bool: "bool"
-        }
-    }
-}
-
 /// One field of a command or event kind: everything every list of fields needs, declared once.
 ///
 /// Names are `StaticString`s, so that codecs on hot paths (an export writes millions of member

@@ -22,12 +22,7 @@ struct FieldOption {
     var name: String { "--" + optionName }
     var isFlag: Bool { field.type == .bool }
 
-    var takesWholeNumber: Bool {
-        switch field.type {
-        case .quantity, .percent, .tab, .integer: true
-        case .identifier, .text, .cents, .bool: false
-        }
-    }
+    var takesWholeNumber: Bool { field.type.isWholeNumber }
 
     /// `--price <price>`, or the name alone for a flag.
     var synopsis: String { isFlag ? name : "\(name) <\(optionName)>" }
@@ -41,7 +36,7 @@ struct FieldOption {
     /// The declared summary, with how to write a price and the default, where there is one.
     var help: String {
         var help = field.summary.description
-        if field.type == .cents { help += " As decimal text, such as 12.50." }
+        if field.type.isMoney { help += " As decimal text, such as 12.50." }
         if let value = field.optionDefault { help += " Default: \(value)." }
         return help
     }

@@ -1,0 +1,87 @@
+/// What a field holds. The type decides how every codec writes the field (binary, JSON, CSV), and,
+/// in a command, which check of SPEC §3 step 1 it gets, in which order, and which error code a bad
+/// value earns: everything a new type needs is in this file.
+public enum FieldType: Sendable, Equatable {
+    /// SPEC §1's identifier: 1 to 64 characters of `A-Z a-z 0-9 . _ : -` (`invalidIdentifier`).
+    case identifier
+    /// Free text; in a command at most 200 Unicode scalars (`invalidText`).
+    case text
+    /// Money in integer cents; in a command 0 through 100,000,000 (`invalidPrice`).
+    case cents
+    /// How many of a product; in a command 1 through 999 (`invalidQuantity`).
+    case quantity
+    /// A whole percent; in a command 1 through 100 (`invalidPercent`).
+    case percent
+    /// A tab of the home screen; in a command 0 or 1 (`invalidTab`).
+    case tab
+    /// A plain integer that no command sets directly (an event's total or item count).
+    case integer
+    case bool
+
+    /// The name `flowlog schema` and the CSV schema show for the type.
+    public var name: String {
+        switch self {
+        case .identifier: "identifier"
+        case .text: "text"
+        case .cents: "cents"
+        case .quantity: "quantity"
+        case .percent: "percent"
+        case .tab: "tab"
+        case .integer: "integer"
+        case .bool: "bool"
+        }
+    }
+
+    /// The spec's order of field checks: a violation of a type with a lower rank wins over any of a
+    /// higher one; within a rank, the field declared first wins.
+    public var checkOrder: Int {
+        switch self {
+        case .identifier: 0
+        case .cents: 1
+        case .quantity: 2
+        case .percent: 3
+        case .tab: 4
+        case .text: 5
+        case .integer, .bool: 6
+        }
+    }
+
+    /// Money: the command line takes it as decimal text (12.50), not as a whole number of cents.
+    public var isMoney: Bool { self == .cents }
+
+    /// A number the command line takes as written (a quantity, a percent, a tab).
+    public var isWholeNumber: Bool {
+        switch self {
+        case .quantity, .percent, .tab, .integer: true
+        case .identifier, .text, .cents, .bool: false
+        }
+    }
+
+    /// The rejection a command's integer field of this type earns for `value`; `nil` when it is fine.
+    public func violation(_ value: Int, role: String) -> Rejection? {
+        switch self {
+        case .cents where !FieldChecks.unitPriceRange.contains(value):
+            Rejection(.invalidPrice, "The \(role) \(value) cents is out of range; use 0 through \(FieldChecks.unitPriceRange.upperBound) cents (0.00 to 1,000,000.00).")
+        case .quantity where !FieldChecks.quantityRange.contains(value):
+            Rejection(.invalidQuantity, "The \(role) \(value) is out of range; use a whole number from 1 through 999.")
+        case .percent where !FieldChecks.percentRange.contains(value):
+            Rejection(.invalidPercent, "The discount of \(value)% is out of range; use a whole percent from 1 through 100.")
+        case .tab where !FieldChecks.tabRange.contains(value):
+            Rejection(.invalidTab, "Tab \(value) does not exist; the home screen has tabs 0 and 1.")
+        default:
+            nil
+        }
+    }
+
+    /// The rejection a command's text field of this type earns for `value`; `nil` when it is fine.
+    public func violation(_ value: String, role: String) -> Rejection? {
+        switch self {
+        case .identifier where !Identifier.isValid(value):
+            FieldChecks.invalidIdentifier(value, role: role)
+        case .text where !FreeText.isValid(value):
+            Rejection(.invalidText, "The \(role) is \(value.unicodeScalars.count) characters long; shorten it to at most \(FreeText.maximumLength).")
+        default:
+            nil
+        }
+    }
+}
