@@ -4,6 +4,12 @@ public struct Discount: Equatable, Sendable {
     public var percent: Int
 
     public init(id: String, percent: Int) { (self.id, self.percent) = (id, percent) }
+
+    /// What it takes off, as screens and `flowlog state` show it: `-10%`.
+    public var label: String { "-\(percent)%" }
+
+    /// What no discount the rules accept can be, for the `discounts-valid` invariant; `nil` when fine.
+    public var problem: String? { (1...100).contains(percent) ? nil : "discount \(id) is \(percent)%" }
 }
 
 /// One product in the cart, with its quantity and at most one product discount.

@@ -9,11 +9,11 @@ enum StateText {
         lines.append("Cart (\(cart.status == .open ? "open" : "checking out"))")
         if cart.lines.isEmpty { lines.append("  (empty)") }
         for line in cart.lines {
-            let discount = line.discount.map { "  -\($0.percent)% (\($0.id)) → \(Money.format(cents: line.discountedAmount))" } ?? ""
+            let discount = line.discount.map { "  \($0.label) (\($0.id)) → \(Money.format(cents: line.discountedAmount))" } ?? ""
             // Escaped before padding, so the columns line up as shown.
             lines.append("  \(TextPadding.pad(line.productId, 12)) \(TextPadding.pad(TerminalText.escaped(line.name), 16)) \(line.quantity) × \(Money.format(cents: line.unitPrice)) = \(Money.format(cents: line.regularAmount))\(discount)")
         }
-        if let discount = cart.cartDiscount { lines.append("  Cart discount \(discount.id): -\(discount.percent)%") }
+        if let discount = cart.cartDiscount { lines.append("  Cart discount \(discount.id): \(discount.label)") }
         lines.append("  Subtotal \(Money.format(cents: cart.subtotal)), total \(Money.format(cents: cart.total))")
         lines.append("")
         lines.append("Orders")

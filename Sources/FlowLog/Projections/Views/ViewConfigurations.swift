@@ -57,7 +57,7 @@ public enum ViewProjector {
                 title: line.name,
                 quantityText: "\(line.quantity) × \(Money.format(cents: line.unitPrice))",
                 amountText: Money.format(cents: line.regularAmount),
-                discountText: line.discount.map { "-\($0.percent)% (\($0.id))" },
+                discountText: line.discount.map { "\($0.label) (\($0.id))" },
                 finalAmountText: Money.format(cents: line.discountedAmount))
         }
         let items = cart.itemCount
@@ -66,7 +66,7 @@ public enum ViewProjector {
             title: items == 0 ? "Your cart" : "Your cart (\(items) item\(items == 1 ? "" : "s"))",
             rows: rows,
             emptyText: rows.isEmpty ? "Your cart is empty." : nil,
-            cartDiscountText: cart.cartDiscount.map { "\($0.id): -\($0.percent)% on the whole cart" },
+            cartDiscountText: cart.cartDiscount.map { "\($0.id): \($0.label) on the whole cart" },
             subtotalText: "Subtotal \(Money.format(cents: cart.subtotal))",
             totalText: "Total \(Money.format(cents: cart.total))",
             checkoutButtonTitle: checkingOut ? "Paying…" : "Check out",
