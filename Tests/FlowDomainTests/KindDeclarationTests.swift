@@ -60,7 +60,9 @@ struct KindDeclarationTests {
         #expect(added.fields.map(\.field.nameText) == ["productId", "name", "unitPrice", "quantity"])
         #expect(added.fields.compactMap { $0.field.column?.name.description } == ["product_id", "name", "unit_price", "quantity"])
         let discount = EventKinds.info(typeName: "cart.discountApplied")!
-        #expect(discount.fields.map(\.optional) == [false, false, true])
+        #expect(discount.fields.map(\.optional) == [false, false, false, true])
+        #expect(discount.versions.map(\.version) == [1, 2])
+        #expect(discount.versions[0].fields.map(\.field.nameText) == ["discountId", "percent", "productId"])
         #expect(CommandKinds.info(typeName: "cart.checkout")!.fields.isEmpty)
     }
 

@@ -17,7 +17,7 @@ struct RecordedEventJSONTests {
         var rng = SplitMix64(seed: 2026)
         let generator = RandomCommands()
         let processor = CommandProcessor(log: log, clock: SteppingClock(), ids: SequentialIDGenerator())
-        for index in 0..<600 {
+        for index in 0..<700 {
             var command = generator.command(using: &rng)
             if index % 7 == 0 {
                 command = .cart(.addProduct(.init(productId: "p\(index)", name: "Mug \"\(index)\"\\\n\u{E9}", unitPrice: 100 + index, quantity: 1)))

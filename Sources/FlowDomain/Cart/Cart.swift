@@ -1,15 +1,28 @@
-/// A discount as it is applied: to one product line, or to the whole cart.
+/// A discount as it is applied: to one product line, or to the whole cart; a whole percent, or a
+/// fixed amount of cents off (exactly one of the two is not 0).
 public struct Discount: Equatable, Sendable {
     public var id: String
+    /// 0 for a fixed amount.
     public var percent: Int
+    /// 0 for a percent.
+    public var amountOff: Int
 
-    public init(id: String, percent: Int) { (self.id, self.percent) = (id, percent) }
+    public init(id: String, percent: Int, amountOff: Int = 0) { (self.id, self.percent, self.amountOff) = (id, percent, amountOff) }
 
-    /// What it takes off, as screens and `flowlog state` show it: `-10%`.
-    public var label: String { "-\(percent)%" }
+    /// What it takes off `amount` (SPEC §3's pricing): the rounded percent of it, or the fixed amount,
+    /// never more than `amount` itself, so nothing is priced below zero.
+    public func reduction(of amount: Int) -> Int {
+        amountOff > 0 ? min(amountOff, amount) : Money.percentage(percent, of: amount)
+    }
+
+    /// What it takes off, as screens and `flowlog state` show it: `-10%`, or `-5.00`.
+    public var label: String { amountOff > 0 ? "-\(Money.format(cents: amountOff))" : "-\(percent)%" }
 
     /// What no discount the rules accept can be, for the `discounts-valid` invariant; `nil` when fine.
-    public var problem: String? { (1...100).contains(percent) ? nil : "discount \(id) is \(percent)%" }
+    public var problem: String? {
+        if amountOff > 0 { return percent == 0 ? nil : "discount \(id) is both \(percent)% and \(Money.format(cents: amountOff)) off" }
+        return (1...100).contains(percent) ? nil : "discount \(id) is \(percent)%"
+    }
 }
 
 /// One product in the cart, with its quantity and at most one product discount.
@@ -30,7 +43,7 @@ public struct CartLine: Equatable, Sendable {
     /// The regular amount less the rounded product discount.
     public var discountedAmount: Int {
         let regular = regularAmount
-        return regular - Money.percentage(discount?.percent ?? 0, of: regular)
+        return regular - (discount?.reduction(of: regular) ?? 0)
     }
 }
 
@@ -55,7 +68,7 @@ public struct Cart: Equatable, Sendable {
 
     public var total: Int {
         let subtotal = subtotal
-        return subtotal - Money.percentage(cartDiscount?.percent ?? 0, of: subtotal)
+        return subtotal - (cartDiscount?.reduction(of: subtotal) ?? 0)
     }
 
     /// The sum of the lines' quantities.

@@ -68,21 +68,32 @@ public enum CartCommand: CommandFamily {
 
     public struct ApplyDiscount: CommandPayload {
         public static let declaration = CommandDeclaration("cart.applyDiscount", actor: .user, cli: "cart", "apply-discount",
-                                                           "Apply a percent discount to a product or to the whole cart.")
+                                                           "Apply a percent or a fixed amount off to a product or to the whole cart.")
         public var discountId = ""
-        public var percent = 0
+        /// Either `percent` or `amountOff`, never both.
+        public var percent: Int?
+        public var amountOff: Int?
         /// Absent means a discount on the whole cart.
         public var productId: String?
 
         public init() {}
-        public init(discountId: String, percent: Int, productId: String?) {
-            (self.discountId, self.percent, self.productId) = (discountId, percent, productId)
+        public init(discountId: String, percent: Int?, amountOff: Int? = nil, productId: String?) {
+            (self.discountId, self.percent, self.amountOff, self.productId) = (discountId, percent, amountOff, productId)
         }
 
         public mutating func visitFields<V: FieldVisitor>(_ v: inout V) throws {
             try v.visit(Field("discountId", .identifier, role: "discount id", option: "discount", "The discount id."), &discountId)
-            try v.visit(Field("percent", .percent, role: "percent", option: "percent", "The discount in whole percent."), &percent)
+            try v.visit(Field("percent", .percent, role: "percent", option: "percent", "The discount in whole percent (or give amountOff)."), &percent)
+            try v.visit(Field("amountOff", .amount, role: "amount off", option: "amount", "A fixed amount off (or give percent)."), &amountOff)
             try v.visit(Field("productId", .identifier, role: "product id", option: "product", "The product it applies to (default: the whole cart)."), &productId)
+        }
+
+        public func violation() -> Rejection? {
+            switch (percent, amountOff) {
+            case (nil, nil): Rejection(.malformedCommand, "The discount names neither \"percent\" nor \"amountOff\"; give one of them.")
+            case (.some, .some): Rejection(.malformedCommand, "The discount names both \"percent\" and \"amountOff\"; give one of them (apply two discounts for both).")
+            default: nil
+            }
         }
 
         public var command: AppCommand { .cart(.applyDiscount(self)) }

@@ -66,23 +66,59 @@ public enum CartEvent: EventFamily {
         }
     }
 
-    public struct DiscountApplied: EventPayload {
-        public static let declaration = EventDeclaration("cart.discountApplied", tag: 3, "A discount was applied to a product or to the whole cart.")
+    /// Version 2: a discount is a whole percent or a fixed amount off; exactly one of the two is
+    /// not 0. Version 1 (`V1`) knew percents only and upcasts with `amountOff` 0.
+    public struct DiscountApplied: UpcastingPayload {
+        public static let declaration = EventDeclaration("cart.discountApplied", tag: 3, version: 2, logSchema: 2,
+                                                         change: "adds amountOff, cents off instead of a percent (whose percent is 0)",
+                                                         "A discount was applied to a product or to the whole cart.")
         public var discountId = ""
+        /// 0 for a fixed amount.
         public var percent = 0
+        /// Cents off, in the cart's currency; 0 for a percent.
+        public var amountOff = 0
         /// `nil` for a discount on the whole cart.
         public var productId: String?
 
         @inlinable public init() {}
-        public init(discountId: String, percent: Int, productId: String?) {
-            (self.discountId, self.percent, self.productId) = (discountId, percent, productId)
+        public init(discountId: String, percent: Int, amountOff: Int = 0, productId: String?) {
+            (self.discountId, self.percent, self.amountOff, self.productId) = (discountId, percent, amountOff, productId)
         }
 
         @inlinable
         public mutating func visitFields<V: FieldVisitor>(_ v: inout V) throws {
             try v.visit(Field("discountId", .identifier, column: .discountId, "The discount id."), &discountId)
-            try v.visit(Field("percent", .percent, column: .percent, "The discount in whole percent."), &percent)
+            try v.visit(Field("percent", .percent, column: .percent, "The discount in whole percent; 0 for a fixed amount."), &percent)
+            try v.visit(Field("amountOff", .amount, column: .amountOff, "The amount off in cents; 0 for a percent."), &amountOff)
             try v.visit(Field("productId", .identifier, column: .productId, "The product it applies to; null for the whole cart."), &productId)
+        }
+
+        public static func upcast(_ earlier: V1) -> DiscountApplied {
+            DiscountApplied(discountId: earlier.discountId, percent: earlier.percent, productId: earlier.productId)
+        }
+
+        public func downcast() -> V1? {
+            amountOff == 0 ? V1(discountId: discountId, percent: percent, productId: productId) : nil
+        }
+
+        /// Version 1, as logs before fixed amounts hold it.
+        public struct V1: EventPayload {
+            public static let declaration = EventDeclaration("cart.discountApplied", tag: 3, "A percent discount was applied to a product or to the whole cart.")
+            public var discountId = ""
+            public var percent = 0
+            public var productId: String?
+
+            @inlinable public init() {}
+            public init(discountId: String, percent: Int, productId: String?) {
+                (self.discountId, self.percent, self.productId) = (discountId, percent, productId)
+            }
+
+            @inlinable
+            public mutating func visitFields<V: FieldVisitor>(_ v: inout V) throws {
+                try v.visit(Field("discountId", .identifier, column: .discountId, "The discount id."), &discountId)
+                try v.visit(Field("percent", .percent, column: .percent, "The discount in whole percent."), &percent)
+                try v.visit(Field("productId", .identifier, column: .productId, "The product it applies to; null for the whole cart."), &productId)
+            }
         }
     }
 
@@ -189,4 +225,5 @@ extension EventColumn {
     public static let total = EventColumn("total", "BIGINT", order: 17, "checkoutStarted, orderPlaced: cart total in cents")
     public static let itemCount = EventColumn("item_count", "INTEGER", order: 18, "checkoutStarted, orderPlaced: the sum of quantities")
     public static let reason = EventColumn("reason", "VARCHAR", order: 19, "paymentFailed: the provider's reason")
+    public static let amountOff = EventColumn("amount_off", "BIGINT", order: 22, "discountApplied: cents off (0 for a percent discount)")
 }

@@ -37,7 +37,8 @@ enum CartRules {
                 throw Rejection(.duplicateDiscount, "Discount \(discountId) is already applied; remove it first or use another discount id.")
             }
             if let productId = command.productId { _ = try requireLine(productId, in: cart) }
-            return .discountApplied(.init(discountId: discountId, percent: command.percent, productId: command.productId))
+            return .discountApplied(.init(discountId: discountId, percent: command.percent ?? 0, amountOff: command.amountOff ?? 0,
+                                          productId: command.productId))
 
         case .removeDiscount(let command):
             let discountId = command.discountId
@@ -88,7 +89,7 @@ enum CartRules {
             guard let index = state.cart.lineIndex(of: event.productId) else { return }
             state.cart.lines[index].quantity = event.quantity
         case .discountApplied(let event):
-            let discount = Discount(id: event.discountId, percent: event.percent)
+            let discount = Discount(id: event.discountId, percent: event.percent, amountOff: event.amountOff)
             if let productId = event.productId {
                 guard let index = state.cart.lineIndex(of: productId) else { return }
                 state.cart.lines[index].discount = discount

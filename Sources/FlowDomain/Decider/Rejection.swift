@@ -6,6 +6,7 @@ public enum RejectionCode: String, Sendable, CaseIterable {
     case invalidPrice
     case invalidQuantity
     case invalidPercent
+    case invalidAmount
     case invalidTab
     case invalidText
     /// The command id was accepted before in the stream, for a different command.

@@ -12,6 +12,8 @@ public enum FieldType: Sendable, Equatable {
     case quantity
     /// A whole percent; in a command 1 through 100 (`invalidPercent`).
     case percent
+    /// A fixed amount off, in integer cents; in a command 1 through 100,000,000 (`invalidAmount`).
+    case amount
     /// A tab of the home screen; in a command 0 or 1 (`invalidTab`).
     case tab
     /// A plain integer that no command sets directly (an event's total or item count).
@@ -26,6 +28,7 @@ public enum FieldType: Sendable, Equatable {
         case .cents: "cents"
         case .quantity: "quantity"
         case .percent: "percent"
+        case .amount: "amount"
         case .tab: "tab"
         case .integer: "integer"
         case .bool: "bool"
@@ -39,21 +42,24 @@ public enum FieldType: Sendable, Equatable {
         case .identifier: 0
         case .cents: 1
         case .quantity: 2
-        case .percent: 3
+        case .percent, .amount: 3
         case .tab: 4
         case .text: 5
         case .integer, .bool: 6
         }
     }
 
+    /// A command's fixed amount off: at least a cent, at most the largest price.
+    public static let amountOffRange = 1...100_000_000
+
     /// Money: the command line takes it as decimal text (12.50), not as a whole number of cents.
-    public var isMoney: Bool { self == .cents }
+    public var isMoney: Bool { self == .cents || self == .amount }
 
     /// A number the command line takes as written (a quantity, a percent, a tab).
     public var isWholeNumber: Bool {
         switch self {
         case .quantity, .percent, .tab, .integer: true
-        case .identifier, .text, .cents, .bool: false
+        case .identifier, .text, .cents, .amount, .bool: false
         }
     }
 
@@ -66,6 +72,8 @@ public enum FieldType: Sendable, Equatable {
             Rejection(.invalidQuantity, "The \(role) \(value) is out of range; use a whole number from 1 through 999.")
         case .percent where !FieldChecks.percentRange.contains(value):
             Rejection(.invalidPercent, "The discount of \(value)% is out of range; use a whole percent from 1 through 100.")
+        case .amount where !FieldType.amountOffRange.contains(value):
+            Rejection(.invalidAmount, "The \(role) \(value) cents is out of range; use 1 through \(FieldType.amountOffRange.upperBound) cents (0.01 to 1,000,000.00).")
         case .tab where !FieldChecks.tabRange.contains(value):
             Rejection(.invalidTab, "Tab \(value) does not exist; the home screen has tabs 0 and 1.")
         default:

@@ -147,16 +147,20 @@ package enum StateCodec {
         writer.write(int: order.itemCount)
     }
 
+    /// 0: none; 1: a percent (as every state before fixed amounts, so their snapshots and
+    /// fingerprints stay as they were); 2: a fixed amount off.
     private static func encode(_ discount: Discount?, into writer: inout BinaryWriter) {
         guard let discount else { writer.write(UInt8(0)); return }
-        writer.write(UInt8(1))
+        writer.write(discount.amountOff > 0 ? UInt8(2) : UInt8(1))
         writer.writeShortString(discount.id)
-        writer.write(int: discount.percent)
+        writer.write(int: discount.amountOff > 0 ? discount.amountOff : discount.percent)
     }
 
     private static func decodeDiscount(_ reader: inout BinaryReader) throws -> Discount? {
-        guard try reader.readByte() != 0 else { return nil }
+        let kind = try reader.readByte()
+        guard kind != 0 else { return nil }
         guard let id = try reader.readShortString() else { return nil }
-        return Discount(id: id, percent: try reader.readInt())
+        let value = try reader.readInt()
+        return kind == 2 ? Discount(id: id, percent: 0, amountOff: value) : Discount(id: id, percent: value)
     }
 }

@@ -120,7 +120,8 @@ public enum FlowJSON {
         guard let discount else { json.null(); return }
         json.beginObject()
         json.key("discountId"); json.string(discount.id)
-        json.key("percent"); json.int(discount.percent)
+        // A percent discount is written as before fixed amounts, so old states still compare.
+        if discount.amountOff > 0 { json.key("amountOff"); json.int(discount.amountOff) } else { json.key("percent"); json.int(discount.percent) }
         json.endObject()
     }
 
