@@ -87,7 +87,7 @@ public enum ReplayVerifier {
             seen.insert(stream)
             guard !settled.contains(stream), let recorded = expected[stream]?[step.record.version] else { return true }
             report.comparisons += 1
-            let replayed = StateDiff.tree(step.after)
+            let replayed = StateDiff.matching(StateDiff.tree(step.after), olderShape: recorded)
             if replayed != recorded {
                 settled.insert(stream)
                 let changes = StateDiff.changes(from: recorded, to: replayed)
