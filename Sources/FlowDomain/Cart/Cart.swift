@@ -61,6 +61,8 @@ public struct Cart: Equatable, Sendable {
     /// Lines in the order in which they were first added.
     public var lines: [CartLine] = []
     public var cartDiscount: Discount?
+    /// The currency of every amount in the cart, set by its first product; `nil` while it has no line.
+    public var currency: String?
 
     public init() {}
 
@@ -89,8 +91,12 @@ public struct Order: Equatable, Sendable {
     public var orderId: String
     public var total: Int
     public var itemCount: Int
+    /// The currency of its cart: USD for every order placed before carts had one.
+    public var currency: String
 
-    public init(orderId: String, total: Int, itemCount: Int) { (self.orderId, self.total, self.itemCount) = (orderId, total, itemCount) }
+    public init(orderId: String, total: Int, itemCount: Int, currency: String = Money.currencyOfEarlierCarts) {
+        (self.orderId, self.total, self.itemCount, self.currency) = (orderId, total, itemCount, currency)
+    }
 }
 
 /// The orders of one stream, in the order they were placed.

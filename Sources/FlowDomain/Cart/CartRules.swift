@@ -1,6 +1,6 @@
 /// The cart's half of the Decider: state checks of SPEC §3 (`decide`) and the fold (`evolve`).
 enum CartRules {
-    static func decide(_ command: CartCommand, _ cart: Cart) throws(Rejection) -> CartEvent {
+    static func decide(_ command: CartCommand, _ cart: Cart, _ context: DecisionContext) throws(Rejection) -> CartEvent {
         try requireOpen(cart)
         switch command {
         case .addProduct(let command):
@@ -79,11 +79,14 @@ enum CartRules {
             } else {
                 state.cart.lines.append(CartLine(productId: event.productId, name: event.name, unitPrice: event.unitPrice, quantity: event.quantity))
             }
+            if state.cart.currency == nil { state.cart.currency = Money.currencyOfEarlierCarts }
         case .productRemoved(let event):
             guard let index = state.cart.lineIndex(of: event.productId) else { return }
             state.cart.lines[index].quantity -= event.quantity
             if state.cart.lines[index].quantity <= 0 {
                 state.cart.lines.remove(at: index)
+                // A cart without a line has no currency: the next product sets it.
+                if state.cart.lines.isEmpty { state.cart.currency = nil }
             }
         case .quantityChanged(let event):
             guard let index = state.cart.lineIndex(of: event.productId) else { return }
@@ -107,7 +110,8 @@ enum CartRules {
         case .checkoutStarted:
             state.cart.status = .checkingOut
         case .orderPlaced(let event):
-            state.orders.append(Order(orderId: event.orderId, total: event.total, itemCount: event.itemCount))
+            state.orders.append(Order(orderId: event.orderId, total: event.total, itemCount: event.itemCount,
+                                      currency: state.cart.currency ?? Money.currencyOfEarlierCarts))
             state.cart = Cart()
         case .paymentFailed:
             state.cart.status = .open

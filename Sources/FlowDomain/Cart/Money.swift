@@ -7,6 +7,16 @@ public enum Money {
     }
 
     /// Cents as decimal text with two decimals, for messages and views: `1250` → `"12.50"`.
+    /// The currency of every cart and order before carts had one.
+    public static let currencyOfEarlierCarts = "USD"
+
+    /// Cents with the currency named where it is not USD (`12.50`, `12.50 EUR`): screens and
+    /// `flowlog state` showed bare amounts before carts had currencies, and still do for USD.
+    public static func format(cents: Int, in currency: String?) -> String {
+        guard let currency, currency != currencyOfEarlierCarts else { return format(cents: cents) }
+        return format(cents: cents) + " " + currency
+    }
+
     public static func format(cents: Int) -> String {
         let sign = cents < 0 ? "-" : ""
         let magnitude = cents.magnitude

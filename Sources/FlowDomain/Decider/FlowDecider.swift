@@ -1,6 +1,16 @@
 /// FlowLog's Decider: an initial state, `decide` (command + state → events, or a rejection) and
 /// `evolve` (state + event → state). Both are pure: no I/O, no clock, no randomness. Replaying the
 /// same events therefore always rebuilds the same state.
+/// What a decision may need besides the command and the state: facts of the log the command goes
+/// to, fixed for its life, handed in by the pipeline so that `decide` stays pure.
+public struct DecisionContext: Equatable, Sendable {
+    /// The currency of a product whose command names none: the log's (USD unless it was created
+    /// with another).
+    public var defaultCurrency: String
+
+    public init(defaultCurrency: String = "USD") { self.defaultCurrency = defaultCurrency }
+}
+
 public enum FlowDecider {
     public static let initialState = FlowState()
 
@@ -10,17 +20,17 @@ public enum FlowDecider {
 
     /// Field checks, then the state checks of SPEC §3–4, in the spec's order. On success the events
     /// that record the command; a rejection otherwise, and the state is untouched.
-    public static func decide(_ command: AppCommand, state: FlowState) throws(Rejection) -> [AppEvent] {
+    public static func decide(_ command: AppCommand, state: FlowState, context: DecisionContext = DecisionContext()) throws(Rejection) -> [AppEvent] {
         if let violation = FieldChecks.firstViolation(in: command) { throw violation }
-        return try decideValidated(command, state: state)
+        return try decideValidated(command, state: state, context: context)
     }
 
     /// The state checks alone, for callers that ran the field checks earlier (SPEC §3 puts the command-id
     /// and version checks between the two).
-    public static func decideValidated(_ command: AppCommand, state: FlowState) throws(Rejection) -> [AppEvent] {
+    public static func decideValidated(_ command: AppCommand, state: FlowState, context: DecisionContext = DecisionContext()) throws(Rejection) -> [AppEvent] {
         switch command {
         case .cart(let cartCommand):
-            return [.cart(try CartRules.decide(cartCommand, state.cart))]
+            return [.cart(try CartRules.decide(cartCommand, state.cart, context))]
         case .payment(let paymentCommand):
             return [.cart(try CartRules.decide(paymentCommand, state))]
         case .app, .welcome, .onboarding, .login, .home, .modal:

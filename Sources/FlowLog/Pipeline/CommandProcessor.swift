@@ -156,7 +156,8 @@ public final class CommandProcessor {
         }
         let events: [AppEvent]
         do {
-            events = try FlowDecider.decideValidated(envelope.command, state: current.state)
+            events = try FlowDecider.decideValidated(envelope.command, state: current.state,
+                                                     context: DecisionContext(defaultCurrency: (settings ?? .newLog()).defaultCurrency))
             try admit(events)
         } catch {
             return .rejected(error)

@@ -86,7 +86,7 @@ enum ProjectionRendering {
     }
 
     static func order(_ order: Order, position: Int, stream: String, format: OutputFormat, to output: OutputWriter) {
-        let text = "#\(position) \(stream) \(order.orderId): \(Money.format(cents: order.total)) for \(order.itemCount) item\(order.itemCount == 1 ? "" : "s")"
+        let text = "#\(position) \(stream) \(order.orderId): \(Money.format(cents: order.total, in: order.currency)) for \(order.itemCount) item\(order.itemCount == 1 ? "" : "s")"
         output.result(format, text: text) { json in
             json.field("position", position); json.field("stream", stream); json.field("orderId", order.orderId)
             json.field("total", order.total); json.field("itemCount", order.itemCount)

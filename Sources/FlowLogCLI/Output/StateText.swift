@@ -14,12 +14,12 @@ enum StateText {
             lines.append("  \(TextPadding.pad(line.productId, 12)) \(TextPadding.pad(TerminalText.escaped(line.name), 16)) \(line.quantity) × \(Money.format(cents: line.unitPrice)) = \(Money.format(cents: line.regularAmount))\(discount)")
         }
         if let discount = cart.cartDiscount { lines.append("  Cart discount \(discount.id): \(discount.label)") }
-        lines.append("  Subtotal \(Money.format(cents: cart.subtotal)), total \(Money.format(cents: cart.total))")
+        lines.append("  Subtotal \(Money.format(cents: cart.subtotal)), total \(Money.format(cents: cart.total, in: cart.currency))")
         lines.append("")
         lines.append("Orders")
         if state.orders.orders.isEmpty { lines.append("  (none)") }
         for order in state.orders.orders {
-            lines.append("  \(order.orderId): \(Money.format(cents: order.total)) for \(order.itemCount) item\(order.itemCount == 1 ? "" : "s")")
+            lines.append("  \(order.orderId): \(Money.format(cents: order.total, in: order.currency)) for \(order.itemCount) item\(order.itemCount == 1 ? "" : "s")")
         }
         lines.append("")
         lines.append("Onboarding")

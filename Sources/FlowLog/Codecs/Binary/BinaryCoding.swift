@@ -164,6 +164,12 @@ package struct BinaryReader {
     @inline(__always)
     package mutating func readInt() throws(OutOfBounds) -> Int { Int(try readInt64()) }
 
+    /// The next byte, left to be read.
+    package func peekByte() throws(OutOfBounds) -> UInt8 {
+        var copy = self
+        return try copy.readByte()
+    }
+
     package mutating func readShortString() throws(OutOfBounds) -> String? {
         let count = Int(try readByte())
         if count == 0 { return nil }

@@ -4,13 +4,25 @@ import FlowDomain
 /// replay with today's reducers still means what the log meant when it was written.
 package enum StateCodec {
     package static let formatVersion: UInt8 = 1
+    /// The layout of a state whose cart is in a currency other than USD: the first layout, and the
+    /// cart's currency after it. A state in USD (every state before currencies) keeps the first
+    /// layout, so its snapshots and fingerprints stay what they were.
+    package static let currencyFormatVersion: UInt8 = 2
+    /// Marks an order in another currency than USD: the currency follows, then the order. No order
+    /// id starts with it (a short string's length byte is at most 64 for an identifier).
+    private static let orderCurrencyMark: UInt8 = 0xFF
+
+    private static func format(of state: FlowState) -> UInt8 {
+        guard let currency = state.cart.currency, currency != Money.currencyOfEarlierCarts else { return formatVersion }
+        return currencyFormatVersion
+    }
 
     /// The whole state. With `withoutOrders`, only the number of orders is written: snapshots keep
     /// orders in the log's order index instead, so a stream with many orders does not copy them all
     /// into every snapshot.
     package static func encode(_ state: FlowState, withoutOrders: Bool = false, into writer: inout BinaryWriter) {
         writer.reset()
-        writer.write(formatVersion)
+        writer.write(format(of: state))
         encodeCartAndNavigation(state, into: &writer)
         writer.write(int: state.orders.orders.count)
         if !withoutOrders {
@@ -34,8 +46,14 @@ package enum StateCodec {
 
     /// One order as `encode(_:into:)` wrote it; `nil` for an empty id, which no order has.
     private static func readOrder(_ reader: inout BinaryReader) throws(BinaryReader.OutOfBounds) -> Order? {
+        var currency = Money.currencyOfEarlierCarts
+        if try reader.peekByte() == orderCurrencyMark {
+            _ = try reader.readByte()
+            guard let code = try reader.readShortString() else { return nil }
+            currency = code
+        }
         guard let orderId = try reader.readShortString() else { return nil }
-        return Order(orderId: orderId, total: try reader.readInt(), itemCount: try reader.readInt())
+        return Order(orderId: orderId, total: try reader.readInt(), itemCount: try reader.readInt(), currency: currency)
     }
 
     /// Appends the `count` orders of an order page (orders encoded one after another, then a
@@ -78,7 +96,8 @@ package enum StateCodec {
 
     private static func decodeCartAndNavigation(_ reader: inout BinaryReader) throws -> FlowState {
         do {
-            guard try reader.readByte() == formatVersion else { throw Malformed() }
+            let format = try reader.readByte()
+            guard format == formatVersion || format == currencyFormatVersion else { throw Malformed() }
             var state = FlowState()
             state.cart.status = try reader.readByte() == 0 ? .open : .checkingOut
             let lineCount = try reader.readInt()
@@ -102,6 +121,12 @@ package enum StateCodec {
             state.navigation.isModalPresented = try reader.readByte() != 0
             state.navigation.hasOnboarded = try reader.readByte() != 0
             state.navigation.tab = try reader.readInt()
+            if format == currencyFormatVersion {
+                guard let currency = try reader.readShortString() else { throw Malformed() }
+                state.cart.currency = currency
+            } else if !state.cart.lines.isEmpty {
+                state.cart.currency = Money.currencyOfEarlierCarts
+            }
             return state
         } catch {
             throw Malformed()
@@ -114,7 +139,7 @@ package enum StateCodec {
     /// O(orders), on every append.
     package static func fingerprint(_ state: FlowState, scratch writer: inout BinaryWriter) -> UInt64 {
         writer.reset()
-        writer.write(formatVersion)
+        writer.write(format(of: state))
         encodeCartAndNavigation(state, into: &writer)
         writer.write(int: state.orders.orders.count)
         if let last = state.orders.orders.last { encode(last, into: &writer) }
@@ -139,9 +164,14 @@ package enum StateCodec {
         writer.write(navigation.isModalPresented ? UInt8(1) : UInt8(0))
         writer.write(navigation.hasOnboarded ? UInt8(1) : UInt8(0))
         writer.write(int: navigation.tab)
+        if format(of: state) == currencyFormatVersion { writer.writeShortString(state.cart.currency) }
     }
 
     private static func encode(_ order: Order, into writer: inout BinaryWriter) {
+        if order.currency != Money.currencyOfEarlierCarts {
+            writer.write(orderCurrencyMark)
+            writer.writeShortString(order.currency)
+        }
         writer.writeShortString(order.orderId)
         writer.write(int: order.total)
         writer.write(int: order.itemCount)

@@ -85,6 +85,7 @@ public enum FlowJSON {
         json.key("cartDiscount"); writeDiscount(state.cart.cartDiscount, into: &json)
         json.key("subtotal"); json.int(state.cart.subtotal)
         json.key("total"); json.int(state.cart.total)
+        json.key("currency"); if let currency = state.cart.currency { json.string(currency) } else { json.null() }
         json.endObject()
         json.key("orders"); json.beginArray()
         for order in state.orders.orders {
@@ -93,6 +94,7 @@ public enum FlowJSON {
             json.raw(#"{"orderId":"#); json.rawString(order.orderId)
             json.raw(#","total":"#); json.rawInt(order.total)
             json.raw(#","itemCount":"#); json.rawInt(order.itemCount)
+            json.raw(#","currency":"#); json.rawString(order.currency)
             json.raw("}")
             if let drain, json.bytes.count >= drainBytes { drain(&json) }
         }

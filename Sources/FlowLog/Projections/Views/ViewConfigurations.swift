@@ -68,10 +68,10 @@ public enum ViewProjector {
             emptyText: rows.isEmpty ? "Your cart is empty." : nil,
             cartDiscountText: cart.cartDiscount.map { "\($0.id): \($0.label) on the whole cart" },
             subtotalText: "Subtotal \(Money.format(cents: cart.subtotal))",
-            totalText: "Total \(Money.format(cents: cart.total))",
+            totalText: "Total \(Money.format(cents: cart.total, in: cart.currency))",
             checkoutButtonTitle: checkingOut ? "Paying…" : "Check out",
             isCheckoutEnabled: !checkingOut && !cart.lines.isEmpty,
-            statusText: checkingOut ? "Waiting for the payment provider to confirm \(Money.format(cents: cart.total))." : nil,
+            statusText: checkingOut ? "Waiting for the payment provider to confirm \(Money.format(cents: cart.total, in: cart.currency))." : nil,
             ordersText: orders == 0 ? "No orders yet" : "\(orders) order\(orders == 1 ? "" : "s") placed")
     }
 

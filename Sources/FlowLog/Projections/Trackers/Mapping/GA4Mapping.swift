@@ -16,7 +16,7 @@ public struct GA4Event: Equatable, Sendable {
 /// limits by `GA4Names` when the request is written.
 public enum GA4Mapping {
     public static func events(for tracked: TrackedEvent, settings: AnalyticsSettings) -> [GA4Event] {
-        let currency = settings.currencyProperty
+        let currency = settings.currencyProperty(of: tracked)
         let cart = tracked.cart
         switch tracked.record.event {
         case .cart(.productAdded(let added)):

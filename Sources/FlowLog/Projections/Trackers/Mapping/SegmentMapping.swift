@@ -19,7 +19,7 @@ public struct SegmentCall: Equatable, Sendable {
 /// (`DerivedMapping`). Pure: docs/analytics.md's table is generated from it.
 public enum SegmentMapping {
     public static func calls(for tracked: TrackedEvent, settings: AnalyticsSettings) -> [SegmentCall] {
-        let currency = settings.currencyProperty
+        let currency = settings.currencyProperty(of: tracked)
         let cart = tracked.cart
         switch tracked.record.event {
         case .cart(.productAdded(let added)):

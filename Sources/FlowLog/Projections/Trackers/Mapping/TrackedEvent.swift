@@ -41,8 +41,17 @@ public struct AnalyticsSettings: Equatable, Sendable {
         self.currency = currency
     }
 
-    /// The `currency` property every call or event with an amount carries.
+    /// The `currency` property of amounts that belong to no cart.
     var currencyProperty: AnalyticsProperty { AnalyticsProperty("currency", .string(currency)) }
+
+    /// The `currency` property of `tracked`'s amounts: its cart's currency (before the event, or
+    /// after it for the product that set it); `--currency` for a cart in USD, the currency every
+    /// cart had before carts named one, so that a deployment that reported its carts in another
+    /// currency with `--currency` goes on doing so.
+    func currencyProperty(of tracked: TrackedEvent) -> AnalyticsProperty {
+        let cart = tracked.cart.currency ?? tracked.after.cart.currency
+        return AnalyticsProperty("currency", .string(cart.flatMap { $0 == Money.currencyOfEarlierCarts ? nil : $0 } ?? currency))
+    }
 
     /// Why `code` cannot be a currency, or `nil` when it can: three capital letters, as both vendors want.
     public static func problem(withCurrency code: String) -> String? {
