@@ -57,8 +57,10 @@ struct KindDeclarationTests {
 
     @Test func theFieldsOfAKindAreListedInDeclarationOrder() {
         let added = EventKinds.info(typeName: "cart.productAdded")!
-        #expect(added.fields.map(\.field.nameText) == ["productId", "name", "unitPrice", "quantity"])
-        #expect(added.fields.compactMap { $0.field.column?.name.description } == ["product_id", "name", "unit_price", "quantity"])
+        #expect(added.fields.map(\.field.nameText) == ["productId", "name", "unitPrice", "quantity", "currency"])
+        #expect(added.fields.compactMap { $0.field.column?.name.description } == ["product_id", "name", "unit_price", "quantity", "currency"])
+        #expect(added.versions.map(\.version) == [1, 2])
+        #expect(added.versions[0].fields.map(\.field.nameText) == ["productId", "name", "unitPrice", "quantity"])
         let discount = EventKinds.info(typeName: "cart.discountApplied")!
         #expect(discount.fields.map(\.optional) == [false, false, false, true])
         #expect(discount.versions.map(\.version) == [1, 2])

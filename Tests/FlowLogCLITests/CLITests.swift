@@ -75,7 +75,7 @@ struct CLITests {
         let db = ["--db", folder.child("log")]
         let added = try FlowLogProcess.run(["cart", "add", "--product", "p1", "--name", "Mug", "--price", "12.50", "--quantity", "2", "--stream", "s1"] + db)
         #expect(added.status == 0)
-        #expect(added.stdout.contains(#"cart.productAdded {"productId":"p1","name":"Mug","unitPrice":1250,"quantity":2}"#))
+        #expect(added.stdout.contains(#"cart.productAdded {"productId":"p1","name":"Mug","unitPrice":1250,"quantity":2,"currency":"USD"}"#))
         let mismatch = try FlowLogProcess.run(["cart", "add", "--product", "p1", "--price", "12", "--stream", "s1", "--format", "json"] + db)
         #expect(mismatch.status == 1)
         #expect(mismatch.stdout.hasPrefix(#"{"ok":false,"stream":"s1","error":{"code":"priceMismatch""#))

@@ -51,3 +51,32 @@ struct EventEvolutionCLITests {
         #expect(bad.status == 64)
     }
 }
+
+@Suite("Currencies from the command line", .serialized)
+struct CurrencyCLITests {
+    @Test func aLogInEuroRecordsItsProductsInEuroAndTheOldLogOnlyInDollars() throws {
+        let scratch = TemporaryDirectory()
+        let euro = scratch.child("euro")
+        _ = try KindsV1FixtureTests.run(["init", "--currency", "EUR", "--db", euro])
+        let added = try KindsV1FixtureTests.run(["cart", "add", "--product", "p1", "--price", "2.00", "--stream", "s", "--db", euro])
+        #expect(added.stdout.contains(#""currency":"EUR""#), "\(added.stdout)")
+        let mismatch = try FlowLogProcess.run(["cart", "add", "--product", "p2", "--price", "1.00", "--currency", "USD", "--stream", "s", "--db", euro])
+        #expect(mismatch.status == 1 && mismatch.stderr.contains("currencyMismatch"), "\(mismatch.stderr)")
+        let state = try KindsV1FixtureTests.run(["state", "--stream", "s", "--db", euro]).stdout
+        #expect(state.contains("total 2.00 EUR"), "\(state)")
+        let csv = CSVTable(try KindsV1FixtureTests.run(["export", "--format", "csv", "--db", euro]).stdout)
+        #expect(csv.column("currency") == ["EUR"])
+        #expect(csv.column("event_version") == ["2"])
+
+        // The log of the build before: dollars are version 1 and welcome; euros wait for the upgrade.
+        let old = try KindsV1FixtureTests.copyOfLog(in: scratch)
+        let dollars = try FlowLogProcess.run(["cart", "add", "--product", "p-new", "--price", "1.00", "--currency", "USD", "--stream", "fresh", "--db", old])
+        #expect(dollars.status == 0, "\(dollars.stderr)")
+        let euros = try FlowLogProcess.run(["cart", "add", "--product", "p-new", "--price", "1.00", "--currency", "EUR", "--stream", "fresh2", "--db", old])
+        #expect(euros.status == 1 && euros.stderr.contains("logUpgradeRequired"), "\(euros.stderr)")
+        let segment = scratch.child("trackers")
+        _ = try KindsV1FixtureTests.run(["projections", "run", "--tracker-dir", segment, "--db", euro])
+        let calls = try String(contentsOfFile: segment + "/segment.ndjson", encoding: .utf8)
+        #expect(calls.contains(#""currency":"EUR""#), "Segment's Product Added names the cart's currency")
+    }
+}

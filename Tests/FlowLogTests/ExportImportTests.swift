@@ -164,8 +164,8 @@ struct ExportImportTests {
     }
 
     @Test func theSchemaListsEveryColumnWithAType() {
-        #expect(CSVSchema.columns.count == 24)
-        #expect(CSVSchema.description.split(separator: "\n").count == 24)
+        #expect(CSVSchema.columns.count == 25)
+        #expect(CSVSchema.description.split(separator: "\n").count == 25)
         #expect(CSVSchema.description.contains("unit_price      BIGINT"))
     }
 }

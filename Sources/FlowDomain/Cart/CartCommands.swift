@@ -15,10 +15,12 @@ public enum CartCommand: CommandFamily {
         public var name: String?
         public var unitPrice = 0
         public var quantity = 0
+        /// Absent means the log's default currency.
+        public var currency: String?
 
         public init() {}
-        public init(productId: String, name: String?, unitPrice: Int, quantity: Int) {
-            (self.productId, self.name, self.unitPrice, self.quantity) = (productId, name, unitPrice, quantity)
+        public init(productId: String, name: String?, unitPrice: Int, quantity: Int, currency: String? = nil) {
+            (self.productId, self.name, self.unitPrice, self.quantity, self.currency) = (productId, name, unitPrice, quantity, currency)
         }
 
         public mutating func visitFields<V: FieldVisitor>(_ v: inout V) throws {
@@ -26,6 +28,7 @@ public enum CartCommand: CommandFamily {
             try v.visit(Field("name", .text, role: "product name", option: "name", "The product's name (default: its id)."), &name)
             try v.visit(Field("unitPrice", .cents, role: "unit price", option: "price", "The unit price."), &unitPrice)
             try v.visit(Field("quantity", .quantity, role: "quantity", option: "quantity", optionDefault: 1, "How many to add."), &quantity)
+            try v.visit(Field("currency", .currency, role: "currency", option: "currency", "Its currency (default: the log's)."), &currency)
         }
 
         public var command: AppCommand { .cart(.addProduct(self)) }

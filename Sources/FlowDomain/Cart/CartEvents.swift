@@ -14,17 +14,24 @@ public enum CartEvent: EventFamily {
     case orderPlaced(OrderPlaced)
     case paymentFailed(PaymentFailed)
 
-    public struct ProductAdded: EventPayload {
-        public static let declaration = EventDeclaration("cart.productAdded", tag: 1, "A quantity of a product went into the cart.")
+    /// Version 2: the product's currency, resolved (the command's, else the log's default). Version
+    /// 1 (`V1`) was written by builds whose every cart was in USD, and upcasts to USD; a product in
+    /// USD is still stored as version 1.
+    public struct ProductAdded: UpcastingPayload {
+        public static let declaration = EventDeclaration("cart.productAdded", tag: 1, version: 2, logSchema: 2,
+                                                         change: "adds currency, the product's ISO 4217 code (version 1: USD)",
+                                                         "A quantity of a product went into the cart.")
         public var productId = ""
         /// Resolved: the product id where the command had no name.
         public var name = ""
         public var unitPrice = 0
         public var quantity = 0
+        /// Resolved: the command's currency, else the log's default.
+        public var currency = Money.currencyOfEarlierCarts
 
         @inlinable public init() {}
-        public init(productId: String, name: String, unitPrice: Int, quantity: Int) {
-            (self.productId, self.name, self.unitPrice, self.quantity) = (productId, name, unitPrice, quantity)
+        public init(productId: String, name: String, unitPrice: Int, quantity: Int, currency: String = Money.currencyOfEarlierCarts) {
+            (self.productId, self.name, self.unitPrice, self.quantity, self.currency) = (productId, name, unitPrice, quantity, currency)
         }
 
         @inlinable
@@ -33,6 +40,37 @@ public enum CartEvent: EventFamily {
             try v.visit(Field("name", .text, column: .name, "The product's name."), &name)
             try v.visit(Field("unitPrice", .cents, column: .unitPrice, "The unit price."), &unitPrice)
             try v.visit(Field("quantity", .quantity, column: .quantity, "How many were added."), &quantity)
+            try v.visit(Field("currency", .currency, column: .currency, "The currency of the unit price."), &currency)
+        }
+
+        public static func upcast(_ earlier: V1) -> ProductAdded {
+            ProductAdded(productId: earlier.productId, name: earlier.name, unitPrice: earlier.unitPrice, quantity: earlier.quantity)
+        }
+
+        public func downcast() -> V1? {
+            currency == Money.currencyOfEarlierCarts ? V1(productId: productId, name: name, unitPrice: unitPrice, quantity: quantity) : nil
+        }
+
+        /// Version 1, as logs before currencies hold it.
+        public struct V1: EventPayload {
+            public static let declaration = EventDeclaration("cart.productAdded", tag: 1, "A quantity of a product went into the cart.")
+            public var productId = ""
+            public var name = ""
+            public var unitPrice = 0
+            public var quantity = 0
+
+            @inlinable public init() {}
+            public init(productId: String, name: String, unitPrice: Int, quantity: Int) {
+                (self.productId, self.name, self.unitPrice, self.quantity) = (productId, name, unitPrice, quantity)
+            }
+
+            @inlinable
+            public mutating func visitFields<V: FieldVisitor>(_ v: inout V) throws {
+                try v.visit(Field("productId", .identifier, column: .productId, "The product id."), &productId)
+                try v.visit(Field("name", .text, column: .name, "The product's name."), &name)
+                try v.visit(Field("unitPrice", .cents, column: .unitPrice, "The unit price."), &unitPrice)
+                try v.visit(Field("quantity", .quantity, column: .quantity, "How many were added."), &quantity)
+            }
         }
     }
 
@@ -226,4 +264,5 @@ extension EventColumn {
     public static let itemCount = EventColumn("item_count", "INTEGER", order: 18, "checkoutStarted, orderPlaced: the sum of quantities")
     public static let reason = EventColumn("reason", "VARCHAR", order: 19, "paymentFailed: the provider's reason")
     public static let amountOff = EventColumn("amount_off", "BIGINT", order: 22, "discountApplied: cents off (0 for a percent discount)")
+    public static let currency = EventColumn("currency", "VARCHAR", order: 23, "productAdded: the ISO 4217 currency of the unit price")
 }

@@ -5,6 +5,10 @@ enum CartRules {
         switch command {
         case .addProduct(let command):
             let (productId, unitPrice, quantity) = (command.productId, command.unitPrice, command.quantity)
+            let currency = command.currency ?? context.defaultCurrency
+            if let held = cart.currency, held != currency {
+                throw Rejection(.currencyMismatch, "The cart is in \(held), and product \(productId) is in \(currency); a cart holds one currency. Add it in \(held), or check out first.")
+            }
             if let index = cart.lineIndex(of: productId) {
                 let line = cart.lines[index]
                 guard line.unitPrice == unitPrice else {
@@ -16,7 +20,8 @@ enum CartRules {
             } else if cart.lines.count >= Cart.maximumLines {
                 throw Rejection(.cartFull, "The cart already holds \(Cart.maximumLines) different products; remove one before adding \(productId).")
             }
-            return .productAdded(.init(productId: productId, name: command.name ?? productId, unitPrice: unitPrice, quantity: quantity))
+            return .productAdded(.init(productId: productId, name: command.name ?? productId, unitPrice: unitPrice, quantity: quantity,
+                                       currency: currency))
 
         case .removeProduct(let command):
             let productId = command.productId
@@ -79,7 +84,7 @@ enum CartRules {
             } else {
                 state.cart.lines.append(CartLine(productId: event.productId, name: event.name, unitPrice: event.unitPrice, quantity: event.quantity))
             }
-            if state.cart.currency == nil { state.cart.currency = Money.currencyOfEarlierCarts }
+            if state.cart.currency == nil { state.cart.currency = event.currency }
         case .productRemoved(let event):
             guard let index = state.cart.lineIndex(of: event.productId) else { return }
             state.cart.lines[index].quantity -= event.quantity

@@ -9,10 +9,13 @@ public enum RejectionCode: String, Sendable, CaseIterable {
     case invalidAmount
     case invalidTab
     case invalidText
+    case invalidCurrency
     /// The command id was accepted before in the stream, for a different command.
     case idempotencyConflict
     case versionConflict
     case cartNotOpen
+    /// A product in another currency than the cart's.
+    case currencyMismatch
     case priceMismatch
     case quantityLimit
     case cartFull

@@ -16,6 +16,8 @@ public enum FieldType: Sendable, Equatable {
     case amount
     /// A tab of the home screen; in a command 0 or 1 (`invalidTab`).
     case tab
+    /// An ISO 4217 currency code: three capital letters, such as EUR (`invalidCurrency`).
+    case currency
     /// A plain integer that no command sets directly (an event's total or item count).
     case integer
     case bool
@@ -30,6 +32,7 @@ public enum FieldType: Sendable, Equatable {
         case .percent: "percent"
         case .amount: "amount"
         case .tab: "tab"
+        case .currency: "currency"
         case .integer: "integer"
         case .bool: "bool"
         }
@@ -43,7 +46,7 @@ public enum FieldType: Sendable, Equatable {
         case .cents: 1
         case .quantity: 2
         case .percent, .amount: 3
-        case .tab: 4
+        case .tab, .currency: 4
         case .text: 5
         case .integer, .bool: 6
         }
@@ -59,7 +62,7 @@ public enum FieldType: Sendable, Equatable {
     public var isWholeNumber: Bool {
         switch self {
         case .quantity, .percent, .tab, .integer: true
-        case .identifier, .text, .cents, .amount, .bool: false
+        case .identifier, .text, .cents, .amount, .currency, .bool: false
         }
     }
 
@@ -86,6 +89,8 @@ public enum FieldType: Sendable, Equatable {
         switch self {
         case .identifier where !Identifier.isValid(value):
             FieldChecks.invalidIdentifier(value, role: role)
+        case .currency where !(value.utf8.count == 3 && value.utf8.allSatisfy { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }):
+            Rejection(.invalidCurrency, "The currency \"\(value.count > 20 ? String(value.prefix(20)) + "…" : value)\" is not an ISO 4217 code; use three capital letters, such as EUR or USD.")
         case .text where !FreeText.isValid(value):
             Rejection(.invalidText, "The \(role) is \(value.unicodeScalars.count) characters long; shorten it to at most \(FreeText.maximumLength).")
         default:

@@ -9,7 +9,11 @@ public enum DerivedMapping {
     public static func properties(of event: AppEvent, settings: AnalyticsSettings) -> [AnalyticsProperty] {
         var collector = PropertyCollector()
         try? event.visitPayload(&collector)
-        if collector.hasMoney { collector.properties.append(settings.currencyProperty) }
+        // An event's own currency, as a cart's: `--currency` stands for USD (`currencyProperty(of:)`).
+        if collector.hasMoney || collector.currency != nil {
+            let own = collector.currency.flatMap { $0 == Money.currencyOfEarlierCarts ? nil : $0 }
+            collector.properties.append(AnalyticsProperty("currency", .string(own ?? settings.currency)))
+        }
         return collector.properties
     }
 
@@ -45,6 +49,8 @@ public enum DerivedMapping {
     private struct PropertyCollector: EventPayloadVisitor, FieldVisitor {
         var properties: [AnalyticsProperty] = []
         var hasMoney = false
+        /// A field of type currency: sent once, as the currency of the event's amounts.
+        var currency: String?
 
         mutating func visit<Payload: EventPayload>(_ payload: Payload) throws {
             var copy = payload
@@ -55,7 +61,9 @@ public enum DerivedMapping {
             properties.append(AnalyticsProperty(DerivedMapping.snakeCase(field.nameText), value))
         }
 
-        mutating func visit(_ field: Field, _ value: inout String) { add(field, .string(value)) }
+        mutating func visit(_ field: Field, _ value: inout String) {
+            if field.type == .currency { currency = value } else { add(field, .string(value)) }
+        }
         mutating func visit(_ field: Field, _ value: inout String?) { if let value { add(field, .string(value)) } }
         mutating func visit(_ field: Field, _ value: inout Int) {
             if field.type == .cents { hasMoney = true; add(field, .money(value)) } else { add(field, .int(value)) }

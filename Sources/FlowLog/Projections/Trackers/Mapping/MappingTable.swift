@@ -66,7 +66,7 @@ public enum MappingTable {
             switch field.nameText {
             case "productId": "p1"
             case "discountId": "D1"
-            default: field.type == .identifier ? "id-1" : "text"
+            default: field.type == .identifier ? "id-1" : field.type == .currency ? "USD" : "text"
             }
         }
 
