@@ -31,7 +31,10 @@ public enum ReplayVerifier {
     /// log in position order (each stream's state kept until the walk ends, as `StreamSummaries`
     /// does). A stream stops being replayed, compared and counted at its first disagreement; the
     /// disagreements are reported in the order the log lists its streams.
-    public static func verifyFingerprints(of log: any EventLog & FingerprintedLog, progress: Progress? = nil) throws -> Report {
+    ///
+    /// `evolve` is today's reducer; a test hands in a broken one to see the log's fingerprints catch it.
+    public static func verifyFingerprints(of log: any EventLog & FingerprintedLog, progress: Progress? = nil,
+                                          evolve: (inout FlowState, AppEvent) -> Void = FlowDecider.evolve) throws -> Report {
         var report = Report()
         var scratch = BinaryWriter(capacity: 512)
         let streams = try log.streams()
@@ -51,7 +54,7 @@ public enum ReplayVerifier {
             if count & 0xFFF == 0 { progress?.advance(to: record.position) }
             guard !settled[slot] else { return true }
             report.events += 1
-            FlowDecider.evolve(&states[slot], record.event)
+            evolve(&states[slot], record.event)
             guard let recorded else { return true }
             report.comparisons += 1
             guard StateCodec.fingerprint(states[slot], scratch: &scratch) != recorded else { return true }

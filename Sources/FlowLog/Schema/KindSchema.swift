@@ -24,21 +24,36 @@ public enum KindSchema {
         }
     }
 
-    /// Every event kind with its tag, its fields and their CSV columns.
+    /// Every event kind with its tag, its current version, its fields and their CSV columns, and
+    /// each version it had: what changed, the log schema it needs and its fields.
     public static func eventsJSON(into json: inout JSONWriter) {
         json.object { json in
             json.key("events")
             json.array(EventKinds.all) { json, info in
                 json.object { json in
-                    json.field("type", info.typeName); json.field("tag", Int(info.declaration.tag)); json.field("summary", info.declaration.summary.description)
+                    json.field("type", info.typeName); json.field("tag", Int(info.declaration.tag)); json.field("version", info.version)
+                    json.field("summary", info.declaration.summary.description)
                     json.key("fields")
-                    json.array(info.fields) { json, field in
+                    fieldsJSON(info.fields, into: &json)
+                    json.key("versions")
+                    json.array(info.versions) { json, version in
                         json.object { json in
-                            json.field("name", field.field.nameText); json.field("type", field.field.type.name); json.field("nullable", field.optional)
-                            json.field("column", field.field.column?.name.description); json.field("summary", field.field.summary.description)
+                            json.field("version", version.version); json.field("logSchema", version.logSchema)
+                            json.field("change", version.change.isEmpty ? nil : version.change)
+                            json.key("fields")
+                            fieldsJSON(version.fields, into: &json)
                         }
                     }
                 }
+            }
+        }
+    }
+
+    private static func fieldsJSON(_ fields: [FieldDescription], into json: inout JSONWriter) {
+        json.array(fields) { json, field in
+            json.object { json in
+                json.field("name", field.field.nameText); json.field("type", field.field.type.name); json.field("nullable", field.optional)
+                json.field("column", field.field.column?.name.description); json.field("summary", field.field.summary.description)
             }
         }
     }
@@ -58,12 +73,14 @@ public enum KindSchema {
 
     public static func eventsText() -> String {
         EventKinds.all.map { info in
-            let head = "\(info.typeName)  (tag \(info.declaration.tag))  \(info.declaration.summary)"
+            let head = "\(info.typeName)  (tag \(info.declaration.tag), version \(info.version))  \(info.declaration.summary)"
             let rows = info.fields.map { field in
                 [field.field.nameText, field.field.type.name, field.optional ? "nullable" : "always",
                  "csv \(field.field.column?.name.description ?? "-")", field.field.summary.description]
             }
-            return ([head] + table(rows)).joined(separator: "\n")
+            // What each version after the first changed, and the log schema a log needs to hold it.
+            let history = info.versions.dropFirst().map { "  version \($0.version) (log schema \($0.logSchema)): \($0.change)" }
+            return ([head] + table(rows) + history).joined(separator: "\n")
         }.joined(separator: "\n\n")
     }
 
