@@ -19,7 +19,7 @@ public enum CartEvent: EventFamily {
     /// USD is still stored as version 1.
     public struct ProductAdded: UpcastingPayload {
         public static let declaration = EventDeclaration("cart.productAdded", tag: 1, version: 2, logSchema: 2,
-                                                         change: "adds currency, the product's ISO 4217 code (version 1: USD)",
+                                                         change: "adds currency, the product's ISO 4217 code; version 1 is USD",
                                                          "A quantity of a product went into the cart.")
         public var productId = ""
         /// Resolved: the product id where the command had no name.
@@ -108,7 +108,7 @@ public enum CartEvent: EventFamily {
     /// not 0. Version 1 (`V1`) knew percents only and upcasts with `amountOff` 0.
     public struct DiscountApplied: UpcastingPayload {
         public static let declaration = EventDeclaration("cart.discountApplied", tag: 3, version: 2, logSchema: 2,
-                                                         change: "adds amountOff, cents off instead of a percent (whose percent is 0)",
+                                                         change: "adds amountOff, cents off instead of a percent, whose percent is then 0",
                                                          "A discount was applied to a product or to the whole cart.")
         public var discountId = ""
         /// 0 for a fixed amount.
