@@ -30,6 +30,7 @@ public enum CartEvent: EventFamily {
         public var currency = Money.currencyOfEarlierCarts
 
         @inlinable public init() {}
+        @inlinable
         public init(productId: String, name: String, unitPrice: Int, quantity: Int, currency: String = Money.currencyOfEarlierCarts) {
             (self.productId, self.name, self.unitPrice, self.quantity, self.currency) = (productId, name, unitPrice, quantity, currency)
         }
@@ -43,10 +44,12 @@ public enum CartEvent: EventFamily {
             try v.visit(Field("currency", .currency, column: .currency, "The currency of the unit price."), &currency)
         }
 
+        @inlinable
         public static func upcast(_ earlier: V1) -> ProductAdded {
             ProductAdded(productId: earlier.productId, name: earlier.name, unitPrice: earlier.unitPrice, quantity: earlier.quantity)
         }
 
+        @inlinable
         public func downcast() -> V1? {
             currency == Money.currencyOfEarlierCarts ? V1(productId: productId, name: name, unitPrice: unitPrice, quantity: quantity) : nil
         }
@@ -60,6 +63,7 @@ public enum CartEvent: EventFamily {
             public var quantity = 0
 
             @inlinable public init() {}
+            @inlinable
             public init(productId: String, name: String, unitPrice: Int, quantity: Int) {
                 (self.productId, self.name, self.unitPrice, self.quantity) = (productId, name, unitPrice, quantity)
             }
@@ -119,6 +123,7 @@ public enum CartEvent: EventFamily {
         public var productId: String?
 
         @inlinable public init() {}
+        @inlinable
         public init(discountId: String, percent: Int, amountOff: Int = 0, productId: String?) {
             (self.discountId, self.percent, self.amountOff, self.productId) = (discountId, percent, amountOff, productId)
         }
@@ -131,10 +136,12 @@ public enum CartEvent: EventFamily {
             try v.visit(Field("productId", .identifier, column: .productId, "The product it applies to; null for the whole cart."), &productId)
         }
 
+        @inlinable
         public static func upcast(_ earlier: V1) -> DiscountApplied {
             DiscountApplied(discountId: earlier.discountId, percent: earlier.percent, productId: earlier.productId)
         }
 
+        @inlinable
         public func downcast() -> V1? {
             amountOff == 0 ? V1(discountId: discountId, percent: percent, productId: productId) : nil
         }
@@ -147,6 +154,7 @@ public enum CartEvent: EventFamily {
             public var productId: String?
 
             @inlinable public init() {}
+            @inlinable
             public init(discountId: String, percent: Int, productId: String?) {
                 (self.discountId, self.percent, self.productId) = (discountId, percent, productId)
             }

@@ -8,7 +8,7 @@ public enum Money {
 
     /// Cents as decimal text with two decimals, for messages and views: `1250` → `"12.50"`.
     /// The currency of every cart and order before carts had one.
-    public static let currencyOfEarlierCarts = "USD"
+    public static var currencyOfEarlierCarts: String { "USD" }
 
     /// Cents with the currency named where it is not USD (`12.50`, `12.50 EUR`): screens and
     /// `flowlog state` showed bare amounts before carts had currencies, and still do for USD.

@@ -92,6 +92,18 @@ public enum EventKinds {
         return reader.tag
     }
 
+    /// Each kind's current version, by its place in `all`.
+    @usableFromInline static let currentVersions: [Int] = all.map(\.version)
+
+    /// The current version of the kind stored records give `tag` (1 for a tag no kind has): two
+    /// table reads, for decoders on hot paths.
+    @inlinable
+    public static func currentVersion(tag: UInt16) -> Int {
+        let index = Int(tag)
+        guard index < byTag.count, let position = byTag[index] else { return 1 }
+        return currentVersions[position]
+    }
+
     /// The newest log schema any kind's version needs: what `flowlog upgrade` raises a log to.
     public static let newestLogSchema = all.flatMap(\.versions).map(\.logSchema).max() ?? 1
 

@@ -48,6 +48,7 @@ extension EventPayload {
 }
 
 extension UpcastingPayload {
+    @inlinable
     public static func decodeEarlier<Decoder: PayloadDecoder>(version: Int, _ decoder: inout Decoder) throws -> Self {
         guard version < declaration.version, version >= 1 else {
             throw UnknownEventVersion(typeName: declaration.typeName.description, version: version, known: declaration.version)

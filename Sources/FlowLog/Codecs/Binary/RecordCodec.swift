@@ -111,7 +111,8 @@ public enum RecordCodec {
             }
             let event: AppEvent
             do {
-                event = try EventFieldsCodec.decode(kind, version: Int(tagValue >> EventDeclaration.tagBits) + 1, from: &reader)
+                event = try EventFieldsCodec.decode(kind, version: Int(tagValue >> EventDeclaration.tagBits) + 1,
+                                                    currentVersion: EventKinds.currentVersion(tag: tag), from: &reader)
             } catch let unknown as UnknownEventVersion {
                 throw RecordDamage(position: expectedPosition, stream: stream, problem: unknown.description, unknownVersion: unknown)
             }
@@ -197,8 +198,8 @@ package enum EventFieldsCodec {
         }
     }
 
-    package static func decode(_ kind: AppEvent.Kind, version: Int, from reader: inout BinaryReader) throws -> AppEvent {
-        var decoder = FieldDecoder(reader: reader, eventVersion: version)
+    package static func decode(_ kind: AppEvent.Kind, version: Int, currentVersion: Int, from reader: inout BinaryReader) throws -> AppEvent {
+        var decoder = FieldDecoder(reader: reader, eventVersion: version, currentVersion: currentVersion)
         let event = try AppEvent.decode(kind, &decoder)
         reader = decoder.reader
         return event
@@ -245,9 +246,11 @@ package enum EventFieldsCodec {
         /// The version the record was written in; `event(_:)` upcasts it where it is not the current one.
         let eventVersion: Int?
 
-        init(reader: BinaryReader, eventVersion: Int) {
+        /// `nil` where the record holds its kind's current version (most records): `event(_:)` then
+        /// reads the payload without looking at its declaration.
+        init(reader: BinaryReader, eventVersion: Int, currentVersion: Int) {
             self.reader = reader
-            self.eventVersion = eventVersion
+            self.eventVersion = eventVersion == currentVersion ? nil : eventVersion
         }
 
         mutating func visit(_ field: Field, _ value: inout String) throws {

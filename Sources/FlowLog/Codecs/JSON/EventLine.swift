@@ -27,11 +27,11 @@ enum EventLine {
         line.raw(#","stream":""#); guard line.plain(record.stream) else { return false }
         line.raw(#"","version":"#); line.int(record.version)
         line.raw(#","eventId":""#); line.uuid(record.eventId)
-        line.raw(#"","type":""#); line.typeName(of: record.event)
+        line.raw(#"","type":""#); let eventVersion = line.typeName(of: record.event)
         line.raw(#"","actor":""#); line.raw(record.actor == .user ? "user" : "system")
         line.raw(#"","timestamp":""#); line.timestamp(record.timestamp)
         line.raw(#"","schemaVersion":"#); line.int(record.schemaVersion)
-        line.raw(#","eventVersion":"#); line.int(EventKinds.version(of: record.event))
+        line.raw(#","eventVersion":"#); line.int(eventVersion)
         if let correlation = record.correlationId {
             line.raw(#","correlationId":""#); guard line.plain(correlation) else { return false }; line.raw(#"""#)
         }
@@ -128,15 +128,22 @@ struct LineBuffer {
         }
     }
 
-    mutating func typeName(of event: AppEvent) {
+    /// Writes the event's type name and answers its kind's version, found in the same visit.
+    mutating func typeName(of event: AppEvent) -> Int {
         var writer = TypeName(line: self)
         try! event.visitPayload(&writer)
         self = writer.line
+        return writer.version
     }
 
     private struct TypeName: EventPayloadVisitor {
         var line: LineBuffer
-        mutating func visit<Payload: EventPayload>(_ payload: Payload) { line.raw(Payload.declaration.typeName) }
+        var version = 1
+        mutating func visit<Payload: EventPayload>(_ payload: Payload) {
+            let declaration = Payload.declaration
+            line.raw(declaration.typeName)
+            version = declaration.version
+        }
     }
 
     /// "00" through "99": the two digits of each number below 100, read two bytes at a time.
