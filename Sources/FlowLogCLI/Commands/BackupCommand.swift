@@ -25,14 +25,7 @@ struct BackupCommand: ParsableCommand {
         try CommandExecution.run { output in
             try Self.checkTarget(folder)
             let log = try Composition.openLog(logOptions, access: .readOnly)
-            let backup = try Self.backupCapability(of: log)
-            let created = try Self.prepare(folder)
-            do {
-                try backup.backup(into: folder)
-            } catch {
-                if created { rmdir(folder) }
-                throw error
-            }
+            try Self.copy(try Self.backupCapability(of: log), into: folder)
             // What the copy holds, read from the copy itself.
             var copyOptions = LogOptions()
             copyOptions.db = folder
@@ -52,6 +45,18 @@ struct BackupCommand: ParsableCommand {
             } else {
                 output.line("backed up \(events) events of \(log.location) into \(folder) (\(bytes) bytes); check it with: flowlog verify --db \(folder)")
             }
+        }
+    }
+
+    /// Writes the copy into `folder` (checked with `checkTarget` first), removing a folder it made
+    /// when the copy fails: nothing is left behind but a complete copy.
+    static func copy(_ backup: any LogBackup, into folder: String) throws {
+        let created = try prepare(folder)
+        do {
+            try backup.backup(into: folder)
+        } catch {
+            if created { rmdir(folder) }
+            throw error
         }
     }
 

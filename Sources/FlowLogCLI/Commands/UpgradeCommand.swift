@@ -62,13 +62,7 @@ struct UpgradeCommand: ParsableCommand {
         let path = backup ?? Self.defaultBackupPath(for: logOptions.logPath, log: log, schema: schema)
         if let copying = log as? any LogBackup {
             try BackupCommand.checkTarget(path)
-            let created = try BackupCommand.prepare(path)
-            do {
-                try copying.backup(into: path)
-            } catch {
-                if created { rmdir(path) }
-                throw error
-            }
+            try BackupCommand.copy(copying, into: path)
             return path
         }
         var info = stat()
