@@ -218,6 +218,9 @@ public final class CommandProcessor {
         var idsInBatch: [String: [String: Int]] = [:]
         /// Commands whose id repeats one earlier in the batch: they share its answer.
         var twins: [(index: Int, request: Int)] = []
+        /// Commands whose id an earlier, different command of the batch took: refused once that one's
+        /// positions are known, so the answer names them wherever the batch happened to end.
+        var conflicts: [(index: Int, request: Int)] = []
         var requests: [AppendRequest] = []
         var requestOwners: [Int] = []
         var requestEvents: [[AppEvent]] = []
@@ -233,7 +236,7 @@ public final class CommandProcessor {
             if let id = envelope.commandId {
                 if let request = idsInBatch[envelope.stream]?[id] {
                     if requests[request].commandFingerprint != fingerprint {
-                        outcomes[index] = .rejected(stream: envelope.stream, Self.idempotencyConflict(envelope, id: id, earlier: nil))
+                        conflicts.append((index, request))
                     } else {
                         twins.append((index, request))
                     }
@@ -306,6 +309,17 @@ public final class CommandProcessor {
                 retry.append(twin.index)
             }
         }
+        for conflict in conflicts {
+            let envelope = batch[conflict.index]
+            switch outcomes[requestOwners[conflict.request]] {
+            case .accepted(let acceptance)?:
+                outcomes[conflict.index] = .rejected(stream: envelope.stream,
+                                                     Self.idempotencyConflict(envelope, id: envelope.commandId ?? "", earlier: acceptance.receipt))
+            default:
+                // The command that took the id was not written: this one may be the first to use it.
+                retry.append(conflict.index)
+            }
+        }
         for (stream, state) in working where !movedStreams.contains(stream) { cache.put((state.state, state.version), for: stream) }
         // Stale streams are out of the cache already: taken out for this round, never put back.
         for stream in movedStreams { cache.remove(stream) }
@@ -329,10 +343,9 @@ public final class CommandProcessor {
         return .accepted(Acceptance(stream: envelope.stream, receipt: receipt, duplicate: true, events: []))
     }
 
-    static func idempotencyConflict(_ envelope: CommandEnvelope, id: String, earlier receipt: CommandReceipt?) -> Rejection {
-        let when = receipt.map { receipt in
-            receipt.eventCount == 1 ? "accepted at position \(receipt.firstPosition)" : "accepted at positions \(receipt.firstPosition)–\(receipt.firstPosition + receipt.eventCount - 1)"
-        } ?? "earlier in this input"
+    static func idempotencyConflict(_ envelope: CommandEnvelope, id: String, earlier receipt: CommandReceipt) -> Rejection {
+        let when = receipt.eventCount == 1 ? "accepted at position \(receipt.firstPosition)"
+            : "accepted at positions \(receipt.firstPosition)–\(receipt.firstPosition + receipt.eventCount - 1)"
         return Rejection(.idempotencyConflict, "Command id \(id) was used in stream \(envelope.stream) for another command (\(when)); nothing was appended. Give a new command a new id, or resend the original command unchanged to retry it.")
     }
 
