@@ -46,12 +46,14 @@ let package = Package(
         .systemLibrary(
             name: "CLMDB",
             pkgConfig: "lmdb",
-            providers: [.apt(["liblmdb-dev"])]
+            providers: [.apt(["liblmdb-dev"]), .brew(["lmdb"])]
         ),
-        .target(name: "LMDB", dependencies: ["CLMDB"], swiftSettings: crossModule),
+        /// The operating system's C library (Glibc or Darwin), chosen in one file: nothing else imports it.
+        .target(name: "FlowLogSystem", swiftSettings: crossModule),
+        .target(name: "LMDB", dependencies: ["CLMDB", "FlowLogSystem"], swiftSettings: crossModule),
         .target(name: "FlowDomain", swiftSettings: crossModule),
-        .target(name: "FlowLog", dependencies: ["FlowDomain"], swiftSettings: crossModule),
-        .target(name: "FlowLogLMDB", dependencies: ["FlowLog", "FlowDomain", "LMDB"], swiftSettings: crossModule),
+        .target(name: "FlowLog", dependencies: ["FlowDomain", "FlowLogSystem"], swiftSettings: crossModule),
+        .target(name: "FlowLogLMDB", dependencies: ["FlowLog", "FlowDomain", "LMDB", "FlowLogSystem"], swiftSettings: crossModule),
         .target(
             name: "FlowLogPostgres",
             dependencies: [
@@ -73,7 +75,7 @@ let package = Package(
             ],
             swiftSettings: crossModule
         ),
-        .target(name: "FlowLogTesting", dependencies: ["FlowDomain", "FlowLog"]),
+        .target(name: "FlowLogTesting", dependencies: ["FlowDomain", "FlowLog", "FlowLogSystem"]),
         /// `flowlog serve`: the HTTP API, live subscriptions and the inspector's files, over any
         /// `LogStore` the composition root opens (it never names a backend).
         .target(
@@ -93,6 +95,7 @@ let package = Package(
             name: "FlowLogCLI",
             dependencies: [
                 "FlowLog",
+                "FlowLogSystem",
                 "FlowLogLMDB",
                 .target(name: "FlowLogPostgres", condition: network),
                 .target(name: "FlowLogHTTPClient", condition: network),
@@ -105,8 +108,8 @@ let package = Package(
         .executableTarget(name: "flowlog-bench", dependencies: ["FlowLog", "FlowLogLMDB", "FlowDomain", "LMDB", "FlowLogTesting"]),
         .testTarget(name: "FlowDomainTests", dependencies: ["FlowDomain", "FlowLogTesting"]),
         .testTarget(name: "FlowLogTests", dependencies: ["FlowLog", "FlowLogLMDB", "FlowLogPostgres", "FlowLogHTTPClient", "FlowDomain", "FlowLogTesting"]),
-        .testTarget(name: "FlowLogPostgresTests", dependencies: ["FlowLogPostgres", "FlowLog", "FlowDomain", "FlowLogTesting"]),
-        .testTarget(name: "FlowLogLMDBTests", dependencies: ["FlowLogLMDB", "FlowLog", "FlowDomain", "LMDB", "FlowLogTesting"]),
-        .testTarget(name: "FlowLogCLITests", dependencies: ["FlowLogCLI", .product(name: "ArgumentParser", package: "swift-argument-parser"), "FlowLog", "FlowLogLMDB", "FlowDomain", "LMDB", "FlowLogTesting"]),
+        .testTarget(name: "FlowLogPostgresTests", dependencies: ["FlowLogPostgres", "FlowLog", "FlowDomain", "FlowLogTesting", "FlowLogSystem"]),
+        .testTarget(name: "FlowLogLMDBTests", dependencies: ["FlowLogLMDB", "FlowLog", "FlowDomain", "LMDB", "FlowLogTesting", "FlowLogSystem"]),
+        .testTarget(name: "FlowLogCLITests", dependencies: ["FlowLogCLI", .product(name: "ArgumentParser", package: "swift-argument-parser"), "FlowLog", "FlowLogLMDB", "FlowDomain", "LMDB", "FlowLogTesting", "FlowLogSystem"]),
     ]
 )

@@ -1,8 +1,6 @@
 import FlowLog
 import LMDB
-#if canImport(Glibc)
-import Glibc
-#endif
+import FlowLogSystem
 
 extension FlowLogError {
     /// A failed write, as the user should hear of it: a full disk (or a file-size limit) is named as such.

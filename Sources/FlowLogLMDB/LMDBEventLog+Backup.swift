@@ -1,8 +1,6 @@
 import FlowLog
 import LMDB
-#if canImport(Glibc)
-import Glibc
-#endif
+import FlowLogSystem
 
 extension LMDBEventLog: LogBackup {
     /// The name the copy is written under until it is complete.

@@ -1,7 +1,5 @@
 import LMDB
-#if canImport(Glibc)
-import Glibc
-#endif
+import FlowLogSystem
 
 extension LMDBEventLog {
     /// Opens the environment. A read-only open of a log whose lock file this user may not write

@@ -1,9 +1,7 @@
 import FlowDomain
 import FlowLog
 import LMDB
-#if canImport(Glibc)
-import Glibc
-#endif
+import FlowLogSystem
 
 extension LMDBEventLog: LogFollowing {
     // MARK: Reading

@@ -1,9 +1,7 @@
 import FlowDomain
 import FlowLog
 import LMDB
-#if canImport(Glibc)
-import Glibc
-#endif
+import FlowLogSystem
 
 /// The durable event log: an LMDB environment (a folder holding `data.mdb` and `lock.mdb`).
 ///

@@ -1,8 +1,6 @@
 import FlowLog
 import LMDB
-#if canImport(Glibc)
-import Glibc
-#endif
+import FlowLogSystem
 
 /// The checks made before LMDB touches a path, so that a wrong `--db` never creates anything by accident.
 enum LogFolder {

@@ -1,7 +1,5 @@
 import FlowLog
-#if canImport(Glibc)
-import Glibc
-#endif
+import FlowLogSystem
 
 /// One projector, one runner. Two processes running the same tracker both delivered every call, so
 /// collectors received duplicates; a runner now holds this lock for as long as it runs the projector.

@@ -1,7 +1,5 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
+import FlowLogSystem
 
 /// A test server that picks a free loopback port and prints it as its first line (the vendor
 /// collector, a TLS server made for one test): started through /usr/bin/env, its port read.

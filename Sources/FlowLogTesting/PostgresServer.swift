@@ -1,7 +1,5 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
+import FlowLogSystem
 
 /// A throwaway PostgreSQL server for the tests of one test process: Debian's binaries (installed by
 /// `scripts/ensure-deps postgres` when they are missing), `initdb` into a temporary folder, trust
@@ -163,7 +161,7 @@ public final class PostgresServer: @unchecked Sendable {
     }
 
     private static func freePort() throws -> Int {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let socket = FlowLogSystem.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { throw Failure("no socket for finding a free port") }
         defer { close(socket) }
         var address = sockaddr_in()

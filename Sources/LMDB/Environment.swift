@@ -1,7 +1,5 @@
 import CLMDB
-#if canImport(Glibc)
-import Glibc
-#endif
+import FlowLogSystem
 
 /// An open LMDB environment: one memory map over one folder (`data.mdb` and `lock.mdb`).
 ///

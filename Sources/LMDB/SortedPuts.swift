@@ -1,8 +1,6 @@
 import CLMDB
 
-#if canImport(Glibc)
-import Glibc
-#endif
+import FlowLogSystem
 
 /// Puts gathered for one database and written in key order through a single cursor.
 ///

@@ -4,9 +4,7 @@ import FlowDomain
 import FlowLogTesting
 import LMDB
 import Testing
-#if canImport(Glibc)
-import Glibc
-#endif
+import FlowLogSystem
 
 /// Fingerprints live in their own database, keyed by position; logs that kept them in 16-byte
 /// stream-index values (before it) still verify, read-only or with new events appended.

@@ -1,6 +1,7 @@
 @testable import FlowLog
 import FlowDomain
 @testable import FlowLogPostgres
+import FlowLogSystem
 import FlowLogTesting
 import Foundation
 import Testing
@@ -293,7 +294,7 @@ struct PostgresLogTests {
 }
 
 private func freePort() throws -> Int {
-    let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    let socket = FlowLogSystem.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     defer { close(socket) }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import FlowLogSystem
 
 /// Reads a file descriptor in large chunks and hands out the complete lines each chunk holds.
 ///
@@ -116,7 +114,7 @@ public struct LineReader {
             }
         }
         let count = buffer.withUnsafeMutableBytes { raw in
-            Glibc.read(fileDescriptor, raw.baseAddress! + end, raw.count - end)
+            FlowLogSystem.read(fileDescriptor, raw.baseAddress! + end, raw.count - end)
         }
         if count < 0 {
             if errno == EINTR { return }

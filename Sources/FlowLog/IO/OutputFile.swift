@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import FlowLogSystem
 
 /// Where a command writes a path the user gave it (`export --output PATH`), decided before a byte is
 /// written. Renaming a finished temporary file over the path is right for a regular file (a reader

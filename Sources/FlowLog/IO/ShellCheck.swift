@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import FlowLogSystem
 
 /// Runs a user's check the way `git bisect run` does: `/bin/sh -c COMMAND`, the state on standard
 /// input, the check's standard output sent to standard error (standard output carries results).

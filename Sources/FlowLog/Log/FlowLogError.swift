@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import FlowLogSystem
 
 
 /// What went wrong in FlowLog's application layer, as a sentence that says how to mend it: the one

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import FlowLogSystem
 
 /// A moment as microseconds since the Unix epoch, UTC. Events store it; reducers never read a clock.
 public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible {

@@ -1,7 +1,5 @@
 import FlowDomain
-#if canImport(Glibc)
-import Glibc
-#endif
+import FlowLogSystem
 
 /// Every capability of a complete backend, in memory, so that the contract suite runs each of
 /// them against memory as against LMDB (and PostgreSQL).

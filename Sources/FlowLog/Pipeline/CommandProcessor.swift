@@ -1,7 +1,5 @@
 import FlowDomain
-#if canImport(Glibc)
-import Glibc
-#endif
+import FlowLogSystem
 
 /// A command with its envelope: where it goes and how it may be retried (SPEC §2).
 public struct CommandEnvelope: Equatable, Sendable {

@@ -1,8 +1,6 @@
 import FlowDomain
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
+import FlowLogSystem
 
 /// `flowlog send`: reads commands one JSON object a line, answers one JSON line each, in order.
 ///
@@ -235,7 +233,7 @@ public final class FileDescriptorOutput: OutputSink {
         try bytes.withUnsafeBytes { raw in
             var offset = 0
             while offset < raw.count {
-                let written = Glibc.write(fileDescriptor, raw.baseAddress! + offset, raw.count - offset)
+                let written = FlowLogSystem.write(fileDescriptor, raw.baseAddress! + offset, raw.count - offset)
                 if written < 0 {
                     if errno == EINTR { continue }
                     throw FlowLogError.input("Writing the output failed: \(String(cString: strerror(errno))).")

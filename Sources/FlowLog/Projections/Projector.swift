@@ -133,9 +133,7 @@ public struct ProjectionStatus: Sendable {
     public let failure: String?
 }
 
-#if canImport(Glibc)
-import Glibc
-#endif
+import FlowLogSystem
 
 /// Another process runs this projector now.
 public struct ProjectorBusy: Equatable, Sendable, CustomStringConvertible {

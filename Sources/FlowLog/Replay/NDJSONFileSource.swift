@@ -1,7 +1,5 @@
 import FlowDomain
-#if canImport(Glibc)
-import Glibc
-#endif
+import FlowLogSystem
 
 /// An NDJSON export read directly as a replay source (`replay --file`, `bisect --file`): no import
 /// needed. Opening it reads the whole file once and checks that it is a log's history

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import FlowLogSystem
 import FlowDomain
 
 /// A place where today's reducers disagree with what was recorded.

@@ -1,7 +1,5 @@
 import FlowDomain
-#if canImport(Glibc)
-import Glibc
-#endif
+import FlowLogSystem
 
 /// Streams a log's events out as NDJSON (SPEC §5's envelope) or CSV (`CSVSchema`), from one read
 /// transaction (a consistent snapshot, whatever other processes append meanwhile), in constant memory:
@@ -91,6 +89,6 @@ public final class Progress {
 
     private func draw(_ text: String) {
         var line = text
-        line.withUTF8 { _ = Glibc.write(STDERR_FILENO, $0.baseAddress, $0.count) }
+        line.withUTF8 { _ = FlowLogSystem.write(STDERR_FILENO, $0.baseAddress, $0.count) }
     }
 }

@@ -1,9 +1,7 @@
 import ArgumentParser
 import FlowLog
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
+import FlowLogSystem
 
 struct BackupCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,8 +1,6 @@
 import ArgumentParser
 import FlowLog
-#if canImport(Glibc)
-import Glibc
-#endif
+import FlowLogSystem
 
 /// `flowlog copy --from SRC --to DST`: a whole log into an empty one of any backend.
 struct CopyCommand: ParsableCommand {

@@ -1,8 +1,6 @@
 import ArgumentParser
 import FlowLog
-#if canImport(Glibc)
-import Glibc
-#endif
+import FlowLogSystem
 
 struct ImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

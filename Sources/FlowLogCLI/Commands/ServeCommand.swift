@@ -3,9 +3,7 @@ import ArgumentParser
 import FlowLog
 import FlowLogServer
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
+import FlowLogSystem
 
 /// `flowlog serve`: the HTTP API (docs/openapi.json), live subscriptions and the inspector.
 /// All of the server's wiring in the command line is in this file.

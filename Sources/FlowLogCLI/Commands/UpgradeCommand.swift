@@ -1,9 +1,7 @@
 import ArgumentParser
 import FlowDomain
 import FlowLog
-#if canImport(Glibc)
-import Glibc
-#endif
+import FlowLogSystem
 
 struct UpgradeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -3,9 +3,7 @@ import FlowLogLMDB
 #if Network
 import FlowLogPostgres
 #endif
-#if canImport(Glibc)
-import Glibc
-#endif
+import FlowLogSystem
 
 /// Which backend a `--db` value names: a `postgres://` or `postgresql://` URL is a PostgreSQL log
 /// (a schema of a database), anything else an LMDB folder. The one place that knows both.

@@ -1,9 +1,7 @@
 import FlowDomain
 import FlowLog
 import FlowLogLMDB
-#if canImport(Glibc)
-import Glibc
-#endif
+import FlowLogSystem
 
 /// Builds the concrete objects the subcommands work with: the one place that names a backend.
 enum Composition {

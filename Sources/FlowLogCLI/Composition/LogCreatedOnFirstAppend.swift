@@ -1,8 +1,6 @@
 import FlowDomain
 import FlowLog
-#if canImport(Glibc)
-import Glibc
-#endif
+import FlowLogSystem
 
 /// The log a writing command (`send`, a typed command) appends to, created only when its first
 /// event is appended: a command the rules reject, or input with nothing to accept, leaves no log

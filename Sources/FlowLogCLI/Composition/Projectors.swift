@@ -1,8 +1,6 @@
 import FlowLog
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
+import FlowLogSystem
 
 extension Composition {
     static let trackerNames = ["tracker.segment", "tracker.ga4"]

@@ -1,7 +1,5 @@
 import ArgumentParser
-#if canImport(Glibc)
-import Glibc
-#endif
+import FlowLogSystem
 
 /// `--db`: the log every subcommand works on.
 struct LogOptions: ParsableArguments {

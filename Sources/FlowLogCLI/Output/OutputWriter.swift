@@ -1,7 +1,5 @@
 import FlowLog
-#if canImport(Glibc)
-import Glibc
-#endif
+import FlowLogSystem
 
 /// Standard output. Every byte a subcommand writes as its result goes through one writer, in one
 /// of three forms:

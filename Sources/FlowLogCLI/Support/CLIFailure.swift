@@ -1,7 +1,5 @@
 import FlowLog
-#if canImport(Glibc)
-import Glibc
-#endif
+import FlowLogSystem
 
 /// A failure the CLI reports as one sentence on standard error (or none, when the output already
 /// told it), with the exit status it means. `init(_: any Error)` is the one mapping from an error

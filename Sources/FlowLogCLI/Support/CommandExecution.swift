@@ -1,7 +1,5 @@
 import ArgumentParser
-#if canImport(Glibc)
-import Glibc
-#endif
+import FlowLogSystem
 
 /// Runs a subcommand's body with standard output, and is the one place where a failure becomes a
 /// sentence on standard error and an exit status: every subcommand's `run()` goes through here.

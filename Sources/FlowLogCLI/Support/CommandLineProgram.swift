@@ -1,8 +1,6 @@
 import ArgumentParser
 import FlowLog
-#if canImport(Glibc)
-import Glibc
-#endif
+import FlowLogSystem
 
 /// The `flowlog` program: parses the arguments, runs the subcommand and exits with its status.
 public enum CommandLineProgram {

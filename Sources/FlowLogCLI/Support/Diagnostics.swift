@@ -1,7 +1,5 @@
 import FlowLog
-#if canImport(Glibc)
-import Glibc
-#endif
+import FlowLogSystem
 
 /// Standard error: diagnostics for people, escaped as every text for a terminal is (`TerminalText`).
 enum Diagnostics {

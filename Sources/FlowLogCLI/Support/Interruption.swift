@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import FlowLogSystem
 
 /// SIGINT and SIGTERM as a request to stop, for commands that run until interrupted
 /// (`log --follow`): once `hold()` is called the signals no longer kill the process but wait,

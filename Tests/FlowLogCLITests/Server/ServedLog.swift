@@ -1,9 +1,7 @@
 import FlowLog
 import FlowLogTesting
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
+import FlowLogSystem
 
 /// `flowlog serve --listen 127.0.0.1:0` on a log of its own, started as a user would start it; the
 /// bound address is read from its standard output.
@@ -128,7 +126,7 @@ enum RawHTTP {
         address.sin_port = port.bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { FlowLogSystem.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard connected == 0 else {
             let error = errno
@@ -149,7 +147,7 @@ enum RawHTTP {
     static func send(_ fd: Int32, _ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let written = bytes[offset...].withUnsafeBytes { FlowLogSystem.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             if written < 0 {
                 if errno == EINTR { continue }
                 throw Failure(message: "send: \(String(cString: strerror(errno)))", refusedEarly: errno == EPIPE || errno == ECONNRESET)

@@ -2,9 +2,7 @@ import FlowLog
 import FlowLogTesting
 import Foundation
 import Testing
-#if canImport(Glibc)
-import Glibc
-#endif
+import FlowLogSystem
 
 /// Graceful shutdown: SIGTERM while writers send commands; every answered command is in the log,
 /// the process exits 0 and the log verifies.

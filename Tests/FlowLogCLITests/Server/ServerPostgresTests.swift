@@ -2,9 +2,7 @@ import FlowLog
 import FlowLogTesting
 import Foundation
 import Testing
-#if canImport(Glibc)
-import Glibc
-#endif
+import FlowLogSystem
 
 /// `flowlog serve --db postgres://…`: the server never names a backend, so a PostgreSQL log
 /// answers as an LMDB one does, and shares its log with `send` processes: subscribers see their

@@ -2,9 +2,7 @@ import FlowLog
 import FlowLogTesting
 import Foundation
 import Testing
-#if canImport(Glibc)
-import Glibc
-#endif
+import FlowLogSystem
 
 /// Safe by default: loopback unless a token file is given, tokens and scopes, no CORS unless
 /// asked, deadlines for slow clients, a cap on subscribers.

@@ -2,9 +2,7 @@ import FlowLog
 import FlowLogTesting
 import Foundation
 import Testing
-#if canImport(Glibc)
-import Glibc
-#endif
+import FlowLogSystem
 
 /// `GET /events/subscribe`: every committed event exactly once and in order, whoever wrote it,
 /// from `from` or after `Last-Event-ID`, filtered by stream and type; heartbeats; a slow client

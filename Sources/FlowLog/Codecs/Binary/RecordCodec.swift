@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import FlowLogSystem
 import FlowDomain
 
 /// The storage encoding of one recorded event: compact, versioned binary with a hash chain.

@@ -258,6 +258,4 @@ extension UnsafeRawBufferPointer {
     }
 }
 
-#if canImport(Glibc)
-import Glibc
-#endif
+import FlowLogSystem

@@ -1,7 +1,5 @@
 import FlowDomain
-#if canImport(Glibc)
-import Glibc
-#endif
+import FlowLogSystem
 
 /// Reads one line of an NDJSON export (SPEC §5's envelope, as `FlowJSON.writeEvent` writes it) back
 /// into a recorded event, checking every field as strictly as the command line checks commands.

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import FlowLogSystem
 
 /// What a tracker's deliveries came to, kept beside its dead letters in the tracker folder (not in
 /// the log: a log can be read-only to `projections status`, and these are the tracker's own facts).

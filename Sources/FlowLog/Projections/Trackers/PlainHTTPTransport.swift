@@ -1,7 +1,5 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
+import FlowLogSystem
 
 /// HTTP/1.1 over a socket of its own, one connection a request, for loopback collectors only: the
 /// embedded build (`--disable-default-traits`) has no TLS and no NIO, and sends its trackers to a

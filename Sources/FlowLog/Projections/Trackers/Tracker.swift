@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import FlowLogSystem
 import FlowDomain
 
 /// One analytics vendor: the messages it takes for an event (its mapping and envelope, pure), how
