@@ -128,6 +128,10 @@ struct ReadmeExamplesTests {
                       "Projections: read models, analytics and views, driven by the log"] {
             #expect(titles.contains(title), "\(titles)")
         }
+        // The docs pages' examples run too, each section in a folder of its own.
+        for title in ["docs/cli.md: The demo", "docs/analytics.md: Running the trackers"] {
+            #expect(titles.contains(title), "\(titles)")
+        }
     }
 
     @Test(arguments: try ReadmeExamplesTests.sections())
