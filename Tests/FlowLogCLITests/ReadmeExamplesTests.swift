@@ -2,15 +2,15 @@ import FlowLogTesting
 import Foundation
 import Testing
 
-/// Every ```console block of the README runs as printed. Each `##` section starts in an empty
-/// folder (so `./flowlog.lmdb` is a fresh log) holding a link to `Fixtures`, with the built
-/// `flowlog` first on the PATH; its blocks' commands (`$ ` lines, with heredocs and lines ending in
-/// `\` continued) run in order with bash, and what each prints (standard output and error, as a
-/// terminal shows them) must be the block's text below it, modulo event ids and times. In the
-/// expected text a line of `…` stands for any number of lines and `…` inside a line for any text;
-/// blank lines at the end are not compared.
-/// Blocks that need what a test cannot have (a real collector, a shell's completion folder) use
-/// another fence, such as ```sh, and are not run.
+/// Every ```console block of the README and of each `docs/*.md` page runs as printed. Each `##`
+/// section of each file starts in an empty folder (so `./flowlog.lmdb` is a fresh log) holding a
+/// link to `Fixtures`, with the built `flowlog` first on the PATH; its blocks' commands (`$ ` lines,
+/// with heredocs and lines ending in `\` continued) run in order with bash, and what each prints
+/// (standard output and error, as a terminal shows them) must be the block's text below it, modulo
+/// event ids and times. In the expected text a line of `…` stands for any number of lines and `…`
+/// inside a line for any text; blank lines at the end are not compared.
+/// Blocks that need what a test cannot have (a real collector, a running server, a PostgreSQL URL,
+/// a shell's completion folder) use another fence, such as ```sh, and are not run.
 @Suite("README examples")
 struct ReadmeExamplesTests {
     struct Example {
@@ -24,19 +24,36 @@ struct ReadmeExamplesTests {
         var testDescription: String { title }
     }
 
-    static let readme = FlowLogProcess.fixtures.deletingLastPathComponent().appendingPathComponent("README.md")
+    static let root = FlowLogProcess.fixtures.deletingLastPathComponent()
+    static let readme = root.appendingPathComponent("README.md")
 
+    /// The README, then every `docs/*.md` page in name order.
+    static func pages() throws -> [URL] {
+        let docs = root.appendingPathComponent("docs")
+        let pages = try FileManager.default.contentsOfDirectory(atPath: docs.path)
+            .filter { $0.hasSuffix(".md") }.sorted().map { docs.appendingPathComponent($0) }
+        return [readme] + pages
+    }
+
+    /// The sections of every page: the README's by their titles, a docs page's as `docs/NAME.md: title`.
     static func sections() throws -> [Section] {
-        let lines = try String(contentsOf: readme, encoding: .utf8).components(separatedBy: "\n")
+        try pages().flatMap { page in
+            let prefix = page == readme ? "" : "docs/\(page.lastPathComponent): "
+            return try sections(of: String(contentsOf: page, encoding: .utf8), titlePrefix: prefix)
+        }
+    }
+
+    static func sections(of text: String, titlePrefix: String = "") -> [Section] {
+        let lines = text.components(separatedBy: "\n")
         var sections: [Section] = []
-        var title = "(top)"
+        var title = titlePrefix + "(top)"
         var examples: [Example] = []
         var index = 0
         func close() { if !examples.isEmpty { sections.append(Section(title: title, examples: examples)) }; examples = [] }
         while index < lines.count {
             let line = lines[index]
             index += 1
-            if line.hasPrefix("## ") { close(); title = String(line.dropFirst(3)); continue }
+            if line.hasPrefix("## ") { close(); title = titlePrefix + String(line.dropFirst(3)); continue }
             guard line == "```console" else { continue }
             var block: [String] = []
             while index < lines.count, lines[index] != "```" { block.append(lines[index]); index += 1 }
@@ -109,6 +126,10 @@ struct ReadmeExamplesTests {
         let titles = try Self.sections().map(\.title)
         for title in ["A tour of the command line", "Reproduce a bug from a user's log", "For analysts: exports that load straight into DuckDB and pandas",
                       "Projections: read models, analytics and views, driven by the log"] {
+            #expect(titles.contains(title), "\(titles)")
+        }
+        // The docs pages' examples run too, each section in a folder of its own.
+        for title in ["docs/cli.md: The demo", "docs/analytics.md: Running the trackers"] {
             #expect(titles.contains(title), "\(titles)")
         }
     }
