@@ -1,3 +1,5 @@
+// Needs the `Network` trait: PostgreSQL and the HTTPS transport are built only with it.
+#if Network
 import FlowDomain
 @testable import FlowLog
 import FlowLogPostgres
@@ -60,3 +62,4 @@ struct PostgresAppendGuessTests {
         #expect(try log.lastPosition() == 1)
     }
 }
+#endif

@@ -1,3 +1,5 @@
+// Needs the `Network` trait: PostgreSQL and the HTTPS transport are built only with it.
+#if Network
 import FlowDomain
 @testable import FlowLog
 import FlowLogPostgres
@@ -59,3 +61,4 @@ struct PostgresBatchReadingTests {
         #expect(receipts["a"]?["nope"] == nil)
     }
 }
+#endif

@@ -1,3 +1,5 @@
+// Needs the `Network` trait: PostgreSQL and the HTTPS transport are built only with it.
+#if Network
 @testable import FlowLog
 import FlowDomain
 @testable import FlowLogPostgres
@@ -124,3 +126,4 @@ struct PostgresConcurrencyTests {
         #expect(try log.checkIntegrity().isIntact)
     }
 }
+#endif

@@ -1,3 +1,5 @@
+// Needs the `Network` trait: PostgreSQL and the HTTPS transport are built only with it.
+#if Network
 @testable import FlowLog
 import FlowDomain
 @testable import FlowLogPostgres
@@ -304,3 +306,4 @@ private func freePort() throws -> Int {
     _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) } }
     return Int(UInt16(bigEndian: address.sin_port))
 }
+#endif

@@ -1,3 +1,5 @@
+// Needs the `Network` trait: PostgreSQL and the HTTPS transport are built only with it.
+#if Network
 import FlowLog
 @testable import FlowLogPostgres
 import FlowLogTesting
@@ -69,3 +71,4 @@ struct PostgresURLTests {
         #expect(PostgresURL.isPostgresURL("POSTGRES://h/d") && !PostgresURL.isPostgresURL("./flowlog.lmdb"))
     }
 }
+#endif

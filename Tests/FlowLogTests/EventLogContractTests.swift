@@ -1,6 +1,8 @@
 @testable import FlowLog
 import FlowLogLMDB
+#if Network
 import FlowLogPostgres
+#endif
 import FlowDomain
 import FlowLogTesting
 import Foundation
@@ -9,7 +11,11 @@ import Testing
 /// The contract every backend keeps, and the suite that checks it: each test runs, unchanged,
 /// against every kind of log. A new backend is a new case here.
 enum LogKind: String, CaseIterable, CustomTestStringConvertible {
+    #if Network
     case lmdb, memory, postgres
+    #else
+    case lmdb, memory
+    #endif
     var testDescription: String { rawValue }
 }
 
@@ -28,9 +34,11 @@ final class LogFixture {
             let folder = TemporaryDirectory()
             self.folder = folder
             log = try LMDBEventLog(path: folder.child("log.lmdb"))
+        #if Network
         case .postgres:
             folder = nil
             log = try PostgresEventLog.open(url: PostgresServer.shared.url(), access: .readWriteCreating)
+        #endif
         }
     }
 }

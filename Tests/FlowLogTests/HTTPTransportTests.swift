@@ -1,3 +1,5 @@
+// Needs the `Network` trait: PostgreSQL and the HTTPS transport are built only with it.
+#if Network
 @testable import FlowLogHTTPClient
 import FlowLog
 import FlowLogTesting
@@ -77,3 +79,4 @@ struct HTTPTransportTests {
         #expect(Date().timeIntervalSince(started) < 9)
     }
 }
+#endif

@@ -1,7 +1,9 @@
 @testable import FlowLog
 import FlowDomain
 import FlowLogLMDB
+#if Network
 import FlowLogPostgres
+#endif
 import FlowLogTesting
 import Testing
 
@@ -25,11 +27,13 @@ struct StaleStateTests {
             log = fixture.log
             var otherLog: any EventLog = fixture.log
             var keep: [AnyObject] = [fixture]
+            #if Network
             if kind == .postgres, let postgres = fixture.log as? PostgresEventLog {
                 let second = try PostgresEventLog(url: postgres.url, access: .readWrite)
                 otherLog = second
                 keep.append(second)
             }
+            #endif
             self.keep = keep
             server = CommandProcessor(log: log, clock: SteppingClock(), ids: SequentialIDGenerator())
             other = CommandProcessor(log: otherLog, clock: SteppingClock(), ids: SequentialIDGenerator(startingAfter: 1_000))
