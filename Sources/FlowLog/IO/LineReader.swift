@@ -91,7 +91,7 @@ public struct LineReader {
         let decided = available >= 3 || atEndOfInput || buffer[start..<end].contains(0x0A)
         guard decided else { return }
         atStartOfInput = false
-        if available >= 3, buffer[start] == 0xEF, buffer[start + 1] == 0xBB, buffer[start + 2] == 0xBF { start += 3 }
+        start += buffer.withUnsafeBytes { NDJSONLines.byteOrderMarkLength(UnsafeRawBufferPointer(rebasing: $0[start..<end])) }
     }
 
     private mutating func fill() throws {

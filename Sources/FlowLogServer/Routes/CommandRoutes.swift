@@ -57,27 +57,11 @@ struct CommandRoutes {
     private func batch(_ body: ByteBuffer) async throws -> Response {
         let parsed: SendSession.ParsedBatch = try body.withUnsafeReadableBytes { bytes in
             var lines: [LineReader.Line] = []
-            var start = 0
-            if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { start = 3 }
-            let base = bytes.baseAddress
-            while start < bytes.count {
-                let end: Int
-                if let found = memchr(base! + start, 0x0A, bytes.count - start) {
-                    end = base!.distance(to: UnsafeRawPointer(found))
-                } else {
-                    end = bytes.count
-                }
-                var lineEnd = end
-                if lineEnd > start, bytes[lineEnd - 1] == 0x0D { lineEnd -= 1 }
-                if lineEnd - start > LineReader.maximumLineLength {
-                    lines.append(.tooLong(length: lineEnd - start))
-                } else {
-                    lines.append(.text(UnsafeRawBufferPointer(rebasing: bytes[start..<lineEnd])))
-                }
+            try NDJSONLines.forEach(in: bytes) { line, _ in
+                lines.append(line.count > LineReader.maximumLineLength ? .tooLong(length: line.count) : .text(line))
                 guard lines.count <= limits.batchLines else {
                     throw APIError.payloadTooLarge("The body holds over \(limits.batchLines) lines, the limit for a batch of commands; nothing was applied. Split it into several requests.")
                 }
-                start = end + 1
             }
             return SendSession.parse(lines)
         }

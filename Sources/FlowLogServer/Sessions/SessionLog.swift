@@ -30,38 +30,19 @@ final class SessionLog: InspectedLog, @unchecked Sendable {
         var records: [RecordedEvent] = []
         var indices: [String: [Int]] = [:]
         var eventIds: [EventID: Int] = [:]
-        var lastLine = 0
-        var lineNumber = 0
-        var start = 0
-        let count = bytes.count
-        if count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { start = 3 }
-        while start < count {
-            var end = start
-            while end < count, bytes[end] != 0x0A { end += 1 }
-            lineNumber += 1
-            var lineEnd = end
-            if lineEnd > start, bytes[lineEnd - 1] == 0x0D { lineEnd -= 1 }
-            let line = UnsafeRawBufferPointer(rebasing: bytes[start..<lineEnd])
-            start = end + 1
-            if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
+        // A session may hold some streams of a log (positions with gaps), each of them whole.
+        var order = HistoryOrder(allowingPositionGaps: true, allowingVersionGaps: false,
+                                 gapHint: "Export whole streams (`flowlog export --stream S`), or the whole log.")
+        try NDJSONLines.forEach(in: bytes) { line, lineNumber in
+            if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return }
             let record: RecordedEvent
-            do {
+            do throws(RecordedEventJSON.Problem) {
                 record = try RecordedEventJSON.decode(line)
             } catch {
                 throw Invalid(message: "Line \(lineNumber) is not an exported event: \(error.message). Give a file that `flowlog export` (or GET /events) wrote.")
             }
-            if let previous = records.last {
-                if record.position == previous.position {
-                    throw Invalid(message: "Line \(lineNumber) is position \(record.position) again (line \(lastLine) has it too): each event appears once in a log's history. Remove the repeated line.")
-                }
-                if record.position < previous.position {
-                    throw Invalid(message: "Line \(lineNumber) is position \(record.position), which goes back from position \(previous.position) on line \(lastLine): positions must increase. Sort the file by position, as an export writes it.")
-                }
-            }
-            let expected = (indices[record.stream]?.count ?? 0) + 1
-            if record.version != expected {
-                let what = expected == 1 ? "the stream's first event in the file" : "after version \(expected - 1)"
-                throw Invalid(message: "Line \(lineNumber) is version \(record.version) of stream \(record.stream), \(what): each stream's versions must run 1, 2, 3, … without gaps. Export whole streams (`flowlog export --stream \(record.stream)`).")
+            if let problem = order.admit(record, line: lineNumber) {
+                throw Invalid(message: "Line \(lineNumber) \(problem)")
             }
             if let earlier = eventIds[record.eventId] {
                 throw Invalid(message: "Line \(lineNumber) repeats event id \(record.eventId) of line \(earlier): each event appears once.")
@@ -69,7 +50,6 @@ final class SessionLog: InspectedLog, @unchecked Sendable {
             eventIds[record.eventId] = lineNumber
             indices[record.stream, default: []].append(records.count)
             records.append(record)
-            lastLine = lineNumber
         }
         guard !records.isEmpty else {
             throw Invalid(message: "The file holds no events; give an NDJSON export (`flowlog export`, GET /events or the inspector's download).")
