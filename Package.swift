@@ -13,7 +13,9 @@ import PackageDescription
 let crossModule: [SwiftSetting] = [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
 
 /// The `Network` trait (on by default) brings PostgreSQL (`--db postgres://…`) and the network parts
-/// of the command line (`flowlog serve`): the SwiftNIO stack, whose first build takes minutes. `scripts/demo` builds
+/// of the command line (`flowlog serve`): the SwiftNIO stack, whose first build takes minutes.
+/// Without it nothing compiles NIO, tests included: the network targets' packages are dependencies
+/// only with the trait, and their sources are `#if Network`. `scripts/demo` builds
 /// the embedded LMDB `flowlog` without it (`--disable-default-traits`), in about a minute.
 let network: TargetDependencyCondition? = .when(traits: ["Network"])
 
@@ -57,8 +59,8 @@ let package = Package(
             name: "FlowLogPostgres",
             dependencies: [
                 "FlowLog", "FlowDomain",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: network),
+                .product(name: "Logging", package: "swift-log", condition: network),
             ],
             swiftSettings: crossModule
         ),
@@ -68,9 +70,9 @@ let package = Package(
             name: "FlowLogHTTPClient",
             dependencies: [
                 "FlowLog",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: network),
+                .product(name: "NIOCore", package: "swift-nio", condition: network),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: network),
             ],
             swiftSettings: crossModule
         ),
@@ -82,10 +84,10 @@ let package = Package(
             dependencies: [
                 "FlowLog",
                 "FlowDomain",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Hummingbird", package: "hummingbird", condition: network),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: network),
+                .product(name: "Logging", package: "swift-log", condition: network),
+                .product(name: "Prometheus", package: "swift-prometheus", condition: network),
             ],
             exclude: ["Resources/README.md"],
             resources: [.embedInCode("Resources/inspector"), .embedInCode("Resources/openapi.json")]

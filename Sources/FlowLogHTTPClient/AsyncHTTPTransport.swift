@@ -1,3 +1,4 @@
+#if Network
 import AsyncHTTPClient
 import NIOCore
 import NIOHTTP1
@@ -59,3 +60,4 @@ public final class AsyncHTTPTransport: HTTPTransport, @unchecked Sendable {
         try? proxied?.syncShutdown()
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Network
 import AsyncHTTPClient
 import Foundation
 
@@ -39,3 +40,4 @@ struct ProxyEnvironment {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Network
 import FlowLog
 import Foundation
 import PostgresNIO
@@ -134,3 +135,4 @@ enum PostgresErrors {
         }
     }
 }
+#endif

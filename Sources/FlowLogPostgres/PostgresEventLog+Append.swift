@@ -1,3 +1,4 @@
+#if Network
 import FlowDomain
 import FlowLog
 import Foundation
@@ -303,3 +304,4 @@ struct PostgresAppend: AppendTransaction {
         """
     }
 }
+#endif

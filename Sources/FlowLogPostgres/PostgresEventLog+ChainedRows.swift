@@ -1,3 +1,4 @@
+#if Network
 import FlowLog
 import PostgresNIO
 
@@ -26,3 +27,4 @@ extension PostgresEventLog {
         _ = try decode(row.record, position: row.position, previousHash: previousHash, into: &event)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Network
 import FlowDomain
 import FlowLog
 import Foundation
@@ -309,3 +310,4 @@ final class PostgresImportBuilder: ImportBatchBuilder {
         }
     }
 }
+#endif

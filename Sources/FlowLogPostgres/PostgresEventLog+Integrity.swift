@@ -1,3 +1,4 @@
+#if Network
 import FlowDomain
 import FlowLog
 import Foundation
@@ -150,3 +151,4 @@ extension PostgresEventLog: LogFollowing {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Network
 import FlowDomain
 import FlowLog
 import Foundation
@@ -360,3 +361,4 @@ final class PostgresLocalStorage: LocalStorage {
             """
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Network
 import FlowLog
 import PostgresNIO
 
@@ -37,3 +38,4 @@ extension PostgresEventLog {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Network
 import FlowDomain
 import FlowLog
 import Foundation
@@ -126,3 +127,4 @@ extension PostgresEventLog: StreamBatchReading {
         }
     }
 }
+#endif

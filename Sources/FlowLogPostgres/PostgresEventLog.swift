@@ -1,3 +1,4 @@
+#if Network
 import FlowDomain
 import FlowLog
 import Foundation
@@ -375,3 +376,4 @@ final class NotificationBox: @unchecked Sendable {
         condition.unlock()
     }
 }
+#endif

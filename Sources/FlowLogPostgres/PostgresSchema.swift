@@ -1,3 +1,4 @@
+#if Network
 import FlowLog
 import PostgresNIO
 
@@ -154,3 +155,4 @@ struct PostgresSchema: Sendable {
         }
     }
 }
+#endif

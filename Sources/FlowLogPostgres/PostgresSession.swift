@@ -1,3 +1,4 @@
+#if Network
 import FlowLog
 import Foundation
 import Logging
@@ -302,3 +303,4 @@ final class PostgresSession: @unchecked Sendable {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Network
 import FlowLog
 import PostgresNIO
 
@@ -54,3 +55,4 @@ enum AdvisoryKey {
         return Int64(bitPattern: hash)
     }
 }
+#endif

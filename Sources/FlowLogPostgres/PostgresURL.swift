@@ -1,3 +1,4 @@
+#if Network
 import FlowLog
 import Foundation
 
@@ -268,3 +269,4 @@ enum PasswordFile {
         return fields
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Network
 import FlowLog
 import Foundation
 import Hummingbird
@@ -107,3 +108,4 @@ struct LogService: Service {
         logger.info("stopped", metadata: ["reason": "shutdown"])
     }
 }
+#endif

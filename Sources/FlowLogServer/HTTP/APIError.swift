@@ -1,3 +1,4 @@
+#if Network
 import FlowLog
 import Hummingbird
 
@@ -63,3 +64,4 @@ enum JSONBody {
         return Response(status: status, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(bytes: json.bytes)))
     }
 }
+#endif

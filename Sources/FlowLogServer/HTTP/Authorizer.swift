@@ -1,3 +1,4 @@
+#if Network
 import Foundation
 import Hummingbird
 
@@ -103,3 +104,4 @@ struct Authorizer: Sendable {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Network
 import Hummingbird
 import Logging
 
@@ -62,3 +63,4 @@ final class RouteTable {
         }
     }
 }
+#endif

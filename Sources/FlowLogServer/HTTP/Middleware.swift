@@ -1,3 +1,4 @@
+#if Network
 import Hummingbird
 import Logging
 
@@ -100,3 +101,4 @@ struct CORSMiddleware: RouterMiddleware {
         return response
     }
 }
+#endif

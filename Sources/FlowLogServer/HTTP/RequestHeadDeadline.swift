@@ -1,3 +1,4 @@
+#if Network
 import Hummingbird
 import HummingbirdCore
 import HTTPTypes
@@ -149,3 +150,4 @@ final class RawRequestDeadline: ChannelInboundHandler, RemovableChannelHandler, 
         context.writeAndFlush(NIOAny(ByteBuffer(string: response))).whenComplete { _ in bound.value.close(promise: nil) }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Network
 import FlowDomain
 import FlowLog
 import Hummingbird
@@ -136,3 +137,4 @@ func streamParameter(_ context: ServerContext) throws -> String {
     }
     return name
 }
+#endif

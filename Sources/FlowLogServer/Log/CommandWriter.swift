@@ -1,3 +1,4 @@
+#if Network
 import FlowDomain
 import FlowLog
 import Foundation
@@ -105,3 +106,4 @@ final class CommandWriter: @unchecked Sendable {
         worker.stop()
     }
 }
+#endif

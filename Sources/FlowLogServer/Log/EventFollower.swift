@@ -1,3 +1,4 @@
+#if Network
 import FlowDomain
 import FlowLog
 import Foundation
@@ -337,3 +338,4 @@ final class EventFollower: @unchecked Sendable {
         for subscriber in subscribers { subscriber.close(.shutdown) }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Network
 import FlowDomain
 import FlowLog
 
@@ -81,3 +82,4 @@ final class StreamListCache: @unchecked Sendable {
         }
     }
 }
+#endif

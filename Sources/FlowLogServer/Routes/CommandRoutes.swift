@@ -1,3 +1,4 @@
+#if Network
 import FlowDomain
 import FlowLog
 import Foundation
@@ -83,3 +84,4 @@ struct CommandRoutes {
                         body: ResponseBody(byteBuffer: ByteBuffer(bytes: json.bytes)))
     }
 }
+#endif

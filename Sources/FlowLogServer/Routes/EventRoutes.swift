@@ -1,3 +1,4 @@
+#if Network
 import FlowDomain
 import Foundation
 import FlowLog
@@ -187,3 +188,4 @@ final class ExportSlots: @unchecked Sendable {
 
     func give() { lock.withLock { running -= 1 } }
 }
+#endif

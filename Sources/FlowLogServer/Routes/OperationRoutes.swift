@@ -1,3 +1,4 @@
+#if Network
 import FlowDomain
 import FlowLog
 import Hummingbird
@@ -93,3 +94,4 @@ enum InspectorFiles {
         return Response(status: .ok, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(bytes: file.bytes)))
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Network
 import FlowLog
 import Hummingbird
 
@@ -50,3 +51,4 @@ struct SessionRoutes {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Network
 import FlowDomain
 import FlowLog
 import Hummingbird
@@ -243,3 +244,4 @@ struct StreamRoutes {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Network
 import Foundation
 
 /// The scratch sessions `POST /sessions` made: at most `capacity`, the least recently used dropped
@@ -59,3 +60,4 @@ final class ScratchSessions: @unchecked Sendable {
         metrics.setSessions(sessions.count)
     }
 }
+#endif

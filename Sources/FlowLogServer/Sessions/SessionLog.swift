@@ -1,3 +1,4 @@
+#if Network
 import FlowDomain
 import FlowLog
 import Foundation
@@ -89,3 +90,4 @@ final class SessionLog: InspectedLog, @unchecked Sendable {
         return (result, version)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Network
 import FlowLog
 import Foundation
 import Logging
@@ -80,3 +81,4 @@ struct JSONLineLogHandler: LogHandler {
         return "\(micros / 1000)." + (fraction < 10 ? "00" : fraction < 100 ? "0" : "") + "\(fraction)"
     }
 }
+#endif

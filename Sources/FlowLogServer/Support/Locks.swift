@@ -1,3 +1,4 @@
+#if Network
 import Foundation
 
 /// A mutex with a closure form.
@@ -9,3 +10,4 @@ final class NSLockLike: @unchecked Sendable {
         return try body()
     }
 }
+#endif

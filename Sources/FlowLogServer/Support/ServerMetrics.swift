@@ -1,3 +1,4 @@
+#if Network
 import FlowLog
 import Foundation
 import Prometheus
@@ -122,3 +123,4 @@ final class ServerMetrics: @unchecked Sendable {
 
     func text() -> [UInt8] { registry.emitToBuffer() }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Network
 import FlowLog
 import Foundation
 import NIOCore
@@ -167,3 +168,4 @@ func runOnOwnThread(name: String, _ body: @escaping @Sendable () -> Void) {
     thread.name = name
     thread.start()
 }
+#endif
