@@ -7,8 +7,14 @@ public enum Money {
     }
 
     /// Cents as decimal text with two decimals, for messages and views: `1250` → `"12.50"`.
-    /// The currency of every cart and order before carts had one.
+    /// The currency of every cart, order and log before they had one.
     public static var currencyOfEarlierCarts: String { "USD" }
+
+    /// Whether `code` looks like an ISO 4217 currency code: three capital letters (EUR), as both
+    /// analytics vendors want; the one rule for commands, `flowlog init` and `--currency`.
+    public static func isCurrencyCode(_ code: String) -> Bool {
+        code.utf8.count == 3 && code.utf8.allSatisfy { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }
+    }
 
     /// Cents with the currency named where it is not USD (`12.50`, `12.50 EUR`): screens and
     /// `flowlog state` showed bare amounts before carts had currencies, and still do for USD.

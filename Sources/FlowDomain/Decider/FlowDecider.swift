@@ -8,7 +8,7 @@ public struct DecisionContext: Equatable, Sendable {
     /// with another).
     public var defaultCurrency: String
 
-    public init(defaultCurrency: String = "USD") { self.defaultCurrency = defaultCurrency }
+    public init(defaultCurrency: String = Money.currencyOfEarlierCarts) { self.defaultCurrency = defaultCurrency }
 }
 
 public enum FlowDecider {

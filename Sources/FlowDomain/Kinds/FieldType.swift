@@ -89,7 +89,7 @@ public enum FieldType: Sendable, Equatable {
         switch self {
         case .identifier where !Identifier.isValid(value):
             FieldChecks.invalidIdentifier(value, role: role)
-        case .currency where !(value.utf8.count == 3 && value.utf8.allSatisfy { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }):
+        case .currency where !Money.isCurrencyCode(value):
             Rejection(.invalidCurrency, "The currency \"\(value.count > 20 ? String(value.prefix(20)) + "…" : value)\" is not an ISO 4217 code; use three capital letters, such as EUR or USD.")
         case .text where !FreeText.isValid(value):
             Rejection(.invalidText, "The \(role) is \(value.unicodeScalars.count) characters long; shorten it to at most \(FreeText.maximumLength).")

@@ -22,10 +22,11 @@ public struct LogSettings: Equatable, Sendable {
     /// - 2: event kinds at the versions `EventKinds` declares for schema 2 (`flowlog schema events`).
     public static let newestLogSchema = 2
 
-    /// The currency of every log created before logs had one.
-    public static let currencyOfEarlierLogs = "USD"
+    /// The currency of a log whose metadata names none (every log before logs had one): the
+    /// domain's currency of earlier carts, named here so that backends need not know the domain.
+    public static var currencyOfEarlierLogs: String { Money.currencyOfEarlierCarts }
 
-    /// A log created now, in `currency`.
+    /// A log created now, in `currency` (USD unless `flowlog init --currency` names another).
     public static func newLog(currency: String = currencyOfEarlierLogs) -> LogSettings {
         LogSettings(logSchema: newestLogSchema, defaultCurrency: currency)
     }
@@ -48,12 +49,5 @@ public struct LogSettings: Equatable, Sendable {
             \(needed?.change ?? "is newer"); builds before it read that schema). Once every writer of \(location) runs this FlowLog, \
             raise the log with `flowlog upgrade --db \(location)`, then send the command again.
             """)
-    }
-}
-
-extension LogSettings {
-    /// A three-letter ISO 4217 code in capitals (`EUR`): what a currency must look like.
-    public static func isCurrency(_ text: String) -> Bool {
-        text.utf8.count == 3 && text.utf8.allSatisfy { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FlowDomain
 import FlowLog
 
 struct InitCommand: ParsableCommand {
@@ -18,7 +19,7 @@ struct InitCommand: ParsableCommand {
     @OptionGroup var logOptions: LogOptions
 
     func validate() throws {
-        if let currency, !LogSettings.isCurrency(currency) {
+        if let currency, !Money.isCurrencyCode(currency) {
             throw ValidationError("--currency must be three capital letters, such as EUR or USD; got \(TerminalText.escaped(currency)).")
         }
     }

@@ -9,11 +9,8 @@ public enum DerivedMapping {
     public static func properties(of event: AppEvent, settings: AnalyticsSettings) -> [AnalyticsProperty] {
         var collector = PropertyCollector()
         try? event.visitPayload(&collector)
-        // An event's own currency, as a cart's: `--currency` stands for USD (`currencyProperty(of:)`).
-        if collector.hasMoney || collector.currency != nil {
-            let own = collector.currency.flatMap { $0 == Money.currencyOfEarlierCarts ? nil : $0 }
-            collector.properties.append(AnalyticsProperty("currency", .string(own ?? settings.currency)))
-        }
+        // An event's own currency, reported as a cart's is.
+        if collector.hasMoney || collector.currency != nil { collector.properties.append(settings.currencyProperty(for: collector.currency)) }
         return collector.properties
     }
 

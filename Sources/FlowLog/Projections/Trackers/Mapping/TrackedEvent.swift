@@ -41,22 +41,22 @@ public struct AnalyticsSettings: Equatable, Sendable {
         self.currency = currency
     }
 
-    /// The `currency` property of amounts that belong to no cart.
-    var currencyProperty: AnalyticsProperty { AnalyticsProperty("currency", .string(currency)) }
-
     /// The `currency` property of `tracked`'s amounts: its cart's currency (before the event, or
     /// after it for the product that set it); `--currency` for a cart in USD, the currency every
     /// cart had before carts named one, so that a deployment that reported its carts in another
     /// currency with `--currency` goes on doing so.
     func currencyProperty(of tracked: TrackedEvent) -> AnalyticsProperty {
-        let cart = tracked.cart.currency ?? tracked.after.cart.currency
-        return AnalyticsProperty("currency", .string(cart.flatMap { $0 == Money.currencyOfEarlierCarts ? nil : $0 } ?? currency))
+        currencyProperty(for: tracked.cart.currency ?? tracked.after.cart.currency)
+    }
+
+    /// The `currency` property of amounts in `code`: the code itself, but `--currency` for USD or none.
+    func currencyProperty(for code: String?) -> AnalyticsProperty {
+        AnalyticsProperty("currency", .string(code.flatMap { $0 == Money.currencyOfEarlierCarts ? nil : $0 } ?? currency))
     }
 
     /// Why `code` cannot be a currency, or `nil` when it can: three capital letters, as both vendors want.
     public static func problem(withCurrency code: String) -> String? {
-        code.count == 3 && code.unicodeScalars.allSatisfy({ ("A"..."Z").contains($0) })
-            ? nil : "is not an ISO 4217 currency code (three capital letters, such as USD or EUR)"
+        Money.isCurrencyCode(code) ? nil : "is not an ISO 4217 currency code (three capital letters, such as USD or EUR)"
     }
 }
 
