@@ -95,25 +95,8 @@ public enum EventKinds {
     /// Each kind's current version, by its place in `all`.
     @usableFromInline static let currentVersions: [Int] = all.map(\.version)
 
-    /// The current version of the kind stored records give `tag` (1 for a tag no kind has): two
-    /// table reads, for decoders on hot paths.
-    @inlinable
-    public static func currentVersion(tag: UInt16) -> Int {
-        let index = Int(tag)
-        guard index < byTag.count, let position = byTag[index] else { return 1 }
-        return currentVersions[position]
-    }
-
     /// The newest log schema any kind's version needs: what `flowlog upgrade` raises a log to.
     public static let newestLogSchema = all.flatMap(\.versions).map(\.logSchema).max() ?? 1
-
-    /// The version of the fields `event` holds: its kind's current one, since every reader upcasts.
-    @inlinable
-    public static func version(of event: AppEvent) -> Int {
-        var reader = VersionReader()
-        try! event.visitPayload(&reader)
-        return reader.version
-    }
 
     /// The version a record of `event` is stored in: the lowest version of its kind that holds it.
     @inlinable
@@ -126,9 +109,16 @@ public enum EventKinds {
     /// The kind stored records give this tag; `nil` for a tag no kind has.
     @inline(__always)
     public static func kind(tag: UInt16) -> AppEvent.Kind? {
+        stored(tag: tag)?.kind
+    }
+
+    /// The kind stored records give this tag and its current version, found with one table read
+    /// (a decoder asks both of every record); `nil` for a tag no kind has.
+    @inline(__always)
+    public static func stored(tag: UInt16) -> (kind: AppEvent.Kind, currentVersion: Int)? {
         let index = Int(tag)
         guard index < byTag.count, let position = byTag[index] else { return nil }
-        return all[position].kind
+        return (all[position].kind, currentVersions[position])
     }
 
     /// Every type name, in declaration order.
@@ -163,14 +153,6 @@ struct StoredVersionReader: EventPayloadVisitor, FieldVisitor {
     @inlinable mutating func visit(_ field: Field, _ value: inout Int) {}
     @inlinable mutating func visit(_ field: Field, _ value: inout Int?) {}
     @inlinable mutating func visit(_ field: Field, _ value: inout Bool) {}
-}
-
-/// Reads the version of the payload an event's switch hands out.
-@usableFromInline
-struct VersionReader: EventPayloadVisitor {
-    @usableFromInline var version = 1
-    @inlinable init() {}
-    @inlinable mutating func visit<Payload: EventPayload>(_ payload: Payload) { version = Payload.declaration.version }
 }
 
 /// Reads the tag of the payload an event's switch hands out.

@@ -104,13 +104,13 @@ public enum RecordCodec {
                 throw RecordDamage(position: expectedPosition, stream: stream, problem: "the record says it is position \(position)")
             }
             let tag = tagValue & (1 << EventDeclaration.tagBits - 1)
-            guard let kind = EventKinds.kind(tag: tag) else {
+            guard let (kind, currentVersion) = EventKinds.stored(tag: tag) else {
                 throw RecordDamage(position: expectedPosition, stream: stream, problem: "unknown event type tag \(tag)")
             }
             let event: AppEvent
             do {
                 event = try EventFieldsCodec.decode(kind, version: Int(tagValue >> EventDeclaration.tagBits) + 1,
-                                                    currentVersion: EventKinds.currentVersion(tag: tag), from: &reader)
+                                                    currentVersion: currentVersion, from: &reader)
             } catch let unknown as UnknownEventVersion {
                 throw RecordDamage(position: expectedPosition, stream: stream, problem: unknown.description, unknownVersion: unknown)
             }

@@ -92,7 +92,8 @@ struct CSVRowWriter {
 
     mutating func write(_ record: RecordedEvent) {
         ByteFormatting.appendUUID(record.eventId, to: &bytes)
-        comma(); text(record.event.typeName)
+        let kind = EventKinds.info(of: record.event)
+        comma(); text(kind.typeName)
         comma(); text(record.stream)
         comma(); int(record.position)
         comma(); int(record.version)
@@ -101,7 +102,7 @@ struct CSVRowWriter {
         comma(); text(record.correlationId)
         comma(); text(record.causationId)
         comma(); int(record.schemaVersion)
-        comma(); int(EventKinds.version(of: record.event))
+        comma(); int(kind.version)
         cells.withUnsafeMutableBufferPointer { cells in
             for index in cells.indices { cells[index] = .empty }
             var filler = CellFiller(cells: cells)

@@ -143,11 +143,11 @@ public enum FlowJSON {
         json.raw(#","stream":"#); json.rawString(record.stream)
         json.raw(#","version":"#); json.rawInt(record.version)
         json.raw(#","eventId":"#); json.commaBits &= ~1; json.eventID(record.eventId)
-        json.raw(#","type":"#); writeTypeName(record.event, into: &json)
+        json.raw(#","type":"#); let eventVersion = writeTypeName(record.event, into: &json)
         json.raw(#","actor":"#); json.rawString(record.actor.rawValue)
         json.raw(#","timestamp":"#); json.commaBits &= ~1; json.timestamp(record.timestamp)
         json.raw(#","schemaVersion":"#); json.rawInt(record.schemaVersion)
-        json.raw(#","eventVersion":"#); json.rawInt(EventKinds.version(of: record.event))
+        json.raw(#","eventVersion":"#); json.rawInt(eventVersion)
         if let correlation = record.correlationId { json.raw(#","correlationId":"#); json.rawString(correlation) }
         if let causation = record.causationId { json.raw(#","causationId":"#); json.rawString(causation) }
         json.raw(#","data":"#)
@@ -174,19 +174,26 @@ public enum FlowJSON {
         }
     }
 
-    /// The event's type name as a JSON string, straight from its declaration.
-    @inline(__always)
-    static func writeTypeName(_ event: AppEvent, into json: inout JSONWriter) {
+    /// The event's type name as a JSON string, straight from its declaration; answers its kind's
+    /// version, found in the same visit.
+    @inline(__always) @discardableResult
+    static func writeTypeName(_ event: AppEvent, into json: inout JSONWriter) -> Int {
         withUnsafeMutablePointer(to: &json) { pointer in
             var writer = TypeNameWriter(json: pointer)
             try! event.visitPayload(&writer)
+            return writer.version
         }
     }
 
     private struct TypeNameWriter: EventPayloadVisitor {
         let json: UnsafeMutablePointer<JSONWriter>
+        var version = 1
         @inline(__always)
-        mutating func visit<Payload: EventPayload>(_ payload: Payload) { json.pointee.rawName(Payload.declaration.typeName) }
+        mutating func visit<Payload: EventPayload>(_ payload: Payload) {
+            let declaration = Payload.declaration
+            json.pointee.rawName(declaration.typeName)
+            version = declaration.version
+        }
     }
 
     /// Writes through a pointer, so the writer's buffer is never copied into the visitor.
