@@ -55,14 +55,19 @@ struct UpgradeCommand: ParsableCommand {
         }
     }
 
-    /// The backup, complete, before anything changes: a consistent copy of an LMDB log, else an export.
+    /// The backup, complete, before anything changes: a consistent copy of a log that can copy itself
+    /// (LMDB: `LOG.schema-N-backup` beside it by default), else an export (PostgreSQL:
+    /// `flowlog-schema-N-backup.ndjson` here by default).
     private func writeBackup(of log: any LogStore, schema: Int) throws -> String {
-        let path = backup ?? Self.defaultBackupPath(for: logOptions.logPath, log: log, schema: schema)
         if let copying = log as? any LogBackup {
+            var folder = logOptions.logPath
+            while folder.count > 1, folder.hasSuffix("/") { folder.removeLast() }
+            let path = backup ?? Self.freePath(folder + ".schema-\(schema)-backup", suffix: "")
             try BackupCommand.checkTarget(path)
             try BackupCommand.copy(copying, into: path)
             return path
         }
+        let path = backup ?? Self.freePath("flowlog-schema-\(schema)-backup", suffix: ".ndjson")
         var info = stat()
         if stat(path, &info) == 0 {
             throw CLIFailure("\(path) exists; give --backup a new file for the log's export. Nothing was changed.", .usage)
@@ -73,18 +78,9 @@ struct UpgradeCommand: ParsableCommand {
         return path
     }
 
-    /// `LOG.schema-N-backup` beside an LMDB log; `flowlog-schema-N-backup.ndjson` here for PostgreSQL;
-    /// with `-2`, `-3`… when that name is taken (a killed upgrade's backup is kept, never replaced).
-    static func defaultBackupPath(for location: String, log: any LogStore, schema: Int) -> String {
-        let base: String
-        let suffix: String
-        if log is any LogBackup {
-            var trimmed = location
-            while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed.removeLast() }
-            (base, suffix) = (trimmed + ".schema-\(schema)-backup", "")
-        } else {
-            (base, suffix) = ("flowlog-schema-\(schema)-backup", ".ndjson")
-        }
+    /// `base` + `suffix`, or with `-2`, `-3`… when that name is taken: a killed upgrade's backup is
+    /// kept, never replaced.
+    static func freePath(_ base: String, suffix: String) -> String {
         var info = stat()
         var candidate = base + suffix
         var number = 2
