@@ -71,6 +71,14 @@ struct EventVersionCodecTests {
         }
     }
 
+    /// A kind version declared for a log schema this build does not write yet could never be stored.
+    @Test func theNewestLogSchemaHoldsEveryDeclaredKindVersion() {
+        #expect(LogSettings.newestLogSchema >= EventKinds.newestLogSchema)
+        for info in EventKinds.all {
+            #expect(info.newestVersion(inLogSchema: LogSettings.newestLogSchema) == info.version, "\(info.typeName)")
+        }
+    }
+
     @Test func aLogOfSchemaOneTakesWhatVersionOneHoldsAndRefusesTheRest() throws {
         let log = InMemoryEventLog(settings: LogSettings(logSchema: 1, defaultCurrency: "USD"))
         let processor = CommandProcessor(log: log, clock: SteppingClock(), ids: SequentialIDGenerator())
