@@ -3,8 +3,9 @@ import PackageDescription
 
 /// FlowLog's targets are its layers; dependency arrows point inward only (docs/architecture.md):
 /// `flowlog` (a tiny main) → `FlowLogCLI` (the command line and the composition root) → `FlowLogLMDB` /
-/// `FlowLogPostgres` (storage backends) → `FlowLog` (the log contract and the features, on protocols)
-/// → `FlowDomain` (pure); `FlowLogLMDB` → `LMDB` → `CLMDB`; `FlowLogPostgres` → PostgresNIO (SwiftNIO,
+/// `FlowLogPostgres` (storage backends), `FlowLogHistory` (replay, bisect, exports) and
+/// `FlowLogProjections` (trackers, views, the storage read model) → `FlowLog` (the log contract, on
+/// protocols) → `FlowDomain` (pure); `FlowLogLMDB` → `LMDB` → `CLMDB`; `FlowLogPostgres` → PostgresNIO (SwiftNIO,
 /// swift-nio-ssl, swift-crypto: the heavy part of a clean build, which only targets that depend on it pay for);
 /// `FlowLogCLI` → `FlowLogServer` (`flowlog serve`: Hummingbird on the same NIO stack) → `FlowLog`.
 /// Release builds optimise across the package's modules: the codecs and the import pipeline are
@@ -54,6 +55,13 @@ let package = Package(
         .target(name: "LMDB", dependencies: ["CLMDB", "FlowLogSystem"], swiftSettings: crossModule),
         .target(name: "FlowDomain", swiftSettings: crossModule),
         .target(name: "FlowLog", dependencies: ["FlowDomain", "FlowLogSystem"], swiftSettings: crossModule),
+        /// The side effects that follow the log: the trackers (Segment, GA4, their mappings, delivery
+        /// and journals), the view configurations and the storage read model's projector. The log
+        /// contract only knows their checkpoints and locks.
+        /// What a log's history answers, on any backend: replay and its state changes, bisect,
+        /// replay against recorded fingerprints, the NDJSON and CSV exports, and copies.
+        .target(name: "FlowLogHistory", dependencies: ["FlowLog", "FlowDomain", "FlowLogSystem"], swiftSettings: crossModule),
+        .target(name: "FlowLogProjections", dependencies: ["FlowLog", "FlowDomain", "FlowLogSystem"], swiftSettings: crossModule),
         .target(name: "FlowLogLMDB", dependencies: ["FlowLog", "FlowDomain", "LMDB", "FlowLogSystem"], swiftSettings: crossModule),
         .target(
             name: "FlowLogPostgres",
@@ -70,6 +78,7 @@ let package = Package(
             name: "FlowLogHTTPClient",
             dependencies: [
                 "FlowLog",
+                "FlowLogProjections",
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: network),
                 .product(name: "NIOCore", package: "swift-nio", condition: network),
                 .product(name: "NIOHTTP1", package: "swift-nio", condition: network),
@@ -83,6 +92,7 @@ let package = Package(
             name: "FlowLogServer",
             dependencies: [
                 "FlowLog",
+                "FlowLogHistory",
                 "FlowDomain",
                 .product(name: "Hummingbird", package: "hummingbird", condition: network),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: network),
@@ -96,6 +106,8 @@ let package = Package(
             name: "FlowLogCLI",
             dependencies: [
                 "FlowLog",
+                "FlowLogHistory",
+                "FlowLogProjections",
                 "FlowLogSystem",
                 "FlowLogLMDB",
                 .target(name: "FlowLogPostgres", condition: network),
@@ -106,14 +118,14 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "flowlog", dependencies: ["FlowLogCLI"]),
-        .executableTarget(name: "flowlog-bench", dependencies: ["FlowLog", "FlowLogLMDB", "FlowDomain", "LMDB", "FlowLogTesting"]),
+        .executableTarget(name: "flowlog-bench", dependencies: ["FlowLogHistory", "FlowLog", "FlowLogProjections", "FlowLogLMDB", "FlowDomain", "LMDB", "FlowLogTesting"]),
         .testTarget(name: "FlowDomainTests", dependencies: ["FlowDomain", "FlowLogTesting"]),
         // Without the `Network` trait no test target compiles the NIO stack: what needs it is behind `#if Network`.
-        .testTarget(name: "FlowLogTests", dependencies: ["FlowLog", "FlowLogLMDB", .target(name: "FlowLogPostgres", condition: network),
+        .testTarget(name: "FlowLogTests", dependencies: ["FlowLogHistory", "FlowLog", "FlowLogProjections", "FlowLogLMDB", .target(name: "FlowLogPostgres", condition: network),
                                                          .target(name: "FlowLogHTTPClient", condition: network), "FlowDomain", "FlowLogTesting"]),
-        .testTarget(name: "FlowLogPostgresTests", dependencies: [.target(name: "FlowLogPostgres", condition: network), "FlowLog", "FlowDomain",
+        .testTarget(name: "FlowLogPostgresTests", dependencies: ["FlowLogHistory", "FlowLogProjections", .target(name: "FlowLogPostgres", condition: network), "FlowLog", "FlowDomain",
                                                                  "FlowLogTesting", "FlowLogSystem"]),
-        .testTarget(name: "FlowLogLMDBTests", dependencies: ["FlowLogLMDB", "FlowLog", "FlowDomain", "LMDB", "FlowLogTesting", "FlowLogSystem"]),
-        .testTarget(name: "FlowLogCLITests", dependencies: ["FlowLogCLI", .product(name: "ArgumentParser", package: "swift-argument-parser"), "FlowLog", "FlowLogLMDB", "FlowDomain", "LMDB", "FlowLogTesting", "FlowLogSystem"]),
+        .testTarget(name: "FlowLogLMDBTests", dependencies: ["FlowLogHistory", "FlowLogLMDB", "FlowLogProjections", "FlowLog", "FlowDomain", "LMDB", "FlowLogTesting", "FlowLogSystem"]),
+        .testTarget(name: "FlowLogCLITests", dependencies: ["FlowLogHistory", "FlowLogCLI", .product(name: "ArgumentParser", package: "swift-argument-parser"), "FlowLog", "FlowLogProjections", "FlowLogLMDB", "FlowDomain", "LMDB", "FlowLogTesting", "FlowLogSystem"]),
     ]
 )

@@ -3,6 +3,7 @@ import AsyncHTTPClient
 import NIOCore
 import NIOHTTP1
 import FlowLog
+import FlowLogProjections
 import Foundation
 
 /// The trackers' HTTP client in the full build: AsyncHTTPClient with TLS (system roots, full

@@ -1,5 +1,6 @@
 @testable import FlowLogLMDB
 @testable import FlowLog
+@testable import FlowLogHistory
 import FlowDomain
 import FlowLogTesting
 import Testing

@@ -1,5 +1,6 @@
 @testable import FlowLogLMDB
 @testable import FlowLog
+@testable import FlowLogProjections
 
 import FlowDomain
 import FlowLogTesting

@@ -1,6 +1,8 @@
 // Needs the `Network` trait: PostgreSQL and the HTTPS transport are built only with it.
 #if Network
 @testable import FlowLog
+@testable import FlowLogHistory
+@testable import FlowLogProjections
 import FlowDomain
 @testable import FlowLogPostgres
 import FlowLogSystem

@@ -1,4 +1,6 @@
 @testable import FlowLog
+@testable import FlowLogHistory
+@testable import FlowLogProjections
 import FlowDomain
 import FlowLogTesting
 import Foundation

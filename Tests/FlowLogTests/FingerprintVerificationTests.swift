@@ -1,4 +1,5 @@
 @testable import FlowLog
+@testable import FlowLogHistory
 import FlowDomain
 import FlowLogTesting
 import Testing

@@ -2,6 +2,7 @@
 #if Network
 @testable import FlowLogHTTPClient
 import FlowLog
+import FlowLogProjections
 import FlowLogTesting
 import Foundation
 import Testing

@@ -1,5 +1,6 @@
 import FlowDomain
 import FlowLog
+import FlowLogHistory
 import Testing
 
 /// The one splitter of NDJSON held in memory, and the one set of history-order rules, as the

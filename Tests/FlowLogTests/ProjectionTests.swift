@@ -1,4 +1,5 @@
 @testable import FlowLog
+@testable import FlowLogProjections
 import FlowLogLMDB
 import FlowDomain
 import FlowLogTesting

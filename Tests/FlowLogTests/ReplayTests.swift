@@ -1,4 +1,5 @@
 @testable import FlowLog
+@testable import FlowLogHistory
 @testable import FlowLogLMDB
 import FlowDomain
 import FlowLogTesting

@@ -1,4 +1,5 @@
 @testable import FlowLog
+@testable import FlowLogProjections
 import FlowDomain
 import FlowLogTesting
 import Foundation

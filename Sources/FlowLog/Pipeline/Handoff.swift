@@ -3,7 +3,7 @@ import Foundation
 /// A bounded queue between one producer thread and one consumer, so reading ahead never holds more
 /// than `capacity` in memory. Items count 1 each unless a `weight` says otherwise (`send` weighs
 /// its batches by their lines, so that many small reads may wait where a few large ones would).
-final class Handoff<Item>: @unchecked Sendable {
+package final class Handoff<Item>: @unchecked Sendable {
     struct Cancelled: Error {}
 
     private let condition = NSCondition()
@@ -15,14 +15,14 @@ final class Handoff<Item>: @unchecked Sendable {
     private let capacity: Int
     private let weight: (Item) -> Int
 
-    init(capacity: Int, weight: @escaping (Item) -> Int = { _ in 1 }) {
+    package init(capacity: Int, weight: @escaping (Item) -> Int = { _ in 1 }) {
         self.capacity = capacity
         self.weight = weight
     }
 
     /// Waits for room; `false` when the consumer gave up. An item heavier than the whole capacity
     /// still goes in, once the queue is empty.
-    func put(_ item: Item) -> Bool {
+    package func put(_ item: Item) -> Bool {
         condition.lock()
         defer { condition.unlock() }
         while queuedWeight >= capacity, !cancelled { condition.wait() }
@@ -33,7 +33,7 @@ final class Handoff<Item>: @unchecked Sendable {
         return true
     }
 
-    func close(error: (any Error)?) {
+    package func close(error: (any Error)?) {
         condition.lock()
         closed = true
         failure = error
@@ -44,7 +44,7 @@ final class Handoff<Item>: @unchecked Sendable {
     /// The next item; `nil` once the producer closed and everything was taken; the producer's error, if it failed.
     /// Once the handoff is cancelled, `Cancelled` (a consumer that is itself a stage of a pipeline
     /// must not wait for a producer that may never come back).
-    func take() throws -> Item? {
+    package func take() throws -> Item? {
         try takeAll(upToWeight: 0).first
     }
 
@@ -52,7 +52,7 @@ final class Handoff<Item>: @unchecked Sendable {
     /// weights add up to at most `limit`. An empty array once the producer closed and everything
     /// was taken; otherwise as `take`. Without `waiting`, an empty array when nothing waits now
     /// (the caller takes again, waiting, to learn of the end or the producer's error).
-    func takeAll(upToWeight limit: Int, waiting: Bool = true) throws -> [Item] {
+    package func takeAll(upToWeight limit: Int, waiting: Bool = true) throws -> [Item] {
         condition.lock()
         defer { condition.unlock() }
         while waiting, items.isEmpty, !closed, !cancelled { condition.wait() }
@@ -74,7 +74,7 @@ final class Handoff<Item>: @unchecked Sendable {
         return batch
     }
 
-    func cancel() {
+    package func cancel() {
         condition.lock()
         cancelled = true
         condition.broadcast()

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FlowLog
+import FlowLogHistory
 import FlowLogSystem
 
 /// `flowlog copy --from SRC --to DST`: a whole log into an empty one of any backend.

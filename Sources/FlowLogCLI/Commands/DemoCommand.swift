@@ -1,6 +1,7 @@
 import ArgumentParser
 import FlowDomain
 import FlowLog
+import FlowLogProjections
 
 struct DemoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FlowLog
+import FlowLogHistory
 import FlowLogSystem
 
 struct ImportCommand: ParsableCommand {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FlowLog
+import FlowLogHistory
 
 struct LogCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FlowLog
+import FlowLogProjections
 
 struct SchemaCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

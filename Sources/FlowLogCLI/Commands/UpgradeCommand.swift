@@ -1,6 +1,7 @@
 import ArgumentParser
 import FlowDomain
 import FlowLog
+import FlowLogHistory
 import FlowLogSystem
 
 struct UpgradeCommand: ParsableCommand {

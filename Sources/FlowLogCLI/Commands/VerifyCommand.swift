@@ -1,5 +1,6 @@
 import ArgumentParser
 import FlowLog
+import FlowLogHistory
 
 struct VerifyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,5 +1,6 @@
 import FlowDomain
 import FlowLog
+import FlowLogHistory
 import FlowLogLMDB
 import FlowLogSystem
 

@@ -1,4 +1,5 @@
 import FlowLog
+import FlowLogProjections
 #if Network
 import FlowLogHTTPClient
 #endif

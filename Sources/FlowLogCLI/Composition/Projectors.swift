@@ -1,4 +1,5 @@
 import FlowLog
+import FlowLogProjections
 import Foundation
 import FlowLogSystem
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FlowLog
+import FlowLogProjections
 import Foundation
 
 /// Where the trackers' messages go: NDJSON files beside the log, unless --tracker-dir or a

@@ -1,5 +1,6 @@
 import FlowDomain
 import FlowLog
+import FlowLogProjections
 
 /// What `flowlog demo --format json` prints: one object a step of the script, then one for the end.
 enum DemoJSON {

@@ -1,5 +1,6 @@
 import FlowDomain
 import FlowLog
+import FlowLogProjections
 
 /// What `flowlog demo` prints for each step of its script.
 enum DemoText {

@@ -1,5 +1,6 @@
 import FlowDomain
 import FlowLog
+import FlowLogHistory
 
 /// Replayed events with the changes each made, and replayed states (`flowlog replay`).
 enum ReplayRendering {

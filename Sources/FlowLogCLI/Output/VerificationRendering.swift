@@ -1,4 +1,5 @@
 import FlowLog
+import FlowLogHistory
 
 /// What `replay --verify` found: each stream that disagrees with the recorded states, and a verdict.
 enum VerificationRendering {

@@ -1,4 +1,5 @@
 import FlowLog
+import FlowLogHistory
 
 /// What a reading command may name: the positions and streams a log (or an NDJSON file) holds, and
 /// the one rule for the reading commands (`state`, `view`, `replay`, `log`, `bisect`) when a

@@ -1,6 +1,7 @@
 #if Network
 import FlowDomain
 import FlowLog
+import FlowLogHistory
 import Hummingbird
 import HummingbirdCore
 

@@ -2,6 +2,7 @@
 import FlowDomain
 import Foundation
 import FlowLog
+import FlowLogHistory
 import Hummingbird
 import Logging
 import NIOCore

@@ -1,6 +1,7 @@
 #if Network
 import FlowDomain
 import FlowLog
+import FlowLogHistory
 import Hummingbird
 
 /// The read routes of one log, the server's (`/streams…`) or a session's

@@ -1,6 +1,7 @@
 #if Network
 import FlowDomain
 import FlowLog
+import FlowLogHistory
 import Foundation
 
 /// A dropped export, held in memory and read as the server's log is read: `POST /sessions`.

@@ -1,9 +1,9 @@
 /// Formatting of envelope values straight into byte buffers: exports write millions of them, and going
 /// through `String` for each would cost more than everything else an export does.
-enum ByteFormatting {
+package enum ByteFormatting {
     /// Appends `value` in decimal, zero-padded to `width` digits.
     @inline(__always)
-    static func appendDigits(_ value: Int64, width: Int, to bytes: inout [UInt8]) {
+    package static func appendDigits(_ value: Int64, width: Int, to bytes: inout [UInt8]) {
         var digits = width
         var divisor: Int64 = 1
         while digits > 1 { divisor *= 10; digits -= 1 }
@@ -16,7 +16,7 @@ enum ByteFormatting {
     }
 
     /// `2026-11-21T13:25:17.123456Z`, as `Timestamp.rfc3339`.
-    static func appendRFC3339(_ timestamp: Timestamp, to bytes: inout [UInt8]) {
+    package static func appendRFC3339(_ timestamp: Timestamp, to bytes: inout [UInt8]) {
         var (seconds, micros) = timestamp.microseconds.quotientAndRemainder(dividingBy: 1_000_000)
         if micros < 0 { seconds -= 1; micros += 1_000_000 }
         var (days, secondOfDay) = seconds.quotientAndRemainder(dividingBy: 86_400)
@@ -39,7 +39,7 @@ enum ByteFormatting {
     }
 
     /// The canonical 36-character form of an event id, built on the stack and appended in one go.
-    static func appendUUID(_ id: EventID, to bytes: inout [UInt8]) {
+    package static func appendUUID(_ id: EventID, to bytes: inout [UInt8]) {
         var text: (UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0)
         withUnsafeMutableBytes(of: &text) { buffer in
             var out = 0

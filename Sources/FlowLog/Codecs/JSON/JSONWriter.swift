@@ -184,6 +184,12 @@ public struct JSONWriter {
         bytes.append(contentsOf: value)
     }
 
+    /// A value that is already JSON (a message kept as sent, a formatted amount), as the next value.
+    public mutating func encodedValue(_ json: some Sequence<UInt8>) {
+        separate()
+        bytes.append(contentsOf: json)
+    }
+
     mutating func separate() {
         if commaBits & 1 != 0 { bytes.append(UInt8(ascii: ",")) }
         commaBits |= 1

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FlowDomain
 import FlowLog
+import FlowLogHistory
 
 struct BisectCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

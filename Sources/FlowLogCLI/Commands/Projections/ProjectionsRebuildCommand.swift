@@ -1,5 +1,6 @@
 import ArgumentParser
 import FlowLog
+import FlowLogProjections
 
 struct ProjectionsRebuildCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "rebuild", abstract: "Reset one projector and replay it from position 1.")

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FlowLog
+import FlowLogProjections
 import Foundation
 
 struct ProjectionsRunCommand: ParsableCommand {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FlowLog
+import FlowLogProjections
 
 struct ProjectionsStatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

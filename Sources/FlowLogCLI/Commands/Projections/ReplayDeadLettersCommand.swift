@@ -1,5 +1,6 @@
 import ArgumentParser
 import FlowLog
+import FlowLogProjections
 
 /// Sends a tracker's dead letters again, once what refused them is mended (a write key, a
 /// mapping): those accepted now count as delivered, those refused again go back to the file.

@@ -1,0 +1,32 @@
+import FlowLog
+import FlowDomain
+
+/// Which events an export takes: every condition given must hold (streams and types: any of those listed).
+public struct ExportFilter: Sendable {
+    public var streams: Set<String> = []
+    /// Event type names; an export takes the kinds they name.
+    public var types: Set<String> = [] {
+        didSet { kinds = Set(types.compactMap { EventKinds.info(typeName: $0)?.kind }) }
+    }
+    private var kinds: Set<AppEvent.Kind> = []
+    /// Inclusive global position bounds.
+    public var fromPosition: Int = 1
+    public var toPosition: Int?
+    /// `since` is inclusive, `until` exclusive, so consecutive windows never share an event.
+    public var since: Timestamp?
+    public var until: Timestamp?
+
+    public init() {}
+
+    @inline(__always)
+    public func accepts(_ record: RecordedEvent) -> Bool {
+        if !streams.isEmpty, !streams.contains(record.stream) { return false }
+        if !types.isEmpty, !kinds.contains(record.event.kind) { return false }
+        if let since, record.timestamp < since { return false }
+        if let until, record.timestamp >= until { return false }
+        return true
+    }
+
+    /// Every event type name, for validating `--type`.
+    public static var eventTypes: [String] { EventKinds.typeNames }
+}

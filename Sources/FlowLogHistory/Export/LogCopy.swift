@@ -1,0 +1,26 @@
+import FlowLog
+/// `flowlog copy --from SRC --to DST`: a whole log into another of any backend, through the
+/// destination's import (all or nothing), keeping positions, versions, event ids, timestamps and
+/// actors; records are encoded the same way everywhere, so the hash chain comes out the same and
+/// `export` of the copy is byte for byte the export of the source.
+public enum LogCopy {
+    /// Copies every event of `source` into `destination`, which must be empty (or end where the
+    /// source's copied part begins); returns the number of events copied. The snapshot interval goes
+    /// along when both logs keep one. An event the destination refuses is named by its position
+    /// (reported as the import's line).
+    @discardableResult
+    public static func copy(from source: any EventLog, to destination: any EventImporting, progress: Progress? = nil) throws -> Int {
+        if let from = source as? any SnapshotStore, let to = destination as? any SnapshotStore {
+            try to.setSnapshotInterval(try from.snapshotInterval())
+        }
+        let count = try destination.importEvents { sink in
+            try source.forEachEvent(from: 1, through: nil) { event in
+                try sink.add(event, line: event.position)
+                progress?.advance(to: event.position)
+                return true
+            }
+        }
+        progress?.finish()
+        return count
+    }
+}

@@ -1,0 +1,143 @@
+import FlowLog
+import FlowLogSystem
+import FlowDomain
+
+/// A place where today's reducers disagree with what was recorded.
+public struct Disagreement: Sendable {
+    public let stream: String
+    public let position: Int
+    public let version: Int
+    public let eventType: String
+    /// What today's reducers make of the stream after that event.
+    public let replayed: FlowState
+    /// The recorded state, where it is known in full (an expected-state file); `nil` for a fingerprint.
+    public let recorded: JSONValue?
+    public let reason: String
+}
+
+/// `flowlog replay --verify`: replays with today's reducers and compares each stream with what was
+/// recorded, naming for every stream that disagrees the first position where it does.
+public enum ReplayVerifier {
+    public struct Report: Sendable {
+        public var streams = 0
+        public var events = 0
+        /// How many recorded states (fingerprints or expected states) were compared.
+        public var comparisons = 0
+        public var disagreements: [Disagreement] = []
+    }
+
+    /// Against the fingerprints the log recorded when each event was appended, in one walk of the
+    /// log in position order (each stream's state kept until the walk ends, as `StreamSummaries`
+    /// does). A stream stops being replayed, compared and counted at its first disagreement; the
+    /// disagreements are reported in the order the log lists its streams.
+    ///
+    /// `evolve` is today's reducer; a test hands in a broken one to see the log's fingerprints catch it.
+    public static func verifyFingerprints(of log: any EventLog & FingerprintedLog, progress: Progress? = nil,
+                                          evolve: (inout FlowState, AppEvent) -> Void = FlowDecider.evolve) throws -> Report {
+        var report = Report()
+        var scratch = BinaryWriter(capacity: 512)
+        let streams = try log.streams()
+        report.streams = streams.count
+        var slots = StreamSlots()
+        var states: [FlowState] = []
+        var settled: [Bool] = []
+        var found: [Disagreement] = []
+        var count = 0
+        try log.forEachEventWithFingerprint(from: 1, through: nil) { record, recorded in
+            let (slot, isNew) = slots.slot(of: record.stream)
+            if isNew {
+                states.append(FlowDecider.initialState)
+                settled.append(false)
+            }
+            count += 1
+            if count & 0xFFF == 0 { progress?.advance(to: record.position) }
+            guard !settled[slot] else { return true }
+            report.events += 1
+            evolve(&states[slot], record.event)
+            guard let recorded else { return true }
+            report.comparisons += 1
+            guard StateCodec.fingerprint(states[slot], scratch: &scratch) != recorded else { return true }
+            settled[slot] = true
+            found.append(Disagreement(
+                stream: record.stream, position: record.position, version: record.version, eventType: record.event.typeName,
+                replayed: states[slot], recorded: nil,
+                reason: "the state after this event differs from the one recorded when it was appended"))
+            // Nothing more of this stream is replayed: its state is reported, not kept.
+            states[slot] = FlowDecider.initialState
+            return true
+        }
+        progress?.finish()
+        var rank: [String: Int] = [:]
+        let disagreeing = Set(found.map(\.stream))
+        for (index, stream) in streams.enumerated() where disagreeing.contains(stream.stream) { rank[stream.stream] = index }
+        report.disagreements = found.sorted { left, right in
+            let (a, b) = (rank[left.stream] ?? Int.max, rank[right.stream] ?? Int.max)
+            return a != b ? a < b : left.stream.utf8.lexicographicallyPrecedes(right.stream.utf8)
+        }
+        return report
+    }
+
+    /// Against an expected-state file: lines of `flowlog state --format json` output (one per stream for
+    /// final states, or one per event, as `flowlog replay --trace` writes, to find the exact position).
+    public static func verify(source: any ReplaySource, expected: [String: [Int: JSONValue]]) throws -> Report {
+        var report = Report()
+        var settled: Set<String> = []
+        var seen: Set<String> = []
+        let states = try Replayer(source: source).run(stream: nil, keepBefore: false) { step in
+            let stream = step.record.stream
+            report.events += 1
+            seen.insert(stream)
+            guard !settled.contains(stream), let recorded = expected[stream]?[step.record.version] else { return true }
+            report.comparisons += 1
+            let replayed = StateDiff.matching(StateDiff.tree(step.after), olderShape: recorded)
+            if replayed != recorded {
+                settled.insert(stream)
+                let changes = StateDiff.changes(from: recorded, to: replayed)
+                report.disagreements.append(Disagreement(
+                    stream: stream, position: step.record.position, version: step.record.version, eventType: step.record.event.typeName,
+                    replayed: step.after, recorded: recorded,
+                    reason: "\(changes.count) difference\(changes.count == 1 ? "" : "s") from the expected state: " + changes.prefix(3).map(StateDiff.render).joined(separator: "; ")))
+            }
+            return true
+        }
+        report.streams = seen.count
+        for (stream, versions) in expected where !seen.contains(stream) || versions.keys.contains(where: { $0 > (states[stream]?.version ?? 0) }) {
+            report.disagreements.append(Disagreement(stream: stream, position: 0, version: states[stream]?.version ?? 0, eventType: "",
+                                                     replayed: states[stream]?.state ?? FlowDecider.initialState, recorded: nil,
+                                                     reason: "the expected states go up to version \(versions.keys.max() ?? 0), but the log's stream ends at version \(states[stream]?.version ?? 0)"))
+        }
+        return report
+    }
+
+    /// Reads an expected-state file into stream → version → state tree.
+    public static func expectations(fromLines lines: [String], source: String = "the expected states") throws -> [String: [Int: JSONValue]] {
+        var expected: [String: [Int: JSONValue]] = [:]
+        for (index, line) in lines.enumerated() where !line.allSatisfy(\.isWhitespace) {
+            guard case .object(let members)? = try? JSONParser.parse(line),
+                  case .string(let stream)? = JSONValue.object(members)["stream"],
+                  case .integer(let version)? = JSONValue.object(members)["version"] else {
+                throw FlowLogError.invalidInput("Line \(index + 1) of \(source) is not a state as `flowlog state --format json` prints it (with \"stream\" and \"version\"); `flowlog replay --trace` writes a file of them.")
+            }
+            expected[stream, default: [:]][version] = .object(members.filter { $0.0 != "stream" && $0.0 != "version" })
+        }
+        return expected
+    }
+
+    /// Reads the expected-state file at `path`.
+    public static func expectations(fromFile path: String) throws -> [String: [Int: JSONValue]] {
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else { throw FlowLogError.unreadableInput(path: path, errorNumber: errno) }
+        defer { close(descriptor) }
+        var reader = LineReader(fileDescriptor: descriptor)
+        var lines: [String] = []
+        while try reader.readBatch({ batch in
+            for line in batch {
+                guard case .text(let bytes) = line else {
+                    throw FlowLogError.invalidInput("Line \(lines.count + 1) of \(path) is longer than \(LineReader.maximumLineLength) bytes; it is not a state.")
+                }
+                lines.append(String(decoding: bytes, as: UTF8.self))
+            }
+        }) {}
+        return try expectations(fromLines: lines, source: path)
+    }
+}

@@ -1,0 +1,123 @@
+import FlowLog
+import FlowLogSystem
+import FlowDomain
+
+/// A side effect driven by the log: it handles recorded events in position order and remembers the
+/// last position it handled (its checkpoint), so it can be stopped, restarted or rebuilt at any time.
+public protocol Projector: AnyObject {
+    var name: String { get }
+    /// The last global position handled; 0 before the first.
+    func checkpoint() throws -> Int
+    /// Handles events that directly follow the checkpoint, and moves the checkpoint past them.
+    func project(_ events: [RecordedEvent]) throws
+    /// Forgets what it projected, so that the next catch-up starts again from position 1.
+    func reset() throws
+}
+
+/// Catches projectors up with the log, batch by batch, and follows it as it grows.
+public struct ProjectionRunner {
+    public let log: any EventLog & CheckpointStore
+    public var batchSize = 4_096
+
+    public init(log: any EventLog & CheckpointStore) {
+        self.log = log
+    }
+
+    /// Projects every event after the projector's checkpoint; returns how many it handled. A failure
+    /// is recorded as the projector's status (and thrown); the checkpoint stays where it was, so
+    /// nothing is ever skipped.
+    @discardableResult
+    public func catchUp(_ projector: any Projector) throws -> Int {
+        var handled = 0
+        do {
+            var from = try projector.checkpoint() + 1
+            while true {
+                let events = try log.events(from: from, limit: batchSize)
+                guard let last = events.last else { break }
+                try projector.project(events)
+                handled += events.count
+                from = last.position + 1
+            }
+            try log.setProjectionStatus(projector.name, failure: nil)
+        } catch {
+            try? log.setProjectionStatus(projector.name, failure: "\(error)")
+            throw error
+        }
+        return handled
+    }
+
+    /// Catches up, then keeps following new appends until `shouldStop` says so. A projector that
+    /// fails, or whose collector is down, waits and tries again, while the others go on.
+    ///
+    /// Between catch-ups it waits on the log when the log can wake it (`LogFollowing`: PostgreSQL's
+    /// LISTEN/NOTIFY, LMDB's own check of its last position), for at most `interval` seconds, so an
+    /// idle runner costs nothing and a new event is projected at once.
+    public func follow(_ projectors: [any Projector], pollEvery interval: Double = 0.2, retryFailedAfter: Double = 30, shouldStop: () -> Bool) throws {
+        let following = log as? any LogFollowing
+        var notBefore = [Double](repeating: 0, count: projectors.count)
+        while !shouldStop() {
+            var handled = 0
+            for (index, projector) in projectors.enumerated() where notBefore[index] <= MonotonicClock.seconds() {
+                do {
+                    handled += try catchUp(projector)
+                } catch let pause as DeliveryPaused {
+                    notBefore[index] = MonotonicClock.seconds() + pause.seconds
+                } catch {
+                    notBefore[index] = MonotonicClock.seconds() + retryFailedAfter
+                }
+            }
+            guard handled == 0 else { continue }
+            // From where the slowest projector that is not pausing stands, so an event that came
+            // after its catch-up wakes it at once.
+            let now = MonotonicClock.seconds()
+            let active = projectors.indices.filter { notBefore[$0] <= now }
+            if let following, !active.isEmpty {
+                let handledThrough = try active.map { try projectors[$0].checkpoint() }.min()!
+                _ = try following.waitForEvents(after: handledThrough, timeout: interval)
+            } else {
+                usleep(UInt32(interval * 1_000_000))
+            }
+        }
+    }
+
+    /// Catches every projector up, each on its own: while one waits out its collector's retry
+    /// pause (`DeliveryPaused`) the others are served, so one collector down never holds up
+    /// another. Returns each projector's outcome, in order, once each caught up or failed for good.
+    public func catchUpEach(_ projectors: [any Projector], shouldStop: () -> Bool = { false }) -> [Result<Int, any Error>] {
+        var results = [Result<Int, any Error>?](repeating: nil, count: projectors.count)
+        var notBefore = [Double](repeating: 0, count: projectors.count)
+        var handled = [Int](repeating: 0, count: projectors.count)
+        while results.contains(where: { $0 == nil }), !shouldStop() {
+            for (index, projector) in projectors.enumerated() where results[index] == nil && notBefore[index] <= MonotonicClock.seconds() {
+                let before = (try? projector.checkpoint()) ?? 0
+                do {
+                    handled[index] += try catchUp(projector)
+                    results[index] = .success(handled[index])
+                } catch let pause as DeliveryPaused {
+                    handled[index] += max(0, ((try? projector.checkpoint()) ?? before) - before)
+                    notBefore[index] = MonotonicClock.seconds() + pause.seconds
+                } catch {
+                    results[index] = .failure(error)
+                }
+            }
+            let waiting = projectors.indices.filter { results[$0] == nil }.map { notBefore[$0] }
+            if let next = waiting.min() {
+                let pause = next - MonotonicClock.seconds()
+                if pause > 0 { usleep(UInt32(min(pause, 1) * 1_000_000)) }
+            }
+        }
+        return results.map { $0 ?? .failure(FlowLogError.input("stopped before it caught up")) }
+    }
+}
+
+/// A tracker whose collector asked it to wait (429, 5xx, no answer): thrown instead of sleeping when
+/// its sink is run cooperatively, so the runner serves the other projectors meanwhile. Its checkpoint
+/// stands before the request, which is tried again after `seconds`.
+public struct DeliveryPaused: Error, CustomStringConvertible {
+    public let seconds: Double
+    public let problem: String
+
+    public init(seconds: Double, problem: String) { (self.seconds, self.problem) = (seconds, problem) }
+
+    public var description: String { "waiting \(Int(seconds.rounded(.up))) s to retry (\(problem))" }
+}
