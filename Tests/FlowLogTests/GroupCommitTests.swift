@@ -5,79 +5,123 @@ import FlowLogTesting
 import Foundation
 import Testing
 
-/// `GroupCommitLog`: many appenders, few commits, and no answer before the events are in the log.
+/// `GroupCommitWriter`: many submitters, few commits, answers in order, and no answer before the
+/// events are in the log.
 @Suite("Group commit")
 struct GroupCommitTests {
-    private static func request(_ stream: String, _ ids: inout SequentialIDGenerator) -> AppendRequest {
-        AppendRequest(stream: stream, expectedVersion: nil, commandId: nil,
-                      events: [NewEvent(eventId: ids.next(), timestamp: Timestamp(microseconds: 0), actor: .user, event: .navigation(.modalPresented))])
+    private static func add(_ stream: String) -> CommandEnvelope {
+        CommandEnvelope(stream: stream, command: .cart(.addProduct(.init(productId: "p", name: nil, unitPrice: 100, quantity: 1))))
     }
 
-    /// An event log whose appends fail, to see the failure reach every waiting append.
+    private static func processor(_ log: any EventLog) -> CommandProcessor {
+        CommandProcessor(log: log, clock: SteppingClock(), ids: SequentialIDGenerator())
+    }
+
+    /// An event log whose appends fail, to see the failure reach every waiting submission.
     private final class RefusingLog: ForwardingEventLog, @unchecked Sendable {
         struct Refused: Error {}
         override func append(_ requests: [AppendRequest]) throws -> [AppendResult] { throw Refused() }
     }
 
-    @Test func eightBlockingThreadsGetEveryAppendIntoTheLogInTheirOwnOrder() throws {
+    private static func version(_ outcome: CommandOutcome) -> Int {
+        if case .accepted(let acceptance) = outcome { acceptance.receipt.version } else { -1 }
+    }
+
+    @Test func eightBlockingThreadsGetEveryCommandIntoTheLogInTheirOwnOrder() throws {
         let folder = try TemporaryDirectory()
         let log = try LMDBEventLog(path: folder.child("log"))
-        let group = GroupCommitLog(log: log)
+        let commits = Counter()
+        let writer = GroupCommitWriter(processor: Self.processor(log)) { commit in commits.add(commit.commands) }
+        writer.start(name: "test-writer")
         let perThread = 50
-        var ids = SequentialIDGenerator()
-        let requests = (0..<8).map { thread in (0..<perThread).map { _ in Self.request("t\(thread)", &ids) } }
         let answers = ThreadAnswers(threads: 8)
         let done = DispatchGroup()
         for thread in 0..<8 {
             done.enter()
             Thread {
-                for one in requests[thread] { answers.record(thread, try! group.append(one)) }
+                for _ in 0..<perThread { answers.record(thread, try! writer.handle([Self.add("t\(thread)")])[0]) }
                 done.leave()
             }.start()
         }
         done.wait()
+        writer.stop()
         #expect(try log.lastPosition() == 8 * perThread)
         for thread in 0..<8 {
-            // Each thread's appends were answered in the order it made them, versions 1, 2, 3, …
-            #expect(answers.of(thread).map { if case .appended(let receipt) = $0 { receipt.version } else { -1 } } == Array(1...perThread))
+            // Each thread's commands were answered in the order it sent them, versions 1, 2, 3, …
+            #expect(answers.of(thread).map(Self.version) == Array(1...perThread))
             #expect(try log.events(inStream: "t\(thread)").map(\.version) == Array(1...perThread))
         }
-        let positions = (0..<8).flatMap { answers.of($0) }.compactMap { if case .appended(let receipt) = $0 { receipt.firstPosition } else { nil } }
+        let positions = (0..<8).flatMap { answers.of($0) }.compactMap { if case .accepted(let acceptance) = $0 { acceptance.receipt.firstPosition } else { nil } }
         #expect(Set(positions) == Set(1...(8 * perThread)), "every position answered exactly once")
-        #expect(group.requests == 8 * perThread)
-        #expect(group.commits <= group.requests)
+        #expect(commits.total == 8 * perThread)
+        #expect(commits.count <= 8 * perThread)
+        #expect(throws: GroupCommitWriter.Finished.self) { try writer.handle([Self.add("late")]) }
     }
 
-    @Test func submittedAppendsShareOneCommitAndAreInTheLogWhenAnswered() throws {
+    @Test func queuedSubmissionsShareOneCommitAndAreInTheLogWhenAnswered() throws {
         let folder = try TemporaryDirectory()
         let log = try LMDBEventLog(path: folder.child("log"))
-        let group = GroupCommitLog(log: log)
-        var ids = SequentialIDGenerator()
-        let pending = (0..<100).map { index in group.submit(Self.request("s\(index % 4)", &ids)) }
-        #expect(try log.lastPosition() == 0, "nothing is written before someone waits")
-        let first = try pending[0].wait()
-        #expect(try log.lastPosition() == 100, "the first answer came with the whole queue's commit")
-        #expect(first == .appended(CommandReceipt(firstPosition: 1, eventCount: 1, version: 1)))
-        let answers = try pending.map { try $0.wait() }
-        #expect(answers.compactMap { if case .appended(let receipt) = $0 { receipt.firstPosition } else { nil } } == Array(1...100))
-        #expect(group.commits == 1)
+        let commits = Counter()
+        let writer = GroupCommitWriter(processor: Self.processor(log)) { commit in commits.add(commit.commands) }
+        let answers = ThreadAnswers(threads: 1)
+        nonisolated(unsafe) var positionsWhenAnswered: [Int] = []
+        for index in 0..<100 {
+            writer.submit([Self.add("s\(index % 4)")]) { result in
+                positionsWhenAnswered.append((try? log.lastPosition()) ?? -1)
+                answers.record(0, try! result.get()[0])
+            }
+        }
+        #expect(try log.lastPosition() == 0, "nothing is written before the writer runs")
+        writer.finish()
+        writer.run()
+        #expect(positionsWhenAnswered == Array(repeating: 100, count: 100), "each answer came after the whole queue's commit")
+        #expect(answers.of(0).compactMap { if case .accepted(let acceptance) = $0 { acceptance.receipt.firstPosition } else { nil } } == Array(1...100))
+        #expect(commits.count == 1)
     }
 
-    @Test func aFailedCommitReachesEveryAppendItCarried() throws {
-        let group = GroupCommitLog(log: RefusingLog())
-        var ids = SequentialIDGenerator()
-        let pending = (0..<5).map { _ in group.submit(Self.request("s", &ids)) }
-        for one in pending {
-            #expect(throws: RefusingLog.Refused.self) { try one.wait() }
+    @Test func aCommitStopsAtTheStreamLimitBetweenSubmissions() throws {
+        let log = InMemoryEventLog()
+        let commits = Counter()
+        let writer = GroupCommitWriter(processor: Self.processor(log), streamsPerCommit: 3) { commit in commits.add(commit.commands) }
+        // Four streams in two submissions of two commands each, then one submission naming five.
+        writer.submit([Self.add("a"), Self.add("b")]) { _ in }
+        writer.submit([Self.add("c"), Self.add("d")]) { _ in }
+        writer.submit((0..<5).map { Self.add("e\($0)") }) { _ in }
+        writer.finish()
+        writer.run()
+        #expect(commits.sizes == [2, 2, 5], "a submission that alone names more streams still goes whole")
+        #expect(try log.lastPosition() == 9)
+    }
+
+    @Test func aFailedCommitReachesEverySubmissionItCarriedAndTheWriterGoesOn() throws {
+        let writer = GroupCommitWriter(processor: Self.processor(RefusingLog()))
+        nonisolated(unsafe) var failures = 0
+        for _ in 0..<5 {
+            writer.submit([Self.add("s")]) { result in
+                if case .failure(let error) = result, error is RefusingLog.Refused { failures += 1 }
+            }
         }
+        writer.finish()
+        writer.run()
+        #expect(failures == 5)
     }
 }
 
 /// Answers gathered per thread.
 private final class ThreadAnswers: @unchecked Sendable {
     private let lock = NSLock()
-    private var answers: [[AppendResult]]
+    private var answers: [[CommandOutcome]]
     init(threads: Int) { answers = Array(repeating: [], count: threads) }
-    func record(_ thread: Int, _ answer: AppendResult) { lock.withLock { answers[thread].append(answer) } }
-    func of(_ thread: Int) -> [AppendResult] { lock.withLock { answers[thread] } }
+    func record(_ thread: Int, _ answer: CommandOutcome) { lock.withLock { answers[thread].append(answer) } }
+    func of(_ thread: Int) -> [CommandOutcome] { lock.withLock { answers[thread] } }
+}
+
+/// The commits a writer reported, by their number of commands.
+private final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var commits: [Int] = []
+    func add(_ commands: Int) { lock.withLock { commits.append(commands) } }
+    var sizes: [Int] { lock.withLock { commits } }
+    var count: Int { sizes.count }
+    var total: Int { sizes.reduce(0, +) }
 }

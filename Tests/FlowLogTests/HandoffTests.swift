@@ -49,15 +49,12 @@ struct HandoffTests {
         #expect(try handoff.takeAll(upToWeight: 10) == [3])
     }
 
-    @Test func joiningParsedBatchesKeepsTheirLinesInOrder() throws {
-        var first = SendSession.ParsedBatch()
-        first.envelopes = [CommandEnvelope(stream: "a", command: .cart(.checkout))]
-        first.lineRejections = [nil, WireRejection(stream: nil, rejection: Rejection(.malformedCommand, "not json"))]
-        var second = SendSession.ParsedBatch()
-        second.envelopes = [CommandEnvelope(stream: "b", command: .cart(.checkout))]
-        second.lineRejections = [nil]
-        let joined = SendSession.ParsedBatch(joining: [first, second])
-        #expect(joined.envelopes.map(\.stream) == ["a", "b"])
-        #expect(joined.lineRejections.map { $0 == nil } == [true, false, true])
+    @Test func aParsedBatchIsCutBetweenLinesByStreamsKeepingItsRejectedLinesInPlace() throws {
+        var batch = SendSession.ParsedBatch()
+        batch.envelopes = ["a", "b", "c"].map { CommandEnvelope(stream: $0, command: .cart(.checkout)) }
+        batch.lineRejections = [nil, WireRejection(stream: nil, rejection: Rejection(.malformedCommand, "not json")), nil, nil]
+        let parts = batch.parts(streamsAtMost: 2)
+        #expect(parts.map { $0.envelopes.map(\.stream) } == [["a", "b"], ["c"]])
+        #expect(parts.map { $0.lineRejections.map { $0 == nil } } == [[true, false, true], [true]])
     }
 }

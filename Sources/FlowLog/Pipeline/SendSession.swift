@@ -6,7 +6,10 @@ import FlowLogSystem
 ///
 /// Each batch of lines that one read yields is decided and appended in one durable transaction, and
 /// its answers are written only after that commit: an `ok` answer always means "on disk".
-public final class SendSession {
+///
+/// Unchecked `Sendable`: the reading thread only parses and submits; every answer is written on
+/// the thread that called `run`, where the writer runs.
+public final class SendSession: @unchecked Sendable {
     public struct Summary: Equatable, Sendable {
         public var accepted = 0
         public var duplicates = 0
@@ -49,40 +52,60 @@ public final class SendSession {
     public static let defaultStreamsPerCommit = 4_096
     private let streamsPerCommit: Int
 
-    /// Reads and parses on a second thread while this one decides, commits and answers the batches
-    /// before: parsing and waiting for the disk overlap, and the answers keep their order.
+    /// Reads and parses on a second thread while this one decides, commits and answers what was
+    /// read before, through the log's one writer (`GroupCommitWriter`): parsing and waiting for the
+    /// disk overlap, every read that queued up meanwhile shares a commit, and the answers keep
+    /// their order. Reading stays at most two commits' worth of commands ahead.
     public func run(reader: consuming LineReader) throws -> Summary {
-        // Parsed ahead: about two 1 MiB reads, or many more small ones.
-        let handoff = Handoff<ParsedBatch>(capacity: 2 * commandsPerCommit, weight: { max($0.lineRejections.count, 1) })
+        let state = RunState()
+        let writer = GroupCommitWriter(processor: processor, commandsPerCommit: commandsPerCommit, streamsPerCommit: streamsPerCommit,
+                                       queueCapacity: 2 * commandsPerCommit) { [self] _ in
+            // One write per commit, of every answer it carried.
+            guard !json.bytes.isEmpty, state.failure == nil else { return }
+            do { try output.write(json.bytes) } catch { state.fail(error) }
+            json.reset()
+        }
+        state.writer = writer
         let input = ReaderBox(reader)
+        let streamsPerCommit = streamsPerCommit
         Thread {
             do {
                 while try input.reader.readBatch({ lines in
-                    guard handoff.put(SendSession.parse(lines)) else { throw Handoff<ParsedBatch>.Cancelled() }
-                }) {}
-                handoff.close(error: nil)
-            } catch {
-                handoff.close(error: error)
-            }
-        }.start()
-        var summary = Summary()
-        do {
-            if processor.defersCommits {
-                try answerOverlapping(handoff, &summary)
-            } else {
-                var batches = try handoff.takeAll(upToWeight: commandsPerCommit)
-                while !batches.isEmpty {
-                    for part in ParsedBatch(joining: batches).parts(streamsAtMost: streamsPerCommit) {
-                        try write(part, try processor.handle(part.envelopes), &summary)
+                    for part in SendSession.parse(lines).parts(streamsAtMost: streamsPerCommit) {
+                        guard writer.submit(part.envelopes, answer: { [self] result in
+                            switch result {
+                            case .success(let outcomes): write(part, outcomes, &state.summary)
+                            case .failure(let error): state.fail(error)
+                            }
+                        }) else { throw WriterStopped() }
                     }
-                    batches = try handoff.takeAll(upToWeight: commandsPerCommit)
-                }
+                }) {}
+            } catch {
+                if !(error is WriterStopped) { state.readFailure = error }
             }
-        } catch {
-            handoff.cancel()
-            throw error
+            writer.finish()
+        }.start()
+        writer.run()
+        if let failure = state.failure ?? state.readFailure { throw failure }
+        return state.summary
+    }
+
+    /// The writer stopped taking commands (a commit or the output failed): reading ends.
+    private struct WriterStopped: Error {}
+
+    /// What the writer's answers and the reading thread leave for `run` to return or throw.
+    private final class RunState: @unchecked Sendable {
+        var summary = Summary()
+        /// The first commit or output failure: nothing after it is committed.
+        var failure: (any Error)?
+        /// Set by the reading thread before it finishes the writer, read after `run()` returns.
+        var readFailure: (any Error)?
+        weak var writer: GroupCommitWriter?
+
+        func fail(_ error: any Error) {
+            if failure == nil { failure = error }
+            writer?.cancel()
         }
-        return summary
     }
 
     /// One read's lines: the commands, and for each line its rejection if it is not a command.
@@ -92,17 +115,6 @@ public final class SendSession {
         public var lineRejections: [WireRejection?] = []
 
         public init() {}
-
-        /// The batches' lines, in order, as one batch.
-        init(joining batches: [ParsedBatch]) {
-            guard batches.count > 1 else { self = batches[0]; return }
-            envelopes.reserveCapacity(batches.reduce(0) { $0 + $1.envelopes.count })
-            lineRejections.reserveCapacity(batches.reduce(0) { $0 + $1.lineRejections.count })
-            for batch in batches {
-                envelopes += batch.envelopes
-                lineRejections += batch.lineRejections
-            }
-        }
 
         /// This batch cut between lines into parts whose commands name at most `limit` streams
         /// each, in order; itself, not copied, when it names no more.
@@ -164,37 +176,9 @@ public final class SendSession {
         return batch
     }
 
-    /// With a log that defers commits (PostgreSQL): the next batch, when it has been read already, is
-    /// decided while the server commits this one; this one's answers are written once its commit is
-    /// confirmed. When no next batch is there yet, the answers are written as soon as the commit is
-    /// done, so that a caller waiting for them before it writes more (a pipe, a person) gets them.
-    private func answerOverlapping(_ handoff: Handoff<ParsedBatch>, _ summary: inout Summary) throws {
-        var previous: (batch: ParsedBatch, outcomes: [CommandOutcome], commit: any PendingCommit)?
-        while true {
-            var waiting = previous == nil ? [] : try handoff.takeAll(upToWeight: commandsPerCommit, waiting: false)
-            if waiting.isEmpty {
-                if let done = previous {
-                    try done.commit.wait()
-                    try write(done.batch, done.outcomes, &summary)
-                    previous = nil
-                }
-                waiting = try handoff.takeAll(upToWeight: commandsPerCommit)
-                if waiting.isEmpty { return }
-            }
-            for part in ParsedBatch(joining: waiting).parts(streamsAtMost: streamsPerCommit) {
-                let (outcomes, commit) = try processor.handleDeferringCommit(part.envelopes)
-                if let done = previous {
-                    try done.commit.wait()
-                    try write(done.batch, done.outcomes, &summary)
-                }
-                previous = (part, outcomes, commit)
-            }
-        }
-    }
-
-    private func write(_ batch: ParsedBatch, _ outcomes: [CommandOutcome], _ summary: inout Summary) throws {
+    /// Appends the answers of one part, its rejected lines among them, to the commit's output.
+    private func write(_ batch: ParsedBatch, _ outcomes: [CommandOutcome], _ summary: inout Summary) {
         var next = outcomes.makeIterator()
-        json.reset()
         for rejection in batch.lineRejections {
             if let failure = rejection {
                 json.beginObject()
@@ -211,7 +195,6 @@ public final class SendSession {
             }
             json.newline()
         }
-        try output.write(json.bytes)
     }
 }
 

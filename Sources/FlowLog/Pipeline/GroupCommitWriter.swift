@@ -1,0 +1,208 @@
+import FlowDomain
+import Foundation
+
+/// The one writer of a log's commands, whichever way they arrive: `send`'s parsed reads, the
+/// server's requests, the bench's threads. Callers `submit` commands from any thread; one thread
+/// (`run()`, on a thread of its own or the caller's) decides and appends everything that queued up
+/// meanwhile in one durable commit (group commit) and answers each submission, in order, only once
+/// its accepted events are durable. A synchronous commit costs about the same for one command as
+/// for thousands, so throughput grows with the commands in flight.
+///
+/// A commit takes whole submissions, oldest first, while they hold at most `commandsPerCommit`
+/// commands and name at most `streamsPerCommit` streams (`StreamBudget`); one submission alone
+/// always goes, whatever it holds (`send` cuts its reads by streams before it submits them).
+///
+/// On a log that defers commits (PostgreSQL, `DeferredCommitAppending`) the writer decides the next
+/// commit while the server writes the one before, when the next is already queued; answers still
+/// wait for their own commit. When a commit fails, its submissions (and any decided on top of it)
+/// are answered with the error and the writer goes on with states read afresh from the log.
+public final class GroupCommitWriter: @unchecked Sendable {
+    public typealias Answer = (Result<[CommandOutcome], any Error>) -> Void
+
+    /// What one commit did, for metrics: told after its submissions were answered.
+    public struct Commit: Sendable {
+        public let commands: Int
+        public let duration: Duration
+        /// The answers in order, or `nil` when the commit failed.
+        public let outcomes: [CommandOutcome]?
+    }
+
+    private struct Submission {
+        let envelopes: [CommandEnvelope]
+        let answer: Answer
+    }
+
+    private let processor: CommandProcessor
+    private let commandsPerCommit: Int
+    private let streamsPerCommit: Int
+    /// Commands that may wait in the queue before `submit` waits for room (`send` reads ahead no
+    /// further than this); `Int.max` for callers that must never block (the server's event loops).
+    private let queueCapacity: Int
+    private let committed: (Commit) -> Void
+    private let condition = NSCondition()
+    private var queue: [Submission] = []
+    private var queuedCommands = 0
+    private var finishing = false
+    private var cancelled = false
+    private let worker = WorkerThread()
+
+    public init(processor: CommandProcessor, commandsPerCommit: Int = SendSession.defaultCommandsPerCommit,
+                streamsPerCommit: Int = SendSession.defaultStreamsPerCommit, queueCapacity: Int = .max,
+                committed: @escaping (Commit) -> Void = { _ in }) {
+        self.processor = processor
+        self.commandsPerCommit = commandsPerCommit
+        self.streamsPerCommit = streamsPerCommit
+        self.queueCapacity = queueCapacity
+        self.committed = committed
+    }
+
+    /// Queues `envelopes`; `answer` is called on the writer's thread once they are decided and every
+    /// accepted event among them is durable. Waits while the queue is full. Returns `false`, without
+    /// queueing, once the writer finishes or was cancelled.
+    @discardableResult
+    public func submit(_ envelopes: [CommandEnvelope], answer: @escaping Answer) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while queuedCommands >= queueCapacity, !finishing, !cancelled { condition.wait() }
+        guard !finishing, !cancelled else { return false }
+        queue.append(Submission(envelopes: envelopes, answer: answer))
+        queuedCommands += Self.weight(envelopes)
+        condition.broadcast()
+        return true
+    }
+
+    /// `submit`, waiting for the answer: for a thread with nothing else to do meanwhile.
+    public func handle(_ envelopes: [CommandEnvelope]) throws -> [CommandOutcome] {
+        let answered = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var result: Result<[CommandOutcome], any Error>?
+        guard submit(envelopes, answer: { result = $0; answered.signal() }) else { throw Finished() }
+        answered.wait()
+        return try result!.get()
+    }
+
+    /// The writer was finished or cancelled before the commands could be queued.
+    public struct Finished: Error, CustomStringConvertible {
+        public var description: String { "the log's writer is shutting down and takes no more commands" }
+    }
+
+    /// Commits until `finish()` was called and the queue is empty, or until `cancel()`.
+    public func run() {
+        var inFlight: (submissions: [Submission], outcomes: [CommandOutcome], commit: any PendingCommit, commands: Int, started: ContinuousClock.Instant)?
+        let deferring = processor.defersCommits
+        while true {
+            var next = take(waiting: inFlight == nil)
+            if next.isEmpty, let done = inFlight {
+                settle(done.submissions, done.outcomes, done.commands, done.started) { try done.commit.wait() }
+                inFlight = nil
+                next = take(waiting: true)
+            }
+            if next.isEmpty { return }
+            let commands = next.reduce(0) { $0 + $1.envelopes.count }
+            var envelopes: [CommandEnvelope] = []
+            envelopes.reserveCapacity(commands)
+            for submission in next { envelopes += submission.envelopes }
+            let started = ContinuousClock.now
+            guard deferring else {
+                let outcome = Result { try processor.handle(envelopes) }
+                settle(next, outcome, commands, started)
+                continue
+            }
+            do {
+                let (outcomes, commit) = try processor.handleDeferringCommit(envelopes)
+                if let done = inFlight {
+                    settle(done.submissions, done.outcomes, done.commands, done.started) { try done.commit.wait() }
+                }
+                inFlight = (next, outcomes, commit, commands, started)
+            } catch {
+                // The commit before failed under this one (its append waits for it), or this one did.
+                if let done = inFlight { settle(done.submissions, .failure(error), done.commands, done.started) }
+                inFlight = nil
+                settle(next, .failure(error), commands, started)
+            }
+        }
+    }
+
+    /// Runs `run()` on a thread of its own; `stop()` ends it.
+    public func start(name: String) {
+        worker.start(name: name) { [self] in
+            worker.condition.unlock()
+            run()
+            worker.condition.lock()
+        }
+    }
+
+    /// Takes no new submissions; `run()` commits and answers those queued, then returns.
+    public func finish() {
+        condition.lock()
+        finishing = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// `finish()`, then waits for the thread `start(name:)` began to answer everything and end.
+    public func stop() {
+        finish()
+        worker.stop()
+    }
+
+    /// Stops at once: nothing more is committed, and what waits in the queue is never answered (a
+    /// `send` whose output failed, or whose log did).
+    public func cancel() {
+        condition.lock()
+        cancelled = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// The next commit's submissions (none once finished with nothing queued, or cancelled);
+    /// without `waiting`, none when nothing is queued now.
+    private func take(waiting: Bool) -> [Submission] {
+        condition.lock()
+        defer { condition.unlock() }
+        while waiting, queue.isEmpty, !finishing, !cancelled { condition.wait() }
+        guard !cancelled, !queue.isEmpty else { return [] }
+        var taken = 0
+        var count = 0
+        var weight = 0
+        var streams = StreamBudget(limit: streamsPerCommit)
+        while taken < queue.count, count == 0 || count + queue[taken].envelopes.count <= commandsPerCommit,
+              streams.admits(queue[taken].envelopes.lazy.map(\.stream)) {
+            count += queue[taken].envelopes.count
+            weight += Self.weight(queue[taken].envelopes)
+            taken += 1
+        }
+        let batch = Array(queue[0..<taken])
+        queue.removeFirst(taken)
+        queuedCommands -= weight
+        condition.broadcast()
+        return batch
+    }
+
+    /// What a submission counts against `queueCapacity`: its commands, and at least one, since a
+    /// submission without commands (`send`'s read of malformed lines) still holds its lines.
+    private static func weight(_ envelopes: [CommandEnvelope]) -> Int { max(envelopes.count, 1) }
+
+    private func settle(_ submissions: [Submission], _ outcomes: [CommandOutcome], _ commands: Int,
+                        _ started: ContinuousClock.Instant, waiting commit: () throws -> Void) {
+        settle(submissions, Result { try commit(); return outcomes }, commands, started)
+    }
+
+    /// Answers each submission with its slice of the commit's outcomes, or with the commit's error.
+    private func settle(_ submissions: [Submission], _ result: Result<[CommandOutcome], any Error>, _ commands: Int,
+                        _ started: ContinuousClock.Instant) {
+        let duration = ContinuousClock.now - started
+        switch result {
+        case .success(let outcomes):
+            var offset = 0
+            for submission in submissions {
+                let end = offset + submission.envelopes.count
+                submission.answer(.success(Array(outcomes[offset..<end])))
+                offset = end
+            }
+            committed(Commit(commands: commands, duration: duration, outcomes: outcomes))
+        case .failure(let error):
+            for submission in submissions { submission.answer(.failure(error)) }
+            committed(Commit(commands: commands, duration: duration, outcomes: nil))
+        }
+    }
+}
