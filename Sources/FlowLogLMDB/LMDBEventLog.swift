@@ -36,6 +36,11 @@ public final class LMDBEventLog: EventLog {
 
     public let path: String
     public var location: String { path }
+
+    /// Snapshots, following and backups; one process's reads are local, and its commits synchronous.
+    public var capabilities: LogCapabilities {
+        LogCapabilities(snapshots: self, batchReading: nil, deferredCommits: nil, following: self, backup: self)
+    }
     let environment: Environment
 
     /// The memory map's current size in bytes.

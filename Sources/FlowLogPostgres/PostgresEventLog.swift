@@ -32,6 +32,11 @@ public final class PostgresEventLog: EventLog, @unchecked Sendable {
     public let options: Options
     /// The log's URL without its password: what every message names.
     public var location: String { url.redacted }
+
+    /// Everything but a backup of its own (the server's tools make those; `export` is the portable one).
+    public var capabilities: LogCapabilities {
+        LogCapabilities(snapshots: self, batchReading: self, deferredCommits: self, following: self, backup: nil)
+    }
     let schema: PostgresSchema
     let session: PostgresSession
     let access: LogAccess

@@ -53,7 +53,7 @@ public struct ProjectionRunner {
     /// LISTEN/NOTIFY, LMDB's own check of its last position), for at most `interval` seconds, so an
     /// idle runner costs nothing and a new event is projected at once.
     public func follow(_ projectors: [any Projector], pollEvery interval: Double = 0.2, retryFailedAfter: Double = 30, shouldStop: () -> Bool) throws {
-        let following = log as? any LogFollowing
+        let following = log.capabilities.following
         var notBefore = [Double](repeating: 0, count: projectors.count)
         while !shouldStop() {
             var handled = 0

@@ -9,6 +9,10 @@ open class ForwardingEventLog: EventLog, @unchecked Sendable {
     public init() {}
 
     open var location: String { inner.location }
+    /// None: the contract alone, unless a subclass states more (a deferring log, `deferredCommits`).
+    open var capabilities: LogCapabilities {
+        LogCapabilities(snapshots: nil, batchReading: nil, deferredCommits: nil, following: nil, backup: nil)
+    }
     open func append(_ requests: [AppendRequest]) throws -> [AppendResult] { try inner.append(requests) }
     open func version(of stream: String) throws -> Int { try inner.version(of: stream) }
     open func receipt(stream: String, commandId: String) throws -> CommandReceipt? { try inner.receipt(stream: stream, commandId: commandId) }

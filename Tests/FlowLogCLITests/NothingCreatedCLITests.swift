@@ -44,13 +44,19 @@ struct NothingCreatedCLITests {
         let options = try LogOptions.parse(["--db", folder.child("log")])
         // Given no log yet: the interval a new log gets, and nothing created by asking
         let missing = try LogCreatedOnFirstAppend(options)
-        #expect((missing as any EventLog) is any SnapshotStore)
+        #expect(missing.capabilities.snapshots === missing)
+        #expect(missing.capabilities.following == nil && missing.capabilities.backup == nil, "nothing to follow or back up yet")
         #expect(try missing.snapshotInterval() == AppendRules.defaultSnapshotInterval)
         #expect(try missing.snapshotCount() == 0)
         #expect(!FileManager.default.fileExists(atPath: folder.child("log")))
         // Given a log whose interval was set to 50: that one
         try LMDBEventLog(path: folder.child("log")).setSnapshotInterval(50)
-        #expect(try LogCreatedOnFirstAppend(options).snapshotInterval() == 50)
+        let opened = try LogCreatedOnFirstAppend(options)
+        #expect(try opened.snapshotInterval() == 50)
+        // and the opened log's following and backup, passed on
+        #expect(opened.capabilities.following is LMDBEventLog)
+        #expect(opened.capabilities.backup is LMDBEventLog)
+        #expect(opened.capabilities.deferredCommits?.defersCommit == false, "an LMDB log commits before it answers")
     }
 
     @Test func aBadLogPathIsStillReportedBeforeAnyLineIsRead() throws {

@@ -23,6 +23,30 @@ struct CapabilityContractTests {
         return fixture
     }
 
+    /// What each backend states it offers beyond the contract (`LogCapabilities`), and that what it
+    /// states is itself: a feature that asks gets the log, not a copy or another object.
+    @Test(arguments: LogKind.allCases)
+    func eachBackendStatesItsCapabilities(kind: LogKind) throws {
+        let fixture = try LogFixture(kind)
+        defer { withExtendedLifetime(fixture) {} }
+        let offered = fixture.log.capabilities
+        let expected: (batch: Bool, deferred: Bool, backup: Bool) = switch kind {
+        case .lmdb: (false, false, true)
+        case .memory: (false, false, false)
+        #if Network
+        case .postgres: (true, true, false)
+        #endif
+        }
+        #expect(offered.snapshots === fixture.log as AnyObject, "every backend keeps snapshots")
+        #expect(offered.following === fixture.log as AnyObject, "every backend can be followed")
+        #expect((offered.batchReading != nil) == expected.batch)
+        #expect((offered.deferredCommits != nil) == expected.deferred)
+        #expect((offered.backup != nil) == expected.backup)
+        // The command processor learns the log's snapshot interval from it.
+        try fixture.log.setSnapshotInterval(11)
+        #expect(try offered.snapshots?.snapshotInterval() == 11)
+    }
+
     @Test(arguments: LogKind.allCases)
     func streamsAndVersionsAgreeWithTheEvents(kind: LogKind) throws {
         let fixture = try filled(kind)

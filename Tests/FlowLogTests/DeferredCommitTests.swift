@@ -42,6 +42,9 @@ struct DeferredCommitTests {
             self.failing = failing
         }
         var defersCommit: Bool { true }
+        override var capabilities: LogCapabilities {
+            LogCapabilities(snapshots: nil, batchReading: nil, deferredCommits: self, following: nil, backup: nil)
+        }
         final class Commit: PendingCommit {
             let number: Int, fails: Bool, journal: Journal
             init(_ number: Int, fails: Bool, journal: Journal) { (self.number, self.fails, self.journal) = (number, fails, journal) }

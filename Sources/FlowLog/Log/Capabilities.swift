@@ -139,7 +139,7 @@ extension EventLog {
     /// Each of `streams`' current version (0 for one without events): read together where the log
     /// can (`StreamBatchReading`), else one by one.
     public func currentVersions(of streams: [String]) throws -> [String: Int] {
-        if let reader = self as? any StreamBatchReading { return try reader.versions(of: streams) }
+        if let reader = capabilities.batchReading { return try reader.versions(of: streams) }
         return Dictionary(try streams.map { ($0, try version(of: $0)) }, uniquingKeysWith: { first, _ in first })
     }
 }

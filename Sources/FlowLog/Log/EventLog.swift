@@ -59,7 +59,8 @@ public enum AppendResult: Equatable, Sendable {
 /// The event log: the single source of truth, and the contract every backend keeps (LMDB, memory,
 /// PostgreSQL). The append rules are `AppendRules`, written once; the contract test suite runs
 /// unchanged against every implementation. Capabilities beyond it are small protocols of their own
-/// (`SnapshotStore`, `CheckpointStore`, … in Capabilities.swift).
+/// (`SnapshotStore`, `CheckpointStore`, … in Capabilities.swift); those a feature may find missing
+/// are asked for through `capabilities`, never by casting.
 public protocol EventLog: AnyObject, ReplaySource {
     /// Where the log lives, as messages name it: a folder, or a URL without its password.
     var location: String { get }
@@ -104,6 +105,9 @@ public protocol EventLog: AnyObject, ReplaySource {
     /// log holds no event yet, inside the transaction that writes what it answers (so no append
     /// comes between), and may throw to change nothing.
     func updateSettings(_ change: (LogSettings, _ isEmpty: Bool) throws -> LogSettings) throws -> LogSettings
+
+    /// What the log offers beyond this contract. No default: a backend or wrapper states each one.
+    var capabilities: LogCapabilities { get }
 }
 
 extension EventLog {

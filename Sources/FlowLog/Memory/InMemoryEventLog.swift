@@ -30,6 +30,11 @@ public final class InMemoryEventLog: EventLog {
 
     public var location: String { "memory" }
 
+    /// Snapshots and following; nothing to batch, defer or back up in memory.
+    public var capabilities: LogCapabilities {
+        LogCapabilities(snapshots: self, batchReading: nil, deferredCommits: nil, following: self, backup: nil)
+    }
+
     public func append(_ requests: [AppendRequest]) throws -> [AppendResult] {
         var transaction = Transaction(log: self)
         return try AppendRules.apply(requests, in: &transaction)

@@ -9,7 +9,7 @@
 /// state is forgotten, since they hold events that were never written.
 extension CommandProcessor {
     /// Whether `handleDeferringCommit` can return before its commit (`DeferredCommitAppending`).
-    public var defersCommits: Bool { (log as? any DeferredCommitAppending)?.defersCommit ?? false }
+    public var defersCommits: Bool { log.capabilities.deferredCommits?.defersCommit ?? false }
 
     /// `handle`, with the last commit left in flight: the outcomes hold once `commit.wait()` returns.
     public func handleDeferringCommit(_ batch: [CommandEnvelope]) throws -> (outcomes: [CommandOutcome], commit: any PendingCommit) {
@@ -26,7 +26,7 @@ extension CommandProcessor {
 
     /// The log's append, deferring its commit while `handleDeferringCommit` runs.
     func append(_ requests: [AppendRequest]) throws -> [AppendResult] {
-        if deferredCommits != nil, let deferring = log as? any DeferredCommitAppending, deferring.defersCommit {
+        if deferredCommits != nil, let deferring = log.capabilities.deferredCommits, deferring.defersCommit {
             let (results, commit) = try deferring.appendDeferringCommit(requests)
             deferredCommits?.append(commit)
             return results

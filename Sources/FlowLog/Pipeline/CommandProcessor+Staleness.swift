@@ -23,7 +23,7 @@ extension CommandProcessor {
     /// The states of the round's streams that are not cached, read together where the log can
     /// (`StreamBatchReading`); an embedded log leaves them to be loaded one by one as they come.
     func preload(_ batch: [CommandEnvelope], indices: [Int]) throws -> [String: WorkingStream] {
-        guard let reader = log as? any StreamBatchReading else { return [:] }
+        guard let reader = log.capabilities.batchReading else { return [:] }
         var missing: [String] = []
         var seen: Set<String> = []
         for index in indices {
@@ -42,7 +42,7 @@ extension CommandProcessor {
     /// The receipts of the round's command ids, read together where the log can (`nil`: look
     /// each up as it comes). The append checks them again under its lock, as it always did.
     func prefetchReceipts(_ batch: [CommandEnvelope], indices: [Int]) throws -> [String: [String: CommandReceipt]]? {
-        guard let reader = log as? any StreamBatchReading else { return nil }
+        guard let reader = log.capabilities.batchReading else { return nil }
         var commands: [(stream: String, commandId: String)] = []
         for index in indices {
             if let id = batch[index].commandId { commands.append((batch[index].stream, id)) }

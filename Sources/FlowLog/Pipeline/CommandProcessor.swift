@@ -69,7 +69,7 @@ public final class CommandProcessor {
                 cacheBudget: Int = 16 << 20) {
         self.log = log
         self.cache = StateCache(budget: cacheBudget)
-        snapshotInterval = try? (log as? any SnapshotStore)?.snapshotInterval()
+        snapshotInterval = try? log.capabilities.snapshots?.snapshotInterval()
         self.clock = clock
         self.ids = ids
     }

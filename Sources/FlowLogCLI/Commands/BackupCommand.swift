@@ -60,7 +60,7 @@ struct BackupCommand: ParsableCommand {
 
     /// The log's backups, or what to use instead where its backend has none.
     static func backupCapability(of log: any EventLog) throws -> any LogBackup {
-        guard let backup = log as? any LogBackup else {
+        guard let backup = log.capabilities.backup else {
             throw CLIFailure("The log at \(log.location) cannot make a backup copy (its storage has no consistent copy of its own); use `flowlog export --output FILE`, and `flowlog import FILE` into an empty log to restore it.", .usage)
         }
         return backup

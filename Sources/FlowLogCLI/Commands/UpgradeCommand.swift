@@ -60,7 +60,7 @@ struct UpgradeCommand: ParsableCommand {
     /// (LMDB: `LOG.schema-N-backup` beside it by default), else an export (PostgreSQL:
     /// `flowlog-schema-N-backup.ndjson` here by default).
     private func writeBackup(of log: any LogStore, schema: Int) throws -> String {
-        if let copying = log as? any LogBackup {
+        if let copying = log.capabilities.backup {
             var folder = logOptions.logPath
             while folder.count > 1, folder.hasSuffix("/") { folder.removeLast() }
             let path = backup ?? Self.freePath(folder + ".schema-\(schema)-backup", suffix: "")

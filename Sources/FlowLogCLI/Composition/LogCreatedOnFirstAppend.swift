@@ -60,10 +60,17 @@ final class LogCreatedOnFirstAppend: EventLog, StreamBatchReading, DeferredCommi
 
     func snapshotCount() throws -> Int { try opened?.snapshotCount() ?? 0 }
 
-    var defersCommit: Bool { (opened as? any DeferredCommitAppending)?.defersCommit ?? false }
+    /// It reads many streams at once and defers commits itself, passing both to the log it opened
+    /// where that log can; following and backups are the opened log's, once there is one.
+    var capabilities: LogCapabilities {
+        LogCapabilities(snapshots: self, batchReading: self, deferredCommits: self,
+                        following: opened?.capabilities.following, backup: opened?.capabilities.backup)
+    }
+
+    var defersCommit: Bool { opened?.capabilities.deferredCommits?.defersCommit ?? false }
 
     func appendDeferringCommit(_ requests: [AppendRequest]) throws -> (results: [AppendResult], commit: any PendingCommit) {
-        if let deferring = opened as? any DeferredCommitAppending { return try deferring.appendDeferringCommit(requests) }
+        if let deferring = opened?.capabilities.deferredCommits { return try deferring.appendDeferringCommit(requests) }
         return (try append(requests), SettledCommit())
     }
 
@@ -97,12 +104,12 @@ final class LogCreatedOnFirstAppend: EventLog, StreamBatchReading, DeferredCommi
     }
 
     func states(ofStreams streams: [String]) throws -> [String: (state: FlowState, version: Int)] {
-        if let reader = opened as? any StreamBatchReading { return try reader.states(ofStreams: streams) }
+        if let reader = opened?.capabilities.batchReading { return try reader.states(ofStreams: streams) }
         return Dictionary(try streams.map { ($0, try state(ofStream: $0, throughPosition: nil)) }, uniquingKeysWith: { first, _ in first })
     }
 
     func receipts(of commands: [(stream: String, commandId: String)]) throws -> [String: [String: CommandReceipt]] {
-        if let reader = opened as? any StreamBatchReading { return try reader.receipts(of: commands) }
+        if let reader = opened?.capabilities.batchReading { return try reader.receipts(of: commands) }
         var receipts: [String: [String: CommandReceipt]] = [:]
         for (stream, id) in commands { receipts[stream, default: [:]][id] = try receipt(stream: stream, commandId: id) }
         return receipts

@@ -9,8 +9,8 @@ public enum LogCopy {
     /// along when both logs keep one. An event the destination refuses is named by its position
     /// (reported as the import's line).
     @discardableResult
-    public static func copy(from source: any EventLog, to destination: any EventImporting, progress: Progress? = nil) throws -> Int {
-        if let from = source as? any SnapshotStore, let to = destination as? any SnapshotStore {
+    public static func copy(from source: any EventLog, to destination: any EventLog & EventImporting, progress: Progress? = nil) throws -> Int {
+        if let from = source.capabilities.snapshots, let to = destination.capabilities.snapshots {
             try to.setSnapshotInterval(try from.snapshotInterval())
         }
         let count = try destination.importEvents { sink in

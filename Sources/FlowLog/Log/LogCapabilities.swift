@@ -1,0 +1,31 @@
+/// What a log offers beyond the `EventLog` contract, which the features ask for by name instead of
+/// casting: the command processor learns the snapshot interval, reads many streams at once and
+/// overlaps commits where the log can; `log --follow` waits without spinning; `copy` carries the
+/// snapshot interval; `backup` copies a live log.
+///
+/// Every backend and every wrapper states its capabilities (`EventLog.capabilities` has no default,
+/// and this initializer takes every member), so a wrapper that forgets to pass one on does not
+/// compile. Earlier builds discovered them with `as? any …` casts, and a wrapper that forgot
+/// `SnapshotStore` compiled, ran, and held a copy of each stream's state for every command until
+/// the commit.
+public struct LogCapabilities {
+    /// Snapshots every K events (`SnapshotStore`): the interval, and whether to hand states over.
+    public var snapshots: (any SnapshotStore)?
+    /// Versions, states and receipts of many streams in a few queries (`StreamBatchReading`).
+    public var batchReading: (any StreamBatchReading)?
+    /// Appends that answer before their commit is confirmed (`DeferredCommitAppending`).
+    public var deferredCommits: (any DeferredCommitAppending)?
+    /// Waiting for new events without spinning (`LogFollowing`).
+    public var following: (any LogFollowing)?
+    /// A consistent copy of the live log (`LogBackup`).
+    public var backup: (any LogBackup)?
+
+    public init(snapshots: (any SnapshotStore)?, batchReading: (any StreamBatchReading)?,
+                deferredCommits: (any DeferredCommitAppending)?, following: (any LogFollowing)?, backup: (any LogBackup)?) {
+        self.snapshots = snapshots
+        self.batchReading = batchReading
+        self.deferredCommits = deferredCommits
+        self.following = following
+        self.backup = backup
+    }
+}
