@@ -39,26 +39,24 @@ public struct LineReader {
             var overlong: [(Int, Int)] = []
             if atStartOfInput { skipByteOrderMark() }
             buffer.withUnsafeBytes { raw in
-                // memchr finds the newlines (a byte loop here was a tenth of an import's reading thread).
-                while start < end, let found = memchr(raw.baseAddress! + start, 0x0A, end - start) {
-                    let newline = raw.baseAddress!.distance(to: UnsafeRawPointer(found))
+                while let line = NDJSONLines.nextLine(in: raw, from: start, to: end) {
                     if skippingOverlongLine {
-                        overlong.append((ranges.count + overlong.count, overlongLength + newline - start))
+                        overlong.append((ranges.count + overlong.count, overlongLength + line.newline - start))
                         skippingOverlongLine = false
                     } else {
-                        ranges.append(start..<newline)
+                        ranges.append(line.text)
                     }
-                    start = newline + 1
+                    start = line.newline + 1
                 }
-            }
-            if atEndOfInput, start < end || skippingOverlongLine {
-                if skippingOverlongLine {
-                    overlong.append((ranges.count + overlong.count, overlongLength + end - start))
-                    skippingOverlongLine = false
-                } else {
-                    ranges.append(start..<end)
+                if atEndOfInput, start < end || skippingOverlongLine {
+                    if skippingOverlongLine {
+                        overlong.append((ranges.count + overlong.count, overlongLength + end - start))
+                        skippingOverlongLine = false
+                    } else {
+                        ranges.append(NDJSONLines.lastLine(in: raw, from: start, to: end))
+                    }
+                    start = end
                 }
-                start = end
             }
             if !ranges.isEmpty || !overlong.isEmpty {
                 try buffer.withUnsafeBytes { raw in
@@ -69,9 +67,7 @@ public struct LineReader {
                             lines.append(.tooLong(length: overlong[overlongIndex].1))
                             overlongIndex += 1
                         } else {
-                            var range = ranges[rangeIndex]
-                            if range.count > 0, raw[range.upperBound - 1] == 0x0D { range = range.lowerBound..<range.upperBound - 1 }
-                            lines.append(.text(UnsafeRawBufferPointer(rebasing: raw[range])))
+                            lines.append(.text(UnsafeRawBufferPointer(rebasing: raw[ranges[rangeIndex]])))
                             rangeIndex += 1
                         }
                     }
