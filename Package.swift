@@ -60,6 +60,8 @@ let package = Package(
         /// contract only knows their checkpoints and locks.
         /// What a log's history answers, on any backend: replay and its state changes, bisect,
         /// replay against recorded fingerprints, the NDJSON and CSV exports, and copies.
+        /// A complete backend in memory: for tests, the bench and scratch work.
+        .target(name: "FlowLogMemory", dependencies: ["FlowLog", "FlowDomain", "FlowLogSystem"], swiftSettings: crossModule),
         .target(name: "FlowLogHistory", dependencies: ["FlowLog", "FlowDomain", "FlowLogSystem"], swiftSettings: crossModule),
         .target(name: "FlowLogProjections", dependencies: ["FlowLog", "FlowDomain", "FlowLogSystem"], swiftSettings: crossModule),
         .target(name: "FlowLogLMDB", dependencies: ["FlowLog", "FlowDomain", "LMDB", "FlowLogSystem"], swiftSettings: crossModule),
@@ -85,7 +87,7 @@ let package = Package(
             ],
             swiftSettings: crossModule
         ),
-        .target(name: "FlowLogTesting", dependencies: ["FlowDomain", "FlowLog", "FlowLogSystem"]),
+        .target(name: "FlowLogTesting", dependencies: ["FlowDomain", "FlowLog", "FlowLogMemory", "FlowLogSystem"]),
         /// `flowlog serve`: the HTTP API, live subscriptions and the inspector's files, over any
         /// `LogStore` the composition root opens (it never names a backend).
         .target(
@@ -118,14 +120,14 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "flowlog", dependencies: ["FlowLogCLI"]),
-        .executableTarget(name: "flowlog-bench", dependencies: ["FlowLogHistory", "FlowLog", "FlowLogProjections", "FlowLogLMDB", "FlowDomain", "LMDB", "FlowLogTesting"]),
+        .executableTarget(name: "flowlog-bench", dependencies: ["FlowLogMemory", "FlowLogHistory", "FlowLog", "FlowLogProjections", "FlowLogLMDB", "FlowDomain", "LMDB", "FlowLogTesting"]),
         .testTarget(name: "FlowDomainTests", dependencies: ["FlowDomain", "FlowLogTesting"]),
         // Without the `Network` trait no test target compiles the NIO stack: what needs it is behind `#if Network`.
-        .testTarget(name: "FlowLogTests", dependencies: ["FlowLogHistory", "FlowLog", "FlowLogProjections", "FlowLogLMDB", .target(name: "FlowLogPostgres", condition: network),
+        .testTarget(name: "FlowLogTests", dependencies: ["FlowLogMemory", "FlowLogHistory", "FlowLog", "FlowLogProjections", "FlowLogLMDB", .target(name: "FlowLogPostgres", condition: network),
                                                          .target(name: "FlowLogHTTPClient", condition: network), "FlowDomain", "FlowLogTesting"]),
-        .testTarget(name: "FlowLogPostgresTests", dependencies: ["FlowLogHistory", "FlowLogProjections", .target(name: "FlowLogPostgres", condition: network), "FlowLog", "FlowDomain",
+        .testTarget(name: "FlowLogPostgresTests", dependencies: ["FlowLogMemory", "FlowLogHistory", "FlowLogProjections", .target(name: "FlowLogPostgres", condition: network), "FlowLog", "FlowDomain",
                                                                  "FlowLogTesting", "FlowLogSystem"]),
-        .testTarget(name: "FlowLogLMDBTests", dependencies: ["FlowLogHistory", "FlowLogLMDB", "FlowLogProjections", "FlowLog", "FlowDomain", "LMDB", "FlowLogTesting", "FlowLogSystem"]),
-        .testTarget(name: "FlowLogCLITests", dependencies: ["FlowLogHistory", "FlowLogCLI", .product(name: "ArgumentParser", package: "swift-argument-parser"), "FlowLog", "FlowLogProjections", "FlowLogLMDB", "FlowDomain", "LMDB", "FlowLogTesting", "FlowLogSystem"]),
+        .testTarget(name: "FlowLogLMDBTests", dependencies: ["FlowLogMemory", "FlowLogHistory", "FlowLogLMDB", "FlowLogProjections", "FlowLog", "FlowDomain", "LMDB", "FlowLogTesting", "FlowLogSystem"]),
+        .testTarget(name: "FlowLogCLITests", dependencies: ["FlowLogMemory", "FlowLogHistory", "FlowLogCLI", .product(name: "ArgumentParser", package: "swift-argument-parser"), "FlowLog", "FlowLogProjections", "FlowLogLMDB", "FlowDomain", "LMDB", "FlowLogTesting", "FlowLogSystem"]),
     ]
 )

@@ -1,5 +1,6 @@
 import FlowDomain
 import FlowLog
+import FlowLogMemory
 
 /// An event log that hands every call to an in-memory log: tests subclass it to change one thing
 /// (appends that fail, commits that are confirmed later) and keep the rest of the contract.

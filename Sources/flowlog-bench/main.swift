@@ -1,5 +1,6 @@
 import FlowDomain
 import FlowLog
+import FlowLogMemory
 import FlowLogHistory
 import FlowLogLMDB
 import Foundation

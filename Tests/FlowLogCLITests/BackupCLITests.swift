@@ -1,5 +1,6 @@
 @testable import FlowLogCLI
 import FlowLog
+import FlowLogMemory
 import FlowLogLMDB
 import FlowLogTesting
 import Foundation

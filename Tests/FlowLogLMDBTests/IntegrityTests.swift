@@ -1,5 +1,6 @@
 @testable import FlowLogLMDB
 @testable import FlowLog
+import FlowLogMemory
 
 import FlowDomain
 import FlowLogTesting

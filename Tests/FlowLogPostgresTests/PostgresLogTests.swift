@@ -1,6 +1,7 @@
 // Needs the `Network` trait: PostgreSQL and the HTTPS transport are built only with it.
 #if Network
 @testable import FlowLog
+import FlowLogMemory
 @testable import FlowLogHistory
 @testable import FlowLogProjections
 import FlowDomain

@@ -1,4 +1,5 @@
 @testable import FlowLog
+import FlowLogMemory
 import FlowDomain
 import FlowLogTesting
 import Testing

@@ -1,4 +1,5 @@
 @testable import FlowLog
+import FlowLogMemory
 import FlowLogLMDB
 import FlowDomain
 import FlowLogTesting

@@ -1,5 +1,6 @@
 import FlowDomain
 import FlowLog
+import FlowLogMemory
 import FlowLogTesting
 import Foundation
 import Testing

@@ -1,3 +1,4 @@
+import FlowLog
 import FlowDomain
 
 /// An event log in memory with the same contract and capabilities as every other backend, for

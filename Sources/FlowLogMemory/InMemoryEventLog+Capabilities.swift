@@ -1,3 +1,4 @@
+import FlowLog
 import FlowDomain
 import FlowLogSystem
 

@@ -1,3 +1,4 @@
+import FlowLog
 import FlowDomain
 
 /// The command-field and event-field reference (`flowlog schema commands|events`), written from
