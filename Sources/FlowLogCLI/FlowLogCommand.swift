@@ -3,7 +3,33 @@ import ArgumentParser
 /// `flowlog`: the root of the command line. The typed commands' groups come first, derived from
 /// the command kinds' declarations; then one subcommand per feature, each in a file of its own.
 struct FlowLogCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
+    /// The root with every subcommand, or, once `offerOnly(_:)` chose one, with that one alone.
+    static var configuration: CommandConfiguration { chosen ?? everything }
+
+    /// Where the arguments name a subcommand, parsing needs only that one: ArgumentParser builds a
+    /// tree of every subcommand the root offers, and every typed command's help text with it, on
+    /// each start, which was most of the CPU of a short command like `state --at`. Help, completion
+    /// scripts and anything that names no subcommand still get the whole tree.
+    static func offerOnly(_ arguments: [String]) {
+        guard let first = arguments.first, !first.hasPrefix("-") else { return }
+        let named = fixedSubcommands.first { $0.configuration.commandName == first } ?? TypedCommandCatalog.groupCommand(named: first)
+        guard let named, !arguments.contains("--generate-completion-script") else { return }
+        var only = everything
+        only.subcommands = [named]
+        chosen = only
+    }
+
+    /// Set once, before parsing, on the only thread.
+    nonisolated(unsafe) private static var chosen: CommandConfiguration?
+
+    private static let fixedSubcommands: [any ParsableCommand.Type] = [
+        SendCommand.self, StateCommand.self, LogCommand.self, ReplayCommand.self, BisectCommand.self, SnapshotsCommand.self,
+        ExportCommand.self, ImportCommand.self, VerifyCommand.self, ProjectionsCommand.self, OrdersCommand.self, ViewCommand.self,
+        StreamsCommand.self, BackupCommand.self, CopyCommand.self, DemoCommand.self, SchemaCommand.self, InitCommand.self,
+        UpgradeCommand.self,
+    ] + networkCommands
+
+    private static let everything = CommandConfiguration(
         commandName: "flowlog",
         abstract: "An event-sourced command log for a shopping cart and an onboarding flow, on LMDB.",
         discussion: """
@@ -19,12 +45,7 @@ struct FlowLogCommand: ParsableCommand {
         that projector; 77 permission denied; 124 a bisect check ran past --timeout.
         """,
         version: FlowLogVersion.description,
-        subcommands: TypedCommandCatalog.groupCommands + [
-            SendCommand.self, StateCommand.self, LogCommand.self, ReplayCommand.self, BisectCommand.self, SnapshotsCommand.self,
-            ExportCommand.self, ImportCommand.self, VerifyCommand.self, ProjectionsCommand.self, OrdersCommand.self, ViewCommand.self,
-            StreamsCommand.self, BackupCommand.self, CopyCommand.self, DemoCommand.self, SchemaCommand.self, InitCommand.self,
-            UpgradeCommand.self,
-        ] + networkCommands
+        subcommands: TypedCommandCatalog.groupCommands + fixedSubcommands
     )
 
     /// The commands that need the network stack: only in a build with the `Network` trait, so the

@@ -10,8 +10,17 @@ public enum CommandLineProgram {
             Diagnostics.write(unknown)
             exit(ExitStatus.usage.rawValue)
         }
+        if arguments == ["--version"] {
+            // Nothing to parse: ArgumentParser would build every subcommand's tree to answer it.
+            let output = OutputWriter()
+            output.lines(of: FlowLogVersion.description)
+            output.flush()
+            exit(ExitStatus.success.rawValue)
+        }
         do {
-            var command = try FlowLogCommand.parseAsRoot(LogOptions.movingDatabaseBehindSubcommand(arguments))
+            let arguments = LogOptions.movingDatabaseBehindSubcommand(arguments)
+            FlowLogCommand.offerOnly(arguments)
+            var command = try FlowLogCommand.parseAsRoot(arguments)
             try command.run()
             exit(ExitStatus.success.rawValue)
         } catch {

@@ -3,7 +3,8 @@ import FlowDomain
 
 /// The typed commands, derived from the command kinds' declarations (`CommandKinds.all`): one
 /// group per `declaration.group`, in the order the declarations come, and in each group one
-/// `TypedCommand` per kind, named `declaration.verb`. Configurations are made once per process.
+/// `TypedCommand` per kind, named `declaration.verb`. Configurations are made once per process,
+/// each when it is first needed.
 enum TypedCommandCatalog {
     /// What each group is for; a group without an entry is described by its kinds.
     private static let groupAbstracts: [String: String] = [
@@ -19,8 +20,18 @@ enum TypedCommandCatalog {
     /// The groups' subcommands of `flowlog`, in declaration order.
     static let groupCommands: [any ParsableCommand.Type] = groups.map { groupCommand(keyedBy: $0.kinds[0].payloadType) }
 
+    /// The group's subcommand of `flowlog`, by its name, without making any configuration.
+    static func groupCommand(named name: String) -> (any ParsableCommand.Type)? {
+        groups.first { $0.name == name }.map { groupCommand(keyedBy: $0.kinds[0].payloadType) }
+    }
+
+    /// Made when ArgumentParser first asks, kind by kind: a command of one group never makes the
+    /// help texts of the others.
     static func configuration<Payload: CommandPayload>(of payload: Payload.Type) -> CommandConfiguration {
-        kindConfigurations[ObjectIdentifier(payload)]!
+        if let made = kindConfigurations[ObjectIdentifier(payload)] { return made }
+        let made = configuration(of: CommandKinds.all.first { $0.payloadType == payload }!)
+        kindConfigurations[ObjectIdentifier(payload)] = made
+        return made
     }
 
     static func groupConfiguration<Payload: CommandPayload>(of firstKind: Payload.Type) -> CommandConfiguration {
@@ -46,9 +57,8 @@ enum TypedCommandCatalog {
         return (group.name, CommandConfiguration(commandName: group.name, abstract: abstract, subcommands: group.kinds.map { command(for: $0.payloadType) }))
     })
 
-    private static let kindConfigurations: [ObjectIdentifier: CommandConfiguration] = Dictionary(uniqueKeysWithValues: CommandKinds.all.map { info in
-        (ObjectIdentifier(info.payloadType), configuration(of: info))
-    })
+    /// Parsing runs on one thread, before anything else starts.
+    nonisolated(unsafe) private static var kindConfigurations: [ObjectIdentifier: CommandConfiguration] = [:]
 
     private static func configuration(of info: CommandKindInfo) -> CommandConfiguration {
         let declaration = info.declaration
