@@ -38,12 +38,22 @@ struct IntegrityWalk {
     /// Problems the walk found, each with its entry in the batch (entries in ascending order).
     private var found: [(entry: Int, problem: IntegrityReport.Problem)] = []
 
-    init(log: LMDBEventLog, txn: Transaction, batchSize: Int = Self.defaultBatchSize) {
+    /// With `digesting`, the records' index entries are summed into `digests` instead of looked up
+    /// (`IndexDigest`), and any problem only sets `foundProblems`: the caller walks again, looking
+    /// up, to report it.
+    private(set) var digests: (streamIndex: IndexDigest, eventIds: IndexDigest)?
+    /// Each slot's stream hash, for the stream-index digest.
+    private var streamHashes: [UInt64] = []
+
+    init(log: LMDBEventLog, txn: Transaction, batchSize: Int = Self.defaultBatchSize, digesting: Bool = false) {
         self.log = log
         self.txn = txn
         self.batchSize = batchSize
-        batch.reserveCapacity(batchSize)
+        if digesting { digests = (IndexDigest(), IndexDigest()) } else { batch.reserveCapacity(batchSize) }
     }
+
+    /// Whether the digesting walk met a problem of the records themselves.
+    var foundProblems: Bool { !found.isEmpty }
 
     /// The records in position order: the hash chain, the contiguity of positions and versions, and
     /// each record's stream-index and event-id entries.
@@ -67,7 +77,12 @@ struct IntegrityWalk {
                         note(position, event.stream, "it is version \(event.version) of its stream, which was at version \(last)")
                     }
                     versions[slot] = max(last, event.version)
-                    batch.append(Entry(position: position, slot: slot, version: event.version, eventId: event.eventId))
+                    if digests != nil {
+                        digests!.streamIndex.add(IndexDigest.streamEntry(streamHash: streamHashes[slot], version: event.version, position: position))
+                        digests!.eventIds.add(IndexDigest.eventIdEntry(event.eventId, position: position))
+                    } else {
+                        batch.append(Entry(position: position, slot: slot, version: event.version, eventId: event.eventId))
+                    }
                 } catch let damage as RecordDamage {
                     // Its stored version may be what was damaged: the stream index says whose next
                     // version it is, so the stream's later events are not blamed as well.
@@ -79,17 +94,18 @@ struct IntegrityWalk {
                     } else {
                         note(position, damage.stream ?? owner ?? readable?.stream, damage.problem)
                     }
+                    if digests != nil { found.append((0, IntegrityReport.Problem(position: position, stream: nil, detail: damage.problem))) }
                     batch.append(Entry(position: position, slot: nil, version: 0, eventId: EventID(high: 0, low: 0)))
                     // Carry on from what the damaged record stored, so one bad record is reported once.
                     previousHash = RecordCodec.storedHash(of: value) ?? previousHash
                 }
                 expected = position + 1
                 progress?.advance(to: position)
-                if batch.count == batchSize { try checkIndexes(&report) }
+                if batch.count == batchSize, digests == nil { try checkIndexes(&report) }
                 entry = try cursor.next()
             }
         }
-        try checkIndexes(&report)
+        if digests == nil { try checkIndexes(&report) }
     }
 
     /// Each stream's stored version against its last event; then every stream the records name but
@@ -123,6 +139,8 @@ struct IntegrityWalk {
             streams.append(stream)
             prefixes.append(Keys.streamPrefix(stream))
             versions.append(0)
+            if digests != nil { streamHashes.append(stream.utf8.withContiguousStorageIfAvailable { IndexDigest.streamHash(UnsafeRawBufferPointer($0)) }
+                                                    ?? IndexDigest.streamHash(Array(stream.utf8))) }
             return streams.count - 1
         }()
         last = (stream, slot)

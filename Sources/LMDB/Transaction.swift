@@ -13,6 +13,10 @@ public struct Transaction {
     /// point into pages it changed, which LMDB keeps in ordinary heap memory.
     public let isReadOnly: Bool
 
+    /// The snapshot this transaction sees (LMDB's transaction id): two read transactions with the
+    /// same id, on two threads, read exactly the same data.
+    public var snapshotID: Int { Int(mdb_txn_id(handle)) }
+
     public struct PutFlags: OptionSet, Sendable {
         public let rawValue: UInt32
         public init(rawValue: UInt32) { self.rawValue = rawValue }

@@ -103,6 +103,33 @@ struct IntegrityTests {
         let report = try log.checkIntegrity()
         #expect(report.problems.contains { $0.position == 30 && $0.stream == victim.stream })
     }
+
+    /// An intact log is answered from the index digests alone, and gives the report the walk entry
+    /// by entry gives; any damage to an index makes the digests differ.
+    @Test func theDigestsAnswerForAnIntactLogAndDifferForADamagedIndex() throws {
+        let folder = TemporaryDirectory()
+        let log = try sampleLog(in: folder)
+        let fast = try log.checkIntegrityByDigests(progress: nil)
+        let slow = try log.checkIntegrityEntryByEntry(progress: nil, batchSize: 64)
+        #expect(fast.report?.isIntact == true)
+        #expect(fast.report?.events == slow.events && fast.report?.streams == slow.streams)
+        let victim = try log.events(from: 200, limit: 1)[0]
+        try rewrite(log) { txn in try txn.put(log.eventIdsDB, key: Keys.eventID(victim.eventId), value: Keys.position(199)) }
+        #expect(try log.checkIntegrityByDigests(progress: nil).report == nil, "an event id that points elsewhere changes the digest")
+        let report = try log.checkIntegrity()
+        #expect(report.problems.contains { $0.position == 200 && $0.detail.contains("event id is indexed at position 199") }, "\(report.problems)")
+    }
+
+    /// An entry of the stream index that no event has (a version past the stream's last) is damage
+    /// too, though every event finds its own entry.
+    @Test func aStreamIndexEntryForNoEventIsReported() throws {
+        let folder = TemporaryDirectory()
+        let log = try sampleLog(in: folder)
+        let version = try log.version(of: "a")
+        try rewrite(log) { txn in try txn.put(log.streamIndexDB, key: Keys.streamVersion("a", version + 1), value: Keys.position(5)) }
+        let report = try log.checkIntegrity()
+        #expect(report.problems.map(\.detail) == ["the stream index holds 241 entries for 240 events: entries that point at no event"])
+    }
 }
 
 @Suite("Hostile input")

@@ -1,0 +1,99 @@
+import FlowLog
+import Foundation
+import LMDB
+
+/// An order-free digest of a set of index entries: how many, and two 64-bit sums of a strong mix
+/// of each entry. `verify` computes it once from the records and once from an index, walked in key
+/// order on a second thread, and compares the two: equal digests mean every record has its entry
+/// pointing back at it and the index holds nothing else, with no B-tree descent per event. Only a
+/// log whose digests differ is walked again entry by entry to say which are wrong
+/// (`IntegrityWalk`'s batched lookups). Accidental damage cannot make the sums agree by chance
+/// (2⁻¹²⁸); the hash chain, not this, is what guards the records themselves.
+struct IndexDigest: Equatable {
+    private(set) var count = 0
+    private var first: UInt64 = 0
+    private var second: UInt64 = 0
+
+    mutating func add(_ entry: UInt64) {
+        count += 1
+        first &+= Self.mix(entry ^ 0x9E37_79B9_7F4A_7C15)
+        second &+= Self.mix(entry &* 0xC2B2_AE3D_27D4_EB4F &+ 0x1656_67B1_9E37_79F9)
+    }
+
+    /// A stream-index entry: the stream (by its hash), the version and the position it points at.
+    static func streamEntry(streamHash: UInt64, version: Int, position: Int) -> UInt64 {
+        mix(streamHash &+ UInt64(bitPattern: Int64(version)) &* 0xFF51_AFD7_ED55_8CCD) ^ UInt64(bitPattern: Int64(position))
+    }
+
+    /// An event-id entry: the id and the position it points at.
+    static func eventIdEntry(_ id: EventID, position: Int) -> UInt64 {
+        mix(id.high ^ mix(id.low)) ^ UInt64(bitPattern: Int64(position)) &* 0x9E37_79B9_7F4A_7C15
+    }
+
+    static func streamHash(_ stream: UnsafeRawBufferPointer) -> UInt64 { XXHash64.hash(stream, seed: 0x5EED) }
+    static func streamHash(_ stream: [UInt8]) -> UInt64 { XXHash64.hash(stream, seed: 0x5EED) }
+
+    /// MurmurHash3's 64-bit finaliser: every input bit moves every output bit.
+    @inline(__always)
+    static func mix(_ value: UInt64) -> UInt64 {
+        var x = value
+        x ^= x >> 33
+        x &*= 0xFF51_AFD7_ED55_8CCD
+        x ^= x >> 33
+        x &*= 0xC4CE_B9FE_1A85_EC53
+        x ^= x >> 33
+        return x
+    }
+}
+
+extension LMDBEventLog {
+    /// The digests of the stream index and of the event-id index, each walked in key order, and
+    /// the snapshot they were read from.
+    func indexDigests(_ txn: Transaction) throws -> (streamIndex: IndexDigest, eventIds: IndexDigest) {
+        var streamIndex = IndexDigest()
+        try txn.withCursor(streamIndexDB) { cursor in
+            var entry = try cursor.first()
+            // A stream's versions are adjacent: its hash is computed once for all of them.
+            var current: (prefix: [UInt8], hash: UInt64)?
+            while let (key, value) = entry {
+                let stream = UnsafeRawBufferPointer(rebasing: key[..<max(key.count - 9, 0)])
+                if current == nil || !current!.prefix.elementsEqual(stream) {
+                    current = (Array(stream), IndexDigest.streamHash(stream))
+                }
+                streamIndex.add(IndexDigest.streamEntry(streamHash: current!.hash, version: Keys.decodeNumber(key),
+                                                        position: Keys.decodePosition(value)))
+                entry = try cursor.next()
+            }
+        }
+        var eventIds = IndexDigest()
+        try txn.withCursor(eventIdsDB) { cursor in
+            var entry = try cursor.first()
+            while let (key, value) = entry {
+                // A key that is no event id counts with an id no record has.
+                eventIds.add(IndexDigest.eventIdEntry(Keys.eventID(of: key) ?? EventID(high: 0, low: 0), position: Keys.decodePosition(value)))
+                entry = try cursor.next()
+            }
+        }
+        return (streamIndex, eventIds)
+    }
+}
+
+/// The two index digests, read on a thread of its own in a read transaction of its own.
+final class IndexWalkThread: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private var outcome: Result<(Int, (streamIndex: IndexDigest, eventIds: IndexDigest)), any Error>?
+
+    init(log: LMDBEventLog) {
+        // The thread only reads, in a read transaction of its own; LMDB's environment allows that.
+        nonisolated(unsafe) let shared = log
+        Thread { [self] in
+            outcome = Result { try shared.reading { txn in (txn.snapshotID, try shared.indexDigests(txn)) } }
+            done.signal()
+        }.start()
+    }
+
+    func result() throws -> (Int, (streamIndex: IndexDigest, eventIds: IndexDigest))? {
+        done.wait()
+        return try outcome!.get()
+    }
+}
