@@ -24,7 +24,7 @@ enum Backend {
             #if Network
             return try PostgresEventLog.open(url: url, access: access)
             #else
-            throw CLIFailure("This flowlog was built without PostgreSQL (the package's Network trait is off); build it with `swift build -c release --product flowlog` to open \(Backend.redacted(url)).", .usage)
+            throw CLIFailure("This flowlog was built without PostgreSQL (the package's Network trait is off); build the whole flowlog with `scripts/build` to open \(Backend.redacted(url)).", .usage)
             #endif
         }
     }

@@ -68,7 +68,7 @@ struct TrackerOptions: ParsableArguments {
             return "is plain http:// to another machine, which would send the messages and the credentials unencrypted: use https://, or give --allow-insecure"
         }
         if scheme == "https", !HTTPTransports.supportsHTTPS {
-            return "uses HTTPS, which this build of flowlog (built without the Network trait) cannot speak: build the full flowlog (swift build -c release), or give the http:// URL of a collector or forwarding proxy on this machine"
+            return "uses HTTPS, which this build of flowlog (built without the Network trait) cannot speak: build the full flowlog (scripts/build), or give the http:// URL of a collector or forwarding proxy on this machine"
         }
         return nil
     }
