@@ -115,5 +115,11 @@ let package = Package(
                                                                  "FlowLogTesting", "FlowLogSystem"]),
         .testTarget(name: "FlowLogLMDBTests", dependencies: ["FlowLogLMDB", "FlowLog", "FlowDomain", "LMDB", "FlowLogTesting", "FlowLogSystem"]),
         .testTarget(name: "FlowLogCLITests", dependencies: ["FlowLogCLI", .product(name: "ArgumentParser", package: "swift-argument-parser"), "FlowLog", "FlowLogLMDB", "FlowDomain", "LMDB", "FlowLogTesting", "FlowLogSystem"]),
+        /// The server's API in process: its application (the routes, middleware and log threads
+        /// `flowlog serve` runs) asked through HummingbirdTesting's router client, on an LMDB log.
+        /// What only the binary or real sockets show stays in FlowLogCLITests/Server.
+        .testTarget(name: "FlowLogServerTests", dependencies: [.target(name: "FlowLogServer", condition: network), "FlowLog", "FlowDomain",
+                                                               "FlowLogLMDB", "FlowLogTesting",
+                                                               .product(name: "HummingbirdTesting", package: "hummingbird", condition: network)]),
     ]
 )
