@@ -129,5 +129,11 @@ let package = Package(
                                                                  "FlowLogTesting", "FlowLogSystem"]),
         .testTarget(name: "FlowLogLMDBTests", dependencies: ["FlowLogMemory", "FlowLogHistory", "FlowLogLMDB", "FlowLogProjections", "FlowLog", "FlowDomain", "LMDB", "FlowLogTesting", "FlowLogSystem"]),
         .testTarget(name: "FlowLogCLITests", dependencies: ["FlowLogMemory", "FlowLogHistory", "FlowLogCLI", .product(name: "ArgumentParser", package: "swift-argument-parser"), "FlowLog", "FlowLogProjections", "FlowLogLMDB", "FlowDomain", "LMDB", "FlowLogTesting", "FlowLogSystem"]),
+        /// The server's API in process: its application (the routes, middleware and log threads
+        /// `flowlog serve` runs) asked through HummingbirdTesting's router client, on an LMDB log.
+        /// What only the binary or real sockets show stays in FlowLogCLITests/Server.
+        .testTarget(name: "FlowLogServerTests", dependencies: [.target(name: "FlowLogServer", condition: network), "FlowLog", "FlowLogHistory", "FlowLogMemory", "FlowDomain",
+                                                               "FlowLogLMDB", "FlowLogTesting",
+                                                               .product(name: "HummingbirdTesting", package: "hummingbird", condition: network)]),
     ]
 )

@@ -1,5 +1,6 @@
 import FlowDomain
 import FlowLog
+import FlowLogTesting
 import Testing
 
 @Suite("flowlog schema: the command and event reference, from the declarations")

@@ -3,7 +3,7 @@ import FlowLog
 import Foundation
 import Logging
 
-/// swift-log on standard error, one JSON object a line (`time`, `level`, `label`, `message` and
+/// swift-log as one JSON object a line (`time`, `level`, `label`, `message` and
 /// the metadata as members, sorted by name), so access logs can be read by a program.
 ///
 /// Every request logs a line, so the line is built as bytes (no `String(format:)`, no Foundation
@@ -13,10 +13,13 @@ struct JSONLineLogHandler: LogHandler {
     let label: String
     var logLevel: Logger.Level = .info
     var metadata: Logger.Metadata = [:]
+    /// Where each whole line goes: `standardError` for `flowlog serve`, a buffer in the tests.
+    let output: @Sendable ([UInt8]) -> Void
     private static let lock = NSLock()
 
-    init(label: String) {
+    init(label: String, output: @escaping @Sendable ([UInt8]) -> Void) {
         self.label = label
+        self.output = output
     }
 
     subscript(metadataKey key: String) -> Logger.Metadata.Value? {
@@ -27,7 +30,12 @@ struct JSONLineLogHandler: LogHandler {
     func log(event: LogEvent) {
         let line = Self.line(time: Self.now(), level: event.level.rawValue, label: label, message: "\(event.message)",
                              metadata: metadata.isEmpty ? event.metadata ?? [:] : metadata.merging(event.metadata ?? [:], uniquingKeysWith: { $1 }))
-        Self.lock.lock()
+        output(line)
+    }
+
+    /// One line on standard error, with one `write(2)` under a lock, so lines never interleave.
+    static func standardError(_ line: [UInt8]) {
+        lock.lock()
         line.withUnsafeBytes { raw in
             var offset = 0
             while offset < raw.count {
@@ -37,7 +45,7 @@ struct JSONLineLogHandler: LogHandler {
                 offset += written
             }
         }
-        Self.lock.unlock()
+        lock.unlock()
     }
 
     /// One log line, newline included: through the JSON writer, with DEL escaped too, since these

@@ -13,7 +13,9 @@ struct ServerToolTests {
     private static let repository = FlowLogProcess.fixtures.deletingLastPathComponent()
 
     /// Runs `program` (found on PATH) with its output in a file; returns its status and the output's tail.
-    private func run(_ program: String, _ arguments: [String], in folder: TemporaryDirectory, timeout: TimeInterval) throws -> (status: Int32, tail: String) {
+    /// It waits for the exit without holding a thread: the tools take seconds, and the tests run
+    /// on as many threads as there are cores (two here), which other tests can use meanwhile.
+    private func run(_ program: String, _ arguments: [String], in folder: TemporaryDirectory, timeout: TimeInterval) async throws -> (status: Int32, tail: String) {
         let log = folder.child("\(program).log")
         _ = FileManager.default.createFile(atPath: log, contents: nil)
         let output = FileHandle(forWritingAtPath: log)!
@@ -29,10 +31,25 @@ struct ServerToolTests {
         environment["SCHEMATHESIS_HOOKS"] = "hooks"
         environment["PYTHONPATH"] = Self.repository.appendingPathComponent("Tests/schemathesis").path
         process.environment = environment
+        let exited = AsyncStream<Void> { continuation in
+            process.terminationHandler = { _ in continuation.finish() }
+        }
         try process.run()
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning, Date() < deadline { usleep(100_000) }
-        if process.isRunning { process.terminate(); process.waitUntilExit() }
+        let inTime = await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                for await _ in exited {}
+                return true
+            }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(timeout))
+                return false
+            }
+            let first = await group.next()!
+            group.cancelAll()
+            return first
+        }
+        if !inTime { process.terminate() }
+        process.waitUntilExit()
         let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
         return (process.terminationStatus, String(text.suffix(3000)))
     }
@@ -41,10 +58,10 @@ struct ServerToolTests {
     /// stream (a request that never ends is no case for a fuzzer; ServerSubscribeTests covers it).
     /// One worker: Python 3.11's `ast` is not safe across threads, and hypothesis parses lambdas
     /// ("AST constructor recursion depth mismatch" with two). Tests/schemathesis/hooks.py writes NDJSON bodies.
-    @Test func schemathesisFindsNoServerErrorAndNoResponseOutsideTheDocument() throws {
+    @Test func schemathesisFindsNoServerErrorAndNoResponseOutsideTheDocument() async throws {
         let server = try ServedLog(prepare: ServedLog.inspectorLog)
         let folder = TemporaryDirectory()
-        let (status, tail) = try run("schemathesis", [
+        let (status, tail) = try await run("schemathesis", [
             "run", "\(server.base)/openapi.json", "--url", server.base,
             "--checks", "not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance",
             "--exclude-path", "/events/subscribe",
@@ -57,13 +74,13 @@ struct ServerToolTests {
         #expect(try FlowLogProcess.run(["verify", "--db", server.db]).status == 0)
     }
 
-    @Test func theInspectorWorksInHeadlessChromium() throws {
+    @Test func theInspectorWorksInHeadlessChromium() async throws {
         let server = try ServedLog(prepare: ServedLog.inspectorLog)
         let folder = TemporaryDirectory()
         let downloads = folder.child("downloads")
         try FileManager.default.createDirectory(atPath: downloads, withIntermediateDirectories: true)
         let screenshot = ProcessInfo.processInfo.environment["FLOWLOG_SCREENSHOT"] ?? folder.child("inspector.png")
-        let (status, tail) = try run("python3", [
+        let (status, tail) = try await run("python3", [
             Self.repository.appendingPathComponent("Tests/inspector/test_inspector.py").path, "--base", server.base, "--db", server.db,
             "--flowlog", FlowLogProcess.executable.path, "--downloads", downloads, "--screenshot", screenshot,
         ], in: folder, timeout: 240)

@@ -1,30 +1,31 @@
 import Foundation
 
 /// Runs the built `flowlog` executable as a user would: arguments, standard input, exit status,
-/// and the two output streams kept apart.
-struct FlowLogProcess {
-    struct Result {
-        let status: Int32
-        let stdout: String
-        let stderr: String
-        var stdoutLines: [String] { stdout.split(separator: "\n").map(String.init) }
+/// and the two output streams kept apart. The CLI's tests and the server's (which compare the
+/// server's answers with the command line's) share it.
+public struct FlowLogProcess {
+    public struct Result: Sendable {
+        public let status: Int32
+        public let stdout: String
+        public let stderr: String
+        public var stdoutLines: [String] { stdout.split(separator: "\n").map(String.init) }
     }
 
     /// The `flowlog` built beside this test bundle (or `$FLOWLOG_BINARY`).
-    static var executable: URL {
+    public static var executable: URL {
         if let path = ProcessInfo.processInfo.environment["FLOWLOG_BINARY"] { return URL(fileURLWithPath: path) }
         return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("flowlog")
     }
 
     /// Runs `flowlog` as an unprivileged user: `nobody` through `setpriv` when the tests run as root
     /// (who ignores permission bits), else as the tests' own user.
-    static var unprivileged: [String] { getuid() == 0 ? ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] : [] }
+    public static var unprivileged: [String] { getuid() == 0 ? ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] : [] }
 
-    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    public static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Fixtures")
 
     /// `launcher`: a program (with its arguments) that runs `flowlog`, such as `setpriv` as another user.
-    static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:], in directory: String? = nil,
+    public static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:], in directory: String? = nil,
                     launcher: [String] = []) throws -> Result {
         let process = Process()
         if let program = launcher.first {
@@ -45,7 +46,7 @@ struct FlowLogProcess {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let paths = ["in", "out", "err"].map { scratch.appendingPathComponent($0).path }
         try Data((stdin ?? "").utf8).write(to: URL(fileURLWithPath: paths[0]))
-        for path in paths.dropFirst() { FileManager.default.createFile(atPath: path, contents: nil) }
+        for path in paths.dropFirst() { _ = FileManager.default.createFile(atPath: path, contents: nil) }
         let handles = [FileHandle(forReadingAtPath: paths[0])!, FileHandle(forWritingAtPath: paths[1])!, FileHandle(forWritingAtPath: paths[2])!]
         defer { for handle in handles { try? handle.close() } }
         process.standardInput = handles[0]
