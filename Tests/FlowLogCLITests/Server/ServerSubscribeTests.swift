@@ -59,12 +59,12 @@ struct ServerSubscribeTests {
         #expect(try server.get("/events/subscribe?type=nope").errorCode == "invalidParameter")
     }
 
-    @Test func subscribersJoiningAfterUnwatchedCommitsMissNothing() throws {
+    @Test func subscribersJoiningAfterUnwatchedCommitsMissNothing() async throws {
         let server = try ServedLog()
         // Nobody subscribes while these commit: the follower moves its head past them without reading them.
         for _ in 0..<3 { #expect(try server.postNDJSON("/commands", batch("q", 100)).status == 200) }
         #expect(try server.headPosition() == 300)
-        Thread.sleep(forTimeInterval: 1)   // the follower polls the log every 50 ms
+        try await Task.sleep(for: .seconds(1))   // the follower polls the log every 50 ms
         let fromStart = try EventStreamReader(port: server.port, path: "/events/subscribe?from=1")
         let onlyNew = try EventStreamReader(port: server.port, path: "/events/subscribe")
         _ = onlyNew.nextFrame()   // retry: … first; it starts after the follower's head, 300
