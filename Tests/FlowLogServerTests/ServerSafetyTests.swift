@@ -10,21 +10,9 @@ import Testing
 /// on a live event stream) is in FlowLogCLITests/Server.
 @Suite("serve: safety")
 struct ServerSafetyTests {
-    private func tokenFile(_ folder: TemporaryDirectory, mode: mode_t = 0o600) throws -> String {
-        let path = folder.child("tokens")
-        try """
-        # TOKEN SCOPES
-        reader-token-0123456789abcdef read
-        writer-token-0123456789abcdef write
-        admin-token-0123456789abcdef read,write
-        """.write(toFile: path, atomically: true, encoding: .utf8)
-        chmod(path, mode)
-        return path
-    }
-
     @Test func tokensAndScopesWithNoDetailLeaked() async throws {
         let folder = TemporaryDirectory()
-        try await ServedInProcess.test(tokenFile: try tokenFile(folder), prepare: ServedInProcess.inspectorLog) { server in
+        try await ServedInProcess.test(tokenFile: try writeTokenFile(in: folder), prepare: ServedInProcess.inspectorLog) { server in
             let bearer = { (token: String) in ["Authorization": "Bearer \(token)"] }
             let missing = try await server.get("/streams")
             #expect(missing.status == 401)

@@ -8,25 +8,13 @@ import FlowLogSystem
 /// is given, a token on a live event stream, deadlines for slow clients, a cap on subscribers.
 @Suite("serve: safety")
 struct ServerSafetyTests {
-    private func tokenFile(_ folder: TemporaryDirectory, mode: mode_t = 0o600) throws -> String {
-        let path = folder.child("tokens")
-        try """
-        # TOKEN SCOPES
-        reader-token-0123456789abcdef read
-        writer-token-0123456789abcdef write
-        admin-token-0123456789abcdef read,write
-        """.write(toFile: path, atomically: true, encoding: .utf8)
-        chmod(path, mode)
-        return path
-    }
-
     @Test func refusesToListenOffLoopbackWithoutATokenFile() throws {
         let folder = TemporaryDirectory()
         let db = ["--db", folder.child("log")]
         let open = try FlowLogProcess.run(["serve", "--listen", "0.0.0.0:0"] + db)
         #expect(open.status == 64)
         #expect(open.stderr.contains("only with --token-file"))
-        let readable = try FlowLogProcess.run(["serve", "--listen", "0.0.0.0:0", "--token-file", try tokenFile(folder, mode: 0o644)] + db)
+        let readable = try FlowLogProcess.run(["serve", "--listen", "0.0.0.0:0", "--token-file", try writeTokenFile(in: folder, mode: 0o644)] + db)
         #expect(readable.status == 64)
         #expect(readable.stderr.contains("chmod 600"))
         for listen in ["8080", "127.0.0.1:99999", ":80", "[::1"] {
@@ -45,7 +33,7 @@ struct ServerSafetyTests {
     /// ServerSafetyTests); an event stream that stays open is read here, on a socket.
     @Test func aReadersTokenMayComeAsAccessTokenToTheEventStream() throws {
         let folder = TemporaryDirectory()
-        let server = try ServedLog(arguments: ["--token-file", try tokenFile(folder)], prepare: ServedLog.inspectorLog)
+        let server = try ServedLog(arguments: ["--token-file", try writeTokenFile(in: folder)], prepare: ServedLog.inspectorLog)
         let stream = try EventStreamReader(port: server.port, path: "/events/subscribe?from=1&access_token=reader-token-0123456789abcdef")
         #expect(stream.events(2).map(\.id) == [1, 2])
         #expect(stream.status == 200)
