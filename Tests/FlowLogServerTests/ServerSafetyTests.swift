@@ -24,7 +24,7 @@ struct ServerSafetyTests {
 
     @Test func tokensAndScopesWithNoDetailLeaked() async throws {
         let folder = TemporaryDirectory()
-        try await ServedInProcess.test(tokenFile: try tokenFile(folder), prepare: ServedInProcess.inspectorLog) { server in
+        try await ServedInProcess.test(tokenFile: try tokenFile(folder), prepare: FlowLogProcess.inspectorLog) { server in
             let bearer = { (token: String) in ["Authorization": "Bearer \(token)"] }
             let missing = try await server.get("/streams")
             #expect(missing.status == 401)

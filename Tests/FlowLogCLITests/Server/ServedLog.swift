@@ -87,30 +87,6 @@ final class ServedLog: @unchecked Sendable {
             process.waitUntilExit()
         }
     }
-
-    /// The fixtures of Tests/inspector/README.md: the coupon bug imported, then one demo.
-    static func inspectorLog(_ db: String) throws {
-        _ = try FlowLogProcess.run(["import", FlowLogProcess.fixtures.appendingPathComponent("bugs/coupon-over-100.ndjson").path, "--db", db])
-        _ = try FlowLogProcess.run(["demo", "--db", db])
-    }
-}
-
-struct HTTPResult {
-    let status: Int
-    let headers: [(String, String)]
-    let body: [UInt8]
-
-    var text: String { String(decoding: body, as: UTF8.self) }
-    var json: JSONValue { (try? JSONParser.parse(text)) ?? .null }
-    var lines: [String] { text.split(separator: "\n").map(String.init) }
-
-    func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
-
-    /// The `error.code` of an error body.
-    var errorCode: String? {
-        guard case .string(let code)? = json["error"]?["code"] else { return nil }
-        return code
-    }
 }
 
 /// A plain HTTP/1.1 client over a socket: one request a connection (`Connection: close`), so the
