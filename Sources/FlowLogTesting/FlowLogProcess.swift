@@ -60,3 +60,12 @@ public struct FlowLogProcess {
                       stderr: String(decoding: errData, as: UTF8.self))
     }
 }
+
+extension FlowLogProcess {
+    /// The log of Tests/inspector/README.md, made at `db` as a user would: the coupon bug
+    /// imported, then one demo. The server's tests serve it.
+    public static func inspectorLog(_ db: String) throws {
+        _ = try run(["import", fixtures.appendingPathComponent("bugs/coupon-over-100.ndjson").path, "--db", db])
+        _ = try run(["demo", "--db", db])
+    }
+}

@@ -3,7 +3,7 @@ import Foundation
 
 /// An HTTP answer as the server's tests read it, whether it came over a socket from the binary or
 /// from the application in process: status, headers by name, the body as text, JSON or lines.
-public struct HTTPResult {
+public struct HTTPResult: Sendable {
     public let status: Int
     public let headers: [(String, String)]
     public let body: [UInt8]

@@ -69,12 +69,6 @@ struct ServedInProcess: Sendable {
 
     /// What the server logged so far: the JSON lines `flowlog serve` writes to standard error.
     var stderr: String { logLines.text }
-
-    /// The fixtures of Tests/inspector/README.md: the coupon bug imported, then one demo.
-    static func inspectorLog(_ db: String) throws {
-        _ = try FlowLogProcess.run(["import", FlowLogProcess.fixtures.appendingPathComponent("bugs/coupon-over-100.ndjson").path, "--db", db])
-        _ = try FlowLogProcess.run(["demo", "--db", db])
-    }
 }
 
 /// The server's log lines, collected instead of written to standard error.

@@ -110,7 +110,7 @@ struct ServerAPITests {
     }
 
     @Test func readRoutesAnswerAsTheCommandLineDoes() async throws {
-        try await ServedInProcess.test(prepare: ServedInProcess.inspectorLog) { server in
+        try await ServedInProcess.test(prepare: FlowLogProcess.inspectorLog) { server in
             let streams = try await server.get("/streams")
             #expect(streams.status == 200)
             guard case .array(let list)? = streams.json["streams"] else { Issue.record("\(streams.text)"); return }
@@ -184,7 +184,7 @@ struct ServerAPITests {
     }
 
     @Test func exportsAreByteForByteTheCommandLines() async throws {
-        try await ServedInProcess.test(prepare: ServedInProcess.inspectorLog) { server in
+        try await ServedInProcess.test(prepare: FlowLogProcess.inspectorLog) { server in
             let ndjson = try await server.get("/events")
             #expect(ndjson.status == 200)
             #expect(ndjson.header("Content-Type") == "application/x-ndjson")
@@ -208,7 +208,7 @@ struct ServerAPITests {
     }
 
     @Test func sessionsReadADroppedExportWithoutTouchingTheLog() async throws {
-        try await ServedInProcess.test(prepare: ServedInProcess.inspectorLog) { server in
+        try await ServedInProcess.test(prepare: FlowLogProcess.inspectorLog) { server in
             let file = try Array(Data(contentsOf: fixtures.appendingPathComponent("bugs/empty-checkout.ndjson")))
             let created = try await server.request("POST", "/sessions", headers: ["Content-Type": "application/x-ndjson"], body: file)
             #expect(created.status == 201, "\(created.text)")
@@ -242,7 +242,7 @@ struct ServerAPITests {
     }
 
     @Test func operationsTheInspectorAndUnknownRoutes() async throws {
-        try await ServedInProcess.test(prepare: ServedInProcess.inspectorLog) { server in
+        try await ServedInProcess.test(prepare: FlowLogProcess.inspectorLog) { server in
             let health = try await server.get("/health")
             #expect(health.text == #"{"status":"ok","headPosition":35}"# + "\n")
             _ = try await server.post("/commands", json: #"{"type":"cart.teleport"}"#)

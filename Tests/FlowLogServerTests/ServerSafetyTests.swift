@@ -12,7 +12,7 @@ import Testing
 struct ServerSafetyTests {
     @Test func tokensAndScopesWithNoDetailLeaked() async throws {
         let folder = TemporaryDirectory()
-        try await ServedInProcess.test(tokenFile: try writeTokenFile(in: folder), prepare: ServedInProcess.inspectorLog) { server in
+        try await ServedInProcess.test(tokenFile: try writeTokenFile(in: folder), prepare: FlowLogProcess.inspectorLog) { server in
             let bearer = { (token: String) in ["Authorization": "Bearer \(token)"] }
             let missing = try await server.get("/streams")
             #expect(missing.status == 401)

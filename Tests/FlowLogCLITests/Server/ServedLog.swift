@@ -87,14 +87,7 @@ final class ServedLog: @unchecked Sendable {
             process.waitUntilExit()
         }
     }
-
-    /// The fixtures of Tests/inspector/README.md: the coupon bug imported, then one demo.
-    static func inspectorLog(_ db: String) throws {
-        _ = try FlowLogProcess.run(["import", FlowLogProcess.fixtures.appendingPathComponent("bugs/coupon-over-100.ndjson").path, "--db", db])
-        _ = try FlowLogProcess.run(["demo", "--db", db])
-    }
 }
-
 
 /// A plain HTTP/1.1 client over a socket: one request a connection (`Connection: close`), so the
 /// tests see exactly the bytes the server sent.

@@ -33,7 +33,7 @@ struct ServerSafetyTests {
     /// ServerSafetyTests); an event stream that stays open is read here, on a socket.
     @Test func aReadersTokenMayComeAsAccessTokenToTheEventStream() throws {
         let folder = TemporaryDirectory()
-        let server = try ServedLog(arguments: ["--token-file", try writeTokenFile(in: folder)], prepare: ServedLog.inspectorLog)
+        let server = try ServedLog(arguments: ["--token-file", try writeTokenFile(in: folder)], prepare: FlowLogProcess.inspectorLog)
         let stream = try EventStreamReader(port: server.port, path: "/events/subscribe?from=1&access_token=reader-token-0123456789abcdef")
         #expect(stream.events(2).map(\.id) == [1, 2])
         #expect(stream.status == 200)

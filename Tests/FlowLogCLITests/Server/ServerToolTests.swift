@@ -59,7 +59,7 @@ struct ServerToolTests {
     /// One worker: Python 3.11's `ast` is not safe across threads, and hypothesis parses lambdas
     /// ("AST constructor recursion depth mismatch" with two). Tests/schemathesis/hooks.py writes NDJSON bodies.
     @Test func schemathesisFindsNoServerErrorAndNoResponseOutsideTheDocument() async throws {
-        let server = try ServedLog(prepare: ServedLog.inspectorLog)
+        let server = try ServedLog(prepare: FlowLogProcess.inspectorLog)
         let folder = TemporaryDirectory()
         let (status, tail) = try await run("schemathesis", [
             "run", "\(server.base)/openapi.json", "--url", server.base,
@@ -75,7 +75,7 @@ struct ServerToolTests {
     }
 
     @Test func theInspectorWorksInHeadlessChromium() async throws {
-        let server = try ServedLog(prepare: ServedLog.inspectorLog)
+        let server = try ServedLog(prepare: FlowLogProcess.inspectorLog)
         let folder = TemporaryDirectory()
         let downloads = folder.child("downloads")
         try FileManager.default.createDirectory(atPath: downloads, withIntermediateDirectories: true)
