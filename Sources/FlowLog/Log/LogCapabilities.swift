@@ -5,7 +5,7 @@
 ///
 /// Every backend and every wrapper states its capabilities (`EventLog.capabilities` has no default,
 /// and this initializer takes every member), so a wrapper that forgets to pass one on does not
-/// compile. Earlier builds discovered them with `as? any …` casts, and a wrapper that forgot
+/// compile. Earlier builds discovered them by casting to each protocol, and a wrapper that forgot
 /// `SnapshotStore` compiled, ran, and held a copy of each stream's state for every command until
 /// the commit.
 public struct LogCapabilities {
