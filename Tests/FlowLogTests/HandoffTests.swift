@@ -3,8 +3,9 @@ import FlowDomain
 import Foundation
 import Testing
 
-/// The queue between `send`'s reading thread and its committing one: a commit takes every batch
-/// that waits, in order, so a backlog goes to disk in fewer commits.
+/// The queue between the threads that submit commands and the log's writer (`GroupCommitWriter`),
+/// and between an import's or an export's stages: a commit takes every submission that waits, in
+/// order, so a backlog goes to disk in fewer commits.
 @Suite("Handoff between threads")
 struct HandoffTests {
     @Test func givenBatchesWaitingWhenTheConsumerTakesAllThenItGetsEveryOneInOrder() throws {
@@ -24,6 +25,22 @@ struct HandoffTests {
         #expect(try handoff.takeAll(upToWeight: 12) == [50], "one item heavier than the limit still goes, alone")
         #expect(handoff.put(100), "an emptied queue takes an item as heavy as its capacity")
         #expect(try handoff.takeAll(upToWeight: 12) == [100])
+    }
+
+    @Test func givenAnAdmissionRuleWhenTheConsumerTakesAllThenItStopsAtTheFirstItemRefusedButNeverAtTheFirst() throws {
+        let handoff = Handoff<Int>(capacity: 100)
+        for item in [7, 1, 2, 9, 3] { #expect(handoff.put(item)) }
+        #expect(try handoff.takeAll(upToWeight: 10) { $0 < 5 } == [7, 1, 2], "the first goes whatever the rule says")
+        #expect(try handoff.takeAll(upToWeight: 10) { $0 < 5 } == [9, 3])
+    }
+
+    @Test func givenAClosedHandoffWhenAProducerPutsThenNothingIsQueued() throws {
+        let handoff = Handoff<Int>(capacity: 4)
+        #expect(handoff.put(1))
+        handoff.close(error: nil)
+        #expect(!handoff.put(2))
+        #expect(try handoff.takeAll(upToWeight: 10) == [1])
+        #expect(try handoff.takeAll(upToWeight: 10) == [])
     }
 
     @Test func givenAProducerThatFailedWhenTheConsumerTakesAllThenItGetsTheItemsBeforeTheError() throws {

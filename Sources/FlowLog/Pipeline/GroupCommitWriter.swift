@@ -35,25 +35,23 @@ public final class GroupCommitWriter: @unchecked Sendable {
     private let processor: CommandProcessor
     private let commandsPerCommit: Int
     private let streamsPerCommit: Int
-    /// Commands that may wait in the queue before `submit` waits for room (`send` reads ahead no
-    /// further than this); `Int.max` for callers that must never block (the server's event loops).
-    private let queueCapacity: Int
     private let committed: (Commit) -> Void
-    private let condition = NSCondition()
-    private var queue: [Submission] = []
-    private var queuedCommands = 0
-    private var finishing = false
-    private var cancelled = false
+    /// The submissions waiting, weighed by their commands (and at least one, since a submission
+    /// without commands, `send`'s read of malformed lines, still holds its lines). Closing it is
+    /// `finish()`, cancelling it `cancel()`.
+    private let queue: Handoff<Submission>
     private let worker = WorkerThread()
 
+    /// `queueCapacity`: commands that may wait before `submit` waits for room (`send` reads ahead no
+    /// further than this); `Int.max` for callers that must never block (the server's event loops).
     public init(processor: CommandProcessor, commandsPerCommit: Int = SendSession.defaultCommandsPerCommit,
                 streamsPerCommit: Int = SendSession.defaultStreamsPerCommit, queueCapacity: Int = .max,
                 committed: @escaping (Commit) -> Void = { _ in }) {
         self.processor = processor
         self.commandsPerCommit = commandsPerCommit
         self.streamsPerCommit = streamsPerCommit
-        self.queueCapacity = queueCapacity
         self.committed = committed
+        queue = Handoff(capacity: queueCapacity) { max($0.envelopes.count, 1) }
     }
 
     /// Queues `envelopes`; `answer` is called on the writer's thread once they are decided and every
@@ -61,14 +59,7 @@ public final class GroupCommitWriter: @unchecked Sendable {
     /// queueing, once the writer finishes or was cancelled.
     @discardableResult
     public func submit(_ envelopes: [CommandEnvelope], answer: @escaping Answer) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        while queuedCommands >= queueCapacity, !finishing, !cancelled { condition.wait() }
-        guard !finishing, !cancelled else { return false }
-        queue.append(Submission(envelopes: envelopes, answer: answer))
-        queuedCommands += Self.weight(envelopes)
-        condition.broadcast()
-        return true
+        queue.put(Submission(envelopes: envelopes, answer: answer))
     }
 
     /// `submit`, waiting for the answer: for a thread with nothing else to do meanwhile.
@@ -133,10 +124,7 @@ public final class GroupCommitWriter: @unchecked Sendable {
 
     /// Takes no new submissions; `run()` commits and answers those queued, then returns.
     public func finish() {
-        condition.lock()
-        finishing = true
-        condition.broadcast()
-        condition.unlock()
+        queue.close(error: nil)
     }
 
     /// `finish()`, then waits for the thread `start(name:)` began to answer everything and end.
@@ -148,39 +136,18 @@ public final class GroupCommitWriter: @unchecked Sendable {
     /// Stops at once: nothing more is committed, and what waits in the queue is never answered (a
     /// `send` whose output failed, or whose log did).
     public func cancel() {
-        condition.lock()
-        cancelled = true
-        condition.broadcast()
-        condition.unlock()
+        queue.cancel()
     }
 
-    /// The next commit's submissions (none once finished with nothing queued, or cancelled);
-    /// without `waiting`, none when nothing is queued now.
+    /// The next commit's submissions: whole ones, oldest first, within the command and stream
+    /// budgets (the first always); none once finished with nothing queued, or cancelled. Without
+    /// `waiting`, none when nothing is queued now.
     private func take(waiting: Bool) -> [Submission] {
-        condition.lock()
-        defer { condition.unlock() }
-        while waiting, queue.isEmpty, !finishing, !cancelled { condition.wait() }
-        guard !cancelled, !queue.isEmpty else { return [] }
-        var taken = 0
-        var count = 0
-        var weight = 0
         var streams = StreamBudget(limit: streamsPerCommit)
-        while taken < queue.count, count == 0 || count + queue[taken].envelopes.count <= commandsPerCommit,
-              streams.admits(queue[taken].envelopes.lazy.map(\.stream)) {
-            count += queue[taken].envelopes.count
-            weight += Self.weight(queue[taken].envelopes)
-            taken += 1
-        }
-        let batch = Array(queue[0..<taken])
-        queue.removeFirst(taken)
-        queuedCommands -= weight
-        condition.broadcast()
-        return batch
+        return (try? queue.takeAll(upToWeight: commandsPerCommit, waiting: waiting) { submission in
+            streams.admits(submission.envelopes.lazy.map(\.stream))
+        }) ?? []
     }
-
-    /// What a submission counts against `queueCapacity`: its commands, and at least one, since a
-    /// submission without commands (`send`'s read of malformed lines) still holds its lines.
-    private static func weight(_ envelopes: [CommandEnvelope]) -> Int { max(envelopes.count, 1) }
 
     private func settle(_ submissions: [Submission], _ outcomes: [CommandOutcome], _ commands: Int,
                         _ started: ContinuousClock.Instant, waiting commit: () throws -> Void) {

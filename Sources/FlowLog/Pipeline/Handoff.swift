@@ -1,8 +1,9 @@
 import Foundation
 
-/// A bounded queue between one producer thread and one consumer, so reading ahead never holds more
-/// than `capacity` in memory. Items count 1 each unless a `weight` says otherwise (`send` weighs
-/// its batches by their lines, so that many small reads may wait where a few large ones would).
+/// A bounded queue between producer threads and one consumer, so reading ahead never holds more
+/// than `capacity` in memory. Items count 1 each unless a `weight` says otherwise (the log's
+/// `GroupCommitWriter` weighs submissions by their commands, so that many small ones may wait
+/// where a few large ones would).
 package final class Handoff<Item>: @unchecked Sendable {
     struct Cancelled: Error {}
 
@@ -20,13 +21,13 @@ package final class Handoff<Item>: @unchecked Sendable {
         self.weight = weight
     }
 
-    /// Waits for room; `false` when the consumer gave up. An item heavier than the whole capacity
-    /// still goes in, once the queue is empty.
+    /// Waits for room; `false`, queueing nothing, when the consumer gave up or the queue was
+    /// closed. An item heavier than the whole capacity still goes in, once the queue is empty.
     package func put(_ item: Item) -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        while queuedWeight >= capacity, !cancelled { condition.wait() }
-        guard !cancelled else { return false }
+        while queuedWeight >= capacity, !cancelled, !closed { condition.wait() }
+        guard !cancelled, !closed else { return false }
         items.append(item)
         queuedWeight += weight(item)
         condition.broadcast()
@@ -49,10 +50,12 @@ package final class Handoff<Item>: @unchecked Sendable {
     }
 
     /// The items waiting, oldest first: at least one (waiting for it), then more while their
-    /// weights add up to at most `limit`. An empty array once the producer closed and everything
-    /// was taken; otherwise as `take`. Without `waiting`, an empty array when nothing waits now
-    /// (the caller takes again, waiting, to learn of the end or the producer's error).
-    package func takeAll(upToWeight limit: Int, waiting: Bool = true) throws -> [Item] {
+    /// weights add up to at most `limit` and `admits` accepts each (it is asked of every item
+    /// considered, the first included, whose answer cannot refuse it). An empty array once the
+    /// producer closed and everything was taken; otherwise as `take`. Without `waiting`, an empty
+    /// array when nothing waits now (the caller takes again, waiting, to learn of the end or the
+    /// producer's error).
+    package func takeAll(upToWeight limit: Int, waiting: Bool = true, admits: (Item) -> Bool = { _ in true }) throws -> [Item] {
         condition.lock()
         defer { condition.unlock() }
         while waiting, items.isEmpty, !closed, !cancelled { condition.wait() }
@@ -61,10 +64,12 @@ package final class Handoff<Item>: @unchecked Sendable {
             if waiting, let failure, !(failure is Cancelled) { throw failure }
             return []
         }
-        var taken = 1
-        var total = weight(items[0])
-        while taken < items.count, total + weight(items[taken]) <= limit {
-            total += weight(items[taken])
+        var taken = 0
+        var total = 0
+        while taken < items.count {
+            let next = weight(items[taken])
+            guard (taken == 0 || total + next <= limit), admits(items[taken]) || taken == 0 else { break }
+            total += next
             taken += 1
         }
         queuedWeight -= total
