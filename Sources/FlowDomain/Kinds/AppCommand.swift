@@ -94,6 +94,11 @@ public enum CommandKinds {
 
     public static func info(typeName: String) -> CommandKindInfo? { lookup.byTypeName[typeName].map { all[$0] } }
 
+    /// The kind whose payload is `payloadType`.
+    public static func info(ofPayload payloadType: any CommandPayload.Type) -> CommandKindInfo {
+        all[byPayloadType[ObjectIdentifier(payloadType)]!]
+    }
+
     /// The kind of `command`, found by its payload's type.
     public static func info(of command: AppCommand) -> CommandKindInfo {
         var reader = PayloadTypeReader()

@@ -29,7 +29,7 @@ enum TypedCommandCatalog {
     /// help texts of the others.
     static func configuration<Payload: CommandPayload>(of payload: Payload.Type) -> CommandConfiguration {
         if let made = kindConfigurations[ObjectIdentifier(payload)] { return made }
-        let made = configuration(of: CommandKinds.all.first { $0.payloadType == payload }!)
+        let made = configuration(of: CommandKinds.info(ofPayload: payload))
         kindConfigurations[ObjectIdentifier(payload)] = made
         return made
     }
