@@ -31,7 +31,6 @@ struct IndexDigest: Equatable {
     }
 
     static func streamHash(_ stream: UnsafeRawBufferPointer) -> UInt64 { XXHash64.hash(stream, seed: 0x5EED) }
-    static func streamHash(_ stream: [UInt8]) -> UInt64 { XXHash64.hash(stream, seed: 0x5EED) }
 
     /// MurmurHash3's 64-bit finaliser: every input bit moves every output bit.
     @inline(__always)

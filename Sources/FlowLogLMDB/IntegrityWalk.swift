@@ -52,7 +52,7 @@ struct IntegrityWalk {
         if digesting { digests = (IndexDigest(), IndexDigest()) } else { batch.reserveCapacity(batchSize) }
     }
 
-    /// Whether the digesting walk met a problem of the records themselves.
+    /// Whether the walk met a problem of the records themselves (a digesting walk stops at the first).
     var foundProblems: Bool { !found.isEmpty }
 
     /// The records in position order: the hash chain, the contiguity of positions and versions, and
@@ -94,13 +94,14 @@ struct IntegrityWalk {
                     } else {
                         note(position, damage.stream ?? owner ?? readable?.stream, damage.problem)
                     }
-                    if digests != nil { found.append((0, IntegrityReport.Problem(position: position, stream: nil, detail: damage.problem))) }
-                    batch.append(Entry(position: position, slot: nil, version: 0, eventId: EventID(high: 0, low: 0)))
+                    if digests == nil { batch.append(Entry(position: position, slot: nil, version: 0, eventId: EventID(high: 0, low: 0))) }
                     // Carry on from what the damaged record stored, so one bad record is reported once.
                     previousHash = RecordCodec.storedHash(of: value) ?? previousHash
                 }
                 expected = position + 1
                 progress?.advance(to: position)
+                // A digesting walk that met a problem has done its job: the caller walks again to name it.
+                if digests != nil, foundProblems || !report.newer.isEmpty { return }
                 if batch.count == batchSize, digests == nil { try checkIndexes(&report) }
                 entry = try cursor.next()
             }
@@ -139,8 +140,10 @@ struct IntegrityWalk {
             streams.append(stream)
             prefixes.append(Keys.streamPrefix(stream))
             versions.append(0)
-            if digests != nil { streamHashes.append(stream.utf8.withContiguousStorageIfAvailable { IndexDigest.streamHash(UnsafeRawBufferPointer($0)) }
-                                                    ?? IndexDigest.streamHash(Array(stream.utf8))) }
+            if digests != nil {
+                var bytes = stream
+                streamHashes.append(bytes.withUTF8 { IndexDigest.streamHash(UnsafeRawBufferPointer($0)) })
+            }
             return streams.count - 1
         }()
         last = (stream, slot)
