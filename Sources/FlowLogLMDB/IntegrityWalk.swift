@@ -71,6 +71,20 @@ struct IntegrityWalk {
                 report.events += 1
                 do {
                     previousHash = try RecordCodec.decode(value, expectedPosition: position, previousHash: previousHash, into: &event)
+                    if event.isForgotten {
+                        // Chained and intact, of no stream: only its event id is still indexed.
+                        report.forgotten += 1
+                        if digests != nil {
+                            digests!.eventIds.add(IndexDigest.eventIdEntry(event.eventId, position: position))
+                        } else {
+                            batch.append(Entry(position: position, slot: nil, version: 0, eventId: event.eventId))
+                        }
+                        expected = position + 1
+                        progress?.advance(to: position)
+                        if batch.count == batchSize, digests == nil { try checkIndexes(&report) }
+                        entry = try cursor.next()
+                        continue
+                    }
                     let slot = self.slot(of: event.stream)
                     let last = versions[slot]
                     if event.version != last + 1 {

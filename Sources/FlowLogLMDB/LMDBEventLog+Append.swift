@@ -8,9 +8,12 @@ extension LMDBEventLog {
         do {
             return try environment.write { txn in
                 let interval = try storedSnapshotInterval(txn)
+                let layout = try recordLayout(txn)
                 return try withUnsafeMutablePointer(to: &encoder) { encoder in
-                    var storage = AppendStorage(log: self, txn: txn, encoder: encoder, snapshotInterval: interval)
-                    return try AppendRules.apply(requests, in: &storage)
+                    try withUnsafeMutablePointer(to: &salts) { salts in
+                        var storage = AppendStorage(log: self, txn: txn, encoder: encoder, salts: salts, layout: layout, snapshotInterval: interval)
+                        return try AppendRules.apply(requests, in: &storage)
+                    }
                 }
             }
         } catch let error as LMDBError {
@@ -27,15 +30,22 @@ struct AppendStorage: AppendTransaction {
     let txn: Transaction
     /// The log's reused record encoder (noncopyable, so reached through a pointer).
     let encoder: UnsafeMutablePointer<BinaryWriter>
+    /// The log's salts, for records in the salted layout.
+    let salts: UnsafeMutablePointer<RecordSalts>
+    /// The layout of the log's schema, read in this transaction (an upgrade may have raised it).
+    let layout: RecordLayout
     let snapshotInterval: Int
     private var puts = PendingEventPuts()
     /// How many orders each stream the batch placed orders in holds so far.
     private var orderCounts: [String: Int] = [:]
 
-    init(log: LMDBEventLog, txn: Transaction, encoder: UnsafeMutablePointer<BinaryWriter>, snapshotInterval: Int) {
+    init(log: LMDBEventLog, txn: Transaction, encoder: UnsafeMutablePointer<BinaryWriter>, salts: UnsafeMutablePointer<RecordSalts>,
+         layout: RecordLayout, snapshotInterval: Int) {
         self.log = log
         self.txn = txn
         self.encoder = encoder
+        self.salts = salts
+        self.layout = layout
         self.snapshotInterval = snapshotInterval
     }
 
@@ -44,7 +54,7 @@ struct AppendStorage: AppendTransaction {
     func storedReceipt(stream: String, commandId: String) throws -> CommandReceipt? { try log.storedReceipt(stream: stream, commandId: commandId, txn) }
 
     mutating func store(_ record: RecordedEvent, chainedTo previousHash: UInt64, fingerprint: UInt64?, streamOrdinal: Int) throws -> UInt64 {
-        let hash = puts.add(record, chainedTo: previousHash, encoder: &encoder.pointee, fingerprint: fingerprint, tag: record.position, run: streamOrdinal)
+        let hash = puts.add(record, chainedTo: previousHash, layout: layout, salts: &salts.pointee, encoder: &encoder.pointee, fingerprint: fingerprint, tag: record.position, run: streamOrdinal)
         if case .cart(.orderPlaced(let placed)) = record.event {
             let number = try orderCounts[record.stream] ?? log.orderCount(of: record.stream, txn)
             try log.recordOrder(Order(orderId: placed.orderId, total: placed.total, itemCount: placed.itemCount),

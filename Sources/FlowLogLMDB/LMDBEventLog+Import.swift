@@ -34,7 +34,8 @@ extension LMDBEventLog: EventImporting, ImportTarget {
         do {
             return try environment.write(retryingWhenMapIsFull: false, aroundCommit: { CommitWriteback.around($0, in: environment) }) { txn in
                 let (position, hash) = try head(txn)
-                let start = ImportStart(position: position, hash: hash, snapshotInterval: try storedSnapshotInterval(txn))
+                let start = ImportStart(position: position, hash: hash, snapshotInterval: try storedSnapshotInterval(txn),
+                                        layout: try recordLayout(txn))
                 return try body(LMDBImportSession(log: self, txn: txn, start: start))
             }
         } catch let error as LMDBError {

@@ -39,7 +39,9 @@ extension LMDBEventLog: ReadModelStore {
                 var entry = try cursor.first()
                 while let (key, value) = entry {
                     var reader = BinaryReader(value)
-                    if let owner = try? reader.readShortString(), stream == nil || owner == stream,
+                    // An empty owner: the order of a forgotten stream, its total kept without it.
+                    let owner = (try? reader.readShortString()) ?? ""
+                    if stream == nil || owner == stream,
                        let order = StateCodec.decodeOrder(UnsafeRawBufferPointer(rebasing: value[reader.offset...])) {
                         result.append((Keys.decodePosition(key), owner, order))
                     }

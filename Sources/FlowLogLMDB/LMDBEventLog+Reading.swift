@@ -18,13 +18,21 @@ extension LMDBEventLog: LogFollowing {
         try reading { txn in try head(txn).position }
     }
 
+    /// Every event in the range; forgotten records are left out (they belong to no stream).
     public func forEachEvent(from: Int, through: Int?, _ body: (RecordedEvent) throws -> Bool) throws {
         try reading { txn in try walk(from: from, through: through, txn, body) }
     }
 
+    /// Every record in the range, forgotten ones included (`StreamForgetting`).
+    public func forEachRecord(from: Int, through: Int?, _ body: (RecordedEvent) throws -> Bool) throws {
+        try reading { txn in try walk(from: from, through: through, includingForgotten: true, txn, body) }
+    }
+
     /// The records from `from` through `through` in position order, through one cursor, each checked
     /// against its predecessor's chain hash and decoded into one reused record.
-    func walk(from: Int, through: Int?, _ txn: Transaction, _ body: (RecordedEvent) throws -> Bool) throws {
+    /// Forgotten records are checked and left out, unless `includingForgotten`.
+    func walk(from: Int, through: Int?, includingForgotten: Bool = false, _ txn: Transaction,
+              _ body: (RecordedEvent) throws -> Bool) throws {
         let start = max(from, 1)
         if let through, through < start { return }
         // Past the end there is nothing to read (and no predecessor to check the chain against).
@@ -42,7 +50,9 @@ extension LMDBEventLog: LogFollowing {
                     throw FlowLogError.damaged(RecordDamage(position: expected, stream: nil, problem: "it is missing (the next stored position is \(position))"))
                 }
                 previousHash = try decode(value, position: position, previousHash: previousHash, into: &event)
-                guard try body(event) else { return }
+                if includingForgotten || !event.isForgotten {
+                    guard try body(event) else { return }
+                }
                 expected += 1
                 record = try cursor.next()
             }

@@ -12,6 +12,11 @@ extension LMDBEventLog {
         try reading { txn in try settings(txn) }
     }
 
+    /// The layout new records take: that of the log's schema as this transaction sees it.
+    func recordLayout(_ txn: Transaction) throws -> RecordLayout {
+        RecordLayout(logSchema: try txn.get(meta, key: Self.schemaKey).map { Keys.decodeInt($0) } ?? 1)
+    }
+
     func settings(_ txn: Transaction) throws -> LogSettings {
         let schema = try txn.get(meta, key: Self.schemaKey).map { Keys.decodeInt($0) } ?? 1
         let currency = try txn.get(meta, key: Self.currencyKey).map { String(decoding: $0, as: UTF8.self) }
@@ -25,6 +30,10 @@ extension LMDBEventLog {
                 let empty = try txn.withCursor(eventsDB) { try $0.first() == nil }
                 let changed = try change(current, empty)
                 if changed.logSchema != current.logSchema {
+                    guard changed.logSchema > current.logSchema else {
+                        throw FlowLogError.input("A log's schema is never lowered (\(path) is at schema \(current.logSchema)).")
+                    }
+                    if changed.recordLayout != current.recordLayout { try rewriteRecords(into: changed.recordLayout, txn) }
                     try txn.put(meta, key: Self.schemaKey, value: withUnsafeBytes(of: UInt64(changed.logSchema).littleEndian, Array.init))
                 }
                 if changed.defaultCurrency != current.defaultCurrency {

@@ -39,7 +39,8 @@ public final class LMDBEventLog: EventLog {
 
     /// Snapshots, following and backups; one process's reads are local, and its commits synchronous.
     public var capabilities: LogCapabilities {
-        LogCapabilities(snapshots: self, batchReading: nil, deferredCommits: nil, following: self, backup: self)
+        LogCapabilities(snapshots: self, batchReading: nil, deferredCommits: nil, following: self, backup: self,
+                        forgetting: self, newestLogSchema: Self.logSchemaVersion)
     }
     let environment: Environment
 
@@ -61,6 +62,8 @@ public final class LMDBEventLog: EventLog {
     let fingerprintsDB: Database?
     /// Encodes appended records; reused, so appending allocates nothing per record.
     var encoder = BinaryWriter(capacity: 512)
+    /// Salts for appended records in the salted layout, drawn from the kernel in batches.
+    var salts = RecordSalts()
 
     /// Opens the log at `path` (a folder). `initialMapSize` only matters for a new log or a larger
     /// map: the map grows by itself whenever it is full.

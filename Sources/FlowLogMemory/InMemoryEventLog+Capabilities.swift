@@ -190,7 +190,7 @@ private struct MemoryImportTarget: ImportTarget {
 
 private struct MemoryImportSession: ImportSession, @unchecked Sendable {
     let log: InMemoryEventLog
-    var start: ImportStart { ImportStart(position: log.records.count, hash: 0, snapshotInterval: log.snapshotEvery) }
+    var start: ImportStart { ImportStart(position: log.records.count, hash: 0, snapshotInterval: log.snapshotEvery, layout: .whole) }
 
     func makeBuilder() -> any ImportBatchBuilder { MemoryImportBuilder() }
 

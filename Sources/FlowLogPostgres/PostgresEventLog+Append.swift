@@ -175,6 +175,8 @@ struct PostgresAppend: AppendTransaction {
     private var snapshotPositions: [Int64] = []
     private var snapshotStates: [ByteBuffer] = []
     private var last = 0
+    /// Never drawn from: PostgreSQL logs write the whole layout (see `store`).
+    private var salts = RecordSalts()
 
     init(head: PostgresQueryResult, versions: [String: Int], receipts: [String: [String: CommandReceipt]],
          encoder: UnsafeMutablePointer<BinaryWriter>) throws {
@@ -224,7 +226,8 @@ struct PostgresAppend: AppendTransaction {
     mutating func storedReceipt(stream: String, commandId: String) throws -> CommandReceipt? { receipts[stream]?[commandId] }
 
     mutating func store(_ record: RecordedEvent, chainedTo previousHash: UInt64, fingerprint: UInt64?, streamOrdinal: Int) throws -> UInt64 {
-        let hash = RecordCodec.encode(record, previousHash: previousHash, into: &encoder.pointee)
+        // PostgreSQL logs stop at log schema 2 in this build (`PostgresSchema.version`): the whole layout.
+        let hash = RecordCodec.encode(record, previousHash: previousHash, layout: .whole, salts: &salts, into: &encoder.pointee)
         records.append(encoder.pointee.withUnsafeBytes { ByteBuffer(bytes: $0) })
         positions.append(Int64(record.position))
         streams.append(record.stream)

@@ -49,7 +49,8 @@ extension PostgresEventLog: EventImporting, ImportTarget {
                     }
                     hash = stored
                 }
-                let start = ImportStart(position: Int(position ?? 0), hash: hash, snapshotInterval: interval.flatMap(Int.init) ?? Self.defaultSnapshotInterval)
+                let start = ImportStart(position: Int(position ?? 0), hash: hash, snapshotInterval: interval.flatMap(Int.init) ?? Self.defaultSnapshotInterval,
+                                        layout: .whole)
                 let loader = StreamLoader(url: url, options: options)
                 defer { loader.close() }
                 let importSession = PostgresImportSession(log: self, session: session, start: start, loader: loader)

@@ -35,7 +35,8 @@ public final class PostgresEventLog: EventLog, @unchecked Sendable {
 
     /// Everything but a backup of its own (the server's tools make those; `export` is the portable one).
     public var capabilities: LogCapabilities {
-        LogCapabilities(snapshots: self, batchReading: self, deferredCommits: self, following: self, backup: nil)
+        LogCapabilities(snapshots: self, batchReading: self, deferredCommits: self, following: self, backup: nil,
+                        forgetting: nil, newestLogSchema: PostgresSchema.version)
     }
     let schema: PostgresSchema
     let session: PostgresSession

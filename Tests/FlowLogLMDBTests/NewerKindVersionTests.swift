@@ -25,7 +25,9 @@ struct NewerKindVersionTests {
             bytes[3] = UInt8(2 << 4)
             let previous = try log.hashBefore(position: 2, txn)
             let body = bytes.count - RecordCodec.trailerSize
-            let hash = XXHash64.hash(Array(bytes[0..<body]), seed: previous)
+            // A new log's records are salted: their chain covers the envelope and the payload digest.
+            #expect(bytes[0] == RecordLayout.salted.rawValue)
+            let hash = XXHash64.hash(Array(bytes[0..<min(body, RecordCodec.chainedPrefix)]), seed: previous)
             withUnsafeBytes(of: hash.littleEndian) { bytes.replaceSubrange(body..., with: $0) }
             try txn.put(log.eventsDB, key: Keys.position(2), value: bytes)
         }

@@ -96,7 +96,7 @@ struct PostgresLogTests {
         let url = server.url()
         _ = try filledLog(url)
         try server.psql("UPDATE \(schema(of: url)).meta SET value = '9' WHERE key = 'schema'")
-        #expect(throws: FlowLogError.newerSchema(path: try PostgresURL(url).redacted, found: 9, supported: LogSettings.newestLogSchema)) {
+        #expect(throws: FlowLogError.newerSchema(path: try PostgresURL(url).redacted, found: 9, supported: PostgresEventLog.logSchemaVersion)) {
             try PostgresEventLog.open(url: url, access: .readWriteCreating)
         }
         #expect(try server.psql("SELECT value FROM \(schema(of: url)).meta WHERE key = 'schema'") == "9")
@@ -130,7 +130,7 @@ struct PostgresLogTests {
         #expect(try server.psql("SELECT count(*) FROM pg_namespace WHERE nspname = '\(schema(of: url))'") == "0")
         let created = try PostgresEventLog.open(url: url, access: .readWriteCreating)
         #expect(try created.lastPosition() == 0)
-        #expect(try server.psql("SELECT value FROM \(schema(of: url)).meta WHERE key = 'schema'") == String(LogSettings.newestLogSchema))
+        #expect(try server.psql("SELECT value FROM \(schema(of: url)).meta WHERE key = 'schema'") == String(PostgresEventLog.logSchemaVersion))
         let reader = try PostgresEventLog.open(url: url, access: .readOnly)
         #expect(throws: FlowLogError.self) { try reader.append([request("a")]) }
     }

@@ -25,11 +25,11 @@ let everyEventType = RandomEvents.everyKind()
 
 @Suite("Binary record codec")
 struct RecordCodecTests {
-    private func encode(_ records: [RecordedEvent]) -> [[UInt8]] {
+    private func encode(_ records: [RecordedEvent], layout: RecordLayout = .salted) -> [[UInt8]] {
         var writer = BinaryWriter()
         var hash = RecordCodec.genesisHash
         return records.map { record in
-            hash = RecordCodec.encode(record, previousHash: hash, into: &writer)
+            hash = RecordCodec.encode(record, previousHash: hash, layout: layout, into: &writer)
             return writer.bytes
         }
     }
@@ -45,21 +45,30 @@ struct RecordCodecTests {
         }
     }
 
-    @Test func everyEventTypeSurvivesARoundTrip() throws {
+    /// What `forget` leaves of a salted record: the chained prefix, the flag, the chain hash.
+    private func forgotten(_ bytes: [UInt8]) -> [UInt8] {
+        Array(bytes[..<RecordCodec.chainedPrefix]) + [1] + Array(bytes.suffix(RecordCodec.trailerSize))
+    }
+
+    @Test(arguments: [RecordLayout.whole, .salted])
+    func everyEventTypeSurvivesARoundTrip(layout: RecordLayout) throws {
         let records = everyEventType.enumerated().map { index, event in
             sampleRecord(event, position: index + 1, correlation: index % 3 == 0 ? nil : "corr", causation: index % 2 == 0 ? "cmd-\(index)" : nil)
         }
-        #expect(try decode(encode(records)) == records)
+        #expect(try decode(encode(records, layout: layout)) == records)
     }
 
     @Test func aRecordIsCompact() {
-        let bytes = encode([sampleRecord(.cart(.productAdded(.init(productId: "p1", name: "Mug", unitPrice: 1250, quantity: 2))), position: 1)])[0]
-        #expect(bytes.count < 120)
+        let record = sampleRecord(.cart(.productAdded(.init(productId: "p1", name: "Mug", unitPrice: 1250, quantity: 2))), position: 1)
+        #expect(encode([record], layout: .whole)[0].count < 120)
+        // The digest, the flag and the salt: 25 bytes more.
+        #expect(encode([record], layout: .salted)[0].count == encode([record], layout: .whole)[0].count + 25)
     }
 
-    @Test func everyFlippedBitIsDetected() throws {
+    @Test(arguments: [RecordLayout.whole, .salted])
+    func everyFlippedBitIsDetected(layout: RecordLayout) throws {
         let records = (1...3).map { sampleRecord(.cart(.productAdded(.init(productId: "p\($0)", name: "Mug", unitPrice: 1250, quantity: 2))), position: $0) }
-        let encoded = encode(records)
+        let encoded = encode(records, layout: layout)
         for byteIndex in encoded[1].indices {
             var damaged = encoded
             damaged[1][byteIndex] ^= 0x10
@@ -67,26 +76,70 @@ struct RecordCodecTests {
         }
     }
 
-    @Test func aRemovedOrReorderedRecordBreaksTheChain() {
+    @Test func aForgottenRecordKeepsItsEnvelopeAndTheChain() throws {
+        let records = (1...3).map {
+            sampleRecord(.cart(.productAdded(.init(productId: "p\($0)", name: "Mug", unitPrice: 1250, quantity: 2))), position: $0, correlation: "c-\($0)")
+        }
+        var encoded = encode(records)
+        encoded[1] = forgotten(encoded[1])
+        let decoded = try decode(encoded)
+        #expect(decoded[0] == records[0] && decoded[2] == records[2])
+        #expect(decoded[1].isForgotten && decoded[1].stream.isEmpty && decoded[1].correlationId == nil)
+        #expect(decoded[1].position == 2 && decoded[1].version == records[1].version && decoded[1].eventId == records[1].eventId)
+        #expect(decoded[1].timestamp == records[1].timestamp && decoded[1].event.typeName == "cart.productAdded")
+        // Nothing of the payload is left: not the product, not the stream, not the correlation id.
+        #expect(!String(decoding: encoded[1], as: UTF8.self).contains("Mug"))
+        #expect(!String(decoding: encoded[1], as: UTF8.self).contains("c-2"))
+    }
+
+    @Test func aFlippedBitInOrNextToAForgottenRecordIsDetected() throws {
         let records = (1...3).map { sampleRecord(.navigation(.modalPresented), position: $0) }
-        let encoded = encode(records)
+        var encoded = encode(records)
+        encoded[1] = forgotten(encoded[1])
+        for record in 1...2 {
+            for byteIndex in encoded[record].indices {
+                var damaged = encoded
+                damaged[record][byteIndex] ^= 0x10
+                #expect(throws: RecordDamage.self, "record \(record), byte \(byteIndex)") { try decode(damaged) }
+            }
+        }
+        // A forgotten record that still holds a payload, or a live one that lost it, is damage too.
+        var unflagged = encoded
+        unflagged[1][RecordCodec.chainedPrefix] = 0
+        #expect(throws: RecordDamage.self) { try decode(unflagged) }
+        var flagged = encode(records)
+        flagged[1][RecordCodec.chainedPrefix] = 1
+        #expect(throws: RecordDamage.self) { try decode(flagged) }
+    }
+
+    @Test(arguments: [RecordLayout.whole, .salted])
+    func aRemovedOrReorderedRecordBreaksTheChain(layout: RecordLayout) {
+        let records = (1...3).map { sampleRecord(.navigation(.modalPresented), position: $0) }
+        let encoded = encode(records, layout: layout)
         #expect(throws: RecordDamage.self) { try decode([encoded[0], encoded[2]]) }
         #expect(throws: RecordDamage.self) { try decode([encoded[1], encoded[0], encoded[2]]) }
     }
 
-    @Test func aNewerSchemaIsRefusedByName() throws {
+    @Test func twoEncodingsOfOneRecordDifferInTheirSalt() {
+        let record = sampleRecord(.navigation(.modalPresented), position: 1)
+        #expect(encode([record])[0] != encode([record])[0])
+        #expect(encode([record], layout: .whole)[0] == encode([record], layout: .whole)[0])
+    }
+
+    @Test func aNewerLayoutIsRefusedByName() throws {
         var encoded = encode([sampleRecord(.navigation(.modalPresented), position: 1)])
-        encoded[0][0] = UInt8(RecordCodec.currentSchemaVersion + 1)
+        encoded[0][0] = 3
         do {
             _ = try decode(encoded)
             Issue.record("expected a refusal")
         } catch let damage as RecordDamage {
-            #expect(damage.problem.contains("schema version 2"))
+            #expect(damage.problem.contains("layout 3") && damage.problem.contains("upgrade FlowLog"))
         }
     }
 
-    @Test func truncatedRecordsAreReportedNotCrashedOn() {
-        let encoded = encode([sampleRecord(.cart(.paymentFailed(.init(reason: "a reason"))), position: 1)])[0]
+    @Test(arguments: [RecordLayout.whole, .salted])
+    func truncatedRecordsAreReportedNotCrashedOn(layout: RecordLayout) {
+        let encoded = encode([sampleRecord(.cart(.paymentFailed(.init(reason: "a reason"))), position: 1)], layout: layout)[0]
         for length in 0..<encoded.count {
             #expect(throws: RecordDamage.self) { try decode([Array(encoded[0..<length])]) }
         }

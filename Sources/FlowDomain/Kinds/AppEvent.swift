@@ -49,6 +49,9 @@ public struct EventKindInfo: Sendable {
     public let index: Int
     /// Every version of the kind, the first one first; the last is the current one.
     public let versions: [EventVersionInfo]
+    /// An event of this kind with empty fields: what a forgotten record (its kind kept, its data
+    /// erased) reads as, so that counts by kind still add up.
+    public let blankEvent: AppEvent
     /// The current version: the shape every reader sees.
     public var version: Int { declaration.version }
 
@@ -64,9 +67,10 @@ public enum EventKinds {
     public static let all: [EventKindInfo] = AppEvent.Kind.allCases.enumerated().map { index, kind in
         var blank = BlankDecoder()
         var reader = DeclarationReader()
-        try! AppEvent.decode(kind, &blank).visitPayload(&reader)
+        let blankEvent = try! AppEvent.decode(kind, &blank)
+        try! blankEvent.visitPayload(&reader)
         return EventKindInfo(kind: kind, declaration: reader.declaration!, typeName: reader.declaration!.typeName.description,
-                             fields: reader.fields, index: index, versions: reader.versions)
+                             fields: reader.fields, index: index, versions: reader.versions, blankEvent: blankEvent)
     }
 
     private static let lookup = KindLookup(kinds: all.map(\.kind), typeNames: all.map(\.typeName))

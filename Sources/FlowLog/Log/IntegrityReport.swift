@@ -23,6 +23,8 @@ public struct IntegrityReport: Sendable {
     }
 
     public var events = 0
+    /// Of `events`, those forgotten (`flowlog forget`): intact, of no stream.
+    public var forgotten = 0
     public var streams = 0
     public var problems: [Problem] = []
     /// Problems beyond the first `maximumListed` are counted, not listed.

@@ -19,9 +19,16 @@ public struct LogCapabilities {
     public var following: (any LogFollowing)?
     /// A consistent copy of the live log (`LogBackup`).
     public var backup: (any LogBackup)?
+    /// Forgetting a stream for good (`StreamForgetting`, log schema 3).
+    public var forgetting: (any StreamForgetting)?
+    /// The newest log schema the backend writes: what `flowlog upgrade` raises its logs to.
+    public var newestLogSchema: Int
 
     public init(snapshots: (any SnapshotStore)?, batchReading: (any StreamBatchReading)?,
-                deferredCommits: (any DeferredCommitAppending)?, following: (any LogFollowing)?, backup: (any LogBackup)?) {
+                deferredCommits: (any DeferredCommitAppending)?, following: (any LogFollowing)?, backup: (any LogBackup)?,
+                forgetting: (any StreamForgetting)?, newestLogSchema: Int) {
+        self.forgetting = forgetting
+        self.newestLogSchema = newestLogSchema
         self.snapshots = snapshots
         self.batchReading = batchReading
         self.deferredCommits = deferredCommits

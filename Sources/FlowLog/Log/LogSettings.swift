@@ -20,7 +20,12 @@ public struct LogSettings: Equatable, Sendable {
     ///
     /// - 1: every event kind at version 1.
     /// - 2: event kinds at the versions `EventKinds` declares for schema 2 (`flowlog schema events`).
-    public static let newestLogSchema = 2
+    /// - 3: records in the salted layout (`RecordLayout.salted`), whose personal part `flowlog
+    ///   forget` can erase without breaking the hash chain.
+    public static let newestLogSchema = 3
+
+    /// The layout this log writes its records in.
+    public var recordLayout: RecordLayout { RecordLayout(logSchema: logSchema) }
 
     /// The currency of a log whose metadata names none (every log before logs had one): the
     /// domain's currency of earlier carts, named here so that backends need not know the domain.

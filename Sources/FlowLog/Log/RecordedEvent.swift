@@ -17,6 +17,10 @@ public struct RecordedEvent: Equatable, Sendable {
     /// The storage schema the record was written with (upcast on read when older).
     public var schemaVersion: Int
     public var event: AppEvent
+    /// Whether the record was forgotten (`flowlog forget`): its position, version, event id, kind,
+    /// actor and timestamp remain; its stream is empty, its ids are `nil` and `event` is a blank
+    /// event of its kind. Only `forEachRecord` yields such records.
+    public var isForgotten = false
 
     public init(position: Int, stream: String, version: Int, eventId: EventID, timestamp: Timestamp,
                 actor: Actor, correlationId: String? = nil, causationId: String? = nil,

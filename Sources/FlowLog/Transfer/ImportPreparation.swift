@@ -18,9 +18,11 @@ package struct ImportStart: Sendable {
     package var position: Int
     package var hash: UInt64
     package var snapshotInterval: Int
+    /// The layout of the log's schema, which the imported records take.
+    package var layout: RecordLayout
 
-    package init(position: Int, hash: UInt64, snapshotInterval: Int) {
-        (self.position, self.hash, self.snapshotInterval) = (position, hash, snapshotInterval)
+    package init(position: Int, hash: UInt64, snapshotInterval: Int, layout: RecordLayout) {
+        (self.position, self.hash, self.snapshotInterval, self.layout) = (position, hash, snapshotInterval, layout)
     }
 }
 
@@ -88,6 +90,8 @@ package struct ImportPreparation: ~Copyable {
     /// and comparing two equal identifiers costs less than hashing one.
     private var lastStream: (name: String, slot: Int)?
     private var record = BinaryWriter(capacity: 512)
+    private var salts = RecordSalts()
+    private let layout: RecordLayout
     private var scratch = BinaryWriter(capacity: 512)
     private let builder: any ImportBatchBuilder
 
@@ -101,6 +105,7 @@ package struct ImportPreparation: ~Copyable {
         position = start.position
         previousHash = start.hash
         snapshotInterval = start.snapshotInterval
+        layout = start.layout
         self.builder = builder
         self.loadStream = loadStream
     }
@@ -119,7 +124,7 @@ package struct ImportPreparation: ~Copyable {
             throw FlowLogError.refusedImport(ImportError(line: line, problem: "it is version \(event.version) of stream \(event.stream), but that stream's next version is \(current + 1)"))
         }
         let fingerprint = Self.fold(event, into: &folds[slot], scratch: &scratch)
-        previousHash = RecordCodec.encode(event, previousHash: previousHash, into: &record)
+        previousHash = RecordCodec.encode(event, previousHash: previousHash, layout: layout, salts: &salts, into: &record)
         record.withUnsafeBytes { builder.add(event, record: $0, fingerprint: fingerprint, line: line, streamOrdinal: slot) }
         if case .cart(.orderPlaced) = event.event, let order = folds[slot].state.orders.orders.last {
             builder.placeOrder(order, number: folds[slot].state.orders.orders.count, stream: event.stream, version: event.version)

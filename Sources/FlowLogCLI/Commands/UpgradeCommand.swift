@@ -29,7 +29,7 @@ struct UpgradeCommand: ParsableCommand {
         try CommandExecution.run { output in
             let log = try Composition.openLog(logOptions, access: .readWrite)
             let before = try log.settings()
-            let target = LogSettings.newestLogSchema
+            let target = log.capabilities.newestLogSchema
             var backupPath: String?
             if before.logSchema < target {
                 backupPath = try writeBackup(of: log, schema: before.logSchema)

@@ -64,7 +64,8 @@ final class LogCreatedOnFirstAppend: EventLog, StreamBatchReading, DeferredCommi
     /// where that log can; following and backups are the opened log's, once there is one.
     var capabilities: LogCapabilities {
         LogCapabilities(snapshots: self, batchReading: self, deferredCommits: self,
-                        following: opened?.capabilities.following, backup: opened?.capabilities.backup)
+                        following: opened?.capabilities.following, backup: opened?.capabilities.backup,
+                        forgetting: opened?.capabilities.forgetting, newestLogSchema: opened?.capabilities.newestLogSchema ?? LogSettings.newestLogSchema)
     }
 
     var defersCommit: Bool { opened?.capabilities.deferredCommits?.defersCommit ?? false }

@@ -7,7 +7,8 @@ enum IntegrityRendering {
         case .json:
             output.json { json in
                 json.object { json in
-                    json.field("intact", report.isIntact); json.field("events", report.events); json.field("streams", report.streams)
+                    json.field("intact", report.isIntact); json.field("events", report.events); json.field("forgotten", report.forgotten)
+                    json.field("streams", report.streams)
                     json.key("problems")
                     json.array(report.problems) { json, problem in
                         json.object { json in
@@ -35,7 +36,7 @@ enum IntegrityRendering {
                 return
             }
             output.line(report.isIntact
-                ? "intact: \(report.events) events in \(report.streams) streams; the hash chain, positions, versions and indexes all check out"
+                ? "intact: \(report.events) events\(report.forgotten > 0 ? " (\(report.forgotten) forgotten)" : "") in \(report.streams) streams; the hash chain, positions, versions and indexes all check out"
                 : "\(report.problems.count + report.unlistedProblems) problems in \(location); keep a copy of the folder, and restore the events from a backup or an export")
         }
     }

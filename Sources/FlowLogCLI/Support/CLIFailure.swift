@@ -42,6 +42,11 @@ struct CLIFailure: Error {
         switch error {
         case let failure as CLIFailure: self = failure
         case let error as FlowLogError: self.init(error)
+        case let refusal as ForgetRefusal:
+            switch refusal {
+            case .unknownStream: self.init(refusal.description, .noInput)
+            case .upgradeRequired: self.init(refusal.description, .dataError)
+            }
         default: self.init("Unexpected failure: \(error). Please report it with the command that caused it.", .software)
         }
     }

@@ -70,6 +70,11 @@ package struct BinaryWriter: ~Copyable {
         (base + offset).storeBytes(of: value.littleEndian, as: UInt16.self)
     }
 
+    package mutating func overwrite(_ value: UInt64, at offset: Int) {
+        precondition(offset + 8 <= length)
+        (base + offset).storeBytes(of: value.littleEndian, toByteOffset: 0, as: UInt64.self)
+    }
+
     @inline(__always)
     package mutating func write(_ value: UInt64) { append(value.littleEndian) }
 

@@ -1,13 +1,14 @@
 import FlowLogSystem
 import FlowDomain
 
-/// The storage encoding of one recorded event: compact, versioned binary with a hash chain.
+/// The storage encoding of one recorded event: compact binary with a hash chain, in one of two
+/// layouts (`RecordLayout`), told apart by the first byte.
 ///
-/// Layout (little-endian), schema 1:
+/// Layout 1 (every log before log schema 3), little-endian:
 ///
 /// | bytes | field |
 /// |---|---|
-/// | 1 | schema version |
+/// | 1 | layout (1) |
 /// | 1 | actor (0 user, 1 system) |
 /// | 2 | event type tag (low 12 bits) and the kind's version − 1 (high 4 bits) |
 /// | 8 | position |
@@ -20,18 +21,43 @@ import FlowDomain
 /// | … | the event's fields, as that version of the kind declares them |
 /// | 8 | chain hash: xxHash64 of all bytes above, seeded with the previous record's chain hash |
 ///
+/// Layout 2 (log schema 3), where a record's personal part can be forgotten without breaking the
+/// chain: the same first 44 bytes (layout 2), then
+///
+/// | bytes | field |
+/// |---|---|
+/// | 8 | payload digest: xxHash64 of the salt and the payload below |
+/// | 1 | 0: the payload follows; 1: forgotten (nothing follows) |
+/// | 16 | salt, from the kernel's random source (`RecordSalts`) |
+/// | … | the payload: stream id, correlation id, causation id, the event's fields, as in layout 1 |
+/// | 8 | chain hash: xxHash64 of the first 52 bytes (through the payload digest), seeded as above |
+///
+/// The chain covers the payload through its digest, so forgetting a record (dropping its salt and
+/// payload, keeping the digest) leaves every chain hash as it was, while a flipped byte anywhere
+/// is still caught: in the envelope or the digest by the chain, in the payload by the digest. The
+/// salt is why what remains confirms no guess: 2^128 salts map onto 2^64 digests, so every guessed
+/// payload has about 2^64 salts that give the stored digest. xxHash64, not a cryptographic hash,
+/// because every read checks every record (docs/decisions.md, "Forgetting a stream").
+///
 /// Why binary: JSON decoding would cost about 99% of a replay (DESIGN.md). Why a chain: a record's hash
 /// covers its predecessor's, so a flipped byte, a removed, reordered or altered record is caught on read.
 public enum RecordCodec {
+    /// The envelope schema that exports name (`schemaVersion`): 1 for records of either layout,
+    /// whose envelopes hold the same fields.
     public static let currentSchemaVersion = 1
     /// The chain hash that the first record is seeded with.
     public static let genesisHash: UInt64 = 0
     package static let trailerSize = 8
+    /// Layout 2: the envelope, then the payload digest; the chain hash covers these bytes.
+    package static let chainedPrefix = 52
+    /// Layout 2: the chained prefix and the forgotten flag; the salt starts here.
+    package static let saltOffset = 53
 
-    /// Encodes `record` into `writer` and returns its chain hash, to seed the next record's.
-    package static func encode(_ record: RecordedEvent, previousHash: UInt64, into writer: inout BinaryWriter) -> UInt64 {
+    /// Encodes `record` into `writer` in `layout` and returns its chain hash, to seed the next record's.
+    package static func encode(_ record: RecordedEvent, previousHash: UInt64, layout: RecordLayout,
+                               salts: inout RecordSalts, into writer: inout BinaryWriter) -> UInt64 {
         writer.reset()
-        writer.write(UInt8(currentSchemaVersion))
+        writer.write(layout.rawValue)
         writer.write(record.actor == .user ? UInt8(0) : UInt8(1))
         writer.write(UInt16(0)) // the tag, once the fields say which version they were written in
         writer.write(UInt64(record.position))
@@ -39,12 +65,26 @@ public enum RecordCodec {
         writer.write(record.timestamp.microseconds)
         writer.write(record.eventId.high)
         writer.write(record.eventId.low)
+        if layout == .salted {
+            writer.write(UInt64(0)) // the payload digest, once the payload is written
+            writer.write(UInt8(0))
+            let (high, low) = salts.take()
+            writer.write(high)
+            writer.write(low)
+        }
         writer.writeShortString(record.stream)
         writer.writeShortString(record.correlationId)
         writer.writeShortString(record.causationId)
         let version = EventFieldsCodec.encode(record.event, into: &writer)
         writer.overwrite(EventFieldsCodec.tag(of: record.event) | UInt16(version - 1) << EventDeclaration.tagBits, at: 2)
-        let hash = writer.withUnsafeBytes { XXHash64.hash($0, seed: previousHash) }
+        let hash: UInt64
+        if layout == .salted {
+            let digest = writer.withUnsafeBytes { XXHash64.hash(UnsafeRawBufferPointer(rebasing: $0[saltOffset...])) }
+            writer.overwrite(digest, at: 44)
+            hash = writer.withUnsafeBytes { XXHash64.hash(UnsafeRawBufferPointer(rebasing: $0[..<chainedPrefix]), seed: previousHash) }
+        } else {
+            hash = writer.withUnsafeBytes { XXHash64.hash($0, seed: previousHash) }
+        }
         writer.write(hash)
         return hash
     }
@@ -55,18 +95,29 @@ public enum RecordCodec {
         return UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: bytes.count - trailerSize, as: UInt64.self))
     }
 
+    /// The layout a stored record is in, from its first byte (`nil`: none this FlowLog reads).
+    package static func layout(of bytes: UnsafeRawBufferPointer) -> RecordLayout? {
+        bytes.isEmpty ? nil : RecordLayout(rawValue: bytes[0])
+    }
+
     /// Decodes a record without checking its checksum or position: for reporting on a damaged log only.
     package static func decodeUnverified(_ bytes: UnsafeRawBufferPointer) -> RecordedEvent? {
         guard bytes.count > trailerSize + 12 else { return nil }
         var resealed = Array(bytes[0..<bytes.count - trailerSize])
-        if !(1...currentSchemaVersion).contains(Int(resealed[0])) { resealed[0] = UInt8(currentSchemaVersion) }
+        if RecordLayout(rawValue: resealed[0]) == nil { resealed[0] = RecordLayout.whole.rawValue }
         let position = Int(truncatingIfNeeded: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 4, as: UInt64.self)))
-        withUnsafeBytes(of: XXHash64.hash(resealed, seed: genesisHash).littleEndian) { resealed.append(contentsOf: $0) }
+        if resealed[0] == RecordLayout.salted.rawValue, resealed.count > saltOffset {
+            let digest = resealed.withUnsafeBytes { XXHash64.hash(UnsafeRawBufferPointer(rebasing: $0[saltOffset...])) }
+            withUnsafeBytes(of: digest.littleEndian) { resealed.replaceSubrange(44..<chainedPrefix, with: $0) }
+        }
+        let chained = resealed[0] == RecordLayout.salted.rawValue ? min(chainedPrefix, resealed.count) : resealed.count
+        withUnsafeBytes(of: XXHash64.hash(Array(resealed[..<chained]), seed: genesisHash).littleEndian) { resealed.append(contentsOf: $0) }
         return resealed.withUnsafeBytes { try? decode($0, expectedPosition: position, previousHash: genesisHash).0 }
     }
 
     /// Decodes and checks one record into `record`, field by field, and returns its chain hash;
-    /// `record` is left as it was when the record is damaged.
+    /// `record` is left as it was when the record is damaged. A forgotten record (layout 2) comes
+    /// back with `isForgotten` set, an empty stream id and a blank event of its kind.
     ///
     /// For walks, which reuse one `record` (declared inside the walk's closure, not captured by it,
     /// or it is copied when passed on): a record built and returned was copied on its way out of
@@ -78,9 +129,8 @@ public enum RecordCodec {
             throw RecordDamage(position: expectedPosition, stream: nil, problem: "the record is truncated (\(bytes.count) bytes)")
         }
         let body = UnsafeRawBufferPointer(rebasing: bytes[0..<bytes.count - trailerSize])
-        let schema = Int(body[0])
-        guard schema <= currentSchemaVersion, schema >= 1 else {
-            throw RecordDamage(position: expectedPosition, stream: nil, problem: "the record has schema version \(schema), but this FlowLog reads versions 1 through \(currentSchemaVersion); upgrade FlowLog")
+        guard let layout = RecordLayout(rawValue: body[0]) else {
+            throw RecordDamage(position: expectedPosition, stream: nil, problem: "the record has layout \(body[0]), but this FlowLog reads layouts 1 and 2; upgrade FlowLog")
         }
         var reader = BinaryReader(body)
         do {
@@ -91,31 +141,59 @@ public enum RecordCodec {
             let version = Int(truncatingIfNeeded: try reader.readUInt64())
             let timestamp = Timestamp(microseconds: try reader.readInt64())
             let eventId = EventID(high: try reader.readUInt64(), low: try reader.readUInt64())
-            guard let stream = try reader.readShortString() else {
-                throw RecordDamage(position: expectedPosition, stream: nil, problem: "the record has no stream id")
+            var forgotten = false
+            var digest: UInt64 = 0
+            let hash: UInt64
+            if layout == .salted {
+                digest = try reader.readUInt64()
+                let flag = try reader.readByte()
+                guard flag <= 1 else { throw RecordDamage(position: expectedPosition, stream: nil, problem: "its forgotten flag is \(flag), neither 0 nor 1") }
+                forgotten = flag == 1
+                hash = XXHash64.hash(UnsafeRawBufferPointer(rebasing: body[..<chainedPrefix]), seed: previousHash)
+                reader.offset = saltOffset + 16
+            } else {
+                hash = XXHash64.hash(body, seed: previousHash)
             }
-            let correlationId = try reader.readShortString()
-            let causationId = try reader.readShortString()
-            let hash = XXHash64.hash(body, seed: previousHash)
-            guard hash == stored else {
-                throw RecordDamage(position: expectedPosition, stream: stream, problem: "its checksum does not match (the record, or one before it, was altered, removed or reordered)")
+            var stream = ""
+            var correlationId: String?
+            var causationId: String?
+            if forgotten {
+                guard hash == stored else { throw RecordDamage(position: expectedPosition, stream: nil, problem: chainBroken) }
+                guard body.count == saltOffset else {
+                    throw RecordDamage(position: expectedPosition, stream: nil, problem: "it is marked forgotten but holds \(body.count - saltOffset) bytes of payload")
+                }
+            } else {
+                guard let id = try reader.readShortString() else {
+                    throw RecordDamage(position: expectedPosition, stream: nil, problem: "the record has no stream id")
+                }
+                stream = id
+                correlationId = try reader.readShortString()
+                causationId = try reader.readShortString()
+                guard hash == stored else { throw RecordDamage(position: expectedPosition, stream: stream, problem: chainBroken) }
+                if layout == .salted, XXHash64.hash(UnsafeRawBufferPointer(rebasing: body[saltOffset...])) != digest {
+                    throw RecordDamage(position: expectedPosition, stream: stream, problem: "its payload does not match its digest (its stream, ids or data were altered)")
+                }
             }
             guard position == expectedPosition else {
-                throw RecordDamage(position: expectedPosition, stream: stream, problem: "the record says it is position \(position)")
+                throw RecordDamage(position: expectedPosition, stream: forgotten ? nil : stream, problem: "the record says it is position \(position)")
             }
             let tag = tagValue & (1 << EventDeclaration.tagBits - 1)
             guard let (kind, currentVersion) = EventKinds.stored(tag: tag) else {
-                throw RecordDamage(position: expectedPosition, stream: stream, problem: "unknown event type tag \(tag)")
+                throw RecordDamage(position: expectedPosition, stream: forgotten ? nil : stream, problem: "unknown event type tag \(tag)")
             }
             let event: AppEvent
-            do {
-                event = try EventFieldsCodec.decode(kind, version: Int(tagValue >> EventDeclaration.tagBits) + 1,
-                                                    currentVersion: currentVersion, from: &reader)
-            } catch let unknown as UnknownEventVersion {
-                throw RecordDamage(position: expectedPosition, stream: stream, problem: unknown.description, unknownVersion: unknown)
-            }
-            guard reader.remaining == 0 else {
-                throw RecordDamage(position: expectedPosition, stream: stream, problem: "\(reader.remaining) unexpected bytes after the event's fields")
+            if forgotten {
+                event = EventKinds.info(kind).blankEvent
+            } else {
+                do {
+                    event = try EventFieldsCodec.decode(kind, version: Int(tagValue >> EventDeclaration.tagBits) + 1,
+                                                        currentVersion: currentVersion, from: &reader)
+                } catch let unknown as UnknownEventVersion {
+                    throw RecordDamage(position: expectedPosition, stream: stream, problem: unknown.description, unknownVersion: unknown)
+                }
+                guard reader.remaining == 0 else {
+                    throw RecordDamage(position: expectedPosition, stream: stream, problem: "\(reader.remaining) unexpected bytes after the event's fields")
+                }
             }
             record.position = position
             record.stream = stream
@@ -125,8 +203,9 @@ public enum RecordCodec {
             record.actor = actor
             record.correlationId = correlationId
             record.causationId = causationId
-            record.schemaVersion = schema
+            record.schemaVersion = currentSchemaVersion
             record.event = event
+            record.isForgotten = forgotten
             return hash
         } catch let damage as RecordDamage {
             throw damage
@@ -134,6 +213,8 @@ public enum RecordCodec {
             throw RecordDamage(position: expectedPosition, stream: nil, problem: "the record ends before its fields do")
         }
     }
+
+    private static let chainBroken = "its checksum does not match (the record, or one before it, was altered, removed or reordered)"
 
     /// Decodes and checks one record. `expectedPosition` is the position of its key in the log.
     package static func decode(_ bytes: UnsafeRawBufferPointer, expectedPosition: Int, previousHash: UInt64) throws(RecordDamage) -> (RecordedEvent, hash: UInt64) {
@@ -176,93 +257,3 @@ public struct RecordDamage: Error, Equatable, Sendable, CustomStringConvertible 
     }
 }
 
-/// The per-type fields of an event, after the envelope, in the order its kind declares them:
-/// identifiers as short strings, free text as strings, integers as eight bytes, flags as one byte.
-package enum EventFieldsCodec {
-    /// The tag stored records give the event's kind.
-    @inline(__always)
-    package static func tag(of event: AppEvent) -> UInt16 {
-        var reader = TagReader()
-        try! event.visitPayload(&reader)
-        return reader.tag
-    }
-
-    /// Writes the fields of the lowest version of the event's kind that holds it, and answers that version.
-    package static func encode(_ event: AppEvent, into writer: inout BinaryWriter) -> Int {
-        withUnsafeMutablePointer(to: &writer) { pointer in
-            var encoder = FieldEncoder(writer: pointer)
-            try! event.visitPayload(&encoder)
-            return encoder.version
-        }
-    }
-
-    package static func decode(_ kind: AppEvent.Kind, version: Int, currentVersion: Int, from reader: inout BinaryReader) throws -> AppEvent {
-        var decoder = FieldDecoder(reader: reader, eventVersion: version, currentVersion: currentVersion)
-        let event = try AppEvent.decode(kind, &decoder)
-        reader = decoder.reader
-        return event
-    }
-
-    private struct TagReader: EventPayloadVisitor {
-        var tag: UInt16 = 0
-        @inline(__always)
-        mutating func visit<Payload: EventPayload>(_ payload: Payload) { tag = Payload.declaration.tag }
-    }
-
-    /// Writes through a pointer: `BinaryWriter` is noncopyable, and visitors are values.
-    private struct FieldEncoder: EventPayloadVisitor, FieldVisitor {
-        let writer: UnsafeMutablePointer<BinaryWriter>
-        var version = 1
-
-        init(writer: UnsafeMutablePointer<BinaryWriter>) { self.writer = writer }
-
-        @inline(__always)
-        mutating func visit<Payload: EventPayload>(_ payload: Payload) throws {
-            version = try payload.visitLowestVersion(&self)
-        }
-
-        mutating func visit(_ field: Field, _ value: inout String) {
-            if field.type == .identifier { writer.pointee.writeShortString(value) } else { writer.pointee.writeString(value) }
-        }
-
-        mutating func visit(_ field: Field, _ value: inout String?) {
-            precondition(field.type == .identifier, "an optional event field that is not an identifier has no binary layout")
-            writer.pointee.writeShortString(value)
-        }
-
-        mutating func visit(_ field: Field, _ value: inout Int) { writer.pointee.write(int: value) }
-
-        mutating func visit(_ field: Field, _ value: inout Int?) {
-            preconditionFailure("an optional integer event field has no binary layout")
-        }
-
-        mutating func visit(_ field: Field, _ value: inout Bool) { writer.pointee.write(value ? UInt8(1) : UInt8(0)) }
-    }
-
-    private struct FieldDecoder: PayloadDecoder, FieldVisitor {
-        var reader: BinaryReader
-        /// The version the record was written in; `event(_:)` upcasts it where it is not the current one.
-        let eventVersion: Int?
-
-        /// `nil` where the record holds its kind's current version (most records): `event(_:)` then
-        /// reads the payload without looking at its declaration.
-        init(reader: BinaryReader, eventVersion: Int, currentVersion: Int) {
-            self.reader = reader
-            self.eventVersion = eventVersion == currentVersion ? nil : eventVersion
-        }
-
-        mutating func visit(_ field: Field, _ value: inout String) throws {
-            if field.type == .identifier {
-                guard let read = try reader.readShortString() else { throw BinaryReader.OutOfBounds() }
-                value = read
-            } else {
-                value = try reader.readString()
-            }
-        }
-
-        mutating func visit(_ field: Field, _ value: inout String?) throws { value = try reader.readShortString() }
-        mutating func visit(_ field: Field, _ value: inout Int) throws { value = try reader.readInt() }
-        mutating func visit(_ field: Field, _ value: inout Int?) throws { value = try reader.readInt() }
-        mutating func visit(_ field: Field, _ value: inout Bool) throws { value = try reader.readByte() != 0 }
-    }
-}

@@ -1,0 +1,50 @@
+/// Forgetting a stream for good (`flowlog forget`, docs/spec.md §7): its events' data, stream id and
+/// correlation and causation ids become unreadable, and with them everything derived from them,
+/// while positions, versions, event ids, kinds and timestamps stay and the hash chain still holds.
+///
+/// One transaction: a forget is whole or not at all, and it is serialised with appends the way
+/// appends are with one another, so an append to the stream lands before it (and is forgotten with
+/// it) or after it (and starts the stream anew, at version 1).
+public protocol StreamForgetting: AnyObject {
+    /// Forgets `stream`, or throws `ForgetRefusal` (the stream is unknown or already forgotten, or
+    /// the log's records cannot be forgotten before `flowlog upgrade`).
+    func forget(stream: String) throws -> ForgottenStream
+
+    /// Every record from `from` through `through`, forgotten ones included (`isForgotten`), for
+    /// those that carry a log on as it is: `export` (tombstones), `copy`, `replay --verify`.
+    /// `EventLog.forEachEvent(from:through:)` leaves them out.
+    func forEachRecord(from: Int, through: Int?, _ body: (RecordedEvent) throws -> Bool) throws
+}
+
+/// What one `forget` erased: enough to answer the person who asked, and to pass on to the vendors
+/// who received the stream's events, and nothing of the stream's data.
+public struct ForgottenStream: Equatable, Sendable {
+    public var stream: String
+    /// How many events were forgotten, and the first and last of their positions.
+    public var events: Int
+    public var firstPosition: Int
+    public var lastPosition: Int
+    /// The correlation ids its events carried, each once, in the order first met.
+    public var correlationIds: [String]
+
+    public init(stream: String, events: Int, firstPosition: Int, lastPosition: Int, correlationIds: [String]) {
+        (self.stream, self.events, self.firstPosition, self.lastPosition, self.correlationIds) = (stream, events, firstPosition, lastPosition, correlationIds)
+    }
+}
+
+/// Why a stream was not forgotten; nothing was changed.
+public enum ForgetRefusal: Error, Equatable, Sendable, CustomStringConvertible {
+    /// No such stream, or one forgotten before: the log answers both alike.
+    case unknownStream(String, location: String)
+    /// The log's records are of the whole layout (log schema below 3).
+    case upgradeRequired(location: String, logSchema: Int)
+
+    public var description: String {
+        switch self {
+        case .unknownStream(let stream, let location):
+            "There is no stream \(stream) in \(location) (it never existed, or it was forgotten already). Check the name (--stream); nothing was changed."
+        case .upgradeRequired(let location, let logSchema):
+            "\(location) is at log schema \(logSchema), whose records cannot be forgotten without breaking its hash chain. Run `flowlog upgrade --db \(location)` once (it writes a backup, then rewrites the records into schema \(RecordLayout.saltedLogSchema)'s layout), then forget again; nothing was changed."
+        }
+    }
+}

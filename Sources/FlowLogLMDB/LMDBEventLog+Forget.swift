@@ -1,0 +1,120 @@
+import FlowLog
+import LMDB
+
+/// `flowlog forget` on LMDB, in one write transaction (see `StreamForgetting`).
+///
+/// Each of the stream's records keeps its first 52 bytes (envelope and payload digest) and its chain
+/// hash, and loses its salt and payload (`RecordCodec`, layout 2). What was derived from the stream
+/// goes with it: its stream-index entries, version, command receipts, snapshots, head, orders and
+/// order pages, the fingerprints at its positions, and in the storage read model its state and
+/// flags; the read model's orders keep their totals under an empty stream id, so order counts and
+/// revenue by day still add up.
+extension LMDBEventLog: StreamForgetting {
+    public func forget(stream: String) throws -> ForgottenStream {
+        let readModels = try projectionDatabases(create: false)
+        do {
+            return try environment.write { txn in
+                let schema = try settings(txn).logSchema
+                guard RecordLayout(logSchema: schema) == .salted else {
+                    throw ForgetRefusal.upgradeRequired(location: path, logSchema: schema)
+                }
+                guard try storedVersion(of: stream, txn) > 0 else { throw ForgetRefusal.unknownStream(stream, location: path) }
+                var positions: [Int] = []
+                var correlationIds: [String] = []
+                try scan(stream: stream, fromVersion: 1, throughPosition: nil, txn) { event in
+                    positions.append(event.position)
+                    if let id = event.correlationId, !correlationIds.contains(id) { correlationIds.append(id) }
+                    return true
+                }
+                for position in positions { try forgetRecord(at: position, txn) }
+                try forgetDerived(stream: stream, positions: positions, readModels: readModels, txn)
+                return ForgottenStream(stream: stream, events: positions.count, firstPosition: positions.first ?? 0,
+                                       lastPosition: positions.last ?? 0, correlationIds: correlationIds)
+            }
+        } catch let error as LMDBError {
+            throw FlowLogError.writing(error, path: path)
+        }
+    }
+
+    /// Replaces the record at `position` by its forgotten form: the chained prefix, the flag, the
+    /// chain hash.
+    private func forgetRecord(at position: Int, _ txn: Transaction) throws {
+        let key = Keys.position(position)
+        guard let bytes = try txn.get(eventsDB, key: key) else {
+            throw FlowLogError.damaged(RecordDamage(position: position, stream: nil, problem: "the stream index points at it, but it is missing"))
+        }
+        guard RecordCodec.layout(of: bytes) == .salted, bytes.count > RecordCodec.saltOffset + RecordCodec.trailerSize else {
+            throw ForgetRefusal.upgradeRequired(location: path, logSchema: try settings(txn).logSchema)
+        }
+        var forgotten = Array(bytes[..<RecordCodec.chainedPrefix])
+        forgotten.append(1)
+        forgotten.append(contentsOf: bytes[(bytes.count - RecordCodec.trailerSize)...])
+        try txn.put(eventsDB, key: key, value: forgotten)
+    }
+
+    private func forgetDerived(stream: String, positions: [Int], readModels: [Database]?, _ txn: Transaction) throws {
+        let id = Array(stream.utf8)
+        let prefix = Keys.streamPrefix(stream)
+        _ = try txn.delete(streamsDB, key: id)
+        for database in [streamIndexDB, commandsDB, snapshotsDB, ordersDB] + [orderPagesDB].compactMap({ $0 }) {
+            try deleteAll(startingWith: prefix, in: database, txn)
+        }
+        if let headsDB { _ = try txn.delete(headsDB, key: id) }
+        if let fingerprintsDB { try forgetFingerprints(at: positions, fingerprintsDB, txn) }
+        guard let readModels else { return }
+        _ = try txn.delete(readModels[1], key: id)
+        _ = try txn.delete(readModels[3], key: id)
+        for position in positions {
+            let key = Keys.position(position)
+            guard let value = try txn.get(readModels[2], key: key) else { continue }
+            // An order entry is the stream (a short string: length, bytes), then the order.
+            guard let length = value.first, value.count >= 1 + Int(length) else { continue }
+            try txn.put(readModels[2], key: key, value: [0] + Array(value[(1 + Int(length))...]))
+        }
+    }
+
+    /// Takes the fingerprints at `positions` (ascending) out of the runs that hold them, splitting
+    /// each run around them: a state's fingerprint would confirm a guess of the state.
+    private func forgetFingerprints(at positions: [Int], _ database: Database, _ txn: Transaction) throws {
+        var next = 0
+        while next < positions.count {
+            let position = positions[next]
+            // The run holding `position`: the entry at it, or the last one before it.
+            let found: (start: Int, bytes: [UInt8])? = try txn.withCursor(database) { cursor in
+                var entry = try cursor.seek(atOrAfter: Keys.position(position))
+                if entry.map({ Keys.decodePosition($0.key) }) != position { entry = entry == nil ? try cursor.last() : try cursor.previous() }
+                guard let (key, value) = entry, key.count == 8 else { return nil }
+                return (Keys.decodePosition(key), Array(value))
+            }
+            guard let (start, bytes) = found, position < start + bytes.count / 8 else { next += 1; continue }
+            let end = start + bytes.count / 8
+            var removed = Set<Int>()
+            while next < positions.count, positions[next] < end {
+                removed.insert(positions[next])
+                next += 1
+            }
+            _ = try txn.delete(database, key: Keys.position(start))
+            var segmentStart: Int?
+            for covered in start...end {
+                if covered < end, !removed.contains(covered) {
+                    if segmentStart == nil { segmentStart = covered }
+                } else if let first = segmentStart {
+                    try txn.put(database, key: Keys.position(first), value: Array(bytes[((first - start) * 8)..<((covered - start) * 8)]))
+                    segmentStart = nil
+                }
+            }
+        }
+    }
+
+    private func deleteAll(startingWith prefix: [UInt8], in database: Database, _ txn: Transaction) throws {
+        var keys: [[UInt8]] = []
+        try txn.withCursor(database) { cursor in
+            var entry = try cursor.seek(atOrAfter: prefix)
+            while let (key, _) = entry, key.starts(with: prefix) {
+                keys.append(Array(key))
+                entry = try cursor.next()
+            }
+        }
+        for key in keys { _ = try txn.delete(database, key: key) }
+    }
+}
