@@ -110,6 +110,10 @@ final class LMDBImportBuilder: ImportBatchBuilder {
                          fingerprint: fingerprint, tag: line, run: streamOrdinal)
     }
 
+    func addForgotten(_ event: RecordedEvent, record: UnsafeRawBufferPointer, line: Int) {
+        content.puts.addForgotten(position: event.position, record: record, eventId: event.eventId, tag: line)
+    }
+
     func placeOrder(_ order: Order, number: Int, stream: String, version: Int) {
         content.orders.append((order, number, stream, version))
     }

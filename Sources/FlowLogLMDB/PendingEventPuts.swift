@@ -56,6 +56,14 @@ struct PendingEventPuts {
         }
     }
 
+    /// A forgotten record and its event id: it has no stream-index entry and no fingerprint.
+    mutating func addForgotten(position: Int, record: UnsafeRawBufferPointer, eventId: EventID, tag: Int) {
+        keys.withPosition(position) { positionKey in
+            records.add(key: positionKey, value: record, tag: tag)
+            keys.withEventID(eventId) { eventIds.add(key: $0, value: positionKey, tag: tag) }
+        }
+    }
+
     /// Writes and forgets every waiting put. Returns the earliest-tagged event whose id the log (or
     /// an earlier put) already had; the other puts are written regardless.
     mutating func write(to log: LMDBEventLog, _ txn: Transaction) throws -> (tag: Int, eventId: EventID)? {

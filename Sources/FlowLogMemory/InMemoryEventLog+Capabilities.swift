@@ -227,6 +227,12 @@ private final class MemoryImportBuilder: ImportBatchBuilder {
         content.events.append((event, fingerprint, line))
     }
 
+    /// Never called: this log's layout is the whole one, and `ImportPreparation` refuses a forgotten
+    /// event for it before a builder sees one.
+    func addForgotten(_ event: RecordedEvent, record: UnsafeRawBufferPointer, line: Int) {
+        preconditionFailure("a log of the whole layout was handed a forgotten event")
+    }
+
     func placeOrder(_ order: Order, number: Int, stream: String, version: Int) {}
 
     func snapshot(_ state: FlowState, stream: String, version: Int, position: Int) {

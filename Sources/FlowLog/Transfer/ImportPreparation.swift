@@ -38,6 +38,9 @@ package protocol ImportBatchBuilder: AnyObject {
     var count: Int { get }
     /// An event at its position, its record already encoded (`RecordCodec`) with its chain hash.
     func add(_ event: RecordedEvent, record: UnsafeRawBufferPointer, fingerprint: UInt64, line: Int, streamOrdinal: Int)
+    /// A forgotten event (an export's tombstone), its record encoded: no stream-index entry, no
+    /// fingerprint. Only logs of the salted layout are handed one (`ImportPreparation.add`).
+    func addForgotten(_ event: RecordedEvent, record: UnsafeRawBufferPointer, line: Int)
     func placeOrder(_ order: Order, number: Int, stream: String, version: Int)
     func snapshot(_ state: FlowState, stream: String, version: Int, position: Int)
     /// What was gathered, ready for the session that made this builder to write; the builder
@@ -117,6 +120,15 @@ package struct ImportPreparation: ~Copyable {
     package mutating func add(_ event: RecordedEvent, line: Int) throws {
         guard event.position == position + 1 else {
             throw FlowLogError.refusedImport(ImportError(line: line, problem: "its position is \(event.position), but the log's next position is \(position + 1) (positions must be contiguous)"))
+        }
+        if event.isForgotten {
+            guard layout == .salted else {
+                throw FlowLogError.refusedImport(ImportError(line: line, problem: "it is a forgotten event, which only a log of log schema \(RecordLayout.saltedLogSchema) or later holds (an LMDB log created by this FlowLog, or one raised by `flowlog upgrade`)"))
+            }
+            previousHash = RecordCodec.encodeForgotten(event, previousHash: previousHash, salts: &salts, into: &record)
+            record.withUnsafeBytes { builder.addForgotten(event, record: $0, line: line) }
+            position = event.position
+            return
         }
         let slot = try slot(of: event.stream)
         let current = folds[slot].version

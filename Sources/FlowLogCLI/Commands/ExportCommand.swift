@@ -21,6 +21,8 @@ struct ExportCommand: ParsableCommand {
         discussion: "A FIFO, a character device or - is written through; a folder or a path inside a log is refused.")) var output: String?
     @Flag(help: "Let --output replace an existing file.") var force = false
     @Flag(help: "Print the CSV columns and their types instead of exporting.") var schema = false
+    @Flag(help: "Leave forgotten events out of an NDJSON export instead of writing them as tombstones (\"forgotten\":true, no stream, no data), which import takes back. CSV always leaves them out.")
+    var skipForgotten = false
     @OptionGroup var logOptions: LogOptions
 
     func validate() throws {
@@ -34,7 +36,7 @@ struct ExportCommand: ParsableCommand {
                 return
             }
             let log = try Composition.openLog(logOptions, access: .readOnly)
-            let export = EventExport(format: format, filter: selection.filter)
+            let export = EventExport(format: format, filter: selection.filter, includesForgotten: !skipForgotten)
             let progress = Progress(label: "export", total: try log.lastPosition())
             guard let output else {
                 // In blocks of about 1 MiB, each written through as it is full.

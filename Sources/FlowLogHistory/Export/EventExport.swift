@@ -14,10 +14,16 @@ public struct EventExport {
 
     public var format: Format
     public var filter: ExportFilter
+    /// Whether a forgotten event (`flowlog forget`) is written as a tombstone (NDJSON: its position,
+    /// version, event id, type, actor and time, and `"forgotten":true`), so that the export imports
+    /// into the same log, or left out. CSV always leaves them out: its columns have no place to say
+    /// that a row's data is gone, and blank fields would read as data.
+    public var includesForgotten: Bool
 
-    public init(format: Format, filter: ExportFilter = ExportFilter()) {
+    public init(format: Format, filter: ExportFilter = ExportFilter(), includesForgotten: Bool = true) {
         self.format = format
         self.filter = filter
+        self.includesForgotten = includesForgotten && format == .ndjson
     }
 
     /// Writes the export to `output` and returns the number of events written.
@@ -49,7 +55,8 @@ public struct EventExport {
                 record.position < filter.fromPosition ? true : try body(record)
             }
         } else {
-            try WalkAhead.forEachEvent(in: log, from: filter.fromPosition, through: filter.toPosition, body)
+            try WalkAhead.forEachEvent(in: log, from: filter.fromPosition, through: filter.toPosition,
+                                       includingForgotten: includesForgotten, body)
         }
         switch format {
         case .ndjson: if !json.bytes.isEmpty { try output.write(json.bytes) }

@@ -14,10 +14,16 @@ public enum LogCopy {
             try to.setSnapshotInterval(try from.snapshotInterval())
         }
         let count = try destination.importEvents { sink in
-            try source.forEachEvent(from: 1, through: nil) { event in
+            // Forgotten records go along, so that positions stay contiguous and the chain whole.
+            let copyOne: (RecordedEvent) throws -> Bool = { event in
                 try sink.add(event, line: event.position)
                 progress?.advance(to: event.position)
                 return true
+            }
+            if let forgetting = source.capabilities.forgetting {
+                try forgetting.forEachRecord(from: 1, through: nil, copyOne)
+            } else {
+                try source.forEachEvent(from: 1, through: nil, copyOne)
             }
         }
         progress?.finish()

@@ -16,7 +16,9 @@ enum WalkAhead {
     /// returns `false`. Errors of the walk (a damaged record) are thrown here, after the events
     /// before them; when `body` stops or throws, the walk stops too. Returns only once the walk's
     /// thread is done with the log.
-    static func forEachEvent(in log: any EventLog, from: Int, through: Int?, _ body: (RecordedEvent) throws -> Bool) throws {
+    /// With `includingForgotten`, forgotten records come too, where the log has any (`StreamForgetting`).
+    static func forEachEvent(in log: any EventLog, from: Int, through: Int?, includingForgotten: Bool = false,
+                             _ body: (RecordedEvent) throws -> Bool) throws {
         let batches = Handoff<[RecordedEvent]>(capacity: capacity)
         let finished = DispatchSemaphore(value: 0)
         let source = LogBox(log)
@@ -25,12 +27,17 @@ enum WalkAhead {
             var batch: [RecordedEvent] = []
             batch.reserveCapacity(batchSize)
             do {
-                try source.log.forEachEvent(from: from, through: through) { record in
+                let gather: (RecordedEvent) throws -> Bool = { record in
                     batch.append(record)
                     guard batch.count == batchSize else { return true }
                     guard batches.put(batch) else { return false }
                     batch.removeAll(keepingCapacity: true)
                     return true
+                }
+                if includingForgotten, let forgetting = source.log.capabilities.forgetting {
+                    try forgetting.forEachRecord(from: from, through: through, gather)
+                } else {
+                    try source.log.forEachEvent(from: from, through: through, gather)
                 }
                 if !batch.isEmpty { _ = batches.put(batch) }
                 batches.close(error: nil)

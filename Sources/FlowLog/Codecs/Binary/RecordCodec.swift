@@ -89,6 +89,26 @@ public enum RecordCodec {
         return hash
     }
 
+    /// Encodes a forgotten record (layout 2) for an event whose payload is gone already (an imported
+    /// tombstone): its digest is drawn at random, as no payload is left to digest.
+    package static func encodeForgotten(_ record: RecordedEvent, previousHash: UInt64, salts: inout RecordSalts,
+                                        into writer: inout BinaryWriter) -> UInt64 {
+        writer.reset()
+        writer.write(RecordLayout.salted.rawValue)
+        writer.write(record.actor == .user ? UInt8(0) : UInt8(1))
+        writer.write(EventFieldsCodec.tag(of: record.event))
+        writer.write(UInt64(record.position))
+        writer.write(UInt64(record.version))
+        writer.write(record.timestamp.microseconds)
+        writer.write(record.eventId.high)
+        writer.write(record.eventId.low)
+        writer.write(salts.take().0)
+        let hash = writer.withUnsafeBytes { XXHash64.hash($0, seed: previousHash) }
+        writer.write(UInt8(1))
+        writer.write(hash)
+        return hash
+    }
+
     /// The chain hash stored in a record's last eight bytes, without decoding the rest.
     package static func storedHash(of bytes: UnsafeRawBufferPointer) -> UInt64? {
         guard bytes.count >= trailerSize else { return nil }

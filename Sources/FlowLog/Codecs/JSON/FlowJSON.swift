@@ -130,6 +130,7 @@ public enum FlowJSON {
     /// One recorded event with its whole envelope, as `log --format json` and the NDJSON export write it.
     /// `correlationId` and `causationId` appear only where set.
     public static func writeEvent(_ record: RecordedEvent, into json: inout JSONWriter) {
+        if record.isForgotten { writeTombstone(record, into: &json); return }
         if EventLine.append(record, to: &json) { return }
         writeEventByFragments(record, into: &json)
     }
@@ -154,6 +155,20 @@ public enum FlowJSON {
         json.commaBits &= ~1
         writeEventData(record.event, into: &json)
         json.raw("}")
+    }
+
+    /// A forgotten event (`flowlog forget`): what the log still holds of it, and `"forgotten":true`
+    /// instead of a stream, ids and data. `import` reads it back into a forgotten record.
+    static func writeTombstone(_ record: RecordedEvent, into json: inout JSONWriter) {
+        json.separate()
+        json.raw(#"{"position":"#); json.rawInt(record.position)
+        json.raw(#","version":"#); json.rawInt(record.version)
+        json.raw(#","eventId":"#); json.commaBits &= ~1; json.eventID(record.eventId)
+        json.raw(#","type":"#); json.rawString(record.event.typeName)
+        json.raw(#","actor":"#); json.rawString(record.actor.rawValue)
+        json.raw(#","timestamp":"#); json.commaBits &= ~1; json.timestamp(record.timestamp)
+        json.raw(#","schemaVersion":"#); json.rawInt(record.schemaVersion)
+        json.raw(#","forgotten":true}"#)
     }
 
     public static func event(_ record: RecordedEvent) -> String {

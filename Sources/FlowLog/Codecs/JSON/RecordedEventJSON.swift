@@ -159,6 +159,7 @@ public enum RecordedEventJSON {
         var stream: String?, correlationId: String?, causationId: String?
         var eventId: EventID?, timestamp: Timestamp?, actor: Actor?, kind: AppEvent.Kind?, typeText: String?
         var data: [(String, JSONValue)]?
+        var forgotten = false
         var first = true
         while let key = try scanner.nextKey(first: &first) {
             if key.equals("position") { position = try integer(&scanner, "position") }
@@ -184,6 +185,10 @@ public enum RecordedEventJSON {
             else if key.equals("eventVersion") { eventVersion = scanner.takeNull() ? nil : try integer(&scanner, "eventVersion") }
             else if key.equals("correlationId") { correlationId = scanner.takeNull() ? nil : try identifier(&scanner, "correlationId") }
             else if key.equals("causationId") { causationId = scanner.takeNull() ? nil : try identifier(&scanner, "causationId") }
+            else if key.equals("forgotten") {
+                guard let flag = scanner.takeNull() ? false : scanner.bool() else { throw Problem(message: "\"forgotten\" must be true or false") }
+                forgotten = flag
+            }
             else if key.equals("data") {
                 guard case .object(let members) = try scanner.value() else { throw Problem(message: "\"data\" must be an object") }
                 data = members
@@ -193,6 +198,10 @@ public enum RecordedEventJSON {
         guard scanner.atEnd() else { throw JSONSyntaxError(offset: scanner.offset, reason: "unexpected text after the JSON value") }
         guard let position else { throw Problem(message: "\"position\" is missing") }
         guard position >= 1 else { throw Problem(message: "\"position\" \(position) is out of range") }
+        if forgotten {
+            return try tombstone(position: position, version: version, eventId: eventId, actor: actor, timestamp: timestamp, kind: kind,
+                                 typeText: typeText, carriesData: stream != nil || data != nil || correlationId != nil || causationId != nil)
+        }
         guard let stream else { throw Problem(message: "\"stream\" is missing") }
         guard let version else { throw Problem(message: "\"version\" is missing") }
         guard version >= 1 else { throw Problem(message: "\"version\" \(version) is out of range") }
@@ -210,6 +219,26 @@ public enum RecordedEventJSON {
         return RecordedEvent(position: position, stream: stream, version: version, eventId: eventId, timestamp: timestamp,
                              actor: actor, correlationId: correlationId, causationId: causationId,
                              schemaVersion: schema, event: try event(kind, version: eventVersion ?? 1, data))
+    }
+
+    /// A forgotten event as `export` writes it (`FlowJSON.writeTombstone`): its envelope without a
+    /// stream, ids or data, which it must not carry.
+    private static func tombstone(position: Int, version: Int?, eventId: EventID?, actor: Actor?, timestamp: Timestamp?,
+                                  kind: AppEvent.Kind?, typeText: String?, carriesData: Bool) throws -> RecordedEvent {
+        guard !carriesData else {
+            throw Problem(message: "a forgotten event (\"forgotten\": true) carries no \"stream\", \"correlationId\", \"causationId\" or \"data\"")
+        }
+        guard let version, version >= 1 else { throw Problem(message: "\"version\" is missing or out of range") }
+        guard let eventId else { throw Problem(message: "\"eventId\" is missing") }
+        guard let actor else { throw Problem(message: "\"actor\" is missing") }
+        guard let timestamp else { throw Problem(message: "\"timestamp\" is missing") }
+        guard let kind else {
+            throw Problem(message: typeText.map { "\"type\" \"\($0)\" is not an event type" } ?? "\"type\" is missing")
+        }
+        var record = RecordedEvent(position: position, stream: "", version: version, eventId: eventId, timestamp: timestamp,
+                                   actor: actor, event: EventKinds.info(kind).blankEvent)
+        record.isForgotten = true
+        return record
     }
 
     private static func integer(_ scanner: inout JSONScanner, _ name: String) throws -> Int {
