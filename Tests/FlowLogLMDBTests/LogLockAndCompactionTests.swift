@@ -5,6 +5,7 @@ import FlowLogSystem
 import FlowLogTesting
 import Foundation
 import LMDB
+import Synchronization
 import Testing
 
 /// The log lock (`LogLock`: shared by every open log, exclusive for `compact`) and the compaction
@@ -73,6 +74,26 @@ struct LogLockAndCompactionTests {
         withExtendedLifetime(lock) {}
         #expect(LogInUse(path: "x", operation: "flowlog compact", pids: []).description.contains("open in another process"))
         #expect(LogInUse(path: "x", operation: "flowlog compact", pids: [12, 34]).description.contains("open in processes 12, 34"))
+    }
+
+    /// A log opened while a compaction holds the lock waits for it, then opens the new file.
+    @Test func anOpenWaitsWhileTheExclusiveLockIsHeld() throws {
+        let folder = TemporaryDirectory()
+        let path = folder.child("log")
+        try makeLog(path, streams: 1)
+        let opened = Mutex(false)
+        do {
+            let lock = try LogLock.exclusive(in: path, for: "compact")
+            let opener = Thread {
+                if let log = try? LMDBEventLog(path: path, access: .readOnly), (try? log.lastPosition()) == 5 { opened.withLock { $0 = true } }
+            }
+            opener.start()
+            usleep(300_000)
+            #expect(!opened.withLock { $0 }, "the open waits for the exclusive lock")
+            withExtendedLifetime(lock) {}
+        }
+        for _ in 0..<200 where !opened.withLock({ $0 }) { usleep(10_000) }
+        #expect(opened.withLock { $0 }, "and opens once it is released")
     }
 
     @Test func compactionLeavesOutFreePagesAndKeepsEveryAnswer() throws {
