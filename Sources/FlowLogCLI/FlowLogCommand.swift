@@ -26,7 +26,7 @@ struct FlowLogCommand: ParsableCommand {
         SendCommand.self, StateCommand.self, LogCommand.self, ReplayCommand.self, BisectCommand.self, SnapshotsCommand.self,
         ExportCommand.self, ImportCommand.self, VerifyCommand.self, ProjectionsCommand.self, OrdersCommand.self, ViewCommand.self,
         StreamsCommand.self, BackupCommand.self, CopyCommand.self, DemoCommand.self, SchemaCommand.self, InitCommand.self,
-        UpgradeCommand.self, ForgetCommand.self,
+        UpgradeCommand.self, ForgetCommand.self, CompactCommand.self,
     ] + networkCommands
 
     private static let everything = CommandConfiguration(
@@ -42,7 +42,7 @@ struct FlowLogCommand: ParsableCommand {
         newer schema, or not a log, or an input file is not what it should be; 66 no log at the path, \
         no such stream, or no such input file; 70 an unexpected failure; 73 the log cannot be created \
         there; 74 an I/O error (a full disk, a collector that keeps refusing); 75 another process runs \
-        that projector; 77 permission denied; 124 a bisect check ran past --timeout.
+        that projector, or holds the log open that compact needs to itself; 77 permission denied; 124 a bisect check ran past --timeout.
         """,
         version: FlowLogVersion.description,
         subcommands: TypedCommandCatalog.groupCommands + fixedSubcommands

@@ -64,12 +64,16 @@ public final class LMDBEventLog: EventLog {
     var encoder = BinaryWriter(capacity: 512)
     /// Salts for appended records in the salted layout, drawn from the kernel in batches.
     var salts = RecordSalts()
+    /// The shared log lock (`LogLock`), held while this object lives, so that `compact` never swaps
+    /// `data.mdb` under it.
+    let logLock: LogLock
 
     /// Opens the log at `path` (a folder). `initialMapSize` only matters for a new log or a larger
     /// map: the map grows by itself whenever it is full.
     public init(path: String, access: Access = .readWriteCreating, initialMapSize: Int = 1 << 30) throws(FlowLogError) {
         self.path = path
         try LogFolder.prepare(path: path, creating: access == .readWriteCreating)
+        logLock = try LogLock.shared(in: path, readOnly: access == .readOnly)
         var options = Environment.Options()
         options.initialMapSize = initialMapSize
         options.readOnly = access == .readOnly
@@ -86,7 +90,10 @@ public final class LMDBEventLog: EventLog {
         } catch {
             throw LogFolder.openingError(error, path: path)
         }
-        if let refusal = recognition.refusal { throw .notALog(path: path, reason: refusal) }
+        if let refusal = recognition.refusal {
+            logLock.discardIfCreated()
+            throw .notALog(path: path, reason: refusal)
+        }
         do {
             let (names, optional) = (Self.databaseNames, Self.laterDatabaseNames)
             let databases: [Database]

@@ -24,7 +24,9 @@ enum LogFolder {
         }
         var dataInfo = stat()
         if stat(path + "/data.mdb", &dataInfo) == 0 { return }
-        let entries = folderEntries(path)
+        // The log lock alone is what a log whose files were removed (or whose creation failed, or
+        // whose refused import was undone) leaves: the folder is as good as empty.
+        let entries = folderEntries(path).filter { $0 != LogLock.fileName }
         if entries.isEmpty {
             guard creating else { throw .notFound(path: path) }
             return

@@ -24,6 +24,8 @@ public enum FlowLogError: Error, Equatable, CustomStringConvertible {
     case io(path: String, detail: String)
     /// Another process runs the projector this one needs.
     case busy(ProjectorBusy)
+    /// Other processes hold the log open that an operation needs to itself (`compact`).
+    case logInUse(LogInUse)
     /// An import refused a line; nothing was imported.
     case refusedImport(ImportError)
     /// An input file or stream could not be read.
@@ -59,6 +61,7 @@ public enum FlowLogError: Error, Equatable, CustomStringConvertible {
         case .io(_, let detail):
             "The log storage failed: \(detail). Nothing of this batch was written."
         case .busy(let busy): busy.description
+        case .logInUse(let inUse): inUse.description
         case .refusedImport(let refusal): refusal.description
         case .input(let message): message
         case .unreadableInput(let path, let errorNumber):

@@ -37,8 +37,7 @@ struct CopyCommand: ParsableCommand {
                 count = try LogCopy.copy(from: source, to: destination, progress: progress)
             } catch {
                 if !destinationExisted, case .lmdb(let path) = Backend(to) {
-                    for file in ["data.mdb", "lock.mdb"] { unlink(path + "/" + file) }
-                    rmdir(path)
+                    Composition.removeLogFiles(path)
                 }
                 throw error
             }

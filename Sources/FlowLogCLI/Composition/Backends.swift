@@ -29,6 +29,23 @@ enum Backend {
         }
     }
 
+    /// `flowlog compact`: LMDB's compacting copy swapped in under the log lock, or PostgreSQL's
+    /// `VACUUM FULL` of the log's tables.
+    func compact() throws -> LogCompaction {
+        switch self {
+        case .lmdb(let path):
+            return try LMDBEventLog.compact(path: path)
+        case .postgres(let url):
+            #if Network
+            let log = try PostgresEventLog.open(url: url, access: .readWrite)
+            defer { log.close() }
+            return try log.compact()
+            #else
+            throw CLIFailure("This flowlog was built without PostgreSQL (the package's Network trait is off); build the whole flowlog with `scripts/build` to compact \(Backend.redacted(url)).", .usage)
+            #endif
+        }
+    }
+
     /// Whether anything is there yet: a folder for LMDB; a PostgreSQL log is taken to exist (its
     /// tables are created by its first write, in the same transaction).
     var exists: Bool {

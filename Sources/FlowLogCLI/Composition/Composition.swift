@@ -33,7 +33,12 @@ enum Composition {
     /// import into PostgreSQL is one transaction, so a refused one leaves nothing already).
     static func removeCreatedLog(_ options: LogOptions) {
         guard case .lmdb(let path) = Backend(options.logPath) else { return }
-        for file in ["data.mdb", "lock.mdb"] { unlink(path + "/" + file) }
+        removeLogFiles(path)
+    }
+
+    /// Removes a log folder this process created, with the files LMDB and the log lock put in it.
+    static func removeLogFiles(_ path: String) {
+        for file in ["data.mdb", "lock.mdb", LogLock.fileName] { unlink(path + "/" + file) }
         rmdir(path)
     }
 

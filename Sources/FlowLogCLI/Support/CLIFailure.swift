@@ -29,7 +29,7 @@ struct CLIFailure: Error {
         case .unreadableInput(_, let errorNumber): errorNumber == EACCES || errorNumber == EPERM ? .permission : errorNumber == ENOENT || errorNumber == ENOTDIR ? .noInput : .ioError
         case .permissionDenied: .permission
         case .diskFull, .io, .input, .delivery: .ioError
-        case .busy: .busy
+        case .busy, .logInUse: .busy
         case .output(.missingFolder), .output(.cannotOpen): .cannotCreate
         case .output(.cannotFinish): .ioError
         case .output: .usage

@@ -18,7 +18,8 @@ enum ExitStatus: Int32 {
     case cannotCreate = 73
     /// EX_IOERR: an I/O error (a full disk), or a collector that keeps refusing.
     case ioError = 74
-    /// EX_TEMPFAIL: another process runs the projector; try again once it is done.
+    /// EX_TEMPFAIL: another process runs the projector, or holds open the log `compact` needs to
+    /// itself; try again once it is done.
     case busy = 75
     /// EX_NOPERM: permission denied.
     case permission = 77
