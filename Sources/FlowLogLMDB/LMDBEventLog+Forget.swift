@@ -7,8 +7,8 @@ import LMDB
 /// hash, and loses its salt and payload (`RecordCodec`, layout 2). What was derived from the stream
 /// goes with it: its stream-index entries, version, command receipts, snapshots, head, orders and
 /// order pages, the fingerprints at its positions, and in the storage read model its state and
-/// flags; the read model's orders keep their totals under an empty stream id, so order counts and
-/// revenue by day still add up.
+/// flags; the read model's orders keep their totals, without stream or order id, so order counts
+/// and revenue still add up.
 extension LMDBEventLog: StreamForgetting {
     public func forget(stream: String) throws -> ForgottenStream {
         let readModels = try projectionDatabases(create: false)
@@ -67,9 +67,16 @@ extension LMDBEventLog: StreamForgetting {
         for position in positions {
             let key = Keys.position(position)
             guard let value = try txn.get(readModels[2], key: key) else { continue }
-            // An order entry is the stream (a short string: length, bytes), then the order.
-            guard let length = value.first, value.count >= 1 + Int(length) else { continue }
-            try txn.put(readModels[2], key: key, value: [0] + Array(value[(1 + Int(length))...]))
+            // An order entry is the stream (a short string: length, bytes), then the order. What
+            // stays is its total, item count and currency: no stream, no order id (a client's
+            // choice, which may name the person).
+            guard let length = value.first, value.count >= 1 + Int(length),
+                  var order = StateCodec.decodeOrder(UnsafeRawBufferPointer(rebasing: value[(1 + Int(length))...])) else { continue }
+            order.orderId = ""
+            var kept = BinaryWriter(capacity: 64)
+            kept.writeShortString(nil)
+            StateCodec.encode(order: order, into: &kept)
+            try txn.put(readModels[2], key: key, value: kept.bytes)
         }
     }
 
