@@ -10,7 +10,7 @@ import LMDB
 /// flags; the read model's orders keep their totals, without stream or order id, so order counts
 /// and revenue still add up.
 extension LMDBEventLog: StreamForgetting {
-    public func forget(stream: String) throws -> ForgottenStream {
+    public func forget(streams: [String]) throws -> [ForgottenStream] {
         let readModels = try projectionDatabases(create: false)
         do {
             return try environment.write { txn in
@@ -18,22 +18,26 @@ extension LMDBEventLog: StreamForgetting {
                 guard RecordLayout(logSchema: schema) == .salted else {
                     throw ForgetRefusal.upgradeRequired(location: path, logSchema: schema)
                 }
-                guard try storedVersion(of: stream, txn) > 0 else { throw ForgetRefusal.unknownStream(stream, location: path) }
-                var positions: [Int] = []
-                var correlationIds: [String] = []
-                try scan(stream: stream, fromVersion: 1, throughPosition: nil, txn) { event in
-                    positions.append(event.position)
-                    if let id = event.correlationId, !correlationIds.contains(id) { correlationIds.append(id) }
-                    return true
-                }
-                for position in positions { try forgetRecord(at: position, txn) }
-                try forgetDerived(stream: stream, positions: positions, readModels: readModels, txn)
-                return ForgottenStream(stream: stream, events: positions.count, firstPosition: positions.first ?? 0,
-                                       lastPosition: positions.last ?? 0, correlationIds: correlationIds)
+                return try streams.map { stream in try forget(stream: stream, readModels: readModels, txn) }
             }
         } catch let error as LMDBError {
             throw FlowLogError.writing(error, path: path)
         }
+    }
+
+    private func forget(stream: String, readModels: [Database]?, _ txn: Transaction) throws -> ForgottenStream {
+        guard try storedVersion(of: stream, txn) > 0 else { throw ForgetRefusal.unknownStream(stream, location: path) }
+        var positions: [Int] = []
+        var correlationIds: [String] = []
+        try scan(stream: stream, fromVersion: 1, throughPosition: nil, txn) { event in
+            positions.append(event.position)
+            if let id = event.correlationId, !correlationIds.contains(id) { correlationIds.append(id) }
+            return true
+        }
+        for position in positions { try forgetRecord(at: position, txn) }
+        try forgetDerived(stream: stream, positions: positions, readModels: readModels, txn)
+        return ForgottenStream(stream: stream, events: positions.count, firstPosition: positions.first ?? 0,
+                               lastPosition: positions.last ?? 0, correlationIds: correlationIds)
     }
 
     /// Replaces the record at `position` by its forgotten form: the chained prefix, the flag, the

@@ -6,14 +6,22 @@
 /// appends are with one another, so an append to the stream lands before it (and is forgotten with
 /// it) or after it (and starts the stream anew, at version 1).
 public protocol StreamForgetting: AnyObject {
-    /// Forgets `stream`, or throws `ForgetRefusal` (the stream is unknown or already forgotten, or
-    /// the log's records cannot be forgotten before `flowlog upgrade`).
-    func forget(stream: String) throws -> ForgottenStream
+    /// Forgets every stream of `streams` in one transaction (all of them or none), or throws
+    /// `ForgetRefusal` (a stream is unknown or already forgotten, or the log's records cannot be
+    /// forgotten before `flowlog upgrade`). `retain` forgets a batch of sessions this way.
+    func forget(streams: [String]) throws -> [ForgottenStream]
 
     /// Every record from `from` through `through`, forgotten ones included (`isForgotten`), for
     /// those that carry a log on as it is: `export` (tombstones), `copy`, `replay --verify`.
     /// `EventLog.forEachEvent(from:through:)` leaves them out.
     func forEachRecord(from: Int, through: Int?, _ body: (RecordedEvent) throws -> Bool) throws
+}
+
+extension StreamForgetting {
+    /// Forgets one stream (see `forget(streams:)`).
+    public func forget(stream: String) throws -> ForgottenStream {
+        try forget(streams: [stream])[0]
+    }
 }
 
 /// What one `forget` erased: enough to answer the person who asked, and to pass on to the vendors
