@@ -1,5 +1,6 @@
 import ArgumentParser
 import FlowLog
+import FlowLogProjections
 
 /// `flowlog forget --stream S`: erasure on request (GDPR art. 17) without breaking the hash chain.
 struct ForgetCommand: ParsableCommand {
@@ -12,7 +13,10 @@ struct ForgetCommand: ParsableCommand {
         positions stay contiguous and counts by kind and day still add up, and `verify` counts it as \
         forgotten. Everything derived from the stream goes too: its snapshots, head, command \
         receipts, orders and state fingerprints, and in the storage read model its state and flags \
-        (its orders keep their totals, without the stream). Afterwards the log answers for the \
+        (its orders keep their totals, without the stream or order id), and the trackers' files \
+        (messages and dead letters) lose its lines; tracker calls not yet delivered are never sent. \
+        A tracker runner (`projections run`) must not be running: forget exits 75 naming it, \
+        before changing anything. Afterwards the log answers for the \
         stream as for one that never existed (exit 66), and a second forget of it exits 66 as well. \
         The erased bytes stay in the log file's free pages until `flowlog compact`. The output names \
         the ids to pass to Segment's deletion and GA4's user deletion (the stream is their \
@@ -21,9 +25,19 @@ struct ForgetCommand: ParsableCommand {
         """)
 
     @Option(help: "The stream to forget.")
-    var stream: String
+    var stream: String?
+    @Option(name: .customLong("correlation-id"), help: ArgumentHelp("Forget every stream whose events carry this correlation id (one conversation that spans sessions), all in one transaction.", valueName: "id"))
+    var correlationId: String?
+    @Option(help: "The folder of the trackers' files, whose lines of the stream are taken out too (default: LOG-tracker beside the log, as `projections run` writes them).")
+    var trackerDir: String?
     @OptionGroup var format: FormatOptions
     @OptionGroup var logOptions: LogOptions
+
+    func validate() throws {
+        guard (stream == nil) != (correlationId == nil) else {
+            throw ValidationError("Give either --stream S or --correlation-id C (the stream, or every stream of one conversation, to forget).")
+        }
+    }
 
     func run() throws {
         try CommandExecution.run { output in
@@ -31,26 +45,56 @@ struct ForgetCommand: ParsableCommand {
             guard let forgetting = log.capabilities.forgetting else {
                 throw CLIFailure("\(log.location) cannot forget a stream: this FlowLog forgets on LMDB logs only (not yet on PostgreSQL). Nothing was changed.", .usage)
             }
-            let forgotten = try forgetting.forget(stream: stream)
+            // No tracker runner may append to a tracker file while it is rewritten: busy (exit 75)
+            // before anything is forgotten.
+            let leases = try Composition.trackerNames.map { try log.leaseProjector($0) }
+            let streams = try stream.map { [$0] } ?? Self.streams(carrying: correlationId!, in: log)
+            let forgotten = try forgetting.forget(streams: streams)
+            var tracker = TrackerOptions()
+            tracker.trackerDir = trackerDir
+            let files = try TrackerFileErasure.forget(streams: Set(streams), in: tracker.folder(for: logOptions))
+            withExtendedLifetime(leases) {}
             if format.isJSON {
-                output.json { json in
-                    json.beginObject()
-                    json.key("stream"); json.string(forgotten.stream)
-                    json.key("events"); json.int(forgotten.events)
-                    json.key("firstPosition"); json.int(forgotten.firstPosition)
-                    json.key("lastPosition"); json.int(forgotten.lastPosition)
-                    json.key("correlationIds"); json.beginArray()
-                    for id in forgotten.correlationIds { json.string(id) }
-                    json.endArray()
-                    json.key("segment"); json.beginObject(); json.key("anonymousId"); json.string(forgotten.stream); json.endObject()
-                    json.key("ga4"); json.beginObject(); json.key("client_id"); json.string(forgotten.stream); json.endObject()
-                    json.endObject()
-                }
+                for one in forgotten { output.json { json in ForgottenStreamJSON.write(one, into: &json) } }
             } else {
-                output.line("forgot stream \(forgotten.stream) in \(log.location): \(forgotten.events) events (positions \(forgotten.firstPosition)…\(forgotten.lastPosition)).")
-                output.line("Ask the vendors to delete what they received: Segment anonymousId \(forgotten.stream), GA4 client_id \(forgotten.stream).")
+                for one in forgotten {
+                    output.line("forgot stream \(one.stream) in \(log.location): \(one.events) events (positions \(one.firstPosition)…\(one.lastPosition)).")
+                    output.line("Ask the vendors to delete what they received: Segment anonymousId \(one.stream), GA4 client_id \(one.stream).")
+                }
+                for (file, lines) in files { output.line("took \(lines) line\(lines == 1 ? "" : "s") of it out of \(file).") }
                 output.line("The erased bytes stay in the log file's free pages until `flowlog compact --db \(log.location)`.")
             }
         }
+    }
+
+    /// Every stream with an event that carries `correlationId`, in the order first met.
+    static func streams(carrying correlationId: String, in log: any EventLog) throws -> [String] {
+        var found: [String] = []
+        var seen = Set<String>()
+        try log.forEachEvent(from: 1, through: nil) { event in
+            if event.correlationId == correlationId, seen.insert(event.stream).inserted { found.append(event.stream) }
+            return true
+        }
+        guard !found.isEmpty else {
+            throw CLIFailure("No event in \(log.location) carries correlation id \(correlationId) (none ever did, or its streams were forgotten already). Check the id; nothing was changed.", .noInput)
+        }
+        return found
+    }
+}
+
+/// `forget --format json`'s object for one stream, which `DELETE /streams/{stream}` answers too.
+enum ForgottenStreamJSON {
+    static func write(_ forgotten: ForgottenStream, into json: inout JSONWriter) {
+        json.beginObject()
+        json.key("stream"); json.string(forgotten.stream)
+        json.key("events"); json.int(forgotten.events)
+        json.key("firstPosition"); json.int(forgotten.firstPosition)
+        json.key("lastPosition"); json.int(forgotten.lastPosition)
+        json.key("correlationIds"); json.beginArray()
+        for id in forgotten.correlationIds { json.string(id) }
+        json.endArray()
+        json.key("segment"); json.beginObject(); json.key("anonymousId"); json.string(forgotten.stream); json.endObject()
+        json.key("ga4"); json.beginObject(); json.key("client_id"); json.string(forgotten.stream); json.endObject()
+        json.endObject()
     }
 }
