@@ -49,10 +49,16 @@ struct ForgetCommand: ParsableCommand {
             // before anything is forgotten.
             let leases = try Composition.trackerNames.map { try log.leaseProjector($0) }
             let streams = try stream.map { [$0] } ?? Self.streams(carrying: correlationId!, in: log)
-            let forgotten = try forgetting.forget(streams: streams)
+            // Checked first, then the tracker files, then the log: a forget killed between the two
+            // leaves the stream in the log, and running it again finishes the job; the other way
+            // round, the log would deny knowing the stream whose lines were still in the files.
+            let schema = try log.settings().logSchema
+            guard RecordLayout(logSchema: schema) == .salted else { throw ForgetRefusal.upgradeRequired(location: log.location, logSchema: schema) }
+            for stream in streams where try log.version(of: stream) == 0 { throw ForgetRefusal.unknownStream(stream, location: log.location) }
             var tracker = TrackerOptions()
             tracker.trackerDir = trackerDir
             let files = try TrackerFileErasure.forget(streams: Set(streams), in: tracker.folder(for: logOptions))
+            let forgotten = try forgetting.forget(streams: streams)
             withExtendedLifetime(leases) {}
             if format.isJSON {
                 for one in forgotten { output.json { json in ForgottenStreamJSON.write(one, into: &json) } }
