@@ -1,3 +1,4 @@
+import FlowDomain
 import FlowLog
 import LMDB
 
@@ -10,7 +11,7 @@ import LMDB
 /// flags; the read model's orders keep their totals, without stream or order id, so order counts
 /// and revenue still add up.
 extension LMDBEventLog: StreamForgetting {
-    public func forget(streams: [String]) throws -> [ForgottenStream] {
+    public func forget(streams: [String], audit: (ForgottenStream) -> NewEvent?) throws -> [ForgottenStream] {
         let readModels = try projectionDatabases(create: false)
         do {
             return try environment.write { txn in
@@ -18,7 +19,18 @@ extension LMDBEventLog: StreamForgetting {
                 guard RecordLayout(logSchema: schema) == .salted else {
                     throw ForgetRefusal.upgradeRequired(location: path, logSchema: schema)
                 }
-                return try streams.map { stream in try forget(stream: stream, readModels: readModels, txn) }
+                let forgotten = try streams.map { stream in try forget(stream: stream, readModels: readModels, txn) }
+                let audits = forgotten.compactMap(audit)
+                if !audits.isEmpty {
+                    let interval = try storedSnapshotInterval(txn)
+                    _ = try withUnsafeMutablePointer(to: &encoder) { encoder in
+                        try withUnsafeMutablePointer(to: &salts) { salts in
+                            var storage = AppendStorage(log: self, txn: txn, encoder: encoder, salts: salts, layout: .salted, snapshotInterval: interval)
+                            return try AppendRules.apply([AppendRequest(stream: SystemStreams.erasures, expectedVersion: nil, commandId: nil, events: audits)], in: &storage)
+                        }
+                    }
+                }
+                return forgotten
             }
         } catch let error as LMDBError {
             throw FlowLogError.writing(error, path: path)

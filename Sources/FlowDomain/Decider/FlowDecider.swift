@@ -42,6 +42,8 @@ public enum FlowDecider {
         switch event {
         case .cart(let cartEvent): CartRules.evolve(&state, cartEvent)
         case .navigation(let navigationEvent): NavigationRules.evolve(&state.navigation, navigationEvent)
+        // The log's own facts, in its system streams: no session's state.
+        case .system: break
         }
     }
 

@@ -2,14 +2,17 @@
 public enum AppEvent: Equatable, Sendable {
     case cart(CartEvent)
     case navigation(NavigationEvent)
+    case system(SystemEvent)
 
     /// Which kind of event this is; every kind of every family, without its fields.
     public enum Kind: Hashable, Sendable {
         case cart(CartEvent.Kind)
         case navigation(NavigationEvent.Kind)
+        case system(SystemEvent.Kind)
 
-        /// Every kind, in declaration order (the cart's, then the navigation's).
+        /// Every kind, in declaration order (the cart's, the navigation's, then the log's own).
         public static let allCases: [Kind] = CartEvent.Kind.allCases.map(Kind.cart) + NavigationEvent.Kind.allCases.map(Kind.navigation)
+            + SystemEvent.Kind.allCases.map(Kind.system)
     }
 
     /// Which kind of event this is: the kind whose tag this event's payload declares.
@@ -21,6 +24,7 @@ public enum AppEvent: Equatable, Sendable {
         switch self {
         case .cart(let event): try event.visitPayload(&visitor)
         case .navigation(let event): try event.visitPayload(&visitor)
+        case .system(let event): try event.visitPayload(&visitor)
         }
     }
 
@@ -30,6 +34,7 @@ public enum AppEvent: Equatable, Sendable {
         switch kind {
         case .cart(let kind): .cart(try CartEvent.decode(kind, &decoder))
         case .navigation(let kind): .navigation(try NavigationEvent.decode(kind, &decoder))
+        case .system(let kind): .system(try SystemEvent.decode(kind, &decoder))
         }
     }
 

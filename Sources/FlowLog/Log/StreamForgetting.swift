@@ -1,3 +1,5 @@
+import FlowDomain
+
 /// Forgetting a stream for good (`flowlog forget`, docs/spec.md §7): its events' data, stream id and
 /// correlation and causation ids become unreadable, and with them everything derived from them,
 /// while positions, versions, event ids, kinds and timestamps stay and the hash chain still holds.
@@ -8,8 +10,10 @@
 public protocol StreamForgetting: AnyObject {
     /// Forgets every stream of `streams` in one transaction (all of them or none), or throws
     /// `ForgetRefusal` (a stream is unknown or already forgotten, or the log's records cannot be
-    /// forgotten before `flowlog upgrade`). `retain` forgets a batch of sessions this way.
-    func forget(streams: [String]) throws -> [ForgottenStream]
+    /// forgotten before `flowlog upgrade`). `retain` forgets a batch of sessions this way. In the
+    /// same transaction, `audit`'s event for each forgotten stream (where it gives one) is appended
+    /// to the erasure audit trail (`SystemStreams.erasures`).
+    func forget(streams: [String], audit: (ForgottenStream) -> NewEvent?) throws -> [ForgottenStream]
 
     /// Every record from `from` through `through`, forgotten ones included (`isForgotten`), for
     /// those that carry a log on as it is: `export` (tombstones), `copy`, `replay --verify`.
@@ -18,9 +22,28 @@ public protocol StreamForgetting: AnyObject {
 }
 
 extension StreamForgetting {
-    /// Forgets one stream (see `forget(streams:)`).
+    /// Forgets streams without an audit event (see `forget(streams:audit:)`).
+    public func forget(streams: [String]) throws -> [ForgottenStream] {
+        try forget(streams: streams) { _ in nil }
+    }
+
+    /// Forgets one stream (see `forget(streams:audit:)`).
     public func forget(stream: String) throws -> ForgottenStream {
         try forget(streams: [stream])[0]
+    }
+}
+
+/// The audit event of one erasure: when (`timestamp`), how many events, the reason, and the keyed
+/// pseudonym of the stream id where the operator keeps a key (`HMACSHA256`); never the id itself.
+public enum ErasureAudit {
+    public static func event(for forgotten: ForgottenStream, reason: String, key: [UInt8]?, eventId: EventID, timestamp: Timestamp) -> NewEvent {
+        NewEvent(eventId: eventId, timestamp: timestamp, actor: .system,
+                 event: .system(.streamForgotten(.init(events: forgotten.events, reason: reason, pseudonym: key.map { pseudonym(of: forgotten.stream, key: $0) }))))
+    }
+
+    /// HMAC-SHA256 of the stream id under `key`, in hex.
+    public static func pseudonym(of stream: String, key: [UInt8]) -> String {
+        HMACSHA256.hex(key: key, message: Array(stream.utf8))
     }
 }
 

@@ -1,5 +1,7 @@
 import ArgumentParser
+import FlowDomain
 import FlowLog
+import Foundation
 import FlowLogProjections
 
 /// `flowlog forget --stream S`: erasure on request (GDPR art. 17) without breaking the hash chain.
@@ -21,13 +23,22 @@ struct ForgetCommand: ParsableCommand {
         The erased bytes stay in the log file's free pages until `flowlog compact`. The output names \
         the ids to pass to Segment's deletion and GA4's user deletion (the stream is their \
         anonymousId and client_id): events the trackers delivered before are theirs to delete. \
-        A log below log schema 3 cannot forget: run `flowlog upgrade` once first.
+        A log below log schema 3 cannot forget: run `flowlog upgrade` once first. Each forgotten \
+        stream gets an event in the log's audit trail, the system stream flowlog:erasures (`log \
+        --stream flowlog:erasures`; hidden from trackers, `streams` and exports unless asked for): \
+        when, how many events, the reason, and with --key-file a keyed pseudonym of the stream id, \
+        so that a second request for the same id answers "already forgotten" (exit 0). The reason \
+        is kept in the log: it must not itself hold personal data.
         """)
 
     @Option(help: "The stream to forget.")
     var stream: String?
     @Option(name: .customLong("correlation-id"), help: ArgumentHelp("Forget every stream whose events carry this correlation id (one conversation that spans sessions), all in one transaction.", valueName: "id"))
     var correlationId: String?
+    @Option(help: "Why, for the audit trail, such as \"erasure request 2026-118\". Kept in the log: it must not itself hold personal data (no name, e-mail address or stream id).")
+    var reason = ""
+    @Option(name: .customLong("key-file"), help: ArgumentHelp("A file holding a secret key (16 bytes or more, kept outside the log): the audit trail then records HMAC-SHA256 of the stream id under it, and a second forget of the same id answers \"already forgotten\".", valueName: "path"))
+    var keyFile: String?
     @Option(help: "The folder of the trackers' files, whose lines of the stream are taken out too (default: LOG-tracker beside the log, as `projections run` writes them).")
     var trackerDir: String?
     @OptionGroup var format: FormatOptions
@@ -36,6 +47,15 @@ struct ForgetCommand: ParsableCommand {
     func validate() throws {
         guard (stream == nil) != (correlationId == nil) else {
             throw ValidationError("Give either --stream S or --correlation-id C (the stream, or every stream of one conversation, to forget).")
+        }
+        if let stream, SystemStreams.isReserved(stream) {
+            throw ValidationError("\(stream) is one of the log's own streams (\(SystemStreams.reservedPrefix)…), which are never forgotten.")
+        }
+        if reason.count > 200 || reason.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            throw ValidationError("--reason must be at most 200 characters without control characters; give a reference, such as a ticket number.")
+        }
+        if let stream, !stream.isEmpty, reason.contains(stream) {
+            throw ValidationError("--reason names the stream \(stream); the reason is kept in the log, so it must not hold the id or other personal data. Give a reference, such as a ticket number.")
         }
     }
 
@@ -48,6 +68,23 @@ struct ForgetCommand: ParsableCommand {
             // No tracker runner may append to a tracker file while it is rewritten: busy (exit 75)
             // before anything is forgotten.
             let leases = try Composition.trackerNames.map { try log.leaseProjector($0) }
+            let key = try keyFile.map(Self.key(from:))
+            if let stream, let key, try log.version(of: stream) == 0,
+               let earlier = try Self.erasure(of: ErasureAudit.pseudonym(of: stream, key: key), in: log) {
+                // Recognised by its pseudonym: the id itself is in the log no more.
+                if format.isJSON {
+                    output.json { json in
+                        json.beginObject()
+                        json.key("stream"); json.string(stream)
+                        json.key("alreadyForgotten"); json.bool(true)
+                        json.key("forgottenAt"); json.string(earlier.timestamp.rfc3339)
+                        json.endObject()
+                    }
+                } else {
+                    output.line("stream \(stream) was forgotten already, at \(earlier.timestamp.rfc3339) (position \(earlier.position) of \(SystemStreams.erasures)); nothing was changed.")
+                }
+                return
+            }
             let streams = try stream.map { [$0] } ?? Self.streams(carrying: correlationId!, in: log)
             // Checked first, then the tracker files, then the log: a forget killed between the two
             // leaves the stream in the log, and running it again finishes the job; the other way
@@ -58,7 +95,11 @@ struct ForgetCommand: ParsableCommand {
             var tracker = TrackerOptions()
             tracker.trackerDir = trackerDir
             let files = try TrackerFileErasure.forget(streams: Set(streams), in: tracker.folder(for: logOptions))
-            let forgotten = try forgetting.forget(streams: streams)
+            let clock = SystemClock()
+            var ids = UUIDv7Generator(clock: clock)
+            let forgotten = try forgetting.forget(streams: streams) { one in
+                ErasureAudit.event(for: one, reason: reason, key: key, eventId: ids.next(), timestamp: clock.now())
+            }
             withExtendedLifetime(leases) {}
             if format.isJSON {
                 for one in forgotten { output.json { json in ForgottenStreamJSON.write(one, into: &json) } }
@@ -71,6 +112,28 @@ struct ForgetCommand: ParsableCommand {
                 output.line("The erased bytes stay in the log file's free pages until `flowlog compact --db \(log.location)`.")
             }
         }
+    }
+
+    /// The key of `path`: its bytes, without one trailing line break.
+    static func key(from path: String) throws -> [UInt8] {
+        guard var bytes = FileManager.default.contents(atPath: path).map(Array.init) else {
+            throw CLIFailure("Cannot read the key file \(path); give a readable file holding the pseudonyms' key (16 bytes or more). Nothing was changed.", .noInput)
+        }
+        if bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
+        guard bytes.count >= 16 else {
+            throw CLIFailure("The key file \(path) holds \(bytes.count) bytes; a pseudonym's key needs 16 or more (for example `head -c 32 /dev/urandom > \(path)`). Nothing was changed.", .usage)
+        }
+        return bytes
+    }
+
+    /// The audit event that recorded `pseudonym`, if any.
+    static func erasure(of pseudonym: String, in log: any EventLog) throws -> RecordedEvent? {
+        var found: RecordedEvent?
+        try log.forEachEvent(inStream: SystemStreams.erasures, throughPosition: nil) { record in
+            if case .system(.streamForgotten(let forgotten)) = record.event, forgotten.pseudonym == pseudonym { found = record }
+            return found == nil
+        }
+        return found
     }
 
     /// Every stream with an event that carries `correlationId`, in the order first met.

@@ -10,6 +10,7 @@ struct SelectionOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "End at this global position (inclusive).", transform: ValueArguments.wholeNumber) var toPosition: Int?
     @Option(help: "Only events recorded at or after this time (RFC 3339, or a date alone: midnight UTC).") var since: String?
     @Option(help: "Only events recorded before this time (RFC 3339, or a date alone: midnight UTC).") var until: String?
+    @Flag(help: "Include the log's own streams (flowlog:erasures, the erasure audit trail), which are left out unless named with --stream.") var system = false
 
     func validate() throws {
         if let unknown = type.first(where: { !ExportFilter.eventTypes.contains($0) }) {
@@ -30,6 +31,7 @@ struct SelectionOptions: ParsableArguments {
         filter.types = Set(type)
         filter.fromPosition = fromPosition ?? 1
         filter.toPosition = toPosition
+        filter.includesSystemStreams = system
         filter.since = since.flatMap { try? ValueArguments.time($0).get() }
         filter.until = until.flatMap { try? ValueArguments.time($0).get() }
         return filter

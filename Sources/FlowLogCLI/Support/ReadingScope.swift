@@ -1,3 +1,4 @@
+import FlowDomain
 import FlowLog
 import FlowLogHistory
 
@@ -22,7 +23,8 @@ struct ReadingScope {
         name = "the log \(log.location)"
         positions = last > 0 ? 1...last : nil
         holds = { try log.version(of: $0) > 0 }
-        streamCount = { try log.streams().count }
+        // As `flowlog streams` counts them: the log's own streams are not among them.
+        streamCount = { try log.streams().count { !SystemStreams.isReserved($0.stream) } }
         listing = "flowlog streams" + (options.db.map { " --db \($0)" } ?? "")
     }
 

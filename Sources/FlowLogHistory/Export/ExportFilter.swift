@@ -15,12 +15,16 @@ public struct ExportFilter: Sendable {
     /// `since` is inclusive, `until` exclusive, so consecutive windows never share an event.
     public var since: Timestamp?
     public var until: Timestamp?
+    /// Whether the log's own streams (the erasure audit trail, `SystemStreams`) come along without
+    /// being named in `streams` (`--system`); a stream named there always does.
+    public var includesSystemStreams = false
 
     public init() {}
 
     @inline(__always)
     public func accepts(_ record: RecordedEvent) -> Bool {
         if !streams.isEmpty, !streams.contains(record.stream) { return false }
+        if streams.isEmpty, !includesSystemStreams, SystemStreams.isReserved(record.stream) { return false }
         if !types.isEmpty, !kinds.contains(record.event.kind) { return false }
         if let since, record.timestamp < since { return false }
         if let until, record.timestamp >= until { return false }

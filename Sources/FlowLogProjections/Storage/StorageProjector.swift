@@ -21,7 +21,8 @@ public final class StorageProjector: Projector {
             // this transaction, says which events are still to do, so none is applied twice.
             let done = try transaction.checkpoint()
             let flags = transaction.localStorage
-            for record in events where record.position > done {
+            // The log's own streams (the erasure audit trail) are no session: no read model of theirs.
+            for record in events where record.position > done && !SystemStreams.isReserved(record.stream) {
                 var current = try states.removeValue(forKey: record.stream) ?? transaction.state(of: record.stream) ?? (FlowDecider.initialState, 0)
                 FlowDecider.evolve(&current.state, record.event)
                 current.version = record.version

@@ -78,7 +78,8 @@ public final class TrackerProjector: Projector {
     public func project(_ events: [RecordedEvent]) throws {
         let acknowledged = try log.acknowledgedPosition(of: name)
         var messages: [TrackerMessage] = []
-        for record in events {
+        // The log's own streams (the erasure audit trail) are nobody's session: never sent.
+        for record in events where !SystemStreams.isReserved(record.stream) {
             let before = try state(of: record)
             if record.position > acknowledged { messages += service.messages(for: TrackedEvent(record: record, before: before)) }
             var after = before
