@@ -10,6 +10,11 @@ public enum AppEvent: Equatable, Sendable {
         case navigation(NavigationEvent.Kind)
         case system(SystemEvent.Kind)
 
+        /// Whether the kind is one of the log's own (`SystemEvent`), never a session's.
+        public var isSystem: Bool {
+            if case .system = self { true } else { false }
+        }
+
         /// Every kind, in declaration order (the cart's, the navigation's, then the log's own).
         public static let allCases: [Kind] = CartEvent.Kind.allCases.map(Kind.cart) + NavigationEvent.Kind.allCases.map(Kind.navigation)
             + SystemEvent.Kind.allCases.map(Kind.system)

@@ -10,7 +10,8 @@ public enum MappingTable {
             "| event kind | Segment calls | GA4 events |",
             "|---|---|---|",
         ]
-        for info in EventKinds.all {
+        // The log's own events (the erasure audit trail) are never sent: no row of theirs.
+        for info in EventKinds.all where !info.kind.isSystem {
             let tracked = sample(info.kind)
             let derived = DerivedMapping.segmentName(info.typeName)
             let segment = SegmentMapping.calls(for: tracked, settings: settings).map { call in
