@@ -60,7 +60,8 @@ struct ForgetCLITests {
         }
         let verify = try JSONParser.parse(try Self.run(["verify", "--format", "json", "--db", db]).stdout)
         #expect(verify["intact"] == .bool(true) && verify["forgotten"] == .integer(3))
-        _ = try Self.run(["replay", "--verify", "--db", db])
+        let replayed = try Self.run(["replay", "--verify", "--db", db]).stdout
+        #expect(replayed.contains("(and 3 forgotten)") && replayed.contains("all agree"), "\(replayed)")
         // The order's total stays for the analyst, without the stream.
         let orders = try Self.run(["orders", "--format", "json", "--db", db]).stdout
         #expect(orders != ordersBefore && !orders.contains("alice"))

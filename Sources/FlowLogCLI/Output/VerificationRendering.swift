@@ -14,11 +14,12 @@ enum VerificationRendering {
 
     static func verdict(_ report: ReplayVerifier.Report, disagreements: Int, format: OutputFormat, to output: OutputWriter) {
         let text = disagreements == 0
-            ? "verified: \(report.streams) stream\(report.streams == 1 ? "" : "s"), \(report.events) events, \(report.comparisons) recorded states compared, all agree"
+            ? "verified: \(report.streams) stream\(report.streams == 1 ? "" : "s"), \(report.events) events\(report.forgotten > 0 ? " (and \(report.forgotten) forgotten)" : ""), \(report.comparisons) recorded states compared, all agree"
             : "\(disagreements) stream\(disagreements == 1 ? " disagrees" : "s disagree") with the recorded states (\(report.comparisons) compared)"
         output.result(format, text: text) { json in
             json.field("verified", disagreements == 0); json.field("streams", report.streams); json.field("events", report.events)
             json.field("comparisons", report.comparisons); json.field("disagreements", disagreements)
+            if report.forgotten > 0 { json.field("forgotten", report.forgotten) }
         }
     }
 }

@@ -23,6 +23,8 @@ public enum ReplayVerifier {
         public var events = 0
         /// How many recorded states (fingerprints or expected states) were compared.
         public var comparisons = 0
+        /// Forgotten events (`flowlog forget`): in the log, of no stream, with nothing to compare.
+        public var forgotten = 0
         public var disagreements: [Disagreement] = []
     }
 
@@ -38,6 +40,10 @@ public enum ReplayVerifier {
         var scratch = BinaryWriter(capacity: 512)
         let streams = try log.streams()
         report.streams = streams.count
+        // The walk leaves forgotten records out; positions are contiguous, so the ones up to the
+        // last position as it stood before the walk that it did not meet are the forgotten ones.
+        let lastBefore = try log.lastPosition()
+        var metBefore = 0
         var slots = StreamSlots()
         var states: [FlowState] = []
         var settled: [Bool] = []
@@ -50,6 +56,7 @@ public enum ReplayVerifier {
                 settled.append(false)
             }
             count += 1
+            if record.position <= lastBefore { metBefore += 1 }
             if count & 0xFFF == 0 { progress?.advance(to: record.position) }
             guard !settled[slot] else { return true }
             report.events += 1
@@ -67,6 +74,7 @@ public enum ReplayVerifier {
             return true
         }
         progress?.finish()
+        report.forgotten = lastBefore - metBefore
         var rank: [String: Int] = [:]
         let disagreeing = Set(found.map(\.stream))
         for (index, stream) in streams.enumerated() where disagreeing.contains(stream.stream) { rank[stream.stream] = index }
