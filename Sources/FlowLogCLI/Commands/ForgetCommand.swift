@@ -33,19 +33,7 @@ struct ForgetCommand: ParsableCommand {
             }
             let forgotten = try forgetting.forget(stream: stream)
             if format.isJSON {
-                output.json { json in
-                    json.beginObject()
-                    json.key("stream"); json.string(forgotten.stream)
-                    json.key("events"); json.int(forgotten.events)
-                    json.key("firstPosition"); json.int(forgotten.firstPosition)
-                    json.key("lastPosition"); json.int(forgotten.lastPosition)
-                    json.key("correlationIds"); json.beginArray()
-                    for id in forgotten.correlationIds { json.string(id) }
-                    json.endArray()
-                    json.key("segment"); json.beginObject(); json.key("anonymousId"); json.string(forgotten.stream); json.endObject()
-                    json.key("ga4"); json.beginObject(); json.key("client_id"); json.string(forgotten.stream); json.endObject()
-                    json.endObject()
-                }
+                output.json { json in FlowJSON.writeForgotten(forgotten, into: &json) }
             } else {
                 output.line("forgot stream \(forgotten.stream) in \(log.location): \(forgotten.events) events (positions \(forgotten.firstPosition)…\(forgotten.lastPosition)).")
                 output.line("Ask the vendors to delete what they received: Segment anonymousId \(forgotten.stream), GA4 client_id \(forgotten.stream).")
