@@ -33,7 +33,7 @@ public func writeTokenFile(in folder: TemporaryDirectory, mode: mode_t = 0o600) 
     # TOKEN SCOPES
     reader-token-0123456789abcdef read
     writer-token-0123456789abcdef write
-    admin-token-0123456789abcdef read,write
+    admin-token-0123456789abcdef read,write,admin
     """.write(toFile: path, atomically: true, encoding: .utf8)
     chmod(path, mode)
     return path

@@ -49,8 +49,8 @@ public struct Acceptance: Equatable, Sendable {
 /// transaction, and a stream that another process moved meanwhile is reloaded and the command decided again.
 public final class CommandProcessor {
     let log: any EventLog
-    private let clock: any WallClock
-    private var ids: any EventIDGenerator
+    let clock: any WallClock
+    var ids: any EventIDGenerator
     /// Internal, not private: CommandProcessor+Staleness reads and drops entries.
     var cache: StateCache
     /// The log's snapshot interval, read once (`nil`: unknown, so every request carries its state).

@@ -30,6 +30,8 @@ public final class GroupCommitWriter: @unchecked Sendable {
     private struct Submission {
         let envelopes: [CommandEnvelope]
         let answer: Answer
+        /// Work on the processor between two commits (`perform`), instead of commands.
+        var job: ((CommandProcessor) -> Void)?
     }
 
     private let processor: CommandProcessor
@@ -62,6 +64,16 @@ public final class GroupCommitWriter: @unchecked Sendable {
         queue.put(Submission(envelopes: envelopes, answer: answer))
     }
 
+    /// Runs `body` on the writer's thread with the processor, alone: after every commit queued
+    /// before it is durable and answered, before any queued after it. For what must not interleave
+    /// with the commits and must see the processor's cache (forgetting a stream drops its state).
+    /// `answer` gets what `body` returned, on the writer's thread. Returns `false`, running nothing,
+    /// once the writer finishes or was cancelled.
+    @discardableResult
+    public func perform<Value>(_ body: @escaping (CommandProcessor) throws -> Value, answer: @escaping (Result<Value, any Error>) -> Void) -> Bool {
+        queue.put(Submission(envelopes: [], answer: { _ in }, job: { processor in answer(Result { try body(processor) }) }))
+    }
+
     /// `submit`, waiting for the answer: for a thread with nothing else to do meanwhile.
     public func handle(_ envelopes: [CommandEnvelope]) throws -> [CommandOutcome] {
         let answered = DispatchSemaphore(value: 0)
@@ -88,6 +100,15 @@ public final class GroupCommitWriter: @unchecked Sendable {
                 next = take(waiting: true)
             }
             if next.isEmpty { return }
+            if let job = next.first?.job {
+                // `take` hands a job over alone. The commit in flight goes first, durable and answered.
+                if let done = inFlight {
+                    settle(done.submissions, done.outcomes, done.commands, done.started) { try done.commit.wait() }
+                    inFlight = nil
+                }
+                job(processor)
+                continue
+            }
             let commands = next.reduce(0) { $0 + $1.envelopes.count }
             var envelopes: [CommandEnvelope] = []
             envelopes.reserveCapacity(commands)
@@ -141,11 +162,17 @@ public final class GroupCommitWriter: @unchecked Sendable {
 
     /// The next commit's submissions: whole ones, oldest first, within the command and stream
     /// budgets (the first always); none once finished with nothing queued, or cancelled. Without
-    /// `waiting`, none when nothing is queued now.
+    /// `waiting`, none when nothing is queued now. A job (`perform`) comes alone: it ends the
+    /// submissions before it, and none joins it.
     private func take(waiting: Bool) -> [Submission] {
         var streams = StreamBudget(limit: streamsPerCommit)
+        var first = true
+        var jobFirst = false
         return (try? queue.takeAll(upToWeight: commandsPerCommit, waiting: waiting) { submission in
-            streams.admits(submission.envelopes.lazy.map(\.stream))
+            defer { first = false }
+            if first { jobFirst = submission.job != nil }
+            guard !jobFirst, submission.job == nil else { return false }
+            return streams.admits(submission.envelopes.lazy.map(\.stream))
         }) ?? []
     }
 

@@ -102,7 +102,7 @@ struct ForgetCommand: ParsableCommand {
             }
             withExtendedLifetime(leases) {}
             if format.isJSON {
-                for one in forgotten { output.json { json in ForgottenStreamJSON.write(one, into: &json) } }
+                for one in forgotten { output.json { json in FlowJSON.writeForgotten(one, into: &json) } }
             } else {
                 for one in forgotten {
                     output.line("forgot stream \(one.stream) in \(log.location): \(one.events) events (positions \(one.firstPosition)…\(one.lastPosition)).")
@@ -148,22 +148,5 @@ struct ForgetCommand: ParsableCommand {
             throw CLIFailure("No event in \(log.location) carries correlation id \(correlationId) (none ever did, or its streams were forgotten already). Check the id; nothing was changed.", .noInput)
         }
         return found
-    }
-}
-
-/// `forget --format json`'s object for one stream, which `DELETE /streams/{stream}` answers too.
-enum ForgottenStreamJSON {
-    static func write(_ forgotten: ForgottenStream, into json: inout JSONWriter) {
-        json.beginObject()
-        json.key("stream"); json.string(forgotten.stream)
-        json.key("events"); json.int(forgotten.events)
-        json.key("firstPosition"); json.int(forgotten.firstPosition)
-        json.key("lastPosition"); json.int(forgotten.lastPosition)
-        json.key("correlationIds"); json.beginArray()
-        for id in forgotten.correlationIds { json.string(id) }
-        json.endArray()
-        json.key("segment"); json.beginObject(); json.key("anonymousId"); json.string(forgotten.stream); json.endObject()
-        json.key("ga4"); json.beginObject(); json.key("client_id"); json.string(forgotten.stream); json.endObject()
-        json.endObject()
     }
 }

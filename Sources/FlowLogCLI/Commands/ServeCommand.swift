@@ -13,7 +13,7 @@ struct ServeCommand: ParsableCommand {
         abstract: "Serve the log over HTTP: the API of docs/openapi.json, live event streams, and the inspector at /.",
         discussion: """
         Listens on loopback (127.0.0.1:8080) unless told otherwise; any other address needs \
-        --token-file, a file of `TOKEN SCOPES` lines (scopes read, write or read,write) that only its \
+        --token-file, a file of `TOKEN SCOPES` lines (scopes read, write and admin, comma-separated) that only its \
         owner may read. Port 0 takes any free port. Once listening it prints its address on standard \
         output; access logs go to standard error as JSON lines. SIGINT or SIGTERM stop it gracefully: \
         commands in flight are committed and answered first.

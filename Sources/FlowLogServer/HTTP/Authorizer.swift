@@ -4,8 +4,8 @@ import Hummingbird
 
 /// The bearer tokens of `--token-file` and their scopes.
 ///
-/// The file holds one token a line, `TOKEN SCOPES`, the scopes comma-separated (`read`, `write`
-/// or `read,write`); blank lines and lines starting with `#` are ignored. A token is at least 16
+/// The file holds one token a line, `TOKEN SCOPES`, the scopes comma-separated (`read`, `write`,
+/// `admin`, or several such as `read,write`); blank lines and lines starting with `#` are ignored. A token is at least 16
 /// characters of visible ASCII. A file that others than its owner may read or write is refused,
 /// as ssh refuses such a key.
 public struct TokenFile: Sendable {
@@ -42,7 +42,7 @@ public struct TokenFile: Sendable {
             if line.isEmpty || line.hasPrefix("#") { continue }
             let parts = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
             guard parts.count == 2 else {
-                throw Problem(description: "Line \(index + 1) of the token file \(path) is not `TOKEN SCOPES` (scopes: read, write or read,write).")
+                throw Problem(description: "Line \(index + 1) of the token file \(path) is not `TOKEN SCOPES` (scopes: read, write, admin, comma-separated).")
             }
             let token = Array(parts[0].utf8)
             guard token.count >= 16, token.allSatisfy({ (0x21...0x7E).contains($0) }) else {
@@ -51,7 +51,7 @@ public struct TokenFile: Sendable {
             var scopes: Set<Scope> = []
             for name in parts[1].split(separator: ",") {
                 guard let scope = Scope(rawValue: String(name)) else {
-                    throw Problem(description: "Line \(index + 1) of the token file \(path) names the scope \"\(name)\"; the scopes are read and write.")
+                    throw Problem(description: "Line \(index + 1) of the token file \(path) names the scope \"\(name)\"; the scopes are read, write and admin.")
                 }
                 scopes.insert(scope)
             }
@@ -80,8 +80,9 @@ public struct TokenFile: Sendable {
     }
 }
 
-/// Checks a request's bearer token against the route's scope: 401 without a known token, 403
-/// without the scope, with no detail; without a token file, everything is allowed (loopback only).
+/// Checks a request's bearer token against the route's scope: 401 without a known token (no
+/// detail), 403 without the scope (naming the scope the route needs, which the document says
+/// anyway, and nothing about the token); without a token file, everything is allowed (loopback only).
 struct Authorizer: Sendable {
     let tokens: TokenFile?
 
@@ -99,7 +100,7 @@ struct Authorizer: Sendable {
                            headers: [.wwwAuthenticate: "Bearer realm=\"flowlog\""])
         }
         guard scopes.contains(scope) else {
-            throw APIError(status: .forbidden, code: "forbidden", message: "This token may not do that.",
+            throw APIError(status: .forbidden, code: "forbidden", message: "This token lacks the \(scope.rawValue) scope, which this route needs; use a token that has it.",
                            headers: [.wwwAuthenticate: "Bearer realm=\"flowlog\", error=\"insufficient_scope\", scope=\"\(scope.rawValue)\""])
         }
     }

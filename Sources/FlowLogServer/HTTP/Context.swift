@@ -12,9 +12,11 @@ struct ServerContext: RequestContext {
 
 typealias Handler = @Sendable (Request, ServerContext) async throws -> Response
 
-/// The token scopes of docs/openapi.json.
-enum Scope: String, Sendable {
-    case read, write
+/// The token scopes of docs/openapi.json. Each is granted on its own: `admin` (forgetting a
+/// stream) implies neither `read` nor `write`, and neither of them implies it, so a token that
+/// feeds the log or reads it can never erase from it.
+enum Scope: String, Sendable, CaseIterable {
+    case read, write, admin
 }
 
 /// The API's paths and their methods, for a 405 with `Allow` (and CORS preflights) on a known

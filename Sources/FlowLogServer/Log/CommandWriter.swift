@@ -38,6 +38,21 @@ final class CommandWriter: @unchecked Sendable {
         }
     }
 
+    /// Forgets `stream` on the writer's thread between two commits (`GroupCommitWriter.perform`):
+    /// never inside a group commit, after every command queued before it is durable and answered,
+    /// and with the processor's cached state of the stream dropped. Throws what the processor
+    /// throws (`ForgetRefusal`, `CommandProcessor.ForgettingUnsupported`, the log's own errors).
+    func forget(_ stream: String, reason: String) async throws -> ForgottenStream {
+        try await withCheckedThrowingContinuation { continuation in
+            let queued = writer.perform({ processor in try processor.forget(streams: [stream], reason: reason)[0] }) { result in
+                continuation.resume(with: result)
+            }
+            if !queued {
+                continuation.resume(throwing: APIError.unavailable("The server is shutting down and forgets nothing more; ask again once it is back."))
+            }
+        }
+    }
+
     /// Takes no new commands, answers those queued, and returns once the writer's thread is done.
     func stop() {
         writer.stop()

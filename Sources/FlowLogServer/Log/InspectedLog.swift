@@ -45,7 +45,8 @@ extension InspectedLog {
 final class StoreView: InspectedLog, @unchecked Sendable {
     private let handle: LogHandle
     private var log: any LogStore { handle.log }
-    /// The stream list, kept while the log's last position stays where it was.
+    /// The stream list, kept while the log's last position stays where it was and no stream was
+    /// forgotten (a forget removes a stream without moving the last position).
     private let cache = StreamListCache()
 
     init(_ handle: LogHandle) { self.handle = handle }
@@ -58,27 +59,46 @@ final class StoreView: InspectedLog, @unchecked Sendable {
     }
 
     func streamList() throws -> [(stream: String, version: Int)] {
+        let generation = cache.generation
         let last = try log.lastPosition()
         if let cached = cache.list(at: last) { return cached }
         let list = try log.streams()
-        cache.keep(list, at: last)
+        cache.keep(list, at: last, generation: generation)
         return list
     }
+
+    /// Drops the kept stream list: called once a forget has committed.
+    func streamsForgotten() { cache.invalidate() }
 }
 
+/// The last stream list read, and the last position it was read at. `generation` counts forgets:
+/// a list read while one committed is not kept, since it may hold the stream at the same position.
 final class StreamListCache: @unchecked Sendable {
     private let lock = NSLockLike()
     private var position = -1
     private var streams: [(stream: String, version: Int)] = []
+    private var forgets = 0
+
+    /// Read before the log is, and handed back to `keep`.
+    var generation: Int { lock.withLock { forgets } }
 
     func list(at position: Int) -> [(stream: String, version: Int)]? {
         lock.withLock { self.position == position ? streams : nil }
     }
 
-    func keep(_ list: [(stream: String, version: Int)], at position: Int) {
+    func keep(_ list: [(stream: String, version: Int)], at position: Int, generation: Int) {
         lock.withLock {
+            guard generation == forgets else { return }
             self.position = position
             streams = list
+        }
+    }
+
+    func invalidate() {
+        lock.withLock {
+            forgets += 1
+            position = -1
+            streams = []
         }
     }
 }

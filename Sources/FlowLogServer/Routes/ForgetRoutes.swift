@@ -1,0 +1,55 @@
+#if Network
+import FlowLog
+import Hummingbird
+
+/// `DELETE /streams/{stream}`: `flowlog forget --stream S` over HTTP (issue 29, item 6), for a token
+/// with the `admin` scope only: erasing is not something a client that feeds or reads the log
+/// should be able to do by holding the token it already has.
+///
+/// The forget runs on the log's one writer (`CommandWriter.forget`), so it never splits a group
+/// commit and the processor forgets its cached state of the stream; then the server's stream list
+/// is dropped, since a forget removes a stream without moving the log's last position. Afterwards
+/// every route answers for the stream as for one that never existed.
+struct ForgetRoutes {
+    let writer: CommandWriter
+    let view: StoreView
+
+    func register(_ routes: RouteTable) {
+        routes.add(.delete, "/streams/{stream}", scope: .admin) { request, context in
+            let stream = try streamParameter(context)
+            // The audit trail's reason (`?reason=`): kept in the log, so never personal data.
+            let reason = request.uri.queryParameters["reason"].map(String.init) ?? ""
+            if reason.count > 200 || reason.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) || reason.contains(stream) {
+                throw APIError(status: .badRequest, code: "invalidReason",
+                               message: "The reason is kept in the log's audit trail: give at most 200 characters without control characters, and neither the stream id nor other personal data (a ticket number, say). Nothing was changed.")
+            }
+            let forgotten: ForgottenStream
+            do {
+                forgotten = try await writer.forget(stream, reason: reason)
+            } catch {
+                throw Self.answer(to: error, stream: stream)
+            }
+            view.streamsForgotten()
+            return JSONBody.response { json in FlowJSON.writeForgotten(forgotten, into: &json) }
+        }
+    }
+
+    /// The refusals, as the document lists them. An unknown stream and one forgotten before get the
+    /// very answer `GET /streams/{stream}` gives a stream that never existed.
+    static func answer(to error: any Error, stream: String) -> APIError {
+        switch error {
+        case ForgetRefusal.unknownStream:
+            return .streamNotFound(stream)
+        case ForgetRefusal.upgradeRequired(_, let logSchema):
+            // 409: the request is sound, the log's state is in the way, and `flowlog upgrade` mends it.
+            return APIError(status: .conflict, code: "upgradeRequired",
+                            message: "The log is at log schema \(logSchema), whose records cannot be forgotten without breaking its hash chain. Run `flowlog upgrade --db LOG` on the server's log once (it writes a backup first), then ask again; nothing was changed.")
+        case is CommandProcessor.ForgettingUnsupported:
+            return APIError(status: .notImplemented, code: "forgettingUnsupported",
+                            message: "This server's log cannot forget a stream: FlowLog forgets on LMDB logs only, not yet on PostgreSQL. Nothing was changed.")
+        default:
+            return .from(error)
+        }
+    }
+}
+#endif
