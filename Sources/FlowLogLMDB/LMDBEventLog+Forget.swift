@@ -11,6 +11,27 @@ import LMDB
 /// and revenue still add up.
 extension LMDBEventLog: StreamForgetting {
     public func forget(streams: [String]) throws -> [ForgottenStream] {
+        try forgetting { readModels, txn in
+            try streams.map { stream in try forget(stream: stream, readModels: readModels, txn) }
+        }
+    }
+
+    /// `retain`'s batch: the age of each stream is read in the transaction that forgets it, so an
+    /// append that made a session young again either committed before (and the session is kept) or
+    /// waits for this transaction (and lands after it, starting the stream anew).
+    public func forget(streams: [String], lastEventBefore cutoff: Timestamp) throws -> [ForgottenStream] {
+        try forgetting { readModels, txn in
+            try streams.compactMap { stream in
+                let version = try storedVersion(of: stream, txn)
+                guard version > 0, let last = try event(inStream: stream, version: version, txn), last.timestamp < cutoff else { return nil }
+                return try forget(stream: stream, readModels: readModels, txn)
+            }
+        }
+    }
+
+    /// One write transaction of a log whose records can be forgotten (log schema 3), or
+    /// `ForgetRefusal.upgradeRequired`.
+    private func forgetting(_ body: ([Database]?, Transaction) throws -> [ForgottenStream]) throws -> [ForgottenStream] {
         let readModels = try projectionDatabases(create: false)
         do {
             return try environment.write { txn in
@@ -18,7 +39,7 @@ extension LMDBEventLog: StreamForgetting {
                 guard RecordLayout(logSchema: schema) == .salted else {
                     throw ForgetRefusal.upgradeRequired(location: path, logSchema: schema)
                 }
-                return try streams.map { stream in try forget(stream: stream, readModels: readModels, txn) }
+                return try body(readModels, txn)
             }
         } catch let error as LMDBError {
             throw FlowLogError.writing(error, path: path)

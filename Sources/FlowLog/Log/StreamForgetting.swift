@@ -11,6 +11,14 @@ public protocol StreamForgetting: AnyObject {
     /// forgotten before `flowlog upgrade`). `retain` forgets a batch of sessions this way.
     func forget(streams: [String]) throws -> [ForgottenStream]
 
+    /// Forgets, in one transaction, each of `streams` whose last event is still before `cutoff`,
+    /// and leaves out, without refusing, any that is gone or whose last event is no longer before
+    /// it: `retain` lists its sessions first and forgets them batch by batch, and a session that got
+    /// a new event (or was forgotten by someone else) between the listing and its batch must be left
+    /// as it is. Checking in the forgetting transaction is what makes that hold under concurrent
+    /// appends. Throws `ForgetRefusal.upgradeRequired` as `forget(streams:)` does.
+    func forget(streams: [String], lastEventBefore cutoff: Timestamp) throws -> [ForgottenStream]
+
     /// Every record from `from` through `through`, forgotten ones included (`isForgotten`), for
     /// those that carry a log on as it is: `export` (tombstones), `copy`, `replay --verify`.
     /// `EventLog.forEachEvent(from:through:)` leaves them out.
@@ -21,6 +29,22 @@ extension StreamForgetting {
     /// Forgets one stream (see `forget(streams:)`).
     public func forget(stream: String) throws -> ForgottenStream {
         try forget(streams: [stream])[0]
+    }
+}
+
+extension StreamForgetting where Self: EventLog {
+    /// A fallback for a backend that has not written its own: it checks each stream's last event,
+    /// then forgets those still old in one `forget(streams:)`. It is not one transaction: an append
+    /// that lands between the check and the forget is forgotten with its stream (as an append just
+    /// before any forget is), and a stream forgotten meanwhile by another process makes the batch
+    /// refuse. LMDB checks inside its forgetting transaction; a backend should too.
+    public func forget(streams: [String], lastEventBefore cutoff: Timestamp) throws -> [ForgottenStream] {
+        let old = try streams.filter { stream in
+            let version = try version(of: stream)
+            guard version > 0, let last = try event(inStream: stream, version: version) else { return false }
+            return last.timestamp < cutoff
+        }
+        return old.isEmpty ? [] : try forget(streams: old)
     }
 }
 
