@@ -52,6 +52,12 @@ enum Composition {
         return (log, log, try ReadingScope(log: log, options: options))
     }
 
+    /// The daily run of `log`'s retention, on the system clock, reporting to standard error as
+    /// diagnostics do.
+    static func retentionSchedule(for log: any LogStore, clock: any WallClock = SystemClock()) -> RetentionSchedule {
+        RetentionSchedule(log: log, clock: clock) { Diagnostics.write($0) }
+    }
+
     /// The command pipeline on `log`, with the system clock and UUIDv7 event ids.
     static func processor(for log: any EventLog) -> CommandProcessor {
         let clock = SystemClock()
