@@ -26,7 +26,7 @@ struct FlowLogCommand: ParsableCommand {
         SendCommand.self, StateCommand.self, LogCommand.self, ReplayCommand.self, BisectCommand.self, SnapshotsCommand.self,
         ExportCommand.self, ImportCommand.self, VerifyCommand.self, ProjectionsCommand.self, OrdersCommand.self, ViewCommand.self,
         StreamsCommand.self, BackupCommand.self, CopyCommand.self, DemoCommand.self, SchemaCommand.self, InitCommand.self,
-        UpgradeCommand.self, ForgetCommand.self, CompactCommand.self,
+        UpgradeCommand.self, ForgetCommand.self, RetainCommand.self, CompactCommand.self,
     ] + networkCommands
 
     private static let everything = CommandConfiguration(

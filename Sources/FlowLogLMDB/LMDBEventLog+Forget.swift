@@ -11,7 +11,10 @@ import LMDB
 /// flags; the read model's orders keep their totals, without stream or order id, so order counts
 /// and revenue still add up.
 extension LMDBEventLog: StreamForgetting {
-    public func forget(streams: [String], audit: (ForgottenStream) -> NewEvent?) throws -> [ForgottenStream] {
+    /// With a cutoff (`retain`'s batch), the age of each stream is read in the transaction that
+    /// forgets it, so an append that made a session young again either committed before (and the
+    /// session is kept) or waits for this transaction (and lands after it, starting the stream anew).
+    public func forget(streams: [String], lastEventBefore cutoff: Timestamp?, audit: (ForgottenStream) -> NewEvent?) throws -> [ForgottenStream] {
         let readModels = try projectionDatabases(create: false)
         do {
             return try environment.write { txn in
@@ -19,21 +22,31 @@ extension LMDBEventLog: StreamForgetting {
                 guard RecordLayout(logSchema: schema) == .salted else {
                     throw ForgetRefusal.upgradeRequired(location: path, logSchema: schema)
                 }
-                let forgotten = try streams.map { stream in try forget(stream: stream, readModels: readModels, txn) }
-                let audits = forgotten.compactMap(audit)
-                if !audits.isEmpty {
-                    let interval = try storedSnapshotInterval(txn)
-                    _ = try withUnsafeMutablePointer(to: &encoder) { encoder in
-                        try withUnsafeMutablePointer(to: &salts) { salts in
-                            var storage = AppendStorage(log: self, txn: txn, encoder: encoder, salts: salts, layout: .salted, snapshotInterval: interval)
-                            return try AppendRules.apply([AppendRequest(stream: SystemStreams.erasures, expectedVersion: nil, commandId: nil, events: audits)], in: &storage)
-                        }
+                let forgotten = try streams.compactMap { stream -> ForgottenStream? in
+                    if let cutoff {
+                        let version = try storedVersion(of: stream, txn)
+                        guard version > 0, let last = try event(inStream: stream, version: version, txn), last.timestamp < cutoff else { return nil }
                     }
+                    return try forget(stream: stream, readModels: readModels, txn)
                 }
+                try appendAudit(forgotten.compactMap(audit), txn)
                 return forgotten
             }
         } catch let error as LMDBError {
             throw FlowLogError.writing(error, path: path)
+        }
+    }
+
+    /// The erasures' audit events, appended by the rules every append follows, in the forget's
+    /// transaction: an erasure and its record commit together.
+    private func appendAudit(_ events: [NewEvent], _ txn: Transaction) throws {
+        guard !events.isEmpty else { return }
+        let interval = try storedSnapshotInterval(txn)
+        _ = try withUnsafeMutablePointer(to: &encoder) { encoder in
+            try withUnsafeMutablePointer(to: &salts) { salts in
+                var storage = AppendStorage(log: self, txn: txn, encoder: encoder, salts: salts, layout: .salted, snapshotInterval: interval)
+                return try AppendRules.apply([AppendRequest(stream: SystemStreams.erasures, expectedVersion: nil, commandId: nil, events: events)], in: &storage)
+            }
         }
     }
 

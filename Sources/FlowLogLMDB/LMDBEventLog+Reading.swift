@@ -136,14 +136,18 @@ extension LMDBEventLog: LogFollowing {
 
     /// Version `version` of a stream's events, or `nil` when the stream has no such version.
     public func event(inStream stream: String, version: Int) throws -> RecordedEvent? {
-        try reading { txn in
-            guard version >= 1, let entry = try txn.get(streamIndexDB, key: Keys.streamVersion(stream, version)) else { return nil }
-            let position = Keys.decodePosition(entry)
-            guard let bytes = try txn.get(eventsDB, key: Keys.position(position)) else {
-                throw FlowLogError.damaged(RecordDamage(position: position, stream: stream, problem: "the stream index points at it, but it is missing"))
-            }
-            return try decode(bytes, position: position, previousHash: try hashBefore(position: position, txn)).0
+        try reading { txn in try event(inStream: stream, version: version, txn) }
+    }
+
+    /// As `event(inStream:version:)`, in a transaction of the caller's (`retain` reads a session's
+    /// last event in the one that forgets it).
+    func event(inStream stream: String, version: Int, _ txn: Transaction) throws -> RecordedEvent? {
+        guard version >= 1, let entry = try txn.get(streamIndexDB, key: Keys.streamVersion(stream, version)) else { return nil }
+        let position = Keys.decodePosition(entry)
+        guard let bytes = try txn.get(eventsDB, key: Keys.position(position)) else {
+            throw FlowLogError.damaged(RecordDamage(position: position, stream: stream, problem: "the stream index points at it, but it is missing"))
         }
+        return try decode(bytes, position: position, previousHash: try hashBefore(position: position, txn)).0
     }
 
     /// Names every stream in the log with its version, in stream id order.

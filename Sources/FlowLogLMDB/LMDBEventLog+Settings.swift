@@ -3,10 +3,13 @@ import LMDB
 
 /// The log's settings in its `meta` database: `schema` (8 bytes, little-endian), written when the
 /// log is created and raised by `flowlog upgrade`, and `currency` (three letters), written by
-/// `flowlog init --currency`; a log without it is in USD, as every log before currencies was.
+/// `flowlog init --currency`; a log without it is in USD, as every log before currencies was; and
+/// `retention` (text such as `90d`), written by `flowlog retain --set` and absent when off. Builds
+/// before retention ignore the key, so setting one needs no new log schema.
 extension LMDBEventLog {
     static let schemaKey = Array("schema".utf8)
     static let currencyKey = Array("currency".utf8)
+    static let retentionKey = Array("retention".utf8)
 
     public func settings() throws -> LogSettings {
         try reading { txn in try settings(txn) }
@@ -20,7 +23,8 @@ extension LMDBEventLog {
     func settings(_ txn: Transaction) throws -> LogSettings {
         let schema = try txn.get(meta, key: Self.schemaKey).map { Keys.decodeInt($0) } ?? 1
         let currency = try txn.get(meta, key: Self.currencyKey).map { String(decoding: $0, as: UTF8.self) }
-        return LogSettings(logSchema: schema, defaultCurrency: currency ?? LogSettings.currencyOfEarlierLogs)
+        let retention = try txn.get(meta, key: Self.retentionKey).flatMap { RetentionPeriod(String(decoding: $0, as: UTF8.self)) }
+        return LogSettings(logSchema: schema, defaultCurrency: currency ?? LogSettings.currencyOfEarlierLogs, retention: retention)
     }
 
     public func updateSettings(_ change: (LogSettings, Bool) throws -> LogSettings) throws -> LogSettings {
@@ -38,6 +42,13 @@ extension LMDBEventLog {
                 }
                 if changed.defaultCurrency != current.defaultCurrency {
                     try txn.put(meta, key: Self.currencyKey, value: Array(changed.defaultCurrency.utf8))
+                }
+                if changed.retention != current.retention {
+                    if let retention = changed.retention {
+                        try txn.put(meta, key: Self.retentionKey, value: Array(retention.description.utf8))
+                    } else {
+                        _ = try txn.delete(meta, key: Self.retentionKey)
+                    }
                 }
                 return changed
             }

@@ -4,7 +4,8 @@ import PostgresNIO
 
 /// The log's settings in its `meta` table: `schema`, written when the log is created and raised by
 /// `flowlog upgrade`, and `currency`, written by `flowlog init --currency`; a log without it is in
-/// USD, as every log before currencies was. A change holds the append lock, so that no append
+/// USD, as every log before currencies was; and `retention` (such as `90d`), written by `flowlog
+/// retain --set` and deleted by `--set off`. A change holds the append lock, so that no append
 /// comes between what it reads and what it writes.
 extension PostgresEventLog {
     public func settings() throws -> LogSettings {
@@ -13,12 +14,13 @@ extension PostgresEventLog {
 
     static func settings(_ session: PostgresSession, _ meta: String) throws -> LogSettings {
         var values: [String: String] = [:]
-        for row in try session.query("SELECT key::text, value::text FROM \(unescaped: meta) WHERE key IN ('schema', 'currency')").rows {
+        for row in try session.query("SELECT key::text, value::text FROM \(unescaped: meta) WHERE key IN ('schema', 'currency', 'retention')").rows {
             let (key, value) = try row.decode((String, String).self)
             values[key] = value
         }
         return LogSettings(logSchema: values["schema"].flatMap(Int.init) ?? 1,
-                           defaultCurrency: values["currency"] ?? LogSettings.currencyOfEarlierLogs)
+                           defaultCurrency: values["currency"] ?? LogSettings.currencyOfEarlierLogs,
+                           retention: values["retention"].flatMap(RetentionPeriod.init))
     }
 
     public func updateSettings(_ change: (LogSettings, Bool) throws -> LogSettings) throws -> LogSettings {
@@ -33,6 +35,16 @@ extension PostgresEventLog {
                     INSERT INTO \(unescaped: table("meta")) (key, value) VALUES (\(key), \(value))
                     ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value
                     """)
+            }
+            if changed.retention != current.retention {
+                if let retention = changed.retention?.description {
+                    try session.query("""
+                        INSERT INTO \(unescaped: table("meta")) (key, value) VALUES ('retention', \(retention))
+                        ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value
+                        """)
+                } else {
+                    try session.query("DELETE FROM \(unescaped: table("meta")) WHERE key = 'retention'")
+                }
             }
             return changed
         }

@@ -58,21 +58,25 @@ extension FlowLogHTTPServer {
                     onListening("http://\(shown):\(port)")
                 },
                 logger: logger)
-            logThreads = LogService(writer: writer, follower: follower, readers: readers, logger: logger)
+            let retention = RetentionRunner(log: handle, logger: logger)
+            logThreads = LogService(writer: writer, follower: follower, readers: readers, retention: retention, logger: logger)
         }
     }
 }
 
 /// Keeps the log's threads for as long as the server runs, and stops them after the HTTP server
-/// (services stop in reverse order): queued commands are committed and answered first.
+/// (services stop in reverse order): a retention batch under way is committed, queued commands are
+/// committed and answered first.
 struct LogService: Service {
     let writer: CommandWriter
     let follower: EventFollower
     let readers: WorkerPool
+    let retention: RetentionRunner
     let logger: Logger
 
     func run() async throws {
         try? await gracefulShutdown()
+        retention.stop()
         writer.stop()
         follower.stop()
         readers.stop()

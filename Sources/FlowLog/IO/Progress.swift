@@ -9,10 +9,12 @@ public final class Progress {
     private let step: Int
     private let enabled: Bool
 
-    public init(label: String, total: Int, enabled: Bool = isatty(STDERR_FILENO) == 1) {
+    /// `step`: how far apart redraws are, in the units of `total`; by default every 0.5% and at
+    /// least 10,000 apart, for counts of events. Counts of larger things (sessions) give a smaller one.
+    public init(label: String, total: Int, step: Int? = nil, enabled: Bool = isatty(STDERR_FILENO) == 1) {
         self.label = label
         self.total = max(total, 1)
-        self.step = max(total / 200, 10_000)
+        self.step = step ?? max(total / 200, 10_000)
         self.enabled = enabled
     }
 

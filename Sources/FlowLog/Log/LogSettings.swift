@@ -7,12 +7,17 @@ import FlowDomain
 /// --currency`, else USD). Logs written before either existed read as schema 1 and USD. The
 /// schema moves only when told (`flowlog upgrade`), because the builds before a schema refuse a
 /// log of it; the currency never moves once the log holds an event.
+///
+/// The retention (`flowlog retain --set 90d`) is stored with the log rather than in each process's
+/// options, so that every `projections run --follow` and `serve` of the log applies the same one,
+/// and a new one is told once; `nil` keeps every session.
 public struct LogSettings: Equatable, Sendable {
     public var logSchema: Int
     public var defaultCurrency: String
+    public var retention: RetentionPeriod?
 
-    public init(logSchema: Int, defaultCurrency: String) {
-        (self.logSchema, self.defaultCurrency) = (logSchema, defaultCurrency)
+    public init(logSchema: Int, defaultCurrency: String, retention: RetentionPeriod? = nil) {
+        (self.logSchema, self.defaultCurrency, self.retention) = (logSchema, defaultCurrency, retention)
     }
 
     /// The log schema this build writes into new logs and upgrades old ones to. Every build reads

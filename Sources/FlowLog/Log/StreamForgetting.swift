@@ -8,12 +8,17 @@ import FlowDomain
 /// appends are with one another, so an append to the stream lands before it (and is forgotten with
 /// it) or after it (and starts the stream anew, at version 1).
 public protocol StreamForgetting: AnyObject {
-    /// Forgets every stream of `streams` in one transaction (all of them or none), or throws
-    /// `ForgetRefusal` (a stream is unknown or already forgotten, or the log's records cannot be
-    /// forgotten before `flowlog upgrade`). `retain` forgets a batch of sessions this way. In the
-    /// same transaction, `audit`'s event for each forgotten stream (where it gives one) is appended
-    /// to the erasure audit trail (`SystemStreams.erasures`).
-    func forget(streams: [String], audit: (ForgottenStream) -> NewEvent?) throws -> [ForgottenStream]
+    /// Forgets, in one transaction (all of them or none), every stream of `streams`, each with the
+    /// event `audit` gives for it (if any) appended to the erasure audit trail
+    /// (`SystemStreams.erasures`) in the same transaction. Throws `ForgetRefusal`: a stream unknown
+    /// or already forgotten, or a log whose records cannot be forgotten before `flowlog upgrade`.
+    ///
+    /// With `lastEventBefore`, `retain`'s batch: each stream is forgotten only while its last event
+    /// is still before the cutoff, and one that is gone or young again is left out without refusing.
+    /// `retain` lists its sessions first and forgets them batch by batch; a session that got a new
+    /// event (or was forgotten by someone else) in between must be left as it is, and checking in
+    /// the forgetting transaction is what makes that hold under concurrent appends.
+    func forget(streams: [String], lastEventBefore cutoff: Timestamp?, audit: (ForgottenStream) -> NewEvent?) throws -> [ForgottenStream]
 
     /// Every record from `from` through `through`, forgotten ones included (`isForgotten`), for
     /// those that carry a log on as it is: `export` (tombstones), `copy`, `replay --verify`.
@@ -22,12 +27,17 @@ public protocol StreamForgetting: AnyObject {
 }
 
 extension StreamForgetting {
-    /// Forgets streams without an audit event (see `forget(streams:audit:)`).
-    public func forget(streams: [String]) throws -> [ForgottenStream] {
-        try forget(streams: streams) { _ in nil }
+    /// Forgets streams, each with its audit event (see `forget(streams:lastEventBefore:audit:)`).
+    public func forget(streams: [String], audit: (ForgottenStream) -> NewEvent?) throws -> [ForgottenStream] {
+        try forget(streams: streams, lastEventBefore: nil, audit: audit)
     }
 
-    /// Forgets one stream (see `forget(streams:audit:)`).
+    /// Forgets streams without an audit event.
+    public func forget(streams: [String]) throws -> [ForgottenStream] {
+        try forget(streams: streams, lastEventBefore: nil) { _ in nil }
+    }
+
+    /// Forgets one stream without an audit event.
     public func forget(stream: String) throws -> ForgottenStream {
         try forget(streams: [stream])[0]
     }

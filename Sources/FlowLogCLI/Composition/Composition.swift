@@ -2,6 +2,7 @@ import FlowDomain
 import FlowLog
 import FlowLogHistory
 import FlowLogLMDB
+import FlowLogProjections
 import FlowLogSystem
 
 /// Builds the concrete objects the subcommands work with: the one place that names a backend.
@@ -50,6 +51,14 @@ enum Composition {
         }
         let log = try openLog(options, access: .readOnly)
         return (log, log, try ReadingScope(log: log, options: options))
+    }
+
+    /// The daily run of `log`'s retention, on the system clock, reporting to standard error as
+    /// diagnostics do; the forgotten sessions' lines leave the trackers' files in `trackerFolder`.
+    static func retentionSchedule(for log: any LogStore, trackerFolder: String?, clock: any WallClock = SystemClock()) -> RetentionSchedule {
+        RetentionSchedule(log: log, clock: clock, beforeBatch: { streams in
+            if let trackerFolder { _ = try TrackerFileErasure.forget(streams: Set(streams), in: trackerFolder) }
+        }, report: { Diagnostics.write($0) })
     }
 
     /// The command pipeline on `log`, with the system clock and UUIDv7 event ids.

@@ -7,7 +7,7 @@ struct ProjectionsRunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
         abstract: "Catch every projector up with the log (and keep following it with --follow).",
-        discussion: "Each tracker delivers on its own: one whose collector is down waits and retries (up to --delivery-deadline) while the others go on; the exit status is 74 if any stopped.")
+        discussion: "Each tracker delivers on its own: one whose collector is down waits and retries (up to --delivery-deadline) while the others go on; the exit status is 74 if any stopped. With --follow it also applies the log's retention (`flowlog retain --set`) when it starts and once a day.")
     @Flag(help: "Keep following new appends until interrupted.") var follow = false
     @Flag(name: .customLong("validate"), help: "Send the GA4 events of the whole log to GA4's validation server (/debug/mp/collect, from --ga4-url) and print its messages; nothing is collected and no checkpoint moves.")
     var validateOnly = false
@@ -37,7 +37,14 @@ struct ProjectionsRunCommand: ParsableCommand {
                 // (exit 0). The log wakes it on a new event (LISTEN/NOTIFY, or LMDB's own check),
                 // so the half second is only how long a stop may wait.
                 Interruption.hold()
-                try runner.follow(projectors, pollEvery: 0.5) { Interruption.requested }
+                // A retention set on the log (`flowlog retain --set`) is applied now and daily,
+                // between two catch-ups, on this thread: the log object is not shared.
+                // This process holds the trackers' leases, so it may rewrite their files between catch-ups.
+                let retention = Composition.retentionSchedule(for: log, trackerFolder: try Composition.trackerFolder(tracker, options: logOptions))
+                try runner.follow(projectors, pollEvery: 0.5) {
+                    retention.runIfDue { Interruption.requested }
+                    return Interruption.requested
+                }
                 return
             }
             var failures: [String] = []

@@ -1,0 +1,58 @@
+#if Network
+import FlowLog
+import Foundation
+import Logging
+
+/// `serve`'s side of the log's retention (`flowlog retain --set`): a thread of its own that asks
+/// the `RetentionSchedule` every `checkEvery` seconds, so the retention is applied when the server
+/// starts and then once a day, and a run of many batches never holds up a request.
+///
+/// It forgets beside the writer thread's appends: on LMDB both are write transactions, which LMDB
+/// serialises, and forgetting uses none of the log object's append buffers; an append to a session
+/// being forgotten lands before its batch (the session is young again and kept) or after it (the
+/// session starts anew). A log that cannot forget (PostgreSQL in this build) is only read here.
+final class RetentionRunner: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var stopping = false
+    private var running = true
+    /// Used by the runner's thread alone.
+    private let schedule: RetentionSchedule
+    private let checkEvery: Double
+
+    init(log: LogHandle, clock: any WallClock = SystemClock(), checkEvery: Double = 60, logger: Logger) {
+        schedule = RetentionSchedule(log: log.log, clock: clock) { line in logger.info("\(line)", metadata: ["task": "retention"]) }
+        self.checkEvery = checkEvery
+        let thread = Thread { [self] in loop() }
+        thread.name = "flowlog-retention"
+        thread.start()
+    }
+
+    private func loop() {
+        while !isStopping {
+            schedule.runIfDue { isStopping }
+            condition.lock()
+            if !stopping { _ = condition.wait(until: Date(timeIntervalSinceNow: checkEvery)) }
+            condition.unlock()
+        }
+        condition.lock()
+        running = false
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    private var isStopping: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return stopping
+    }
+
+    /// Ends the thread once the batch under way (if any) is committed, and waits for it.
+    func stop() {
+        condition.lock()
+        stopping = true
+        condition.broadcast()
+        while running { condition.wait() }
+        condition.unlock()
+    }
+}
+#endif
