@@ -20,8 +20,8 @@ struct ForgetRoutes {
             // The audit trail's reason (`?reason=`): kept in the log, so never personal data.
             let reason = request.uri.queryParameters["reason"].map(String.init) ?? ""
             if reason.count > 200 || reason.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) || reason.contains(stream) {
-                throw APIError(status: .badRequest, code: "invalidReason",
-                               message: "The reason is kept in the log's audit trail: give at most 200 characters without control characters, and neither the stream id nor other personal data (a ticket number, say). Nothing was changed.")
+                throw APIError(status: .badRequest, code: "invalidParameter",
+                               message: "reason is kept in the log's audit trail: give at most 200 characters without control characters, and neither the stream id nor other personal data (a ticket number, say). Nothing was changed.")
             }
             let forgotten: ForgottenStream
             do {
