@@ -65,19 +65,16 @@ extension LMDBEventLog: StreamForgetting {
                                lastPosition: positions.last ?? 0, correlationIds: correlationIds)
     }
 
-    /// Replaces the record at `position` by its forgotten form: the chained prefix, the flag, the
-    /// chain hash.
+    /// Replaces the record at `position` by its forgotten form (`RecordCodec.forgottenForm`): its
+    /// envelope, the flag, a check seeded with the chain hash before it, and its own chain hash.
     private func forgetRecord(at position: Int, _ txn: Transaction) throws {
         let key = Keys.position(position)
         guard let bytes = try txn.get(eventsDB, key: key) else {
             throw FlowLogError.damaged(RecordDamage(position: position, stream: nil, problem: "the stream index points at it, but it is missing"))
         }
-        guard RecordCodec.layout(of: bytes) == .salted, bytes.count > RecordCodec.saltOffset + RecordCodec.trailerSize else {
+        guard let forgotten = RecordCodec.forgottenForm(of: bytes, previousHash: try hashBefore(position: position, txn)) else {
             throw ForgetRefusal.upgradeRequired(location: path, logSchema: try settings(txn).logSchema)
         }
-        var forgotten = Array(bytes[..<RecordCodec.chainedPrefix])
-        forgotten.append(1)
-        forgotten.append(contentsOf: bytes[(bytes.count - RecordCodec.trailerSize)...])
         try txn.put(eventsDB, key: key, value: forgotten)
     }
 

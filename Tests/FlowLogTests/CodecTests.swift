@@ -45,9 +45,10 @@ struct RecordCodecTests {
         }
     }
 
-    /// What `forget` leaves of a salted record: the chained prefix, the flag, the chain hash.
-    private func forgotten(_ bytes: [UInt8]) -> [UInt8] {
-        Array(bytes[..<RecordCodec.chainedPrefix]) + [1] + Array(bytes.suffix(RecordCodec.trailerSize))
+    /// What `forget` leaves of a salted record, given the chain hash of the record before it.
+    private func forgotten(_ bytes: [UInt8], after previous: [UInt8]?) -> [UInt8] {
+        let previousHash = previous.map { $0.withUnsafeBytes { RecordCodec.storedHash(of: $0)! } } ?? RecordCodec.genesisHash
+        return bytes.withUnsafeBytes { RecordCodec.forgottenForm(of: $0, previousHash: previousHash)! }
     }
 
     @Test(arguments: [RecordLayout.whole, .salted])
@@ -61,8 +62,8 @@ struct RecordCodecTests {
     @Test func aRecordIsCompact() {
         let record = sampleRecord(.cart(.productAdded(.init(productId: "p1", name: "Mug", unitPrice: 1250, quantity: 2))), position: 1)
         #expect(encode([record], layout: .whole)[0].count < 120)
-        // The digest, the flag and the salt: 25 bytes more.
-        #expect(encode([record], layout: .salted)[0].count == encode([record], layout: .whole)[0].count + 25)
+        // The flag and the salt: 17 bytes more.
+        #expect(encode([record], layout: .salted)[0].count == encode([record], layout: .whole)[0].count + 17)
     }
 
     @Test(arguments: [RecordLayout.whole, .salted])
@@ -81,7 +82,7 @@ struct RecordCodecTests {
             sampleRecord(.cart(.productAdded(.init(productId: "p\($0)", name: "Mug", unitPrice: 1250, quantity: 2))), position: $0, correlation: "c-\($0)")
         }
         var encoded = encode(records)
-        encoded[1] = forgotten(encoded[1])
+        encoded[1] = forgotten(encoded[1], after: encoded[0])
         let decoded = try decode(encoded)
         #expect(decoded[0] == records[0] && decoded[2] == records[2])
         #expect(decoded[1].isForgotten && decoded[1].stream.isEmpty && decoded[1].correlationId == nil)
@@ -95,7 +96,7 @@ struct RecordCodecTests {
     @Test func aFlippedBitInOrNextToAForgottenRecordIsDetected() throws {
         let records = (1...3).map { sampleRecord(.navigation(.modalPresented), position: $0) }
         var encoded = encode(records)
-        encoded[1] = forgotten(encoded[1])
+        encoded[1] = forgotten(encoded[1], after: encoded[0])
         for record in 1...2 {
             for byteIndex in encoded[record].indices {
                 var damaged = encoded
@@ -105,10 +106,10 @@ struct RecordCodecTests {
         }
         // A forgotten record that still holds a payload, or a live one that lost it, is damage too.
         var unflagged = encoded
-        unflagged[1][RecordCodec.chainedPrefix] = 0
+        unflagged[1][RecordCodec.flagOffset] = 0
         #expect(throws: RecordDamage.self) { try decode(unflagged) }
         var flagged = encode(records)
-        flagged[1][RecordCodec.chainedPrefix] = 1
+        flagged[1][RecordCodec.flagOffset] = 1
         #expect(throws: RecordDamage.self) { try decode(flagged) }
     }
 

@@ -21,22 +21,23 @@ import FlowDomain
 /// | … | the event's fields, as that version of the kind declares them |
 /// | 8 | chain hash: xxHash64 of all bytes above, seeded with the previous record's chain hash |
 ///
-/// Layout 2 (log schema 3), where a record's personal part can be forgotten without breaking the
-/// chain: the same first 44 bytes (layout 2), then
+/// Layout 2 (log schema 3), whose personal part can be forgotten without breaking the chain: the
+/// same first 44 bytes (layout 2), then a flag, and
 ///
 /// | bytes | field |
 /// |---|---|
-/// | 8 | payload digest: xxHash64 of the salt and the payload below |
-/// | 1 | 0: the payload follows; 1: forgotten (nothing follows) |
+/// | 1 | 0: live, as below; 1: forgotten (`forgottenForm`) |
 /// | 16 | salt, from the kernel's random source (`RecordSalts`) |
 /// | … | the payload: stream id, correlation id, causation id, the event's fields, as in layout 1 |
-/// | 8 | chain hash: xxHash64 of the first 52 bytes (through the payload digest), seeded as above |
+/// | 8 | chain hash: xxHash64 of all bytes above, seeded with the previous record's chain hash |
 ///
-/// The chain covers the payload through its digest, so forgetting a record (dropping its salt and
-/// payload, keeping the digest) leaves every chain hash as it was, while a flipped byte anywhere
-/// is still caught: in the envelope or the digest by the chain, in the payload by the digest. The
-/// salt is why what remains confirms no guess: 2^128 salts map onto 2^64 digests, so every guessed
-/// payload has about 2^64 salts that give the stored digest. xxHash64, not a cryptographic hash,
+/// A live record is chained whole, salt included, and read with one hash, as layout 1 is. A
+/// forgotten one keeps its first 45 bytes (flag 1) and its chain hash, and in place of salt and
+/// payload an 8-byte check: xxHash64 of those 45 bytes seeded with the previous chain hash mixed with
+/// its own. Every chain hash stays what it was, so the records after it still verify, and a flipped
+/// byte anywhere in a forgotten record is caught by its check. What remains confirms no guess of
+/// what was forgotten: without the salt, 2^128 salts map onto 2^64 chain hashes, so every guessed
+/// payload has about 2^64 salts that give the stored one. xxHash64, not a cryptographic hash,
 /// because every read checks every record (docs/decisions.md, "Forgetting a stream").
 ///
 /// Why binary: JSON decoding would cost about 99% of a replay (DESIGN.md). Why a chain: a record's hash
@@ -48,10 +49,12 @@ public enum RecordCodec {
     /// The chain hash that the first record is seeded with.
     public static let genesisHash: UInt64 = 0
     package static let trailerSize = 8
-    /// Layout 2: the envelope, then the payload digest; the chain hash covers these bytes.
-    package static let chainedPrefix = 52
-    /// Layout 2: the chained prefix and the forgotten flag; the salt starts here.
-    package static let saltOffset = 53
+    /// Layout 2: where the forgotten flag is (after the envelope, which a forgotten record keeps).
+    package static let flagOffset = 44
+    /// Layout 2: the salt of a live record starts here.
+    package static let saltOffset = 45
+    /// Layout 2: a forgotten record's length: envelope, flag, check, chain hash.
+    package static let forgottenSize = 61
 
     /// Encodes `record` into `writer` in `layout` and returns its chain hash, to seed the next record's.
     package static func encode(_ record: RecordedEvent, previousHash: UInt64, layout: RecordLayout,
@@ -66,7 +69,6 @@ public enum RecordCodec {
         writer.write(record.eventId.high)
         writer.write(record.eventId.low)
         if layout == .salted {
-            writer.write(UInt64(0)) // the payload digest, once the payload is written
             writer.write(UInt8(0))
             let (high, low) = salts.take()
             writer.write(high)
@@ -77,20 +79,13 @@ public enum RecordCodec {
         writer.writeShortString(record.causationId)
         let version = EventFieldsCodec.encode(record.event, into: &writer)
         writer.overwrite(EventFieldsCodec.tag(of: record.event) | UInt16(version - 1) << EventDeclaration.tagBits, at: 2)
-        let hash: UInt64
-        if layout == .salted {
-            let digest = writer.withUnsafeBytes { XXHash64.hash(UnsafeRawBufferPointer(rebasing: $0[saltOffset...])) }
-            writer.overwrite(digest, at: 44)
-            hash = writer.withUnsafeBytes { XXHash64.hash(UnsafeRawBufferPointer(rebasing: $0[..<chainedPrefix]), seed: previousHash) }
-        } else {
-            hash = writer.withUnsafeBytes { XXHash64.hash($0, seed: previousHash) }
-        }
+        let hash = writer.withUnsafeBytes { XXHash64.hash($0, seed: previousHash) }
         writer.write(hash)
         return hash
     }
 
     /// Encodes a forgotten record (layout 2) for an event whose payload is gone already (an imported
-    /// tombstone): its digest is drawn at random, as no payload is left to digest.
+    /// tombstone): its chain hash is drawn at random, as no payload is left to hash.
     package static func encodeForgotten(_ record: RecordedEvent, previousHash: UInt64, salts: inout RecordSalts,
                                         into writer: inout BinaryWriter) -> UInt64 {
         writer.reset()
@@ -102,11 +97,30 @@ public enum RecordCodec {
         writer.write(record.timestamp.microseconds)
         writer.write(record.eventId.high)
         writer.write(record.eventId.low)
-        writer.write(salts.take().0)
-        let hash = writer.withUnsafeBytes { XXHash64.hash($0, seed: previousHash) }
         writer.write(UInt8(1))
+        let hash = salts.take().0
+        writer.write(writer.withUnsafeBytes { forgottenCheck($0, previousHash: previousHash, hash: hash) })
         writer.write(hash)
         return hash
+    }
+
+    /// What `forget` leaves of a live record of layout 2: its envelope, the flag set, the check and
+    /// its chain hash; `nil` for a record of layout 1 (or a forgotten or truncated one).
+    package static func forgottenForm(of bytes: UnsafeRawBufferPointer, previousHash: UInt64) -> [UInt8]? {
+        guard layout(of: bytes) == .salted, bytes.count > saltOffset + trailerSize, bytes[flagOffset] == 0,
+              let hash = storedHash(of: bytes) else { return nil }
+        var forgotten = Array(bytes[..<flagOffset])
+        forgotten.append(1)
+        let check = forgotten.withUnsafeBytes { forgottenCheck($0, previousHash: previousHash, hash: hash) }
+        withUnsafeBytes(of: check.littleEndian) { forgotten.append(contentsOf: $0) }
+        withUnsafeBytes(of: hash.littleEndian) { forgotten.append(contentsOf: $0) }
+        return forgotten
+    }
+
+    /// A forgotten record's check: its envelope and flag, seeded with the previous chain hash mixed
+    /// with its own, so that a flipped byte in either, or a record moved elsewhere, shows.
+    private static func forgottenCheck(_ kept: UnsafeRawBufferPointer, previousHash: UInt64, hash: UInt64) -> UInt64 {
+        XXHash64.hash(UnsafeRawBufferPointer(rebasing: kept[..<saltOffset]), seed: previousHash ^ hash)
     }
 
     /// The chain hash stored in a record's last eight bytes, without decoding the rest.
@@ -126,12 +140,16 @@ public enum RecordCodec {
         var resealed = Array(bytes[0..<bytes.count - trailerSize])
         if RecordLayout(rawValue: resealed[0]) == nil { resealed[0] = RecordLayout.whole.rawValue }
         let position = Int(truncatingIfNeeded: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 4, as: UInt64.self)))
-        if resealed[0] == RecordLayout.salted.rawValue, resealed.count > saltOffset {
-            let digest = resealed.withUnsafeBytes { XXHash64.hash(UnsafeRawBufferPointer(rebasing: $0[saltOffset...])) }
-            withUnsafeBytes(of: digest.littleEndian) { resealed.replaceSubrange(44..<chainedPrefix, with: $0) }
+        if resealed[0] == RecordLayout.salted.rawValue, resealed.count == forgottenSize - trailerSize, resealed[flagOffset] == 1 {
+            // A forgotten record: its chain hash stays, its check is made anew.
+            let hash = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: bytes.count - trailerSize, as: UInt64.self))
+            resealed.removeLast(trailerSize)
+            let check = resealed.withUnsafeBytes { forgottenCheck($0, previousHash: genesisHash, hash: hash) }
+            withUnsafeBytes(of: check.littleEndian) { resealed.append(contentsOf: $0) }
+            withUnsafeBytes(of: hash.littleEndian) { resealed.append(contentsOf: $0) }
+            return resealed.withUnsafeBytes { try? decode($0, expectedPosition: position, previousHash: genesisHash).0 }
         }
-        let chained = resealed[0] == RecordLayout.salted.rawValue ? min(chainedPrefix, resealed.count) : resealed.count
-        withUnsafeBytes(of: XXHash64.hash(Array(resealed[..<chained]), seed: genesisHash).littleEndian) { resealed.append(contentsOf: $0) }
+        withUnsafeBytes(of: XXHash64.hash(resealed, seed: genesisHash).littleEndian) { resealed.append(contentsOf: $0) }
         return resealed.withUnsafeBytes { try? decode($0, expectedPosition: position, previousHash: genesisHash).0 }
     }
 
@@ -162,27 +180,29 @@ public enum RecordCodec {
             let timestamp = Timestamp(microseconds: try reader.readInt64())
             let eventId = EventID(high: try reader.readUInt64(), low: try reader.readUInt64())
             var forgotten = false
-            var digest: UInt64 = 0
             let hash: UInt64
             if layout == .salted {
-                digest = try reader.readUInt64()
                 let flag = try reader.readByte()
                 guard flag <= 1 else { throw RecordDamage(position: expectedPosition, stream: nil, problem: "its forgotten flag is \(flag), neither 0 nor 1") }
                 forgotten = flag == 1
-                hash = XXHash64.hash(UnsafeRawBufferPointer(rebasing: body[..<chainedPrefix]), seed: previousHash)
-                reader.offset = saltOffset + 16
+            }
+            if forgotten {
+                guard bytes.count == forgottenSize else {
+                    throw RecordDamage(position: expectedPosition, stream: nil, problem: "it is marked forgotten but is \(bytes.count) bytes long, not \(forgottenSize)")
+                }
+                let check = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: saltOffset, as: UInt64.self))
+                guard forgottenCheck(bytes, previousHash: previousHash, hash: stored) == check else {
+                    throw RecordDamage(position: expectedPosition, stream: nil, problem: chainBroken)
+                }
+                hash = stored
             } else {
                 hash = XXHash64.hash(body, seed: previousHash)
+                if layout == .salted { reader.offset = saltOffset + 16 }
             }
             var stream = ""
             var correlationId: String?
             var causationId: String?
-            if forgotten {
-                guard hash == stored else { throw RecordDamage(position: expectedPosition, stream: nil, problem: chainBroken) }
-                guard body.count == saltOffset else {
-                    throw RecordDamage(position: expectedPosition, stream: nil, problem: "it is marked forgotten but holds \(body.count - saltOffset) bytes of payload")
-                }
-            } else {
+            if !forgotten {
                 guard let id = try reader.readShortString() else {
                     throw RecordDamage(position: expectedPosition, stream: nil, problem: "the record has no stream id")
                 }
@@ -190,9 +210,6 @@ public enum RecordCodec {
                 correlationId = try reader.readShortString()
                 causationId = try reader.readShortString()
                 guard hash == stored else { throw RecordDamage(position: expectedPosition, stream: stream, problem: chainBroken) }
-                if layout == .salted, XXHash64.hash(UnsafeRawBufferPointer(rebasing: body[saltOffset...])) != digest {
-                    throw RecordDamage(position: expectedPosition, stream: stream, problem: "its payload does not match its digest (its stream, ids or data were altered)")
-                }
             }
             guard position == expectedPosition else {
                 throw RecordDamage(position: expectedPosition, stream: forgotten ? nil : stream, problem: "the record says it is position \(position)")
