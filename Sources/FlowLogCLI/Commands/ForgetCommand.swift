@@ -29,7 +29,7 @@ struct ForgetCommand: ParsableCommand {
         try CommandExecution.run { output in
             let log = try Composition.openLog(logOptions, access: .readWrite)
             guard let forgetting = log.capabilities.forgetting else {
-                throw CLIFailure("\(log.location) cannot forget a stream: this FlowLog forgets on LMDB logs only (not yet on PostgreSQL). Nothing was changed.", .usage)
+                throw CLIFailure("\(log.location) cannot forget a stream: this FlowLog forgets on LMDB and PostgreSQL logs only. Nothing was changed.", .usage)
             }
             let forgotten = try forgetting.forget(stream: stream)
             if format.isJSON {
