@@ -111,5 +111,54 @@ struct PostgresForgetTests {
         let report = try log.checkIntegrity()
         #expect(report.isIntact && report.forgotten == 5)
     }
+
+    /// A log object that appended before another process upgraded the log writes the salted layout
+    /// after it: each append reads the schema under the lock (its guessed head is not trusted).
+    @Test func anAppendAfterAnUpgradeElsewhereWritesTheNewLayout() throws {
+        let server = PostgresServer.shared
+        let schema = server.freshName("older")
+        let url = server.url(schema: schema)
+        let writer = try PostgresEventLog.open(url: url, access: .readWriteCreating)
+        _ = try server.psql("UPDATE \(schema).meta SET value = '2' WHERE key = 'schema'")
+        _ = try writer.append(requests("a", count: 3))
+        #expect(try server.psql("SELECT string_agg(get_byte(record, 0)::text, ',' ORDER BY position) FROM \(schema).events") == "1,1,1")
+        #expect(throws: ForgetRefusal.upgradeRequired(location: writer.location, logSchema: 2)) { try writer.forget(stream: "a") }
+        let upgrader = try PostgresEventLog.open(url: url, access: .readWrite)
+        _ = try upgrader.updateSettings { settings, _ in
+            var raised = settings
+            raised.logSchema = 3
+            return raised
+        }
+        _ = try writer.append(requests("a", count: 2, from: 3))
+        #expect(try server.psql("SELECT string_agg(get_byte(record, 0)::text, ',' ORDER BY position) FROM \(schema).events") == "2,2,2,2,2")
+        #expect(try writer.checkIntegrity().isIntact)
+        #expect(try writer.forget(stream: "a").events == 5)
+    }
+
+    /// The upgrade's rewrite is one transaction: when it fails past its first chunk (a damaged
+    /// record at position 4,500), the rows it had rewritten are as they were, and so is the schema.
+    @Test func anUpgradeThatFailsMidwayLeavesTheLogAsItWas() throws {
+        let server = PostgresServer.shared
+        let schema = server.freshName("older")
+        let url = server.url(schema: schema)
+        let log = try PostgresEventLog.open(url: url, access: .readWriteCreating)
+        // As a schema-2 build created it: stream NOT NULL.
+        _ = try server.psql("UPDATE \(schema).meta SET value = '2' WHERE key = 'schema'")
+        _ = try server.psql("ALTER TABLE \(schema).events ALTER COLUMN stream SET NOT NULL")
+        for batch in 0..<10 { _ = try log.append(requests("s\(batch)", count: 500)) }
+        _ = try server.psql("UPDATE \(schema).events SET record = set_byte(record, 20, get_byte(record, 20) # 1) WHERE position = 4500")
+        let before = try server.psql("SELECT md5(string_agg(record::text, ',' ORDER BY position)) FROM \(schema).events")
+        #expect(throws: FlowLogError.self) {
+            _ = try log.updateSettings { settings, _ in
+                var raised = settings
+                raised.logSchema = 3
+                return raised
+            }
+        }
+        #expect(try server.psql("SELECT md5(string_agg(record::text, ',' ORDER BY position)) FROM \(schema).events") == before)
+        #expect(try log.settings().logSchema == 2)
+        #expect(try server.psql("SELECT attnotnull FROM pg_attribute WHERE attrelid = '\(schema).events'::regclass AND attname = 'stream'") == "t",
+                "the upgrade's ALTER was rolled back with it")
+    }
 }
 #endif
