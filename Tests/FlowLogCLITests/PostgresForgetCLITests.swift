@@ -18,9 +18,10 @@ struct PostgresForgetCLITests {
     }
 
     /// Two sessions, one of them ("alice-pg") with a product name, a correlation id, a command id
-    /// and an order id no other stream uses; her order placed and paid.
-    static func twoSessions(_ db: String) throws {
-        _ = try run(["demo", "--db", db, "--stream", "bob"])
+    /// and an order id no other stream uses; her order placed and paid. The demo's tracker files go
+    /// into `scratch` (for a PostgreSQL log they would go into the current folder).
+    static func twoSessions(_ db: String, scratch: TemporaryDirectory) throws {
+        _ = try run(["demo", "--db", db, "--stream", "bob", "--tracker-dir", scratch.child("demo-trackers")])
         let commands = """
             {"type":"cart.addProduct","stream":"alice-pg","productId":"p-quill","name":"Quill of Alice","unitPrice":1250,"quantity":2,"correlationId":"corr-alice-7","id":"cmd-alice-1"}
             {"type":"cart.checkout","stream":"alice-pg","correlationId":"corr-alice-7"}
@@ -33,12 +34,12 @@ struct PostgresForgetCLITests {
     @Test func aForgottenStreamAnswersAsOneThatNeverExisted() throws {
         let schema = server.freshName("forget")
         let db = server.url(schema: schema)
-        try Self.twoSessions(db)
+        let scratch = TemporaryDirectory()
+        try Self.twoSessions(db, scratch: scratch)
         #expect(try server.psql("SELECT DISTINCT get_byte(record, 0) FROM \"\(schema)\".events") == "2", "a new log writes salted records")
         let bobBefore = try Self.run(["export", "--stream", "bob", "--db", db]).stdout
         let bobState = try Self.run(["state", "--stream", "bob", "--format", "json", "--db", db]).stdout
         let lastBefore = try Self.run(["export", "--db", db]).stdoutLines.count
-        let scratch = TemporaryDirectory()
         _ = try Self.run(["projections", "run", "--tracker-dir", scratch.child("trackers"), "--db", db])
 
         let forgotten = try Self.run(["forget", "--stream", "alice-pg", "--format", "json", "--db", db])
@@ -92,7 +93,8 @@ struct PostgresForgetCLITests {
     @Test func verifyCatchesAlterationsNextToForgottenRecords() throws {
         let schema = server.freshName("forget")
         let db = server.url(schema: schema)
-        try Self.twoSessions(db)
+        let scratch = TemporaryDirectory()
+        try Self.twoSessions(db, scratch: scratch)
         _ = try Self.run(["forget", "--stream", "alice-pg", "--db", db])
         let next = try server.psql("SELECT max(position) + 1 FROM \"\(schema)\".events WHERE stream IS NULL")
         _ = try server.psql("UPDATE \"\(schema)\".events SET record = set_byte(record, 60, get_byte(record, 60) # 1) WHERE position = \(next)")
@@ -107,7 +109,8 @@ struct PostgresForgetCLITests {
 
     @Test func aLogWithForgottenStreamsRoundTripsThroughExportAndImport() throws {
         let db = server.url(schema: server.freshName("forget"))
-        try Self.twoSessions(db)
+        let scratch = TemporaryDirectory()
+        try Self.twoSessions(db, scratch: scratch)
         _ = try Self.run(["forget", "--stream", "alice-pg", "--db", db])
         let export = try Self.run(["export", "--db", db]).stdout
         #expect(export.contains(#""forgotten":true"#))
@@ -117,7 +120,6 @@ struct PostgresForgetCLITests {
         let verify = try JSONParser.parse(try Self.run(["verify", "--format", "json", "--db", imported]).stdout)
         #expect(verify["intact"] == .bool(true) && verify["forgotten"] == .integer(3), "\(verify)")
         // And from PostgreSQL into LMDB, and back: byte for byte.
-        let scratch = TemporaryDirectory()
         _ = try Self.run(["import", "-", "--db", scratch.child("lmdb")], stdin: export)
         #expect(try Self.run(["export", "--db", scratch.child("lmdb")]).stdout == export)
         _ = try Self.run(["replay", "--verify", "--db", imported])

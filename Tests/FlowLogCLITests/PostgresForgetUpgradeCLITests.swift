@@ -103,8 +103,8 @@ struct PostgresForgetUpgradeCLITests {
     @Test func afterForgetAndCompactNoneOfTheStreamsStringsIsInTheRelationFiles() throws {
         let schema = server.freshName("forget")
         let db = server.url(schema: schema)
-        try PostgresForgetCLITests.twoSessions(db)
         let scratch = TemporaryDirectory()
+        try PostgresForgetCLITests.twoSessions(db, scratch: scratch)
         _ = try run(["projections", "run", "--tracker-dir", scratch.child("trackers"), "--db", db])
         let uniques = ["alice-pg", "Quill of Alice", "corr-alice-7", "cmd-alice-1", "o-alice", "p-quill"]
         func inFiles() throws -> [String] {
