@@ -16,7 +16,9 @@ extension PostgresEventLog: DeferredCommitAppending {
     }
 
     /// Two waits for the server, and a third left to the caller: the first sends `BEGIN`, takes the
-    /// lock and reads the head, the snapshot interval, the batch's streams and its command ids
+    /// lock and reads the head, the snapshot interval, the log schema (whose record layout the
+    /// batch is written in: `flowlog upgrade` may have raised it since the last append), the
+    /// batch's streams and its command ids
     /// (statements after the lock see every earlier append); `AppendRules` then decide in memory,
     /// and one statement that inserts the events, receipts and stream versions and notifies
     /// followers is sent with `COMMIT`, without waiting: the caller decides its next batch while
@@ -25,7 +27,7 @@ extension PostgresEventLog: DeferredCommitAppending {
     ///
     /// The rules are applied, and the rows encoded, before the lock is taken, while the previous
     /// batch may still be committing: against the head the previous append left and the versions
-    /// the requests expect, with no earlier receipts. Under the lock, that guess is compared with
+    /// the requests expect, the last layout, with no earlier receipts. Under the lock, that guess is compared with
     /// what the reads found; only if every input agrees are its rows sent (`AppendRules` decide
     /// from nothing else, so they are the rows the reads would give), else the rules are applied
     /// again to what was read. Another writer in between costs that second pass, never a wrong row.
@@ -43,9 +45,7 @@ extension PostgresEventLog: DeferredCommitAppending {
                     "BEGIN",
                     "SELECT pg_advisory_xact_lock(\(schema.appendLock))",
                     """
-                    SELECT (SELECT value FROM \(unescaped: table("meta")) WHERE key = 'snapshotInterval'), e.position, e.record
-                    FROM (SELECT 1) AS one LEFT JOIN LATERAL
-                        (SELECT position, record FROM \(unescaped: table("events")) ORDER BY position DESC LIMIT 1) e ON true
+                    \(unescaped: headQuery)
                     """,
                     versionsQuery(streams),
                     receiptsQuery(commands),
@@ -60,7 +60,7 @@ extension PostgresEventLog: DeferredCommitAppending {
                 }
                 let commit = PostgresPendingCommit(log: self, sent: try session.send(statements))
                 appending.inFlight = commit
-                appending.predicted = (transaction.end.position, transaction.end.hash, transaction.snapshotInterval)
+                appending.predicted = (transaction.end.position, transaction.end.hash, transaction.snapshotInterval, transaction.layout)
                 return (results, commit)
             } catch {
                 if session.connection != nil { _ = try? session.query("ROLLBACK") }
@@ -79,10 +79,21 @@ extension PostgresEventLog: DeferredCommitAppending {
             versions[request.stream] = expected
         }
         return try? withUnsafeMutablePointer(to: &appending.encoder) { encoder in
-            var transaction = PostgresAppend(guessing: (head.position, head.hash), snapshotInterval: head.snapshotInterval, versions: versions, encoder: encoder)
+            var transaction = PostgresAppend(guessing: (head.position, head.hash), snapshotInterval: head.snapshotInterval, layout: head.layout,
+                                             versions: versions, encoder: encoder)
             let results = try AppendRules.apply(requests, in: &transaction)
             return (results, transaction, transaction.statements(schema: schema))
         }
+    }
+
+    /// What an append or import reads first under the lock: the snapshot interval, the log schema,
+    /// and the last record (none in an empty log).
+    var headQuery: String {
+        """
+        SELECT (SELECT value FROM \(table("meta")) WHERE key = 'snapshotInterval'), (SELECT value FROM \(table("meta")) WHERE key = 'schema'),
+            e.position, e.record
+        FROM (SELECT 1) AS one LEFT JOIN LATERAL (SELECT position, record FROM \(table("events")) ORDER BY position DESC LIMIT 1) e ON true
+        """
     }
 
     /// Waits for the commit in flight, if any, and throws its failure (the caller holds `lock`).
@@ -111,8 +122,8 @@ struct AppendingState: ~Copyable {
     var encoder = BinaryWriter(capacity: 512)
     /// The last append's `COMMIT`, while nobody has waited for it (`appendDeferringCommit`).
     var inFlight: PostgresPendingCommit?
-    /// The head and snapshot interval the last append left, should it commit: the next one's guess.
-    var predicted: (position: Int, hash: UInt64, snapshotInterval: Int)?
+    /// The head, snapshot interval and layout the last append left, should it commit: the next one's guess.
+    var predicted: (position: Int, hash: UInt64, snapshotInterval: Int, layout: RecordLayout)?
 }
 
 /// An append's `COMMIT` on its way (`appendDeferringCommit`).
@@ -139,6 +150,8 @@ final class PostgresPendingCommit: PendingCommit {
 /// the accepted requests add, gathered column by column for one `INSERT … SELECT FROM unnest(…)`.
 struct PostgresAppend: AppendTransaction {
     let snapshotInterval: Int
+    /// The layout of the log's schema as this transaction read it: salted from log schema 3 on.
+    let layout: RecordLayout
     private let start: (position: Int, hash: UInt64)
     private var versions: [String: Int] = [:]
     private var receipts: [String: [String: CommandReceipt]] = [:]
@@ -175,13 +188,14 @@ struct PostgresAppend: AppendTransaction {
     private var snapshotPositions: [Int64] = []
     private var snapshotStates: [ByteBuffer] = []
     private var last = 0
-    /// Never drawn from: PostgreSQL logs write the whole layout (see `store`).
+    /// Drawn from only in the salted layout (one read of the kernel's random source per 256 records).
     private var salts = RecordSalts()
 
     init(head: PostgresQueryResult, versions: [String: Int], receipts: [String: [String: CommandReceipt]],
          encoder: UnsafeMutablePointer<BinaryWriter>) throws {
-        let (interval, position, record) = try head.rows[0].decode((String?, Int64?, ByteBuffer?).self)
+        let (interval, logSchema, position, record) = try head.rows[0].decode((String?, String?, Int64?, ByteBuffer?).self)
         snapshotInterval = interval.flatMap(Int.init) ?? PostgresEventLog.defaultSnapshotInterval
+        layout = RecordLayout(logSchema: logSchema.flatMap(Int.init) ?? 1)
         if let position, let record {
             guard let hash = record.withUnsafeReadableBytes({ RecordCodec.storedHash(of: $0) }) else {
                 throw FlowLogError.damaged(RecordDamage(position: Int(position), stream: nil, problem: "the record is truncated"))
@@ -197,18 +211,21 @@ struct PostgresAppend: AppendTransaction {
     }
 
     /// A transaction on inputs guessed before the reads (`appendDeferringCommit`).
-    init(guessing head: (position: Int, hash: UInt64), snapshotInterval: Int, versions: [String: Int], encoder: UnsafeMutablePointer<BinaryWriter>) {
+    init(guessing head: (position: Int, hash: UInt64), snapshotInterval: Int, layout: RecordLayout, versions: [String: Int],
+         encoder: UnsafeMutablePointer<BinaryWriter>) {
         self.snapshotInterval = snapshotInterval
+        self.layout = layout
         start = head
         end = head
         self.versions = versions
         self.encoder = encoder
     }
 
-    /// Whether this guess's inputs are the ones `found` read: the same head and snapshot interval,
+    /// Whether this guess's inputs are the ones `found` read: the same head, snapshot interval and
+    /// layout (an upgrade in between changes the head too, but a guess must not lean on that),
     /// every stream at the version guessed, and no receipt of any of the batch's command ids.
     func guessed(_ found: PostgresAppend) -> Bool {
-        start == found.start && snapshotInterval == found.snapshotInterval && found.receipts.isEmpty
+        start == found.start && snapshotInterval == found.snapshotInterval && layout == found.layout && found.receipts.isEmpty
             && versions.allSatisfy { found.versions[$0.key, default: 0] == $0.value }
     }
 
@@ -226,8 +243,7 @@ struct PostgresAppend: AppendTransaction {
     mutating func storedReceipt(stream: String, commandId: String) throws -> CommandReceipt? { receipts[stream]?[commandId] }
 
     mutating func store(_ record: RecordedEvent, chainedTo previousHash: UInt64, fingerprint: UInt64?, streamOrdinal: Int) throws -> UInt64 {
-        // PostgreSQL logs stop at log schema 2 in this build (`PostgresSchema.version`): the whole layout.
-        let hash = RecordCodec.encode(record, previousHash: previousHash, layout: .whole, salts: &salts, into: &encoder.pointee)
+        let hash = RecordCodec.encode(record, previousHash: previousHash, layout: layout, salts: &salts, into: &encoder.pointee)
         records.append(encoder.pointee.withUnsafeBytes { ByteBuffer(bytes: $0) })
         positions.append(Int64(record.position))
         streams.append(record.stream)

@@ -13,7 +13,8 @@ extension PostgresEventLog: EventImporting, ImportTarget {
     }
 
     /// Loads events as they were recorded elsewhere (an export, another log: `flowlog copy`), keeping
-    /// positions, versions, ids and timestamps; the records and their chain hashes come out the same.
+    /// positions, versions, ids and timestamps; the records come out the same, but for the salts (and
+    /// so the digests and chain hashes) of salted ones, which every write draws afresh.
     public func importEvents(_ produce: (any EventSink) throws -> Void) throws -> Int {
         try withImportSession(expectedBytes: 0) { session in
             let loader = (session as! PostgresImportSession).loader
@@ -35,13 +36,9 @@ extension PostgresEventLog: EventImporting, ImportTarget {
                     "BEGIN",
                     "SELECT pg_advisory_xact_lock(\(schema.appendLock))",
                     "SET LOCAL search_path TO \(unescaped: schema.quoted)",
-                    """
-                    SELECT (SELECT value FROM \(unescaped: table("meta")) WHERE key = 'snapshotInterval'), e.position, e.record
-                    FROM (SELECT 1) AS one LEFT JOIN LATERAL
-                        (SELECT position, record FROM \(unescaped: table("events")) ORDER BY position DESC LIMIT 1) e ON true
-                    """,
+                    "\(unescaped: headQuery)",
                 ], during: "starting an import")
-                let (interval, position, record) = try read[3].rows[0].decode((String?, Int64?, ByteBuffer?).self)
+                let (interval, logSchema, position, record) = try read[3].rows[0].decode((String?, String?, Int64?, ByteBuffer?).self)
                 var hash = RecordCodec.genesisHash
                 if let record {
                     guard let stored = record.withUnsafeReadableBytes({ RecordCodec.storedHash(of: $0) }) else {
@@ -50,7 +47,7 @@ extension PostgresEventLog: EventImporting, ImportTarget {
                     hash = stored
                 }
                 let start = ImportStart(position: Int(position ?? 0), hash: hash, snapshotInterval: interval.flatMap(Int.init) ?? Self.defaultSnapshotInterval,
-                                        layout: .whole)
+                                        layout: RecordLayout(logSchema: logSchema.flatMap(Int.init) ?? 1))
                 let loader = StreamLoader(url: url, options: options)
                 defer { loader.close() }
                 let importSession = PostgresImportSession(log: self, session: session, start: start, loader: loader)
@@ -253,6 +250,33 @@ final class PostgresImportBuilder: ImportBatchBuilder {
         Self.appendText(json.bytes, to: &line)
         line.append(UInt8(ascii: "\t"))
         Self.append(String(Int64(bitPattern: fingerprint)), to: &line)
+        finish(event, record: record, line: number)
+    }
+
+    /// A forgotten event (an export's tombstone): its row keeps the position, version, event id,
+    /// type, actor and time; stream, correlation and causation ids, data and fingerprint are NULL,
+    /// as `forget` leaves them (docs/postgres.md). Only a log of schema 3 gets here.
+    func addForgotten(_ event: RecordedEvent, record: UnsafeRawBufferPointer, line number: Int) {
+        line.removeAll(keepingCapacity: true)
+        Self.append(String(event.position), to: &line)
+        line.append(UInt8(ascii: "\t"))
+        Self.append("\\N", to: &line)
+        line.append(UInt8(ascii: "\t"))
+        Self.append(String(event.version), to: &line)
+        line.append(UInt8(ascii: "\t"))
+        Self.append(event.eventId.description, to: &line)
+        line.append(UInt8(ascii: "\t"))
+        Self.append(event.event.typeName, to: &line)
+        line.append(UInt8(ascii: "\t"))
+        Self.append(event.actor.rawValue, to: &line)
+        line.append(UInt8(ascii: "\t"))
+        Self.append(PostgresTimestamp.text(event.timestamp), to: &line)
+        Self.append("\t\\N\t\\N\t\\N\t\\N", to: &line)
+        finish(event, record: record, line: number)
+    }
+
+    /// The line's last column (the record, as bytea's hex text), then the line into the batch.
+    private func finish(_ event: RecordedEvent, record: UnsafeRawBufferPointer, line number: Int) {
         line.append(UInt8(ascii: "\t"))
         Self.append("\\\\x", to: &line)
         // Hex through a pointer: a byte at a time through Array or ByteBuffer costs a call each
@@ -275,12 +299,6 @@ final class PostgresImportBuilder: ImportBatchBuilder {
         content.ids.append(event.eventId)
         content.lines.append(number)
         content.lastPosition = event.position
-    }
-
-    /// Never called: this log's layout is the whole one, and `ImportPreparation` refuses a forgotten
-    /// event for it before a builder sees one.
-    func addForgotten(_ event: RecordedEvent, record: UnsafeRawBufferPointer, line: Int) {
-        preconditionFailure("a log of the whole layout was handed a forgotten event")
     }
 
     func placeOrder(_ order: Order, number: Int, stream: String, version: Int) {}

@@ -6,7 +6,9 @@ import PostgresNIO
 
 /// `flowlog verify` on PostgreSQL: the hash chain and contiguity of the records, every queryable
 /// column against the record it was written from (so a row changed with `UPDATE` is named by its
-/// position, whichever column was changed), stream versions against `streams`.
+/// position, whichever column was changed), stream versions against `streams`. A forgotten
+/// event's record is checked like any other and counted in `forgotten`; its row must hold no
+/// stream, ids, data or fingerprint any more (`forget` left them NULL).
 extension PostgresEventLog: IntegrityChecking {
     public func checkIntegrity(progress: FlowLog.Progress?) throws -> IntegrityReport {
         var report = IntegrityReport()
@@ -18,18 +20,18 @@ extension PostgresEventLog: IntegrityChecking {
         var from = 1
         var json = JSONWriter(capacity: 256)
         while from <= end {
-            typealias Row = (Int64, String, Int64, String, String, String, Int64?, String?, String?, String, ByteBuffer)
+            typealias Row = (Int64, String?, Int64, String, String, String, Int64?, String?, String?, String?, Bool, ByteBuffer)
             let rows: [Row] = try withSession { session in
                 try session.query("""
                     SELECT position, stream, version, event_id::text, type, actor,
                         CASE WHEN isfinite(recorded_at) THEN (extract(epoch FROM recorded_at) * 1000000)::int8 END,
-                        correlation_id, causation_id, data::text, record
+                        correlation_id, causation_id, data::text, fingerprint IS NOT NULL, record
                     FROM \(unescaped: table("events")) WHERE position >= \(Int64(from)) AND position <= \(Int64(end))
                     ORDER BY position LIMIT \(Int64(Self.page))
                     """).rows.map { try $0.decode(Row.self) }
             }
             guard !rows.isEmpty else { break }
-            for (rowPosition, stream, version, eventId, type, actor, microseconds, correlation, causation, data, record) in rows {
+            for (rowPosition, stream, version, eventId, type, actor, microseconds, correlation, causation, data, fingerprinted, record) in rows {
                 let position = Int(rowPosition)
                 if position != expected {
                     note(expected, nil, position > expected ? "missing (positions \(expected)…\(position - 1) are not in the log)" : "out of order")
@@ -47,18 +49,22 @@ extension PostgresEventLog: IntegrityChecking {
                     } else {
                         note(position, error.stream ?? stream, error.problem)
                     }
-                    versions[stream] = (versions[stream] ?? 0) + 1
+                    if let stream { versions[stream] = (versions[stream] ?? 0) + 1 }
                     previousHash = record.withUnsafeReadableBytes { RecordCodec.storedHash(of: $0) } ?? previousHash
                     progress?.advance(to: position)
                     continue
                 }
-                let last = versions[event.stream] ?? 0
-                if event.version != last + 1 {
-                    note(position, event.stream, "it is version \(event.version) of its stream, which was at version \(last)")
+                if event.isForgotten {
+                    report.forgotten += 1
+                } else {
+                    let last = versions[event.stream] ?? 0
+                    if event.version != last + 1 {
+                        note(position, event.stream, "it is version \(event.version) of its stream, which was at version \(last)")
+                    }
+                    versions[event.stream] = max(last, event.version)
                 }
-                versions[event.stream] = max(last, event.version)
                 var changed: [String] = []
-                if stream != event.stream { changed.append("stream") }
+                if stream != (event.isForgotten ? nil : event.stream) { changed.append("stream") }
                 if Int(version) != event.version { changed.append("version") }
                 if EventID(eventId) != event.eventId { changed.append("event_id") }
                 if type != event.event.typeName { changed.append("type") }
@@ -66,11 +72,16 @@ extension PostgresEventLog: IntegrityChecking {
                 if let microseconds, microseconds != event.timestamp.microseconds { changed.append("recorded_at") }
                 if correlation != event.correlationId { changed.append("correlation_id") }
                 if causation != event.causationId { changed.append("causation_id") }
-                json.reset()
-                FlowJSON.writeEventData(event.event, asStored: true, into: &json)
-                if !Self.sameJSON(data, json.text) { changed.append("data") }
+                if event.isForgotten {
+                    if data != nil { changed.append("data") }
+                    if fingerprinted { changed.append("fingerprint") }
+                } else {
+                    json.reset()
+                    FlowJSON.writeEventData(event.event, asStored: true, into: &json)
+                    if data.map({ !Self.sameJSON($0, json.text) }) ?? true { changed.append("data") }
+                }
                 if !changed.isEmpty {
-                    note(position, event.stream, "its row's \(changed.joined(separator: ", ")) \(changed.count == 1 ? "does" : "do") not match its record (changed after the event was appended)")
+                    note(position, event.isForgotten ? nil : event.stream, "its row's \(changed.joined(separator: ", ")) \(changed.count == 1 ? "does" : "do") not match its record (changed after the event was appended)")
                 }
                 progress?.advance(to: position)
             }

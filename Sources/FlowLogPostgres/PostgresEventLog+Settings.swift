@@ -6,7 +6,8 @@ import PostgresNIO
 /// `flowlog upgrade`, and `currency`, written by `flowlog init --currency`; a log without it is in
 /// USD, as every log before currencies was; and `retention` (such as `90d`), written by `flowlog
 /// retain --set` and deleted by `--set off`. A change holds the append lock, so that no append
-/// comes between what it reads and what it writes.
+/// comes between what it reads and what it writes. Raising the schema to 3 rewrites every record
+/// into the salted layout in the same transaction (`rewriteRecords`).
 extension PostgresEventLog {
     public func settings() throws -> LogSettings {
         try withSession { session in try Self.settings(session, table("meta")) }
@@ -29,6 +30,12 @@ extension PostgresEventLog {
             let current = try Self.settings(session, table("meta"))
             let empty = try session.query("SELECT NOT EXISTS (SELECT 1 FROM \(unescaped: table("events")))").rows[0].decode(Bool.self)
             let changed = try change(current, empty)
+            if changed.logSchema != current.logSchema {
+                guard changed.logSchema > current.logSchema else {
+                    throw FlowLogError.input("A log's schema is never lowered (\(location) is at schema \(current.logSchema)).")
+                }
+                if changed.recordLayout != current.recordLayout { try rewriteRecords(into: changed.recordLayout, session) }
+            }
             for (key, value, old) in [("schema", String(changed.logSchema), String(current.logSchema)),
                                       ("currency", changed.defaultCurrency, current.defaultCurrency)] where value != old {
                 try session.query("""

@@ -33,10 +33,11 @@ public final class PostgresEventLog: EventLog, @unchecked Sendable {
     /// The log's URL without its password: what every message names.
     public var location: String { url.redacted }
 
-    /// Everything but a backup of its own (the server's tools make those; `export` is the portable one).
+    /// Everything but a backup of its own (the server's tools make those; `export` is the portable
+    /// one). Forgetting is offered at every schema: below 3, `forget` refuses and names `flowlog upgrade`.
     public var capabilities: LogCapabilities {
         LogCapabilities(snapshots: self, batchReading: self, deferredCommits: self, following: self, backup: nil,
-                        forgetting: nil, newestLogSchema: PostgresSchema.version)
+                        forgetting: self, newestLogSchema: PostgresSchema.version)
     }
     let schema: PostgresSchema
     let session: PostgresSession
@@ -102,6 +103,8 @@ public final class PostgresEventLog: EventLog, @unchecked Sendable {
             throw error
         } catch let damage as RecordDamage {
             throw FlowLogError.damaged(damage)
+        } catch let refusal as ForgetRefusal {
+            throw refusal
         } catch {
             throw PostgresErrors.map(error, url: url, during: "reading the log")
         }
@@ -177,13 +180,17 @@ public final class PostgresEventLog: EventLog, @unchecked Sendable {
     /// Events `from…through` in position order. The walk reads pages of positions up to the last
     /// position it found when it began: appends serialise and commit in position order, so that
     /// prefix of the log is complete and never changes (one consistent snapshot, as LMDB's).
+    /// Forgotten events are left out (they belong to no stream); `forEachRecord` yields them too.
     public func forEachEvent(from: Int, through: Int?, _ body: (RecordedEvent) throws -> Bool) throws {
         try walk(from: from, through: through, fingerprints: false) { event, _ in try body(event) }
     }
 
-    /// The walk behind `forEachEvent(from:through:)` and `forEachEventWithFingerprint(from:through:)`;
-    /// the fingerprint column is read only when asked for.
-    func walk(from: Int, through: Int?, fingerprints: Bool, _ body: (RecordedEvent, UInt64?) throws -> Bool) throws {
+    /// The walk behind `forEachEvent(from:through:)`, `forEachRecord(from:through:)` and
+    /// `forEachEventWithFingerprint(from:through:)`; the fingerprint column is read only when asked
+    /// for. Forgotten records are checked against the chain like any other, and left out unless
+    /// `includingForgotten`.
+    func walk(from: Int, through: Int?, fingerprints: Bool, includingForgotten: Bool = false,
+              _ body: (RecordedEvent, UInt64?) throws -> Bool) throws {
         let start = max(from, 1)
         let last = try lastPosition()
         let end = min(through ?? last, last)
@@ -224,7 +231,9 @@ public final class PostgresEventLog: EventLog, @unchecked Sendable {
                     throw FlowLogError.damaged(RecordDamage(position: next, stream: nil, problem: "it is missing (the next stored position is \(position))"))
                 }
                 previousHash = try Self.decode(record, position: position, previousHash: previousHash!, into: &event)
-                guard try body(event, fingerprint) else { return }
+                if includingForgotten || !event.isForgotten {
+                    guard try body(event, fingerprint) else { return }
+                }
                 next += 1
             }
             if rows.isEmpty, next <= end {

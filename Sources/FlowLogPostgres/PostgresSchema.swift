@@ -5,10 +5,11 @@ import PostgresNIO
 /// The tables of one log, in its own PostgreSQL schema (`?schema=NAME`, default `flowlog`). See
 /// docs/postgres.md for what each column holds and why.
 struct PostgresSchema: Sendable {
-    /// The log schema this FlowLog writes into PostgreSQL logs; a log with a higher one is refused.
-    /// Log schema 3 (salted records, which `forget` needs) is not built for PostgreSQL yet, so its
-    /// logs stop at 2, whose records every build since event versions reads.
-    static let version = 2
+    /// The log schema this FlowLog creates PostgreSQL logs at, the newest it writes (as on LMDB); a
+    /// log with a higher one is refused. From 3 on, records are salted (`RecordLayout`), which
+    /// `forget` needs; a log at 2 or below keeps writing the whole layout until `flowlog upgrade`,
+    /// so that the builds still reading it (those of schema 2) can, during a rolling upgrade.
+    static let version = LogSettings.newestLogSchema
     /// Every table FlowLog creates; a log's schema must hold all of them.
     static let tableNames = ["meta", "events", "streams", "commands", "snapshots", "projections", "leases",
                              "orders", "stream_states", "local_storage"]
@@ -34,7 +35,8 @@ struct PostgresSchema: Sendable {
 
     func leaseLock(_ projector: String) -> Int64 { AdvisoryKey.of("flowlog.lease:" + name + "/" + projector) }
 
-    /// The statements that create the log, run in one transaction.
+    /// The statements that create the log, run in one transaction. `events.stream` and `data` may be
+    /// NULL: they are, and only they, in a forgotten event's row (`forgetting`), from log schema 3 on.
     var creation: [String] {
         let s = quoted
         return [
@@ -43,7 +45,7 @@ struct PostgresSchema: Sendable {
             """
             CREATE TABLE \(s).events (
                 position bigint PRIMARY KEY CHECK (position > 0),
-                stream text COLLATE "C" NOT NULL,
+                stream text COLLATE "C",
                 version bigint NOT NULL CHECK (version > 0),
                 event_id uuid NOT NULL UNIQUE,
                 type text NOT NULL,
@@ -51,7 +53,7 @@ struct PostgresSchema: Sendable {
                 recorded_at timestamptz NOT NULL,
                 correlation_id text,
                 causation_id text,
-                data jsonb NOT NULL,
+                data jsonb,
                 fingerprint bigint,
                 record bytea NOT NULL,
                 UNIQUE (stream, version))
@@ -86,6 +88,13 @@ struct PostgresSchema: Sendable {
                 ('snapshotInterval', '\(AppendRules.defaultSnapshotInterval)')
             """,
         ]
+    }
+
+    /// What log schema 3 changes in the tables of a log created below it (`flowlog upgrade`, in the
+    /// transaction that rewrites the records): a forgotten event's row has no stream and no data.
+    /// A change of the catalog only; no row is rewritten by it.
+    var forgettableColumns: [String] {
+        ["ALTER TABLE \(quoted).events ALTER COLUMN stream DROP NOT NULL, ALTER COLUMN data DROP NOT NULL"]
     }
 
     enum Recognition {

@@ -20,8 +20,8 @@ struct VersionAndStreamsCLITests {
         let result = try FlowLogProcess.run(["--generate-completion-script", shell])
         #expect(result.status == 0, "\(result.stderr)")
         for name in ["streams", "backup", "cart", "export"] { #expect(result.stdout.contains(name), "\(shell): \(name)") }
-        let readme = try String(contentsOf: FlowLogProcess.fixtures.deletingLastPathComponent().appendingPathComponent("README.md"), encoding: .utf8)
-        #expect(readme.contains("flowlog --generate-completion-script \(shell)"))
+        let guide = try String(contentsOf: FlowLogProcess.fixtures.deletingLastPathComponent().appendingPathComponent("docs/cli.md"), encoding: .utf8)
+        #expect(guide.contains("flowlog --generate-completion-script \(shell)"))
         if shell == "bash" {
             // The script is written as it is, byte for byte: escaping it for a terminal would break it.
             let folder = TemporaryDirectory()

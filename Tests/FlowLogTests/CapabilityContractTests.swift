@@ -42,6 +42,8 @@ struct CapabilityContractTests {
         #expect((offered.batchReading != nil) == expected.batch)
         #expect((offered.deferredCommits != nil) == expected.deferred)
         #expect((offered.backup != nil) == expected.backup)
+        // LMDB and PostgreSQL forget a stream (refusing below log schema 3); the memory log does not.
+        #expect((offered.forgetting != nil) == (kind != .memory))
         // The command processor learns the log's snapshot interval from it.
         try fixture.log.setSnapshotInterval(11)
         #expect(try offered.snapshots?.snapshotInterval() == 11)

@@ -66,7 +66,7 @@ public final class RetentionSchedule {
         do {
             guard let period = try log.settings().retention else { return .off }
             guard let forgetting = log.capabilities.forgetting else {
-                report("retention \(period) of \(log.location) skipped: this FlowLog forgets on LMDB logs only, not yet on this log.")
+                report("retention \(period) of \(log.location) skipped: only LMDB and PostgreSQL logs can forget.")
                 return .cannotForget
             }
             let lease: any ProjectorLease

@@ -11,7 +11,7 @@ extension CommandProcessor {
     public struct ForgettingUnsupported: Error, CustomStringConvertible {
         public let location: String
         public var description: String {
-            "\(location) cannot forget a stream: this FlowLog forgets on LMDB logs only (not yet on PostgreSQL). Nothing was changed."
+            "\(location) cannot forget a stream: only LMDB and PostgreSQL logs can. Nothing was changed."
         }
     }
 

@@ -123,7 +123,7 @@ package struct ImportPreparation: ~Copyable {
         }
         if event.isForgotten {
             guard layout == .salted else {
-                throw FlowLogError.refusedImport(ImportError(line: line, problem: "it is a forgotten event, which only a log of log schema \(RecordLayout.saltedLogSchema) or later holds (an LMDB log created by this FlowLog, or one raised by `flowlog upgrade`)"))
+                throw FlowLogError.refusedImport(ImportError(line: line, problem: "it is a forgotten event, which only a log of log schema \(RecordLayout.saltedLogSchema) or later holds (a log created by this FlowLog, or one raised by `flowlog upgrade`)"))
             }
             previousHash = RecordCodec.encodeForgotten(event, previousHash: previousHash, salts: &salts, into: &record)
             record.withUnsafeBytes { builder.addForgotten(event, record: $0, line: line) }

@@ -63,7 +63,7 @@ struct ForgetCommand: ParsableCommand {
         try CommandExecution.run { output in
             let log = try Composition.openLog(logOptions, access: .readWrite)
             guard let forgetting = log.capabilities.forgetting else {
-                throw CLIFailure("\(log.location) cannot forget a stream: this FlowLog forgets on LMDB logs only (not yet on PostgreSQL). Nothing was changed.", .usage)
+                throw CLIFailure("\(log.location) cannot forget a stream: only LMDB and PostgreSQL logs can. Nothing was changed.", .usage)
             }
             // No tracker runner may append to a tracker file while it is rewritten: busy (exit 75)
             // before anything is forgotten.

@@ -21,8 +21,8 @@ struct RetainCommand: ParsableCommand {
 
         --set 90d stores a retention on the log, which `flowlog projections run --follow` and \
         `flowlog serve` apply when they start and then once a day (one process at a time); --set off \
-        removes it; `flowlog retain` alone shows it. This FlowLog forgets on LMDB logs only: a \
-        PostgreSQL log keeps its retention setting, and the daily run skips it with a line in the log.
+        removes it; `flowlog retain` alone shows it. Each forgotten session gets its event in the \
+        log's audit trail (flowlog:erasures), and its lines leave the trackers' files.
         """)
 
     @Option(name: .customLong("older-than"), help: ArgumentHelp("Forget the sessions whose last event is older than this (90d, 12h, 2w).", valueName: "period"))
@@ -84,7 +84,7 @@ struct RetainCommand: ParsableCommand {
             return
         }
         guard let forgetting = log.capabilities.forgetting else {
-            throw CLIFailure("\(log.location) cannot forget sessions: this FlowLog forgets on LMDB logs only (not yet on PostgreSQL). Nothing was changed.", .usage)
+            throw CLIFailure("\(log.location) cannot forget sessions: only LMDB and PostgreSQL logs can. Nothing was changed.", .usage)
         }
         let lease = try Self.lease(log)
         // As `forget`: no tracker runner may append to a tracker file while it is rewritten.
@@ -137,7 +137,7 @@ struct RetainCommand: ParsableCommand {
         }
         show(settings.retention, of: log, output)
         if settings.retention != nil, log.capabilities.forgetting == nil {
-            Diagnostics.write("\(log.location) cannot forget sessions in this FlowLog (LMDB logs only, not yet PostgreSQL): the retention is stored, and the daily run skips this log until it can.")
+            Diagnostics.write("\(log.location) cannot forget sessions (only LMDB and PostgreSQL logs can): the retention is stored, and the daily run skips this log.")
         }
     }
 

@@ -13,9 +13,10 @@ struct UpgradeCommand: ParsableCommand {
         which schema each version needs); until it is raised, this FlowLog writes every event in a \
         version the log's schema holds and refuses a command whose event needs a newer one \
         (logUpgradeRequired). Builds before the new schema refuse an upgraded log ("Upgrade \
-        FlowLog", exit 65): upgrade every writer and reader of the log first. No record is \
-        rewritten: the schema in the log's metadata is raised in one transaction, after the backup \
-        is complete, so a killed upgrade leaves the log as it was, or raised with its backup \
+        FlowLog", exit 65): upgrade every writer and reader of the log first. The schema in the \
+        log's metadata is raised in one transaction, after the backup is complete (raising it to 3 \
+        rewrites every record into the salted layout that `forget` needs, in that same \
+        transaction), so a killed upgrade leaves the log as it was, or raised with its backup \
         written. The backup is a copy of the log folder (`flowlog backup`), or for PostgreSQL an \
         NDJSON export that `flowlog import` restores into an empty log.
         """)

@@ -46,7 +46,7 @@ struct ForgetRoutes {
                             message: "The log is at log schema \(logSchema), whose records cannot be forgotten without breaking its hash chain. Run `flowlog upgrade --db LOG` on the server's log once (it writes a backup first), then ask again; nothing was changed.")
         case is CommandProcessor.ForgettingUnsupported:
             return APIError(status: .notImplemented, code: "forgettingUnsupported",
-                            message: "This server's log cannot forget a stream: FlowLog forgets on LMDB logs only, not yet on PostgreSQL. Nothing was changed.")
+                            message: "This server's log cannot forget a stream: only LMDB and PostgreSQL logs can. Nothing was changed.")
         default:
             return .from(error)
         }
