@@ -4,8 +4,8 @@ import LMDB
 
 /// `flowlog forget` on LMDB, in one write transaction (see `StreamForgetting`).
 ///
-/// Each of the stream's records keeps its first 52 bytes (envelope and payload digest) and its chain
-/// hash, and loses its salt and payload (`RecordCodec`, layout 2). What was derived from the stream
+/// Each of the stream's records keeps its envelope and its chain hash, and loses its salt and
+/// payload to a check (`RecordCodec.forgottenForm`, layout 2). What was derived from the stream
 /// goes with it: its stream-index entries, version, command receipts, snapshots, head, orders and
 /// order pages, the fingerprints at its positions, and in the storage read model its state and
 /// flags; the read model's orders keep their totals, without stream or order id, so order counts

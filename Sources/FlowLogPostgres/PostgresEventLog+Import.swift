@@ -14,7 +14,7 @@ extension PostgresEventLog: EventImporting, ImportTarget {
 
     /// Loads events as they were recorded elsewhere (an export, another log: `flowlog copy`), keeping
     /// positions, versions, ids and timestamps; the records come out the same, but for the salts (and
-    /// so the digests and chain hashes) of salted ones, which every write draws afresh.
+    /// so the chain hashes) of salted ones, which every write draws afresh.
     public func importEvents(_ produce: (any EventSink) throws -> Void) throws -> Int {
         try withImportSession(expectedBytes: 0) { session in
             let loader = (session as! PostgresImportSession).loader
