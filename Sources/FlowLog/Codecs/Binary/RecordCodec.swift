@@ -167,8 +167,9 @@ public enum RecordCodec {
             throw RecordDamage(position: expectedPosition, stream: nil, problem: "the record is truncated (\(bytes.count) bytes)")
         }
         let body = UnsafeRawBufferPointer(rebasing: bytes[0..<bytes.count - trailerSize])
-        guard let layout = RecordLayout(rawValue: body[0]) else {
-            throw RecordDamage(position: expectedPosition, stream: nil, problem: "the record has layout \(body[0]), but this FlowLog reads layouts 1 and 2; upgrade FlowLog")
+        let layout = body[0]
+        guard layout == RecordLayout.whole.rawValue || layout == RecordLayout.salted.rawValue else {
+            throw RecordDamage(position: expectedPosition, stream: nil, problem: "the record has layout \(layout), but this FlowLog reads layouts 1 and 2; upgrade FlowLog")
         }
         var reader = BinaryReader(body)
         do {
@@ -179,58 +180,38 @@ public enum RecordCodec {
             let version = Int(truncatingIfNeeded: try reader.readUInt64())
             let timestamp = Timestamp(microseconds: try reader.readInt64())
             let eventId = EventID(high: try reader.readUInt64(), low: try reader.readUInt64())
-            var forgotten = false
-            let hash: UInt64
-            if layout == .salted {
+            if layout == RecordLayout.salted.rawValue {
                 let flag = try reader.readByte()
-                guard flag <= 1 else { throw RecordDamage(position: expectedPosition, stream: nil, problem: "its forgotten flag is \(flag), neither 0 nor 1") }
-                forgotten = flag == 1
-            }
-            if forgotten {
-                guard bytes.count == forgottenSize else {
-                    throw RecordDamage(position: expectedPosition, stream: nil, problem: "it is marked forgotten but is \(bytes.count) bytes long, not \(forgottenSize)")
+                if flag == 1 {
+                    try decodeForgotten(bytes, stored: stored, expectedPosition: expectedPosition, previousHash: previousHash, into: &record)
+                    return stored
                 }
-                let check = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: saltOffset, as: UInt64.self))
-                guard forgottenCheck(bytes, previousHash: previousHash, hash: stored) == check else {
-                    throw RecordDamage(position: expectedPosition, stream: nil, problem: chainBroken)
-                }
-                hash = stored
-            } else {
-                hash = XXHash64.hash(body, seed: previousHash)
-                if layout == .salted { reader.offset = saltOffset + 16 }
+                guard flag == 0 else { throw RecordDamage(position: expectedPosition, stream: nil, problem: "its forgotten flag is \(flag), neither 0 nor 1") }
+                reader.offset = saltOffset + 16
             }
-            var stream = ""
-            var correlationId: String?
-            var causationId: String?
-            if !forgotten {
-                guard let id = try reader.readShortString() else {
-                    throw RecordDamage(position: expectedPosition, stream: nil, problem: "the record has no stream id")
-                }
-                stream = id
-                correlationId = try reader.readShortString()
-                causationId = try reader.readShortString()
-                guard hash == stored else { throw RecordDamage(position: expectedPosition, stream: stream, problem: chainBroken) }
+            guard let stream = try reader.readShortString() else {
+                throw RecordDamage(position: expectedPosition, stream: nil, problem: "the record has no stream id")
             }
+            let correlationId = try reader.readShortString()
+            let causationId = try reader.readShortString()
+            let hash = XXHash64.hash(body, seed: previousHash)
+            guard hash == stored else { throw RecordDamage(position: expectedPosition, stream: stream, problem: chainBroken) }
             guard position == expectedPosition else {
-                throw RecordDamage(position: expectedPosition, stream: forgotten ? nil : stream, problem: "the record says it is position \(position)")
+                throw RecordDamage(position: expectedPosition, stream: stream, problem: "the record says it is position \(position)")
             }
             let tag = tagValue & (1 << EventDeclaration.tagBits - 1)
             guard let (kind, currentVersion) = EventKinds.stored(tag: tag) else {
-                throw RecordDamage(position: expectedPosition, stream: forgotten ? nil : stream, problem: "unknown event type tag \(tag)")
+                throw RecordDamage(position: expectedPosition, stream: stream, problem: "unknown event type tag \(tag)")
             }
             let event: AppEvent
-            if forgotten {
-                event = EventKinds.info(kind).blankEvent
-            } else {
-                do {
-                    event = try EventFieldsCodec.decode(kind, version: Int(tagValue >> EventDeclaration.tagBits) + 1,
-                                                        currentVersion: currentVersion, from: &reader)
-                } catch let unknown as UnknownEventVersion {
-                    throw RecordDamage(position: expectedPosition, stream: stream, problem: unknown.description, unknownVersion: unknown)
-                }
-                guard reader.remaining == 0 else {
-                    throw RecordDamage(position: expectedPosition, stream: stream, problem: "\(reader.remaining) unexpected bytes after the event's fields")
-                }
+            do {
+                event = try EventFieldsCodec.decode(kind, version: Int(tagValue >> EventDeclaration.tagBits) + 1,
+                                                    currentVersion: currentVersion, from: &reader)
+            } catch let unknown as UnknownEventVersion {
+                throw RecordDamage(position: expectedPosition, stream: stream, problem: unknown.description, unknownVersion: unknown)
+            }
+            guard reader.remaining == 0 else {
+                throw RecordDamage(position: expectedPosition, stream: stream, problem: "\(reader.remaining) unexpected bytes after the event's fields")
             }
             record.position = position
             record.stream = stream
@@ -242,13 +223,49 @@ public enum RecordCodec {
             record.causationId = causationId
             record.schemaVersion = currentSchemaVersion
             record.event = event
-            record.isForgotten = forgotten
+            record.isForgotten = false
             return hash
         } catch let damage as RecordDamage {
             throw damage
         } catch {
             throw RecordDamage(position: expectedPosition, stream: nil, problem: "the record ends before its fields do")
         }
+    }
+
+    /// A forgotten record (layout 2, flag 1): its check, then its envelope into `record`, with an
+    /// empty stream, no ids and a blank event of its kind. Apart from the live path, which every
+    /// read takes.
+    @inline(never)
+    private static func decodeForgotten(_ bytes: UnsafeRawBufferPointer, stored: UInt64, expectedPosition: Int, previousHash: UInt64,
+                                        into record: inout RecordedEvent) throws(RecordDamage) {
+        guard bytes.count == forgottenSize else {
+            throw RecordDamage(position: expectedPosition, stream: nil, problem: "it is marked forgotten but is \(bytes.count) bytes long, not \(forgottenSize)")
+        }
+        let check = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: saltOffset, as: UInt64.self))
+        guard forgottenCheck(bytes, previousHash: previousHash, hash: stored) == check else {
+            throw RecordDamage(position: expectedPosition, stream: nil, problem: chainBroken)
+        }
+        let position = Int(truncatingIfNeeded: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 4, as: UInt64.self)))
+        guard position == expectedPosition else {
+            throw RecordDamage(position: expectedPosition, stream: nil, problem: "the record says it is position \(position)")
+        }
+        let tagValue = UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: 2, as: UInt16.self))
+        let tag = tagValue & (1 << EventDeclaration.tagBits - 1)
+        guard let (kind, _) = EventKinds.stored(tag: tag) else {
+            throw RecordDamage(position: expectedPosition, stream: nil, problem: "unknown event type tag \(tag)")
+        }
+        record.position = position
+        record.stream = ""
+        record.version = Int(truncatingIfNeeded: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 12, as: UInt64.self)))
+        record.eventId = EventID(high: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 28, as: UInt64.self)),
+                                 low: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 36, as: UInt64.self)))
+        record.timestamp = Timestamp(microseconds: Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: 20, as: Int64.self)))
+        record.actor = bytes[1] == 0 ? .user : .system
+        record.correlationId = nil
+        record.causationId = nil
+        record.schemaVersion = currentSchemaVersion
+        record.event = EventKinds.info(kind).blankEvent
+        record.isForgotten = true
     }
 
     private static let chainBroken = "its checksum does not match (the record, or one before it, was altered, removed or reordered)"
