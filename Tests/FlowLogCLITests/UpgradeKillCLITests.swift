@@ -1,0 +1,70 @@
+import FlowDomain
+import FlowLog
+@testable import FlowLogLMDB
+import FlowLogTesting
+import Foundation
+import LMDB
+import Testing
+
+/// `flowlog upgrade` to log schema 3 rewrites every record in the transaction that raises the
+/// schema: SIGKILL at any moment leaves the log as it was (schema 2, every record as before) or
+/// upgraded whole (schema 3), never half.
+@Suite("Upgrade to schema 3 under SIGKILL", .serialized)
+struct UpgradeKillCLITests {
+    /// A log of schema 2 (the whole layout) with `count` events, written by this build: the schema is
+    /// set while the log is empty, as a log created by a build of schema 2 would have it.
+    static func schema2Log(at path: String, count: Int) throws {
+        let log = try LMDBEventLog(path: path)
+        try log.environment.write { txn in
+            try txn.put(log.meta, key: LMDBEventLog.schemaKey, value: Keys.littleEndian(2))
+        }
+        let processor = CommandProcessor(log: log, clock: SteppingClock(), ids: SequentialIDGenerator())
+        for index in 0..<count {
+            _ = try processor.handle(CommandEnvelope(stream: "s\(index % 20)", command: .cart(.addProduct(.init(
+                productId: "p\(index % 40)", name: nil, unitPrice: 100, quantity: 1)))))
+        }
+        #expect(try log.settings().logSchema == 2)
+    }
+
+    @Test func aKilledUpgradeLeavesTheOldLogOrTheWholeNewOne() throws {
+        let template = TemporaryDirectory()
+        let source = template.child("log")
+        try Self.schema2Log(at: source, count: 30_000)
+        let export = try ForgetCLITests.run(["export", "--db", source]).stdout
+        var outcomes = Set<Int>()
+        for delay in stride(from: 20_000, through: 260_000, by: 60_000) {
+            let scratch = TemporaryDirectory()
+            let db = scratch.child("log")
+            try FileManager.default.copyItem(atPath: source, toPath: db)
+            let process = Process()
+            process.executableURL = FlowLogProcess.executable
+            process.arguments = ["upgrade", "--db", db, "--backup", scratch.child("backup")]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            usleep(useconds_t(delay))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            let log = try LMDBEventLog(path: db, access: .readOnly)
+            let schema = try log.settings().logSchema
+            outcomes.insert(schema)
+            #expect(schema == 2 || schema == 3)
+            #expect(try log.checkIntegrity().isIntact, "after \(delay) µs")
+            // Every record is of the schema's layout: none was rewritten without the schema, or left behind.
+            let layouts = try log.environment.read { txn in
+                try txn.withCursor(log.eventsDB) { cursor in
+                    var seen = Set<UInt8>()
+                    var entry = try cursor.first()
+                    while let (_, value) = entry {
+                        seen.insert(value[0])
+                        entry = try cursor.next()
+                    }
+                    return seen
+                }
+            }
+            #expect(layouts == [RecordLayout(logSchema: schema).rawValue], "after \(delay) µs: schema \(schema), layouts \(layouts)")
+            #expect(try ForgetCLITests.run(["export", "--db", db]).stdout == export)
+        }
+        #expect(outcomes.contains(2), "no kill landed before the upgrade's commit")
+    }
+}
