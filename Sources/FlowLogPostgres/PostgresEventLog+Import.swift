@@ -226,20 +226,7 @@ final class PostgresImportBuilder: ImportBatchBuilder {
     var count: Int { content.count }
 
     func add(_ event: RecordedEvent, record: UnsafeRawBufferPointer, fingerprint: UInt64, line number: Int, streamOrdinal: Int) {
-        line.removeAll(keepingCapacity: true)
-        Self.append(String(event.position), to: &line)
-        line.append(UInt8(ascii: "\t"))
-        Self.appendText(event.stream.utf8, to: &line)
-        line.append(UInt8(ascii: "\t"))
-        Self.append(String(event.version), to: &line)
-        line.append(UInt8(ascii: "\t"))
-        Self.append(event.eventId.description, to: &line)
-        line.append(UInt8(ascii: "\t"))
-        Self.append(event.event.typeName, to: &line)
-        line.append(UInt8(ascii: "\t"))
-        Self.append(event.actor.rawValue, to: &line)
-        line.append(UInt8(ascii: "\t"))
-        Self.append(PostgresTimestamp.text(event.timestamp), to: &line)
+        startLine(event, stream: event.stream)
         line.append(UInt8(ascii: "\t"))
         if let correlation = event.correlationId { Self.appendText(correlation.utf8, to: &line) } else { Self.append("\\N", to: &line) }
         line.append(UInt8(ascii: "\t"))
@@ -257,10 +244,17 @@ final class PostgresImportBuilder: ImportBatchBuilder {
     /// type, actor and time; stream, correlation and causation ids, data and fingerprint are NULL,
     /// as `forget` leaves them (docs/postgres.md). Only a log of schema 3 gets here.
     func addForgotten(_ event: RecordedEvent, record: UnsafeRawBufferPointer, line number: Int) {
+        startLine(event, stream: nil)
+        Self.append("\t\\N\t\\N\t\\N\t\\N", to: &line)
+        finish(event, record: record, line: number)
+    }
+
+    /// A line's first columns: position, stream (`\N` for none), version, event id, type, actor, time.
+    private func startLine(_ event: RecordedEvent, stream: String?) {
         line.removeAll(keepingCapacity: true)
         Self.append(String(event.position), to: &line)
         line.append(UInt8(ascii: "\t"))
-        Self.append("\\N", to: &line)
+        if let stream { Self.appendText(stream.utf8, to: &line) } else { Self.append("\\N", to: &line) }
         line.append(UInt8(ascii: "\t"))
         Self.append(String(event.version), to: &line)
         line.append(UInt8(ascii: "\t"))
@@ -271,8 +265,6 @@ final class PostgresImportBuilder: ImportBatchBuilder {
         Self.append(event.actor.rawValue, to: &line)
         line.append(UInt8(ascii: "\t"))
         Self.append(PostgresTimestamp.text(event.timestamp), to: &line)
-        Self.append("\t\\N\t\\N\t\\N\t\\N", to: &line)
-        finish(event, record: record, line: number)
     }
 
     /// The line's last column (the record, as bytea's hex text), then the line into the batch.

@@ -122,6 +122,22 @@ public final class PostgresServer: @unchecked Sendable {
         return name
     }
 
+    /// Runs a dump (`pg_dump`'s SQL, such as a fixture's `postgres.sql`) through `psql`, stopping at
+    /// its first error; true when all of it ran.
+    public func load(dump: String, database: String = PostgresServer.database) throws -> Bool {
+        let psql = Process()
+        psql.executableURL = URL(fileURLWithPath: binaries + "/psql")
+        psql.arguments = ["-q", "-v", "ON_ERROR_STOP=1", "-h", socketFolder, "-p", String(port), "-U", "postgres", "-d", database, "-f", "-"]
+        let input = Pipe()
+        psql.standardInput = input
+        psql.standardOutput = FileHandle.nullDevice
+        try psql.run()
+        input.fileHandleForWriting.write(Data(dump.utf8))
+        try input.fileHandleForWriting.close()
+        psql.waitUntilExit()
+        return psql.terminationStatus == 0
+    }
+
     /// Runs SQL with psql as the superuser over the socket; returns what it printed (unaligned, tuples only).
     @discardableResult
     public func psql(_ sql: String, database: String = PostgresServer.database) throws -> String {

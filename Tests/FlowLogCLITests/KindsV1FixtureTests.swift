@@ -141,18 +141,7 @@ struct KindsV1FixtureTests {
         let schema = server.freshName("kinds_v1")
         let dump = try String(contentsOfFile: Self.fixture("postgres.sql"), encoding: .utf8)
             .replacingOccurrences(of: "kinds_v1", with: schema)
-        let psql = Process()
-        psql.executableURL = URL(fileURLWithPath: server.binaries + "/psql")
-        psql.arguments = ["-q", "-v", "ON_ERROR_STOP=1", "-h", server.socketFolder, "-p", String(server.port), "-U", "postgres",
-                          "-d", PostgresServer.database, "-f", "-"]
-        let input = Pipe()
-        psql.standardInput = input
-        psql.standardOutput = FileHandle.nullDevice
-        try psql.run()
-        input.fileHandleForWriting.write(Data(dump.utf8))
-        try input.fileHandleForWriting.close()
-        psql.waitUntilExit()
-        #expect(psql.terminationStatus == 0, "psql could not load the dump")
+        #expect(try server.load(dump: dump), "psql could not load the dump")
         let scratch = TemporaryDirectory()
         let lmdb = try Self.copyOfLog(in: scratch)
         let postgres = server.url(schema: schema)

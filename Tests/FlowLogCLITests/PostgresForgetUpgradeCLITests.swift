@@ -20,18 +20,7 @@ struct PostgresForgetUpgradeCLITests {
         let schema = server.freshName("kinds_v1")
         let fixture = FlowLogProcess.fixtures.appendingPathComponent("logs/kinds-v1/postgres.sql")
         let dump = try String(contentsOf: fixture, encoding: .utf8).replacingOccurrences(of: "kinds_v1", with: schema)
-        let psql = Process()
-        psql.executableURL = URL(fileURLWithPath: server.binaries + "/psql")
-        psql.arguments = ["-q", "-v", "ON_ERROR_STOP=1", "-h", server.socketFolder, "-p", String(server.port), "-U", "postgres",
-                          "-d", PostgresServer.database, "-f", "-"]
-        let input = Pipe()
-        psql.standardInput = input
-        psql.standardOutput = FileHandle.nullDevice
-        try psql.run()
-        input.fileHandleForWriting.write(Data(dump.utf8))
-        try input.fileHandleForWriting.close()
-        psql.waitUntilExit()
-        #expect(psql.terminationStatus == 0, "psql could not load the dump")
+        #expect(try server.load(dump: dump), "psql could not load the dump")
         _ = try server.psql("UPDATE \"\(schema)\".meta SET value = '2' WHERE key = 'schema'")
         return (schema, server.url(schema: schema))
     }
