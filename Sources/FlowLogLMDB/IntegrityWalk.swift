@@ -100,7 +100,7 @@ struct IntegrityWalk {
                 } catch let damage as RecordDamage {
                     // Its stored version may be what was damaged: the stream index says whose next
                     // version it is, so the stream's later events are not blamed as well.
-                    let readable = RecordCodec.decodeUnverified(value)
+                    let readable = RecordCodec.decodeUnverified(value, position: position)
                     let owner = try streamHolding(position, guess: readable?.stream)
                     if let owner { versions[slot(of: owner)] += 1 }
                     if damage.isNewerThanKnown {

@@ -72,7 +72,7 @@ extension LMDBEventLog: StreamForgetting {
         guard let bytes = try txn.get(eventsDB, key: key) else {
             throw FlowLogError.damaged(RecordDamage(position: position, stream: nil, problem: "the stream index points at it, but it is missing"))
         }
-        guard let forgotten = RecordCodec.forgottenForm(of: bytes, previousHash: try hashBefore(position: position, txn)) else {
+        guard let forgotten = RecordCodec.forgottenForm(of: bytes, previousHash: try hashBefore(position: position, txn), position: position) else {
             throw ForgetRefusal.upgradeRequired(location: path, logSchema: try settings(txn).logSchema)
         }
         try txn.put(eventsDB, key: key, value: forgotten)

@@ -53,8 +53,8 @@ extension PostgresEventLog: StreamForgetting {
             """).rows
         guard let row = rows.first else { return false }
         let record = try row.decode(ByteBuffer.self)
-        guard let micros = record.getInteger(at: record.readerIndex + 20, endianness: .little, as: Int64.self) else { return false }
-        return micros < cutoff.microseconds
+        guard let time = record.withUnsafeReadableBytes({ RecordCodec.storedTimestamp(of: $0) }) else { return false }
+        return time < cutoff
     }
 
     /// Every record from `from` through `through`, forgotten ones included.
@@ -81,7 +81,7 @@ extension PostgresEventLog: StreamForgetting {
                 }
                 return hash
             } ?? RecordCodec.genesisHash
-            records.append(try Self.forgottenRecord(record, previousHash: previousHash, logSchema: logSchema, location: location))
+            records.append(try Self.forgottenRecord(record, previousHash: previousHash, position: Int(position), logSchema: logSchema, location: location))
             positions.append(position)
             if let correlation, !correlationIds.contains(correlation) { correlationIds.append(correlation) }
         }
@@ -103,8 +103,8 @@ extension PostgresEventLog: StreamForgetting {
     }
 
     /// A record's forgotten form (`RecordCodec.forgottenForm`, as on LMDB).
-    static func forgottenRecord(_ record: ByteBuffer, previousHash: UInt64, logSchema: Int, location: String) throws -> ByteBuffer {
-        guard let forgotten = record.withUnsafeReadableBytes({ RecordCodec.forgottenForm(of: $0, previousHash: previousHash) }) else {
+    static func forgottenRecord(_ record: ByteBuffer, previousHash: UInt64, position: Int, logSchema: Int, location: String) throws -> ByteBuffer {
+        guard let forgotten = record.withUnsafeReadableBytes({ RecordCodec.forgottenForm(of: $0, previousHash: previousHash, position: position) }) else {
             throw ForgetRefusal.upgradeRequired(location: location, logSchema: logSchema)
         }
         return ByteBuffer(bytes: forgotten)

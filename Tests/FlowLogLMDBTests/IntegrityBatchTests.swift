@@ -54,7 +54,7 @@ struct IntegrityBatchTests {
                         }
                     } catch let damage as RecordDamage {
                         report.events += 1
-                        let readable = RecordCodec.decodeUnverified(value)
+                        let readable = RecordCodec.decodeUnverified(value, position: position)
                         let owner = try streamHolding(position, guess: readable?.stream)
                         if let owner { versions[owner] = (versions[owner] ?? 0) + 1 }
                         note(position, damage.stream ?? owner ?? readable?.stream, damage.problem)

@@ -25,9 +25,9 @@ struct NewerKindVersionTests {
             bytes[3] = UInt8(2 << 4)
             let previous = try log.hashBefore(position: 2, txn)
             let body = bytes.count - RecordCodec.trailerSize
-            // A new log's records are salted, and chained whole as layout 1's are.
+            // A new log's records are salted, and chained whole, seeded with the position too.
             #expect(bytes[0] == RecordLayout.salted.rawValue)
-            let hash = XXHash64.hash(Array(bytes[0..<body]), seed: previous)
+            let hash = XXHash64.hash(Array(bytes[0..<body]), seed: RecordCodec.seed(previous, position: 2))
             withUnsafeBytes(of: hash.littleEndian) { bytes.replaceSubrange(body..., with: $0) }
             try txn.put(log.eventsDB, key: Keys.position(2), value: bytes)
         }

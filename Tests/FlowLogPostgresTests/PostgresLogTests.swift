@@ -244,12 +244,12 @@ struct PostgresLogTests {
         #expect(try export(back) == export(source))
         #expect(try back.checkIntegrity().isIntact)
         // The records are the same bytes but for what every write of a salted record (log schema 3)
-        // draws afresh: its salt, and with it the chain hash (envelope, flag, salt, payload, hash).
+        // draws afresh: its salt, and with it the chain hash (envelope 36 bytes, salt 12, payload, hash 8).
         let records = { (log: PostgresEventLog) in
             try log.withSession { session in
                 try session.query("""
-                    SELECT encode(substring(record FROM 1 FOR 44), 'hex') || ' ' || encode(substring(record FROM 45 FOR 1), 'hex') || ' '
-                        || encode(substring(record FROM 62 FOR octet_length(record) - 69), 'hex')
+                    SELECT encode(substring(record FROM 1 FOR 36), 'hex') || ' '
+                        || encode(substring(record FROM 49 FOR octet_length(record) - 56), 'hex')
                     FROM \(unescaped: log.table("events")) ORDER BY position
                     """).rows.map { try $0.decode(String.self) }
             }

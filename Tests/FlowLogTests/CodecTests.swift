@@ -46,9 +46,9 @@ struct RecordCodecTests {
     }
 
     /// What `forget` leaves of a salted record, given the chain hash of the record before it.
-    private func forgotten(_ bytes: [UInt8], after previous: [UInt8]?) -> [UInt8] {
+    private func forgotten(_ bytes: [UInt8], after previous: [UInt8]?, position: Int) -> [UInt8] {
         let previousHash = previous.map { $0.withUnsafeBytes { RecordCodec.storedHash(of: $0)! } } ?? RecordCodec.genesisHash
-        return bytes.withUnsafeBytes { RecordCodec.forgottenForm(of: $0, previousHash: previousHash)! }
+        return bytes.withUnsafeBytes { RecordCodec.forgottenForm(of: $0, previousHash: previousHash, position: position)! }
     }
 
     @Test(arguments: [RecordLayout.whole, .salted])
@@ -62,8 +62,8 @@ struct RecordCodecTests {
     @Test func aRecordIsCompact() {
         let record = sampleRecord(.cart(.productAdded(.init(productId: "p1", name: "Mug", unitPrice: 1250, quantity: 2))), position: 1)
         #expect(encode([record], layout: .whole)[0].count < 120)
-        // The flag and the salt: 17 bytes more.
-        #expect(encode([record], layout: .salted)[0].count == encode([record], layout: .whole)[0].count + 17)
+        // A 12-byte salt, and no position (it is the record's key): 4 bytes more.
+        #expect(encode([record], layout: .salted)[0].count == encode([record], layout: .whole)[0].count + 4)
     }
 
     @Test(arguments: [RecordLayout.whole, .salted])
@@ -82,7 +82,7 @@ struct RecordCodecTests {
             sampleRecord(.cart(.productAdded(.init(productId: "p\($0)", name: "Mug", unitPrice: 1250, quantity: 2))), position: $0, correlation: "c-\($0)")
         }
         var encoded = encode(records)
-        encoded[1] = forgotten(encoded[1], after: encoded[0])
+        encoded[1] = forgotten(encoded[1], after: encoded[0], position: 2)
         let decoded = try decode(encoded)
         #expect(decoded[0] == records[0] && decoded[2] == records[2])
         #expect(decoded[1].isForgotten && decoded[1].stream.isEmpty && decoded[1].correlationId == nil)
@@ -96,7 +96,7 @@ struct RecordCodecTests {
     @Test func aFlippedBitInOrNextToAForgottenRecordIsDetected() throws {
         let records = (1...3).map { sampleRecord(.navigation(.modalPresented), position: $0) }
         var encoded = encode(records)
-        encoded[1] = forgotten(encoded[1], after: encoded[0])
+        encoded[1] = forgotten(encoded[1], after: encoded[0], position: 2)
         for record in 1...2 {
             for byteIndex in encoded[record].indices {
                 var damaged = encoded
@@ -104,13 +104,15 @@ struct RecordCodecTests {
                 #expect(throws: RecordDamage.self, "record \(record), byte \(byteIndex)") { try decode(damaged) }
             }
         }
-        // A forgotten record that still holds a payload, or a live one that lost it, is damage too.
-        var unflagged = encoded
-        unflagged[1][RecordCodec.flagOffset] = 0
-        #expect(throws: RecordDamage.self) { try decode(unflagged) }
-        var flagged = encode(records)
-        flagged[1][RecordCodec.flagOffset] = 1
-        #expect(throws: RecordDamage.self) { try decode(flagged) }
+        // A forgotten record marked live, or a live one marked forgotten, is damage too.
+        var unmarked = encoded
+        unmarked[1][0] = RecordLayout.salted.rawValue
+        #expect(throws: RecordDamage.self) { try decode(unmarked) }
+        var marked = encode(records)
+        marked[1][0] = RecordCodec.forgottenMark
+        #expect(throws: RecordDamage.self) { try decode(marked) }
+        // A record read at another position than its own fails its check, forgotten or not.
+        #expect(throws: RecordDamage.self) { try encoded[1].withUnsafeBytes { try RecordCodec.decode($0, expectedPosition: 7, previousHash: 0) } }
     }
 
     @Test(arguments: [RecordLayout.whole, .salted])
@@ -129,12 +131,12 @@ struct RecordCodecTests {
 
     @Test func aNewerLayoutIsRefusedByName() throws {
         var encoded = encode([sampleRecord(.navigation(.modalPresented), position: 1)])
-        encoded[0][0] = 3
+        encoded[0][0] = 4  // 3 marks a forgotten record of layout 2
         do {
             _ = try decode(encoded)
             Issue.record("expected a refusal")
         } catch let damage as RecordDamage {
-            #expect(damage.problem.contains("layout 3") && damage.problem.contains("upgrade FlowLog"))
+            #expect(damage.problem.contains("layout 4") && damage.problem.contains("upgrade FlowLog"))
         }
     }
 

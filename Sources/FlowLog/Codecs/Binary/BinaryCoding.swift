@@ -76,6 +76,9 @@ package struct BinaryWriter: ~Copyable {
     }
 
     @inline(__always)
+    package mutating func write(_ value: UInt32) { append(value.littleEndian) }
+
+    @inline(__always)
     package mutating func write(_ value: UInt64) { append(value.littleEndian) }
 
     /// Ends a stored value with the xxHash64 of everything written before it (snapshots, order

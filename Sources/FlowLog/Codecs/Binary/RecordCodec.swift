@@ -21,24 +21,26 @@ import FlowDomain
 /// | … | the event's fields, as that version of the kind declares them |
 /// | 8 | chain hash: xxHash64 of all bytes above, seeded with the previous record's chain hash |
 ///
-/// Layout 2 (log schema 3), whose personal part can be forgotten without breaking the chain: the
-/// same first 44 bytes (layout 2), then a flag, and
+/// Layout 2 (log schema 3), whose personal part can be forgotten without breaking the chain:
 ///
 /// | bytes | field |
 /// |---|---|
-/// | 1 | 0: live, as below; 1: forgotten (`forgottenForm`) |
-/// | 16 | salt, from the kernel's random source (`RecordSalts`) |
+/// | 1 | 2 (live) or 3 (forgotten) |
+/// | 1, 2, 8, 8, 16 | actor, tag, stream version, timestamp, event id, as in layout 1 |
+/// | 12 | salt, from the kernel's random source (`RecordSalts`) |
 /// | … | the payload: stream id, correlation id, causation id, the event's fields, as in layout 1 |
-/// | 8 | chain hash: xxHash64 of all bytes above, seeded with the previous record's chain hash |
+/// | 8 | chain hash: xxHash64 of all bytes above, seeded with the previous record's chain hash and the position |
 ///
-/// A live record is chained whole, salt included, and read with one hash, as layout 1 is. A
-/// forgotten one keeps its first 45 bytes (flag 1) and its chain hash, and in place of salt and
-/// payload an 8-byte check: xxHash64 of those 45 bytes seeded with the previous chain hash mixed with
-/// its own. Every chain hash stays what it was, so the records after it still verify, and a flipped
-/// byte anywhere in a forgotten record is caught by its check. What remains confirms no guess of
-/// what was forgotten: without the salt, 2^128 salts map onto 2^64 chain hashes, so every guessed
-/// payload has about 2^64 salts that give the stored one. xxHash64, not a cryptographic hash,
-/// because every read checks every record (docs/decisions.md, "Forgetting a stream").
+/// The position is not stored: it is the record's key, and it seeds the hash, so a record read at
+/// another position fails its check. A live record is chained whole, salt included, and read with
+/// one hash, as layout 1 is; the salt and the missing position keep it 4 bytes longer than layout 1.
+/// A forgotten record (`forgottenForm`) keeps its envelope and its chain hash, and in place of salt
+/// and payload an 8-byte check: xxHash64 of the envelope, seeded with the previous chain hash, its
+/// own and the position. Every chain hash stays what it was, so the records after it still verify,
+/// and a flipped byte anywhere in a forgotten record is caught by its check. What remains confirms
+/// no guess of what was forgotten: without the salt, 2^96 salts map onto 2^64 chain hashes, so every
+/// guessed payload has about 2^32 salts that give the stored one. xxHash64, not a cryptographic
+/// hash, because every read checks every record (docs/decisions.md, "Forgetting a stream").
 ///
 /// Why binary: JSON decoding would cost about 99% of a replay (DESIGN.md). Why a chain: a record's hash
 /// covers its predecessor's, so a flipped byte, a removed, reordered or altered record is caught on read.
@@ -49,12 +51,20 @@ public enum RecordCodec {
     /// The chain hash that the first record is seeded with.
     public static let genesisHash: UInt64 = 0
     package static let trailerSize = 8
-    /// Layout 2: where the forgotten flag is (after the envelope, which a forgotten record keeps).
-    package static let flagOffset = 44
-    /// Layout 2: the salt of a live record starts here.
-    package static let saltOffset = 45
-    /// Layout 2: a forgotten record's length: envelope, flag, check, chain hash.
-    package static let forgottenSize = 61
+    /// Layout 2's first byte for a forgotten record.
+    package static let forgottenMark: UInt8 = 3
+    /// Layout 2: the envelope's length; a live record's salt starts here.
+    package static let saltOffset = 36
+    package static let saltSize = 12
+    /// Layout 2: a forgotten record's length: envelope, check, chain hash.
+    package static let forgottenSize = 52
+
+    /// The seed of a layout 2 record's hashes: the previous chain hash and the record's position,
+    /// which the record does not store.
+    @inline(__always)
+    package static func seed(_ previousHash: UInt64, position: Int) -> UInt64 {
+        previousHash ^ (UInt64(truncatingIfNeeded: position) &* 0x9E37_79B9_7F4A_7C15)
+    }
 
     /// Encodes `record` into `writer` in `layout` and returns its chain hash, to seed the next record's.
     package static func encode(_ record: RecordedEvent, previousHash: UInt64, layout: RecordLayout,
@@ -63,23 +73,23 @@ public enum RecordCodec {
         writer.write(layout.rawValue)
         writer.write(record.actor == .user ? UInt8(0) : UInt8(1))
         writer.write(UInt16(0)) // the tag, once the fields say which version they were written in
-        writer.write(UInt64(record.position))
+        if layout == .whole { writer.write(UInt64(record.position)) }
         writer.write(UInt64(record.version))
         writer.write(record.timestamp.microseconds)
         writer.write(record.eventId.high)
         writer.write(record.eventId.low)
         if layout == .salted {
-            writer.write(UInt8(0))
             let (high, low) = salts.take()
             writer.write(high)
-            writer.write(low)
+            writer.write(UInt32(truncatingIfNeeded: low))
         }
         writer.writeShortString(record.stream)
         writer.writeShortString(record.correlationId)
         writer.writeShortString(record.causationId)
         let version = EventFieldsCodec.encode(record.event, into: &writer)
         writer.overwrite(EventFieldsCodec.tag(of: record.event) | UInt16(version - 1) << EventDeclaration.tagBits, at: 2)
-        let hash = writer.withUnsafeBytes { XXHash64.hash($0, seed: previousHash) }
+        let seed = layout == .salted ? seed(previousHash, position: record.position) : previousHash
+        let hash = writer.withUnsafeBytes { XXHash64.hash($0, seed: seed) }
         writer.write(hash)
         return hash
     }
@@ -89,38 +99,35 @@ public enum RecordCodec {
     package static func encodeForgotten(_ record: RecordedEvent, previousHash: UInt64, salts: inout RecordSalts,
                                         into writer: inout BinaryWriter) -> UInt64 {
         writer.reset()
-        writer.write(RecordLayout.salted.rawValue)
+        writer.write(forgottenMark)
         writer.write(record.actor == .user ? UInt8(0) : UInt8(1))
         writer.write(EventFieldsCodec.tag(of: record.event))
-        writer.write(UInt64(record.position))
         writer.write(UInt64(record.version))
         writer.write(record.timestamp.microseconds)
         writer.write(record.eventId.high)
         writer.write(record.eventId.low)
-        writer.write(UInt8(1))
         let hash = salts.take().0
-        writer.write(writer.withUnsafeBytes { forgottenCheck($0, previousHash: previousHash, hash: hash) })
+        writer.write(writer.withUnsafeBytes { forgottenCheck($0, previousHash: previousHash, hash: hash, position: record.position) })
         writer.write(hash)
         return hash
     }
 
-    /// What `forget` leaves of a live record of layout 2: its envelope, the flag set, the check and
-    /// its chain hash; `nil` for a record of layout 1 (or a forgotten or truncated one).
-    package static func forgottenForm(of bytes: UnsafeRawBufferPointer, previousHash: UInt64) -> [UInt8]? {
-        guard layout(of: bytes) == .salted, bytes.count > saltOffset + trailerSize, bytes[flagOffset] == 0,
-              let hash = storedHash(of: bytes) else { return nil }
-        var forgotten = Array(bytes[..<flagOffset])
-        forgotten.append(1)
-        let check = forgotten.withUnsafeBytes { forgottenCheck($0, previousHash: previousHash, hash: hash) }
+    /// What `forget` leaves of the live layout 2 record at `position`: its envelope marked forgotten,
+    /// the check and its chain hash; `nil` for a record of layout 1 (or a forgotten or truncated one).
+    package static func forgottenForm(of bytes: UnsafeRawBufferPointer, previousHash: UInt64, position: Int) -> [UInt8]? {
+        guard bytes.count > saltOffset + trailerSize, bytes[0] == RecordLayout.salted.rawValue, let hash = storedHash(of: bytes) else { return nil }
+        var forgotten = Array(bytes[..<saltOffset])
+        forgotten[0] = forgottenMark
+        let check = forgotten.withUnsafeBytes { forgottenCheck($0, previousHash: previousHash, hash: hash, position: position) }
         withUnsafeBytes(of: check.littleEndian) { forgotten.append(contentsOf: $0) }
         withUnsafeBytes(of: hash.littleEndian) { forgotten.append(contentsOf: $0) }
         return forgotten
     }
 
-    /// A forgotten record's check: its envelope and flag, seeded with the previous chain hash mixed
-    /// with its own, so that a flipped byte in either, or a record moved elsewhere, shows.
-    private static func forgottenCheck(_ kept: UnsafeRawBufferPointer, previousHash: UInt64, hash: UInt64) -> UInt64 {
-        XXHash64.hash(UnsafeRawBufferPointer(rebasing: kept[..<saltOffset]), seed: previousHash ^ hash)
+    /// A forgotten record's check: its envelope, seeded with the previous chain hash mixed with its
+    /// own and its position, so that a flipped byte in any of them, or a record moved, shows.
+    private static func forgottenCheck(_ kept: UnsafeRawBufferPointer, previousHash: UInt64, hash: UInt64, position: Int) -> UInt64 {
+        XXHash64.hash(UnsafeRawBufferPointer(rebasing: kept[..<saltOffset]), seed: seed(previousHash ^ hash, position: position))
     }
 
     /// The chain hash stored in a record's last eight bytes, without decoding the rest.
@@ -131,25 +138,38 @@ public enum RecordCodec {
 
     /// The layout a stored record is in, from its first byte (`nil`: none this FlowLog reads).
     package static func layout(of bytes: UnsafeRawBufferPointer) -> RecordLayout? {
-        bytes.isEmpty ? nil : RecordLayout(rawValue: bytes[0])
+        bytes.isEmpty ? nil : bytes[0] == forgottenMark ? .salted : RecordLayout(rawValue: bytes[0])
     }
 
-    /// Decodes a record without checking its checksum or position: for reporting on a damaged log only.
-    package static func decodeUnverified(_ bytes: UnsafeRawBufferPointer) -> RecordedEvent? {
+    /// The time a stored record gives its event, without decoding the rest.
+    package static func storedTimestamp(of bytes: UnsafeRawBufferPointer) -> Timestamp? {
+        guard let layout = layout(of: bytes) else { return nil }
+        let offset = layout == .whole ? 20 : 12
+        guard bytes.count >= offset + 8 else { return nil }
+        return Timestamp(microseconds: Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: Int64.self)))
+    }
+
+    /// Decodes the record at `position` without checking its checksum: for reporting on a damaged log only.
+    package static func decodeUnverified(_ bytes: UnsafeRawBufferPointer, position: Int) -> RecordedEvent? {
         guard bytes.count > trailerSize + 12 else { return nil }
         var resealed = Array(bytes[0..<bytes.count - trailerSize])
-        if RecordLayout(rawValue: resealed[0]) == nil { resealed[0] = RecordLayout.whole.rawValue }
-        let position = Int(truncatingIfNeeded: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 4, as: UInt64.self)))
-        if resealed[0] == RecordLayout.salted.rawValue, resealed.count == forgottenSize - trailerSize, resealed[flagOffset] == 1 {
+        if resealed[0] != forgottenMark, RecordLayout(rawValue: resealed[0]) == nil { resealed[0] = RecordLayout.whole.rawValue }
+        if resealed[0] == forgottenMark {
+            guard bytes.count == forgottenSize else { return nil }
             // A forgotten record: its chain hash stays, its check is made anew.
             let hash = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: bytes.count - trailerSize, as: UInt64.self))
             resealed.removeLast(trailerSize)
-            let check = resealed.withUnsafeBytes { forgottenCheck($0, previousHash: genesisHash, hash: hash) }
+            let check = resealed.withUnsafeBytes { forgottenCheck($0, previousHash: genesisHash, hash: hash, position: position) }
             withUnsafeBytes(of: check.littleEndian) { resealed.append(contentsOf: $0) }
             withUnsafeBytes(of: hash.littleEndian) { resealed.append(contentsOf: $0) }
             return resealed.withUnsafeBytes { try? decode($0, expectedPosition: position, previousHash: genesisHash).0 }
         }
-        withUnsafeBytes(of: XXHash64.hash(resealed, seed: genesisHash).littleEndian) { resealed.append(contentsOf: $0) }
+        if resealed[0] == RecordLayout.whole.rawValue, resealed.count >= 12 {
+            // Layout 1 says where it belongs; the walk's position is what a damaged record is reported at.
+            withUnsafeBytes(of: UInt64(position).littleEndian) { resealed.replaceSubrange(4..<12, with: $0) }
+        }
+        let seed = resealed[0] == RecordLayout.salted.rawValue ? seed(genesisHash, position: position) : genesisHash
+        withUnsafeBytes(of: XXHash64.hash(resealed, seed: seed).littleEndian) { resealed.append(contentsOf: $0) }
         return resealed.withUnsafeBytes { try? decode($0, expectedPosition: position, previousHash: genesisHash).0 }
     }
 
@@ -168,33 +188,30 @@ public enum RecordCodec {
         }
         let body = UnsafeRawBufferPointer(rebasing: bytes[0..<bytes.count - trailerSize])
         let layout = body[0]
+        if layout == forgottenMark {
+            try decodeForgotten(bytes, stored: stored, expectedPosition: expectedPosition, previousHash: previousHash, into: &record)
+            return stored
+        }
         guard layout == RecordLayout.whole.rawValue || layout == RecordLayout.salted.rawValue else {
             throw RecordDamage(position: expectedPosition, stream: nil, problem: "the record has layout \(layout), but this FlowLog reads layouts 1 and 2; upgrade FlowLog")
         }
+        let salted = layout == RecordLayout.salted.rawValue
         var reader = BinaryReader(body)
         do {
             reader.offset = 1
             let actor: Actor = try reader.readByte() == 0 ? .user : .system
             let tagValue = try reader.readUInt16()
-            let position = Int(truncatingIfNeeded: try reader.readUInt64())
+            let position = salted ? expectedPosition : Int(truncatingIfNeeded: try reader.readUInt64())
             let version = Int(truncatingIfNeeded: try reader.readUInt64())
             let timestamp = Timestamp(microseconds: try reader.readInt64())
             let eventId = EventID(high: try reader.readUInt64(), low: try reader.readUInt64())
-            if layout == RecordLayout.salted.rawValue {
-                let flag = try reader.readByte()
-                if flag == 1 {
-                    try decodeForgotten(bytes, stored: stored, expectedPosition: expectedPosition, previousHash: previousHash, into: &record)
-                    return stored
-                }
-                guard flag == 0 else { throw RecordDamage(position: expectedPosition, stream: nil, problem: "its forgotten flag is \(flag), neither 0 nor 1") }
-                reader.offset = saltOffset + 16
-            }
+            if salted { reader.offset = saltOffset + saltSize }
             guard let stream = try reader.readShortString() else {
                 throw RecordDamage(position: expectedPosition, stream: nil, problem: "the record has no stream id")
             }
             let correlationId = try reader.readShortString()
             let causationId = try reader.readShortString()
-            let hash = XXHash64.hash(body, seed: previousHash)
+            let hash = XXHash64.hash(body, seed: salted ? seed(previousHash, position: expectedPosition) : previousHash)
             guard hash == stored else { throw RecordDamage(position: expectedPosition, stream: stream, problem: chainBroken) }
             guard position == expectedPosition else {
                 throw RecordDamage(position: expectedPosition, stream: stream, problem: "the record says it is position \(position)")
@@ -232,8 +249,8 @@ public enum RecordCodec {
         }
     }
 
-    /// A forgotten record (layout 2, flag 1): its check, then its envelope into `record`, with an
-    /// empty stream, no ids and a blank event of its kind. Apart from the live path, which every
+    /// A forgotten record (layout 2, first byte 3): its check, then its envelope into `record`, with
+    /// an empty stream, no ids and a blank event of its kind. Apart from the live path, which every
     /// read takes.
     @inline(never)
     private static func decodeForgotten(_ bytes: UnsafeRawBufferPointer, stored: UInt64, expectedPosition: Int, previousHash: UInt64,
@@ -242,24 +259,20 @@ public enum RecordCodec {
             throw RecordDamage(position: expectedPosition, stream: nil, problem: "it is marked forgotten but is \(bytes.count) bytes long, not \(forgottenSize)")
         }
         let check = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: saltOffset, as: UInt64.self))
-        guard forgottenCheck(bytes, previousHash: previousHash, hash: stored) == check else {
+        guard forgottenCheck(bytes, previousHash: previousHash, hash: stored, position: expectedPosition) == check else {
             throw RecordDamage(position: expectedPosition, stream: nil, problem: chainBroken)
-        }
-        let position = Int(truncatingIfNeeded: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 4, as: UInt64.self)))
-        guard position == expectedPosition else {
-            throw RecordDamage(position: expectedPosition, stream: nil, problem: "the record says it is position \(position)")
         }
         let tagValue = UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: 2, as: UInt16.self))
         let tag = tagValue & (1 << EventDeclaration.tagBits - 1)
         guard let (kind, _) = EventKinds.stored(tag: tag) else {
             throw RecordDamage(position: expectedPosition, stream: nil, problem: "unknown event type tag \(tag)")
         }
-        record.position = position
+        record.position = expectedPosition
         record.stream = ""
-        record.version = Int(truncatingIfNeeded: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 12, as: UInt64.self)))
-        record.eventId = EventID(high: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 28, as: UInt64.self)),
-                                 low: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 36, as: UInt64.self)))
-        record.timestamp = Timestamp(microseconds: Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: 20, as: Int64.self)))
+        record.version = Int(truncatingIfNeeded: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 4, as: UInt64.self)))
+        record.timestamp = Timestamp(microseconds: Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: 12, as: Int64.self)))
+        record.eventId = EventID(high: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 20, as: UInt64.self)),
+                                 low: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 28, as: UInt64.self)))
         record.actor = bytes[1] == 0 ? .user : .system
         record.correlationId = nil
         record.causationId = nil

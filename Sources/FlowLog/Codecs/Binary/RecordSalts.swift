@@ -1,7 +1,8 @@
 import FlowLogSystem
 
-/// The 16-byte salts that records of layout 2 (`RecordLayout.salted`) carry, drawn from the kernel's
-/// cryptographic random source 256 at a time, so that an append pays one system call per 256 records
+/// The salts that records of layout 2 (`RecordLayout.salted`) carry (12 of the 16 bytes each take
+/// gives; the rest seed an imported tombstone's chain hash), drawn from the kernel's cryptographic
+/// random source 256 at a time, so that an append pays one system call per 256 records
 /// instead of one per record.
 ///
 /// Why cryptographic: a forgotten record keeps only the digest of its salt and payload. Were the
