@@ -23,6 +23,10 @@ public enum FlowLogHTTPServer {
         public var readerThreads: Int
         /// Called once the server listens, with its address (`http://127.0.0.1:8080`).
         public var onListening: @Sendable (String) -> Void
+        /// Called with the streams about to be forgotten (`DELETE /streams/{stream}`, the daily
+        /// retention), before they are: the composition root takes their lines out of the trackers'
+        /// files there, or throws to leave them be (a tracker runner holds the files).
+        public var beforeForgetting: @Sendable ([String]) throws -> Void = { _ in }
 
         public init(host: String, port: Int, tokens: TokenFile?, corsOrigins: [String] = [], limits: ServerLimits = ServerLimits(),
                     readerThreads: Int = 3, onListening: @escaping @Sendable (String) -> Void) {

@@ -69,3 +69,51 @@ extension FlowLogProcess {
         _ = try run(["demo", "--db", db])
     }
 }
+
+extension FlowLogProcess {
+    /// A `flowlog` left running, for tests that kill it or feed it while it runs.
+    public struct Started {
+        public let process: Process
+        private let input: Pipe?
+        private let output: Pipe?
+
+        init(process: Process, input: Pipe?, output: Pipe?) { (self.process, self.input, self.output) = (process, input, output) }
+
+        /// Writes `lines` to its standard input from a thread of its own, then closes it.
+        public func feed(_ lines: [String]) {
+            guard let input else { return }
+            let text = Data((lines.joined(separator: "\n") + "\n").utf8)
+            Thread { try? input.fileHandleForWriting.write(contentsOf: text); try? input.fileHandleForWriting.close() }.start()
+        }
+
+        /// Its standard output to the end, once it has exited.
+        public func readOutput() -> String {
+            let text = output.map { String(decoding: $0.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) } ?? ""
+            process.waitUntilExit()
+            return text
+        }
+
+        /// SIGKILL, then waits for it.
+        public func kill() {
+            if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+        }
+    }
+
+    /// Starts `flowlog` and returns at once. With `piped`, its standard input and output are pipes
+    /// (`Started.feed`, `readOutput`); else it reads nothing and its output is discarded.
+    public static func start(_ arguments: [String], piped: Bool = false) throws -> Started {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment.removeValue(forKey: "FLOWLOG_DB")
+        process.environment = environment
+        let (input, output) = piped ? (Pipe(), Pipe()) : (nil, nil)
+        process.standardInput = input ?? FileHandle.nullDevice
+        process.standardOutput = output ?? FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return Started(process: process, input: input, output: output)
+    }
+}

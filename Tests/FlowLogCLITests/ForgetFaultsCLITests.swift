@@ -33,15 +33,9 @@ struct ForgetFaultsCLITests {
             let scratch = TemporaryDirectory()
             let db = scratch.child("log")
             try FileManager.default.copyItem(atPath: source, toPath: db)
-            let process = Process()
-            process.executableURL = FlowLogProcess.executable
-            process.arguments = ["forget", "--stream", "big", "--db", db]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            let forget = try FlowLogProcess.start(["forget", "--stream", "big", "--db", db])
             usleep(useconds_t(delay))
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            forget.kill()
             let forgotten = try Self.forgottenCount(db)
             #expect(forgotten == 0 || forgotten == 20_000, "after \(delay) µs: \(String(describing: forgotten)) forgotten")
             let state = try FlowLogProcess.run(["state", "--stream", "big", "--format", "json", "--db", db])
@@ -65,29 +59,17 @@ struct ForgetFaultsCLITests {
     @Test func writersOfOtherStreamsLoseNoAcknowledgedEvent() throws {
         let scratch = TemporaryDirectory()
         let db = try Self.logWithABigStream(scratch, count: 20_000)
-        let writers = (0..<4).map { writer in
-            let process = Process()
-            process.executableURL = FlowLogProcess.executable
-            process.arguments = ["send", "--db", db]
-            let input = Pipe()
-            let output = Pipe()
-            process.standardInput = input
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            return (process, input, output, writer)
-        }
-        for (process, input, _, writer) in writers {
-            try process.run()
-            let lines = (0..<3_000).map { #"{"type":"cart.addProduct","stream":"w\#(writer)-\#($0 % 5)","productId":"p\#($0 % 40)","unitPrice":100,"quantity":1}"# }
-            Thread { try? input.fileHandleForWriting.write(contentsOf: Data((lines.joined(separator: "\n") + "\n").utf8)); try? input.fileHandleForWriting.close() }.start()
+        let writers = try (0..<4).map { writer in
+            let started = try FlowLogProcess.start(["send", "--db", db], piped: true)
+            started.feed((0..<3_000).map { #"{"type":"cart.addProduct","stream":"w\#(writer)-\#($0 % 5)","productId":"p\#($0 % 40)","unitPrice":100,"quantity":1}"# })
+            return started
         }
         usleep(30_000)
         _ = try ForgetCLITests.run(["forget", "--stream", "big", "--db", db])
         var acknowledged: [(stream: String, position: Int)] = []
-        for (process, _, output, _) in writers {
-            let answers = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0)
+        for writer in writers {
+            let answers = writer.readOutput()
+            #expect(writer.process.terminationStatus == 0)
             for line in answers.split(separator: "\n") {
                 let answer = try JSONParser.parse(String(line))
                 guard answer["ok"] == .bool(true), case .string(let stream)? = answer["stream"], case .array(let positions)? = answer["positions"] else {
@@ -113,21 +95,11 @@ struct ForgetFaultsCLITests {
     @Test func aWriterOfTheForgottenStreamIsSerialisedWithTheForget() throws {
         let scratch = TemporaryDirectory()
         let db = try Self.logWithABigStream(scratch, count: 2_000)
-        let writer = Process()
-        writer.executableURL = FlowLogProcess.executable
-        writer.arguments = ["send", "--db", db]
-        let input = Pipe()
-        let output = Pipe()
-        writer.standardInput = input
-        writer.standardOutput = output
-        writer.standardError = FileHandle.nullDevice
-        try writer.run()
-        let lines = (0..<4_000).map { #"{"type":"cart.addProduct","stream":"big","productId":"q\#($0 % 50)","unitPrice":100,"quantity":1}"# }
-        Thread { try? input.fileHandleForWriting.write(contentsOf: Data((lines.joined(separator: "\n") + "\n").utf8)); try? input.fileHandleForWriting.close() }.start()
+        let writer = try FlowLogProcess.start(["send", "--db", db], piped: true)
+        writer.feed((0..<4_000).map { #"{"type":"cart.addProduct","stream":"big","productId":"q\#($0 % 50)","unitPrice":100,"quantity":1}"# })
         usleep(20_000)
         let forget = try ForgetCLITests.run(["forget", "--stream", "big", "--format", "json", "--db", db])
-        let answers = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
-        writer.waitUntilExit()
+        let answers = writer.readOutput().split(separator: "\n")
         #expect(answers.count == 4_000 && answers.allSatisfy { $0.contains(#""ok":true"#) })
         guard case .integer(let forgottenEvents)? = try JSONParser.parse(forget.stdout)["events"] else {
             Issue.record("no count: \(forget.stdout)")

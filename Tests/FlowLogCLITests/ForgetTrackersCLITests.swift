@@ -56,13 +56,9 @@ struct ForgetTrackersCLITests {
     @Test func aRunningTrackerMakesForgetRefuseBeforeChangingAnything() throws {
         let scratch = TemporaryDirectory()
         let db = try ForgetCLITests.twoSessions(in: scratch)
-        let follower = Process()
-        follower.executableURL = FlowLogProcess.executable
-        follower.arguments = ["projections", "run", "--follow", "--tracker-dir", scratch.child("trackers"), "--db", db]
-        follower.standardOutput = FileHandle.nullDevice
-        follower.standardError = FileHandle.nullDevice
-        try follower.run()
-        defer { if follower.isRunning { kill(follower.processIdentifier, SIGKILL) } }
+        let started = try FlowLogProcess.start(["projections", "run", "--follow", "--tracker-dir", scratch.child("trackers"), "--db", db])
+        let follower = started.process
+        defer { started.kill() }
         // Once the runner has caught up, it holds the trackers' leases.
         var current = false
         for _ in 0..<400 where !current {
@@ -73,8 +69,7 @@ struct ForgetTrackersCLITests {
         #expect(current)
         let refused = try Self.run(["forget", "--stream", "alice", "--db", db], expecting: 75)
         #expect(refused.stderr.contains("process \(follower.processIdentifier)"), "\(refused.stderr)")
-        kill(follower.processIdentifier, SIGKILL)
-        follower.waitUntilExit()
+        started.kill()
         // Nothing was forgotten; once the runner is gone, forget goes through.
         _ = try Self.run(["state", "--stream", "alice", "--db", db])
         _ = try Self.run(["forget", "--stream", "alice", "--db", db])

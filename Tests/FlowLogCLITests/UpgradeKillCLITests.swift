@@ -36,15 +36,9 @@ struct UpgradeKillCLITests {
             let scratch = TemporaryDirectory()
             let db = scratch.child("log")
             try FileManager.default.copyItem(atPath: source, toPath: db)
-            let process = Process()
-            process.executableURL = FlowLogProcess.executable
-            process.arguments = ["upgrade", "--db", db, "--backup", scratch.child("backup")]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            let upgrade = try FlowLogProcess.start(["upgrade", "--db", db, "--backup", scratch.child("backup")])
             usleep(useconds_t(delay))
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            upgrade.kill()
             let log = try LMDBEventLog(path: db, access: .readOnly)
             let schema = try log.settings().logSchema
             outcomes.insert(schema)

@@ -92,9 +92,7 @@ struct ForgetCommand: ParsableCommand {
             let schema = try log.settings().logSchema
             guard RecordLayout(logSchema: schema) == .salted else { throw ForgetRefusal.upgradeRequired(location: log.location, logSchema: schema) }
             for stream in streams where try log.version(of: stream) == 0 { throw ForgetRefusal.unknownStream(stream, location: log.location) }
-            var tracker = TrackerOptions()
-            tracker.trackerDir = trackerDir
-            let files = try TrackerFileErasure.forget(streams: Set(streams), in: tracker.folder(for: logOptions))
+            let files = try TrackerFileErasure.forget(streams: Set(streams), in: trackerDir ?? TrackerOptions.defaultFolder(for: logOptions))
             let clock = SystemClock()
             var ids = UUIDv7Generator(clock: clock)
             let forgotten = try forgetting.forget(streams: streams) { one in

@@ -90,9 +90,7 @@ struct RetainCommand: ParsableCommand {
         // As `forget`: no tracker runner may append to a tracker file while it is rewritten.
         let trackerLeases = try Composition.trackerNames.map { try log.leaseProjector($0) }
         defer { withExtendedLifetime((lease, trackerLeases)) {} }
-        var tracker = TrackerOptions()
-        tracker.trackerDir = trackerDir
-        let trackerFolder = tracker.folder(for: logOptions)
+        let trackerFolder = trackerDir ?? TrackerOptions.defaultFolder(for: logOptions)
         let candidates = try Retention.candidates(in: log, olderThan: cutoff)
         if !candidates.isEmpty, !yes, !confirmed("forget \(candidates.count) sessions whose last event is before \(cutoff.rfc3339) (older than \(period.spelledOut)) in \(log.location)? [y/N] ") {
             Diagnostics.write("Nothing was forgotten.")

@@ -1,6 +1,7 @@
 #if Network
 import ArgumentParser
 import FlowLog
+import FlowLogProjections
 import FlowLogServer
 import Foundation
 import FlowLogSystem
@@ -82,9 +83,18 @@ struct ServeCommand: ParsableCommand {
             let log = try Composition.openServedLog(logOptions)
             // Called once, from the server's thread, while this one waits below: the writer is not shared.
             let announcer = UncheckedBox(output)
-            let options = FlowLogHTTPServer.Options(host: host, port: port, tokens: tokens, corsOrigins: corsOrigins, limits: limits) { address in
+            var options = FlowLogHTTPServer.Options(host: host, port: port, tokens: tokens, corsOrigins: corsOrigins, limits: limits) { address in
                 announcer.value.line("flowlog serve: listening on \(address) (the inspector: \(address)/inspector/)")
                 announcer.value.flush()
+            }
+            // A forget (DELETE, the daily retention) takes the sessions' lines out of the trackers'
+            // files beside the log, as `flowlog forget` does, under the trackers' leases.
+            let trackerFolder = TrackerOptions.defaultFolder(for: logOptions)
+            let leasing = UncheckedBox(log)
+            options.beforeForgetting = { streams in
+                let leases = try Composition.trackerNames.map { try leasing.value.leaseProjector($0) }
+                defer { withExtendedLifetime(leases) {} }
+                _ = try TrackerFileErasure.forget(streams: Set(streams), in: trackerFolder)
             }
             let outcome = ServeOutcome()
             let done = DispatchSemaphore(value: 0)

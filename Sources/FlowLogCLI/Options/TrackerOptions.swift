@@ -86,7 +86,11 @@ struct TrackerOptions: ParsableArguments {
     }
 
     func folder(for log: LogOptions) -> String {
-        if let trackerDir { return trackerDir }
+        trackerDir ?? Self.defaultFolder(for: log)
+    }
+
+    /// `LOG-tracker` beside the log (`./flowlog-tracker` for a PostgreSQL log).
+    static func defaultFolder(for log: LogOptions) -> String {
         // A PostgreSQL log has no folder to stand beside.
         if case .postgres = Backend(log.logPath) { return "./flowlog-tracker" }
         var path = log.logPath

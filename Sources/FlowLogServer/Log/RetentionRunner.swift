@@ -10,7 +10,10 @@ import Logging
 /// It forgets beside the writer thread's appends: on LMDB both are write transactions, which LMDB
 /// serialises, and forgetting uses none of the log object's append buffers; an append to a session
 /// being forgotten lands before its batch (the session is young again and kept) or after it (the
-/// session starts anew). A log that cannot forget (PostgreSQL in this build) is only read here.
+/// session starts anew). Before each batch, `beforeBatch` (the composition root's) takes the
+/// sessions' lines out of the trackers' files, holding the trackers' leases: when a tracker runner
+/// holds them, the day's run fails before forgetting anything, and that runner, whose own schedule
+/// rewrites its files, applies the retention on its daily run. A log that cannot forget is only read here.
 final class RetentionRunner: @unchecked Sendable {
     private let condition = NSCondition()
     private var stopping = false
@@ -19,8 +22,9 @@ final class RetentionRunner: @unchecked Sendable {
     private let schedule: RetentionSchedule
     private let checkEvery: Double
 
-    init(log: LogHandle, clock: any WallClock = SystemClock(), checkEvery: Double = 60, logger: Logger) {
-        schedule = RetentionSchedule(log: log.log, clock: clock) { line in logger.info("\(line)", metadata: ["task": "retention"]) }
+    init(log: LogHandle, clock: any WallClock = SystemClock(), checkEvery: Double = 60,
+         beforeBatch: @escaping @Sendable ([String]) throws -> Void = { _ in }, logger: Logger) {
+        schedule = RetentionSchedule(log: log.log, clock: clock, beforeBatch: beforeBatch) { line in logger.info("\(line)", metadata: ["task": "retention"]) }
         self.checkEvery = checkEvery
         let thread = Thread { [self] in loop() }
         thread.name = "flowlog-retention"

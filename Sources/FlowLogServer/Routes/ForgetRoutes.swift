@@ -13,6 +13,8 @@ import Hummingbird
 struct ForgetRoutes {
     let writer: CommandWriter
     let view: StoreView
+    /// Takes the stream's lines out of the trackers' files first, as `flowlog forget` does.
+    let beforeForgetting: @Sendable ([String]) throws -> Void
 
     func register(_ routes: RouteTable) {
         routes.add(.delete, "/streams/{stream}", scope: .admin) { request, context in
@@ -25,6 +27,7 @@ struct ForgetRoutes {
             }
             let forgotten: ForgottenStream
             do {
+                try beforeForgetting([stream])
                 forgotten = try await writer.forget(stream, reason: reason)
             } catch {
                 throw Self.answer(to: error, stream: stream)
