@@ -15,3 +15,5 @@ rm -f "$here/schema-3/lock.mdb" "$here/schema-3/flowlog.lock" "$here/schema-3/"p
 "$flowlog" export --db "$here/schema-3" > "$here/schema-3.ndjson"
 "$flowlog" verify --db "$here/schema-3" --format json > "$here/schema-3.verify.json"
 rm -f "$here/schema-3/lock.mdb" "$here/schema-3/flowlog.lock" "$here/schema-3/"projector-*.lock
+# The demo's tracker files land beside the log; they are not part of the fixture.
+rm -rf "$here/schema-3-tracker"
