@@ -79,23 +79,19 @@ struct IntegrityWalk {
                         } else {
                             batch.append(Entry(position: position, slot: nil, version: 0, eventId: event.eventId))
                         }
-                        expected = position + 1
-                        progress?.advance(to: position)
-                        if batch.count == batchSize, digests == nil { try checkIndexes(&report) }
-                        entry = try cursor.next()
-                        continue
-                    }
-                    let slot = self.slot(of: event.stream)
-                    let last = versions[slot]
-                    if event.version != last + 1 {
-                        note(position, event.stream, "it is version \(event.version) of its stream, which was at version \(last)")
-                    }
-                    versions[slot] = max(last, event.version)
-                    if digests != nil {
-                        digests!.streamIndex.add(IndexDigest.streamEntry(streamHash: streamHashes[slot], version: event.version, position: position))
-                        digests!.eventIds.add(IndexDigest.eventIdEntry(event.eventId, position: position))
                     } else {
-                        batch.append(Entry(position: position, slot: slot, version: event.version, eventId: event.eventId))
+                        let slot = self.slot(of: event.stream)
+                        let last = versions[slot]
+                        if event.version != last + 1 {
+                            note(position, event.stream, "it is version \(event.version) of its stream, which was at version \(last)")
+                        }
+                        versions[slot] = max(last, event.version)
+                        if digests != nil {
+                            digests!.streamIndex.add(IndexDigest.streamEntry(streamHash: streamHashes[slot], version: event.version, position: position))
+                            digests!.eventIds.add(IndexDigest.eventIdEntry(event.eventId, position: position))
+                        } else {
+                            batch.append(Entry(position: position, slot: slot, version: event.version, eventId: event.eventId))
+                        }
                     }
                 } catch let damage as RecordDamage {
                     // Its stored version may be what was damaged: the stream index says whose next

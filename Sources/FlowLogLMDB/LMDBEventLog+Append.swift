@@ -6,18 +6,22 @@ extension LMDBEventLog {
     /// One write transaction per batch: `AppendRules` decides, `AppendStorage` stores.
     public func append(_ requests: [AppendRequest]) throws -> [AppendResult] {
         do {
-            return try environment.write { txn in
-                let interval = try storedSnapshotInterval(txn)
-                let layout = try recordLayout(txn)
-                return try withUnsafeMutablePointer(to: &encoder) { encoder in
-                    try withUnsafeMutablePointer(to: &salts) { salts in
-                        var storage = AppendStorage(log: self, txn: txn, encoder: encoder, salts: salts, layout: layout, snapshotInterval: interval)
-                        return try AppendRules.apply(requests, in: &storage)
-                    }
-                }
-            }
+            return try environment.write { txn in try append(requests, txn) }
         } catch let error as LMDBError {
             throw FlowLogError.writing(error, path: path)
+        }
+    }
+
+    /// The append inside a write transaction of the caller's (a forget appends its audit events
+    /// in its own), in the layout of the log's schema as the transaction sees it.
+    func append(_ requests: [AppendRequest], _ txn: Transaction) throws -> [AppendResult] {
+        let interval = try storedSnapshotInterval(txn)
+        let layout = try recordLayout(txn)
+        return try withUnsafeMutablePointer(to: &encoder) { encoder in
+            try withUnsafeMutablePointer(to: &salts) { salts in
+                var storage = AppendStorage(log: self, txn: txn, encoder: encoder, salts: salts, layout: layout, snapshotInterval: interval)
+                return try AppendRules.apply(requests, in: &storage)
+            }
         }
     }
 }

@@ -29,24 +29,15 @@ extension LMDBEventLog: StreamForgetting {
                     }
                     return try forget(stream: stream, readModels: readModels, txn)
                 }
-                try appendAudit(forgotten.compactMap(audit), txn)
+                // In the forget's transaction: an erasure and its record commit together.
+                let audits = forgotten.compactMap(audit)
+                if !audits.isEmpty {
+                    _ = try append([AppendRequest(stream: SystemStreams.erasures, expectedVersion: nil, commandId: nil, events: audits)], txn)
+                }
                 return forgotten
             }
         } catch let error as LMDBError {
             throw FlowLogError.writing(error, path: path)
-        }
-    }
-
-    /// The erasures' audit events, appended by the rules every append follows, in the forget's
-    /// transaction: an erasure and its record commit together.
-    private func appendAudit(_ events: [NewEvent], _ txn: Transaction) throws {
-        guard !events.isEmpty else { return }
-        let interval = try storedSnapshotInterval(txn)
-        _ = try withUnsafeMutablePointer(to: &encoder) { encoder in
-            try withUnsafeMutablePointer(to: &salts) { salts in
-                var storage = AppendStorage(log: self, txn: txn, encoder: encoder, salts: salts, layout: .salted, snapshotInterval: interval)
-                return try AppendRules.apply([AppendRequest(stream: SystemStreams.erasures, expectedVersion: nil, commandId: nil, events: events)], in: &storage)
-            }
         }
     }
 
@@ -66,7 +57,7 @@ extension LMDBEventLog: StreamForgetting {
     }
 
     /// Replaces the record at `position` by its forgotten form (`RecordCodec.forgottenForm`): its
-    /// envelope, the flag, a check seeded with the chain hash before it, and its own chain hash.
+    /// envelope marked forgotten, a check seeded with the chain hash before it, and its own chain hash.
     private func forgetRecord(at position: Int, _ txn: Transaction) throws {
         let key = Keys.position(position)
         guard let bytes = try txn.get(eventsDB, key: key) else {

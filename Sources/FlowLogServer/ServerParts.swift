@@ -35,7 +35,7 @@ extension FlowLogHTTPServer {
             router.add(middleware: ErrorMiddleware(logger: logger, known: known, cors: cors))
             let routes = RouteTable(router: router, auth: Authorizer(tokens: options.tokens), known: known)
             CommandRoutes(writer: writer, limits: options.limits, metrics: metrics).register(routes)
-            ForgetRoutes(writer: writer, view: view, beforeForgetting: options.beforeForgetting).register(routes)
+            ForgetRoutes(writer: writer, view: view, readers: readers, beforeForgetting: options.beforeForgetting).register(routes)
             StreamRoutes(prefix: "", resolve: { _ in view }, readers: readers, immutableVersions: true).register(routes)
             EventRoutes(handle: handle, readers: readers, follower: follower, limits: options.limits,
                         exports: ExportSlots(capacity: options.limits.exports), logger: logger).register(routes)

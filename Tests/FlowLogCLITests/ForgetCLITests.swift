@@ -17,15 +17,21 @@ struct ForgetCLITests {
     /// stream uses; and an order of hers, placed and paid.
     static func twoSessions(in directory: TemporaryDirectory) throws -> String {
         let db = directory.child("log")
-        _ = try run(["demo", "--db", db, "--stream", "bob"])
+        try twoSessions(db: db)
+        return db
+    }
+
+    /// The same two sessions in the log `db` (any backend), the first one named `alice`; the demo's
+    /// tracker files go into `demoTrackers` when given (else beside the log).
+    static func twoSessions(db: String, alice: String = "alice", demoTrackers: String? = nil) throws {
+        _ = try run(["demo", "--db", db, "--stream", "bob"] + (demoTrackers.map { ["--tracker-dir", $0] } ?? []))
         let commands = """
-            {"type":"cart.addProduct","stream":"alice","productId":"p-quill","name":"Quill of Alice","unitPrice":1250,"quantity":2,"correlationId":"corr-alice-7","id":"cmd-alice-1"}
-            {"type":"cart.checkout","stream":"alice","correlationId":"corr-alice-7"}
-            {"type":"payment.succeeded","stream":"alice","orderId":"o-alice","correlationId":"corr-alice-7"}
+            {"type":"cart.addProduct","stream":"\(alice)","productId":"p-quill","name":"Quill of Alice","unitPrice":1250,"quantity":2,"correlationId":"corr-alice-7","id":"cmd-alice-1"}
+            {"type":"cart.checkout","stream":"\(alice)","correlationId":"corr-alice-7"}
+            {"type":"payment.succeeded","stream":"\(alice)","orderId":"o-alice","correlationId":"corr-alice-7"}
             {"type":"cart.addProduct","stream":"bob","productId":"p2","unitPrice":300,"quantity":1}
             """
         _ = try run(["send", "-", "--db", db], stdin: commands + "\n")
-        return db
     }
 
     @Test func aForgottenStreamAnswersAsOneThatNeverExisted() throws {

@@ -12,23 +12,13 @@ struct PostgresForgetCLITests {
     private let server = PostgresServer.shared
 
     static func run(_ arguments: [String], stdin: String? = nil, expecting status: Int32 = 0) throws -> FlowLogProcess.Result {
-        let result = try FlowLogProcess.run(arguments, stdin: stdin)
-        #expect(result.status == status, "flowlog \(arguments.joined(separator: " ")): exit \(result.status): \(result.stderr)")
-        return result
+        try ForgetCLITests.run(arguments, stdin: stdin, expecting: status)
     }
 
-    /// Two sessions, one of them ("alice-pg") with a product name, a correlation id, a command id
-    /// and an order id no other stream uses; her order placed and paid. The demo's tracker files go
-    /// into `scratch` (for a PostgreSQL log they would go into the current folder).
+    /// `ForgetCLITests`' two sessions, the first one "alice-pg"; the demo's tracker files go into
+    /// `scratch` (for a PostgreSQL log they would go into the current folder).
     static func twoSessions(_ db: String, scratch: TemporaryDirectory) throws {
-        _ = try run(["demo", "--db", db, "--stream", "bob", "--tracker-dir", scratch.child("demo-trackers")])
-        let commands = """
-            {"type":"cart.addProduct","stream":"alice-pg","productId":"p-quill","name":"Quill of Alice","unitPrice":1250,"quantity":2,"correlationId":"corr-alice-7","id":"cmd-alice-1"}
-            {"type":"cart.checkout","stream":"alice-pg","correlationId":"corr-alice-7"}
-            {"type":"payment.succeeded","stream":"alice-pg","orderId":"o-alice","correlationId":"corr-alice-7"}
-            {"type":"cart.addProduct","stream":"bob","productId":"p2","unitPrice":300,"quantity":1}
-            """
-        _ = try run(["send", "-", "--db", db], stdin: commands + "\n")
+        try ForgetCLITests.twoSessions(db: db, alice: "alice-pg", demoTrackers: scratch.child("demo-trackers"))
     }
 
     @Test func aForgottenStreamAnswersAsOneThatNeverExisted() throws {

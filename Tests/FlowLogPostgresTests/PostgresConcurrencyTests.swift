@@ -7,8 +7,8 @@ import FlowLogTesting
 import Foundation
 import Testing
 
-/// Shared between the test's threads, behind a lock.
-private final class Shared<Value>: @unchecked Sendable {
+/// Shared between a test's threads, behind a lock (this module's concurrency tests use it).
+final class Shared<Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Value
     init(_ value: Value) { self.value = value }

@@ -7,18 +7,6 @@ import FlowLogTesting
 import Foundation
 import Testing
 
-/// Shared between the test's threads, behind a lock.
-private final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-    init(_ value: Value) { self.value = value }
-    func with<Result>(_ body: (inout Value) -> Result) -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&value)
-    }
-}
-
 private func requests(_ stream: String, count: Int, from first: Int = 0) -> [AppendRequest] {
     (0..<count).map { index in
         AppendRequest(stream: stream, expectedVersion: nil, commandId: "\(stream)-\(first + index)",
@@ -39,8 +27,8 @@ struct PostgresForgetTests {
         for results in [try setup.append(requests("victim", count: 200))] {
             #expect(results.allSatisfy { if case .appended = $0 { true } else { false } })
         }
-        let acknowledged = Locked<[EventID]>([])
-        let failures = Locked<[String]>([])
+        let acknowledged = Shared<[EventID]>([])
+        let failures = Shared<[String]>([])
         let started = DispatchSemaphore(value: 0)
         let done = DispatchGroup()
         for writer in 0..<4 {

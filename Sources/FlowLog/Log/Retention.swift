@@ -68,14 +68,11 @@ public enum Retention {
                               afterBatch: (Outcome) -> Bool = { _ in true }) throws -> Outcome {
         var outcome = Outcome()
         var start = 0
-        var ids = UUIDv7Generator(clock: clock)
-        let reason = "retention: last event older than \(period) (before \(cutoff.rfc3339))"
+        let audit = ErasureAudit.events(reason: "retention: last event older than \(period) (before \(cutoff.rfc3339))", key: nil, clock: clock)
         while start < candidates.count {
             let batch = candidates[start..<min(start + max(batchSize, 1), candidates.count)].map(\.stream)
             try beforeBatch(batch)
-            let forgotten = try forgetting.forget(streams: batch, lastEventBefore: cutoff) { one in
-                ErasureAudit.event(for: one, reason: reason, key: nil, eventId: ids.next(), timestamp: clock.now())
-            }
+            let forgotten = try forgetting.forget(streams: batch, lastEventBefore: cutoff, audit: audit)
             outcome.sessions += forgotten.count
             outcome.events += forgotten.reduce(0) { $0 + $1.events }
             outcome.skipped += batch.count - forgotten.count

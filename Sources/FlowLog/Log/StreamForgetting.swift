@@ -51,6 +51,26 @@ public enum ErasureAudit {
                  event: .system(.streamForgotten(.init(events: forgotten.events, reason: reason, pseudonym: key.map { pseudonym(of: forgotten.stream, key: $0) }))))
     }
 
+    /// The audit events of erasures that share a reason and a key, each stamped with `clock`'s time
+    /// and a UUIDv7 of its own: what `forget(streams:audit:)` takes.
+    public static func events(reason: String, key: [UInt8]?, clock: any WallClock) -> (ForgottenStream) -> NewEvent? {
+        var ids = UUIDv7Generator(clock: clock)
+        return { forgotten in event(for: forgotten, reason: reason, key: key, eventId: ids.next(), timestamp: clock.now()) }
+    }
+
+    /// Why `reason` may not go into the audit trail, or `nil`: it is kept in the log, so it is short,
+    /// holds no control characters and does not name a stream it is about (nor other personal data,
+    /// which no check can see).
+    public static func problem(withReason reason: String, naming streams: [String]) -> String? {
+        if reason.count > 200 || reason.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            return "must be at most 200 characters without control characters; give a reference, such as a ticket number"
+        }
+        if let named = streams.first(where: { !$0.isEmpty && reason.contains($0) }) {
+            return "names the stream \(named); the reason is kept in the log, so it must not hold the id or other personal data. Give a reference, such as a ticket number"
+        }
+        return nil
+    }
+
     /// HMAC-SHA256 of the stream id under `key`, in hex.
     public static func pseudonym(of stream: String, key: [UInt8]) -> String {
         HMACSHA256.hex(key: key, message: Array(stream.utf8))

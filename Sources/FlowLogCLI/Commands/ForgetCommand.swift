@@ -51,11 +51,8 @@ struct ForgetCommand: ParsableCommand {
         if let stream, SystemStreams.isReserved(stream) {
             throw ValidationError("\(stream) is one of the log's own streams (\(SystemStreams.reservedPrefix)…), which are never forgotten.")
         }
-        if reason.count > 200 || reason.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
-            throw ValidationError("--reason must be at most 200 characters without control characters; give a reference, such as a ticket number.")
-        }
-        if let stream, !stream.isEmpty, reason.contains(stream) {
-            throw ValidationError("--reason names the stream \(stream); the reason is kept in the log, so it must not hold the id or other personal data. Give a reference, such as a ticket number.")
+        if let problem = ErasureAudit.problem(withReason: reason, naming: stream.map { [$0] } ?? []) {
+            throw ValidationError("--reason \(problem).")
         }
     }
 
@@ -67,7 +64,7 @@ struct ForgetCommand: ParsableCommand {
             }
             // No tracker runner may append to a tracker file while it is rewritten: busy (exit 75)
             // before anything is forgotten.
-            let leases = try Composition.trackerNames.map { try log.leaseProjector($0) }
+            let leases = try Composition.leaseTrackers(of: log)
             let key = try keyFile.map(Self.key(from:))
             if let stream, let key, try log.version(of: stream) == 0,
                let earlier = try Self.erasure(of: ErasureAudit.pseudonym(of: stream, key: key), in: log) {
@@ -93,11 +90,7 @@ struct ForgetCommand: ParsableCommand {
             guard RecordLayout(logSchema: schema) == .salted else { throw ForgetRefusal.upgradeRequired(location: log.location, logSchema: schema) }
             for stream in streams where try log.version(of: stream) == 0 { throw ForgetRefusal.unknownStream(stream, location: log.location) }
             let files = try TrackerFileErasure.forget(streams: Set(streams), in: trackerDir ?? TrackerOptions.defaultFolder(for: logOptions))
-            let clock = SystemClock()
-            var ids = UUIDv7Generator(clock: clock)
-            let forgotten = try forgetting.forget(streams: streams) { one in
-                ErasureAudit.event(for: one, reason: reason, key: key, eventId: ids.next(), timestamp: clock.now())
-            }
+            let forgotten = try forgetting.forget(streams: streams, audit: ErasureAudit.events(reason: reason, key: key, clock: SystemClock()))
             withExtendedLifetime(leases) {}
             if format.isJSON {
                 for one in forgotten { output.json { json in FlowJSON.writeForgotten(one, into: &json) } }

@@ -88,7 +88,7 @@ struct RetainCommand: ParsableCommand {
         }
         let lease = try Self.lease(log)
         // As `forget`: no tracker runner may append to a tracker file while it is rewritten.
-        let trackerLeases = try Composition.trackerNames.map { try log.leaseProjector($0) }
+        let trackerLeases = try Composition.leaseTrackers(of: log)
         defer { withExtendedLifetime((lease, trackerLeases)) {} }
         let trackerFolder = trackerDir ?? TrackerOptions.defaultFolder(for: logOptions)
         let candidates = try Retention.candidates(in: log, olderThan: cutoff)

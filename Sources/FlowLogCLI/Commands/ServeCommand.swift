@@ -92,7 +92,7 @@ struct ServeCommand: ParsableCommand {
             let trackerFolder = TrackerOptions.defaultFolder(for: logOptions)
             let leasing = UncheckedBox(log)
             options.beforeForgetting = { streams in
-                let leases = try Composition.trackerNames.map { try leasing.value.leaseProjector($0) }
+                let leases = try Composition.leaseTrackers(of: leasing.value)
                 defer { withExtendedLifetime(leases) {} }
                 _ = try TrackerFileErasure.forget(streams: Set(streams), in: trackerFolder)
             }

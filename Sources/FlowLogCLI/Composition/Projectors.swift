@@ -7,6 +7,12 @@ extension Composition {
     static let trackerNames = ["tracker.segment", "tracker.ga4"]
     static let projectorNames = ["storage"] + trackerNames
 
+    /// The trackers' leases, held while their files are rewritten (`forget`, `retain`, `serve`'s
+    /// forgetting): `FlowLogError.busy` naming a running tracker, before anything changes.
+    static func leaseTrackers(of log: any LogStore) throws -> [any ProjectorLease] {
+        try trackerNames.map { try log.leaseProjector($0) }
+    }
+
     /// The projectors, wired to the log and the trackers' files or endpoints. `cooperative`: the
     /// vendor sinks hand their retry pauses back to the runner (`ProjectionRunner.catchUpEach`)
     /// instead of sleeping through them, so one collector down does not hold up the others.

@@ -13,6 +13,8 @@ import Hummingbird
 struct ForgetRoutes {
     let writer: CommandWriter
     let view: StoreView
+    /// Where blocking file work runs, off the event loop.
+    let readers: WorkerPool
     /// Takes the stream's lines out of the trackers' files first, as `flowlog forget` does.
     let beforeForgetting: @Sendable ([String]) throws -> Void
 
@@ -21,13 +23,14 @@ struct ForgetRoutes {
             let stream = try streamParameter(context)
             // The audit trail's reason (`?reason=`): kept in the log, so never personal data.
             let reason = request.uri.queryParameters["reason"].map(String.init) ?? ""
-            if reason.count > 200 || reason.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) || reason.contains(stream) {
-                throw APIError(status: .badRequest, code: "invalidParameter",
-                               message: "reason is kept in the log's audit trail: give at most 200 characters without control characters, and neither the stream id nor other personal data (a ticket number, say). Nothing was changed.")
+            if let problem = ErasureAudit.problem(withReason: reason, naming: [stream]) {
+                throw APIError(status: .badRequest, code: "invalidParameter", message: "reason \(problem). Nothing was changed.")
             }
             let forgotten: ForgottenStream
             do {
-                try beforeForgetting([stream])
+                // The tracker files are read and written whole: a reader thread's work, not the event loop's.
+                let rewrite = beforeForgetting
+                try await readers.run { try rewrite([stream]) }
                 forgotten = try await writer.forget(stream, reason: reason)
             } catch {
                 throw Self.answer(to: error, stream: stream)
