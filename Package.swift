@@ -5,7 +5,7 @@ import PackageDescription
 /// `flowlog` (a tiny main) → `FlowLogCLI` (the command line and the composition root) → `FlowLogLMDB` /
 /// `FlowLogPostgres` (storage backends), `FlowLogHistory` (replay, bisect, exports) and
 /// `FlowLogProjections` (trackers, views, the storage read model) → `FlowLog` (the log contract, on
-/// protocols) → `FlowDomain` (pure); `FlowLogLMDB` → `LMDB` → `CLMDB`; `FlowLogPostgres` → PostgresNIO (SwiftNIO,
+/// protocols) → `FlowDomain` (pure) → `Deciding` (the `Decider` shape); the backends see `Deciding`, never `FlowDomain`; `FlowLogLMDB` → `LMDB` → `CLMDB`; `FlowLogPostgres` → PostgresNIO (SwiftNIO,
 /// swift-nio-ssl, swift-crypto: the heavy part of a clean build, which only targets that depend on it pay for);
 /// `FlowLogCLI` → `FlowLogServer` (`flowlog serve`: Hummingbird on the same NIO stack) → `FlowLog`.
 /// Release builds optimise across the package's modules: the codecs and the import pipeline are
@@ -53,8 +53,9 @@ let package = Package(
         /// The operating system's C library (Glibc or Darwin), chosen in one file: nothing else imports it.
         .target(name: "FlowLogSystem", swiftSettings: crossModule),
         .target(name: "LMDB", dependencies: ["CLMDB", "FlowLogSystem"], swiftSettings: crossModule),
-        .target(name: "FlowDomain", swiftSettings: crossModule),
-        .target(name: "FlowLog", dependencies: ["FlowDomain", "FlowLogSystem"], swiftSettings: crossModule),
+        .target(name: "Deciding", swiftSettings: crossModule),
+        .target(name: "FlowDomain", dependencies: ["Deciding"], swiftSettings: crossModule),
+        .target(name: "FlowLog", dependencies: ["FlowDomain", "Deciding", "FlowLogSystem"], swiftSettings: crossModule),
         /// The side effects that follow the log: the trackers (Segment, GA4, their mappings, delivery
         /// and journals), the view configurations and the storage read model's projector. The log
         /// contract only knows their checkpoints and locks.
@@ -64,11 +65,11 @@ let package = Package(
         .target(name: "FlowLogMemory", dependencies: ["FlowLog", "FlowDomain", "FlowLogSystem"], swiftSettings: crossModule),
         .target(name: "FlowLogHistory", dependencies: ["FlowLog", "FlowDomain", "FlowLogSystem"], swiftSettings: crossModule),
         .target(name: "FlowLogProjections", dependencies: ["FlowLog", "FlowDomain", "FlowLogSystem"], swiftSettings: crossModule),
-        .target(name: "FlowLogLMDB", dependencies: ["FlowLog", "FlowDomain", "LMDB", "FlowLogSystem"], swiftSettings: crossModule),
+        .target(name: "FlowLogLMDB", dependencies: ["FlowLog", "Deciding", "LMDB", "FlowLogSystem"], swiftSettings: crossModule),
         .target(
             name: "FlowLogPostgres",
             dependencies: [
-                "FlowLog", "FlowDomain",
+                "FlowLog", "Deciding",
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: network),
                 .product(name: "Logging", package: "swift-log", condition: network),
             ],

@@ -1,4 +1,3 @@
-import FlowDomain
 import FlowLog
 import LMDB
 
@@ -40,8 +39,8 @@ struct AppendStorage: AppendTransaction {
     let layout: RecordLayout
     let snapshotInterval: Int
     private var puts = PendingEventPuts()
-    /// How many orders each stream the batch placed orders in holds so far.
-    private var orderCounts: [String: Int] = [:]
+    /// How many kept rows each stream the batch kept rows for holds so far.
+    private var rowCounts: [String: Int] = [:]
 
     init(log: LMDBEventLog, txn: Transaction, encoder: UnsafeMutablePointer<BinaryWriter>, salts: UnsafeMutablePointer<RecordSalts>,
          layout: RecordLayout, snapshotInterval: Int) {
@@ -58,25 +57,26 @@ struct AppendStorage: AppendTransaction {
     func storedReceipt(stream: String, commandId: String) throws -> CommandReceipt? { try log.storedReceipt(stream: stream, commandId: commandId, txn) }
 
     mutating func store(_ record: RecordedEvent, chainedTo previousHash: UInt64, fingerprint: UInt64?, streamOrdinal: Int) throws -> UInt64 {
-        let hash = puts.add(record, chainedTo: previousHash, layout: layout, salts: &salts.pointee, encoder: &encoder.pointee, fingerprint: fingerprint, tag: record.position, run: streamOrdinal)
-        if case .cart(.orderPlaced(let placed)) = record.event {
-            let number = try orderCounts[record.stream] ?? log.orderCount(of: record.stream, txn)
-            try log.recordOrder(Order(orderId: placed.orderId, total: placed.total, itemCount: placed.itemCount),
-                                number: number + 1, stream: record.stream, version: record.version, txn)
-            orderCounts[record.stream] = number + 1
-        }
-        return hash
+        puts.add(record, chainedTo: previousHash, layout: layout, salts: &salts.pointee, encoder: &encoder.pointee, fingerprint: fingerprint, tag: record.position, run: streamOrdinal)
+    }
+
+    /// The row goes to the stream's row index (`rows`), numbered from 1, and each full page of
+    /// them to `rowPages`.
+    mutating func keep(_ row: KeptRow, stream: String, version: Int) throws {
+        let number = try rowCounts[stream] ?? log.keptRowCount(of: stream, txn)
+        try log.keepRow(row, number: number + 1, stream: stream, version: version, txn)
+        rowCounts[stream] = number + 1
     }
 
     func storeReceipt(_ receipt: CommandReceipt, stream: String, commandId: String) throws {
         try txn.put(log.commandsDB, key: Keys.command(stream, commandId), value: Keys.receipt(receipt))
     }
 
-    func storeSnapshot(_ state: FlowState, stream: String, version: Int, position: Int) throws {
+    func storeSnapshot(_ state: StreamState, stream: String, version: Int, position: Int) throws {
         try log.writeSnapshot(state, stream: stream, version: version, position: position, txn)
     }
 
-    func storeHead(_ state: FlowState, stream: String, version: Int, position: Int) throws {
+    func storeHead(_ state: StreamState, stream: String, version: Int, position: Int) throws {
         try log.writeHead(state, stream: stream, version: version, position: position, txn)
     }
 

@@ -1,4 +1,3 @@
-import FlowDomain
 import FlowLog
 import LMDB
 
@@ -32,7 +31,7 @@ extension LMDBEventLog: StreamForgetting {
                 // In the forget's transaction: an erasure and its record commit together.
                 let audits = forgotten.compactMap(audit)
                 if !audits.isEmpty {
-                    _ = try append([AppendRequest(stream: SystemStreams.erasures, expectedVersion: nil, commandId: nil, events: audits)], txn)
+                    _ = try append([ErasureAudit.request(appending: audits)], txn)
                 }
                 return forgotten
             }
@@ -73,7 +72,7 @@ extension LMDBEventLog: StreamForgetting {
         let id = Array(stream.utf8)
         let prefix = Keys.streamPrefix(stream)
         _ = try txn.delete(streamsDB, key: id)
-        for database in [streamIndexDB, commandsDB, snapshotsDB, ordersDB] + [orderPagesDB].compactMap({ $0 }) {
+        for database in [streamIndexDB, commandsDB, snapshotsDB, rowsDB] + [rowPagesDB].compactMap({ $0 }) {
             try deleteAll(startingWith: prefix, in: database, txn)
         }
         if let headsDB { _ = try txn.delete(headsDB, key: id) }
@@ -84,15 +83,14 @@ extension LMDBEventLog: StreamForgetting {
         for position in positions {
             let key = Keys.position(position)
             guard let value = try txn.get(readModels[2], key: key) else { continue }
-            // An order entry is the stream (a short string: length, bytes), then the order. What
-            // stays is its total, item count and currency: no stream, no order id (a client's
-            // choice, which may name the person).
+            // A row entry is the stream (a short string: length, bytes), then the row. What stays
+            // is what the domain keeps of it (`KeptRow.anonymized`: an order's total, item count
+            // and currency), without the stream.
             guard let length = value.first, value.count >= 1 + Int(length),
-                  var order = StateCodec.decodeOrder(UnsafeRawBufferPointer(rebasing: value[(1 + Int(length))...])) else { continue }
-            order.orderId = ""
+                  let row = KeptRow.decode(UnsafeRawBufferPointer(rebasing: value[(1 + Int(length))...])) else { continue }
             var kept = BinaryWriter(capacity: 64)
             kept.writeShortString(nil)
-            StateCodec.encode(order: order, into: &kept)
+            row.anonymized.encode(into: &kept)
             try txn.put(readModels[2], key: key, value: kept.bytes)
         }
     }

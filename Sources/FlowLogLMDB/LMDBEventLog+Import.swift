@@ -1,4 +1,3 @@
-import FlowDomain
 import FlowLog
 import LMDB
 
@@ -44,9 +43,9 @@ extension LMDBEventLog: EventImporting, ImportTarget {
     }
 
     /// A stream's version and state as the log holds them in `txn`, for an import that reaches it.
-    func storedStream(_ stream: String, _ txn: Transaction) throws -> (version: Int, state: FlowState) {
+    func storedStream(_ stream: String, _ txn: Transaction) throws -> (version: Int, state: StreamState) {
         let version = try storedVersion(of: stream, txn)
-        return (version, version == 0 ? FlowDecider.initialState : try state(ofStream: stream, throughPosition: nil, txn).state)
+        return (version, version == 0 ? StreamState.initial : try state(ofStream: stream, throughPosition: nil, txn).state)
     }
 }
 
@@ -60,7 +59,7 @@ package struct LMDBImportSession: ImportSession {
 
     package func makeBuilder() -> any ImportBatchBuilder { LMDBImportBuilder() }
 
-    package func withStreamLoader(_ body: (@escaping (String) throws -> (version: Int, state: FlowState)) throws -> Void) throws {
+    package func withStreamLoader(_ body: (@escaping (String) throws -> (version: Int, state: StreamState)) throws -> Void) throws {
         let log = self.log
         try log.reading { txn in try body { stream in try log.storedStream(stream, txn) } }
     }
@@ -73,8 +72,8 @@ package struct LMDBImportSession: ImportSession {
             let existing = try txn.get(log.eventIdsDB, key: Keys.eventID(refused.eventId)).map(Keys.decodePosition) ?? 0
             throw FlowLogError.refusedImport(ImportError(line: refused.tag, problem: "its event id \(refused.eventId) is already in the log, at position \(existing)"))
         }
-        for placed in content.orders {
-            try log.recordOrder(placed.order, number: placed.number, stream: placed.stream, version: placed.version, txn)
+        for kept in content.rows {
+            try log.keepRow(kept.row, number: kept.number, stream: kept.stream, version: kept.version, txn)
         }
         for snapshot in content.snapshots {
             try txn.put(log.snapshotsDB, key: snapshot.key, value: snapshot.value)
@@ -92,12 +91,12 @@ extension LMDBImportSession {
     }
 }
 
-/// What a run of imported events writes to LMDB: their three sorted puts each, the orders they
-/// placed and the snapshots they reached.
+/// What a run of imported events writes to LMDB: their three sorted puts each, the rows they
+/// kept and the snapshots they reached.
 final class LMDBImportBuilder: ImportBatchBuilder {
     struct Content: @unchecked Sendable {
         var puts = PendingEventPuts()
-        var orders: [(order: Order, number: Int, stream: String, version: Int)] = []
+        var rows: [(row: KeptRow, number: Int, stream: String, version: Int)] = []
         var snapshots: [(key: [UInt8], value: [UInt8])] = []
     }
 
@@ -114,11 +113,11 @@ final class LMDBImportBuilder: ImportBatchBuilder {
         content.puts.addForgotten(position: event.position, record: record, eventId: event.eventId, tag: line)
     }
 
-    func placeOrder(_ order: Order, number: Int, stream: String, version: Int) {
-        content.orders.append((order, number, stream, version))
+    func keep(_ row: KeptRow, number: Int, stream: String, version: Int) {
+        content.rows.append((row, number, stream, version))
     }
 
-    func snapshot(_ state: FlowState, stream: String, version: Int, position: Int) {
+    func snapshot(_ state: StreamState, stream: String, version: Int, position: Int) {
         content.snapshots.append((Keys.streamVersion(stream, version), LMDBEventLog.snapshotValue(state, position: position)))
     }
 

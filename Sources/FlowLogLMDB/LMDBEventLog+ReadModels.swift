@@ -1,9 +1,8 @@
-import FlowDomain
 import FlowLog
 import LMDB
 
 /// The storage projector's read models in LMDB: `rm.state` (stream → version and state),
-/// `rm.orders` (position → stream and order), `rm.flags` (stream → hasOnboarded), written in one
+/// `rm.orders` (position → stream and kept row), `rm.flags` (stream → hasOnboarded), written in one
 /// transaction with the `storage` checkpoint.
 extension LMDBEventLog: ReadModelStore {
     static let storageProjector = "storage"
@@ -23,27 +22,27 @@ extension LMDBEventLog: ReadModelStore {
         }
     }
 
-    public func currentReadModelState(of stream: String) throws -> (state: FlowState, version: Int)? {
+    public func readModelState(of stream: String) throws -> (state: StreamState, version: Int)? {
         guard let databases = try projectionDatabases(create: false) else { return nil }
         return try reading { txn in
             guard try checkpoint(of: Self.storageProjector, txn, databases) == (try head(txn).position) else { return nil }
-            return try LMDBReadModelTransaction.storedState(of: stream, txn, databases[1]) ?? (FlowDecider.initialState, 0)
+            return try LMDBReadModelTransaction.storedState(of: stream, txn, databases[1]) ?? (StreamState.initial, 0)
         }
     }
 
-    public func readModelOrders(stream: String?) throws -> [(position: Int, stream: String, order: Order)] {
+    public func readModelRows(stream: String?) throws -> [(position: Int, stream: String, row: KeptRow)] {
         guard let databases = try projectionDatabases(create: false) else { return [] }
         return try reading { txn in
             try txn.withCursor(databases[2]) { cursor in
-                var result: [(Int, String, Order)] = []
+                var result: [(Int, String, KeptRow)] = []
                 var entry = try cursor.first()
                 while let (key, value) = entry {
                     var reader = BinaryReader(value)
-                    // An empty owner: the order of a forgotten stream, its total kept without it.
+                    // An empty owner: the row of a forgotten stream, its totals kept without it.
                     let owner = (try? reader.readShortString()) ?? ""
                     if stream == nil || owner == stream,
-                       let order = StateCodec.decodeOrder(UnsafeRawBufferPointer(rebasing: value[reader.offset...])) {
-                        result.append((Keys.decodePosition(key), owner, order))
+                       let row = KeptRow.decode(UnsafeRawBufferPointer(rebasing: value[reader.offset...])) {
+                        result.append((Keys.decodePosition(key), owner, row))
                     }
                     entry = try cursor.next()
                 }
@@ -94,26 +93,26 @@ final class LMDBReadModelTransaction: ReadModelTransaction {
 
     func setCheckpoint(_ position: Int) throws { try log.setCheckpoint(position, of: LMDBEventLog.storageProjector, txn, databases) }
 
-    func state(of stream: String) throws -> (state: FlowState, version: Int)? { try Self.storedState(of: stream, txn, databases[1]) }
+    func state(of stream: String) throws -> (state: StreamState, version: Int)? { try Self.storedState(of: stream, txn, databases[1]) }
 
-    func setState(_ state: FlowState, version: Int, of stream: String) throws {
+    func setState(_ state: StreamState, version: Int, of stream: String) throws {
         var value = BinaryWriter(capacity: 512)
         value.write(UInt64(version))
-        StateCodec.encode(state, into: &scratch)
+        state.encode(into: &scratch)
         scratch.withUnsafeBytes { value.write(bytes: $0) }
         try txn.put(databases[1], key: Array(stream.utf8), value: value.bytes)
     }
 
-    func addOrder(_ order: Order, stream: String, position: Int) throws {
+    func addRow(_ row: KeptRow, stream: String, position: Int) throws {
         var value = BinaryWriter(capacity: 96)
         value.writeShortString(stream)
-        StateCodec.encode(order: order, into: &value)
+        row.encode(into: &value)
         try txn.put(databases[2], key: Keys.position(position), value: value.bytes)
     }
 
-    static func storedState(of stream: String, _ txn: Transaction, _ database: Database) throws -> (state: FlowState, version: Int)? {
+    static func storedState(of stream: String, _ txn: Transaction, _ database: Database) throws -> (state: StreamState, version: Int)? {
         guard let value = try txn.get(database, key: Array(stream.utf8)), value.count > 8,
-              let state = StateCodec.decode(UnsafeRawBufferPointer(rebasing: value[8...])) else { return nil }
+              let state = StreamState.decode(UnsafeRawBufferPointer(rebasing: value[8...])) else { return nil }
         return (state, Keys.decodeInt(value))
     }
 }

@@ -1,4 +1,3 @@
-import FlowDomain
 import FlowLog
 import LMDB
 import FlowLogSystem
@@ -68,16 +67,16 @@ extension LMDBEventLog: LogFollowing {
     /// The state from the stream's head (when it is not past `throughPosition`) or its latest snapshot
     /// at or before it that today's reducers wrote, then the events after it: O(interval) work
     /// however long the stream is.
-    public func state(ofStream stream: String, throughPosition: Int?) throws -> (state: FlowState, version: Int) {
+    public func streamState(ofStream stream: String, throughPosition: Int?) throws -> (state: StreamState, version: Int) {
         try reading { txn in try state(ofStream: stream, throughPosition: throughPosition, txn) }
     }
 
-    func state(ofStream stream: String, throughPosition: Int?, _ txn: Transaction) throws -> (state: FlowState, version: Int) {
+    func state(ofStream stream: String, throughPosition: Int?, _ txn: Transaction) throws -> (state: StreamState, version: Int) {
         // The head is the newest state kept; past positions come from snapshots.
         var (state, version) = try head(of: stream, throughPosition: throughPosition, txn)
-            ?? latestSnapshot(of: stream, throughPosition: throughPosition, txn) ?? (FlowDecider.initialState, 0)
+            ?? latestSnapshot(of: stream, throughPosition: throughPosition, txn) ?? (StreamState.initial, 0)
         try scan(stream: stream, fromVersion: version + 1, throughPosition: throughPosition, txn) { event in
-            FlowDecider.evolve(&state, event.event)
+            state.apply(event)
             version = event.version
             return true
         }

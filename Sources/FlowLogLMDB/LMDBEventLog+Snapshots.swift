@@ -1,4 +1,3 @@
-import FlowDomain
 import FlowLog
 import LMDB
 
@@ -27,42 +26,43 @@ extension LMDBEventLog: SnapshotStore {
         return Keys.decodeInt(value)
     }
 
-    func writeSnapshot(_ state: FlowState, stream: String, version: Int, position: Int, _ txn: Transaction) throws {
+    func writeSnapshot(_ state: StreamState, stream: String, version: Int, position: Int, _ txn: Transaction) throws {
         try txn.put(snapshotsDB, key: Keys.streamVersion(stream, version), value: Self.snapshotValue(state, position: position))
     }
 
     /// Replaces the stream's head: its version, then a snapshot value (so a head is read as one).
-    func writeHead(_ state: FlowState, stream: String, version: Int, position: Int, _ txn: Transaction) throws {
+    func writeHead(_ state: StreamState, stream: String, version: Int, position: Int, _ txn: Transaction) throws {
         guard let headsDB else { return }
         try txn.put(headsDB, key: Array(stream.utf8), value: Keys.littleEndian(UInt64(version)) + Self.snapshotValue(state, position: position))
     }
 
     /// The stream's head, when it is at or before `throughPosition`, intact and from today's reducers.
-    func head(of stream: String, throughPosition: Int?, _ txn: Transaction) throws -> (state: FlowState, version: Int)? {
+    func head(of stream: String, throughPosition: Int?, _ txn: Transaction) throws -> (state: StreamState, version: Int)? {
         guard let headsDB, let value = try txn.get(headsDB, key: Array(stream.utf8)), value.count > 8 else { return nil }
         let body = UnsafeRawBufferPointer(rebasing: value[8...])
         guard body.count > 24, let verified = BinaryWriter.verifiedBody(of: body) else { return nil }
         if let throughPosition, Keys.decodeInt(verified, at: 8) > throughPosition { return nil }
         guard var head = Self.decodeSnapshot(version: Keys.decodeInt(value), value: body),
-              let orders = try orders(of: stream, count: head.orderCount, room: AppendRules.headInterval, txn) else { return nil }
-        head.state.orders = OrderHistory(orders: orders)
+              let rows = try keptRows(of: stream, count: head.keptRowCount, room: AppendRules.headInterval, txn) else { return nil }
+        head.state.restoreKeptRows(rows)
         return (head.state, head.version)
     }
 
-    /// A `snapshots` value: the reducer version, the position, the state without its orders, a checksum.
-    static func snapshotValue(_ state: FlowState, position: Int) -> [UInt8] {
+    /// A `snapshots` value: the reducer version, the position, the state without its kept rows, a checksum.
+    static func snapshotValue(_ state: StreamState, position: Int) -> [UInt8] {
         var encoded = BinaryWriter(capacity: 256)
-        StateCodec.encode(state, withoutOrders: true, into: &encoded)
+        state.encodeWithoutKeptRows(into: &encoded)
         var value = BinaryWriter(capacity: encoded.count + 28)
-        value.write(UInt64(FlowDecider.reducerVersion))
+        value.write(UInt64(StreamState.reducerVersion))
         value.write(UInt64(position))
         encoded.withUnsafeBytes { value.write(bytes: $0) }
         value.writeChecksum()
         return value.bytes
     }
 
-    /// Keeps order `number` (from 1) of a stream in the order index.
-    func latestSnapshot(of stream: String, throughPosition: Int?, _ txn: Transaction) throws -> (FlowState, Int)? {
+    /// The latest intact snapshot of `stream` written by today's reducers at or before
+    /// `throughPosition`, with its kept rows.
+    func latestSnapshot(of stream: String, throughPosition: Int?, _ txn: Transaction) throws -> (StreamState, Int)? {
         var ceiling = try storedVersion(of: stream, txn)
         if let throughPosition {
             // The stream's version at that position: versions and positions rise together, so bisect.
@@ -82,8 +82,8 @@ extension LMDBEventLog: SnapshotStore {
             entry = entry == nil ? try cursor.last() : try cursor.previous()
             while let (key, value) = entry, key.starts(with: prefix) {
                 if var snapshot = Self.decodeSnapshot(key: key, value: value),
-                   let orders = try orders(of: stream, count: snapshot.orderCount, txn) {
-                    snapshot.state.orders = OrderHistory(orders: orders)
+                   let rows = try keptRows(of: stream, count: snapshot.keptRowCount, txn) {
+                    snapshot.state.restoreKeptRows(rows)
                     return (snapshot.state, snapshot.version)
                 }
                 entry = try cursor.previous()
@@ -93,17 +93,17 @@ extension LMDBEventLog: SnapshotStore {
     }
 
     /// A snapshot's state and version, or `nil` when it is damaged or from other reducers.
-    static func decodeSnapshot(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> (state: FlowState, version: Int, orderCount: Int)? {
+    static func decodeSnapshot(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> (state: StreamState, version: Int, keptRowCount: Int)? {
         decodeSnapshot(version: Keys.decodeNumber(key), value: value)
     }
 
     /// A snapshot value's state, at `version`; `nil` when it is damaged or from other reducers.
-    static func decodeSnapshot(version: Int, value: UnsafeRawBufferPointer) -> (state: FlowState, version: Int, orderCount: Int)? {
+    static func decodeSnapshot(version: Int, value: UnsafeRawBufferPointer) -> (state: StreamState, version: Int, keptRowCount: Int)? {
         guard value.count > 24, let body = BinaryWriter.verifiedBody(of: value),
-              Keys.decodeInt(body) == FlowDecider.reducerVersion,
-              let (state, orderCount) = StateCodec.decodeWithoutOrders(UnsafeRawBufferPointer(rebasing: body[16...]))
+              Keys.decodeInt(body) == StreamState.reducerVersion,
+              let (state, count) = StreamState.decodeWithoutKeptRows(UnsafeRawBufferPointer(rebasing: body[16...]))
         else { return nil }
-        return (state, version, orderCount)
+        return (state, version, count)
     }
 
     /// How many snapshots the log holds (for status and tests).

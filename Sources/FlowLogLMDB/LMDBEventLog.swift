@@ -1,4 +1,3 @@
-import FlowDomain
 import FlowLog
 import LMDB
 import FlowLogSystem
@@ -16,8 +15,8 @@ import FlowLogSystem
 ///   its orders (`StateCodec`) and a checksum, every `snapshotInterval` events of a stream;
 /// - `orders`: stream id, 0x00, order number (big-endian, from 1) → the stream version that placed it
 ///   and the order: a snapshot holds only the number of orders, so its size does not grow with them;
-/// - `orderPages`: stream id, 0x00, page number (big-endian, from 1) → orders `ordersPerPage` × (page − 1)
-///   + 1 through `ordersPerPage` × page, encoded one after another, and a checksum. A page is written
+/// - `orderPages`: stream id, 0x00, page number (big-endian, from 1) → kept rows `rowsPerPage` × (page − 1)
+///   + 1 through `rowsPerPage` × page, encoded one after another, and a checksum. A page is written
 ///   with its last order and never changes; it lets a history of tens of thousands of orders be read
 ///   from a few contiguous runs of pages instead of one scattered leaf page per fifty orders;
 /// - `fingerprints`: position (big-endian) → the fingerprint of the stream's state after that event
@@ -53,9 +52,12 @@ public final class LMDBEventLog: EventLog {
     let commandsDB: Database
     let eventIdsDB: Database
     let snapshotsDB: Database
-    let ordersDB: Database
-    /// Absent from logs written before order pages existed, when they are opened read-only.
-    let orderPagesDB: Database?
+    /// The rows the domain keeps beside the events (`KeptRow`): stream and number → the version of
+    /// the event that kept it, then the row. Named `orders` on disk, as the first logs named it.
+    let rowsDB: Database
+    /// Every full page of a stream's rows in one value (`orderPages` on disk); absent from logs
+    /// written before row pages existed, when they are opened read-only.
+    let rowPagesDB: Database?
     /// Each stream's latest state (`AppendRules.headInterval`); absent from older logs opened read-only.
     let headsDB: Database?
     /// Each position's state fingerprint; absent from older logs opened read-only.
@@ -107,9 +109,9 @@ public final class LMDBEventLog: EventLog {
                 let all = try environment.openDatabases(named: names + optional, create: true)
                 (databases, later) = (Array(all.prefix(names.count)), all.dropFirst(names.count).map { $0 })
             }
-            (meta, eventsDB, streamsDB, streamIndexDB, commandsDB, eventIdsDB, snapshotsDB, ordersDB) =
+            (meta, eventsDB, streamsDB, streamIndexDB, commandsDB, eventIdsDB, snapshotsDB, rowsDB) =
                 (databases[0], databases[1], databases[2], databases[3], databases[4], databases[5], databases[6], databases[7])
-            (orderPagesDB, headsDB, fingerprintsDB) = (later[0], later[1], later[2])
+            (rowPagesDB, headsDB, fingerprintsDB) = (later[0], later[1], later[2])
         } catch let error as LMDBError where error.isNotFound {
             throw .notALog(path: path, reason: "it is an LMDB environment without FlowLog's databases")
         } catch {
@@ -123,8 +125,8 @@ public final class LMDBEventLog: EventLog {
     /// The databases that came after the first logs (see `openOptional`), in the order `init` assigns them.
     static let laterDatabaseNames = ["orderPages", "heads", "fingerprints"]
 
-    /// Order pages, heads and fingerprints came after the first logs, so a read-only open of an
-    /// older log goes without them: its orders are read one by one, its streams from snapshots, its
+    /// Row pages, heads and fingerprints came after the first logs, so a read-only open of an
+    /// older log goes without them: its kept rows are read one by one, its streams from snapshots, its
     /// fingerprints from the stream index.
     static func openOptional(_ name: String, _ environment: Environment) throws -> Database? {
         do {

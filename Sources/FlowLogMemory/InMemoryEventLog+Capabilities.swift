@@ -64,13 +64,13 @@ extension InMemoryEventLog: SnapshotStore, FingerprintedLog, CheckpointStore, Re
         checkpoints["storage"] = 0
     }
 
-    public func currentReadModelState(of stream: String) throws -> (state: FlowState, version: Int)? {
+    public func readModelState(of stream: String) throws -> (state: StreamState, version: Int)? {
         guard checkpoints["storage"] ?? 0 == records.count else { return nil }
-        return readModels.states[stream] ?? (FlowDecider.initialState, 0)
+        return readModels.states[stream].map { (StreamState($0.state), $0.version) } ?? (StreamState.initial, 0)
     }
 
-    public func readModelOrders(stream: String?) throws -> [(position: Int, stream: String, order: Order)] {
-        readModels.orders.filter { stream == nil || $0.stream == stream }
+    public func readModelRows(stream: String?) throws -> [(position: Int, stream: String, row: KeptRow)] {
+        readModels.orders.filter { stream == nil || $0.stream == stream }.map { ($0.position, $0.stream, KeptRow($0.order)) }
     }
 
     public func readModelFlag(stream: String) throws -> Bool? { readModels.flags.values[stream] }
@@ -109,7 +109,7 @@ extension InMemoryEventLog: SnapshotStore, FingerprintedLog, CheckpointStore, Re
 
     public func importEvents(_ produce: (any EventSink) throws -> Void) throws -> Int {
         try MemoryImportTarget(log: self).withImportSession(expectedBytes: 0) { session in
-            let sink = PreparingSink(session: session) { [self] stream in try (self.version(of: stream), self.state(ofStream: stream).state) }
+            let sink = PreparingSink(session: session) { [self] stream in try (self.version(of: stream), self.streamState(ofStream: stream, throughPosition: nil).state) }
             try produce(sink)
             try sink.finish()
             return sink.count
@@ -167,9 +167,9 @@ private final class MemoryReadModelTransaction: ReadModelTransaction {
 
     func checkpoint() throws -> Int { storedCheckpoint }
     func setCheckpoint(_ position: Int) throws { storedCheckpoint = position }
-    func state(of stream: String) throws -> (state: FlowState, version: Int)? { models.states[stream] }
-    func setState(_ state: FlowState, version: Int, of stream: String) throws { models.states[stream] = (state, version) }
-    func addOrder(_ order: Order, stream: String, position: Int) throws { models.orders.append((position, stream, order)) }
+    func state(of stream: String) throws -> (state: StreamState, version: Int)? { models.states[stream].map { (StreamState($0.state), $0.version) } }
+    func setState(_ state: StreamState, version: Int, of stream: String) throws { models.states[stream] = (state.value, version) }
+    func addRow(_ row: KeptRow, stream: String, position: Int) throws { models.orders.append((position, stream, row.value)) }
 }
 
 /// An import into memory: batches go straight into the log's arrays, and a refused import puts
@@ -194,9 +194,9 @@ private struct MemoryImportSession: ImportSession, @unchecked Sendable {
 
     func makeBuilder() -> any ImportBatchBuilder { MemoryImportBuilder() }
 
-    func withStreamLoader(_ body: (@escaping (String) throws -> (version: Int, state: FlowState)) throws -> Void) throws {
+    func withStreamLoader(_ body: (@escaping (String) throws -> (version: Int, state: StreamState)) throws -> Void) throws {
         let log = self.log
-        try body { stream in (try log.version(of: stream), try log.state(ofStream: stream).state) }
+        try body { stream in (try log.version(of: stream), try log.streamState(ofStream: stream, throughPosition: nil).state) }
     }
 
     func write(_ content: any Sendable, heads: [(stream: String, version: Int)]) throws {
@@ -233,10 +233,11 @@ private final class MemoryImportBuilder: ImportBatchBuilder {
         preconditionFailure("a log of the whole layout was handed a forgotten event")
     }
 
-    func placeOrder(_ order: Order, number: Int, stream: String, version: Int) {}
+    /// Nothing: this log's snapshots hold the whole state.
+    func keep(_ row: KeptRow, number: Int, stream: String, version: Int) {}
 
-    func snapshot(_ state: FlowState, stream: String, version: Int, position: Int) {
-        content.snapshots.append((stream, version, state))
+    func snapshot(_ state: StreamState, stream: String, version: Int, position: Int) {
+        content.snapshots.append((stream, version, state.value))
     }
 
     func take() -> any Sendable {

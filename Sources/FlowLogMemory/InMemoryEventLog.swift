@@ -63,8 +63,11 @@ public final class InMemoryEventLog: EventLog {
             log.receipts[stream, default: [:]][commandId] = receipt
         }
 
-        func storeSnapshot(_ state: FlowState, stream: String, version: Int, position: Int) {
-            log.snapshots[stream, default: []].append((version, state))
+        /// Nothing: this log's snapshots hold the whole state.
+        func keep(_ row: KeptRow, stream: String, version: Int) {}
+
+        func storeSnapshot(_ state: StreamState, stream: String, version: Int, position: Int) {
+            log.snapshots[stream, default: []].append((version, state.value))
         }
         func finish(versions: [String: Int]) {}
     }

@@ -1,5 +1,4 @@
 #if Network
-import FlowDomain
 import FlowLog
 import Foundation
 import PostgresNIO
@@ -275,7 +274,11 @@ struct PostgresAppend: AppendTransaction {
         receiptFingerprinted.append(receipt.commandFingerprint != nil)
     }
 
-    mutating func storeSnapshot(_ state: FlowState, stream: String, version: Int, position: Int) throws {
+    /// PostgreSQL keeps no row index: its snapshots hold the whole state, kept rows included, and
+    /// the analysts' `orders` table is the storage read model's.
+    mutating func keep(_ row: KeptRow, stream: String, version: Int) throws {}
+
+    mutating func storeSnapshot(_ state: StreamState, stream: String, version: Int, position: Int) throws {
         snapshotStreams.append(stream)
         snapshotVersions.append(Int64(version))
         snapshotPositions.append(Int64(position))
@@ -317,7 +320,7 @@ struct PostgresAppend: AppendTransaction {
     func snapshotStatement(schema: PostgresSchema) -> PostgresQuery {
         """
         INSERT INTO \(unescaped: schema.table("snapshots")) (stream, version, position, reducer_version, state)
-        SELECT s, v, p, \(Int32(FlowDecider.reducerVersion)), b
+        SELECT s, v, p, \(Int32(StreamState.reducerVersion)), b
         FROM unnest(\(snapshotStreams)::text[], \(snapshotVersions)::int8[], \(snapshotPositions)::int8[], \(snapshotStates)::bytea[]) AS u(s, v, p, b)
         ON CONFLICT (stream, version) DO UPDATE SET position = EXCLUDED.position, reducer_version = EXCLUDED.reducer_version, state = EXCLUDED.state
         """

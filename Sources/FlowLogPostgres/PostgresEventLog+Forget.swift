@@ -1,5 +1,4 @@
 #if Network
-import FlowDomain
 import FlowLog
 import PostgresNIO
 
@@ -18,7 +17,7 @@ import PostgresNIO
 /// `causation_id`, `data` and `fingerprint` become NULL (a state's fingerprint would confirm a
 /// guess of the state). The derived rows go: `streams`, `commands`, `snapshots`, `stream_states`
 /// and the stream's `local_storage` key; its `orders` rows keep position, total and item count,
-/// with `stream` and `order_id` blank (`''`, as LMDB's read model keeps them), so order counts
+/// with `stream` and the personal columns (`order_id`) blank (`''`, as LMDB's read model keeps them), so order counts
 /// and revenue still add up. docs/postgres.md says what an analyst still sees.
 ///
 /// The audit events are appended right after the forget commits, by the log's own append: unlike
@@ -40,7 +39,7 @@ extension PostgresEventLog: StreamForgetting {
         }
         let audits = forgotten.compactMap(audit)
         if !audits.isEmpty {
-            _ = try append([AppendRequest(stream: SystemStreams.erasures, expectedVersion: nil, commandId: nil, events: audits)])
+            _ = try append([ErasureAudit.request(appending: audits)])
         }
         return forgotten
     }
@@ -96,10 +95,16 @@ extension PostgresEventLog: StreamForgetting {
             "DELETE FROM \(unescaped: table("snapshots")) WHERE stream = \(stream)",
             "DELETE FROM \(unescaped: table("stream_states")) WHERE stream = \(stream)",
             "DELETE FROM \(unescaped: table("local_storage")) WHERE key = \(stream)",
-            "UPDATE \(unescaped: table("orders")) SET stream = '', order_id = '' WHERE stream = \(stream)",
+            "UPDATE \(unescaped: table("orders")) SET \(unescaped: Self.blankedRowColumns) WHERE stream = \(stream)",
         ], during: "forgetting a stream")
         return ForgottenStream(stream: stream, events: positions.count, firstPosition: Int(positions.min() ?? 0),
                                lastPosition: Int(positions.max() ?? 0), correlationIds: correlationIds)
+    }
+
+    /// The stream and the kept rows' personal columns (`ReadModelColumn.isPersonal`: the order id),
+    /// blanked; what else the domain declared stays, so revenue still adds up.
+    static var blankedRowColumns: String {
+        (["stream"] + KeptRow.columns.filter(\.isPersonal).map { "\($0.name)" }).map { "\($0) = ''" }.joined(separator: ", ")
     }
 
     /// A record's forgotten form (`RecordCodec.forgottenForm`, as on LMDB).

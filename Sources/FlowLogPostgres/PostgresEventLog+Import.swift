@@ -1,5 +1,4 @@
 #if Network
-import FlowDomain
 import FlowLog
 import Foundation
 import PostgresNIO
@@ -78,13 +77,13 @@ final class StreamLoader: @unchecked Sendable {
         self.options = options
     }
 
-    func load(_ stream: String) throws -> (version: Int, state: FlowState) {
+    func load(_ stream: String) throws -> (version: Int, state: StreamState) {
         lock.lock()
         defer { lock.unlock() }
         let log = try reader ?? PostgresEventLog(url: url, access: .readOnly, options: options)
         reader = log
         let version = try log.version(of: stream)
-        return (version, version == 0 ? FlowDecider.initialState : try log.state(ofStream: stream).state)
+        return (version, version == 0 ? StreamState.initial : try log.streamState(ofStream: stream, throughPosition: nil).state)
     }
 
     func close() {
@@ -114,7 +113,7 @@ final class PostgresImportSession: ImportSession, @unchecked Sendable {
 
     func makeBuilder() -> any ImportBatchBuilder { PostgresImportBuilder() }
 
-    func withStreamLoader(_ body: (@escaping (String) throws -> (version: Int, state: FlowState)) throws -> Void) throws {
+    func withStreamLoader(_ body: (@escaping (String) throws -> (version: Int, state: StreamState)) throws -> Void) throws {
         let loader = self.loader
         try body { stream in try loader.load(stream) }
     }
@@ -148,7 +147,7 @@ final class PostgresImportSession: ImportSession, @unchecked Sendable {
         if !content.snapshotStreams.isEmpty {
             statements.append("""
                 INSERT INTO \(unescaped: log.table("snapshots")) (stream, version, position, reducer_version, state)
-                SELECT s, v, p, \(Int32(FlowDecider.reducerVersion)), b
+                SELECT s, v, p, \(Int32(StreamState.reducerVersion)), b
                 FROM unnest(\(content.snapshotStreams)::text[], \(content.snapshotVersions)::int8[], \(content.snapshotPositions)::int8[],
                     \(content.snapshotStates)::bytea[]) AS u(s, v, p, b)
                 ON CONFLICT (stream, version) DO UPDATE SET position = EXCLUDED.position, state = EXCLUDED.state
@@ -293,9 +292,10 @@ final class PostgresImportBuilder: ImportBatchBuilder {
         content.lastPosition = event.position
     }
 
-    func placeOrder(_ order: Order, number: Int, stream: String, version: Int) {}
+    /// Nothing: PostgreSQL's snapshots hold the whole state (`AppendTransaction.keep`).
+    func keep(_ row: KeptRow, number: Int, stream: String, version: Int) {}
 
-    func snapshot(_ state: FlowState, stream: String, version: Int, position: Int) {
+    func snapshot(_ state: StreamState, stream: String, version: Int, position: Int) {
         content.snapshotStreams.append(stream)
         content.snapshotVersions.append(Int64(version))
         content.snapshotPositions.append(Int64(position))

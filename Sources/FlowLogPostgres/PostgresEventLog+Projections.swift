@@ -1,5 +1,5 @@
 #if Network
-import FlowDomain
+import Deciding
 import FlowLog
 import Foundation
 import PostgresNIO
@@ -159,8 +159,9 @@ public final class PostgresProjectorLease: ProjectorLease {
 }
 
 /// The storage projector's read models as plain tables beside the log, for analysts' `SELECT`s:
-/// `orders` (one row per order: order_id, total, item_count, stream, position), `stream_states`
-/// (each stream's version, cart status and total, `hasOnboarded`, and the whole state as bytes) and
+/// `orders` (one row per kept row: position, stream and the domain's declared columns: order_id,
+/// total, item_count), `stream_states` (each stream's version, the declared columns: cart status
+/// and total, `hasOnboarded`, and the whole state as bytes) and
 /// `local_storage` (the app's key → flag store), written in one transaction with the `storage` checkpoint.
 extension PostgresEventLog: ReadModelStore {
     public func updateReadModels(_ body: (any ReadModelTransaction) throws -> Void) throws {
@@ -182,7 +183,7 @@ extension PostgresEventLog: ReadModelStore {
         }
     }
 
-    public func currentReadModelState(of stream: String) throws -> (state: FlowState, version: Int)? {
+    public func readModelState(of stream: String) throws -> (state: StreamState, version: Int)? {
         try withSession { session in
             let rows = try session.query("""
                 SELECT (SELECT coalesce(max(position), 0) FROM \(unescaped: table("events"))),
@@ -192,23 +193,28 @@ extension PostgresEventLog: ReadModelStore {
                 """).rows
             let (last, checkpoint, version, bytes) = try rows[0].decode((Int64, Int64?, Int64?, ByteBuffer?).self)
             guard (checkpoint ?? 0) == last else { return nil }
-            guard let version, let bytes else { return (FlowDecider.initialState, 0) }
-            guard let state = bytes.withUnsafeReadableBytes({ StateCodec.decode($0) }) else { return nil }
+            guard let version, let bytes else { return (StreamState.initial, 0) }
+            guard let state = bytes.withUnsafeReadableBytes({ StreamState.decode($0) }) else { return nil }
             return (state, Int(version))
         }
     }
 
-    public func readModelOrders(stream: String?) throws -> [(position: Int, stream: String, order: Order)] {
-        try withSession { session in
+    public func readModelRows(stream: String?) throws -> [(position: Int, stream: String, row: KeptRow)] {
+        let types = KeptRow.columns.map(\.type)
+        return try withSession { session in
             try session.query("""
-                SELECT position, stream, order_id, total, item_count FROM \(unescaped: table("orders"))
+                SELECT position, stream, \(unescaped: Self.keptRowColumnList) FROM \(unescaped: table("orders"))
                 WHERE \(stream == nil) OR stream = \(stream ?? "") ORDER BY position
-                """).rows.map { row in
-                let (position, owner, id, total, count) = try row.decode((Int64, String, String, Int64, Int32).self)
-                return (Int(position), owner, Order(orderId: id, total: Int(total), itemCount: Int(count)))
+                """).rows.compactMap { row in
+                let cells = Array(row)
+                let (position, owner) = (try cells[0].decode(Int64.self), try cells[1].decode(String.self))
+                return KeptRow(columnValues: try ReadModelSQL.values(cells.dropFirst(2), types)).map { (Int(position), owner, $0) }
             }
         }
     }
+
+    /// The kept rows' declared columns, comma-separated, for `SELECT` and `INSERT`.
+    static var keptRowColumnList: String { KeptRow.columns.map { "\($0.name)" }.joined(separator: ", ") }
 
     public func readModelFlag(stream: String) throws -> Bool? {
         try withSession { session in
@@ -224,9 +230,12 @@ extension PostgresEventLog: ReadModelStore {
                 let (stream, version, state) = try row.decode((String, Int64, String).self)
                 text += "state \(stream) \(version) \(state)\n"
             }
-            for row in try session.query("SELECT position, stream, order_id, total, item_count FROM \(unescaped: table("orders")) ORDER BY position").rows {
-                let (position, stream, id, total, count) = try row.decode((Int64, String, String, Int64, Int32).self)
-                text += "order \(position) \(stream) \(id) \(total) \(count)\n"
+            let types = KeptRow.columns.map(\.type)
+            for row in try session.query("SELECT position, stream, \(unescaped: Self.keptRowColumnList) FROM \(unescaped: table("orders")) ORDER BY position").rows {
+                let cells = Array(row)
+                let (position, stream) = (try cells[0].decode(Int64.self), try cells[1].decode(String.self))
+                let values = try ReadModelSQL.values(cells.dropFirst(2), types).map(\.description)
+                text += "order \(position) \(stream) \(values.joined(separator: " "))\n"
             }
             for row in try session.query("SELECT key, value FROM \(unescaped: table("local_storage")) ORDER BY key").rows {
                 let (key, value) = try row.decode((String, Bool).self)
@@ -243,10 +252,10 @@ extension PostgresEventLog: ReadModelStore {
 final class PostgresReadModelTransaction: ReadModelTransaction {
     private let session: PostgresSession
     private let schema: PostgresSchema
-    private var states: [String: (state: FlowState, version: Int)] = [:]
+    private var states: [String: (state: StreamState, version: Int)] = [:]
     private var changedStates: [String] = []
     private var changedSet: Set<String> = []
-    private var orders: [(position: Int, stream: String, order: Order)] = []
+    private var rows: [(position: Int, stream: String, row: KeptRow)] = []
     private var storedCheckpoint: Int
     private var checkpointChanged = false
     private let flags: PostgresLocalStorage
@@ -268,61 +277,81 @@ final class PostgresReadModelTransaction: ReadModelTransaction {
         checkpointChanged = true
     }
 
-    func state(of stream: String) throws -> (state: FlowState, version: Int)? {
+    func state(of stream: String) throws -> (state: StreamState, version: Int)? {
         if let cached = states[stream] { return cached }
         let rows = try session.query("SELECT version, state FROM \(unescaped: schema.table("stream_states")) WHERE stream = \(stream)").rows
         guard let row = rows.first else { return nil }
         let (version, bytes) = try row.decode((Int64, ByteBuffer).self)
-        guard let state = bytes.withUnsafeReadableBytes({ StateCodec.decode($0) }) else { return nil }
+        guard let state = bytes.withUnsafeReadableBytes({ StreamState.decode($0) }) else { return nil }
         states[stream] = (state, Int(version))
         return (state, Int(version))
     }
 
-    func setState(_ state: FlowState, version: Int, of stream: String) throws {
+    func setState(_ state: StreamState, version: Int, of stream: String) throws {
         states[stream] = (state, version)
         if changedSet.insert(stream).inserted { changedStates.append(stream) }
     }
 
-    func addOrder(_ order: Order, stream: String, position: Int) throws {
-        orders.append((position, stream, order))
+    func addRow(_ row: KeptRow, stream: String, position: Int) throws {
+        rows.append((position, stream, row))
     }
 
     /// Writes what the transaction changed.
     func flush() throws {
         var statements: [PostgresQuery] = []
-        if !changedStates.isEmpty {
-            var versions: [Int64] = [], statuses: [String] = [], totals: [Int64] = [], onboarded: [Bool] = [], bytes: [ByteBuffer] = []
-            var writer = BinaryWriter(capacity: 512)
-            for stream in changedStates {
-                let (state, version) = states[stream]!
-                versions.append(Int64(version))
-                statuses.append(state.cart.status.rawValue)
-                totals.append(Int64(state.cart.total))
-                onboarded.append(state.navigation.hasOnboarded)
-                StateCodec.encode(state, into: &writer)
-                bytes.append(writer.withUnsafeBytes { ByteBuffer(bytes: $0) })
-            }
-            statements.append("""
-                INSERT INTO \(unescaped: schema.table("stream_states")) (stream, version, cart_status, cart_total, has_onboarded, state)
-                SELECT * FROM unnest(\(changedStates)::text[], \(versions)::int8[], \(statuses)::text[], \(totals)::int8[], \(onboarded)::bool[], \(bytes)::bytea[])
-                ON CONFLICT (stream) DO UPDATE SET version = EXCLUDED.version, cart_status = EXCLUDED.cart_status,
-                    cart_total = EXCLUDED.cart_total, has_onboarded = EXCLUDED.has_onboarded, state = EXCLUDED.state
-                """)
-        }
-        if !orders.isEmpty {
-            statements.append("""
-                INSERT INTO \(unescaped: schema.table("orders")) (position, stream, order_id, total, item_count)
-                SELECT * FROM unnest(\(orders.map { Int64($0.position) })::int8[], \(orders.map(\.stream))::text[],
-                    \(orders.map(\.order.orderId))::text[], \(orders.map { Int64($0.order.total) })::int8[], \(orders.map { Int32($0.order.itemCount) })::int4[])
-                ON CONFLICT (position) DO UPDATE SET stream = EXCLUDED.stream, order_id = EXCLUDED.order_id,
-                    total = EXCLUDED.total, item_count = EXCLUDED.item_count
-                """)
-        }
+        if !changedStates.isEmpty { statements.append(try statesStatement()) }
+        if !rows.isEmpty { statements.append(try rowsStatement()) }
         if let flagStatement = flags.flushStatement() { statements.append(flagStatement) }
         if checkpointChanged {
             statements.append("UPDATE \(unescaped: schema.table("projections")) SET checkpoint = \(Int64(storedCheckpoint)) WHERE projector = \(PostgresEventLog.storageProjector)")
         }
         if !statements.isEmpty { _ = try session.queries(statements, during: "writing the read models") }
+    }
+}
+
+extension PostgresReadModelTransaction {
+    /// The changed states: version, the domain's declared columns, and the whole state as bytes.
+    fileprivate func statesStatement() throws -> PostgresQuery {
+        let columns = StreamState.columns
+        var bindings = PostgresBindings()
+        var versions: [Int64] = [], values: [[ReadModelColumn<LogDecider.State>.Value]] = [], bytes: [ByteBuffer] = []
+        var writer = BinaryWriter(capacity: 512)
+        for stream in changedStates {
+            let (state, version) = states[stream]!
+            versions.append(Int64(version))
+            values.append(state.columnValues)
+            state.encode(into: &writer)
+            bytes.append(writer.withUnsafeBytes { ByteBuffer(bytes: $0) })
+        }
+        try bindings.append(changedStates)
+        try bindings.append(versions)
+        try ReadModelSQL.bindArrays(columns.map(\.type), values, into: &bindings)
+        try bindings.append(bytes)
+        let names = columns.map { "\($0.name)" }
+        let arrays = ["$1::text[]", "$2::int8[]"] + ReadModelSQL.unnestArguments(columns.map(\.type), after: 2) + ["$\(columns.count + 3)::bytea[]"]
+        let updates = (["version"] + names + ["state"]).map { "\($0) = EXCLUDED.\($0)" }.joined(separator: ", ")
+        return PostgresQuery(unsafeSQL: """
+            INSERT INTO \(schema.table("stream_states")) (stream, version, \(names.joined(separator: ", ")), state)
+            SELECT * FROM unnest(\(arrays.joined(separator: ", ")))
+            ON CONFLICT (stream) DO UPDATE SET \(updates)
+            """, binds: bindings)
+    }
+
+    /// The kept rows added: position, stream and the domain's declared columns.
+    fileprivate func rowsStatement() throws -> PostgresQuery {
+        let columns = KeptRow.columns
+        var bindings = PostgresBindings()
+        try bindings.append(rows.map { Int64($0.position) })
+        try bindings.append(rows.map(\.stream))
+        try ReadModelSQL.bindArrays(columns.map(\.type), rows.map(\.row.columnValues), into: &bindings)
+        let names = columns.map { "\($0.name)" }
+        let arrays = ["$1::int8[]", "$2::text[]"] + ReadModelSQL.unnestArguments(columns.map(\.type), after: 2)
+        let updates = (["stream"] + names).map { "\($0) = EXCLUDED.\($0)" }.joined(separator: ", ")
+        return PostgresQuery(unsafeSQL: """
+            INSERT INTO \(schema.table("orders")) (position, stream, \(names.joined(separator: ", ")))
+            SELECT * FROM unnest(\(arrays.joined(separator: ", ")))
+            ON CONFLICT (position) DO UPDATE SET \(updates)
+            """, binds: bindings)
     }
 }
 

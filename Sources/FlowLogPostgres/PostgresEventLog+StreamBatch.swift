@@ -1,5 +1,4 @@
 #if Network
-import FlowDomain
 import FlowLog
 import Foundation
 import PostgresNIO
@@ -53,7 +52,7 @@ extension PostgresEventLog: StreamBatchReading {
         return receipts
     }
 
-    /// Events read by one statement of `states(ofStreams:)` at most (plus one stream's worth): the
+    /// Events read by one statement of `streamStates(ofStreams:)` at most (plus one stream's worth): the
     /// rows are held in memory until they are folded.
     static let eventsPerRead = 65_536
 
@@ -62,27 +61,27 @@ extension PostgresEventLog: StreamBatchReading {
     /// a contiguous prefix of the log (appends commit in position order), and the events are read
     /// after the snapshot they follow, so each state is one the stream really had. A snapshot that
     /// fails its checksum sends its stream the single-stream way, which passes over damaged ones.
-    public func states(ofStreams streams: [String]) throws -> [String: (state: FlowState, version: Int)] {
+    public func streamStates(ofStreams streams: [String]) throws -> [String: (state: StreamState, version: Int)] {
         let heads: [(stream: String, version: Int, snapshot: Int?, state: ByteBuffer?)] = try withSession { session in
             try session.query("""
                 SELECT u.stream, coalesce(s.version, 0), n.version, n.state FROM unnest(\(streams)::text[]) AS u(stream)
                 LEFT JOIN \(unescaped: table("streams")) s ON s.stream = u.stream
                 LEFT JOIN LATERAL (SELECT version, state FROM \(unescaped: table("snapshots"))
-                    WHERE stream = u.stream AND reducer_version = \(Int32(FlowDecider.reducerVersion)) ORDER BY version DESC LIMIT 1) n ON true
+                    WHERE stream = u.stream AND reducer_version = \(Int32(StreamState.reducerVersion)) ORDER BY version DESC LIMIT 1) n ON true
                 """).rows.map { row in
                 let (stream, version, snapshot, state) = try row.decode((String, Int64, Int64?, ByteBuffer?).self)
                 return (stream, Int(version), snapshot.map(Int.init), state)
             }
         }
-        var states: [String: (state: FlowState, version: Int)] = [:]
+        var states: [String: (state: StreamState, version: Int)] = [:]
         states.reserveCapacity(streams.count)
         var pending: [(stream: String, after: Int)] = []
         var pendingEvents = 0
         for head in heads {
-            var start = (state: FlowDecider.initialState, version: 0)
+            var start = (state: StreamState.initial, version: 0)
             if let snapshot = head.snapshot, let bytes = head.state {
                 guard let decoded = Self.decodeSnapshot(bytes) else {
-                    states[head.stream] = try state(ofStream: head.stream, throughPosition: nil)
+                    states[head.stream] = try streamState(ofStream: head.stream, throughPosition: nil)
                     continue
                 }
                 start = (decoded, snapshot)
@@ -104,7 +103,7 @@ extension PostgresEventLog: StreamBatchReading {
 
     /// Folds every event after each stream's version in `streams` into its state, checking each
     /// record against its chain link as `scan` does.
-    private func fold(_ streams: [(stream: String, after: Int)], into states: inout [String: (state: FlowState, version: Int)]) throws {
+    private func fold(_ streams: [(stream: String, after: Int)], into states: inout [String: (state: StreamState, version: Int)]) throws {
         let rows: [ChainedRow] = try withSession { session in
             try session.query("""
                 SELECT e.position, e.record, substring(p.record FROM octet_length(p.record) - 7)
@@ -121,7 +120,7 @@ extension PostgresEventLog: StreamBatchReading {
                 throw FlowLogError.damaged(RecordDamage(position: row.position, stream: event.stream, problem: "the record says version \(event.version) of \(event.stream), which does not follow the stream's events before it"))
             }
             states[event.stream] = nil
-            FlowDecider.evolve(&current.state, event.event)
+            current.state.apply(event)
             current.version = event.version
             states[event.stream] = current
         }

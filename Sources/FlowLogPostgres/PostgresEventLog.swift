@@ -1,5 +1,4 @@
 #if Network
-import FlowDomain
 import FlowLog
 import Foundation
 import PostgresNIO
@@ -322,16 +321,16 @@ public final class PostgresEventLog: EventLog, @unchecked Sendable {
 
     /// The state from the latest intact snapshot at or before `throughPosition` that today's reducers
     /// wrote, then the stream's events after it.
-    public func state(ofStream stream: String, throughPosition: Int?) throws -> (state: FlowState, version: Int) {
+    public func streamState(ofStream stream: String, throughPosition: Int?) throws -> (state: StreamState, version: Int) {
         let through = Int64(throughPosition ?? Int.max)
         let snapshots: [(Int64, ByteBuffer)] = try withSession { session in
             try session.query("""
                 SELECT version, state FROM \(unescaped: table("snapshots"))
-                WHERE stream = \(stream) AND position <= \(through) AND reducer_version = \(Int32(FlowDecider.reducerVersion))
+                WHERE stream = \(stream) AND position <= \(through) AND reducer_version = \(Int32(StreamState.reducerVersion))
                 ORDER BY version DESC LIMIT 3
                 """).rows.map { try $0.decode((Int64, ByteBuffer).self) }
         }
-        var (state, version) = (FlowDecider.initialState, 0)
+        var (state, version) = (StreamState.initial, 0)
         for (snapshotVersion, bytes) in snapshots {
             if let decoded = Self.decodeSnapshot(bytes) {
                 (state, version) = (decoded, Int(snapshotVersion))
@@ -339,26 +338,26 @@ public final class PostgresEventLog: EventLog, @unchecked Sendable {
             }
         }
         try scan(stream: stream, fromVersion: version + 1, throughPosition: throughPosition) { event in
-            FlowDecider.evolve(&state, event.event)
+            state.apply(event)
             version = event.version
             return true
         }
         return (state, version)
     }
 
-    /// A snapshot's bytes: the whole state (`StateCodec`) and a checksum.
-    static func snapshotBytes(_ state: FlowState) -> ByteBuffer {
+    /// A snapshot's bytes: the whole state, kept rows included, and a checksum.
+    static func snapshotBytes(_ state: StreamState) -> ByteBuffer {
         var encoded = BinaryWriter(capacity: 256)
-        StateCodec.encode(state, into: &encoded)
+        state.encode(into: &encoded)
         encoded.writeChecksum()
         return encoded.withUnsafeBytes { ByteBuffer(bytes: $0) }
     }
 
     /// The state a snapshot holds, or `nil` when its checksum or encoding fails.
-    static func decodeSnapshot(_ bytes: ByteBuffer) -> FlowState? {
+    static func decodeSnapshot(_ bytes: ByteBuffer) -> StreamState? {
         bytes.withUnsafeReadableBytes { raw in
             guard raw.count > 8, let body = BinaryWriter.verifiedBody(of: raw) else { return nil }
-            return StateCodec.decode(body)
+            return StreamState.decode(body)
         }
     }
 }

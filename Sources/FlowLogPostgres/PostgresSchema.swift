@@ -74,13 +74,13 @@ struct PostgresSchema: Sendable {
             """,
             "CREATE TABLE \(s).leases (projector text COLLATE \"C\" PRIMARY KEY, pid integer NOT NULL, host text NOT NULL, since timestamptz NOT NULL)",
             """
-            CREATE TABLE \(s).orders (position bigint PRIMARY KEY, stream text COLLATE "C" NOT NULL, order_id text NOT NULL,
-                total bigint NOT NULL, item_count integer NOT NULL)
+            CREATE TABLE \(s).orders (position bigint PRIMARY KEY, stream text COLLATE "C" NOT NULL,
+                \(ReadModelSQL.definitions(KeptRow.columns.map { ($0.name, $0.type) })))
             """,
             "CREATE INDEX orders_stream ON \(s).orders (stream, position)",
             """
             CREATE TABLE \(s).stream_states (stream text COLLATE "C" PRIMARY KEY, version bigint NOT NULL,
-                cart_status text NOT NULL, cart_total bigint NOT NULL, has_onboarded boolean NOT NULL, state bytea NOT NULL)
+                \(ReadModelSQL.definitions(StreamState.columns)), state bytea NOT NULL)
             """,
             "CREATE TABLE \(s).local_storage (key text COLLATE \"C\" PRIMARY KEY, value boolean NOT NULL)",
             """

@@ -7,7 +7,7 @@ import LMDB
 import Testing
 
 /// A long stream's orders are kept twice: one entry each in the order index, and in pages of
-/// `ordersPerPage` written as each page fills. States read through pages must equal a fold of the events.
+/// `rowsPerPage` written as each page fills. States read through pages must equal a fold of the events.
 @Suite("Order pages")
 struct OrderPagesTests {
     /// A log whose stream "shop" placed `orders` orders (three events each), through the command pipeline.
@@ -40,7 +40,7 @@ struct OrderPagesTests {
     @Test func aPageIsWrittenAsItFillsAndStatesReadThroughPagesEqualTheFold() throws {
         let folder = TemporaryDirectory()
         let log = try logWithOrders(2_100, in: folder)
-        let pages = try log.reading { txn in try txn.count(try #require(log.orderPagesDB)) }
+        let pages = try log.reading { txn in try txn.count(try #require(log.rowPagesDB)) }
         #expect(pages == 2, "2,100 orders fill two pages of 1,024")
         // Just before and after each page fills, and the end.
         for position in [3 * 1_023, 3 * 1_024, 3 * 1_024 + 2, 3 * 2_048, 3 * 2_100] {
@@ -58,7 +58,7 @@ struct OrderPagesTests {
             var value = BinaryWriter(capacity: 64)
             value.write(UInt64(15))
             StateCodec.encode(order: Order(orderId: "changed", total: 1, itemCount: 1), into: &value)
-            try txn.put(log.ordersDB, key: Keys.streamVersion("shop", 5), value: value.bytes)
+            try txn.put(log.rowsDB, key: Keys.streamVersion("shop", 5), value: value.bytes)
         }
         let state = try log.state(ofStream: "shop", throughPosition: nil).state
         #expect(state.orders.orders[4].orderId == "order-5")
@@ -69,7 +69,7 @@ struct OrderPagesTests {
         let folder = TemporaryDirectory()
         let log = try logWithOrders(1_100, in: folder)
         try log.environment.write { txn in
-            let pages = try #require(log.orderPagesDB)
+            let pages = try #require(log.rowPagesDB)
             var page = try #require(try txn.get(pages, key: Keys.streamVersion("shop", 1)).map(Array.init))
             page[100] ^= 0x20
             try txn.put(pages, key: Keys.streamVersion("shop", 1), value: page)

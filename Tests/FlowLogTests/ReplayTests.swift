@@ -63,7 +63,7 @@ struct SnapshotTests {
             value.writeChecksum()
             try txn.put(log.snapshotsDB, key: Keys.streamVersion("a", 10), value: value.bytes)
             // …and one at version 15 whose bytes were damaged after it was written.
-            try log.writeSnapshot(bogus, stream: "a", version: 15, position: 15, txn)
+            try log.writeSnapshot(StreamState(bogus), stream: "a", version: 15, position: 15, txn)
             var damaged = Array(try txn.get(log.snapshotsDB, key: Keys.streamVersion("a", 15))!)
             damaged[20] ^= 0xFF
             try txn.put(log.snapshotsDB, key: Keys.streamVersion("a", 15), value: damaged)

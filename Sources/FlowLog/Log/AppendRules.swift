@@ -15,17 +15,21 @@ public protocol AppendTransaction {
     /// `streamOrdinal` numbers the batch's streams from 0 in the order they first appear.
     mutating func store(_ record: RecordedEvent, chainedTo previousHash: UInt64, fingerprint: UInt64?, streamOrdinal: Int) throws -> UInt64
     mutating func storeReceipt(_ receipt: CommandReceipt, stream: String, commandId: String) throws
-    mutating func storeSnapshot(_ state: FlowState, stream: String, version: Int, position: Int) throws
+    /// Keeps a row the domain declared beside an event just stored (`KeptRow`: an order placed),
+    /// the `version`-th event of `stream`: the one hook through which storage keeps what the
+    /// domain wants beside its events. `StreamForgetting` removes a stream's rows again.
+    mutating func keep(_ row: KeptRow, stream: String, version: Int) throws
+    mutating func storeSnapshot(_ state: StreamState, stream: String, version: Int, position: Int) throws
     /// Keeps the stream's latest state (one per stream, replaced each time): a writer that meets
     /// the stream later loads it and folds at most `AppendRules.headInterval` events.
-    mutating func storeHead(_ state: FlowState, stream: String, version: Int, position: Int) throws
+    mutating func storeHead(_ state: StreamState, stream: String, version: Int, position: Int) throws
     /// Ends the batch: the streams it moved, with their new versions.
     mutating func finish(versions: [String: Int]) throws
 }
 
 extension AppendTransaction {
     /// A backend that keeps no heads loads from its snapshots.
-    public mutating func storeHead(_ state: FlowState, stream: String, version: Int, position: Int) throws {}
+    public mutating func storeHead(_ state: StreamState, stream: String, version: Int, position: Int) throws {}
 }
 
 /// The append rules of the log contract, written once for every backend: idempotency by command
@@ -83,13 +87,14 @@ public enum AppendRules {
                                            correlationId: new.correlationId, causationId: new.causationId, event: new.event)
                 previousHash = try transaction.store(record, chainedTo: previousHash,
                                                      fingerprint: fingerprinted ? request.fingerprints[offset] : nil, streamOrdinal: ordinal)
+                if let row = KeptRow(for: record) { try transaction.keep(row, stream: request.stream, version: version) }
             }
             if let state = request.stateAfter {
                 if snapshotInterval > 0, current / snapshotInterval != version / snapshotInterval {
-                    try transaction.storeSnapshot(state, stream: request.stream, version: version, position: position)
+                    try transaction.storeSnapshot(StreamState(state), stream: request.stream, version: version, position: position)
                 }
                 if current / headInterval != version / headInterval {
-                    try transaction.storeHead(state, stream: request.stream, version: version, position: position)
+                    try transaction.storeHead(StreamState(state), stream: request.stream, version: version, position: position)
                 }
             }
             versions[request.stream] = version

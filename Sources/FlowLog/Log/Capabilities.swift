@@ -59,9 +59,10 @@ public protocol ReadModelTransaction: AnyObject {
     /// The storage projector's checkpoint as this transaction sees it.
     func checkpoint() throws -> Int
     func setCheckpoint(_ position: Int) throws
-    func state(of stream: String) throws -> (state: FlowState, version: Int)?
-    func setState(_ state: FlowState, version: Int, of stream: String) throws
-    func addOrder(_ order: Order, stream: String, position: Int) throws
+    func state(of stream: String) throws -> (state: StreamState, version: Int)?
+    func setState(_ state: StreamState, version: Int, of stream: String) throws
+    /// A row the domain keeps beside the events (an order), placed by the event at `position`.
+    func addRow(_ row: KeptRow, stream: String, position: Int) throws
     /// What the app keeps about a user between launches (the seed's LocalStorage).
     var localStorage: any LocalStorage { get }
 }
@@ -75,9 +76,9 @@ public protocol ReadModelStore: AnyObject {
     func resetReadModels() throws
     /// A stream's state from the read model, when it is current (its checkpoint is the log's last
     /// position); `nil` otherwise.
-    func currentReadModelState(of stream: String) throws -> (state: FlowState, version: Int)?
-    /// Orders of all streams (or of one) in the order they were placed.
-    func readModelOrders(stream: String?) throws -> [(position: Int, stream: String, order: Order)]
+    func readModelState(of stream: String) throws -> (state: StreamState, version: Int)?
+    /// Kept rows (orders) of all streams (or of one) in the order they were placed.
+    func readModelRows(stream: String?) throws -> [(position: Int, stream: String, row: KeptRow)]
     func readModelFlag(stream: String) throws -> Bool?
     /// Every read model as bytes, in key order: what a rebuild must reproduce exactly.
     func readModelDump() throws -> [UInt8]
@@ -130,7 +131,7 @@ public protocol StreamBatchReading: AnyObject {
     /// Each stream's current version (0 for one without events), every stream asked for present.
     func versions(of streams: [String]) throws -> [String: Int]
     /// Each stream's current state and version, as `EventLog.state(ofStream:)` gives it.
-    func states(ofStreams streams: [String]) throws -> [String: (state: FlowState, version: Int)]
+    func streamStates(ofStreams streams: [String]) throws -> [String: (state: StreamState, version: Int)]
     /// The receipts of those of `commands` (stream, command id) that were accepted, by stream and id.
     func receipts(of commands: [(stream: String, commandId: String)]) throws -> [String: [String: CommandReceipt]]
 }

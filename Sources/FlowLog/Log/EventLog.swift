@@ -90,7 +90,7 @@ public protocol EventLog: AnyObject, ReplaySource {
 
     /// The stream's state and version as of global position `through` (or now). Logs with snapshots
     /// start from the latest usable one.
-    func state(ofStream stream: String, throughPosition: Int?) throws -> (state: FlowState, version: Int)
+    func streamState(ofStream stream: String, throughPosition: Int?) throws -> (state: StreamState, version: Int)
 
     /// Every stream with its version, in stream id order.
     func streams() throws -> [(stream: String, version: Int)]
@@ -131,9 +131,16 @@ extension EventLog {
         try state(ofStream: stream, throughPosition: nil)
     }
 
-    /// The stream's state by folding all its events from the start.
+    /// The stream's state and version as of global position `through` (or now), as the domain's value.
     public func state(ofStream stream: String, throughPosition: Int?) throws -> (state: FlowState, version: Int) {
-        try replayedState(ofStream: stream, throughPosition: throughPosition)
+        let (state, version) = try streamState(ofStream: stream, throughPosition: throughPosition)
+        return (state.value, version)
+    }
+
+    /// The stream's state by folding all its events from the start (a log without snapshots).
+    public func streamState(ofStream stream: String, throughPosition: Int?) throws -> (state: StreamState, version: Int) {
+        let (state, version) = try replayedState(ofStream: stream, throughPosition: throughPosition)
+        return (StreamState(state), version)
     }
 
     /// The stream's state by folding all its events from the start, never from a snapshot.

@@ -71,6 +71,12 @@ public enum ErasureAudit {
         return nil
     }
 
+    /// The append of erasures' audit events to the system stream that keeps them
+    /// (`SystemStreams.erasures`), in the forget's own transaction where the backend can.
+    public static func request(appending events: [NewEvent]) -> AppendRequest {
+        AppendRequest(stream: SystemStreams.erasures, expectedVersion: nil, commandId: nil, events: events)
+    }
+
     /// HMAC-SHA256 of the stream id under `key`, in hex.
     public static func pseudonym(of stream: String, key: [UInt8]) -> String {
         HMACSHA256.hex(key: key, message: Array(stream.utf8))

@@ -8,7 +8,7 @@ package protocol ImportSession {
     func makeBuilder() -> any ImportBatchBuilder
     /// Runs `body` on the calling (preparing) thread with a loader that reads a stream as the log
     /// was when the import began: its version and folded state.
-    func withStreamLoader(_ body: (@escaping (String) throws -> (version: Int, state: FlowState)) throws -> Void) throws
+    func withStreamLoader(_ body: (@escaping (String) throws -> (version: Int, state: StreamState)) throws -> Void) throws
     /// Writes one prepared batch inside the import's transaction, on the thread that opened it.
     func write(_ content: any Sendable, heads: [(stream: String, version: Int)]) throws
     /// After the last batch: the final state of every stream the import touched.
@@ -173,7 +173,7 @@ package final class PreparingSink: EventSink {
     private var preparation: ImportPreparation
     package private(set) var count = 0
 
-    package init(session: any ImportSession, loadStream: @escaping (String) throws -> (version: Int, state: FlowState)) {
+    package init(session: any ImportSession, loadStream: @escaping (String) throws -> (version: Int, state: StreamState)) {
         self.session = session
         preparation = ImportPreparation(start: session.start, builder: session.makeBuilder(), loadStream: loadStream)
     }

@@ -41,8 +41,9 @@ package protocol ImportBatchBuilder: AnyObject {
     /// A forgotten event (an export's tombstone), its record encoded: no stream-index entry, no
     /// fingerprint. Only logs of the salted layout are handed one (`ImportPreparation.add`).
     func addForgotten(_ event: RecordedEvent, record: UnsafeRawBufferPointer, line: Int)
-    func placeOrder(_ order: Order, number: Int, stream: String, version: Int)
-    func snapshot(_ state: FlowState, stream: String, version: Int, position: Int)
+    /// A row the domain keeps beside the event (`AppendTransaction.keep`), the stream's `number`-th.
+    func keep(_ row: KeptRow, number: Int, stream: String, version: Int)
+    func snapshot(_ state: StreamState, stream: String, version: Int, position: Int)
     /// What was gathered, ready for the session that made this builder to write; the builder
     /// starts again empty.
     func take() -> any Sendable
@@ -64,7 +65,7 @@ package struct StreamHead {
     package let stream: String
     package let version: Int
     package let position: Int
-    package let state: FlowState
+    package let state: StreamState
 }
 
 /// Checks and folds imported events in order and hands them to the backend's builder. Noncopyable,
@@ -77,7 +78,7 @@ package struct ImportPreparation: ~Copyable {
     /// What the preparation knows of a stream the import has touched: its version and folded state.
     private struct StreamFold {
         var version: Int
-        var state: FlowState
+        var state: StreamState
         /// The position of the stream's last event (0 before the import touched it).
         var position = 0
     }
@@ -85,7 +86,7 @@ package struct ImportPreparation: ~Copyable {
     private var position: Int
     private var previousHash: UInt64
     private let snapshotInterval: Int
-    private let loadStream: (String) throws -> (version: Int, state: FlowState)
+    private let loadStream: (String) throws -> (version: Int, state: StreamState)
     /// Folds live in an array (read and changed in place); the dictionary finds a stream's slot.
     private var folds: [StreamFold] = []
     private var slots: [String: Int] = [:]
@@ -104,7 +105,7 @@ package struct ImportPreparation: ~Copyable {
     /// `flowlog-bench --cases import`: 8,192 left the writer behind; 16,384 to 65,536 were alike.
     package static var batchSize: Int { 32_768 }
 
-    package init(start: ImportStart, builder: any ImportBatchBuilder, loadStream: @escaping (String) throws -> (version: Int, state: FlowState)) {
+    package init(start: ImportStart, builder: any ImportBatchBuilder, loadStream: @escaping (String) throws -> (version: Int, state: StreamState)) {
         position = start.position
         previousHash = start.hash
         snapshotInterval = start.snapshotInterval
@@ -138,8 +139,8 @@ package struct ImportPreparation: ~Copyable {
         let fingerprint = Self.fold(event, into: &folds[slot], scratch: &scratch)
         previousHash = RecordCodec.encode(event, previousHash: previousHash, layout: layout, salts: &salts, into: &record)
         record.withUnsafeBytes { builder.add(event, record: $0, fingerprint: fingerprint, line: line, streamOrdinal: slot) }
-        if case .cart(.orderPlaced) = event.event, let order = folds[slot].state.orders.orders.last {
-            builder.placeOrder(order, number: folds[slot].state.orders.orders.count, stream: event.stream, version: event.version)
+        if let row = KeptRow(keptBy: event, after: folds[slot].state) {
+            builder.keep(row, number: folds[slot].state.keptRowCount, stream: event.stream, version: event.version)
         }
         if snapshotInterval > 0, event.version % snapshotInterval == 0 {
             builder.snapshot(folds[slot].state, stream: event.stream, version: event.version, position: event.position)
@@ -170,8 +171,8 @@ package struct ImportPreparation: ~Copyable {
     private static func fold(_ event: RecordedEvent, into fold: inout StreamFold, scratch: inout BinaryWriter) -> UInt64 {
         fold.version = event.version
         fold.position = event.position
-        FlowDecider.evolve(&fold.state, event.event)
-        return StateCodec.fingerprint(fold.state, scratch: &scratch)
+        fold.state.apply(event)
+        return fold.state.fingerprint(scratch: &scratch)
     }
 
     private mutating func slot(of stream: String) throws -> Int {

@@ -96,17 +96,17 @@ final class LogCreatedOnFirstAppend: EventLog, StreamBatchReading, DeferredCommi
         try opened?.forEachEvent(inStream: stream, throughPosition: throughPosition, body)
     }
 
-    func state(ofStream stream: String, throughPosition: Int?) throws -> (state: FlowState, version: Int) {
-        try opened?.state(ofStream: stream, throughPosition: throughPosition) ?? (FlowDecider.initialState, 0)
+    func streamState(ofStream stream: String, throughPosition: Int?) throws -> (state: StreamState, version: Int) {
+        try opened?.streamState(ofStream: stream, throughPosition: throughPosition) ?? (StreamState.initial, 0)
     }
 
     func versions(of streams: [String]) throws -> [String: Int] {
         try opened?.currentVersions(of: streams) ?? Dictionary(streams.map { ($0, 0) }, uniquingKeysWith: { first, _ in first })
     }
 
-    func states(ofStreams streams: [String]) throws -> [String: (state: FlowState, version: Int)] {
-        if let reader = opened?.capabilities.batchReading { return try reader.states(ofStreams: streams) }
-        return Dictionary(try streams.map { ($0, try state(ofStream: $0, throughPosition: nil)) }, uniquingKeysWith: { first, _ in first })
+    func streamStates(ofStreams streams: [String]) throws -> [String: (state: StreamState, version: Int)] {
+        if let reader = opened?.capabilities.batchReading { return try reader.streamStates(ofStreams: streams) }
+        return Dictionary(try streams.map { ($0, try streamState(ofStream: $0, throughPosition: nil)) }, uniquingKeysWith: { first, _ in first })
     }
 
     func receipts(of commands: [(stream: String, commandId: String)]) throws -> [String: [String: CommandReceipt]] {

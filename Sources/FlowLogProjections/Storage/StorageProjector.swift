@@ -16,22 +16,22 @@ public final class StorageProjector: Projector {
 
     public func project(_ events: [RecordedEvent]) throws {
         try store.updateReadModels { transaction in
-            var states: [String: (state: FlowState, version: Int)] = [:]
+            var states: [String: (state: StreamState, version: Int)] = [:]
             // Another process may have projected some of these meanwhile: the checkpoint, read inside
             // this transaction, says which events are still to do, so none is applied twice.
             let done = try transaction.checkpoint()
             let flags = transaction.localStorage
             // The log's own streams (the erasure audit trail) are no session: no read model of theirs.
             for record in events where record.position > done && !SystemStreams.isReserved(record.stream) {
-                var current = try states.removeValue(forKey: record.stream) ?? transaction.state(of: record.stream) ?? (FlowDecider.initialState, 0)
-                FlowDecider.evolve(&current.state, record.event)
+                var current = try states.removeValue(forKey: record.stream) ?? transaction.state(of: record.stream) ?? (StreamState.initial, 0)
+                current.state.apply(record)
                 current.version = record.version
-                if case .cart(.orderPlaced(let placed)) = record.event {
-                    try transaction.addOrder(Order(orderId: placed.orderId, total: placed.total, itemCount: placed.itemCount),
-                                             stream: record.stream, position: record.position)
+                if let row = KeptRow(for: record) {
+                    try transaction.addRow(row, stream: record.stream, position: record.position)
                 }
-                if case .navigation = record.event, try flags.bool(forKey: record.stream) != current.state.navigation.hasOnboarded {
-                    try flags.set(current.state.navigation.hasOnboarded, forKey: record.stream)
+                let onboarded = current.state.value.navigation.hasOnboarded
+                if case .navigation = record.event, try flags.bool(forKey: record.stream) != onboarded {
+                    try flags.set(onboarded, forKey: record.stream)
                 }
                 states[record.stream] = current
             }

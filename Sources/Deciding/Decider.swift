@@ -1,0 +1,43 @@
+/// The shape every domain under a FlowLog log takes: a state, the commands that may change it, the
+/// events that record a change, `decide` and `evolve`, and what the log should keep beside the
+/// events. The log's storage is written against this shape, through the core's `StreamState` and
+/// `KeptRow`, and never against a domain's own types: a second domain conforms here and the
+/// backends do not change.
+///
+/// `decide` and `evolve` must be pure (no I/O, no clock, no randomness), so that replaying the
+/// same events always rebuilds the same state.
+public protocol Decider {
+    associatedtype State: Equatable & Sendable
+    associatedtype Command
+    associatedtype Event: Equatable & Sendable
+    /// What a decision may need besides the command and the state, fixed for the log's life.
+    associatedtype Context
+    associatedtype Failure: Error
+    /// A row the domain keeps beside the events, per stream, in the order the events add them (the
+    /// cart's orders). Rows only ever grow, so a snapshot stores how many there are and storage
+    /// keeps the rows once, in an index it writes in the append's own transaction.
+    associatedtype KeptRow: Equatable & Sendable
+
+    static var initialState: State { get }
+    /// The version of the reducers' meaning: snapshots written under another are never trusted.
+    static var reducerVersion: Int { get }
+    static func decide(_ command: Command, state: State, context: Context) throws(Failure) -> [Event]
+    static func evolve(_ state: inout State, _ event: Event)
+
+    /// The row `event` adds to its stream's kept rows, if any.
+    static func keptRow(for event: Event) -> KeptRow?
+    /// The state's kept rows, oldest first.
+    static func keptRows(of state: State) -> [KeptRow]
+    /// Puts rows read back from storage into a state decoded without them.
+    static func restoreKeptRows(_ rows: [KeptRow], into state: inout State)
+    /// The row with what may name the person blanked (its personal columns, and anything else):
+    /// what the read model keeps of a forgotten stream's rows.
+    static func anonymized(_ row: KeptRow) -> KeptRow
+
+    /// The typed columns of the storage read model's table of states, beside the encoded state.
+    static var stateColumns: [ReadModelColumn<State>] { get }
+    /// The typed columns of its table of kept rows.
+    static var keptRowColumns: [ReadModelColumn<KeptRow>] { get }
+    /// A kept row read back from its columns, in `keptRowColumns`' order.
+    static func keptRow(fromColumns values: [ReadModelColumn<KeptRow>.Value]) -> KeptRow?
+}

@@ -1,0 +1,24 @@
+import Deciding
+
+/// The cart and onboarding domain in the `Decider` shape: its orders are the rows it keeps beside
+/// the events, and its read-model columns are declared in ReadModelColumns.swift.
+extension FlowDecider: Decider {
+    public typealias Failure = Rejection
+
+    public static func keptRow(for event: AppEvent) -> Order? {
+        guard case .cart(.orderPlaced(let placed)) = event else { return nil }
+        return Order(orderId: placed.orderId, total: placed.total, itemCount: placed.itemCount)
+    }
+
+    @inlinable public static func keptRows(of state: FlowState) -> [Order] { state.orders.orders }
+
+    public static func restoreKeptRows(_ rows: [Order], into state: inout FlowState) { state.orders = OrderHistory(orders: rows) }
+
+    /// The order's id is the client's choice and may name the person; its total, item count and
+    /// currency stay, so revenue still adds up.
+    public static func anonymized(_ order: Order) -> Order {
+        var kept = order
+        kept.orderId = ""
+        return kept
+    }
+}

@@ -1,0 +1,69 @@
+import Deciding
+import FlowDomain
+
+/// A row the domain keeps beside its events (`Decider.keptRow(for:)`: the cart's orders), as
+/// storage holds it. The append rules hand each to the backend's `AppendTransaction.keep` in the
+/// append's own transaction; `StreamForgetting` removes a stream's rows with its events.
+public struct KeptRow: Equatable, Sendable {
+    public var value: LogDecider.KeptRow
+
+    @inlinable public init(_ value: LogDecider.KeptRow) { self.value = value }
+
+    /// The row `event` adds to its stream, if any.
+    @inlinable public init?(for event: RecordedEvent) {
+        guard let row = LogDecider.keptRow(for: event.event) else { return nil }
+        value = row
+    }
+
+    /// The row `event` added, read from the state right after it: the state knows what the event
+    /// alone may not (the cart's currency).
+    @inlinable public init?(keptBy event: RecordedEvent, after state: StreamState) {
+        guard LogDecider.keptRow(for: event.event) != nil, let row = LogDecider.keptRows(of: state.value).last else { return nil }
+        value = row
+    }
+
+    // MARK: Bytes
+
+    package func encode(into writer: inout BinaryWriter) { StateCodec.encode(order: value, into: &writer) }
+
+    package static func decode(_ bytes: UnsafeRawBufferPointer) -> KeptRow? { StateCodec.decodeOrder(bytes).map(KeptRow.init) }
+
+    // MARK: Columns
+
+    /// The typed columns the domain declared for the read model's table of kept rows.
+    public static var columns: [(name: StaticString, type: ReadModelColumn<LogDecider.KeptRow>.ValueType, isPersonal: Bool)] {
+        LogDecider.keptRowColumns.map { ($0.name, $0.type, $0.isPersonal) }
+    }
+
+    public var columnValues: [ReadModelColumn<LogDecider.KeptRow>.Value] { LogDecider.keptRowColumns.map { $0.value(value) } }
+
+    public init?(columnValues: [ReadModelColumn<LogDecider.KeptRow>.Value]) {
+        guard let row = LogDecider.keptRow(fromColumns: columnValues) else { return nil }
+        value = row
+    }
+
+    /// The row with what may name the person blanked: what a forgotten stream's read model keeps.
+    public var anonymized: KeptRow { KeptRow(LogDecider.anonymized(value)) }
+}
+
+/// A stream's kept rows, read back from storage's index in order: whole pages first, then single rows.
+public struct KeptRows: Sendable {
+    public private(set) var rows: [LogDecider.KeptRow] = []
+
+    public init(reservingCapacity capacity: Int) { rows.reserveCapacity(capacity) }
+
+    public var count: Int { rows.count }
+
+    /// Appends one row as `KeptRow.encode` wrote it; `false` when the bytes hold none.
+    package mutating func append(encoded bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let row = StateCodec.decodeOrder(bytes) else { return false }
+        rows.append(row)
+        return true
+    }
+
+    /// Appends the `count` rows of a page (rows one after another, then a checksum); a page that is
+    /// damaged or holds another number of rows appends nothing.
+    package mutating func append(page bytes: UnsafeRawBufferPointer, count: Int) -> Bool {
+        StateCodec.appendOrders(fromPage: bytes, count: count, to: &rows)
+    }
+}
