@@ -11,12 +11,12 @@ import Testing
 @Suite("Order pages")
 struct OrderPagesTests {
     /// A log whose stream "shop" placed `orders` orders (three events each), through the command pipeline.
-    private func logWithOrders(_ orders: Int, in folder: TemporaryDirectory) throws -> LMDBEventLog {
+    private func logWithOrders(_ orders: Int, currency: String? = nil, in folder: TemporaryDirectory) throws -> LMDBEventLog {
         let log = try LMDBEventLog(path: folder.child("log"))
         try log.setSnapshotInterval(100)
         let processor = CommandProcessor(log: log, clock: SteppingClock(), ids: SequentialIDGenerator(startingAfter: 0))
         let commands = (1...orders).flatMap { number in
-            [CommandEnvelope(stream: "shop", command: .cart(.addProduct(.init(productId: "p\(number % 5)", name: nil, unitPrice: 100 + number, quantity: 1)))),
+            [CommandEnvelope(stream: "shop", command: .cart(.addProduct(.init(productId: "p\(number % 5)", name: nil, unitPrice: 100 + number, quantity: 1, currency: currency)))),
              CommandEnvelope(stream: "shop", command: .cart(.checkout)),
              CommandEnvelope(stream: "shop", command: .payment(.succeeded(.init(orderId: "order-\(number)"))))]
         }
@@ -48,6 +48,23 @@ struct OrderPagesTests {
             #expect(version == position)
             #expect(state == (try folded(log, through: position)), "state through position \(position)")
         }
+    }
+
+    /// An order's currency is its cart's, which the event placing it does not repeat: the row kept
+    /// beside the event is read from the state after it, so a state loaded from a head or a
+    /// snapshot and the row index has the orders a fold has, and `replay --verify` agrees.
+    @Test func ordersInAnotherCurrencyKeepItThroughHeadsAndSnapshots() throws {
+        let folder = TemporaryDirectory()
+        let log = try logWithOrders(40, currency: "EUR", in: folder)
+        let (state, version) = try log.state(ofStream: "shop", throughPosition: nil)
+        #expect(version == 120)
+        #expect(state.orders.orders.allSatisfy { $0.currency == "EUR" })
+        #expect(state == (try folded(log, through: 120)))
+        for position in [17, 50, 101] {
+            #expect(try log.state(ofStream: "shop", throughPosition: position).state == (try folded(log, through: position)))
+        }
+        let stored = try log.reading { txn in try log.keptRows(of: "shop", count: 40, txn) }
+        #expect(stored?.rows.map(\.currency) == Array(repeating: "EUR", count: 40))
     }
 
     @Test func ordersInAFullPageAreReadFromThePage() throws {

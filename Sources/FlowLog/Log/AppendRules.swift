@@ -79,6 +79,7 @@ public enum AppendRules {
             var version = current
             let ordinal = ordinals[request.stream] ?? { ordinals[request.stream] = ordinals.count; return ordinals.count - 1 }()
             let fingerprinted = request.fingerprints.count == request.events.count
+            var keptRows = request.keptRows.makeIterator()
             for (offset, new) in request.events.enumerated() {
                 position += 1
                 version += 1
@@ -87,7 +88,9 @@ public enum AppendRules {
                                            correlationId: new.correlationId, causationId: new.causationId, event: new.event)
                 previousHash = try transaction.store(record, chainedTo: previousHash,
                                                      fingerprint: fingerprinted ? request.fingerprints[offset] : nil, streamOrdinal: ordinal)
-                if let row = KeptRow(for: record) { try transaction.keep(row, stream: request.stream, version: version) }
+                if let derived = KeptRow(for: new.event) {
+                    try transaction.keep(keptRows.next() ?? derived, stream: request.stream, version: version)
+                }
             }
             if let state = request.stateAfter {
                 if snapshotInterval > 0, current / snapshotInterval != version / snapshotInterval {

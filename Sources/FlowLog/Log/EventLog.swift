@@ -18,14 +18,18 @@ public struct AppendRequest: Equatable, Sendable {
     /// snapshot when the events cross a multiple of its snapshot interval, and as the stream's head
     /// when they cross one of `AppendRules.headInterval` (it is not needed elsewhere).
     public var stateAfter: FlowState?
+    /// The rows the events keep beside them (`KeptRow`: the orders they place), in order, read
+    /// from the states after them, when the caller folded them; the log derives any it is not
+    /// given from the events alone, which do not know everything (an order's currency).
+    public var keptRows: [KeptRow]
     /// What the command was (`CommandFingerprint`), kept with its receipt so that a retry with the
     /// same id can be told from a different command that reuses it.
     public var commandFingerprint: UInt64?
 
     public init(stream: String, expectedVersion: Int?, commandId: String?, events: [NewEvent], chained: Bool = false,
-                fingerprints: [UInt64] = [], stateAfter: FlowState? = nil, commandFingerprint: UInt64? = nil) {
+                fingerprints: [UInt64] = [], stateAfter: FlowState? = nil, keptRows: [KeptRow] = [], commandFingerprint: UInt64? = nil) {
         (self.stream, self.expectedVersion, self.commandId, self.events, self.chained) = (stream, expectedVersion, commandId, events, chained)
-        (self.fingerprints, self.stateAfter, self.commandFingerprint) = (fingerprints, stateAfter, commandFingerprint)
+        (self.fingerprints, self.stateAfter, self.keptRows, self.commandFingerprint) = (fingerprints, stateAfter, keptRows, commandFingerprint)
     }
 }
 

@@ -9,16 +9,17 @@ public struct KeptRow: Equatable, Sendable {
 
     @inlinable public init(_ value: LogDecider.KeptRow) { self.value = value }
 
-    /// The row `event` adds to its stream, if any.
-    @inlinable public init?(for event: RecordedEvent) {
-        guard let row = LogDecider.keptRow(for: event.event) else { return nil }
+    /// The row `event` adds to its stream, if any, from the event alone: what it says. Where the
+    /// state after the event is at hand, `init(keptBy:after:)` gives the whole row.
+    @inlinable public init?(for event: LogDecider.Event) {
+        guard let row = LogDecider.keptRow(for: event) else { return nil }
         value = row
     }
 
     /// The row `event` added, read from the state right after it: the state knows what the event
-    /// alone may not (the cart's currency).
-    @inlinable public init?(keptBy event: RecordedEvent, after state: StreamState) {
-        guard LogDecider.keptRow(for: event.event) != nil, let row = LogDecider.keptRows(of: state.value).last else { return nil }
+    /// alone may not (an order's currency is its cart's).
+    @inlinable public init?(keptBy event: LogDecider.Event, after state: LogDecider.State) {
+        guard LogDecider.keptRow(for: event) != nil, let row = LogDecider.keptRows(of: state).last else { return nil }
         value = row
     }
 

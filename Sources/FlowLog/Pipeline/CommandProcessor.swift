@@ -168,9 +168,11 @@ public final class CommandProcessor {
         }
         var fingerprints: [UInt64] = []
         fingerprints.reserveCapacity(events.count)
+        var keptRows: [KeptRow] = []
         for event in events {
             FlowDecider.evolve(&current.state, event)
             fingerprints.append(StateCodec.fingerprint(current.state, scratch: &scratch))
+            if let row = KeptRow(keptBy: event, after: current.state) { keptRows.append(row) }
         }
         let after = current.version + events.count
         // The state goes along only where the log keeps it (a head, a snapshot): a copy held by every
@@ -179,7 +181,7 @@ public final class CommandProcessor {
             || snapshotInterval.map { $0 > 0 && current.version / $0 != after / $0 } ?? true
         let request = AppendRequest(stream: envelope.stream, expectedVersion: current.version, commandId: envelope.commandId,
                                     events: newEvents, chained: current.requested, fingerprints: fingerprints,
-                                    stateAfter: keeps ? current.state : nil)
+                                    stateAfter: keeps ? current.state : nil, keptRows: keptRows)
         current.version += events.count
         current.requested = true
         return .decided(request, events)

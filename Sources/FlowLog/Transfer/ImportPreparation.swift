@@ -139,7 +139,7 @@ package struct ImportPreparation: ~Copyable {
         let fingerprint = Self.fold(event, into: &folds[slot], scratch: &scratch)
         previousHash = RecordCodec.encode(event, previousHash: previousHash, layout: layout, salts: &salts, into: &record)
         record.withUnsafeBytes { builder.add(event, record: $0, fingerprint: fingerprint, line: line, streamOrdinal: slot) }
-        if let row = KeptRow(keptBy: event, after: folds[slot].state) {
+        if let row = KeptRow(keptBy: event.event, after: folds[slot].state.value) {
             builder.keep(row, number: folds[slot].state.keptRowCount, stream: event.stream, version: event.version)
         }
         if snapshotInterval > 0, event.version % snapshotInterval == 0 {

@@ -26,7 +26,7 @@ public final class StorageProjector: Projector {
                 var current = try states.removeValue(forKey: record.stream) ?? transaction.state(of: record.stream) ?? (StreamState.initial, 0)
                 current.state.apply(record)
                 current.version = record.version
-                if let row = KeptRow(for: record) {
+                if let row = KeptRow(keptBy: record.event, after: current.state.value) {
                     try transaction.addRow(row, stream: record.stream, position: record.position)
                 }
                 let onboarded = current.state.value.navigation.hasOnboarded
