@@ -17,7 +17,7 @@ public struct AppendRequest: Equatable, Sendable {
     /// The stream's state after the last event, when the caller knows it; the log keeps it as a
     /// snapshot when the events cross a multiple of its snapshot interval, and as the stream's head
     /// when they cross one of `AppendRules.headInterval` (it is not needed elsewhere).
-    public var stateAfter: FlowState?
+    public var stateAfter: LogDecider.State?
     /// The rows the events keep beside them (`KeptRow`: the orders they place), in order, read
     /// from the states after them, when the caller folded them; the log derives any it is not
     /// given from the events alone, which do not know everything (an order's currency).
@@ -27,7 +27,7 @@ public struct AppendRequest: Equatable, Sendable {
     public var commandFingerprint: UInt64?
 
     public init(stream: String, expectedVersion: Int?, commandId: String?, events: [NewEvent], chained: Bool = false,
-                fingerprints: [UInt64] = [], stateAfter: FlowState? = nil, keptRows: [KeptRow] = [], commandFingerprint: UInt64? = nil) {
+                fingerprints: [UInt64] = [], stateAfter: LogDecider.State? = nil, keptRows: [KeptRow] = [], commandFingerprint: UInt64? = nil) {
         (self.stream, self.expectedVersion, self.commandId, self.events, self.chained) = (stream, expectedVersion, commandId, events, chained)
         (self.fingerprints, self.stateAfter, self.keptRows, self.commandFingerprint) = (fingerprints, stateAfter, keptRows, commandFingerprint)
     }
@@ -131,12 +131,12 @@ extension EventLog {
         return events
     }
 
-    public func state(ofStream stream: String) throws -> (state: FlowState, version: Int) {
+    public func state(ofStream stream: String) throws -> (state: LogDecider.State, version: Int) {
         try state(ofStream: stream, throughPosition: nil)
     }
 
     /// The stream's state and version as of global position `through` (or now), as the domain's value.
-    public func state(ofStream stream: String, throughPosition: Int?) throws -> (state: FlowState, version: Int) {
+    public func state(ofStream stream: String, throughPosition: Int?) throws -> (state: LogDecider.State, version: Int) {
         let (state, version) = try streamState(ofStream: stream, throughPosition: throughPosition)
         return (state.value, version)
     }
@@ -148,11 +148,11 @@ extension EventLog {
     }
 
     /// The stream's state by folding all its events from the start, never from a snapshot.
-    public func replayedState(ofStream stream: String, throughPosition: Int? = nil) throws -> (state: FlowState, version: Int) {
-        var state = FlowDecider.initialState
+    public func replayedState(ofStream stream: String, throughPosition: Int? = nil) throws -> (state: LogDecider.State, version: Int) {
+        var state = LogDecider.initialState
         var version = 0
         try forEachEvent(inStream: stream, throughPosition: throughPosition) { recorded in
-            FlowDecider.evolve(&state, recorded.event)
+            LogDecider.evolve(&state, recorded.event)
             version = recorded.version
             return true
         }
@@ -170,7 +170,7 @@ extension EventLog {
         }
     }
 
-    public func state(ofStream stream: String, before position: Int) throws -> FlowState {
-        position <= 1 ? FlowDecider.initialState : try state(ofStream: stream, throughPosition: position - 1).state
+    public func state(ofStream stream: String, before position: Int) throws -> LogDecider.State {
+        position <= 1 ? LogDecider.initialState : try state(ofStream: stream, throughPosition: position - 1).state
     }
 }

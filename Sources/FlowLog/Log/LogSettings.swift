@@ -43,14 +43,14 @@ public struct LogSettings: Equatable, Sendable {
 
     /// Whether this log may hold `event` as it would be stored (the lowest version that holds it).
     @inlinable
-    public func admits(_ event: AppEvent) -> Bool {
+    public func admits(_ event: LogDecider.Event) -> Bool {
         guard logSchema < EventKinds.newestLogSchema else { return true }
         let info = EventKinds.info(of: event)
         return EventKinds.storedVersion(of: event) <= info.newestVersion(inLogSchema: logSchema)
     }
 
     /// The refusal of an event this log's schema cannot hold, naming `flowlog upgrade`.
-    public func refusal(of event: AppEvent, location: String) -> Rejection {
+    public func refusal(of event: LogDecider.Event, location: String) -> Rejection {
         let info = EventKinds.info(of: event)
         let needed = info.versions.first { $0.version == EventKinds.storedVersion(of: event) }
         let version = needed?.version ?? info.version

@@ -16,7 +16,7 @@ public struct RecordedEvent: Equatable, Sendable {
     public var causationId: String?
     /// The storage schema the record was written with (upcast on read when older).
     public var schemaVersion: Int
-    public var event: AppEvent
+    public var event: LogDecider.Event
     /// Whether the record was forgotten (`flowlog forget`): its position, version, event id, kind,
     /// actor and timestamp remain; its stream is empty, its ids are `nil` and `event` is a blank
     /// event of its kind. Only `forEachRecord` yields such records.
@@ -24,7 +24,7 @@ public struct RecordedEvent: Equatable, Sendable {
 
     public init(position: Int, stream: String, version: Int, eventId: EventID, timestamp: Timestamp,
                 actor: Actor, correlationId: String? = nil, causationId: String? = nil,
-                schemaVersion: Int = RecordCodec.currentSchemaVersion, event: AppEvent) {
+                schemaVersion: Int = RecordCodec.currentSchemaVersion, event: LogDecider.Event) {
         (self.position, self.stream, self.version, self.eventId, self.timestamp) = (position, stream, version, eventId, timestamp)
         (self.actor, self.correlationId, self.causationId, self.schemaVersion, self.event) = (actor, correlationId, causationId, schemaVersion, event)
     }
@@ -38,10 +38,10 @@ public struct NewEvent: Equatable, Sendable {
     public var actor: Actor
     public var correlationId: String?
     public var causationId: String?
-    public var event: AppEvent
+    public var event: LogDecider.Event
 
     public init(eventId: EventID, timestamp: Timestamp, actor: Actor, correlationId: String? = nil,
-                causationId: String? = nil, event: AppEvent) {
+                causationId: String? = nil, event: LogDecider.Event) {
         (self.eventId, self.timestamp, self.actor, self.correlationId, self.causationId) = (eventId, timestamp, actor, correlationId, causationId)
         (self.event) = (event)
     }

@@ -6,5 +6,5 @@ public protocol ReplaySource {
     func forEachEvent(stream: String?, from: Int, to: Int?, _ body: (RecordedEvent) throws -> Bool) throws
 
     /// A stream's state just before global position `position` (the starting point of a replay from there).
-    func state(ofStream stream: String, before position: Int) throws -> FlowState
+    func state(ofStream stream: String, before position: Int) throws -> LogDecider.State
 }

@@ -7,7 +7,7 @@ import FlowDomain
 /// purpose: a retry that re-read the stream's version or carries another correlation id is still
 /// the same command.
 public enum CommandFingerprint {
-    public static func of(_ command: AppCommand) -> UInt64 {
+    public static func of(_ command: LogDecider.Command) -> UInt64 {
         var json = JSONWriter()
         WireCommand.encode(CommandEnvelope(command: command), into: &json)
         return XXHash64.hash(json.bytes)

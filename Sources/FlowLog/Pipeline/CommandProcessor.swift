@@ -10,10 +10,10 @@ public struct CommandEnvelope: Equatable, Sendable {
     public var expectedVersion: Int?
     /// Ties the events to a wider conversation; copied onto every event the command causes.
     public var correlationId: String?
-    public var command: AppCommand
+    public var command: LogDecider.Command
 
     public init(stream: String = "default", commandId: String? = nil, expectedVersion: Int? = nil,
-                correlationId: String? = nil, command: AppCommand) {
+                correlationId: String? = nil, command: LogDecider.Command) {
         (self.stream, self.commandId, self.expectedVersion, self.correlationId, self.command) = (stream, commandId, expectedVersion, correlationId, command)
     }
 }
@@ -37,7 +37,7 @@ public struct Acceptance: Equatable, Sendable {
     /// True when the command id had been accepted before and nothing new was written.
     public var duplicate: Bool
     /// The events this command appended (empty for a duplicate).
-    public var events: [AppEvent]
+    public var events: [LogDecider.Event]
 }
 
 /// The command pipeline: field checks → command id → expected version → `decide` → one durable append
@@ -100,40 +100,36 @@ public final class CommandProcessor {
     }
 
     /// The current state of a stream, from the cache or the log.
-    public func state(of stream: String) throws -> (state: FlowState, version: Int) {
+    public func state(of stream: String) throws -> (state: LogDecider.State, version: Int) {
         if let cached = cache[stream] { return cached }
         let loaded = try load(stream)
         cache.put(loaded, for: stream)
         return loaded
     }
 
-    /// Orders from which a loaded stream's order ids are indexed for the duplicate-order check.
-    static let indexedOrders = 256
-
     /// A stream's state from the log, made ready to decide many commands (the order ids of a long
     /// history indexed).
-    private func load(_ stream: String) throws -> (state: FlowState, version: Int) {
+    private func load(_ stream: String) throws -> (state: LogDecider.State, version: Int) {
         Self.readied(try log.state(ofStream: stream))
     }
 
-    static func readied(_ loaded: (state: FlowState, version: Int)) -> (state: FlowState, version: Int) {
+    static func readied(_ loaded: (state: LogDecider.State, version: Int)) -> (state: LogDecider.State, version: Int) {
         var loaded = loaded
-        // A short history is scanned faster than its ids are hashed, and without a set to keep.
-        if loaded.state.orders.orders.count >= Self.indexedOrders { loaded.state.orders.indexIds() }
+        StateUpkeep.readyForDeciding(&loaded.state)
         return loaded
     }
 
     /// A stream's state as a batch changes it, whether the batch holds a request for it yet, and
     /// whether it came from the cache (so may be behind the log: CommandProcessor+Staleness).
     struct WorkingStream {
-        var state: FlowState
+        var state: LogDecider.State
         var version: Int
         var requested = false
         let cached: Bool
         /// The version before this round's commands: the one the log is checked against.
         let loadedVersion: Int
 
-        init(_ loaded: (state: FlowState, version: Int), cached: Bool) {
+        init(_ loaded: (state: LogDecider.State, version: Int), cached: Bool) {
             state = loaded.state
             version = loaded.version
             loadedVersion = loaded.version
@@ -143,7 +139,7 @@ public final class CommandProcessor {
 
     private enum Decision {
         case rejected(Rejection)
-        case decided(AppendRequest, [AppEvent])
+        case decided(AppendRequest, [LogDecider.Event])
     }
 
     /// The version and state checks of one command against its stream's working state; on success the
@@ -152,9 +148,9 @@ public final class CommandProcessor {
         if let expected = envelope.expectedVersion, expected != current.version {
             return .rejected(Self.versionConflict(envelope, actual: current.version))
         }
-        let events: [AppEvent]
+        let events: [LogDecider.Event]
         do {
-            events = try FlowDecider.decideValidated(envelope.command, state: current.state,
+            events = try LogDecider.decideValidated(envelope.command, state: current.state,
                                                      context: DecisionContext(defaultCurrency: (settings ?? .newLog()).defaultCurrency))
             try admit(events)
         } catch {
@@ -170,7 +166,7 @@ public final class CommandProcessor {
         fingerprints.reserveCapacity(events.count)
         var keptRows: [KeptRow] = []
         for event in events {
-            FlowDecider.evolve(&current.state, event)
+            LogDecider.evolve(&current.state, event)
             fingerprints.append(StateCodec.fingerprint(current.state, scratch: &scratch))
             if let row = KeptRow(keptBy: event, after: current.state) { keptRows.append(row) }
         }
@@ -189,7 +185,7 @@ public final class CommandProcessor {
 
     /// Refuses events whose kind's version the log's schema cannot hold, after reading the settings
     /// again in case another process upgraded the log meanwhile.
-    private func admit(_ events: [AppEvent]) throws(Rejection) {
+    private func admit(_ events: [LogDecider.Event]) throws(Rejection) {
         for event in events where !(settings ?? .newLog()).admits(event) {
             if let fresh = try? log.settings(), fresh != settings {
                 settings = fresh
@@ -223,7 +219,7 @@ public final class CommandProcessor {
         var conflicts: [(index: Int, request: Int)] = []
         var requests: [AppendRequest] = []
         var requestOwners: [Int] = []
-        var requestEvents: [[AppEvent]] = []
+        var requestEvents: [[LogDecider.Event]] = []
         /// Commands rejected against a state that came from the cache: the answer waits for `staleStreams`.
         var cachedRejections: [(index: Int, stream: String)] = []
         for index in indices {

@@ -8,7 +8,7 @@ import FlowDomain
 /// used least recently are dropped; one that comes back is loaded again from its head (a few events
 /// to fold). The budget is an estimate of the states' sizes, not a measurement.
 struct StateCache {
-    typealias Entry = (state: FlowState, version: Int)
+    typealias Entry = (state: LogDecider.State, version: Int)
 
     let budget: Int
     private var entries: [String: (entry: Entry, cost: Int, stamp: Int)] = [:]
@@ -60,11 +60,5 @@ struct StateCache {
         _ = take(stream)
     }
 
-    /// Bytes a state holds, roughly: its fixed part, the room of its cart lines and of its orders,
-    /// and each order's id in the index when the history is long enough to have one.
-    static func estimatedCost(of state: FlowState) -> Int {
-        let orders = state.orders.orders
-        return 1_024 + state.cart.lines.capacity * 128 + orders.capacity * (MemoryLayout<Order>.stride + 8)
-            + (orders.count >= CommandProcessor.indexedOrders ? orders.count * 64 : 0)
-    }
+    static func estimatedCost(of state: LogDecider.State) -> Int { StateUpkeep.estimatedCost(of: state) }
 }

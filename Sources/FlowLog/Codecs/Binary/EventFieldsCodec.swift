@@ -5,14 +5,14 @@ import FlowDomain
 package enum EventFieldsCodec {
     /// The tag stored records give the event's kind.
     @inline(__always)
-    package static func tag(of event: AppEvent) -> UInt16 {
+    package static func tag(of event: LogDecider.Event) -> UInt16 {
         var reader = TagReader()
         try! event.visitPayload(&reader)
         return reader.tag
     }
 
     /// Writes the fields of the lowest version of the event's kind that holds it, and answers that version.
-    package static func encode(_ event: AppEvent, into writer: inout BinaryWriter) -> Int {
+    package static func encode(_ event: LogDecider.Event, into writer: inout BinaryWriter) -> Int {
         withUnsafeMutablePointer(to: &writer) { pointer in
             var encoder = FieldEncoder(writer: pointer)
             try! event.visitPayload(&encoder)
@@ -20,9 +20,9 @@ package enum EventFieldsCodec {
         }
     }
 
-    package static func decode(_ kind: AppEvent.Kind, version: Int, currentVersion: Int, from reader: inout BinaryReader) throws -> AppEvent {
+    package static func decode(_ kind: LogDecider.Event.Kind, version: Int, currentVersion: Int, from reader: inout BinaryReader) throws -> LogDecider.Event {
         var decoder = FieldDecoder(reader: reader, eventVersion: version, currentVersion: currentVersion)
-        let event = try AppEvent.decode(kind, &decoder)
+        let event = try LogDecider.Event.decode(kind, &decoder)
         reader = decoder.reader
         return event
     }

@@ -220,7 +220,7 @@ public enum RecordCodec {
             guard let (kind, currentVersion) = EventKinds.stored(tag: tag) else {
                 throw RecordDamage(position: expectedPosition, stream: stream, problem: "unknown event type tag \(tag)")
             }
-            let event: AppEvent
+            let event: LogDecider.Event
             do {
                 event = try EventFieldsCodec.decode(kind, version: Int(tagValue >> EventDeclaration.tagBits) + 1,
                                                     currentVersion: currentVersion, from: &reader)
@@ -294,7 +294,7 @@ public enum RecordCodec {
 extension RecordedEvent {
     /// A record to decode into (`RecordCodec.decode(_:expectedPosition:previousHash:into:)`).
     package static let placeholder = RecordedEvent(position: 0, stream: "", version: 0, eventId: EventID(high: 0, low: 0),
-                                           timestamp: Timestamp(microseconds: 0), actor: .system, event: .navigation(.modalDismissed))
+                                           timestamp: Timestamp(microseconds: 0), actor: .system, event: StateUpkeep.placeholderEvent)
 }
 
 /// A record that cannot be trusted: where it is and what is wrong with it.

@@ -129,7 +129,7 @@ struct LineBuffer {
     }
 
     /// Writes the event's type name and answers its kind's version, found in the same visit.
-    mutating func typeName(of event: AppEvent) -> Int {
+    mutating func typeName(of event: LogDecider.Event) -> Int {
         var writer = TypeName(line: self)
         try! event.visitPayload(&writer)
         self = writer.line

@@ -74,15 +74,15 @@ public enum RecordedEventJSON {
     /// An event's `data` in the layout `FlowJSON.writeEventData` writes for its kind (its declared
     /// fields in order, `null` for an absent optional one), checked by the same helpers as the
     /// general reader; `nil` for anything else.
-    private static func canonicalData(_ kind: AppEvent.Kind, version: Int, _ scanner: inout JSONScanner) -> AppEvent? {
+    private static func canonicalData(_ kind: LogDecider.Event.Kind, version: Int, _ scanner: inout JSONScanner) -> LogDecider.Event? {
         var reader = CanonicalDataReader(scanner: scanner, eventVersion: version)
-        guard let event = try? AppEvent.decode(kind, &reader) else { return nil }
+        guard let event = try? LogDecider.Event.decode(kind, &reader) else { return nil }
         scanner = reader.scanner
         return event
     }
 
     /// The kind an event type name (as bytes) names: an import looks one up for every line.
-    static func kind(typeName: UnsafeRawBufferPointer) -> AppEvent.Kind? {
+    static func kind(typeName: UnsafeRawBufferPointer) -> LogDecider.Event.Kind? {
         for (index, name) in typeNameBytes.enumerated()
         where name.count == typeName.count && name.withUnsafeBytes({ memcmp($0.baseAddress!, typeName.baseAddress!, name.count) == 0 }) {
             return EventKinds.all[index].kind
@@ -157,7 +157,7 @@ public enum RecordedEventJSON {
         try scanner.beginObject()
         var position: Int?, version: Int?, schemaVersion: Int?, eventVersion: Int?
         var stream: String?, correlationId: String?, causationId: String?
-        var eventId: EventID?, timestamp: Timestamp?, actor: Actor?, kind: AppEvent.Kind?, typeText: String?
+        var eventId: EventID?, timestamp: Timestamp?, actor: Actor?, kind: LogDecider.Event.Kind?, typeText: String?
         var data: [(String, JSONValue)]?
         var forgotten = false
         var first = true
@@ -224,7 +224,7 @@ public enum RecordedEventJSON {
     /// A forgotten event as `export` writes it (`FlowJSON.writeTombstone`): its envelope without a
     /// stream, ids or data, which it must not carry.
     private static func tombstone(position: Int, version: Int?, eventId: EventID?, actor: Actor?, timestamp: Timestamp?,
-                                  kind: AppEvent.Kind?, typeText: String?, carriesData: Bool) throws -> RecordedEvent {
+                                  kind: LogDecider.Event.Kind?, typeText: String?, carriesData: Bool) throws -> RecordedEvent {
         guard !carriesData else {
             throw Problem(message: "a forgotten event (\"forgotten\": true) carries no \"stream\", \"correlationId\", \"causationId\" or \"data\"")
         }
@@ -269,10 +269,10 @@ public enum RecordedEventJSON {
     ///
     /// `version` is the line's `eventVersion` (1 where it has none: every export written before
     /// event versions); an earlier version is upcast, a newer one is refused.
-    private static func event(_ kind: AppEvent.Kind, version: Int, _ data: [(String, JSONValue)]) throws -> AppEvent {
+    private static func event(_ kind: LogDecider.Event.Kind, version: Int, _ data: [(String, JSONValue)]) throws -> LogDecider.Event {
         var reader = NamedDataReader(members: data, eventVersion: version)
         do {
-            return try AppEvent.decode(kind, &reader)
+            return try LogDecider.Event.decode(kind, &reader)
         } catch let unknown as UnknownEventVersion {
             throw Problem(message: "\"eventVersion\" \(version): \(unknown)")
         }

@@ -61,13 +61,13 @@ public enum WireCommand {
     }
 
     /// The command a type names, its fields read as its kind declares them.
-    private static func command(_ type: String, _ fields: inout Fields) throws(Rejection) -> AppCommand {
+    private static func command(_ type: String, _ fields: inout Fields) throws(Rejection) -> LogDecider.Command {
         guard let info = CommandKinds.info(typeName: type) else {
             let shown = type.count > 60 ? String(type.prefix(60)) + "…" : type
             throw Rejection(.unknownCommand, "There is no command type \"\(shown)\"; use one of: \(allTypes.joined(separator: ", ")).")
         }
         do {
-            return try AppCommand.decode(info.kind, &fields)
+            return try LogDecider.Command.decode(info.kind, &fields)
         } catch let rejection as Rejection {
             throw rejection
         } catch {

@@ -1,0 +1,27 @@
+import FlowDomain
+
+/// What the pipeline needs to know of a state to keep it well, beyond `Decider`: the domain's
+/// costs, in the binding, so that the pipeline's cache and its readying of loaded states name no
+/// cart.
+enum StateUpkeep {
+    /// Orders from which a loaded state's order ids are indexed: a shorter history is scanned
+    /// faster than its ids are hashed, and without a set to keep.
+    static let indexedOrders = 256
+
+    /// Makes a state that will decide many commands cheap to decide against (its order ids indexed
+    /// for the `duplicateOrder` check, where there are many).
+    static func readyForDeciding(_ state: inout LogDecider.State) {
+        if state.orders.orders.count >= indexedOrders { state.orders.indexIds() }
+    }
+
+    /// Bytes a state holds, roughly: its fixed part, the room of its cart lines and of its orders,
+    /// and each order's id in the index when the history is long enough to have one.
+    static func estimatedCost(of state: LogDecider.State) -> Int {
+        let orders = state.orders.orders
+        return 1_024 + state.cart.lines.capacity * 128 + orders.capacity * (MemoryLayout<Order>.stride + 8)
+            + (orders.count >= indexedOrders ? orders.count * 64 : 0)
+    }
+
+    /// An event to decode records into, whatever it is.
+    static let placeholderEvent: LogDecider.Event = .navigation(.modalDismissed)
+}
