@@ -128,7 +128,7 @@ extension LMDBEventLog: StreamForgetting {
         }
     }
 
-    private func deleteAll(startingWith prefix: [UInt8], in database: Database, _ txn: Transaction) throws {
+    func deleteAll(startingWith prefix: [UInt8], in database: Database, _ txn: Transaction) throws {
         var keys: [[UInt8]] = []
         try txn.withCursor(database) { cursor in
             var entry = try cursor.seek(atOrAfter: prefix)

@@ -21,13 +21,16 @@ public struct LogCapabilities {
     public var backup: (any LogBackup)?
     /// Forgetting a stream for good (`StreamForgetting`, log schema 3).
     public var forgetting: (any StreamForgetting)?
+    /// Repairing the rows earlier FlowLogs kept wrong beside the events (`KeptRowRepairing`).
+    public var keptRowRepair: (any KeptRowRepairing)?
     /// The newest log schema the backend writes: what `flowlog upgrade` raises its logs to.
     public var newestLogSchema: Int
 
     public init(snapshots: (any SnapshotStore)?, batchReading: (any StreamBatchReading)?,
                 deferredCommits: (any DeferredCommitAppending)?, following: (any LogFollowing)?, backup: (any LogBackup)?,
-                forgetting: (any StreamForgetting)?, newestLogSchema: Int) {
+                forgetting: (any StreamForgetting)?, keptRowRepair: (any KeptRowRepairing)?, newestLogSchema: Int) {
         self.forgetting = forgetting
+        self.keptRowRepair = keptRowRepair
         self.newestLogSchema = newestLogSchema
         self.snapshots = snapshots
         self.batchReading = batchReading

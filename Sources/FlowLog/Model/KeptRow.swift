@@ -53,6 +53,9 @@ public struct KeptRows: Sendable {
 
     public init(reservingCapacity capacity: Int) { rows.reserveCapacity(capacity) }
 
+    /// The rows a state keeps, as a fold of its events made them.
+    public init(_ state: StreamState) { rows = LogDecider.keptRows(of: state.value) }
+
     public var count: Int { rows.count }
 
     /// Appends one row as `KeptRow.encode` wrote it; `false` when the bytes hold none.

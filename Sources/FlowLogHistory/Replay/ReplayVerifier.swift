@@ -65,10 +65,14 @@ public enum ReplayVerifier {
             report.comparisons += 1
             guard StateCodec.fingerprint(states[slot], scratch: &scratch) != recorded else { return true }
             settled[slot] = true
+            // Told apart from a change of meaning: a defect of earlier FlowLogs that `upgrade` repairs.
+            let earlierDefect = EarlierRowDefect.misrecordedFingerprint(of: StreamState(states[slot]), scratch: &scratch) == recorded
             found.append(Disagreement(
                 stream: record.stream, position: record.position, version: record.version, eventType: record.event.typeName,
                 replayed: states[slot], recorded: nil,
-                reason: "the state after this event differs from the one recorded when it was appended"))
+                reason: earlierDefect
+                    ? "the state recorded when it was appended has its last order in USD, not in its cart's currency: an earlier FlowLog read orders back so, and `flowlog upgrade` repairs what it recorded (the events are right)"
+                    : "the state after this event differs from the one recorded when it was appended"))
             // Nothing more of this stream is replayed: its state is reported, not kept.
             states[slot] = FlowDecider.initialState
             return true

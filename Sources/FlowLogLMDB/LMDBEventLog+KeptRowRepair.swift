@@ -1,0 +1,96 @@
+import FlowLog
+import LMDB
+
+/// The repair of what earlier FlowLogs kept wrong beside the events (`EarlierRowDefect`), for
+/// `flowlog upgrade`: each stream that has kept rows is folded from its events; rows that differ
+/// from the fold's are rewritten (with their pages), and recorded fingerprints that match the
+/// defect are set to the fold's. One write transaction: all of it or none. Events, their chain
+/// hashes and every other fingerprint stay as they are.
+extension LMDBEventLog: KeptRowRepairing {
+    public func repairKeptRows(dryRun: Bool) throws -> KeptRowRepair {
+        do {
+            if dryRun { return try reading { txn in try repairKeptRows(txn, writing: false) } }
+            return try environment.write { txn in try repairKeptRows(txn, writing: true) }
+        } catch let error as LMDBError {
+            throw FlowLogError.writing(error, path: path)
+        }
+    }
+
+    private func repairKeptRows(_ txn: Transaction, writing: Bool) throws -> KeptRowRepair {
+        var report = KeptRowRepair()
+        var scratch = BinaryWriter(capacity: 512)
+        for stream in try streamsWithKeptRows(txn) {
+            var state = StreamState.initial
+            // The version of the event that kept each row, and the fingerprints to set.
+            var rowVersions: [Int] = []
+            var fixes: [(position: Int, fingerprint: UInt64)] = []
+            try scan(stream: stream, fromVersion: 1, throughPosition: nil, txn) { event in
+                state.apply(event)
+                if KeptRow(for: event.event) != nil { rowVersions.append(event.version) }
+                if let misrecorded = EarlierRowDefect.misrecordedFingerprint(of: state, scratch: &scratch),
+                   let fingerprintsDB, try storedFingerprint(at: event.position, fingerprintsDB, txn) == misrecorded {
+                    fixes.append((event.position, state.fingerprint(scratch: &scratch)))
+                }
+                return true
+            }
+            let folded = KeptRows(state)
+            let stored = try keptRows(of: stream, count: try keptRowCount(of: stream, txn), txn)
+            if stored?.rows != folded.rows {
+                report.streams += 1
+                report.rows += folded.count
+                if writing {
+                    let prefix = Keys.streamPrefix(stream)
+                    try deleteAll(startingWith: prefix, in: rowsDB, txn)
+                    if let rowPagesDB { try deleteAll(startingWith: prefix, in: rowPagesDB, txn) }
+                    for (offset, row) in folded.rows.enumerated() {
+                        try keepRow(KeptRow(row), number: offset + 1, stream: stream, version: rowVersions[offset], txn)
+                    }
+                }
+            }
+            report.fingerprints += fixes.count
+            if writing, let fingerprintsDB {
+                for fix in fixes { try setFingerprint(fix.fingerprint, at: fix.position, fingerprintsDB, txn) }
+            }
+        }
+        return report
+    }
+
+    /// Every stream that has a row in the row index, in key order.
+    private func streamsWithKeptRows(_ txn: Transaction) throws -> [String] {
+        var streams: [String] = []
+        try txn.withCursor(rowsDB) { cursor in
+            var entry = try cursor.first()
+            while let (key, _) = entry, key.count > 9 {
+                let stream = String(decoding: key[..<(key.count - 9)], as: UTF8.self)
+                streams.append(stream)
+                // Past every key of this stream: its prefix, then the highest number.
+                entry = try cursor.seek(atOrAfter: Keys.streamPrefix(stream) + [UInt8](repeating: 0xFF, count: 9))
+            }
+        }
+        return streams
+    }
+
+    private func storedFingerprint(at position: Int, _ database: Database, _ txn: Transaction) throws -> UInt64? {
+        try txn.withCursor(database) { cursor in
+            guard let run = try runEntry(covering: position, &cursor), run.isWellFormed, run.start <= position, position < run.end else { return nil }
+            return run.fingerprint(at: position)
+        }
+    }
+
+    private func setFingerprint(_ fingerprint: UInt64, at position: Int, _ database: Database, _ txn: Transaction) throws {
+        let found: (start: Int, bytes: [UInt8])? = try txn.withCursor(database) { cursor in
+            guard let run = try runEntry(covering: position, &cursor), run.isWellFormed, run.start <= position, position < run.end else { return nil }
+            return (run.start, Array(run.bytes))
+        }
+        guard var (start, bytes) = found else { return }
+        withUnsafeBytes(of: fingerprint.littleEndian) { bytes.replaceSubrange((position - start) * 8..<(position - start + 1) * 8, with: $0) }
+        try txn.put(database, key: Keys.position(start), value: bytes)
+    }
+
+    /// The fingerprint run at or before `position`.
+    private func runEntry(covering position: Int, _ cursor: inout Cursor) throws -> FingerprintRuns.Stored? {
+        var entry = try cursor.seek(atOrAfter: Keys.position(position))
+        if entry.map({ Keys.decodePosition($0.key) }) != position { entry = entry == nil ? try cursor.last() : try cursor.previous() }
+        return FingerprintRuns.Stored(entry)
+    }
+}
