@@ -68,6 +68,31 @@ extension PostgresEventLog: DeferredCommitAppending {
         }
     }
 
+    /// An append inside a transaction of the caller's that holds the append lock already (a
+    /// forget's audit events, in the forget's own transaction): read, decided and written there,
+    /// committed with it. The next append reads the head again rather than guess it.
+    func append(_ requests: [AppendRequest], inTransactionOf session: PostgresSession) throws -> [AppendResult] {
+        let streams = Array(Set(requests.map(\.stream)))
+        let commands = requests.compactMap { request in request.commandId.map { (stream: request.stream, commandId: $0) } }
+        appending.predicted = nil
+        let read = try session.queries([
+            """
+            \(unescaped: headQuery)
+            """,
+            versionsQuery(streams),
+            receiptsQuery(commands),
+        ], during: "appending")
+        let (results, statements) = try withUnsafeMutablePointer(to: &appending.encoder) { encoder in
+            var transaction = try PostgresAppend(head: read[0], versions: Self.versions(from: read[1]), receipts: Self.receipts(from: read[2]),
+                                                 encoder: encoder)
+            let results = try AppendRules.apply(requests, in: &transaction)
+            // Without the `COMMIT`: the caller's transaction commits it.
+            return (results, transaction.statements(schema: schema).dropLast())
+        }
+        _ = try session.queries(Array(statements), during: "appending")
+        return results
+    }
+
     /// The rules applied to the head the last append left and the versions the requests expect
     /// (each stream's first request's), or `nil` when there is nothing to go on.
     private func speculate(_ requests: [AppendRequest]) -> (results: [AppendResult], transaction: PostgresAppend, statements: [PostgresQuery])? {

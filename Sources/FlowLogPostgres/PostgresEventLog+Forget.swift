@@ -20,9 +20,9 @@ import PostgresNIO
 /// with `stream` and the personal columns (`order_id`) blank (`''`, as LMDB's read model keeps them), so order counts
 /// and revenue still add up. docs/postgres.md says what an analyst still sees.
 ///
-/// The audit events are appended right after the forget commits, by the log's own append: unlike
-/// LMDB's, they are not in the forget's transaction (PostgreSQL's append path writes its own), so
-/// a process killed between the two leaves an erasure without its audit event.
+/// The audit events are appended in the forget's own transaction, by the append rules and
+/// statements every append uses (as on LMDB): an erasure is never committed without its audit
+/// event.
 extension PostgresEventLog: StreamForgetting {
     public func forget(streams: [String], lastEventBefore cutoff: Timestamp?, audit: (ForgottenStream) -> NewEvent?) throws -> [ForgottenStream] {
         try requireWritable()
@@ -32,14 +32,15 @@ extension PostgresEventLog: StreamForgetting {
             guard RecordLayout(logSchema: logSchema) == .salted else {
                 throw ForgetRefusal.upgradeRequired(location: location, logSchema: logSchema)
             }
-            return try streams.compactMap { stream -> ForgottenStream? in
+            let forgotten = try streams.compactMap { stream -> ForgottenStream? in
                 if let cutoff, try !lastEvent(of: stream, isBefore: cutoff, session) { return nil }
                 return try forget(stream: stream, logSchema: logSchema, session)
             }
-        }
-        let audits = forgotten.compactMap(audit)
-        if !audits.isEmpty {
-            _ = try append([ErasureAudit.request(appending: audits)])
+            let audits = forgotten.compactMap(audit)
+            if !audits.isEmpty {
+                _ = try append([ErasureAudit.request(appending: audits)], inTransactionOf: session)
+            }
+            return forgotten
         }
         return forgotten
     }

@@ -21,6 +21,23 @@ struct PostgresForgetCLITests {
         try ForgetCLITests.twoSessions(db: db, alice: "alice-pg", demoTrackers: scratch.child("demo-trackers"))
     }
 
+    /// The audit event is written in the forget's own transaction: its row and the forgotten
+    /// rows carry one transaction id (`xmin`), so no erasure is ever committed without it.
+    @Test func theAuditEventIsCommittedWithTheErasure() throws {
+        let schema = server.freshName("forget_audit")
+        let db = server.url(schema: schema)
+        let scratch = TemporaryDirectory()
+        try Self.twoSessions(db, scratch: scratch)
+        _ = try Self.run(["forget", "--stream", "alice-pg", "--reason", "request 2026-118", "--db", db])
+        let trail = try Self.run(["log", "--stream", "flowlog:erasures", "--format", "json", "--db", db]).stdoutLines
+        #expect(trail.count == 1)
+        let audit = try JSONParser.parse(trail.first ?? "{}")
+        #expect(audit["type"] == .string("log.streamForgotten"))
+        #expect(audit["data"]?["events"] == .integer(3) && audit["data"]?["reason"] == .string("request 2026-118"))
+        let transactions = try server.psql(#"SELECT count(DISTINCT xmin::text) FROM "\#(schema)".events WHERE stream IS NULL OR stream = 'flowlog:erasures'"#)
+        #expect(transactions == "1", "the forgotten rows and the audit event in one transaction")
+    }
+
     @Test func aForgottenStreamAnswersAsOneThatNeverExisted() throws {
         let schema = server.freshName("forget")
         let db = server.url(schema: schema)
