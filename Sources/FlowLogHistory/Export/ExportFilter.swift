@@ -8,7 +8,7 @@ public struct ExportFilter: Sendable {
     public var types: Set<String> = [] {
         didSet { kinds = Set(types.compactMap { EventKinds.info(typeName: $0)?.kind }) }
     }
-    private var kinds: Set<AppEvent.Kind> = []
+    private var kinds: Set<LogDecider.Event.Kind> = []
     /// Inclusive global position bounds.
     public var fromPosition: Int = 1
     public var toPosition: Int?

@@ -17,8 +17,8 @@ public enum Bisector {
 
     public struct Culprit {
         public let record: RecordedEvent
-        public let before: FlowState
-        public let after: FlowState
+        public let before: LogDecider.State
+        public let after: LogDecider.State
         public let reconstructions: Int
     }
 
@@ -36,8 +36,8 @@ public enum Bisector {
     /// `state(v)` gives the state after version `v` (0: the initial state); `check` judges a version's
     /// state; `event(v)` is the event that made version `v`. The initial state is taken as good, as
     /// `git bisect` takes its good commit, and the final state is judged first.
-    public static func bisect(versions: Int, state: (Int) throws -> FlowState, event: (Int) throws -> RecordedEvent,
-                              check: (Int, FlowState) throws -> Verdict) throws -> Outcome {
+    public static func bisect(versions: Int, state: (Int) throws -> LogDecider.State, event: (Int) throws -> RecordedEvent,
+                              check: (Int, LogDecider.State) throws -> Verdict) throws -> Outcome {
         var reconstructions = 1
         let final = try state(versions)
         switch try check(versions, final) {
@@ -63,14 +63,14 @@ public enum Bisector {
             }
         }
         guard bad - good == 1 else { return .undecided(candidates: (good + 1)...bad, reconstructions: reconstructions) }
-        let before = good == 0 ? FlowDecider.initialState : try state(good)
+        let before = good == 0 ? LogDecider.initialState : try state(good)
         reconstructions += good == 0 ? 0 : 1
         return .found(Culprit(record: try event(bad), before: before, after: badState, reconstructions: reconstructions))
     }
 
     /// As `bisect(…check:)` for a check that never skips.
-    public static func bisect(versions: Int, state: (Int) throws -> FlowState, event: (Int) throws -> RecordedEvent,
-                              isBad: (FlowState) throws -> Bool) throws -> Outcome {
+    public static func bisect(versions: Int, state: (Int) throws -> LogDecider.State, event: (Int) throws -> RecordedEvent,
+                              isBad: (LogDecider.State) throws -> Bool) throws -> Outcome {
         try bisect(versions: versions, state: state, event: event) { _, state in try isBad(state) ? .bad : .good }
     }
 

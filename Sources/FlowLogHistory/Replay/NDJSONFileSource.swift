@@ -35,10 +35,10 @@ public struct NDJSONFileSource: ReplaySource {
         }
     }
 
-    public func state(ofStream stream: String, before position: Int) throws -> FlowState {
-        var state = FlowDecider.initialState
+    public func state(ofStream stream: String, before position: Int) throws -> LogDecider.State {
+        var state = LogDecider.initialState
         try forEachEvent(stream: stream, from: 1, to: position - 1) { record in
-            FlowDecider.evolve(&state, record.event)
+            LogDecider.evolve(&state, record.event)
             return true
         }
         return state

@@ -5,8 +5,8 @@ import FlowLog
 public struct Replayer {
     public struct Step {
         public let record: RecordedEvent
-        public let before: FlowState
-        public let after: FlowState
+        public let before: LogDecider.State
+        public let after: LogDecider.State
     }
 
     public let source: any ReplaySource
@@ -19,13 +19,13 @@ public struct Replayer {
     /// just before `from` (from a snapshot where the source has them). Returns the final states.
     @discardableResult
     public func run(stream: String?, from: Int = 1, to: Int? = nil, keepBefore: Bool = true,
-                    _ body: (Step) throws -> Bool = { _ in true }) throws -> [String: (state: FlowState, version: Int)] {
-        var states: [String: (state: FlowState, version: Int)] = [:]
+                    _ body: (Step) throws -> Bool = { _ in true }) throws -> [String: (state: LogDecider.State, version: Int)] {
+        var states: [String: (state: LogDecider.State, version: Int)] = [:]
         try source.forEachEvent(stream: stream, from: from, to: to) { record in
             var current = try states.removeValue(forKey: record.stream)
-                ?? (from > 1 ? try source.state(ofStream: record.stream, before: from) : FlowDecider.initialState, record.version - 1)
-            let before = keepBefore ? current.state : FlowDecider.initialState
-            FlowDecider.evolve(&current.state, record.event)
+                ?? (from > 1 ? try source.state(ofStream: record.stream, before: from) : LogDecider.initialState, record.version - 1)
+            let before = keepBefore ? current.state : LogDecider.initialState
+            LogDecider.evolve(&current.state, record.event)
             current.version = record.version
             let keepGoing = try body(Step(record: record, before: before, after: current.state))
             states[record.stream] = current

@@ -9,7 +9,7 @@ public struct Disagreement: Sendable {
     public let version: Int
     public let eventType: String
     /// What today's reducers make of the stream after that event.
-    public let replayed: FlowState
+    public let replayed: LogDecider.State
     /// The recorded state, where it is known in full (an expected-state file); `nil` for a fingerprint.
     public let recorded: JSONValue?
     public let reason: String
@@ -35,7 +35,7 @@ public enum ReplayVerifier {
     ///
     /// `evolve` is today's reducer; a test hands in a broken one to see the log's fingerprints catch it.
     public static func verifyFingerprints(of log: any EventLog & FingerprintedLog, progress: Progress? = nil,
-                                          evolve: (inout FlowState, AppEvent) -> Void = FlowDecider.evolve) throws -> Report {
+                                          evolve: (inout LogDecider.State, LogDecider.Event) -> Void = LogDecider.evolve) throws -> Report {
         var report = Report()
         var scratch = BinaryWriter(capacity: 512)
         let streams = try log.streams()
@@ -45,14 +45,14 @@ public enum ReplayVerifier {
         let lastBefore = try log.lastPosition()
         var metBefore = 0
         var slots = StreamSlots()
-        var states: [FlowState] = []
+        var states: [LogDecider.State] = []
         var settled: [Bool] = []
         var found: [Disagreement] = []
         var count = 0
         try log.forEachEventWithFingerprint(from: 1, through: nil) { record, recorded in
             let (slot, isNew) = slots.slot(of: record.stream)
             if isNew {
-                states.append(FlowDecider.initialState)
+                states.append(LogDecider.initialState)
                 settled.append(false)
             }
             count += 1
@@ -74,7 +74,7 @@ public enum ReplayVerifier {
                     ? "the state recorded when it was appended has its last order in USD, not in its cart's currency: an earlier FlowLog read orders back so, and `flowlog upgrade` repairs what it recorded (the events are right)"
                     : "the state after this event differs from the one recorded when it was appended"))
             // Nothing more of this stream is replayed: its state is reported, not kept.
-            states[slot] = FlowDecider.initialState
+            states[slot] = LogDecider.initialState
             return true
         }
         progress?.finish()
@@ -115,7 +115,7 @@ public enum ReplayVerifier {
         report.streams = seen.count
         for (stream, versions) in expected where !seen.contains(stream) || versions.keys.contains(where: { $0 > (states[stream]?.version ?? 0) }) {
             report.disagreements.append(Disagreement(stream: stream, position: 0, version: states[stream]?.version ?? 0, eventType: "",
-                                                     replayed: states[stream]?.state ?? FlowDecider.initialState, recorded: nil,
+                                                     replayed: states[stream]?.state ?? LogDecider.initialState, recorded: nil,
                                                      reason: "the expected states go up to version \(versions.keys.max() ?? 0), but the log's stream ends at version \(states[stream]?.version ?? 0)"))
         }
         return report

@@ -17,7 +17,7 @@ public struct StateChange: Equatable, Sendable {
 /// only the paths that differ, each with its old and new value. Items and orders are matched by their
 /// ids, so removing a line shows as one removal rather than every later line shifting.
 public enum StateDiff {
-    public static func changes(from before: FlowState, to after: FlowState) -> [StateChange] {
+    public static func changes(from before: LogDecider.State, to after: LogDecider.State) -> [StateChange] {
         changes(from: tree(before), to: tree(after))
     }
 
@@ -55,7 +55,7 @@ public enum StateDiff {
     }
 
     /// The state's JSON face (SPEC §5) as a tree, without the stream and version.
-    public static func tree(_ state: FlowState) -> JSONValue {
+    public static func tree(_ state: LogDecider.State) -> JSONValue {
         let text = FlowJSON.state(state, stream: "", version: 0)
         guard case .object(let members)? = try? JSONParser.parse(text) else { return .null }
         return .object(members.filter { $0.0 != "stream" && $0.0 != "version" })

@@ -11,23 +11,23 @@ import FlowDomain
 public enum StreamSummaries {
     public struct Summary: Sendable {
         public let stream: String
-        public let state: FlowState
+        public let state: LogDecider.State
         public let version: Int
     }
 
     /// The final states, in stream id order (byte order, as the log lists streams).
     public static func finalStates(of source: any ReplaySource, progress: Progress? = nil) throws -> [Summary] {
         var slots = StreamSlots()
-        var states: [FlowState] = []
+        var states: [LogDecider.State] = []
         var versions: [Int] = []
         var count = 0
         try source.forEachEvent(stream: nil, from: 1, to: nil) { record in
             let (slot, isNew) = slots.slot(of: record.stream)
             if isNew {
-                states.append(FlowDecider.initialState)
+                states.append(LogDecider.initialState)
                 versions.append(0)
             }
-            FlowDecider.evolve(&states[slot], record.event)
+            LogDecider.evolve(&states[slot], record.event)
             versions[slot] = record.version
             count += 1
             if count & 0xFFF == 0 { progress?.advance(to: record.position) }
