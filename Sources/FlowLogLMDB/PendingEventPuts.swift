@@ -25,6 +25,18 @@ struct PendingEventPuts {
     /// Events waiting to be written.
     var count: Int { records.count }
 
+    /// About how many pages of the map writing the waiting puts changes, for an import that bounds
+    /// the pages a transaction holds (`ImportSteps`): records, event ids and fingerprints are
+    /// appended, filling whole pages; the stream index's pages split in halves, and each of the
+    /// `streams` the puts reach starts on a page of its own (its tail).
+    func pagesToWrite(streams: Int) -> Int {
+        (records.byteCount + eventIds.byteCount + fingerprints.byteCount) / 4_000 + index.byteCount / 2_000 + streams
+    }
+
+    /// Event ids the last `write` could not append (ids out of time order): each may have changed
+    /// a page of its own.
+    var scatteredEventIds: Int { eventIds.insertedByLastWrite }
+
     /// Works out the write order of every waiting put ahead of `write`.
     mutating func sort() {
         records.sort()

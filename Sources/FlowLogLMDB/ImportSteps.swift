@@ -1,0 +1,37 @@
+import LMDB
+
+/// When an import's write transaction commits and carries on in a fresh one: once the batches
+/// written since the last commit changed about `pagesPerStep` pages (each batch's own estimate,
+/// `PendingEventPuts.pagesToWrite` and what the session adds to it). LMDB keeps a transaction's
+/// changed pages in heap memory until it commits (and keeps them for reuse after), so this bounds
+/// the import's largest allocation by the step's size instead of the import's. A batch is never
+/// cut, so a step may go past its size by one batch.
+///
+/// Counting pages, not bytes: an import of interleaved sessions changes each session's tail page in
+/// the stream and order indexes once a step whatever it adds there, which was 2.7 times the bytes
+/// it put (10,000 streams) and would be more with more streams.
+///
+/// After each step the kernel is asked to start writing the step's pages back, so that the sync at
+/// the end of a staged import has little left to wait for.
+final class ImportSteps {
+    private let steps: TransactionSteps
+    private let pagesPerStep: Int
+    private let dataFile: Environment.DataFile?
+    private var pagesInStep = 0
+
+    init(_ steps: TransactionSteps, pagesPerStep: Int, dataFile: Environment.DataFile?) {
+        (self.steps, self.pagesPerStep, self.dataFile) = (steps, pagesPerStep, dataFile)
+    }
+
+    /// The transaction to write in now; it changes at each step.
+    var current: Transaction { steps.current }
+
+    /// Counts `pages` more and, past the step's size, commits and continues.
+    func wrote(pages: Int) throws {
+        pagesInStep += pages
+        guard pagesInStep >= pagesPerStep else { return }
+        try steps.commitAndContinue()
+        pagesInStep = 0
+        dataFile?.startWriteback()
+    }
+}
