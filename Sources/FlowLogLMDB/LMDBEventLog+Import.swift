@@ -51,7 +51,7 @@ extension LMDBEventLog: EventImporting, ImportTarget {
                 // A batch is never cut by a step: tiny steps (tests') take tiny batches; the default
                 // step keeps the default batch.
                 if let pagesPerStep { start.batchSize = min(start.batchSize, max(16, pagesPerStep * 2)) }
-                let importSteps = ImportSteps(steps, pagesPerStep: pagesPerStep ?? .max, dataFile: environment.dataFile)
+                let importSteps = ImportSteps(steps, pagesPerStep: pagesPerStep ?? .max)
                 return try body(LMDBImportSession(log: self, steps: importSteps, start: start))
             }
         } catch let error as LMDBError {
