@@ -48,10 +48,11 @@ extension LMDBEventLog: EventImporting, ImportTarget {
                                         layout: try recordLayout(txn))
                 // Orders live in the order index; snapshots and heads hold only their number.
                 start.snapshotsHoldOrders = false
-                // A batch is never cut by a step: tiny steps (tests') take tiny batches; the default
-                // step keeps the default batch.
-                if let pagesPerStep { start.batchSize = min(start.batchSize, max(16, pagesPerStep * 2)) }
-                let importSteps = ImportSteps(steps, pagesPerStep: pagesPerStep ?? .max)
+                // In steps, batches of 16,384 events (as fast as 32,768, and half the memory in
+                // flight), and never more events than the step has pages: a batch is never cut, and
+                // tiny steps (tests') then take tiny batches.
+                if let pagesPerStep { start.batchSize = min(16_384, max(16, pagesPerStep)) }
+                let importSteps = ImportSteps(steps, pagesPerStep: pagesPerStep)
                 return try body(LMDBImportSession(log: self, steps: importSteps, start: start))
             }
         } catch let error as LMDBError {
@@ -80,7 +81,7 @@ package struct LMDBImportSession: ImportSession {
     /// The transaction the import writes in now (see `ImportSteps`).
     var txn: Transaction { steps.current }
 
-    package func makeBuilder() -> any ImportBatchBuilder { LMDBImportBuilder() }
+    package func makeBuilder() -> any ImportBatchBuilder { LMDBImportBuilder(defersIndex: steps.deferredIndex != nil) }
 
     package func withStreamLoader(_ body: (@escaping (String) throws -> (version: Int, state: FlowState)) throws -> Void) throws {
         let log = self.log
@@ -91,7 +92,9 @@ package struct LMDBImportSession: ImportSession {
     /// earliest line that repeats one: those lines come before whatever ended the batch.
     package func write(_ prepared: any Sendable, heads: [(stream: String, version: Int)]) throws {
         var content = prepared as! LMDBImportBuilder.Content
-        let pages = content.puts.pagesToWrite(streams: content.streams) + content.orders.count + content.snapshots.count + heads.count
+        let deferred = steps.deferredIndex
+        let pages = content.puts.pagesToWrite(streams: deferred == nil ? content.streams : 0) + content.orders.count
+            + content.snapshots.count + heads.count
         if let refused = try content.puts.write(to: log, txn) {
             let existing = try txn.get(log.eventIdsDB, key: Keys.eventID(refused.eventId)).map(Keys.decodePosition) ?? 0
             throw FlowLogError.refusedImport(ImportError(line: refused.tag, problem: "its event id \(refused.eventId) is already in the log, at position \(existing)"))
@@ -106,6 +109,12 @@ package struct LMDBImportSession: ImportSession {
             try txn.put(log.streamsDB, key: Array(head.stream.utf8), value: Keys.littleEndian(UInt64(head.version)))
         }
         try steps.wrote(pages: pages + content.puts.scatteredEventIds)
+        if let deferred {
+            for (slot, stream) in content.newStreams { deferred.name(stream, slot: slot) }
+            for entry in content.indexEntries { deferred.add(slot: entry.slot, version: entry.version, position: entry.position) }
+            // The last batch carries the heads.
+            if deferred.isFull || !heads.isEmpty { try deferred.write(into: log.streamIndexDB, steps: steps) }
+        }
     }
 }
 
@@ -129,19 +138,34 @@ final class LMDBImportBuilder: ImportBatchBuilder {
         var snapshots: [(key: [UInt8], value: [UInt8])] = []
         /// How many streams the batch's events belong to (`ImportSteps` counts a page for each).
         var streams = 0
+        /// With a deferred stream index, the entries the puts leave out, and the streams first met.
+        var indexEntries: [(slot: Int, version: Int, position: Int)] = []
+        var newStreams: [(slot: Int, stream: String)] = []
     }
 
     private var content = Content()
     /// The batch that last added an event of each stream slot, for `Content.streams`.
     private var batchOfSlot: [Int] = []
     private var batch = 1
+    /// Whether the session writes the stream index itself (`DeferredStreamIndex`).
+    private let defersIndex: Bool
+
+    init(defersIndex: Bool) { self.defersIndex = defersIndex }
 
     var count: Int { content.puts.count }
 
     func add(_ event: RecordedEvent, record: UnsafeRawBufferPointer, fingerprint: UInt64, line: Int, streamOrdinal: Int) {
-        content.puts.add(position: event.position, record: record, eventId: event.eventId, stream: event.stream, version: event.version,
-                         fingerprint: fingerprint, tag: line, run: streamOrdinal)
-        if streamOrdinal >= batchOfSlot.count { batchOfSlot += repeatElement(0, count: streamOrdinal + 1 - batchOfSlot.count) }
+        if streamOrdinal >= batchOfSlot.count {
+            batchOfSlot += repeatElement(0, count: streamOrdinal + 1 - batchOfSlot.count)
+            if defersIndex { content.newStreams.append((streamOrdinal, event.stream)) }
+        }
+        if defersIndex {
+            content.puts.addUnindexed(position: event.position, record: record, eventId: event.eventId, fingerprint: fingerprint, tag: line)
+            content.indexEntries.append((streamOrdinal, event.version, event.position))
+        } else {
+            content.puts.add(position: event.position, record: record, eventId: event.eventId, stream: event.stream, version: event.version,
+                             fingerprint: fingerprint, tag: line, run: streamOrdinal)
+        }
         if batchOfSlot[streamOrdinal] != batch {
             batchOfSlot[streamOrdinal] = batch
             content.streams += 1

@@ -30,7 +30,7 @@ struct PendingEventPuts {
     /// appended, filling whole pages; the stream index's pages split in halves, and each of the
     /// `streams` the puts reach starts on a page of its own (its tail).
     func pagesToWrite(streams: Int) -> Int {
-        (records.byteCount + eventIds.byteCount + fingerprints.byteCount) / 4_000 + index.byteCount / 2_000 + streams
+        (records.byteCount + eventIds.byteCount + fingerprints.byteCount + 3_999) / 4_000 + (index.byteCount + 1_999) / 2_000 + streams
     }
 
     /// Event ids the last `write` could not append (ids out of time order): each may have changed
@@ -64,6 +64,15 @@ struct PendingEventPuts {
             records.add(key: positionKey, value: record, tag: tag)
             keys.withEventID(eventId) { eventIds.add(key: $0, value: positionKey, tag: tag) }
             keys.withStreamVersion(stream, version) { index.add(key: $0, value: positionKey, tag: tag, run: run) }
+            fingerprints.add(position: position, fingerprint: fingerprint, tag: tag)
+        }
+    }
+
+    /// As `add`, without the stream-index entry, which the caller writes itself (`DeferredStreamIndex`).
+    mutating func addUnindexed(position: Int, record: UnsafeRawBufferPointer, eventId: EventID, fingerprint: UInt64?, tag: Int) {
+        keys.withPosition(position) { positionKey in
+            records.add(key: positionKey, value: record, tag: tag)
+            keys.withEventID(eventId) { eventIds.add(key: $0, value: positionKey, tag: tag) }
             fingerprints.add(position: position, fingerprint: fingerprint, tag: tag)
         }
     }
