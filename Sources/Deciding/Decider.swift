@@ -28,6 +28,9 @@ public protocol Decider {
     static func keptRow(for event: Event) -> KeptRow?
     /// The state's kept rows, oldest first.
     static func keptRows(of state: State) -> [KeptRow]
+    /// How many rows the state has kept: `keptRows(of:).count` unless the state holds fewer than
+    /// it counts (a fold that dropped all but its latest).
+    static func keptRowCount(of state: State) -> Int
     /// Puts rows read back from storage into a state decoded without them.
     static func restoreKeptRows(_ rows: [KeptRow], into state: inout State)
     /// The row with what may name the person blanked (its personal columns, and anything else):
@@ -40,4 +43,8 @@ public protocol Decider {
     static var keptRowColumns: [ReadModelColumn<KeptRow>] { get }
     /// A kept row read back from its columns, in `keptRowColumns`' order.
     static func keptRow(fromColumns values: [ReadModelColumn<KeptRow>.Value]) -> KeptRow?
+}
+
+extension Decider {
+    public static func keptRowCount(of state: State) -> Int { keptRows(of: state).count }
 }

@@ -24,6 +24,9 @@ struct FingerprintRuns {
         puts = SortedPuts(reservingLike: other.puts)
     }
 
+    /// The bytes of the waiting puts and of the open run.
+    var byteCount: Int { puts.byteCount + run.count * 8 }
+
     /// Adds the fingerprint of `position` (positions come in ascending order); a position without
     /// one ends the run.
     mutating func add(position: Int, fingerprint: UInt64?, tag: Int) {

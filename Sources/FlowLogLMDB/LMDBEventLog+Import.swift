@@ -1,9 +1,10 @@
 import FlowLog
 import LMDB
 
-/// Imports into LMDB: one write transaction for the whole import (all or nothing), fed by the
-/// core's import pipeline. The preparing thread sorts each batch's puts, so the writing thread
-/// only writes.
+/// Imports into LMDB, fed by the core's import pipeline. The preparing thread sorts each batch's
+/// puts, so the writing thread only writes. Into an open log an import is one write transaction
+/// (all or nothing); `flowlog import` stages a large one instead (`LMDBEventLog+StagedImport`),
+/// committing it in steps into a copy that replaces the log's file once complete.
 extension LMDBEventLog: EventImporting, ImportTarget {
     public func importNDJSON(from reader: consuming LineReader, expectedBytes: Int, progress: Progress?) throws -> Int {
         try ImportPipeline.run(reader, into: self, expectedBytes: expectedBytes, progress: progress)
@@ -25,17 +26,33 @@ extension LMDBEventLog: EventImporting, ImportTarget {
 
     /// The one write transaction of an import.
     package func withImportSession(expectedBytes: Int, _ body: (any ImportSession) throws -> Int) throws -> Int {
+        try withImportSession(expectedBytes: expectedBytes, pagesPerStep: nil, body)
+    }
+
+    /// An import's write transaction; with `pagesPerStep`, committed (and continued in a fresh one)
+    /// whenever the batches written since the last commit have changed about that many pages,
+    /// which bounds the pages LMDB holds in memory. Only for a log nobody else reads (a staged copy):
+    /// each step is visible once committed.
+    func withImportSession(expectedBytes: Int, pagesPerStep: Int?, _ body: (any ImportSession) throws -> Int) throws -> Int {
         if expectedBytes > 0 {
             // An import reads its input once, so it cannot be replayed after a full map: size the map first.
             let used = try reading { txn in try txn.count(eventsDB) } * 256
             try environment.ensureMapSize(atLeast: used + expectedBytes * 3 + (64 << 20))
         }
         do {
-            return try environment.write(retryingWhenMapIsFull: false, aroundCommit: { CommitWriteback.around($0, in: environment) }) { txn in
+            return try environment.writeInSteps(aroundLastCommit: { CommitWriteback.around($0, in: environment) }) { steps in
+                let txn = steps.current
                 let (position, hash) = try head(txn)
-                let start = ImportStart(position: position, hash: hash, snapshotInterval: try storedSnapshotInterval(txn),
+                var start = ImportStart(position: position, hash: hash, snapshotInterval: try storedSnapshotInterval(txn),
                                         layout: try recordLayout(txn))
-                return try body(LMDBImportSession(log: self, txn: txn, start: start))
+                // Orders live in the order index; snapshots and heads hold only their number.
+                start.snapshotsHoldKeptRows = false
+                // In steps, batches of 16,384 events (as fast as 32,768, and half the memory in
+                // flight), and never more events than the step has pages: a batch is never cut, and
+                // tiny steps (tests') then take tiny batches.
+                if let pagesPerStep { start.batchSize = min(16_384, max(16, pagesPerStep)) }
+                let importSteps = ImportSteps(steps, pagesPerStep: pagesPerStep)
+                return try body(LMDBImportSession(log: self, steps: importSteps, start: start))
             }
         } catch let error as LMDBError {
             throw FlowLogError.writing(error, path: path)
@@ -50,24 +67,33 @@ extension LMDBEventLog: EventImporting, ImportTarget {
 }
 
 /// An import's write transaction. Streams the import continues are read, on the preparing thread,
-/// through a read transaction of that thread: it begins after this transaction took the writer's
-/// lock, so it sees the log exactly as this transaction found it.
+/// each in a read transaction of its own begun when the preparation first meets the stream. The
+/// import holds the writer's lock, and a stream is only written after the preparation has read
+/// it (and then folds it itself), so each read sees the stream exactly as the import found it, and
+/// no read transaction stays open across the import's steps (one that did would keep LMDB from
+/// reusing any page the steps free).
 package struct LMDBImportSession: ImportSession {
     let log: LMDBEventLog
-    let txn: Transaction
+    let steps: ImportSteps
     package let start: ImportStart
 
-    package func makeBuilder() -> any ImportBatchBuilder { LMDBImportBuilder() }
+    /// The transaction the import writes in now (see `ImportSteps`).
+    var txn: Transaction { steps.current }
+
+    package func makeBuilder() -> any ImportBatchBuilder { LMDBImportBuilder(defersIndex: steps.deferredIndex != nil) }
 
     package func withStreamLoader(_ body: (@escaping (String) throws -> (version: Int, state: StreamState)) throws -> Void) throws {
         let log = self.log
-        try log.reading { txn in try body { stream in try log.storedStream(stream, txn) } }
+        try body { stream in try log.reading { txn in try log.storedStream(stream, txn) } }
     }
 
     /// Writes a prepared batch. An event id the log already holds ends the import first, naming the
     /// earliest line that repeats one: those lines come before whatever ended the batch.
     package func write(_ prepared: any Sendable, heads: [(stream: String, version: Int)]) throws {
         var content = prepared as! LMDBImportBuilder.Content
+        let deferred = steps.deferredIndex
+        let pages = content.puts.pagesToWrite(streams: deferred == nil ? content.streams : 0) + content.rows.count
+            + content.snapshots.count + heads.count
         if let refused = try content.puts.write(to: log, txn) {
             let existing = try txn.get(log.eventIdsDB, key: Keys.eventID(refused.eventId)).map(Keys.decodePosition) ?? 0
             throw FlowLogError.refusedImport(ImportError(line: refused.tag, problem: "its event id \(refused.eventId) is already in the log, at position \(existing)"))
@@ -81,13 +107,24 @@ package struct LMDBImportSession: ImportSession {
         for head in heads {
             try txn.put(log.streamsDB, key: Array(head.stream.utf8), value: Keys.littleEndian(UInt64(head.version)))
         }
+        try steps.wrote(pages: pages + content.puts.scatteredEventIds)
+        if let deferred {
+            for (slot, stream) in content.newStreams { deferred.name(stream, slot: slot) }
+            for entry in content.indexEntries { deferred.add(slot: entry.slot, version: entry.version, position: entry.position) }
+            // The last batch carries the heads.
+            if deferred.isFull || !heads.isEmpty { try deferred.write(into: log.streamIndexDB, steps: steps) }
+        }
     }
 }
 
 extension LMDBImportSession {
     /// Each stream's head, as the pipeline would have kept it.
     package func writeFinalStates(_ states: [StreamHead]) throws {
-        for head in states { try log.writeHead(head.state, stream: head.stream, version: head.version, position: head.position, txn) }
+        for head in states {
+            try log.writeHead(head.state, stream: head.stream, version: head.version, position: head.position, txn)
+            // The heads come in no order: each may change a page of its own.
+            try steps.wrote(pages: 1)
+        }
     }
 }
 
@@ -98,15 +135,40 @@ final class LMDBImportBuilder: ImportBatchBuilder {
         var puts = PendingEventPuts()
         var rows: [(row: KeptRow, number: Int, stream: String, version: Int)] = []
         var snapshots: [(key: [UInt8], value: [UInt8])] = []
+        /// How many streams the batch's events belong to (`ImportSteps` counts a page for each).
+        var streams = 0
+        /// With a deferred stream index, the entries the puts leave out, and the streams first met.
+        var indexEntries: [(slot: Int, version: Int, position: Int)] = []
+        var newStreams: [(slot: Int, stream: String)] = []
     }
 
     private var content = Content()
+    /// The batch that last added an event of each stream slot, for `Content.streams`.
+    private var batchOfSlot: [Int] = []
+    private var batch = 1
+    /// Whether the session writes the stream index itself (`DeferredStreamIndex`).
+    private let defersIndex: Bool
+
+    init(defersIndex: Bool) { self.defersIndex = defersIndex }
 
     var count: Int { content.puts.count }
 
     func add(_ event: RecordedEvent, record: UnsafeRawBufferPointer, fingerprint: UInt64, line: Int, streamOrdinal: Int) {
-        content.puts.add(position: event.position, record: record, eventId: event.eventId, stream: event.stream, version: event.version,
-                         fingerprint: fingerprint, tag: line, run: streamOrdinal)
+        if streamOrdinal >= batchOfSlot.count {
+            batchOfSlot += repeatElement(0, count: streamOrdinal + 1 - batchOfSlot.count)
+            if defersIndex { content.newStreams.append((streamOrdinal, event.stream)) }
+        }
+        if defersIndex {
+            content.puts.addUnindexed(position: event.position, record: record, eventId: event.eventId, fingerprint: fingerprint, tag: line)
+            content.indexEntries.append((streamOrdinal, event.version, event.position))
+        } else {
+            content.puts.add(position: event.position, record: record, eventId: event.eventId, stream: event.stream, version: event.version,
+                             fingerprint: fingerprint, tag: line, run: streamOrdinal)
+        }
+        if batchOfSlot[streamOrdinal] != batch {
+            batchOfSlot[streamOrdinal] = batch
+            content.streams += 1
+        }
     }
 
     func addForgotten(_ event: RecordedEvent, record: UnsafeRawBufferPointer, line: Int) {
@@ -125,6 +187,7 @@ final class LMDBImportBuilder: ImportBatchBuilder {
     func take() -> any Sendable {
         var taken = content
         content = Content(puts: PendingEventPuts(reservingLike: taken.puts))
+        batch += 1
         taken.puts.sort()
         return taken
     }

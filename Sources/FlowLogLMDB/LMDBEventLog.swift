@@ -76,6 +76,9 @@ public final class LMDBEventLog: EventLog {
         self.path = path
         try LogFolder.prepare(path: path, creating: access == .readWriteCreating)
         logLock = try LogLock.shared(in: path, readOnly: access == .readOnly)
+        // A staged import holds the log lock exclusively while its copy lives: one found now was
+        // left by an import that was killed, and a writer removes it (`removeStagedImport`).
+        if access != .readOnly { try? Self.removeStagedImport(path + "/" + Self.stagedImportName, log: path) }
         var options = Environment.Options()
         options.initialMapSize = initialMapSize
         options.readOnly = access == .readOnly

@@ -25,8 +25,9 @@ enum LogFolder {
         var dataInfo = stat()
         if stat(path + "/data.mdb", &dataInfo) == 0 { return }
         // The log lock alone is what a log whose files were removed (or whose creation failed, or
-        // whose refused import was undone) leaves: the folder is as good as empty.
-        let entries = folderEntries(path).filter { $0 != LogLock.fileName }
+        // whose refused import was undone) leaves, and with a staged import's folder what a killed
+        // import into a new log leaves: the folder is as good as empty.
+        let entries = folderEntries(path).filter { $0 != LogLock.fileName && $0 != LMDBEventLog.stagedImportName }
         if entries.isEmpty {
             guard creating else { throw .notFound(path: path) }
             return

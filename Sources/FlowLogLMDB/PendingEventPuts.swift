@@ -24,6 +24,18 @@ struct PendingEventPuts {
     /// Events waiting to be written.
     var count: Int { records.count }
 
+    /// About how many pages of the map writing the waiting puts changes, for an import that bounds
+    /// the pages a transaction holds (`ImportSteps`): records, event ids and fingerprints are
+    /// appended, filling whole pages; the stream index's pages split in halves, and each of the
+    /// `streams` the puts reach starts on a page of its own (its tail).
+    func pagesToWrite(streams: Int) -> Int {
+        (records.byteCount + eventIds.byteCount + fingerprints.byteCount + 3_999) / 4_000 + (index.byteCount + 1_999) / 2_000 + streams
+    }
+
+    /// Event ids the last `write` could not append (ids out of time order): each may have changed
+    /// a page of its own.
+    var scatteredEventIds: Int { eventIds.insertedByLastWrite }
+
     /// Works out the write order of every waiting put ahead of `write`.
     mutating func sort() {
         records.sort()
@@ -51,6 +63,15 @@ struct PendingEventPuts {
             records.add(key: positionKey, value: record, tag: tag)
             keys.withEventID(eventId) { eventIds.add(key: $0, value: positionKey, tag: tag) }
             keys.withStreamVersion(stream, version) { index.add(key: $0, value: positionKey, tag: tag, run: run) }
+            fingerprints.add(position: position, fingerprint: fingerprint, tag: tag)
+        }
+    }
+
+    /// As `add`, without the stream-index entry, which the caller writes itself (`DeferredStreamIndex`).
+    mutating func addUnindexed(position: Int, record: UnsafeRawBufferPointer, eventId: EventID, fingerprint: UInt64?, tag: Int) {
+        keys.withPosition(position) { positionKey in
+            records.add(key: positionKey, value: record, tag: tag)
+            keys.withEventID(eventId) { eventIds.add(key: $0, value: positionKey, tag: tag) }
             fingerprints.add(position: position, fingerprint: fingerprint, tag: tag)
         }
     }

@@ -143,7 +143,15 @@ public final class Environment {
         try check(mdb_env_sync(handle, 1), "mdb_env_sync")
     }
 
-    private func begin(flags: UInt32) throws(LMDBError) -> Transaction {
+    /// Turns LMDB's sync at each commit off (`MDB_NOSYNC`) or back on, for this process's handle.
+    /// Without it a crash may lose the last commits or leave the file damaged: only for an
+    /// environment nobody else uses and that is thrown away unless `sync()` completes (an
+    /// import's staged copy, synced once at its end).
+    public func setSynchronousCommits(_ synchronous: Bool) throws(LMDBError) {
+        try check(mdb_env_set_flags(handle, UInt32(MDB_NOSYNC), synchronous ? 0 : 1), "mdb_env_set_flags")
+    }
+
+    func begin(flags: UInt32) throws(LMDBError) -> Transaction {
         var attempts = 0
         while true {
             var txn: OpaquePointer?
@@ -165,7 +173,7 @@ public final class Environment {
         try check(mdb_env_set_mapsize(handle, bytes), "growing the map to \(bytes) bytes")
     }
 
-    private func grow() throws(LMDBError) {
+    func grow() throws(LMDBError) {
         let doubled = mapSize * 2
         try check(mdb_env_set_mapsize(handle, doubled), "growing the map to \(doubled) bytes")
     }

@@ -38,6 +38,11 @@ public struct SortedPuts {
 
     public var isEmpty: Bool { entries.isEmpty }
     public var count: Int { entries.count }
+    /// The bytes of the keys and values waiting.
+    public var byteCount: Int { buffer.count }
+    /// How many puts of the last `write` went in other than by `MDB_APPEND`: each may have landed
+    /// on a page of its own.
+    public private(set) var insertedByLastWrite = 0
 
     /// Adds a put. A `run` (any number the caller picks, such as a stream's slot) promises that the
     /// run's keys are added in ascending order and that no other run's key falls between them, so
@@ -75,6 +80,7 @@ public struct SortedPuts {
         defer { mdb_cursor_close(cursorHandle) }
         var refused: Entry?
         var appends = AppendAttempts(enabled: appending)
+        insertedByLastWrite = 0
         for entry in entries {
             var key = MDB_val(mv_size: entry.keyCount, mv_data: UnsafeMutableRawPointer(mutating: bytes.baseAddress! + entry.start))
             var value = MDB_val(mv_size: entry.valueCount,
@@ -84,9 +90,11 @@ public struct SortedPuts {
                 code = mdb_cursor_put(cursorHandle, &key, &value, flags.rawValue | UInt32(MDB_APPEND))
                 if code == MDB_KEYEXIST {
                     appends.refused()
+                    insertedByLastWrite += 1
                     code = mdb_cursor_put(cursorHandle, &key, &value, flags.rawValue)
                 }
             } else {
+                insertedByLastWrite += 1
                 code = mdb_cursor_put(cursorHandle, &key, &value, flags.rawValue)
             }
             if code == MDB_KEYEXIST, flags.contains(.noOverwrite) {

@@ -110,6 +110,12 @@ public struct OrderHistory: Equatable, Sendable {
     public private(set) var orders: [Order] = []
     /// The ids of `orders`, once `indexIds()` was called; kept up to date by `append`.
     private var ids: Set<String>?
+    /// How many orders came before `orders`' first and were dropped (`keepOnlyLatest()`); 0 for
+    /// every history but an import's.
+    public private(set) var droppedCount = 0
+
+    /// How many orders the stream placed, dropped ones included.
+    public var count: Int { droppedCount + orders.count }
 
     public init() {}
 
@@ -131,6 +137,17 @@ public struct OrderHistory: Equatable, Sendable {
         ids = index
     }
 
+    /// Drops every order but the latest, keeping their number, for a fold that needs no more than
+    /// the number of orders and the last one: an import into a log that keeps orders in an index of
+    /// their own, whose memory would otherwise grow with every order imported. Such a history's
+    /// `contains` answers for the orders it still holds only.
+    public mutating func keepOnlyLatest() {
+        guard orders.count > 1 else { return }
+        droppedCount += orders.count - 1
+        orders.removeFirst(orders.count - 1)
+        ids = nil
+    }
+
     mutating func append(_ order: Order) {
         orders.append(order)
         // Taken out of the optional so that inserting does not copy the set.
@@ -140,5 +157,5 @@ public struct OrderHistory: Equatable, Sendable {
         }
     }
 
-    public static func == (lhs: OrderHistory, rhs: OrderHistory) -> Bool { lhs.orders == rhs.orders }
+    public static func == (lhs: OrderHistory, rhs: OrderHistory) -> Bool { lhs.droppedCount == rhs.droppedCount && lhs.orders == rhs.orders }
 }

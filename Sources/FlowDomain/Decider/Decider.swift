@@ -12,6 +12,9 @@ extension FlowDecider: Decider {
 
     @inlinable public static func keptRows(of state: FlowState) -> [Order] { state.orders.orders }
 
+    /// Dropped orders included (`OrderHistory.keepOnlyLatest`).
+    @inlinable public static func keptRowCount(of state: FlowState) -> Int { state.orders.count }
+
     public static func restoreKeptRows(_ rows: [Order], into state: inout FlowState) { state.orders = OrderHistory(orders: rows) }
 
     /// The order's id is the client's choice and may name the person; its total, item count and

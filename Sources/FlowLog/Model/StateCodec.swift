@@ -24,8 +24,9 @@ package enum StateCodec {
         writer.reset()
         writer.write(format(of: state))
         encodeCartAndNavigation(state, into: &writer)
-        writer.write(int: state.orders.orders.count)
+        writer.write(int: state.orders.count)
         if !withoutOrders {
+            precondition(state.orders.droppedCount == 0, "a state whose orders were dropped is encoded with its orders")
             for order in state.orders.orders { encode(order, into: &writer) }
         }
     }
@@ -141,7 +142,7 @@ package enum StateCodec {
         writer.reset()
         writer.write(format(of: state))
         encodeCartAndNavigation(state, into: &writer)
-        writer.write(int: state.orders.orders.count)
+        writer.write(int: state.orders.count)
         if let last = state.orders.orders.last { encode(last, into: &writer) }
         return writer.withUnsafeBytes { XXHash64.hash($0) }
     }

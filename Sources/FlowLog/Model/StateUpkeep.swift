@@ -22,6 +22,10 @@ enum StateUpkeep {
             + (orders.count >= indexedOrders ? orders.count * 64 : 0)
     }
 
+    /// See `StreamState.keepOnlyLatestKeptRow`: such a history's duplicate-order check answers
+    /// for its latest order only, so it is never decided against.
+    static func keepOnlyLatestKeptRow(_ state: inout LogDecider.State) { state.orders.keepOnlyLatest() }
+
     /// An event to decode records into, whatever it is.
     static let placeholderEvent: LogDecider.Event = .navigation(.modalDismissed)
 }

@@ -20,8 +20,12 @@ public struct StreamState: Equatable, Sendable {
     /// Folds one more event in.
     @inlinable public mutating func apply(_ event: RecordedEvent) { LogDecider.evolve(&value, event.event) }
 
-    /// How many rows the state keeps beside the events.
-    public var keptRowCount: Int { LogDecider.keptRows(of: value).count }
+    /// How many rows the state keeps beside the events (dropped ones included).
+    public var keptRowCount: Int { LogDecider.keptRowCount(of: value) }
+
+    /// Drops every kept row but the latest, keeping their number: a fold that feeds a backend
+    /// with a row index of its own needs no more, and would otherwise grow with every row.
+    package mutating func keepOnlyLatestKeptRow() { StateUpkeep.keepOnlyLatestKeptRow(&value) }
 
     public mutating func restoreKeptRows(_ rows: KeptRows) { LogDecider.restoreKeptRows(rows.rows, into: &value) }
 

@@ -20,6 +20,13 @@ package struct ImportStart: Sendable {
     package var snapshotInterval: Int
     /// The layout of the log's schema, which the imported records take.
     package var layout: RecordLayout
+    /// Whether the backend's snapshots hold each stream's kept rows, so the preparation keeps every
+    /// row it folds; a backend that keeps them in an index of its own (LMDB) needs only their
+    /// number and the last, and the preparation then drops the rest
+    /// (`StreamState.keepOnlyLatestKeptRow`).
+    package var snapshotsHoldKeptRows = true
+    /// Events a batch gathers (`ImportPreparation.batchSize` unless the backend wants them smaller).
+    package var batchSize = ImportPreparation.batchSize
 
     package init(position: Int, hash: UInt64, snapshotInterval: Int, layout: RecordLayout) {
         (self.position, self.hash, self.snapshotInterval, self.layout) = (position, hash, snapshotInterval, layout)
@@ -98,6 +105,9 @@ package struct ImportPreparation: ~Copyable {
     private let layout: RecordLayout
     private var scratch = BinaryWriter(capacity: 512)
     private let builder: any ImportBatchBuilder
+    /// See `ImportStart.snapshotsHoldKeptRows`: without, each stream keeps its last row only.
+    private let keepsRows: Bool
+    private let eventsPerBatch: Int
 
     /// Events a batch gathers before it is written: large enough that a stream's versions in the
     /// batch make long runs in the stream index (each run costs one descent of the B-tree), small
@@ -110,11 +120,13 @@ package struct ImportPreparation: ~Copyable {
         previousHash = start.hash
         snapshotInterval = start.snapshotInterval
         layout = start.layout
+        keepsRows = start.snapshotsHoldKeptRows
+        eventsPerBatch = start.batchSize
         self.builder = builder
         self.loadStream = loadStream
     }
 
-    package var isFull: Bool { builder.count >= Self.batchSize }
+    package var isFull: Bool { builder.count >= eventsPerBatch }
 
     /// Adds one event to the batch, or throws the refusal of the rule it breaks; then the batch
     /// (`take()`) holds the events before it, which must be written first.
@@ -141,6 +153,7 @@ package struct ImportPreparation: ~Copyable {
         record.withUnsafeBytes { builder.add(event, record: $0, fingerprint: fingerprint, line: line, streamOrdinal: slot) }
         if let row = KeptRow(keptBy: event.event, after: folds[slot].state.value) {
             builder.keep(row, number: folds[slot].state.keptRowCount, stream: event.stream, version: event.version)
+            if !keepsRows { folds[slot].state.keepOnlyLatestKeptRow() }
         }
         if snapshotInterval > 0, event.version % snapshotInterval == 0 {
             builder.snapshot(folds[slot].state, stream: event.stream, version: event.version, position: event.position)
@@ -184,7 +197,8 @@ package struct ImportPreparation: ~Copyable {
 
     /// A stream the import has not touched yet: its version and state as the log has them.
     private mutating func load(_ stream: String) throws -> Int {
-        let (version, state) = try loadStream(stream)
+        var (version, state) = try loadStream(stream)
+        if !keepsRows { state.keepOnlyLatestKeptRow() }
         folds.append(StreamFold(version: version, state: state))
         slots[stream] = folds.count - 1
         return folds.count - 1

@@ -27,19 +27,19 @@ struct ImportCommand: ParsableCommand {
             var info = stat()
             let size = fstat(descriptor, &info) == 0 ? Int(info.st_size) : 0
             let logExisted = Composition.logExists(logOptions)
-            let log = try Composition.openLog(logOptions, access: .readWriteCreating)
             let progress = Progress(label: "import", total: max(size / 200, 1), enabled: isatty(STDERR_FILENO) == 1 && size > 0)
             do {
-                let count = try log.importNDJSON(from: LineReader(fileDescriptor: descriptor), expectedBytes: size, progress: progress)
+                let (count, location) = try Composition.importNDJSON(logOptions, from: LineReader(fileDescriptor: descriptor),
+                                                                     expectedBytes: size, progress: progress)
                 if format.isJSON {
                     output.json { json in
                         json.beginObject()
                         json.key("imported"); json.int(count)
-                        json.key("log"); json.string(log.location)
+                        json.key("log"); json.string(location)
                         json.endObject()
                     }
                 } else {
-                    output.line("imported \(count) events into \(log.location)")
+                    output.line("imported \(count) events into \(location)")
                 }
             } catch {
                 // A refused import into a new log leaves no empty log behind.

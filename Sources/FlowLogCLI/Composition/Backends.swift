@@ -46,6 +46,24 @@ enum Backend {
         }
     }
 
+    /// `flowlog import`: into LMDB through `LMDBEventLog.importNDJSON(intoLogAt:…)`, which stages a
+    /// large import so that its memory stays bounded; into PostgreSQL through the opened log's
+    /// import (one transaction on the server). Returns the events imported and the log's location.
+    func importNDJSON(from reader: consuming LineReader, expectedBytes: Int, progress: Progress?) throws -> (count: Int, location: String) {
+        switch self {
+        case .lmdb(let path):
+            // For tests: every import staged, in steps this small, so that a modest one takes several.
+            if let steps = getenv("FLOWLOG_TEST_IMPORT_STEP_PAGES").flatMap({ Int(String(cString: $0)) }) {
+                return (try LMDBEventLog.importNDJSON(intoLogAt: path, from: reader, expectedBytes: expectedBytes, progress: progress,
+                                                      pagesPerStep: steps, inPlaceLimit: 0), path)
+            }
+            return (try LMDBEventLog.importNDJSON(intoLogAt: path, from: reader, expectedBytes: expectedBytes, progress: progress), path)
+        case .postgres:
+            let log = try open(access: .readWriteCreating)
+            return (try log.importNDJSON(from: reader, expectedBytes: expectedBytes, progress: progress), log.location)
+        }
+    }
+
     /// Whether anything is there yet: a folder for LMDB; a PostgreSQL log is taken to exist (its
     /// tables are created by its first write, in the same transaction).
     var exists: Bool {

@@ -27,6 +27,12 @@ enum Composition {
     /// What a killed `backup` leaves in its folder, which the next one may replace.
     static let partialBackupName = LMDBEventLog.partialBackupName
 
+    /// `flowlog import` into the log at `--db`, created when missing (`Backend.importNDJSON`).
+    static func importNDJSON(_ options: LogOptions, from reader: consuming LineReader, expectedBytes: Int,
+                             progress: Progress?) throws -> (count: Int, location: String) {
+        try Backend(options.logPath).importNDJSON(from: reader, expectedBytes: expectedBytes, progress: progress)
+    }
+
     /// Whether anything is at `--db` yet.
     static func logExists(_ options: LogOptions) -> Bool { Backend(options.logPath).exists }
 

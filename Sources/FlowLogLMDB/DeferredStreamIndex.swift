@@ -1,0 +1,79 @@
+import LMDB
+
+/// The stream-index entries of an import in steps, held back and written a stream at a time.
+///
+/// Each stream's entries go to the end of its own key range in the stream index, so a step that
+/// writes a few versions of each of many streams changes every one of those streams' tail pages (and
+/// copies it, and writes it at the commit) for a few dozen bytes: with 10,000 interleaved streams,
+/// most of every step was tail pages written again. Held back until `capacity` entries wait (and at
+/// the last batch), a stream's entries are written together, in key order, with a commit allowed
+/// between two streams (`ImportSteps`), so each tail page changes once per flush.
+///
+/// Only an import's versions are held: consecutive, from the version the stream had (the import
+/// refuses any other), so a stream keeps its first waiting version and its positions, 8 bytes an
+/// event. Nothing reads the index of a stream the import touched before the import ends: the
+/// preparation folds such a stream itself.
+final class DeferredStreamIndex {
+    /// Entries held before they are written: 64 for each page of the import's step (786,432 for the
+    /// default step, 6 MB), so tiny steps (tests') flush often.
+    let capacity: Int
+
+    init(capacity: Int) { self.capacity = capacity }
+    /// How many bytes of puts are written between two chances to commit.
+    private static let bytesPerWrite = 1 << 20
+
+    /// By stream slot: the stream's key prefix (its name and 0x00), its first waiting version, and
+    /// the positions of that version and those after it.
+    private var prefixes: [[UInt8]] = []
+    private var firstVersions: [Int] = []
+    private var positions: [[UInt64]] = []
+    private(set) var count = 0
+
+    var isFull: Bool { count >= capacity }
+
+    /// Names the stream in `slot` (before its first entry).
+    func name(_ stream: String, slot: Int) {
+        while slot >= prefixes.count {
+            prefixes.append([])
+            firstVersions.append(0)
+            positions.append([])
+        }
+        prefixes[slot] = Array(stream.utf8) + [0]
+    }
+
+    /// Holds the entry of `version` of the stream in `slot`, the version after the last one held.
+    func add(slot: Int, version: Int, position: Int) {
+        if positions[slot].isEmpty { firstVersions[slot] = version }
+        assert(version == firstVersions[slot] + positions[slot].count, "an import's versions of a stream come one after another")
+        positions[slot].append(UInt64(position))
+        count += 1
+    }
+
+    /// Writes every held entry into `database`, stream by stream in key order, counting the pages
+    /// as it goes so that a step may end between two streams.
+    func write(into database: Database, steps: ImportSteps) throws {
+        guard count > 0 else { return }
+        let order = prefixes.indices.filter { !positions[$0].isEmpty }.sorted { prefixes[$0].lexicographicallyPrecedes(prefixes[$1]) }
+        var puts = SortedPuts()
+        var streams = 0
+        func flush() throws {
+            let pages = (puts.byteCount + 1_999) / 2_000 + streams
+            _ = try puts.write(to: database, in: steps.current)
+            streams = 0
+            try steps.wrote(pages: pages)
+        }
+        for slot in order {
+            var key = prefixes[slot] + [UInt8](repeating: 0, count: 8)
+            let tail = key.count - 8
+            for (offset, position) in positions[slot].enumerated() {
+                key.withUnsafeMutableBytes { $0.storeBytes(of: UInt64(firstVersions[slot] + offset).bigEndian, toByteOffset: tail, as: UInt64.self) }
+                withUnsafeBytes(of: position.bigEndian) { value in key.withUnsafeBytes { puts.add(key: $0, value: value, tag: 0) } }
+            }
+            positions[slot] = []
+            streams += 1
+            if puts.byteCount >= Self.bytesPerWrite { try flush() }
+        }
+        try flush()
+        count = 0
+    }
+}
