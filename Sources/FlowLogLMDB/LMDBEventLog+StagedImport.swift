@@ -158,7 +158,7 @@ extension LMDBEventLog {
     private static func stagingError(_ code: Int32, path: String, doing: String) -> FlowLogError {
         switch code {
         case EACCES, EPERM, EROFS: .permissionDenied(path: path)
-        case ENOSPC, EDQUOT: .diskFull(path: path)
+        case ENOSPC, EDQUOT, EFBIG: .diskFull(path: path)
         default: .io(path: path, detail: "\(doing) failed: \(String(cString: strerror(code))); the log was not changed")
         }
     }

@@ -140,6 +140,32 @@ struct StagedImportCLITests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: db).sorted() == ["data.mdb", "flowlog.lock", "lock.mdb"])
     }
 
+    /// A file-size limit stands in for a full disk (writes past it fail with EFBIG): the staged import
+    /// stops with exit 74 and a sentence, and the log is as it was; a new path is left empty.
+    @Test func aFullDiskStopsAStagedImportAndLeavesTheLogAsItWas() throws {
+        let folder = TemporaryDirectory()
+        let lines = Self.source.lines
+        let db = folder.child("log")
+        try Self.write(lines[..<2_000], to: folder.child("head.ndjson"))
+        try Self.write(lines[2_000...], to: folder.child("rest.ndjson"))
+        #expect(try FlowLogProcess.run(["import", folder.child("head.ndjson"), "--db", db]).status == 0)
+        let before = try #require(Self.data(db))
+        // Room for the copy of the log and about a megabyte more, in blocks of 512 bytes.
+        let blocks = before.count / 512 + 2_048
+        let limited = ["/bin/sh", "-c", "ulimit -f \(blocks); trap '' XFSZ; exec \"$0\" \"$@\""]
+        let full = try FlowLogProcess.run(["import", folder.child("rest.ndjson"), "--db", db], environment: Self.stepPages, launcher: limited)
+        #expect(full.status == 74, "\(full.stderr)")
+        #expect(full.stderr.contains("is full"), "\(full.stderr)")
+        #expect(Self.data(db) == before)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: db).sorted() == ["data.mdb", "flowlog.lock", "lock.mdb"])
+
+        let new = folder.child("new")
+        try Self.write(lines, to: folder.child("all.ndjson"))
+        let intoNew = try FlowLogProcess.run(["import", folder.child("all.ndjson"), "--db", new], environment: Self.stepPages, launcher: limited)
+        #expect(intoNew.status == 74, "\(intoNew.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: new))
+    }
+
     /// A log another process holds open cannot have its file replaced: the import goes in place, in
     /// one transaction, as it always did.
     @Test func anImportIntoALogOpenElsewhereGoesInPlace() throws {
