@@ -108,8 +108,8 @@ func runScale(_ options: Options, finished: ([ScaleRow]) throws -> Void = { _ in
         add("verify", work: events, try medianMeasure(runs: options.runs) {
             try measureProcess(options.flowlog, ["verify", "--db", path])
         }, ceilinged: true)
-        // import: the log's own export into a new log (one write transaction, so LMDB holds every
-        // page it writes until the commit: its anonymous memory grows with the import).
+        // import: the log's own export into a new log (staged and committed in steps, so its
+        // anonymous memory stays bounded whatever the log's size; decisions.md, Performance).
         let exported = options.work + "/scale-export.ndjson"
         try run(options.flowlog, ["export", "--db", path], stdout: exported)
         sync()
