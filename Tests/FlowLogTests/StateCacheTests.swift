@@ -9,7 +9,7 @@ import Testing
 @Suite("State cache")
 struct StateCacheTests {
     @Test func theLeastRecentlyUsedStreamsGoFirstAndTheCostStaysWithinTheBudget() {
-        var cache = StateCache(budget: 3 * StateCache.estimatedCost(of: FlowDecider.initialState))
+        var cache = StateCache(budget: 3 * StateUpkeep.estimatedCost(of: FlowDecider.initialState))
         for index in 0..<10 { cache.put((FlowDecider.initialState, index), for: "s\(index)") }
         #expect(cache.count == 3)
         #expect(cache.cost <= cache.budget)

@@ -10,13 +10,9 @@ package enum EarlierRowDefect {
     /// its row index: the state with its last order in USD. `nil` where that is the state's own
     /// fingerprint (no order, or the last one in USD), so nothing can be told apart.
     package static func misrecordedFingerprint(of state: StreamState, scratch: inout BinaryWriter) -> UInt64? {
-        var misread = state.value
-        guard var last = misread.orders.orders.last, last.currency != Money.currencyOfEarlierCarts else { return nil }
+        guard var last = state.value.orders.orders.last, last.currency != Money.currencyOfEarlierCarts else { return nil }
         last.currency = Money.currencyOfEarlierCarts
-        var orders = misread.orders.orders
-        orders[orders.count - 1] = last
-        misread.orders = OrderHistory(orders: orders)
-        return StateCodec.fingerprint(misread, scratch: &scratch)
+        return StateCodec.fingerprint(state.value, lastOrder: last, scratch: &scratch)
     }
 }
 

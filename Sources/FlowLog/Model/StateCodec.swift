@@ -139,11 +139,17 @@ package enum StateCodec {
     /// placed the differing order, where the last order differs. That keeps the digest O(cart), not
     /// O(orders), on every append.
     package static func fingerprint(_ state: FlowState, scratch writer: inout BinaryWriter) -> UInt64 {
+        fingerprint(state, lastOrder: state.orders.orders.last, scratch: &writer)
+    }
+
+    /// The fingerprint of `state` were its last order `lastOrder`: what a repair compares with a
+    /// recorded fingerprint, without copying the state's orders.
+    package static func fingerprint(_ state: FlowState, lastOrder: Order?, scratch writer: inout BinaryWriter) -> UInt64 {
         writer.reset()
         writer.write(format(of: state))
         encodeCartAndNavigation(state, into: &writer)
         writer.write(int: state.orders.count)
-        if let last = state.orders.orders.last { encode(last, into: &writer) }
+        if let lastOrder { encode(lastOrder, into: &writer) }
         return writer.withUnsafeBytes { XXHash64.hash($0) }
     }
 

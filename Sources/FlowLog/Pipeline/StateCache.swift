@@ -37,7 +37,7 @@ struct StateCache {
     mutating func put(_ entry: Entry, for stream: String) {
         if let replaced = entries[stream] { cost -= replaced.cost }
         clock += 1
-        let size = Self.estimatedCost(of: entry.state)
+        let size = StateUpkeep.estimatedCost(of: entry.state)
         entries[stream] = (entry, size, clock)
         cost += size
         recency.append((stream, clock))
@@ -59,6 +59,4 @@ struct StateCache {
     mutating func remove(_ stream: String) {
         _ = take(stream)
     }
-
-    static func estimatedCost(of state: LogDecider.State) -> Int { StateUpkeep.estimatedCost(of: state) }
 }
