@@ -34,13 +34,47 @@ struct ForgetCLITests {
         _ = try run(["send", "-", "--db", db], stdin: commands + "\n")
     }
 
+    /// What the other session ("bob") and the whole export answer before a forget.
+    struct Untouched {
+        let export: String
+        let state: String
+        let lines: Int
+
+        init(_ db: String) throws {
+            export = try ForgetCLITests.run(["export", "--stream", "bob", "--db", db]).stdout
+            state = try ForgetCLITests.run(["state", "--stream", "bob", "--format", "json", "--db", db]).stdout
+            lines = try ForgetCLITests.run(["export", "--db", db]).stdoutLines.count
+        }
+    }
+
+    /// After `alice` (`twoSessions`' first session, 3 events) was forgotten: she answers as a
+    /// stream that never existed, a second forget finds nothing, everyone else is as before,
+    /// positions stay contiguous, none of her strings is exported, and the chain verifies.
+    static func expectForgotten(_ alice: String, _ db: String, _ before: Untouched) throws {
+        for reader in [["state", "--stream", alice], ["replay", "--stream", alice], ["log", "--stream", alice]] {
+            let refused = try run(reader + ["--db", db], expecting: 66)
+            #expect(refused.stderr.contains("There is no stream \(alice)"), "\(reader): \(refused.stderr)")
+        }
+        #expect(!(try run(["streams", "--db", db]).stdout.contains("alice")))
+        let again = try run(["forget", "--stream", alice, "--db", db], expecting: 66)
+        #expect(again.stderr.contains("There is no stream \(alice)"))
+
+        #expect(try run(["export", "--stream", "bob", "--db", db]).stdout == before.export)
+        #expect(try run(["state", "--stream", "bob", "--format", "json", "--db", db]).stdout == before.state)
+        let export = try run(["export", "--db", db]).stdout
+        #expect(export.split(separator: "\n").count == before.lines)
+        for forbidden in ["alice", "Quill of Alice", "corr-alice-7", "cmd-alice-1", "o-alice"] {
+            #expect(!export.contains(forbidden), "\(forbidden) in the export")
+        }
+        let verify = try JSONParser.parse(try run(["verify", "--format", "json", "--db", db]).stdout)
+        #expect(verify["intact"] == .bool(true) && verify["forgotten"] == .integer(3), "\(verify)")
+    }
+
     @Test func aForgottenStreamAnswersAsOneThatNeverExisted() throws {
         let scratch = TemporaryDirectory()
         let db = try Self.twoSessions(in: scratch)
-        let bobBefore = try Self.run(["export", "--stream", "bob", "--db", db]).stdout
-        let bobState = try Self.run(["state", "--stream", "bob", "--format", "json", "--db", db]).stdout
+        let before = try Self.Untouched(db)
         let ordersBefore = try Self.run(["orders", "--format", "json", "--db", db]).stdout
-        let lastBefore = try Self.run(["export", "--db", db]).stdoutLines.count
 
         let forgotten = try Self.run(["forget", "--stream", "alice", "--format", "json", "--db", db])
         let answer = try JSONParser.parse(forgotten.stdout)
@@ -48,24 +82,7 @@ struct ForgetCLITests {
         #expect(answer["correlationIds"] == .array([.string("corr-alice-7")]))
         #expect(answer["segment"]?["anonymousId"] == .string("alice"))
 
-        for reader in [["state", "--stream", "alice"], ["replay", "--stream", "alice"], ["log", "--stream", "alice"]] {
-            let refused = try Self.run(reader + ["--db", db], expecting: 66)
-            #expect(refused.stderr.contains("There is no stream alice"), "\(reader): \(refused.stderr)")
-        }
-        #expect(!(try Self.run(["streams", "--db", db]).stdout.contains("alice")))
-        let again = try Self.run(["forget", "--stream", "alice", "--db", db], expecting: 66)
-        #expect(again.stderr.contains("There is no stream alice"))
-
-        // Everyone else is as before; positions stay contiguous; the chain verifies.
-        #expect(try Self.run(["export", "--stream", "bob", "--db", db]).stdout == bobBefore)
-        #expect(try Self.run(["state", "--stream", "bob", "--format", "json", "--db", db]).stdout == bobState)
-        let export = try Self.run(["export", "--db", db]).stdout
-        #expect(export.split(separator: "\n").count == lastBefore)
-        for forbidden in ["alice", "Quill of Alice", "corr-alice-7", "cmd-alice-1", "o-alice"] {
-            #expect(!export.contains(forbidden), "\(forbidden) in the export")
-        }
-        let verify = try JSONParser.parse(try Self.run(["verify", "--format", "json", "--db", db]).stdout)
-        #expect(verify["intact"] == .bool(true) && verify["forgotten"] == .integer(3))
+        try Self.expectForgotten("alice", db, before)
         let replayed = try Self.run(["replay", "--verify", "--db", db]).stdout
         #expect(replayed.contains("(and 3 forgotten)") && replayed.contains("all agree"), "\(replayed)")
         // The order's total stays for the analyst, without the stream.
