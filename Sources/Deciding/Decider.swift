@@ -31,6 +31,10 @@ public protocol Decider {
     /// How many rows the state has kept: `keptRows(of:).count` unless the state holds fewer than
     /// it counts (a fold that dropped all but its latest).
     static func keptRowCount(of state: State) -> Int
+    /// Whether deciding `command` reads the state's kept rows themselves, beyond their count and
+    /// the latest (the cart's duplicate-order check). A writer keeps the states it caches without
+    /// their older rows and reloads a stream's whole state before deciding such a command.
+    static func needsKeptRows(_ command: Command) -> Bool
     /// Puts rows read back from storage into a state decoded without them.
     static func restoreKeptRows(_ rows: [KeptRow], into state: inout State)
     /// The row with what may name the person blanked (its personal columns, and anything else):
@@ -47,4 +51,6 @@ public protocol Decider {
 
 extension Decider {
     public static func keptRowCount(of state: State) -> Int { keptRows(of: state).count }
+    /// Every command, unless the domain says otherwise: the safe answer.
+    public static func needsKeptRows(_ command: Command) -> Bool { true }
 }

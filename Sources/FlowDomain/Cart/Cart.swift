@@ -111,7 +111,7 @@ public struct OrderHistory: Equatable, Sendable {
     /// The ids of `orders`, once `indexIds()` was called; kept up to date by `append`.
     private var ids: Set<String>?
     /// How many orders came before `orders`' first and were dropped (`keepOnlyLatest()`); 0 for
-    /// every history but an import's.
+    /// every history but an import's and a writer's cached one.
     public private(set) var droppedCount = 0
 
     /// How many orders the stream placed, dropped ones included.
@@ -139,12 +139,14 @@ public struct OrderHistory: Equatable, Sendable {
 
     /// Drops every order but the latest, keeping their number, for a fold that needs no more than
     /// the number of orders and the last one: an import into a log that keeps orders in an index of
-    /// their own, whose memory would otherwise grow with every order imported. Such a history's
-    /// `contains` answers for the orders it still holds only.
+    /// their own, whose memory would otherwise grow with every order imported, and a writer's
+    /// cache of states between batches. Such a history's `contains` answers for the orders it
+    /// still holds only.
     public mutating func keepOnlyLatest() {
         guard orders.count > 1 else { return }
         droppedCount += orders.count - 1
-        orders.removeFirst(orders.count - 1)
+        // A new array rather than `removeFirst`, which would keep the whole history's capacity.
+        orders = [orders[orders.count - 1]]
         ids = nil
     }
 

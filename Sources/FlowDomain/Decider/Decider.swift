@@ -15,6 +15,12 @@ extension FlowDecider: Decider {
     /// Dropped orders included (`OrderHistory.keepOnlyLatest`).
     @inlinable public static func keptRowCount(of state: FlowState) -> Int { state.orders.count }
 
+    /// Only a successful payment looks at the orders: its order id must be new to the stream.
+    @inlinable public static func needsKeptRows(_ command: AppCommand) -> Bool {
+        if case .payment(.succeeded) = command { return true }
+        return false
+    }
+
     public static func restoreKeptRows(_ rows: [Order], into state: inout FlowState) { state.orders = OrderHistory(orders: rows) }
 
     /// The order's id is the client's choice and may name the person; its total, item count and

@@ -25,10 +25,17 @@ public struct LogCapabilities {
     public var keptRowRepair: (any KeptRowRepairing)?
     /// The newest log schema the backend writes: what `flowlog upgrade` raises its logs to.
     public var newestLogSchema: Int
+    /// Whether the log keeps the rows the domain keeps beside its events apart from the states it
+    /// stores (heads and snapshots hold their count only, as LMDB's do): then a state handed to an
+    /// append needs only their count and the latest, and the processor caches states without the
+    /// older ones. A log whose snapshots hold whole states (PostgreSQL, memory) says no.
+    public var keepsRowsApart: Bool
 
     public init(snapshots: (any SnapshotStore)?, batchReading: (any StreamBatchReading)?,
                 deferredCommits: (any DeferredCommitAppending)?, following: (any LogFollowing)?, backup: (any LogBackup)?,
-                forgetting: (any StreamForgetting)?, keptRowRepair: (any KeptRowRepairing)?, newestLogSchema: Int) {
+                forgetting: (any StreamForgetting)?, keptRowRepair: (any KeptRowRepairing)?, newestLogSchema: Int,
+                keepsRowsApart: Bool) {
+        self.keepsRowsApart = keepsRowsApart
         self.forgetting = forgetting
         self.keptRowRepair = keptRowRepair
         self.newestLogSchema = newestLogSchema

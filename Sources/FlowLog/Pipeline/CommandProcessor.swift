@@ -64,9 +64,10 @@ public final class CommandProcessor {
     private var settings: LogSettings?
 
     /// `cacheBudget`: about how many bytes of stream states to keep between batches (`StateCache`);
-    /// the default holds about 3,000 sessions of 75 orders each.
+    /// the default holds about 20,000 sessions with ten cart lines each (whatever their orders:
+    /// the cache keeps the latest only).
     public init(log: any EventLog, clock: any WallClock = SystemClock(), ids: any EventIDGenerator = UUIDv7Generator(),
-                cacheBudget: Int = 16 << 20) {
+                cacheBudget: Int = 32 << 20) {
         self.log = log
         self.cache = StateCache(budget: cacheBudget)
         snapshotInterval = try? log.capabilities.snapshots?.snapshotInterval()
@@ -101,7 +102,7 @@ public final class CommandProcessor {
 
     /// The current state of a stream, from the cache or the log.
     public func state(of stream: String) throws -> (state: LogDecider.State, version: Int) {
-        if let cached = cache[stream] { return cached }
+        if let cached = cache[stream], StateUpkeep.holdsAllKeptRows(cached.state) { return cached }
         let loaded = try load(stream)
         cache.put(loaded, for: stream)
         return loaded
@@ -208,6 +209,7 @@ public final class CommandProcessor {
     private func decideAndAppend(_ batch: [CommandEnvelope], indices: [Int], into outcomes: inout [CommandOutcome?], finalAttempt: Bool,
                                  checked: inout Set<String>) throws -> [Int] {
         if settings == nil { settings = try log.settings() }
+        dropStatesMissingRows(batch, indices: indices)
         var working = try preload(batch, indices: indices)
         let knownReceipts = try prefetchReceipts(batch, indices: indices)
         /// Per stream, the command ids accepted earlier in this batch, and the request that carries each.

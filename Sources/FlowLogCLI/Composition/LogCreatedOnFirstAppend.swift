@@ -65,7 +65,7 @@ final class LogCreatedOnFirstAppend: EventLog, StreamBatchReading, DeferredCommi
     var capabilities: LogCapabilities {
         LogCapabilities(snapshots: self, batchReading: self, deferredCommits: self,
                         following: opened?.capabilities.following, backup: opened?.capabilities.backup,
-                        forgetting: opened?.capabilities.forgetting, keptRowRepair: opened?.capabilities.keptRowRepair, newestLogSchema: opened?.capabilities.newestLogSchema ?? LogSettings.newestLogSchema)
+                        forgetting: opened?.capabilities.forgetting, keptRowRepair: opened?.capabilities.keptRowRepair, newestLogSchema: opened?.capabilities.newestLogSchema ?? LogSettings.newestLogSchema, keepsRowsApart: opened?.capabilities.keepsRowsApart ?? false)
     }
 
     var defersCommit: Bool { opened?.capabilities.deferredCommits?.defersCommit ?? false }

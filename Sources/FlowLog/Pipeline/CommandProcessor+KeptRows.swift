@@ -1,0 +1,14 @@
+/// The cache keeps states without their older kept rows (`StateCache`); the few commands that read
+/// those rows are decided against the stream's whole state, loaded again from the log.
+extension CommandProcessor {
+    /// Drops from the cache every stream of the round that a command needing its kept rows names and
+    /// whose cached state lacks some, before the round takes its states: the round then loads it
+    /// whole, as it loads a stream it never saw.
+    func dropStatesMissingRows(_ batch: [CommandEnvelope], indices: [Int]) {
+        cache.keepsLatestRowOnly = log.capabilities.keepsRowsApart
+        for index in indices where LogDecider.needsKeptRows(batch[index].command) {
+            let stream = batch[index].stream
+            if let cached = cache[stream], !StateUpkeep.holdsAllKeptRows(cached.state) { cache.remove(stream) }
+        }
+    }
+}
