@@ -63,7 +63,7 @@ struct OrderPagesTests {
         for position in [17, 50, 101] {
             #expect(try log.state(ofStream: "shop", throughPosition: position).state == (try folded(log, through: position)))
         }
-        let stored = try log.reading { txn in try log.keptRows(of: "shop", count: 40, txn) }
+        let stored = try log.reading { txn in try log.keptRows(of: "shop", count: 40, try PendingIndex.load(log, txn), txn) }
         #expect(stored?.rows.map(\.currency) == Array(repeating: "EUR", count: 40))
     }
 
