@@ -12,7 +12,7 @@ import Testing
 struct OrderPagesTests {
     /// A log whose stream "shop" placed `orders` orders (three events each), through the command pipeline.
     private func logWithOrders(_ orders: Int, currency: String? = nil, in folder: TemporaryDirectory) throws -> LMDBEventLog {
-        let log = try LMDBEventLog(path: folder.child("log"))
+        let log = try LMDBEventLog(path: folder.child("log"), foldPolicy: .foldingEveryCommit)
         try log.setSnapshotInterval(100)
         let processor = CommandProcessor(log: log, clock: SteppingClock(), ids: SequentialIDGenerator(startingAfter: 0))
         let commands = (1...orders).flatMap { number in
