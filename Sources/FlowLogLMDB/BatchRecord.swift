@@ -1,4 +1,5 @@
 import FlowLog
+import Foundation
 
 /// One commit's stream-index entries and kept rows, as one value of the `batches` database (log
 /// schema 4), in place of the scattered puts into `streamIndex` and `orders`/`orderPages` that
@@ -130,7 +131,7 @@ struct BatchRecordView {
         var (low, high) = (0, streamCount)
         while low < high {
             let middle = (low + high) / 2
-            if let found = streamID(at: middle), found.lexicographicallyPrecedes(id) { low = middle + 1 } else { high = middle }
+            if let found = streamID(at: middle), Self.compare(found, id) < 0 { low = middle + 1 } else { high = middle }
         }
         return low
     }
@@ -138,8 +139,20 @@ struct BatchRecordView {
     /// The stream's entry in this record, if the commit touched it.
     func entry(of id: UnsafeRawBufferPointer) -> BatchStreamEntry? {
         let index = lowerBound(id)
-        guard index < streamCount, let found = streamID(at: index), found.elementsEqual(id) else { return nil }
+        guard index < streamCount, let found = streamID(at: index), Self.compare(found, id) == 0 else { return nil }
         return stream(at: index)
+    }
+
+    /// Byte order of two ids (as `lexicographicallyPrecedes`, through `memcmp`: every read of a
+    /// stream searches every pending record, so this is the merge's inner loop).
+    @inline(__always)
+    static func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
+        let common = min(a.count, b.count)
+        if common > 0 {
+            let order = memcmp(a.baseAddress!, b.baseAddress!, common)
+            if order != 0 { return Int(order) }
+        }
+        return a.count - b.count
     }
 }
 

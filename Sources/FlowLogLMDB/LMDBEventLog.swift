@@ -69,6 +69,8 @@ public final class LMDBEventLog: EventLog {
     let batchesDB: Database?
     /// When pending batch records are folded into the indexes (tests set tiny or huge ones).
     let foldPolicy: FoldPolicy
+    /// The pending records the last read transaction loaded (`PendingIndex.load`).
+    let pendingCache = PendingRecordCache()
     /// Encodes appended records; reused, so appending allocates nothing per record.
     var encoder = BinaryWriter(capacity: 512)
     /// Salts for appended records in the salted layout, drawn from the kernel in batches.

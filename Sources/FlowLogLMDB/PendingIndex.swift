@@ -1,4 +1,5 @@
 import FlowLog
+import Foundation
 import LMDB
 
 /// The stream-index entries and kept rows a transaction sees in batch records (`BatchRecord`,
@@ -22,6 +23,14 @@ struct PendingIndex {
     /// Records with keys up to `through` are folded for the streams whose ids sort below `below`.
     private(set) var folded: (through: Int, below: [UInt8])?
 
+    /// The last stream looked up and its parts: a state's load asks for one stream's rows and
+    /// entries two or three times in one transaction.
+    private final class Memo {
+        var stream: String?
+        var entries: [BatchStreamEntry] = []
+    }
+    private let memo = Memo()
+
     var isEmpty: Bool { records.isEmpty }
     /// Events in the records, those a fold in progress has already indexed included.
     var eventCount: Int { records.reduce(0) { $0 + $1.eventCount } }
@@ -30,8 +39,15 @@ struct PendingIndex {
 
     /// The batch records and fold progress `txn` sees; empty for a log without `batches`. With
     /// `skippingDamaged` (`verify`, which reports them itself), unreadable records are left out.
+    /// A read transaction of the snapshot the last one read (`PendingRecordCache`) reuses its load.
     static func load(_ log: LMDBEventLog, _ txn: Transaction, skippingDamaged: Bool = false) throws -> PendingIndex {
         guard let batchesDB = log.batchesDB, try txn.count(batchesDB) > 0 else { return .none }
+        let cacheable = txn.isReadOnly && !skippingDamaged
+        var first: UnsafeRawPointer?
+        if cacheable {
+            first = try txn.withCursor(batchesDB) { try $0.first()?.value.baseAddress }
+            if let cached = log.pendingCache.lookup(snapshot: txn.snapshotID, firstRecord: first) { return cached }
+        }
         var pending = PendingIndex()
         if let progress = try txn.get(log.meta, key: progressKey), progress.count >= 8 {
             pending.folded = (Keys.decodeInt(progress), Array(progress[8...]))
@@ -51,7 +67,15 @@ struct PendingIndex {
                 entry = try cursor.next()
             }
         }
+        if cacheable { log.pendingCache.store(pending, snapshot: txn.snapshotID, firstRecord: first) }
         return pending
+    }
+
+    /// A copy with a memo of its own (the cache's copy is shared between threads).
+    fileprivate func fresh() -> PendingIndex {
+        var copy = PendingIndex()
+        (copy.records, copy.folded) = (records, folded)
+        return copy
     }
 
     static func damage(at position: Int, _ problem: String) -> FlowLogError {
@@ -63,8 +87,8 @@ struct PendingIndex {
 
     /// Whether `id`'s entries in `record` are already in the indexes (a fold in progress).
     func isFolded(_ record: BatchRecordView, _ id: UnsafeRawBufferPointer) -> Bool {
-        guard let folded else { return false }
-        return record.key <= folded.through && id.lexicographicallyPrecedes(folded.below)
+        guard let folded, record.key <= folded.through else { return false }
+        return folded.below.withUnsafeBytes { BatchRecordView.compare(id, $0) < 0 }
     }
 
     /// Each pending (not yet folded) entry of every record, for `verify`'s digest: `body` gets the
@@ -82,18 +106,21 @@ struct PendingIndex {
     /// The stream's pending parts, oldest first.
     func entries(of stream: String) throws -> [BatchStreamEntry] {
         guard !records.isEmpty else { return [] }
+        if memo.stream == stream { return memo.entries }
         var bytes = stream
-        return try bytes.withUTF8 { utf8 in
+        let found = try bytes.withUTF8 { utf8 in
             let id = UnsafeRawBufferPointer(utf8)
             var found: [BatchStreamEntry] = []
             for record in records where !isFolded(record, id) {
                 let index = record.lowerBound(id)
-                guard index < record.streamCount, let name = record.streamID(at: index), name.elementsEqual(id) else { continue }
+                guard index < record.streamCount, let name = record.streamID(at: index), BatchRecordView.compare(name, id) == 0 else { continue }
                 guard let entry = record.stream(at: index) else { throw Self.damage(at: record.key, "the entry of stream \(stream) runs past its end") }
                 found.append(entry)
             }
             return found
         }
+        (memo.stream, memo.entries) = (stream, found)
+        return found
     }
 
     /// The position of the stream's `version` among the pending entries.
@@ -127,5 +154,32 @@ struct PendingIndex {
             guard whole else { throw Self.damage(at: entry.position(at: 0), "the kept rows of stream \(stream) run past its end") }
             if rows.count >= count { return }
         }
+    }
+}
+
+/// The last read transaction's pending records, reused by the next read of the same snapshot: a
+/// `send` reads each stream it meets in a transaction of its own, thousands a commit, and each
+/// would otherwise walk every record again. The records are bytes of the map; they stay where they
+/// are while their snapshot is the newest (LMDB writes a commit's pages elsewhere), and a reader
+/// of the same snapshot id whose first record is at the same address sees the same map (a map
+/// moved by a resize would put it elsewhere). Write transactions never use it: their own puts
+/// change what they see.
+final class PendingRecordCache: @unchecked Sendable {
+    private let lock = NSLock()
+    private var snapshot = -1
+    private var firstRecord: UnsafeRawPointer?
+    private var pending = PendingIndex()
+
+    func lookup(snapshot: Int, firstRecord: UnsafeRawPointer?) -> PendingIndex? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard snapshot == self.snapshot, let firstRecord, firstRecord == self.firstRecord else { return nil }
+        return pending.fresh()
+    }
+
+    func store(_ pending: PendingIndex, snapshot: Int, firstRecord: UnsafeRawPointer?) {
+        lock.lock()
+        defer { lock.unlock() }
+        (self.pending, self.snapshot, self.firstRecord) = (pending.fresh(), snapshot, firstRecord)
     }
 }
