@@ -22,6 +22,9 @@ struct PendingIndex {
     private(set) var records: [BatchRecordView] = []
     /// Records with keys up to `through` are folded for the streams whose ids sort below `below`.
     private(set) var folded: (through: Int, below: [UInt8])?
+    /// Where each stream's parts are, for a read transaction's load (`PendingRecordCache`);
+    /// without it, each record is searched.
+    var map: PendingStreamMap?
 
     /// The last stream looked up and its parts: a state's load asks for one stream's rows and
     /// entries two or three times in one transaction.
@@ -44,6 +47,7 @@ struct PendingIndex {
         guard let batchesDB = log.batchesDB, try txn.count(batchesDB) > 0 else { return .none }
         let cacheable = txn.isReadOnly && !skippingDamaged
         var first: UnsafeRawPointer?
+        var addresses: [UnsafeRawPointer?] = []
         if cacheable {
             first = try txn.withCursor(batchesDB) { try $0.first()?.value.baseAddress }
             if let cached = log.pendingCache.lookup(snapshot: txn.snapshotID, firstRecord: first) { return cached }
@@ -64,17 +68,18 @@ struct PendingIndex {
                     throw damage(at: position, "its header or offset table is cut short or of an unknown format")
                 }
                 pending.records.append(record)
+                if cacheable { addresses.append(value.baseAddress) }
                 entry = try cursor.next()
             }
         }
-        if cacheable { log.pendingCache.store(pending, snapshot: txn.snapshotID, firstRecord: first) }
+        if cacheable { return log.pendingCache.store(pending, addresses: addresses, snapshot: txn.snapshotID) }
         return pending
     }
 
     /// A copy with a memo of its own (the cache's copy is shared between threads).
-    fileprivate func fresh() -> PendingIndex {
+    func fresh() -> PendingIndex {
         var copy = PendingIndex()
-        (copy.records, copy.folded) = (records, folded)
+        (copy.records, copy.folded, copy.map) = (records, folded, map)
         return copy
     }
 
@@ -107,6 +112,11 @@ struct PendingIndex {
     func entries(of stream: String) throws -> [BatchStreamEntry] {
         guard !records.isEmpty else { return [] }
         if memo.stream == stream { return memo.entries }
+        if let map {
+            let found = try map.entries(of: stream, in: self)
+            (memo.stream, memo.entries) = (stream, found)
+            return found
+        }
         var bytes = stream
         let found = try bytes.withUTF8 { utf8 in
             let id = UnsafeRawBufferPointer(utf8)
@@ -157,29 +167,3 @@ struct PendingIndex {
     }
 }
 
-/// The last read transaction's pending records, reused by the next read of the same snapshot: a
-/// `send` reads each stream it meets in a transaction of its own, thousands a commit, and each
-/// would otherwise walk every record again. The records are bytes of the map; they stay where they
-/// are while their snapshot is the newest (LMDB writes a commit's pages elsewhere), and a reader
-/// of the same snapshot id whose first record is at the same address sees the same map (a map
-/// moved by a resize would put it elsewhere). Write transactions never use it: their own puts
-/// change what they see.
-final class PendingRecordCache: @unchecked Sendable {
-    private let lock = NSLock()
-    private var snapshot = -1
-    private var firstRecord: UnsafeRawPointer?
-    private var pending = PendingIndex()
-
-    func lookup(snapshot: Int, firstRecord: UnsafeRawPointer?) -> PendingIndex? {
-        lock.lock()
-        defer { lock.unlock() }
-        guard snapshot == self.snapshot, let firstRecord, firstRecord == self.firstRecord else { return nil }
-        return pending.fresh()
-    }
-
-    func store(_ pending: PendingIndex, snapshot: Int, firstRecord: UnsafeRawPointer?) {
-        lock.lock()
-        defer { lock.unlock() }
-        (self.pending, self.snapshot, self.firstRecord) = (pending.fresh(), snapshot, firstRecord)
-    }
-}
