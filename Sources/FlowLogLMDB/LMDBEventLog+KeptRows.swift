@@ -78,7 +78,7 @@ extension LMDBEventLog {
         try txn.withCursor(rowsDB) { cursor in
             var entry = try cursor.seek(atOrAfter: Keys.streamVersion(stream, rows.count + 1))
             while rows.count < count, let (key, value) = entry, key.starts(with: prefix), value.count > 8,
-                  Keys.decodeNumber(key) == rows.count + 1, rows.append(encoded: UnsafeRawBufferPointer(rebasing: value[8...])) {
+                  rows.append(encoded: UnsafeRawBufferPointer(rebasing: value[8...])) {
                 entry = try cursor.next()
             }
         }
