@@ -46,8 +46,8 @@ struct IndexDigest: Equatable {
 }
 
 extension LMDBEventLog {
-    /// The digests of the stream index and of the event-id index, each walked in key order, and
-    /// the snapshot they were read from.
+    /// The digests of the stream index (with its pending entries) and of the event-id index, each
+    /// walked in key order.
     func indexDigests(_ txn: Transaction) throws -> (streamIndex: IndexDigest, eventIds: IndexDigest) {
         var streamIndex = IndexDigest()
         try txn.withCursor(streamIndexDB) { cursor in
@@ -63,6 +63,10 @@ extension LMDBEventLog {
                                                         position: Keys.decodePosition(value)))
                 entry = try cursor.next()
             }
+        }
+        // Pending entries (log schema 4) are stream-index entries not yet folded in.
+        try PendingIndex.load(self, txn, skippingDamaged: true).forEachEntry { stream, version, position in
+            streamIndex.add(IndexDigest.streamEntry(streamHash: IndexDigest.streamHash(stream), version: version, position: position))
         }
         var eventIds = IndexDigest()
         try txn.withCursor(eventIdsDB) { cursor in

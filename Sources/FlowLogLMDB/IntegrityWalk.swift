@@ -44,9 +44,13 @@ struct IntegrityWalk {
     /// Each slot's stream hash, for the stream-index digest.
     private var streamHashes: [UInt64] = []
 
-    init(log: LMDBEventLog, txn: Transaction, batchSize: Int = Self.defaultBatchSize, digesting: Bool = false) {
+    /// The stream-index entries still in batch records (log schema 4): index entries all the same.
+    let pending: PendingIndex
+
+    init(log: LMDBEventLog, txn: Transaction, batchSize: Int = Self.defaultBatchSize, digesting: Bool = false) throws {
         self.log = log
         self.txn = txn
+        pending = try PendingIndex.load(log, txn, skippingDamaged: true)
         self.batchSize = batchSize
         if digesting { digests = (IndexDigest(), IndexDigest()) } else { batch.reserveCapacity(batchSize) }
     }
@@ -235,6 +239,7 @@ struct IntegrityWalk {
                     at = (slot, entry.version)
                 } else {
                     at = nil
+                    if let position = try? pending.position(of: streams[slot], version: entry.version) { positions[index] = position }
                 }
             }
         }
@@ -279,7 +284,9 @@ struct IntegrityWalk {
     private func streamHolding(_ position: Int, guess: String?) throws -> String? {
         func holds(_ stream: String) throws -> Bool {
             let next = (slotOf[stream].map { versions[$0] } ?? 0) + 1
-            guard let entry = try txn.get(log.streamIndexDB, key: Keys.streamVersion(stream, next)) else { return false }
+            guard let entry = try txn.get(log.streamIndexDB, key: Keys.streamVersion(stream, next)) else {
+                return (try? pending.position(of: stream, version: next)) == position
+            }
             return Keys.decodePosition(entry) == position
         }
         if let guess, try holds(guess) { return guess }

@@ -2,24 +2,37 @@ import FlowLog
 import LMDB
 
 extension LMDBEventLog {
-    /// One write transaction per batch: `AppendRules` decides, `AppendStorage` stores.
+    /// One write transaction per batch: `AppendRules` decides, `AppendStorage` stores. When the
+    /// commit leaves a fold due (`FoldPolicy`), the fold runs after it, in transactions of its own.
+    /// A fold that fails is not the append's failure: its events are committed, the records stay
+    /// pending (and are read as they are), and the next commit tries again; `verify` names a
+    /// damaged record.
     public func append(_ requests: [AppendRequest]) throws -> [AppendResult] {
+        let (results, foldDue): ([AppendResult], Bool)
         do {
-            return try environment.write { txn in try append(requests, txn) }
+            (results, foldDue) = try environment.write { txn in try append(requests, txn) }
         } catch let error as LMDBError {
             throw FlowLogError.writing(error, path: path)
         }
+        if foldDue { try? foldPending() }
+        return results
     }
 
     /// The append inside a write transaction of the caller's (a forget appends its audit events
     /// in its own), in the layout of the log's schema as the transaction sees it.
-    func append(_ requests: [AppendRequest], _ txn: Transaction) throws -> [AppendResult] {
+    /// In a schema-4 log the stream-index entries and kept rows go to one batch record; the
+    /// second result says whether a fold is due.
+    func append(_ requests: [AppendRequest], _ txn: Transaction) throws -> ([AppendResult], Bool) {
         let interval = try storedSnapshotInterval(txn)
         let layout = try recordLayout(txn)
+        let batching = try writesBatchRecords(txn)
+        let pending = try PendingIndex.load(self, txn)
         return try withUnsafeMutablePointer(to: &encoder) { encoder in
             try withUnsafeMutablePointer(to: &salts) { salts in
-                var storage = AppendStorage(log: self, txn: txn, encoder: encoder, salts: salts, layout: layout, snapshotInterval: interval)
-                return try AppendRules.apply(requests, in: &storage)
+                var storage = AppendStorage(log: self, txn: txn, encoder: encoder, salts: salts, layout: layout, snapshotInterval: interval,
+                                            pending: pending, batching: batching)
+                let results = try AppendRules.apply(requests, in: &storage)
+                return (results, storage.foldDue)
             }
         }
     }
@@ -27,7 +40,8 @@ extension LMDBEventLog {
 
 /// An append's write transaction as `AppendRules` sees it. The three puts of each event (record,
 /// stream index, event id) wait in sorted batches (`PendingEventPuts`) until `finish`; orders,
-/// snapshots and receipts are written as they come.
+/// snapshots and receipts are written as they come. With `batching` (log schema 4) the stream-index
+/// entries and kept rows go into one `BatchRecord` instead, put at `finish`.
 struct AppendStorage: AppendTransaction {
     let log: LMDBEventLog
     let txn: Transaction
@@ -41,9 +55,19 @@ struct AppendStorage: AppendTransaction {
     private var puts = PendingEventPuts()
     /// How many kept rows each stream the batch kept rows for holds so far.
     private var rowCounts: [String: Int] = [:]
+    /// The batch records this transaction started with. Its bytes are clean pages of the map,
+    /// which the puts before `finish` (into other databases) leave alone.
+    let pending: PendingIndex
+    let batching: Bool
+    private var batch = BatchRecord()
+    private var firstPosition = 0
+    /// Whether `finish` left a fold due (`FoldPolicy`).
+    private(set) var foldDue = false
 
     init(log: LMDBEventLog, txn: Transaction, encoder: UnsafeMutablePointer<BinaryWriter>, salts: UnsafeMutablePointer<RecordSalts>,
-         layout: RecordLayout, snapshotInterval: Int) {
+         layout: RecordLayout, snapshotInterval: Int, pending: PendingIndex, batching: Bool) {
+        self.pending = pending
+        self.batching = batching
         self.log = log
         self.txn = txn
         self.encoder = encoder
@@ -57,14 +81,23 @@ struct AppendStorage: AppendTransaction {
     func storedReceipt(stream: String, commandId: String) throws -> CommandReceipt? { try log.storedReceipt(stream: stream, commandId: commandId, txn) }
 
     mutating func store(_ record: RecordedEvent, chainedTo previousHash: UInt64, fingerprint: UInt64?, streamOrdinal: Int) throws -> UInt64 {
-        puts.add(record, chainedTo: previousHash, layout: layout, salts: &salts.pointee, encoder: &encoder.pointee, fingerprint: fingerprint, tag: record.position, run: streamOrdinal)
+        if batching {
+            if batch.isEmpty { firstPosition = record.position }
+            batch.addEvent(stream: record.stream, version: record.version, position: record.position, ordinal: streamOrdinal)
+        }
+        return puts.add(record, chainedTo: previousHash, layout: layout, salts: &salts.pointee, encoder: &encoder.pointee, fingerprint: fingerprint,
+                        tag: record.position, run: streamOrdinal, indexed: !batching)
     }
 
     /// The row goes to the stream's row index (`rows`), numbered from 1, and each full page of
-    /// them to `rowPages`.
+    /// them to `rowPages`; or, batching, to the batch record.
     mutating func keep(_ row: KeptRow, stream: String, version: Int) throws {
-        let number = try rowCounts[stream] ?? log.keptRowCount(of: stream, txn)
-        try log.keepRow(row, number: number + 1, stream: stream, version: version, txn)
+        let number = try rowCounts[stream] ?? log.keptRowCount(of: stream, pending, txn)
+        if batching {
+            batch.addRow(row, number: number + 1, stream: stream, version: version)
+        } else {
+            try log.keepRow(row, number: number + 1, stream: stream, version: version, txn)
+        }
         rowCounts[stream] = number + 1
     }
 
@@ -87,6 +120,11 @@ struct AppendStorage: AppendTransaction {
         }
         for (stream, version) in versions {
             try txn.put(log.streamsDB, key: Array(stream.utf8), value: Keys.littleEndian(UInt64(version)))
+        }
+        if batching, !batch.isEmpty, let batchesDB = log.batchesDB {
+            // Keys rise with positions: the record goes after the last one, on contiguous pages.
+            try txn.put(batchesDB, key: Keys.position(firstPosition), value: batch.encoded(), flags: .append)
+            foldDue = log.foldPolicy.isDue(pending, adding: batch.eventCount)
         }
     }
 }

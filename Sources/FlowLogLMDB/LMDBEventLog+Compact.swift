@@ -10,7 +10,9 @@ extension LMDBEventLog {
 
     /// Rewrites the log at `path` without its free pages (`flowlog compact`): the pages LMDB freed
     /// and keeps for reuse still hold whatever was written on them, and only a copy that leaves them
-    /// out removes those bytes from the disk.
+    /// out removes those bytes from the disk. Pending batch records (log schema 4) are copied as
+    /// they are, with any fold progress in `meta`: the copy reads as the log did, and the next
+    /// commit's fold carries on.
     ///
     /// The steps, each needed for what follows it:
     /// 1. the log lock, exclusively and at once (`LogLock`), or `FlowLogError.logInUse` naming the

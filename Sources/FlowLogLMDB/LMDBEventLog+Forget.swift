@@ -8,7 +8,8 @@ import LMDB
 /// goes with it: its stream-index entries, version, command receipts, snapshots, head, orders and
 /// order pages, the fingerprints at its positions, and in the storage read model its state and
 /// flags; the read model's orders keep their totals, without stream or order id, so order counts
-/// and revenue still add up.
+/// and revenue still add up. Pending batch records (log schema 4) are folded first, in the same
+/// transaction, so the stream's entries and rows are all in the indexes it deletes from.
 extension LMDBEventLog: StreamForgetting {
     /// With a cutoff (`retain`'s batch), the age of each stream is read in the transaction that
     /// forgets it, so an append that made a session young again either committed before (and the
@@ -21,6 +22,7 @@ extension LMDBEventLog: StreamForgetting {
                 guard RecordLayout(logSchema: schema) == .salted else {
                     throw ForgetRefusal.upgradeRequired(location: path, logSchema: schema)
                 }
+                try foldAll(txn)
                 let forgotten = try streams.compactMap { stream -> ForgottenStream? in
                     if let cutoff {
                         let version = try storedVersion(of: stream, txn)

@@ -4,7 +4,9 @@ import LMDB
 /// Imports into LMDB, fed by the core's import pipeline. The preparing thread sorts each batch's
 /// puts, so the writing thread only writes. Into an open log an import is one write transaction
 /// (all or nothing); `flowlog import` stages a large one instead (`LMDBEventLog+StagedImport`),
-/// committing it in steps into a copy that replaces the log's file once complete.
+/// committing it in steps into a copy that replaces the log's file once complete. Either way its
+/// first step folds the log's pending batch records (log schema 4), and the import then writes
+/// the stream index and kept rows directly: everything it adds is later than everything folded.
 extension LMDBEventLog: EventImporting, ImportTarget {
     public func importNDJSON(from reader: consuming LineReader, expectedBytes: Int, progress: Progress?) throws -> Int {
         try ImportPipeline.run(reader, into: self, expectedBytes: expectedBytes, progress: progress)
@@ -42,6 +44,7 @@ extension LMDBEventLog: EventImporting, ImportTarget {
         do {
             return try environment.writeInSteps(aroundLastCommit: { CommitWriteback.around($0, in: environment) }) { steps in
                 let txn = steps.current
+                try foldAll(txn)
                 let (position, hash) = try head(txn)
                 var start = ImportStart(position: position, hash: hash, snapshotInterval: try storedSnapshotInterval(txn),
                                         layout: try recordLayout(txn))

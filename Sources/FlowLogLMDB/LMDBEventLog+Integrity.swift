@@ -2,7 +2,8 @@ import FlowLog
 import LMDB
 
 /// `flowlog verify` on LMDB: the hash chain and contiguity of the records, the indexes against
-/// them (`IntegrityWalk`), each stream's stored version, and the shape of the fingerprint runs.
+/// them (`IntegrityWalk`), each stream's stored version, the shape of the fingerprint runs, and the
+/// batch records of a schema-4 log (`checkBatchRecords`).
 extension LMDBEventLog: IntegrityChecking {
     public func checkIntegrity(progress: Progress?) throws -> IntegrityReport {
         try checkIntegrity(progress: progress, batchSize: IntegrityWalk.defaultBatchSize)
@@ -27,7 +28,7 @@ extension LMDBEventLog: IntegrityChecking {
         try reading { txn in
             let indexes = IndexWalkThread(log: self)
             var report = IntegrityReport()
-            var walk = IntegrityWalk(log: self, txn: txn, digesting: true)
+            var walk = try IntegrityWalk(log: self, txn: txn, digesting: true)
             try walk.checkRecords(&report, progress: progress)
             try walk.checkStreams(&report)
             guard let (snapshot, digests) = try indexes.result(), snapshot == txn.snapshotID,
@@ -36,6 +37,7 @@ extension LMDBEventLog: IntegrityChecking {
                 return (nil, own.streamIndex == digests.streamIndex ? nil : digests.streamIndex.count)
             }
             try checkFingerprintRuns(&report, last: try head(txn).position, txn)
+            try checkBatchRecords(&report, txn)
             progress?.finish()
             return (report, nil)
         }
@@ -45,7 +47,7 @@ extension LMDBEventLog: IntegrityChecking {
     func checkIntegrityEntryByEntry(progress: Progress?, batchSize: Int) throws -> IntegrityReport {
         var report = IntegrityReport()
         try reading { txn in
-            var walk = IntegrityWalk(log: self, txn: txn, batchSize: batchSize)
+            var walk = try IntegrityWalk(log: self, txn: txn, batchSize: batchSize)
             try walk.checkRecords(&report, progress: progress)
             try walk.checkStreams(&report)
             let indexedIds = try txn.count(eventIdsDB)
@@ -53,6 +55,7 @@ extension LMDBEventLog: IntegrityChecking {
                 report.note(0, nil, "the event id index holds \(indexedIds) ids for \(report.events) events (an event was removed, or an index entry)")
             }
             try checkFingerprintRuns(&report, last: try head(txn).position, txn)
+            try checkBatchRecords(&report, txn)
         }
         progress?.finish()
         return report

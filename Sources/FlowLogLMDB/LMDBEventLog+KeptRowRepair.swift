@@ -5,12 +5,17 @@ import LMDB
 /// `flowlog upgrade`: each stream that has kept rows is folded from its events; rows that differ
 /// from the fold's are rewritten (with their pages), and recorded fingerprints that match the
 /// defect are set to the fold's. One write transaction: all of it or none. Events, their chain
-/// hashes and every other fingerprint stay as they are.
+/// hashes and every other fingerprint stay as they are. Pending batch records (log schema 4) are
+/// folded first, in the same transaction, so the rows it rewrites are all in the row index; a dry
+/// run reads them where they are.
 extension LMDBEventLog: KeptRowRepairing {
     public func repairKeptRows(dryRun: Bool) throws -> KeptRowRepair {
         do {
             if dryRun { return try reading { txn in try repairKeptRows(txn, writing: false) } }
-            return try environment.write { txn in try repairKeptRows(txn, writing: true) }
+            return try environment.write { txn in
+                try foldAll(txn)
+                return try repairKeptRows(txn, writing: true)
+            }
         } catch let error as LMDBError {
             throw FlowLogError.writing(error, path: path)
         }
@@ -18,13 +23,14 @@ extension LMDBEventLog: KeptRowRepairing {
 
     private func repairKeptRows(_ txn: Transaction, writing: Bool) throws -> KeptRowRepair {
         var report = KeptRowRepair()
+        let pending = try PendingIndex.load(self, txn)
         var scratch = BinaryWriter(capacity: 512)
         for stream in try streamsWithKeptRows(txn) {
             var state = StreamState.initial
             // The version of the event that kept each row, and the fingerprints to set.
             var rowVersions: [Int] = []
             var fixes: [(position: Int, fingerprint: UInt64)] = []
-            try scan(stream: stream, fromVersion: 1, throughPosition: nil, txn) { event in
+            try scan(stream: stream, fromVersion: 1, throughPosition: nil, pending: pending, txn) { event in
                 state.apply(event)
                 if KeptRow(for: event.event) != nil { rowVersions.append(event.version) }
                 if let misrecorded = EarlierRowDefect.misrecordedFingerprint(of: state, scratch: &scratch),
@@ -34,7 +40,7 @@ extension LMDBEventLog: KeptRowRepairing {
                 return true
             }
             let folded = KeptRows(state)
-            let stored = try keptRows(of: stream, count: try keptRowCount(of: stream, txn), txn)
+            let stored = try keptRows(of: stream, count: try keptRowCount(of: stream, pending, txn), pending, txn)
             if stored?.rows != folded.rows {
                 report.streams += 1
                 report.rows += folded.count

@@ -4,13 +4,21 @@ import LMDB
 /// The rows the domain keeps beside the events (`KeptRow`, through `AppendTransaction.keep`), in
 /// the order they were kept: `rowsDB` holds each (stream, number → version, row), `rowPagesDB`
 /// each full page of them in one value, so that a stream with tens of thousands of rows reads
-/// them in a few dozen gets rather than one cursor step each.
+/// them in a few dozen gets rather than one cursor step each. In a schema-4 log the rows kept
+/// since the last fold are in batch records (`PendingIndex`), after the indexed ones.
 extension LMDBEventLog {
     /// Keeps row `number` (from 1) of a stream, and its page when the row completes one.
     func keepRow(_ row: KeptRow, number: Int, stream: String, version: Int, _ txn: Transaction) throws {
-        var value = BinaryWriter(capacity: 64)
+        var encoded = BinaryWriter(capacity: 64)
+        row.encode(into: &encoded)
+        try encoded.withUnsafeBytes { try keepRow(encoded: $0, number: number, stream: stream, version: version, txn) }
+    }
+
+    /// As `keepRow(_:number:stream:version:_:)`, with the row as `KeptRow.encode` wrote it (a fold's).
+    func keepRow(encoded row: UnsafeRawBufferPointer, number: Int, stream: String, version: Int, _ txn: Transaction) throws {
+        var value = BinaryWriter(capacity: 8 + row.count)
         value.write(UInt64(version))
-        row.encode(into: &value)
+        value.write(bytes: row)
         try txn.put(rowsDB, key: Keys.streamVersion(stream, number), value: value.bytes)
         if number % Self.rowsPerPage == 0 {
             try writeRowPage(number / Self.rowsPerPage, of: stream, txn)
@@ -44,8 +52,13 @@ extension LMDBEventLog {
         try txn.put(rowPagesDB, key: Keys.streamVersion(stream, page), value: value.bytes)
     }
 
+    /// How many rows a stream has kept: the row index's, then the pending ones.
+    func keptRowCount(of stream: String, _ pending: PendingIndex, _ txn: Transaction) throws -> Int {
+        try pending.keptRowCount(of: stream, indexed: try indexedRowCount(of: stream, txn))
+    }
+
     /// How many rows the row index holds for a stream.
-    func keptRowCount(of stream: String, _ txn: Transaction) throws -> Int {
+    func indexedRowCount(of stream: String, _ txn: Transaction) throws -> Int {
         try txn.withCursor(rowsDB) { cursor in
             let prefix = Keys.streamPrefix(stream)
             let entry = try cursor.seek(atOrAfter: prefix + [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF])
@@ -54,22 +67,23 @@ extension LMDBEventLog {
         }
     }
 
-    /// A stream's first `count` rows: whole pages first, then the rest from the row index.
-    /// `room`: how many more the fold after it may add (a head is followed by at most 15 events, a
-    /// snapshot by hundreds), so that adding them does not copy the history.
-    func keptRows(of stream: String, count: Int, room: Int = 64, _ txn: Transaction) throws -> KeptRows? {
+    /// A stream's first `count` rows: whole pages first, then the rest from the row index, then
+    /// the pending ones. `room`: how many more the fold after it may add (a head is followed by at
+    /// most 15 events, a snapshot by hundreds), so that adding them does not copy the history.
+    func keptRows(of stream: String, count: Int, room: Int = 64, _ pending: PendingIndex, _ txn: Transaction) throws -> KeptRows? {
         guard count > 0 else { return KeptRows(reservingCapacity: 0) }
         var rows = KeptRows(reservingCapacity: count + room)
         try readRowPages(of: stream, upTo: count, into: &rows, txn)
         let prefix = Keys.streamPrefix(stream)
-        return try txn.withCursor(rowsDB) { cursor in
+        try txn.withCursor(rowsDB) { cursor in
             var entry = try cursor.seek(atOrAfter: Keys.streamVersion(stream, rows.count + 1))
             while rows.count < count, let (key, value) = entry, key.starts(with: prefix), value.count > 8,
                   rows.append(encoded: UnsafeRawBufferPointer(rebasing: value[8...])) {
                 entry = try cursor.next()
             }
-            return rows.count == count ? rows : nil
         }
+        if rows.count < count { try pending.appendRows(of: stream, upTo: count, into: &rows) }
+        return rows.count == count ? rows : nil
     }
 
     /// Appends the stream's row pages from page 1 while they lie within its first `count` rows,

@@ -73,9 +73,10 @@ extension LMDBEventLog: LogFollowing {
 
     func state(ofStream stream: String, throughPosition: Int?, _ txn: Transaction) throws -> (state: StreamState, version: Int) {
         // The head is the newest state kept; past positions come from snapshots.
-        var (state, version) = try head(of: stream, throughPosition: throughPosition, txn)
-            ?? latestSnapshot(of: stream, throughPosition: throughPosition, txn) ?? (StreamState.initial, 0)
-        try scan(stream: stream, fromVersion: version + 1, throughPosition: throughPosition, txn) { event in
+        let pending = try PendingIndex.load(self, txn)
+        var (state, version) = try head(of: stream, throughPosition: throughPosition, pending, txn)
+            ?? latestSnapshot(of: stream, throughPosition: throughPosition, pending, txn) ?? (StreamState.initial, 0)
+        try scan(stream: stream, fromVersion: version + 1, throughPosition: throughPosition, pending: pending, txn) { event in
             state.apply(event)
             version = event.version
             return true
@@ -83,24 +84,25 @@ extension LMDBEventLog: LogFollowing {
         return (state, version)
     }
 
-    /// One stream's events through the stream index, each checked against its chain hash. The
-    /// records are read through one cursor: the record before each (whose stored hash seeds the
-    /// check) and the record itself are one descent and one step, and a run of the stream's
-    /// events at adjacent positions (a session's visit) needs no descent at all.
-    func scan(stream: String, fromVersion: Int, throughPosition: Int?, _ txn: Transaction,
+    /// One stream's events through the stream index, then its pending entries (`PendingIndex`),
+    /// each checked against its chain hash. The records are read through one cursor: the record
+    /// before each (whose stored hash seeds the check) and the record itself are one descent and
+    /// one step, and a run of the stream's events at adjacent positions (a session's visit) needs
+    /// no descent at all.
+    func scan(stream: String, fromVersion: Int, throughPosition: Int?, pending: PendingIndex? = nil, _ txn: Transaction,
               _ body: (RecordedEvent) throws -> Bool) throws {
         let prefix = Keys.streamPrefix(stream)
+        let pending = try pending ?? PendingIndex.load(self, txn)
         try txn.withCursor(streamIndexDB) { index in
             try txn.withCursor(eventsDB) { records in
-                var entry = try index.seek(atOrAfter: Keys.streamVersion(stream, fromVersion))
                 var expectedVersion = fromVersion
                 var event = RecordedEvent.placeholder
                 // The position the records cursor is on, and that record's chain hash.
                 var at = 0
                 var atHash = RecordCodec.genesisHash
-                while let (key, value) = entry, key.starts(with: prefix) {
-                    let position = Keys.decodePosition(value)
-                    if let throughPosition, position > throughPosition { return }
+                /// Reads the event at `position`, the stream's `expectedVersion`; `false` ends the scan.
+                func visit(_ position: Int) throws -> Bool {
+                    if let throughPosition, position > throughPosition { return false }
                     var previousHash = RecordCodec.genesisHash
                     var record: Cursor.Record?
                     if at > 0, at == position - 1 {
@@ -125,9 +127,20 @@ extension LMDBEventLog: LogFollowing {
                     guard event.stream == stream, event.version == expectedVersion else {
                         throw FlowLogError.damaged(RecordDamage(position: position, stream: stream, problem: "the stream index says version \(expectedVersion) of \(stream), the record says version \(event.version) of \(event.stream)"))
                     }
-                    guard try body(event) else { return }
+                    guard try body(event) else { return false }
                     expectedVersion += 1
+                    return true
+                }
+                var entry = try index.seek(atOrAfter: Keys.streamVersion(stream, fromVersion))
+                while let (key, value) = entry, key.starts(with: prefix) {
+                    guard try visit(Keys.decodePosition(value)) else { return }
                     entry = try index.next()
+                }
+                try pending.forEachEntry(of: stream, fromVersion: expectedVersion) { version, position in
+                    guard version == expectedVersion else {
+                        throw FlowLogError.damaged(RecordDamage(position: position, stream: stream, problem: "a batch record says version \(version) of \(stream), where version \(expectedVersion) was next"))
+                    }
+                    return try visit(position)
                 }
             }
         }
@@ -141,8 +154,15 @@ extension LMDBEventLog: LogFollowing {
     /// As `event(inStream:version:)`, in a transaction of the caller's (`retain` reads a session's
     /// last event in the one that forgets it).
     func event(inStream stream: String, version: Int, _ txn: Transaction) throws -> RecordedEvent? {
-        guard version >= 1, let entry = try txn.get(streamIndexDB, key: Keys.streamVersion(stream, version)) else { return nil }
-        let position = Keys.decodePosition(entry)
+        guard version >= 1 else { return nil }
+        let position: Int
+        if let entry = try txn.get(streamIndexDB, key: Keys.streamVersion(stream, version)) {
+            position = Keys.decodePosition(entry)
+        } else if let pending = try PendingIndex.load(self, txn).position(of: stream, version: version) {
+            position = pending
+        } else {
+            return nil
+        }
         guard let bytes = try txn.get(eventsDB, key: Keys.position(position)) else {
             throw FlowLogError.damaged(RecordDamage(position: position, stream: stream, problem: "the stream index points at it, but it is missing"))
         }

@@ -37,13 +37,13 @@ extension LMDBEventLog: SnapshotStore {
     }
 
     /// The stream's head, when it is at or before `throughPosition`, intact and from today's reducers.
-    func head(of stream: String, throughPosition: Int?, _ txn: Transaction) throws -> (state: StreamState, version: Int)? {
+    func head(of stream: String, throughPosition: Int?, _ pending: PendingIndex, _ txn: Transaction) throws -> (state: StreamState, version: Int)? {
         guard let headsDB, let value = try txn.get(headsDB, key: Array(stream.utf8)), value.count > 8 else { return nil }
         let body = UnsafeRawBufferPointer(rebasing: value[8...])
         guard body.count > 24, let verified = BinaryWriter.verifiedBody(of: body) else { return nil }
         if let throughPosition, Keys.decodeInt(verified, at: 8) > throughPosition { return nil }
         guard var head = Self.decodeSnapshot(version: Keys.decodeInt(value), value: body),
-              let rows = try keptRows(of: stream, count: head.keptRowCount, room: AppendRules.headInterval, txn) else { return nil }
+              let rows = try keptRows(of: stream, count: head.keptRowCount, room: AppendRules.headInterval, pending, txn) else { return nil }
         head.state.restoreKeptRows(rows)
         return (head.state, head.version)
     }
@@ -61,8 +61,8 @@ extension LMDBEventLog: SnapshotStore {
     }
 
     /// The latest intact snapshot of `stream` written by today's reducers at or before
-    /// `throughPosition`, with its kept rows.
-    func latestSnapshot(of stream: String, throughPosition: Int?, _ txn: Transaction) throws -> (StreamState, Int)? {
+    /// `throughPosition`, with its kept rows. The stream's versions are the index's, then pending ones.
+    func latestSnapshot(of stream: String, throughPosition: Int?, _ pending: PendingIndex, _ txn: Transaction) throws -> (StreamState, Int)? {
         var ceiling = try storedVersion(of: stream, txn)
         if let throughPosition {
             // The stream's version at that position: versions and positions rise together, so bisect.
@@ -70,8 +70,15 @@ extension LMDBEventLog: SnapshotStore {
             var high = ceiling
             while low < high {
                 let middle = (low + high + 1) / 2
-                guard let entry = try txn.get(streamIndexDB, key: Keys.streamVersion(stream, middle)) else { break }
-                if Keys.decodePosition(entry) <= throughPosition { low = middle } else { high = middle - 1 }
+                let position: Int
+                if let entry = try txn.get(streamIndexDB, key: Keys.streamVersion(stream, middle)) {
+                    position = Keys.decodePosition(entry)
+                } else if let pendingPosition = try pending.position(of: stream, version: middle) {
+                    position = pendingPosition
+                } else {
+                    break
+                }
+                if position <= throughPosition { low = middle } else { high = middle - 1 }
             }
             ceiling = low
         }
@@ -82,7 +89,7 @@ extension LMDBEventLog: SnapshotStore {
             entry = entry == nil ? try cursor.last() : try cursor.previous()
             while let (key, value) = entry, key.starts(with: prefix) {
                 if var snapshot = Self.decodeSnapshot(key: key, value: value),
-                   let rows = try keptRows(of: stream, count: snapshot.keptRowCount, txn) {
+                   let rows = try keptRows(of: stream, count: snapshot.keptRowCount, pending, txn) {
                     snapshot.state.restoreKeptRows(rows)
                     return (snapshot.state, snapshot.version)
                 }

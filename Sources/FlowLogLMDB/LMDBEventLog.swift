@@ -24,7 +24,10 @@ import FlowLogSystem
 ///   replay; appended with `MDB_APPEND` beside the records and read in step with them. Logs written
 ///   before it existed kept the fingerprint after the position in the `streamIndex` value (16
 ///   bytes); those are still read, for every position the database lacks;
-/// - `heads`: stream id → the stream's latest state (every `AppendRules.headInterval` versions).
+/// - `heads`: stream id → the stream's latest state (every `AppendRules.headInterval` versions);
+/// - `batches` (log schema 4): a commit's first position (big-endian) → its stream-index entries
+///   and kept rows (`BatchRecord`), written instead of `streamIndex` and `orders` puts and folded
+///   into them later (`LMDBEventLog+Fold.swift`); readers add them (`PendingIndex`).
 ///
 /// Every `append` is one write transaction: all of a batch or none of it reaches the disk, and
 /// LMDB's writer lock serialises processes that share the folder.
@@ -62,6 +65,12 @@ public final class LMDBEventLog: EventLog {
     let headsDB: Database?
     /// Each position's state fingerprint; absent from older logs opened read-only.
     let fingerprintsDB: Database?
+    /// Commits' pending index entries and kept rows (`BatchRecord`); absent from older logs opened read-only.
+    let batchesDB: Database?
+    /// When pending batch records are folded into the indexes (tests set tiny or huge ones).
+    let foldPolicy: FoldPolicy
+    /// The pending records the last read transaction loaded (`PendingIndex.load`).
+    let pendingCache = PendingRecordCache()
     /// Encodes appended records; reused, so appending allocates nothing per record.
     var encoder = BinaryWriter(capacity: 512)
     /// Salts for appended records in the salted layout, drawn from the kernel in batches.
@@ -72,8 +81,10 @@ public final class LMDBEventLog: EventLog {
 
     /// Opens the log at `path` (a folder). `initialMapSize` only matters for a new log or a larger
     /// map: the map grows by itself whenever it is full.
-    public init(path: String, access: Access = .readWriteCreating, initialMapSize: Int = 1 << 30) throws(FlowLogError) {
+    public init(path: String, access: Access = .readWriteCreating, initialMapSize: Int = 1 << 30,
+                foldPolicy: FoldPolicy = .fromEnvironment) throws(FlowLogError) {
         self.path = path
+        self.foldPolicy = foldPolicy
         try LogFolder.prepare(path: path, creating: access == .readWriteCreating)
         logLock = try LogLock.shared(in: path, readOnly: access == .readOnly)
         // A staged import holds the log lock exclusively while its copy lives: one found now was
@@ -82,7 +93,7 @@ public final class LMDBEventLog: EventLog {
         var options = Environment.Options()
         options.initialMapSize = initialMapSize
         options.readOnly = access == .readOnly
-        options.maxDatabases = 16
+        options.maxDatabases = 20
         do {
             environment = try Self.openEnvironment(path: path, options: options)
         } catch {
@@ -114,7 +125,7 @@ public final class LMDBEventLog: EventLog {
             }
             (meta, eventsDB, streamsDB, streamIndexDB, commandsDB, eventIdsDB, snapshotsDB, rowsDB) =
                 (databases[0], databases[1], databases[2], databases[3], databases[4], databases[5], databases[6], databases[7])
-            (rowPagesDB, headsDB, fingerprintsDB) = (later[0], later[1], later[2])
+            (rowPagesDB, headsDB, fingerprintsDB, batchesDB) = (later[0], later[1], later[2], later[3])
         } catch let error as LMDBError where error.isNotFound {
             throw .notALog(path: path, reason: "it is an LMDB environment without FlowLog's databases")
         } catch {
@@ -126,11 +137,11 @@ public final class LMDBEventLog: EventLog {
     /// The databases every log holds, in the order `init` assigns them.
     static let databaseNames = ["meta", "events", "streams", "streamIndex", "commands", "eventIds", "snapshots", "orders"]
     /// The databases that came after the first logs (see `openOptional`), in the order `init` assigns them.
-    static let laterDatabaseNames = ["orderPages", "heads", "fingerprints"]
+    static let laterDatabaseNames = ["orderPages", "heads", "fingerprints", "batches"]
 
-    /// Row pages, heads and fingerprints came after the first logs, so a read-only open of an
-    /// older log goes without them: its kept rows are read one by one, its streams from snapshots, its
-    /// fingerprints from the stream index.
+    /// Row pages, heads, fingerprints and batch records came after the first logs, so a read-only
+    /// open of an older log goes without them: its kept rows are read one by one, its streams from
+    /// snapshots, its fingerprints from the stream index, and nothing of it is pending.
     static func openOptional(_ name: String, _ environment: Environment) throws -> Database? {
         do {
             return try environment.openDatabases(named: [name], create: false)[0]

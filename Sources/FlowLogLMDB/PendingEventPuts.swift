@@ -46,13 +46,18 @@ struct PendingEventPuts {
 
     /// Encodes `record`, chained to `previousHash`, in `encoder` and adds its puts; returns
     /// the record's chain hash. `tag` comes back if its event id is refused; `run` names its stream
-    /// (the stream's versions are added in ascending order).
+    /// (the stream's versions are added in ascending order). Without `indexed`, its stream-index
+    /// entry is the caller's (a batch record's).
     mutating func add(_ record: RecordedEvent, chainedTo previousHash: UInt64, layout: RecordLayout, salts: inout RecordSalts,
-                      encoder: inout BinaryWriter, fingerprint: UInt64?, tag: Int, run: Int) -> UInt64 {
+                      encoder: inout BinaryWriter, fingerprint: UInt64?, tag: Int, run: Int, indexed: Bool = true) -> UInt64 {
         let hash = RecordCodec.encode(record, previousHash: previousHash, layout: layout, salts: &salts, into: &encoder)
         encoder.withUnsafeBytes {
-            add(position: record.position, record: $0, eventId: record.eventId, stream: record.stream, version: record.version,
-                fingerprint: fingerprint, tag: tag, run: run)
+            if indexed {
+                add(position: record.position, record: $0, eventId: record.eventId, stream: record.stream, version: record.version,
+                    fingerprint: fingerprint, tag: tag, run: run)
+            } else {
+                addUnindexed(position: record.position, record: $0, eventId: record.eventId, fingerprint: fingerprint, tag: tag)
+            }
         }
         return hash
     }

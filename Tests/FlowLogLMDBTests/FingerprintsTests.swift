@@ -110,7 +110,7 @@ struct FingerprintsTests {
     /// Rewrites a log into the layout before the `fingerprints` database: each fingerprint after the
     /// position in its stream-index value, and no database.
     private func makeOlderLayout(at path: String) throws {
-        let log = try LMDBEventLog(path: path)
+        let log = try LMDBEventLog(path: path, foldPolicy: .foldingEveryCommit)
         let fingerprintsDB = try #require(log.fingerprintsDB)
         let byPosition = Dictionary(uniqueKeysWithValues: try stored(log).map { ($0.position, withUnsafeBytes(of: $0.fingerprint.littleEndian, Array.init)) })
         let index = try entries(log, log.streamIndexDB)
@@ -127,7 +127,7 @@ struct FingerprintsTests {
         let folder = TemporaryDirectory()
         let path = folder.child("log")
         let oldLast = try {
-            let log = try LMDBEventLog(path: path)
+            let log = try LMDBEventLog(path: path, foldPolicy: .foldingEveryCommit)
             try fill(log, until: 200)
             return try log.lastPosition()
         }()
@@ -140,7 +140,7 @@ struct FingerprintsTests {
             #expect(try old.checkIntegrity().isIntact)
         }
         // Opened for writing, it gains the database; new events go there, old ones stay in the index.
-        let log = try LMDBEventLog(path: path)
+        let log = try LMDBEventLog(path: path, foldPolicy: .foldingEveryCommit)
         try fill(log, until: 400, seed: 9)
         let last = try log.lastPosition()
         #expect(try stored(log).map(\.position) == Array(oldLast + 1...last))

@@ -94,7 +94,7 @@ struct IntegrityBatchTests {
     }
 
     private func sampleLog(_ path: String, seed: UInt64, scrambledIds: Bool = false) throws -> LMDBEventLog {
-        let log = try LMDBEventLog(path: path)
+        let log = try LMDBEventLog(path: path, foldPolicy: .foldingEveryCommit)
         var rng = SplitMix64(seed: seed)
         let generator = RandomCommands()
         let processor = scrambledIds ? CommandProcessor(log: log, clock: SteppingClock(), ids: ScrambledIDs())

@@ -12,7 +12,7 @@ import Testing
 struct OrderPagesTests {
     /// A log whose stream "shop" placed `orders` orders (three events each), through the command pipeline.
     private func logWithOrders(_ orders: Int, currency: String? = nil, in folder: TemporaryDirectory) throws -> LMDBEventLog {
-        let log = try LMDBEventLog(path: folder.child("log"))
+        let log = try LMDBEventLog(path: folder.child("log"), foldPolicy: .foldingEveryCommit)
         try log.setSnapshotInterval(100)
         let processor = CommandProcessor(log: log, clock: SteppingClock(), ids: SequentialIDGenerator(startingAfter: 0))
         let commands = (1...orders).flatMap { number in
@@ -63,7 +63,7 @@ struct OrderPagesTests {
         for position in [17, 50, 101] {
             #expect(try log.state(ofStream: "shop", throughPosition: position).state == (try folded(log, through: position)))
         }
-        let stored = try log.reading { txn in try log.keptRows(of: "shop", count: 40, txn) }
+        let stored = try log.reading { txn in try log.keptRows(of: "shop", count: 40, try PendingIndex.load(log, txn), txn) }
         #expect(stored?.rows.map(\.currency) == Array(repeating: "EUR", count: 40))
     }
 

@@ -27,7 +27,9 @@ public struct LogSettings: Equatable, Sendable {
     /// - 2: event kinds at the versions `EventKinds` declares for schema 2 (`flowlog schema events`).
     /// - 3: records in the salted layout (`RecordLayout.salted`), whose personal part `flowlog
     ///   forget` can erase without breaking the hash chain.
-    public static let newestLogSchema = 3
+    /// - 4: an LMDB log may hold pending index entries and kept rows in batch records (one per
+    ///   commit), which builds before it would not read; records and PostgreSQL logs are as at 3.
+    public static let newestLogSchema = 4
 
     /// The layout this log writes its records in.
     public var recordLayout: RecordLayout { RecordLayout(logSchema: logSchema) }
