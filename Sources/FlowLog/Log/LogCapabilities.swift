@@ -23,12 +23,17 @@ public struct LogCapabilities {
     public var forgetting: (any StreamForgetting)?
     /// Repairing the rows earlier FlowLogs kept wrong beside the events (`KeptRowRepairing`).
     public var keptRowRepair: (any KeptRowRepairing)?
+    /// Appends committed only as predicted (`PredictedAppending`): a `BackgroundAppender` writes
+    /// them on a thread of its own, so the caller decides the next batch meanwhile (LMDB).
+    public var predictedAppends: (any PredictedAppending)?
     /// The newest log schema the backend writes: what `flowlog upgrade` raises its logs to.
     public var newestLogSchema: Int
 
     public init(snapshots: (any SnapshotStore)?, batchReading: (any StreamBatchReading)?,
                 deferredCommits: (any DeferredCommitAppending)?, following: (any LogFollowing)?, backup: (any LogBackup)?,
-                forgetting: (any StreamForgetting)?, keptRowRepair: (any KeptRowRepairing)?, newestLogSchema: Int) {
+                forgetting: (any StreamForgetting)?, keptRowRepair: (any KeptRowRepairing)?, predictedAppends: (any PredictedAppending)?,
+                newestLogSchema: Int) {
+        self.predictedAppends = predictedAppends
         self.forgetting = forgetting
         self.keptRowRepair = keptRowRepair
         self.newestLogSchema = newestLogSchema
