@@ -89,7 +89,11 @@ public final class CommandProcessor {
             pending = try decideAndAppend(batch, indices: pending, into: &outcomes, finalAttempt: attempt >= maximumRetries, checked: &checked)
             if !pending.isEmpty { Self.backOff(attempt) }
         }
-        return outcomes.map { $0! }
+        // Moved out, not copied: a copy retained every answer's strings and events once more.
+        var answers: [CommandOutcome] = []
+        answers.reserveCapacity(outcomes.count)
+        for index in outcomes.indices { answers.append(outcomes[index].take()!) }
+        return answers
     }
 
     /// Writers that keep colliding on the same streams (many processes on one PostgreSQL log) fall
