@@ -69,9 +69,19 @@ public final class BackgroundAppender: DeferredCommitAppending, @unchecked Senda
         }
         let (results, predictable) = Self.predictedResults(requests, after: head)
         guard predictable else {
-            // Requests whose answers cannot be told beforehand: written here, after the chain.
+            // Requests whose answers cannot be told beforehand: written here, after the chain, and
+            // not at all if a write of the chain (which they may have been decided on) failed.
+            if let last {
+                condition.unlock()
+                last.waitUntilDone()
+                condition.lock()
+            }
+            if let broken {
+                let write = Write(previous: nil)
+                write.finish(broken)
+                return (results, write)
+            }
             drainLocked()
-            chainEnd = nil
             return (try log.append(requests), SettledCommit())
         }
         let write = Write(previous: last)
