@@ -1,7 +1,9 @@
 import Foundation
 
 /// A log that can append a batch on the condition that it does exactly what its caller predicted,
-/// and write nothing otherwise: what `BackgroundAppender` needs to answer before the write.
+/// and write nothing otherwise: what `BackgroundAppender` needs to answer before the write. The
+/// appender reads its `lastPosition()` holding its own lock, so that read must never wait for the
+/// appender (a wrapper whose reads settle the appender's writes passes the log it wraps).
 ///
 /// An embedded log's append rules run inside its write transaction, so its answers (positions,
 /// conflicts) are known only there. But a `CommandProcessor` already knows what they will be when
