@@ -55,10 +55,14 @@ extension LMDBEventLog {
     }
 
     /// Folds every pending record, a range of streams per transaction (after an append that made
-    /// a fold due).
-    func foldPending() throws {
+    /// a fold due). Without `growingMap` (a write on a thread of its own while others read: growing
+    /// the map needs every transaction of the process closed) a full map stops the fold, which the
+    /// next synchronous append's fold finishes.
+    func foldPending(growingMap: Bool = true) throws {
         do {
-            while !(try environment.write { txn in try foldStep(txn, streamLimit: foldPolicy.streamsPerTransaction) }) {}
+            while !(try environment.write(retryingWhenMapIsFull: true, growingMap: growingMap) { txn in
+                try foldStep(txn, streamLimit: foldPolicy.streamsPerTransaction)
+            }) {}
         } catch let error as LMDBError {
             throw FlowLogError.writing(error, path: path)
         }

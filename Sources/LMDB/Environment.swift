@@ -104,14 +104,16 @@ public final class Environment {
     /// map for next time) instead of running `body` again, for bodies that consume input as they go.
     /// `aroundCommit` is handed the commit (LMDB writing the pages and syncing them) to run, once, for
     /// a caller that works beside it while it runs (FlowLogLMDB's `CommitWriteback`, for an import).
-    public func write<Result>(retryingWhenMapIsFull: Bool, aroundCommit: (_ commit: () -> Void) -> Void = { $0() },
+    /// Without `growingMap`, a full map is thrown as it is: growing it needs every other transaction
+    /// of the process closed, which a writer on a thread of its own (while another reads) cannot know.
+    public func write<Result>(retryingWhenMapIsFull: Bool, growingMap: Bool = true, aroundCommit: (_ commit: () -> Void) -> Void = { $0() },
                               _ body: (Transaction) throws -> Result) throws -> Result {
         while true {
             let transaction = try begin(flags: 0)
             let result: Result
             do {
                 result = try body(transaction)
-            } catch let error as LMDBError where error.isMapFull {
+            } catch let error as LMDBError where error.isMapFull && growingMap {
                 mdb_txn_abort(transaction.handle)
                 try grow()
                 if retryingWhenMapIsFull { continue }
@@ -129,7 +131,7 @@ public final class Environment {
                 committed = mdb_txn_commit(transaction.handle)
             }
             guard let code = committed else { preconditionFailure("aroundCommit did not run the commit") }
-            if code == MDB_MAP_FULL {
+            if code == MDB_MAP_FULL, growingMap {
                 try grow()
                 if retryingWhenMapIsFull { continue }
             }

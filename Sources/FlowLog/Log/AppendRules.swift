@@ -59,52 +59,71 @@ public enum AppendRules {
         var poisoned: Set<String> = []
         var results: [AppendResult] = []
         results.reserveCapacity(requests.count)
-        for request in requests {
-            let current = try versions[request.stream] ?? transaction.storedVersion(of: request.stream)
-            if request.chained, poisoned.contains(request.stream) {
+        // Requests are read in place, by index: `for request in requests` copied each one (retaining
+        // every string and array it holds), an eighth of this loop's time in a `send`.
+        for index in requests.indices {
+            let stream = requests[index].stream
+            // One lookup of the stream's batch version: its index, reused to store the new version.
+            let slot = versions.index(forKey: stream)
+            let current = try slot.map { versions.values[$0] } ?? transaction.storedVersion(of: stream)
+            if requests[index].chained, !poisoned.isEmpty, poisoned.contains(stream) {
                 results.append(.conflict(actualVersion: current))
                 continue
             }
-            if let id = request.commandId, let receipt = try transaction.storedReceipt(stream: request.stream, commandId: id) {
-                poisoned.insert(request.stream)
+            if let id = requests[index].commandId, let receipt = try transaction.storedReceipt(stream: stream, commandId: id) {
+                poisoned.insert(stream)
                 results.append(.duplicate(receipt))
                 continue
             }
-            if let expected = request.expectedVersion, expected != current {
-                poisoned.insert(request.stream)
+            if let expected = requests[index].expectedVersion, expected != current {
+                poisoned.insert(stream)
                 results.append(.conflict(actualVersion: current))
                 continue
             }
             let first = position + 1
             var version = current
-            let ordinal = ordinals[request.stream] ?? { ordinals[request.stream] = ordinals.count; return ordinals.count - 1 }()
-            let fingerprinted = request.fingerprints.count == request.events.count
-            var keptRows = request.keptRows.makeIterator()
-            for (offset, new) in request.events.enumerated() {
+            let ordinal: Int
+            if let known = ordinals[stream] {
+                ordinal = known
+            } else {
+                ordinal = ordinals.count
+                ordinals[stream] = ordinal
+            }
+            let eventCount = requests[index].events.count
+            let fingerprinted = requests[index].fingerprints.count == eventCount
+            var keptRow = 0
+            for offset in 0..<eventCount {
                 position += 1
                 version += 1
-                let record = RecordedEvent(position: position, stream: request.stream, version: version,
+                let new = requests[index].events[offset]
+                let record = RecordedEvent(position: position, stream: stream, version: version,
                                            eventId: new.eventId, timestamp: new.timestamp, actor: new.actor,
                                            correlationId: new.correlationId, causationId: new.causationId, event: new.event)
                 previousHash = try transaction.store(record, chainedTo: previousHash,
-                                                     fingerprint: fingerprinted ? request.fingerprints[offset] : nil, streamOrdinal: ordinal)
+                                                     fingerprint: fingerprinted ? requests[index].fingerprints[offset] : nil, streamOrdinal: ordinal)
                 if let derived = KeptRow(for: new.event) {
-                    try transaction.keep(keptRows.next() ?? derived, stream: request.stream, version: version)
+                    let given = keptRow < requests[index].keptRows.count ? requests[index].keptRows[keptRow] : nil
+                    keptRow += 1
+                    try transaction.keep(given ?? derived, stream: stream, version: version)
                 }
             }
-            if let state = request.stateAfter {
+            if let state = requests[index].stateAfter {
                 if snapshotInterval > 0, current / snapshotInterval != version / snapshotInterval {
-                    try transaction.storeSnapshot(StreamState(state), stream: request.stream, version: version, position: position)
+                    try transaction.storeSnapshot(StreamState(state), stream: stream, version: version, position: position)
                 }
                 if current / headInterval != version / headInterval {
-                    try transaction.storeHead(StreamState(state), stream: request.stream, version: version, position: position)
+                    try transaction.storeHead(StreamState(state), stream: stream, version: version, position: position)
                 }
             }
-            versions[request.stream] = version
-            let receipt = CommandReceipt(firstPosition: first, eventCount: request.events.count, version: version,
-                                         commandFingerprint: request.commandFingerprint)
-            if let id = request.commandId { try transaction.storeReceipt(receipt, stream: request.stream, commandId: id) }
-            poisoned.remove(request.stream)
+            if let slot {
+                versions.values[slot] = version
+            } else {
+                versions[stream] = version
+            }
+            let receipt = CommandReceipt(firstPosition: first, eventCount: eventCount, version: version,
+                                         commandFingerprint: requests[index].commandFingerprint)
+            if let id = requests[index].commandId { try transaction.storeReceipt(receipt, stream: stream, commandId: id) }
+            if !poisoned.isEmpty { poisoned.remove(stream) }
             results.append(.appended(receipt))
         }
         try transaction.finish(versions: versions)

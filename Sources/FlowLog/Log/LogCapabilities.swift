@@ -23,6 +23,9 @@ public struct LogCapabilities {
     public var forgetting: (any StreamForgetting)?
     /// Repairing the rows earlier FlowLogs kept wrong beside the events (`KeptRowRepairing`).
     public var keptRowRepair: (any KeptRowRepairing)?
+    /// Appends committed only as predicted (`PredictedAppending`): a `BackgroundAppender` writes
+    /// them on a thread of its own, so the caller decides the next batch meanwhile (LMDB).
+    public var predictedAppends: (any PredictedAppending)?
     /// The newest log schema the backend writes: what `flowlog upgrade` raises its logs to.
     public var newestLogSchema: Int
     /// Whether the log keeps the rows the domain keeps beside its events apart from the states it
@@ -33,8 +36,9 @@ public struct LogCapabilities {
 
     public init(snapshots: (any SnapshotStore)?, batchReading: (any StreamBatchReading)?,
                 deferredCommits: (any DeferredCommitAppending)?, following: (any LogFollowing)?, backup: (any LogBackup)?,
-                forgetting: (any StreamForgetting)?, keptRowRepair: (any KeptRowRepairing)?, newestLogSchema: Int,
-                keepsRowsApart: Bool) {
+                forgetting: (any StreamForgetting)?, keptRowRepair: (any KeptRowRepairing)?, predictedAppends: (any PredictedAppending)?,
+                newestLogSchema: Int, keepsRowsApart: Bool) {
+        self.predictedAppends = predictedAppends
         self.keepsRowsApart = keepsRowsApart
         self.forgetting = forgetting
         self.keptRowRepair = keptRowRepair

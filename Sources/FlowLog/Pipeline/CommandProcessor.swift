@@ -90,7 +90,11 @@ public final class CommandProcessor {
             pending = try decideAndAppend(batch, indices: pending, into: &outcomes, finalAttempt: attempt >= maximumRetries, checked: &checked)
             if !pending.isEmpty { Self.backOff(attempt) }
         }
-        return outcomes.map { $0! }
+        // Moved out, not copied: a copy retained every answer's strings and events once more.
+        var answers: [CommandOutcome] = []
+        answers.reserveCapacity(outcomes.count)
+        for index in outcomes.indices { answers.append(outcomes[index].take()!) }
+        return answers
     }
 
     /// Writers that keep colliding on the same streams (many processes on one PostgreSQL log) fall
@@ -138,16 +142,14 @@ public final class CommandProcessor {
         }
     }
 
-    private enum Decision {
-        case rejected(Rejection)
-        case decided(AppendRequest, [LogDecider.Event])
-    }
-
     /// The version and state checks of one command against its stream's working state; on success the
-    /// working state moves past the command's events.
-    private func decide(_ envelope: CommandEnvelope, against current: inout WorkingStream) -> Decision {
+    /// working state moves past the command's events, and its request and events are appended to
+    /// `requests` and `decided` (there, not returned: a request handed back in an enum was copied
+    /// twice more, retaining every string it holds each time). Returns the rejection otherwise.
+    private func decide(_ envelope: CommandEnvelope, against current: inout WorkingStream, fingerprint: UInt64?,
+                        into requests: inout [AppendRequest], decided: inout [[LogDecider.Event]]) -> Rejection? {
         if let expected = envelope.expectedVersion, expected != current.version {
-            return .rejected(Self.versionConflict(envelope, actual: current.version))
+            return Self.versionConflict(envelope, actual: current.version)
         }
         let events: [LogDecider.Event]
         do {
@@ -155,7 +157,7 @@ public final class CommandProcessor {
                                                      context: DecisionContext(defaultCurrency: (settings ?? .newLog()).defaultCurrency))
             try admit(events)
         } catch {
-            return .rejected(error)
+            return error
         }
         let timestamp = clock.now()
         let actor = envelope.command.actor
@@ -176,12 +178,13 @@ public final class CommandProcessor {
         // request made the next order of its stream copy the stream's orders and their index.
         let keeps = current.version / AppendRules.headInterval != after / AppendRules.headInterval
             || snapshotInterval.map { $0 > 0 && current.version / $0 != after / $0 } ?? true
-        let request = AppendRequest(stream: envelope.stream, expectedVersion: current.version, commandId: envelope.commandId,
-                                    events: newEvents, chained: current.requested, fingerprints: fingerprints,
-                                    stateAfter: keeps ? current.state : nil, keptRows: keptRows)
+        requests.append(AppendRequest(stream: envelope.stream, expectedVersion: current.version, commandId: envelope.commandId,
+                                      events: newEvents, chained: current.requested, fingerprints: fingerprints,
+                                      stateAfter: keeps ? current.state : nil, keptRows: keptRows, commandFingerprint: fingerprint))
+        decided.append(events)
         current.version += events.count
         current.requested = true
-        return .decided(request, events)
+        return nil
     }
 
     /// Refuses events whose kind's version the log's schema cannot hold, after reading the settings
@@ -219,9 +222,13 @@ public final class CommandProcessor {
         /// Commands whose id an earlier, different command of the batch took: refused once that one's
         /// positions are known, so the answer names them wherever the batch happened to end.
         var conflicts: [(index: Int, request: Int)] = []
+        // Room for every command at once: growing them copied every request made so far, twice over.
         var requests: [AppendRequest] = []
+        requests.reserveCapacity(indices.count)
         var requestOwners: [Int] = []
+        requestOwners.reserveCapacity(indices.count)
         var requestEvents: [[LogDecider.Event]] = []
+        requestEvents.reserveCapacity(indices.count)
         /// Commands rejected against a state that came from the cache: the answer waits for `staleStreams`.
         var cachedRejections: [(index: Int, stream: String)] = []
         for index in indices {
@@ -245,20 +252,22 @@ public final class CommandProcessor {
                     continue
                 }
             }
-            if working[envelope.stream] == nil {
+            // One lookup of the stream per command: its working state is changed in place, by index.
+            let slot: Dictionary<String, WorkingStream>.Index
+            if let found = working.index(forKey: envelope.stream) {
+                slot = found
+            } else {
                 // Moved out of the cache while the batch changes it, so evolving it never copies its arrays.
                 working[envelope.stream] = try takeState(of: envelope.stream)
+                slot = working.index(forKey: envelope.stream)!
             }
-            switch decide(envelope, against: &working[envelope.stream]!) {
-            case .rejected(let rejection):
+            let requestNumber = requests.count
+            if let rejection = decide(envelope, against: &working.values[slot], fingerprint: fingerprint, into: &requests, decided: &requestEvents) {
                 outcomes[index] = .rejected(stream: envelope.stream, rejection)
-                if working[envelope.stream]!.cached, !checked.contains(envelope.stream) { cachedRejections.append((index, envelope.stream)) }
-            case .decided(var request, let events):
-                request.commandFingerprint = fingerprint
-                if let id = envelope.commandId { idsInBatch[envelope.stream, default: [:]][id] = requests.count }
-                requests.append(request)
+                if working.values[slot].cached, !checked.contains(envelope.stream) { cachedRejections.append((index, envelope.stream)) }
+            } else {
+                if let id = envelope.commandId { idsInBatch[envelope.stream, default: [:]][id] = requestNumber }
                 requestOwners.append(index)
-                requestEvents.append(events)
             }
         }
 

@@ -12,9 +12,11 @@ import Foundation
 /// commands and name at most `streamsPerCommit` streams (`StreamBudget`); one submission alone
 /// always goes, whatever it holds (`send` cuts its reads by streams before it submits them).
 ///
-/// On a log that defers commits (PostgreSQL, `DeferredCommitAppending`) the writer decides the next
-/// commit while the server writes the one before, when the next is already queued; answers still
-/// wait for their own commit. When a commit fails, its submissions (and any decided on top of it)
+/// On a log that defers commits (PostgreSQL, `DeferredCommitAppending`; LMDB through a
+/// `BackgroundAppender`) the writer decides the next commit while the one before is written, when
+/// the next is already queued; answers still wait for their own commit. A commit whose predicted
+/// answers diverged from the log's wrote nothing, and it and the one decided on top of it are
+/// decided again, synchronously, before they are answered. When a commit fails, its submissions (and any decided on top of it)
 /// are answered with the error and the writer goes on with states read afresh from the log.
 public final class GroupCommitWriter: @unchecked Sendable {
     public typealias Answer = (Result<[CommandOutcome], any Error>) -> Void
@@ -88,14 +90,17 @@ public final class GroupCommitWriter: @unchecked Sendable {
         public var description: String { "the log's writer is shutting down and takes no more commands" }
     }
 
+    /// A commit handed over with its answers, not yet known durable.
+    private typealias InFlight = (submissions: [Submission], outcomes: [CommandOutcome], commit: any PendingCommit, commands: Int,
+                                  started: ContinuousClock.Instant)
+
     /// Commits until `finish()` was called and the queue is empty, or until `cancel()`.
     public func run() {
-        var inFlight: (submissions: [Submission], outcomes: [CommandOutcome], commit: any PendingCommit, commands: Int, started: ContinuousClock.Instant)?
-        let deferring = processor.defersCommits
+        var inFlight: InFlight?
         while true {
             var next = take(waiting: inFlight == nil)
             if next.isEmpty, let done = inFlight {
-                settle(done.submissions, done.outcomes, done.commands, done.started) { try done.commit.wait() }
+                settleInFlight(done)
                 inFlight = nil
                 next = take(waiting: true)
             }
@@ -103,26 +108,30 @@ public final class GroupCommitWriter: @unchecked Sendable {
             if let job = next.first?.job {
                 // `take` hands a job over alone. The commit in flight goes first, durable and answered.
                 if let done = inFlight {
-                    settle(done.submissions, done.outcomes, done.commands, done.started) { try done.commit.wait() }
+                    settleInFlight(done)
                     inFlight = nil
                 }
                 job(processor)
                 continue
             }
             let commands = next.reduce(0) { $0 + $1.envelopes.count }
-            var envelopes: [CommandEnvelope] = []
-            envelopes.reserveCapacity(commands)
-            for submission in next { envelopes += submission.envelopes }
+            let envelopes = Self.envelopes(of: next, commands: commands)
             let started = ContinuousClock.now
-            guard deferring else {
+            // Asked at each commit: a log created by the first one defers only from the second on.
+            guard processor.defersCommits else {
                 let outcome = Result { try processor.handle(envelopes) }
                 settle(next, outcome, commands, started)
                 continue
             }
             do {
                 let (outcomes, commit) = try processor.handleDeferringCommit(envelopes)
-                if let done = inFlight {
-                    settle(done.submissions, done.outcomes, done.commands, done.started) { try done.commit.wait() }
+                if let done = inFlight, settleInFlight(done) {
+                    // These were decided on top of a commit that diverged: their own write fails too
+                    // (waited for here, so nothing is still being written), and they are decided again.
+                    _ = try? commit.wait()
+                    settle(next, Result { try processor.handle(envelopes) }, commands, started)
+                    inFlight = nil
+                    continue
                 }
                 inFlight = (next, outcomes, commit, commands, started)
             } catch {
@@ -132,6 +141,33 @@ public final class GroupCommitWriter: @unchecked Sendable {
                 settle(next, .failure(error), commands, started)
             }
         }
+    }
+
+    private static func envelopes(of submissions: [Submission], commands: Int) -> [CommandEnvelope] {
+        var envelopes: [CommandEnvelope] = []
+        envelopes.reserveCapacity(commands)
+        for submission in submissions { envelopes += submission.envelopes }
+        return envelopes
+    }
+
+    /// Waits for a commit in flight and answers its submissions. A commit whose prediction diverged
+    /// (`AppendDiverged`: another writer moved the log, or a state the processor held was behind)
+    /// wrote nothing: its commands are decided again against the log and committed before anyone
+    /// is answered, as if they had come now. Returns whether that happened.
+    @discardableResult
+    private func settleInFlight(_ done: InFlight) -> Bool {
+        do {
+            try done.commit.wait()
+        } catch is AppendDiverged {
+            let envelopes = Self.envelopes(of: done.submissions, commands: done.commands)
+            settle(done.submissions, Result { try processor.handle(envelopes) }, done.commands, done.started)
+            return true
+        } catch {
+            settle(done.submissions, .failure(error), done.commands, done.started)
+            return false
+        }
+        settle(done.submissions, .success(done.outcomes), done.commands, done.started)
+        return false
     }
 
     /// Runs `run()` on a thread of its own; `stop()` ends it.
@@ -166,19 +202,26 @@ public final class GroupCommitWriter: @unchecked Sendable {
     /// submissions before it, and none joins it.
     private func take(waiting: Bool) -> [Submission] {
         var streams = StreamBudget(limit: streamsPerCommit)
+        /// The first submission, whose streams are counted only once a second one is weighed
+        /// beside it: `send`'s reads mostly fill a commit alone, and counting every command's
+        /// stream cost the writer's thread 3% of its time.
+        var uncounted: Submission?
         var first = true
         var jobFirst = false
         return (try? queue.takeAll(upToWeight: commandsPerCommit, waiting: waiting) { submission in
             defer { first = false }
-            if first { jobFirst = submission.job != nil }
+            if first {
+                jobFirst = submission.job != nil
+                uncounted = submission
+                return true
+            }
             guard !jobFirst, submission.job == nil else { return false }
+            if let earlier = uncounted {
+                _ = streams.admits(earlier.envelopes.lazy.map(\.stream))
+                uncounted = nil
+            }
             return streams.admits(submission.envelopes.lazy.map(\.stream))
         }) ?? []
-    }
-
-    private func settle(_ submissions: [Submission], _ outcomes: [CommandOutcome], _ commands: Int,
-                        _ started: ContinuousClock.Instant, waiting commit: () throws -> Void) {
-        settle(submissions, Result { try commit(); return outcomes }, commands, started)
     }
 
     /// Answers each submission with its slice of the commit's outcomes, or with the commit's error.
@@ -190,7 +233,8 @@ public final class GroupCommitWriter: @unchecked Sendable {
             var offset = 0
             for submission in submissions {
                 let end = offset + submission.envelopes.count
-                submission.answer(.success(Array(outcomes[offset..<end])))
+                // A commit of one submission hands its outcomes over as they are, not copied.
+                submission.answer(.success(submissions.count == 1 ? outcomes : Array(outcomes[offset..<end])))
                 offset = end
             }
             committed(Commit(commands: commands, duration: duration, outcomes: outcomes))

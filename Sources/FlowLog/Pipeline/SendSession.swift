@@ -177,8 +177,9 @@ public final class SendSession: @unchecked Sendable {
     }
 
     /// Appends the answers of one part, its rejected lines among them, to the commit's output.
+    /// The outcomes are read in place (an iterator copied each, retaining its strings and events).
     private func write(_ batch: ParsedBatch, _ outcomes: [CommandOutcome], _ summary: inout Summary) {
-        var next = outcomes.makeIterator()
+        var next = 0
         for rejection in batch.lineRejections {
             if let failure = rejection {
                 json.beginObject()
@@ -186,14 +187,22 @@ public final class SendSession: @unchecked Sendable {
                 json.endObject()
                 summary.rejected += 1
             } else {
-                let outcome = next.next()!
-                FlowJSON.writeAnswer(outcome, into: &json)
-                switch outcome {
-                case .accepted(let acceptance): if acceptance.duplicate { summary.duplicates += 1 } else { summary.accepted += 1 }
-                case .rejected: summary.rejected += 1
-                }
+                FlowJSON.writeAnswer(outcomes[next], into: &json)
+                Self.count(outcomes[next], in: &summary)
+                next += 1
             }
             json.newline()
+        }
+    }
+}
+
+extension SendSession {
+    /// Counts one answer; a parameter is read in place, where a `switch` over the array's element
+    /// copied the acceptance (its stream and events) to read one flag.
+    static func count(_ outcome: CommandOutcome, in summary: inout Summary) {
+        switch outcome {
+        case .accepted(let acceptance): if acceptance.duplicate { summary.duplicates += 1 } else { summary.accepted += 1 }
+        case .rejected: summary.rejected += 1
         }
     }
 }

@@ -8,7 +8,9 @@ import FlowLogSystem
 /// A path that could never hold a log (its folder is missing, it holds something else) is refused
 /// at once, before any input is read, as before.
 /// It reads many streams at once, and answers before a commit is confirmed, when the log it opened
-/// can (`StreamBatchReading`, `DeferredCommitAppending`: PostgreSQL). It tells its snapshot
+/// can (`StreamBatchReading`, `DeferredCommitAppending`: PostgreSQL); an embedded log's writes go to
+/// a `BackgroundAppender` (`PredictedAppending`), so `send` decides a batch while the one before
+/// is written. It tells its snapshot
 /// interval (`SnapshotStore`): a `CommandProcessor` that cannot learn it hands each request's
 /// state to the log, in case the log keeps a snapshot there, and `send` then held a copy of the
 /// stream's state for every command until the commit (134 MB of anonymous memory for 100,000
@@ -17,6 +19,8 @@ import FlowLogSystem
 final class LogCreatedOnFirstAppend: EventLog, StreamBatchReading, DeferredCommitAppending, SnapshotStore {
     private let options: LogOptions
     private var opened: (any LogStore)?
+    /// The writes handed to a thread of their own, for an opened log that can check a prediction.
+    private var appender: BackgroundAppender?
     let location: String
 
     init(_ options: LogOptions) throws {
@@ -39,8 +43,10 @@ final class LogCreatedOnFirstAppend: EventLog, StreamBatchReading, DeferredCommi
         }
     }
 
+    /// After every write handed to the background appender: a synchronous append comes after them.
     func append(_ requests: [AppendRequest]) throws -> [AppendResult] {
-        try openedCreating().append(requests)
+        appender?.drain()
+        return try openedCreating().append(requests)
     }
 
     /// The log, created now if it is not there yet: for the calls that write.
@@ -55,61 +61,106 @@ final class LogCreatedOnFirstAppend: EventLog, StreamBatchReading, DeferredCommi
     func snapshotInterval() throws -> Int { try opened?.snapshotInterval() ?? AppendRules.defaultSnapshotInterval }
 
     func setSnapshotInterval(_ interval: Int) throws {
+        appender?.drain()
         try openedCreating().setSnapshotInterval(interval)
     }
 
-    func snapshotCount() throws -> Int { try opened?.snapshotCount() ?? 0 }
-
-    /// It reads many streams at once and defers commits itself, passing both to the log it opened
-    /// where that log can; following and backups are the opened log's, once there is one.
-    var capabilities: LogCapabilities {
-        LogCapabilities(snapshots: self, batchReading: self, deferredCommits: self,
-                        following: opened?.capabilities.following, backup: opened?.capabilities.backup,
-                        forgetting: opened?.capabilities.forgetting, keptRowRepair: opened?.capabilities.keptRowRepair, newestLogSchema: opened?.capabilities.newestLogSchema ?? LogSettings.newestLogSchema, keepsRowsApart: opened?.capabilities.keepsRowsApart ?? false)
+    func snapshotCount() throws -> Int {
+        appender?.waitForWrites()
+        return try opened?.snapshotCount() ?? 0
     }
 
-    var defersCommit: Bool { opened?.capabilities.deferredCommits?.defersCommit ?? false }
+    /// It reads many streams at once and defers commits itself, passing both to the log it opened
+    /// where that log can (its predicted appends it uses itself, through its `BackgroundAppender`);
+    /// following and backups are the opened log's, once there is one.
+    var capabilities: LogCapabilities {
+        // Batch reads only where the opened log has them: the processor's preparing of them (a
+        // lookup of every command's stream) bought nothing from a log that reads one by one.
+        LogCapabilities(snapshots: self, batchReading: opened?.capabilities.batchReading == nil ? nil : self, deferredCommits: self,
+                        following: opened?.capabilities.following, backup: opened?.capabilities.backup,
+                        forgetting: opened?.capabilities.forgetting, keptRowRepair: opened?.capabilities.keptRowRepair,
+                        predictedAppends: nil, newestLogSchema: opened?.capabilities.newestLogSchema ?? LogSettings.newestLogSchema,
+                        keepsRowsApart: opened?.capabilities.keepsRowsApart ?? false)
+    }
+
+    /// A log not yet created will be an embedded one (PostgreSQL's is opened at once), which
+    /// defers through a `BackgroundAppender`: the first batch's write overlaps too.
+    var defersCommit: Bool { opened == nil ? true : deferring?.defersCommit ?? false }
 
     func appendDeferringCommit(_ requests: [AppendRequest]) throws -> (results: [AppendResult], commit: any PendingCommit) {
-        if let deferring = opened?.capabilities.deferredCommits { return try deferring.appendDeferringCommit(requests) }
+        // Created here as by `append`: these requests hold the first events.
+        if opened == nil, !requests.isEmpty { _ = try openedCreating() }
+        if let deferring { return try deferring.appendDeferringCommit(requests) }
         return (try append(requests), SettledCommit())
+    }
+
+    /// The opened log's own deferral, or a background appender over it; none before it exists.
+    private var deferring: (any DeferredCommitAppending)? {
+        guard let opened else { return nil }
+        if let own = opened.capabilities.deferredCommits { return own }
+        if let appender { return appender }
+        guard let predicting = opened.capabilities.predictedAppends else { return nil }
+        appender = BackgroundAppender(log: predicting)
+        return appender
     }
 
     /// A log not yet created will be a new one.
     func settings() throws -> LogSettings { try opened?.settings() ?? .newLog() }
 
     func updateSettings(_ change: (LogSettings, Bool) throws -> LogSettings) throws -> LogSettings {
-        try openedCreating().updateSettings(change)
+        appender?.drain()
+        return try openedCreating().updateSettings(change)
     }
 
-    func version(of stream: String) throws -> Int { try opened?.version(of: stream) ?? 0 }
-    func receipt(stream: String, commandId: String) throws -> CommandReceipt? { try opened?.receipt(stream: stream, commandId: commandId) }
-    func lastPosition() throws -> Int { try opened?.lastPosition() ?? 0 }
-    func streams() throws -> [(stream: String, version: Int)] { try opened?.streams() ?? [] }
-    func event(inStream stream: String, version: Int) throws -> RecordedEvent? { try opened?.event(inStream: stream, version: version) }
+    func version(of stream: String) throws -> Int {
+        appender?.settle(streams: CollectionOfOne(stream))
+        return try opened?.version(of: stream) ?? 0
+    }
+    func receipt(stream: String, commandId: String) throws -> CommandReceipt? {
+        appender?.settle(streams: CollectionOfOne(stream))
+        return try opened?.receipt(stream: stream, commandId: commandId)
+    }
+    func lastPosition() throws -> Int {
+        appender?.waitForWrites()
+        return try opened?.lastPosition() ?? 0
+    }
+    func streams() throws -> [(stream: String, version: Int)] {
+        appender?.waitForWrites()
+        return try opened?.streams() ?? []
+    }
+    func event(inStream stream: String, version: Int) throws -> RecordedEvent? {
+        appender?.settle(streams: CollectionOfOne(stream))
+        return try opened?.event(inStream: stream, version: version)
+    }
 
     func forEachEvent(from: Int, through: Int?, _ body: (RecordedEvent) throws -> Bool) throws {
+        appender?.waitForWrites()
         try opened?.forEachEvent(from: from, through: through, body)
     }
 
     func forEachEvent(inStream stream: String, throughPosition: Int?, _ body: (RecordedEvent) throws -> Bool) throws {
+        appender?.settle(streams: CollectionOfOne(stream))
         try opened?.forEachEvent(inStream: stream, throughPosition: throughPosition, body)
     }
 
     func streamState(ofStream stream: String, throughPosition: Int?) throws -> (state: StreamState, version: Int) {
-        try opened?.streamState(ofStream: stream, throughPosition: throughPosition) ?? (StreamState.initial, 0)
+        appender?.settle(streams: CollectionOfOne(stream))
+        return try opened?.streamState(ofStream: stream, throughPosition: throughPosition) ?? (StreamState.initial, 0)
     }
 
     func versions(of streams: [String]) throws -> [String: Int] {
-        try opened?.currentVersions(of: streams) ?? Dictionary(streams.map { ($0, 0) }, uniquingKeysWith: { first, _ in first })
+        appender?.settle(streams: streams)
+        return try opened?.currentVersions(of: streams) ?? Dictionary(streams.map { ($0, 0) }, uniquingKeysWith: { first, _ in first })
     }
 
     func streamStates(ofStreams streams: [String]) throws -> [String: (state: StreamState, version: Int)] {
+        appender?.settle(streams: streams)
         if let reader = opened?.capabilities.batchReading { return try reader.streamStates(ofStreams: streams) }
         return Dictionary(try streams.map { ($0, try streamState(ofStream: $0, throughPosition: nil)) }, uniquingKeysWith: { first, _ in first })
     }
 
     func receipts(of commands: [(stream: String, commandId: String)]) throws -> [String: [String: CommandReceipt]] {
+        appender?.settle(streams: commands.lazy.map(\.stream))
         if let reader = opened?.capabilities.batchReading { return try reader.receipts(of: commands) }
         var receipts: [String: [String: CommandReceipt]] = [:]
         for (stream, id) in commands { receipts[stream, default: [:]][id] = try receipt(stream: stream, commandId: id) }
