@@ -5,8 +5,9 @@ import FlowDomain
 import FlowLogTesting
 import Testing
 
-/// The processor caches states without their older orders (`StateCache`); the duplicate-order check,
-/// the one decision that reads them, must still see every order the stream placed.
+/// The processor caches states that do not fit its budget whole without their older orders
+/// (`StateCache`); the duplicate-order check, the one decision that reads them, must still see
+/// every order the stream placed. A budget of one byte makes every cached state a slim one.
 @Suite("Lean cached states")
 struct LeanStateCacheTests {
     private static func order(_ id: String, stream: String = "s1") -> [CommandEnvelope] {
@@ -27,7 +28,7 @@ struct LeanStateCacheTests {
     @Test(arguments: [false, true])
     func anOrderIdBeforeTheLatestIsRefusedAfterTheStreamWasCached(lmdb: Bool) throws {
         let folder = TemporaryDirectory()
-        let processor = CommandProcessor(log: try Self.log(lmdb: lmdb, in: folder), clock: SteppingClock(), ids: SequentialIDGenerator())
+        let processor = CommandProcessor(log: try Self.log(lmdb: lmdb, in: folder), clock: SteppingClock(), ids: SequentialIDGenerator(), cacheBudget: 1)
         for id in ["o1", "o2", "o3"] { _ = try processor.handle(Self.order(id)) }
         let cached = try #require(processor.cache["s1"])
         // LMDB keeps orders apart from its heads; memory's snapshots hold whole states.
@@ -42,8 +43,8 @@ struct LeanStateCacheTests {
     @Test(arguments: [false, true])
     func aBatchThatPlacesAndRepeatsOrdersSeesThemAll(lmdb: Bool) throws {
         let folder = TemporaryDirectory()
-        let processor = CommandProcessor(log: try Self.log(lmdb: lmdb, in: folder), clock: SteppingClock(), ids: SequentialIDGenerator())
-        _ = try processor.handle(Self.order("o1") + Self.order("o2") + Self.order("x", stream: "s2"))
+        let processor = CommandProcessor(log: try Self.log(lmdb: lmdb, in: folder), clock: SteppingClock(), ids: SequentialIDGenerator(), cacheBudget: 1)
+        _ = try processor.handle(Self.order("o1") + Self.order("o2"))
         // o1 is older than the cached state's latest order; the batch's own o3 is newer.
         let outcomes = try processor.handle(Self.order("o3") + Self.order("o1") + Self.order("o3"))
         #expect(Self.code(outcomes[2]) == nil)

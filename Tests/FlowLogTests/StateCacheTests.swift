@@ -19,8 +19,8 @@ struct StateCacheTests {
         cache.put(taken, for: "s7")
         cache.put((FlowDecider.initialState, 10), for: "s10")
         #expect(cache["s7"] != nil && cache["s8"] == nil)
-        // Where the log keeps rows apart, a state's older orders are not kept: a history of 1,000
-        // costs what its latest does.
+        // Where the log keeps rows apart, a state that would not fit whole loses its older orders:
+        // a history of 1,000 costs what its latest does.
         cache.keepsLatestRowOnly = true
         var history = FlowDecider.initialState
         for order in 0..<1_000 { FlowDecider.evolve(&history, .cart(.orderPlaced(.init(orderId: "o\(order)", total: 1, itemCount: 1)))) }
@@ -34,6 +34,15 @@ struct StateCacheTests {
         #expect(cache.count == 1 && cache["large"] != nil)
         for index in 0..<5_000 { cache.put((FlowDecider.initialState, index), for: "t\(index % 7)") }
         #expect(cache.count == 3)
+    }
+
+    @Test func aStateThatFitsWholeIsKeptWhole() {
+        var cache = StateCache(budget: 1 << 20)
+        cache.keepsLatestRowOnly = true
+        var state = FlowDecider.initialState
+        for order in 0..<3 { FlowDecider.evolve(&state, .cart(.orderPlaced(.init(orderId: "o\(order)", total: 1, itemCount: 1)))) }
+        cache.put((state, 3), for: "s")
+        #expect(cache["s"]?.state.orders.orders.count == 3)
     }
 
     @Test(arguments: [UInt64(1), 2, 3])

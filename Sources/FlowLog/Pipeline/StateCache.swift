@@ -8,10 +8,10 @@ import FlowDomain
 /// used least recently are dropped; one that comes back is loaded again from its head (a few events
 /// to fold). The budget is an estimate of the states' sizes, not a measurement.
 ///
-/// Where the log keeps rows apart, a state is kept without its older kept rows (the count and the
-/// latest stay: all that folding, fingerprints and heads read), so that 10,000 sessions of 70
-/// orders take 16 MB instead of 60; a command that reads the rows themselves
-/// (`Decider.needsKeptRows`) has its stream loaded whole again
+/// Where the log keeps rows apart, a state that would not fit whole is kept without its older kept
+/// rows (the count and the latest stay: all that folding, fingerprints and heads read), so that
+/// 10,000 sessions of 70 orders take 16 MB instead of 60; a command that reads the rows
+/// themselves (`Decider.needsKeptRows`) has its stream loaded whole again
 /// (`CommandProcessor.dropStatesMissingRows`).
 struct StateCache {
     typealias Entry = (state: LogDecider.State, version: Int)
@@ -25,8 +25,8 @@ struct StateCache {
     private var clock = 0
     private(set) var cost = 0
 
-    /// Whether states are kept without their older kept rows: only where the log keeps those rows
-    /// apart from the states it stores (`LogCapabilities.keepsRowsApart`).
+    /// Whether a state that would not fit whole is kept without its older kept rows: only where the
+    /// log keeps those rows apart from the states it stores (`LogCapabilities.keepsRowsApart`).
     var keepsLatestRowOnly = false
 
     init(budget: Int) {
@@ -46,10 +46,15 @@ struct StateCache {
 
     mutating func put(_ entry: Entry, for stream: String) {
         var entry = entry
-        if keepsLatestRowOnly { StateUpkeep.keepOnlyLatestKeptRow(&entry.state) }
         if let replaced = entries[stream] { cost -= replaced.cost }
         clock += 1
-        let size = StateUpkeep.estimatedCost(of: entry.state)
+        var size = StateUpkeep.estimatedCost(of: entry.state)
+        // Slimmed only when whole it would not fit: a whole state serves every command, and
+        // reloading one that a command needs whole waits for its stream's writes under way.
+        if keepsLatestRowOnly, cost + size > budget {
+            StateUpkeep.keepOnlyLatestKeptRow(&entry.state)
+            size = StateUpkeep.estimatedCost(of: entry.state)
+        }
         entries[stream] = (entry, size, clock)
         cost += size
         recency.append((stream, clock))
