@@ -8,11 +8,11 @@ import FlowDomain
 /// used least recently are dropped; one that comes back is loaded again from its head (a few events
 /// to fold). The budget is an estimate of the states' sizes, not a measurement.
 ///
-/// Where the log keeps rows apart, a state that would not fit whole is kept without its older kept
-/// rows (the count and the latest stay: all that folding, fingerprints and heads read), so that
-/// 10,000 sessions of 70 orders take 16 MB instead of 60; a command that reads the rows
-/// themselves (`Decider.needsKeptRows`) has its stream loaded whole again
-/// (`CommandProcessor.dropStatesMissingRows`).
+/// Where the log keeps rows apart, a state with more than `StateUpkeep.rowsKeptWhole` kept rows, or
+/// one that would not fit whole, is kept without its older ones (the count and the latest stay:
+/// all that folding, fingerprints and heads read), so that 10,000 sessions of 70 orders take 16 MB
+/// instead of 60; a command that reads the rows themselves (`Decider.needsKeptRows`) has its
+/// stream loaded whole again (`CommandProcessor.dropStatesMissingRows`).
 struct StateCache {
     typealias Entry = (state: LogDecider.State, version: Int)
 
@@ -25,8 +25,8 @@ struct StateCache {
     private var clock = 0
     private(set) var cost = 0
 
-    /// Whether a state that would not fit whole is kept without its older kept rows: only where the
-    /// log keeps those rows apart from the states it stores (`LogCapabilities.keepsRowsApart`).
+    /// Whether a long or large state is kept without its older kept rows: only where the log keeps
+    /// those rows apart from the states it stores (`LogCapabilities.keepsRowsApart`).
     var keepsLatestRowOnly = false
 
     init(budget: Int) {
@@ -49,9 +49,10 @@ struct StateCache {
         if let replaced = entries[stream] { cost -= replaced.cost }
         clock += 1
         var size = StateUpkeep.estimatedCost(of: entry.state)
-        // Slimmed only when whole it would not fit: a whole state serves every command, and
-        // reloading one that a command needs whole waits for its stream's writes under way.
-        if keepsLatestRowOnly, cost + size > budget {
+        // A short history stays whole (a whole state serves every command, and reloading one that
+        // a command needs whole waits for its stream's write under way); a long one, or one that
+        // would not fit, is slimmed.
+        if keepsLatestRowOnly, StateUpkeep.keptRowCount(of: entry.state) > StateUpkeep.rowsKeptWhole || cost + size > budget {
             StateUpkeep.keepOnlyLatestKeptRow(&entry.state)
             size = StateUpkeep.estimatedCost(of: entry.state)
         }
