@@ -31,10 +31,11 @@ public protocol Decider {
     /// How many rows the state has kept: `keptRows(of:).count` unless the state holds fewer than
     /// it counts (a fold that dropped all but its latest).
     static func keptRowCount(of state: State) -> Int
-    /// Whether deciding `command` reads the state's kept rows themselves, beyond their count and
-    /// the latest (the cart's duplicate-order check). A writer keeps the states it caches without
-    /// their older rows and reloads a stream's whole state before deciding such a command.
-    static func needsKeptRows(_ command: Command) -> Bool
+    /// Whether deciding `command` against `state`, which may hold fewer kept rows than it counts,
+    /// needs the rows it lacks (the cart's duplicate-order check, for an id it cannot rule out). A
+    /// writer caches long states without their older rows and reloads a stream's whole state
+    /// before deciding such a command.
+    static func needsKeptRows(_ command: Command, state: State) -> Bool
     /// Puts rows read back from storage into a state decoded without them.
     static func restoreKeptRows(_ rows: [KeptRow], into state: inout State)
     /// The row with what may name the person blanked (its personal columns, and anything else):
@@ -52,5 +53,5 @@ public protocol Decider {
 extension Decider {
     public static func keptRowCount(of state: State) -> Int { keptRows(of: state).count }
     /// Every command, unless the domain says otherwise: the safe answer.
-    public static func needsKeptRows(_ command: Command) -> Bool { true }
+    public static func needsKeptRows(_ command: Command, state: State) -> Bool { true }
 }

@@ -238,3 +238,29 @@ struct ChangeQuantityTests {
         #expect(DeciderScenario.given(added("p1"), checkoutStarted).when(changeQuantity("p1", to: 2)) == .rejected(.cartNotOpen))
     }
 }
+
+/// A history that dropped its older orders for a writer's cache still rules out new order ids.
+@Suite("Dropped order ids")
+struct DroppedOrderIdsTests {
+    private static func history(_ count: Int) -> OrderHistory {
+        OrderHistory(orders: (0..<count).map { Order(orderId: "o\($0)", total: 100, itemCount: 1) })
+    }
+
+    @Test func rememberedIdsRuleOutNewOnesAndKeepOldOnes() {
+        var history = Self.history(5)
+        history.keepOnlyLatest(rememberingIds: true)
+        #expect(history.count == 5 && history.orders.map(\.orderId) == ["o4"])
+        for old in ["o0", "o1", "o2", "o3"] { #expect(history.mayHaveDropped(orderId: old), "\(old)") }
+        #expect(!history.mayHaveDropped(orderId: "o4") && !history.mayHaveDropped(orderId: "o5"))
+        #expect(FlowDecider.needsKeptRows(.payment(.succeeded(.init(orderId: "o1"))), state: { var s = FlowState(); s.orders = history; return s }()))
+        #expect(!FlowDecider.needsKeptRows(.payment(.succeeded(.init(orderId: "new"))), state: { var s = FlowState(); s.orders = history; return s }()))
+        #expect(!FlowDecider.needsKeptRows(.cart(.checkout), state: FlowState()))
+    }
+
+    @Test func aDropThatForgotItsIdsRulesOutNothing() {
+        var history = Self.history(5)
+        history.keepOnlyLatest()
+        #expect(history.mayHaveDropped(orderId: "new"))
+        #expect(!Self.history(3).mayHaveDropped(orderId: "o1"))
+    }
+}

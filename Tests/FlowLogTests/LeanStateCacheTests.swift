@@ -54,4 +54,16 @@ struct LeanStateCacheTests {
         #expect(processor.cache["s1"]?.state.orders.orders.count == (lmdb ? 1 : 3))
         #expect(try processor.state(of: "s1").state.orders.count == 3)
     }
+
+    @Test func onlyAnIdTheDroppedOrdersMayHoldDropsTheSlimState() throws {
+        let folder = TemporaryDirectory()
+        let processor = CommandProcessor(log: try Self.log(lmdb: true, in: folder), clock: SteppingClock(), ids: SequentialIDGenerator(), cacheBudget: 1)
+        for id in ["o1", "o2", "o3"] { _ = try processor.handle(Self.order(id)) }
+        // A new id: the dropped orders' id hashes rule it out, so the slim state decides it.
+        processor.dropStatesMissingRows([Self.order("o4")[2]], indices: [0])
+        #expect(processor.cache["s1"]?.state.orders.count == 3)
+        // An id they hold is decided against the whole history, loaded again.
+        processor.dropStatesMissingRows([Self.order("o2")[2]], indices: [0])
+        #expect(processor.cache["s1"] == nil)
+    }
 }

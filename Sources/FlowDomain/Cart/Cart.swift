@@ -113,6 +113,8 @@ public struct OrderHistory: Equatable, Sendable {
     /// How many orders came before `orders`' first and were dropped (`keepOnlyLatest()`); 0 for
     /// every history but an import's and a writer's cached one.
     public private(set) var droppedCount = 0
+    /// The hashes of the dropped orders' ids, when every drop remembered them (`nil` otherwise).
+    private var droppedIds: DroppedOrderIds? = DroppedOrderIds()
 
     /// How many orders the stream placed, dropped ones included.
     public var count: Int { droppedCount + orders.count }
@@ -137,13 +139,23 @@ public struct OrderHistory: Equatable, Sendable {
         ids = index
     }
 
+    /// Whether an order among the dropped ones may have this id: false proves it new, so the
+    /// `duplicateOrder` check needs only the orders still held. True when the drops did not
+    /// remember their ids.
+    public func mayHaveDropped(orderId: String) -> Bool {
+        guard droppedCount > 0 else { return false }
+        return droppedIds?.mayContain(orderId) ?? true
+    }
+
     /// Drops every order but the latest, keeping their number, for a fold that needs no more than
     /// the number of orders and the last one: an import into a log that keeps orders in an index of
     /// their own, whose memory would otherwise grow with every order imported, and a writer's
-    /// cache of states between batches. Such a history's `contains` answers for the orders it
-    /// still holds only.
-    public mutating func keepOnlyLatest() {
+    /// cache of states between batches, which remembers the dropped ids' hashes
+    /// (`rememberingIds`, 8 bytes an order) so that a new order id needs no reload. Such a
+    /// history's `contains` answers for the orders it still holds only.
+    public mutating func keepOnlyLatest(rememberingIds: Bool = false) {
         guard orders.count > 1 else { return }
+        if rememberingIds { droppedIds?.insert(orders.dropLast()) } else { droppedIds = nil }
         droppedCount += orders.count - 1
         // A new array rather than `removeFirst`, which would keep the whole history's capacity.
         orders = [orders[orders.count - 1]]

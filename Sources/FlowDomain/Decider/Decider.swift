@@ -15,10 +15,11 @@ extension FlowDecider: Decider {
     /// Dropped orders included (`OrderHistory.keepOnlyLatest`).
     @inlinable public static func keptRowCount(of state: FlowState) -> Int { state.orders.count }
 
-    /// Only a successful payment looks at the orders: its order id must be new to the stream.
-    @inlinable public static func needsKeptRows(_ command: AppCommand) -> Bool {
-        if case .payment(.succeeded) = command { return true }
-        return false
+    /// Only a successful payment looks at the orders: its order id must be new to the stream, which
+    /// the dropped orders' id hashes can prove without them.
+    public static func needsKeptRows(_ command: AppCommand, state: FlowState) -> Bool {
+        guard case .payment(.succeeded(let payment)) = command else { return false }
+        return state.orders.mayHaveDropped(orderId: payment.orderId)
     }
 
     public static func restoreKeptRows(_ rows: [Order], into state: inout FlowState) { state.orders = OrderHistory(orders: rows) }

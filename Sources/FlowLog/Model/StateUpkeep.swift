@@ -16,17 +16,23 @@ enum StateUpkeep {
 
     /// Bytes a state holds in the cache, roughly: its fixed part with its share of the cache's
     /// tables, the room of its cart lines and of its orders, and each order's id in the index when
-    /// the history is long enough to have one. Measured against the allocator: a session with ten
-    /// cart lines and its latest order holds about 1,600 bytes, and this says 1,656.
+    /// the history is long enough to have one, and the hashes of dropped ids. Measured against the
+    /// allocator: a session with ten cart lines and its latest order holds about 1,600 bytes, and
+    /// this says 1,656 (with 8 bytes for each dropped order besides).
     static func estimatedCost(of state: LogDecider.State) -> Int {
         let orders = state.orders.orders
         return 320 + state.cart.lines.capacity * MemoryLayout<CartLine>.stride + orders.capacity * (MemoryLayout<Order>.stride + 8)
             + state.navigation.stack.capacity + (orders.count >= indexedOrders ? orders.count * 64 : 0)
+            + state.orders.droppedCount * 8
     }
 
     /// See `StreamState.keepOnlyLatestKeptRow`: such a history's duplicate-order check answers
     /// for its latest order only, so it is never decided against.
     static func keepOnlyLatestKeptRow(_ state: inout LogDecider.State) { state.orders.keepOnlyLatest() }
+
+    /// As `keepOnlyLatestKeptRow`, for the processor's cache: the dropped orders' id hashes stay,
+    /// so that only a payment whose id they cannot rule out reloads the stream.
+    static func slimForCache(_ state: inout LogDecider.State) { state.orders.keepOnlyLatest(rememberingIds: true) }
 
     /// Kept rows up to which the processor's cache keeps a state whole (`StateCache`): 16 orders
     /// are under 1 KB, and a session with a few orders is the common case.

@@ -6,9 +6,12 @@ extension CommandProcessor {
     /// whole, as it loads a stream it never saw.
     func dropStatesMissingRows(_ batch: [CommandEnvelope], indices: [Int]) {
         cache.keepsLatestRowOnly = log.capabilities.keepsRowsApart
-        for index in indices where LogDecider.needsKeptRows(batch[index].command) {
+        for index in indices {
             let stream = batch[index].stream
-            if let cached = cache[stream], !StateUpkeep.holdsAllKeptRows(cached.state) { cache.remove(stream) }
+            if let cached = cache[stream], !StateUpkeep.holdsAllKeptRows(cached.state),
+               LogDecider.needsKeptRows(batch[index].command, state: cached.state) {
+                cache.remove(stream)
+            }
         }
     }
 }

@@ -53,7 +53,7 @@ struct StateCache {
         // a command needs whole waits for its stream's write under way); a long one, or one that
         // would not fit, is slimmed.
         if keepsLatestRowOnly, StateUpkeep.keptRowCount(of: entry.state) > StateUpkeep.rowsKeptWhole || cost + size > budget {
-            StateUpkeep.keepOnlyLatestKeptRow(&entry.state)
+            StateUpkeep.slimForCache(&entry.state)
             size = StateUpkeep.estimatedCost(of: entry.state)
         }
         entries[stream] = (entry, size, clock)

@@ -1,0 +1,34 @@
+/// What an order history that dropped its older orders (`OrderHistory.keepOnlyLatest(rememberingIds:)`)
+/// still knows of their ids: an 8-byte hash of each, sorted, so that the `duplicateOrder` check can
+/// tell that an order id is new without the orders themselves.
+///
+/// A hash that is absent proves the id new; one that is present may be a collision, so the caller
+/// fetches the whole history before it decides (`FlowDecider.needsKeptRows`). The hash is FNV-1a
+/// over the id's UTF-8 bytes: the same in every process, and no randomness in the domain.
+struct DroppedOrderIds: Sendable {
+    private var hashes: [UInt64] = []
+
+    func mayContain(_ orderId: String) -> Bool {
+        let hash = Self.hash(orderId)
+        var (low, high) = (0, hashes.count)
+        while low < high {
+            let middle = (low + high) / 2
+            if hashes[middle] < hash { low = middle + 1 } else { high = middle }
+        }
+        return low < hashes.count && hashes[low] == hash
+    }
+
+    mutating func insert<Orders: Sequence<Order>>(_ orders: Orders) {
+        hashes.append(contentsOf: orders.lazy.map { Self.hash($0.orderId) })
+        hashes.sort()
+    }
+
+    static func hash(_ id: String) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in id.utf8 {
+            hash ^= UInt64(byte)
+            hash &*= 0x0000_0100_0000_01b3
+        }
+        return hash
+    }
+}
