@@ -7,11 +7,13 @@ import LMDB
 ///
 /// A commit writes one batch record instead of the tail pages of every stream it touched; a fold
 /// writes those tails once for many commits, so the fewer folds the fewer scattered pages.
-/// `events` bounds the pending entries a read may merge: 262,144 events, about twenty of `send`'s
-/// 1 MiB commits (measured on the 2.1M-event log, 100,000 commands a send, five sends: 0.44 s a
-/// send at 131,072, 0.41 s at 262,144, the same again at 524,288, where reads merge ever more
-/// records). `records` bounds the records, so that a server's one-command commits do not pile up
-/// thousands of them (each read searches each record). `streamsPerTransaction` bounds a fold's
+/// `events` bounds the pending entries a read may merge: 524,288 events, about forty of `send`'s
+/// 1 MiB commits. A fold's cost grows with the streams it touches more than with the events, so
+/// fewer folds win where there are many streams: eight sends of 100,000 commands in a row, mean
+/// time a send, 0.41 s at 262,144 and 0.33 s at 524,288 into the 2.1M-event log, 0.69 s and 0.59 s
+/// into the 10M-event log (0.44 s at 131,072 into the 2.1M one, five sends); reads merging more
+/// records did not show. `records` bounds the records, so that a server's one-command commits do
+/// not pile up thousands of them (each read searches each record). `streamsPerTransaction` bounds a fold's
 /// transaction: each stream costs about three dirty pages (its index tail, a split, its rows'
 /// tail), which LMDB holds in memory until the commit, so 1,024 streams hold about 12 MB where a
 /// whole fold of 10,000 streams would hold over 64 MB.
@@ -24,7 +26,7 @@ public struct FoldPolicy: Sendable, Equatable {
         (self.events, self.records, self.streamsPerTransaction) = (max(events, 1), max(records, 1), max(streamsPerTransaction, 1))
     }
 
-    public static let standard = FoldPolicy(events: 262_144, records: 64)
+    public static let standard = FoldPolicy(events: 524_288, records: 64)
 
     /// `standard`, unless `FLOWLOG_LMDB_FOLD` says `EVENTS,RECORDS[,STREAMS]` (for tests and
     /// measurements: `1,1` folds after every commit, `1000000000,1000000000` practically never).
