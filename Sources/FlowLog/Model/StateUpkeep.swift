@@ -38,8 +38,6 @@ enum StateUpkeep {
     /// are under 1 KB, and a session with a few orders is the common case.
     static let rowsKeptWhole = 16
 
-    static func keptRowCount(of state: LogDecider.State) -> Int { LogDecider.keptRowCount(of: state) }
-
     /// Whether the state holds every row it counts, so that any command may be decided against it.
     static func holdsAllKeptRows(_ state: LogDecider.State) -> Bool {
         LogDecider.keptRows(of: state).count == LogDecider.keptRowCount(of: state)
