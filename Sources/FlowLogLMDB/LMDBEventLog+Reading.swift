@@ -154,19 +154,20 @@ extension LMDBEventLog: LogFollowing {
     /// As `event(inStream:version:)`, in a transaction of the caller's (`retain` reads a session's
     /// last event in the one that forgets it).
     func event(inStream stream: String, version: Int, _ txn: Transaction) throws -> RecordedEvent? {
-        guard version >= 1 else { return nil }
-        let position: Int
-        if let entry = try txn.get(streamIndexDB, key: Keys.streamVersion(stream, version)) {
-            position = Keys.decodePosition(entry)
-        } else if let pending = try PendingIndex.load(self, txn).position(of: stream, version: version) {
-            position = pending
-        } else {
+        guard version >= 1, let position = try indexedPosition(ofStream: stream, version: version, pending: { try PendingIndex.load(self, txn) }, txn) else {
             return nil
         }
         guard let bytes = try txn.get(eventsDB, key: Keys.position(position)) else {
             throw FlowLogError.damaged(RecordDamage(position: position, stream: stream, problem: "the stream index points at it, but it is missing"))
         }
         return try decode(bytes, position: position, previousHash: try hashBefore(position: position, txn)).0
+    }
+
+    /// The position of the stream's `version`: its stream-index entry, else a pending one (log
+    /// schema 4; `pending` is asked only then).
+    func indexedPosition(ofStream stream: String, version: Int, pending: () throws -> PendingIndex, _ txn: Transaction) throws -> Int? {
+        if let entry = try txn.get(streamIndexDB, key: Keys.streamVersion(stream, version)) { return Keys.decodePosition(entry) }
+        return try pending().position(of: stream, version: version)
     }
 
     /// Names every stream in the log with its version, in stream id order.

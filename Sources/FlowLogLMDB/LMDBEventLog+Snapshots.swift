@@ -70,14 +70,7 @@ extension LMDBEventLog: SnapshotStore {
             var high = ceiling
             while low < high {
                 let middle = (low + high + 1) / 2
-                let position: Int
-                if let entry = try txn.get(streamIndexDB, key: Keys.streamVersion(stream, middle)) {
-                    position = Keys.decodePosition(entry)
-                } else if let pendingPosition = try pending.position(of: stream, version: middle) {
-                    position = pendingPosition
-                } else {
-                    break
-                }
+                guard let position = try indexedPosition(ofStream: stream, version: middle, pending: { pending }, txn) else { break }
                 if position <= throughPosition { low = middle } else { high = middle - 1 }
             }
             ceiling = low
