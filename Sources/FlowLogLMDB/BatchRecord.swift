@@ -113,13 +113,17 @@ struct BatchRecordView {
 
     /// The entry of the `index`-th stream in id order, or `nil` when it is damaged.
     func stream(at index: Int) -> BatchStreamEntry? {
-        let offset = Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: BatchRecord.headerSize + 4 * index, as: UInt32.self)))
-        return BatchStreamEntry(bytes, at: offset, end: bytes.count - 8)
+        BatchStreamEntry(bytes, at: offset(at: index), end: bytes.count - 8)
+    }
+
+    /// Where the `index`-th stream's entry starts, from the offset table.
+    private func offset(at index: Int) -> Int {
+        Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: BatchRecord.headerSize + 4 * index, as: UInt32.self)))
     }
 
     /// The id of the `index`-th stream, or `nil` when its entry is damaged.
     func streamID(at index: Int) -> UnsafeRawBufferPointer? {
-        let offset = Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: BatchRecord.headerSize + 4 * index, as: UInt32.self)))
+        let offset = offset(at: index)
         guard offset >= 0, offset < bytes.count - 8 else { return nil }
         let length = Int(bytes[offset])
         guard offset + 1 + length <= bytes.count - 8 else { return nil }
