@@ -63,7 +63,18 @@ public enum AppCommand: Equatable, Sendable {
     public var typeName: String { CommandKinds.info(of: self).typeName }
 
     /// Payment answers and app launches come from the system; everything else is a person's tap.
-    public var actor: Actor { CommandKinds.info(of: self).declaration.actor }
+    /// Read from the payload type's declaration through the family's switch: `send` asks it of
+    /// every command, and the kinds' table (a dictionary lookup and a copy of its strings) cost more.
+    public var actor: Actor {
+        var reader = ActorReader()
+        try! visitPayload(&reader)
+        return reader.actor
+    }
+
+    private struct ActorReader: CommandPayloadVisitor {
+        var actor = Actor.user
+        mutating func visit<Payload: CommandPayload>(_ payload: Payload) { actor = Payload.declaration.actor }
+    }
 }
 
 /// One command kind as every list of kinds sees it.

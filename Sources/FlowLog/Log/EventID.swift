@@ -69,6 +69,13 @@ public struct EventID: Hashable, Sendable, CustomStringConvertible {
 /// Where new event ids come from. Injected, so tests get predictable ids and production gets unique ones.
 public protocol EventIDGenerator {
     mutating func next() -> EventID
+    /// The next id for an event stamped `timestamp`; a generator that puts the time in its ids
+    /// takes it from there rather than reading its clock again (`send` stamps 100,000s of events).
+    mutating func next(at timestamp: Timestamp) -> EventID
+}
+
+extension EventIDGenerator {
+    public mutating func next(at timestamp: Timestamp) -> EventID { next() }
 }
 
 /// UUID version 7 (RFC 9562): a millisecond timestamp followed by 74 random bits, so ids sort roughly
@@ -86,8 +93,10 @@ public struct UUIDv7Generator: EventIDGenerator {
         state = (system.next(), system.next(), system.next(), system.next() | 1)
     }
 
-    public mutating func next() -> EventID {
-        let milliseconds = UInt64(max(0, clock.now().microseconds / 1000)) & 0xFFFF_FFFF_FFFF
+    public mutating func next() -> EventID { next(at: clock.now()) }
+
+    public mutating func next(at timestamp: Timestamp) -> EventID {
+        let milliseconds = UInt64(max(0, timestamp.microseconds / 1000)) & 0xFFFF_FFFF_FFFF
         let random = nextRandom()
         let randomA = random >> 52
         let randomB = nextRandom() & 0x3FFF_FFFF_FFFF_FFFF

@@ -6,8 +6,9 @@ extension CommandProcessor {
     /// whole, as it loads a stream it never saw.
     func dropStatesMissingRows(_ batch: [CommandEnvelope], indices: [Int]) {
         cache.keepsLatestRowOnly = log.capabilities.keepsRowsApart
-        // A cache that never slims holds only whole states: nothing to look up.
-        guard cache.keepsLatestRowOnly else { return }
+        // A cache that never slims, or holds no slimmed state now, has only whole states: nothing
+        // to look up.
+        guard cache.keepsLatestRowOnly, cache.partialCount > 0 else { return }
         for index in indices {
             let stream = batch[index].stream
             if let cached = cache[stream], !StateUpkeep.holdsAllKeptRows(cached.state),

@@ -162,7 +162,7 @@ public final class CommandProcessor {
         let timestamp = clock.now()
         let actor = envelope.command.actor
         let newEvents = events.map { event in
-            NewEvent(eventId: ids.next(), timestamp: timestamp, actor: actor,
+            NewEvent(eventId: ids.next(at: timestamp), timestamp: timestamp, actor: actor,
                      correlationId: envelope.correlationId, causationId: envelope.commandId, event: event)
         }
         var fingerprints: [UInt64] = []

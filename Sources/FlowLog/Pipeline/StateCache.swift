@@ -18,13 +18,16 @@ struct StateCache {
     typealias Entry = (state: LogDecider.State, version: Int)
 
     let budget: Int
-    private var entries: [String: (entry: Entry, cost: Int, stamp: Int)] = [:]
+    private var entries: [String: (entry: Entry, cost: Int, stamp: Int, partial: Bool)] = [:]
     /// Streams in the order they were last put back, oldest first; an item whose stamp is not its
     /// stream's any more was superseded (or taken) and is passed over.
     private var recency: [(stream: String, stamp: Int)] = []
     private var oldest = 0
     private var clock = 0
     private(set) var cost = 0
+    /// How many states lack some of their kept rows: while none does, no command needs a lookup
+    /// to find out (`CommandProcessor.dropStatesMissingRows`).
+    private(set) var partialCount = 0
 
     /// Whether a long or large state is kept without its older kept rows: only where the log keeps
     /// those rows apart from the states it stores (`LogCapabilities.keepsRowsApart`).
@@ -42,12 +45,16 @@ struct StateCache {
     mutating func take(_ stream: String) -> Entry? {
         guard let removed = entries.removeValue(forKey: stream) else { return nil }
         cost -= removed.cost
+        if removed.partial { partialCount -= 1 }
         return removed.entry
     }
 
     mutating func put(_ entry: Entry, for stream: String) {
         var entry = entry
-        if let replaced = entries[stream] { cost -= replaced.cost }
+        if let replaced = entries[stream] {
+            cost -= replaced.cost
+            if replaced.partial { partialCount -= 1 }
+        }
         clock += 1
         var size = StateUpkeep.estimatedCost(of: entry.state)
         // A short history stays whole (a whole state serves every command, and reloading one that
@@ -57,8 +64,10 @@ struct StateCache {
             StateUpkeep.slimForCache(&entry.state)
             size = StateUpkeep.estimatedCost(of: entry.state)
         }
-        entries[stream] = (entry, size, clock)
+        let partial = !StateUpkeep.holdsAllKeptRows(entry.state)
+        entries[stream] = (entry, size, clock, partial)
         cost += size
+        if partial { partialCount += 1 }
         recency.append((stream, clock))
         // Never the item just added: the newest state stays, even one larger than the budget.
         while cost > budget, oldest < recency.count - 1 {
@@ -67,6 +76,7 @@ struct StateCache {
             if let found = entries[candidate], found.stamp == stamp {
                 entries[candidate] = nil
                 cost -= found.cost
+                if found.partial { partialCount -= 1 }
             }
         }
         if oldest > 1_024, oldest * 2 > recency.count {
