@@ -25,6 +25,13 @@ public enum WireCommand {
     public static var allTypes: [String] { CommandKinds.typeNames }
 
     public static func decode(_ line: UnsafeRawBufferPointer) -> Result<CommandEnvelope, WireRejection> {
+        if let envelope = decodeCommonForm(line) { return .success(envelope) }
+        return decodeGenerally(line)
+    }
+
+    /// Any line, through a `JSONValue` tree: what accepts every form the spec allows, and words
+    /// every rejection.
+    static func decodeGenerally(_ line: UnsafeRawBufferPointer) -> Result<CommandEnvelope, WireRejection> {
         let value: JSONValue
         do {
             value = try JSONParser.parse(line)
