@@ -40,6 +40,28 @@ struct SendSessionTests {
         #expect(summary == SendSession.Summary(accepted: 2, duplicates: 1, rejected: 2))
     }
 
+    /// `send` checks identifiers and fields on its reading thread: the answers are the processor's
+    /// own, in their places, and nothing of a refused line is written.
+    @Test func fieldChecksOnTheReadingThreadAnswerAsTheProcessorDoes() throws {
+        let lines = [
+            #"{"type":"cart.addProduct","stream":"s 1","productId":"p1","unitPrice":1,"quantity":1}"#,
+            #"{"type":"cart.addProduct","stream":"s1","productId":"p1","unitPrice":1,"quantity":0}"#,
+            #"{"type":"cart.checkout","stream":"flowlog:erasures"}"#,
+            #"{"type":"cart.addProduct","stream":"s1","productId":"p1","unitPrice":1,"quantity":1,"id":"a b"}"#,
+            #"{"type":"cart.addProduct","stream":"s1","productId":"p1","unitPrice":1,"quantity":1}"#,
+        ]
+        let log = InMemoryEventLog()
+        let (answers, summary) = try send(lines.joined(separator: "\n"), to: log)
+        let processor = CommandProcessor(log: InMemoryEventLog(), clock: SteppingClock(), ids: SequentialIDGenerator())
+        for index in 0..<4 {
+            let envelope = try WireCommand.decode(lines[index]).get()
+            #expect(answers[index] == FlowJSON.answer(try processor.handle(envelope)), "line \(index + 1)")
+        }
+        #expect(answers[4] == #"{"ok":true,"stream":"s1","positions":[1],"version":1}"#)
+        #expect(summary == SendSession.Summary(accepted: 1, duplicates: 0, rejected: 4))
+        #expect(try log.lastPosition() == 1)
+    }
+
     @Test func tinyReadsSplitLinesAnywhereAndStillAnswerEachOnce() throws {
         let line = #"{"type":"cart.addProduct","productId":"p1","unitPrice":1,"quantity":1}"#
         let input = Array(repeating: line, count: 50).joined(separator: "\r\n") + "\n"

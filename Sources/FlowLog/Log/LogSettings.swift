@@ -43,10 +43,15 @@ public struct LogSettings: Equatable, Sendable {
         LogSettings(logSchema: newestLogSchema, defaultCurrency: currency)
     }
 
+    /// Whether this log may hold every version of every event kind (a log of the newest schema
+    /// the kinds need): the common case, which then asks nothing of each event.
+    @inlinable
+    public var admitsEveryEvent: Bool { logSchema >= EventKinds.newestLogSchema }
+
     /// Whether this log may hold `event` as it would be stored (the lowest version that holds it).
     @inlinable
     public func admits(_ event: LogDecider.Event) -> Bool {
-        guard logSchema < EventKinds.newestLogSchema else { return true }
+        guard !admitsEveryEvent else { return true }
         let info = EventKinds.info(of: event)
         return EventKinds.storedVersion(of: event) <= info.newestVersion(inLogSchema: logSchema)
     }

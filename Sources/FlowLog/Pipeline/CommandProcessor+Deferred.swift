@@ -12,11 +12,11 @@ extension CommandProcessor {
     public var defersCommits: Bool { log.capabilities.deferredCommits?.defersCommit ?? false }
 
     /// `handle`, with the last commit left in flight: the outcomes hold once `commit.wait()` returns.
-    public func handleDeferringCommit(_ batch: [CommandEnvelope]) throws -> (outcomes: [CommandOutcome], commit: any PendingCommit) {
+    public func handleDeferringCommit(_ batch: [CommandEnvelope], fieldsChecked: Bool = false) throws -> (outcomes: [CommandOutcome], commit: any PendingCommit) {
         deferredCommits = []
         defer { deferredCommits = nil }
         do {
-            let outcomes = try handle(batch)
+            let outcomes = try handle(batch, fieldsChecked: fieldsChecked)
             return (outcomes, BatchCommit(deferredCommits ?? [], processor: self))
         } catch {
             forgetAllStates()

@@ -80,14 +80,16 @@ public final class CommandProcessor {
     }
 
     /// Handles a batch with one durable write for all of it; the answers are in the batch's order.
-    public func handle(_ batch: [CommandEnvelope]) throws -> [CommandOutcome] {
+    /// `fieldsChecked`: every envelope passed `envelopeViolation` already (on `send`'s reading thread).
+    public func handle(_ batch: [CommandEnvelope], fieldsChecked: Bool = false) throws -> [CommandOutcome] {
         var outcomes = [CommandOutcome?](repeating: nil, count: batch.count)
         var pending = Array(batch.indices)
         var attempt = 0
         var checked: Set<String> = []
         while !pending.isEmpty {
             attempt += 1
-            pending = try decideAndAppend(batch, indices: pending, into: &outcomes, finalAttempt: attempt >= maximumRetries, checked: &checked)
+            pending = try decideAndAppend(batch, indices: pending, into: &outcomes, finalAttempt: attempt >= maximumRetries,
+                                          fieldsChecked: fieldsChecked, checked: &checked)
             if !pending.isEmpty { Self.backOff(attempt) }
         }
         // Moved out, not copied: a copy retained every answer's strings and events once more.
@@ -146,16 +148,15 @@ public final class CommandProcessor {
     /// working state moves past the command's events, and its request and events are appended to
     /// `requests` and `decided` (there, not returned: a request handed back in an enum was copied
     /// twice more, retaining every string it holds each time). Returns the rejection otherwise.
-    private func decide(_ envelope: CommandEnvelope, against current: inout WorkingStream, fingerprint: UInt64?,
+    private func decide(_ envelope: CommandEnvelope, against current: inout WorkingStream, fingerprint: UInt64?, round: Round,
                         into requests: inout [AppendRequest], decided: inout [[LogDecider.Event]]) -> Rejection? {
         if let expected = envelope.expectedVersion, expected != current.version {
             return Self.versionConflict(envelope, actual: current.version)
         }
         let events: [LogDecider.Event]
         do {
-            events = try LogDecider.decideValidated(envelope.command, state: current.state,
-                                                     context: DecisionContext(defaultCurrency: (settings ?? .newLog()).defaultCurrency))
-            try admit(events)
+            events = try LogDecider.decideValidated(envelope.command, state: current.state, context: round.context)
+            if !round.admitsEveryEvent { try admit(events) }
         } catch {
             return error
         }
@@ -177,7 +178,7 @@ public final class CommandProcessor {
         // The state goes along only where the log keeps it (a head, a snapshot): a copy held by every
         // request made the next order of its stream copy the stream's orders and their index.
         let keeps = current.version / AppendRules.headInterval != after / AppendRules.headInterval
-            || snapshotInterval.map { $0 > 0 && current.version / $0 != after / $0 } ?? true
+            || round.snapshotInterval.map { $0 > 0 && current.version / $0 != after / $0 } ?? true
         requests.append(AppendRequest(stream: envelope.stream, expectedVersion: current.version, commandId: envelope.commandId,
                                       events: newEvents, chained: current.requested, fingerprints: fingerprints,
                                       stateAfter: keeps ? current.state : nil, keptRows: keptRows, commandFingerprint: fingerprint))
@@ -185,6 +186,15 @@ public final class CommandProcessor {
         current.version += events.count
         current.requested = true
         return nil
+    }
+
+    /// What every command of a round is decided with, read once for the round rather than from
+    /// the processor's properties for each command.
+    private struct Round {
+        let context: DecisionContext
+        /// The log holds every kind's every version: `admit` has nothing to refuse.
+        let admitsEveryEvent: Bool
+        let snapshotInterval: Int?
     }
 
     /// Refuses events whose kind's version the log's schema cannot hold, after reading the settings
@@ -210,8 +220,11 @@ public final class CommandProcessor {
     /// (found by the append's version check, or, for a command rejected against a cached state, by
     /// `staleStreams`).
     private func decideAndAppend(_ batch: [CommandEnvelope], indices: [Int], into outcomes: inout [CommandOutcome?], finalAttempt: Bool,
-                                 checked: inout Set<String>) throws -> [Int] {
+                                 fieldsChecked: Bool, checked: inout Set<String>) throws -> [Int] {
         if settings == nil { settings = try log.settings() }
+        let current = settings ?? .newLog()
+        let round = Round(context: DecisionContext(defaultCurrency: current.defaultCurrency), admitsEveryEvent: current.admitsEveryEvent,
+                          snapshotInterval: snapshotInterval)
         dropStatesMissingRows(batch, indices: indices)
         var working = try preload(batch, indices: indices)
         let knownReceipts = try prefetchReceipts(batch, indices: indices)
@@ -233,7 +246,7 @@ public final class CommandProcessor {
         var cachedRejections: [(index: Int, stream: String)] = []
         for index in indices {
             let envelope = batch[index]
-            if let rejection = Self.envelopeViolation(envelope) {
+            if !fieldsChecked, let rejection = Self.envelopeViolation(envelope) {
                 outcomes[index] = .rejected(stream: envelope.stream, rejection)
                 continue
             }
@@ -262,7 +275,8 @@ public final class CommandProcessor {
                 slot = working.index(forKey: envelope.stream)!
             }
             let requestNumber = requests.count
-            if let rejection = decide(envelope, against: &working.values[slot], fingerprint: fingerprint, into: &requests, decided: &requestEvents) {
+            if let rejection = decide(envelope, against: &working.values[slot], fingerprint: fingerprint, round: round,
+                                      into: &requests, decided: &requestEvents) {
                 outcomes[index] = .rejected(stream: envelope.stream, rejection)
                 if working.values[slot].cached, !checked.contains(envelope.stream) { cachedRejections.append((index, envelope.stream)) }
             } else {

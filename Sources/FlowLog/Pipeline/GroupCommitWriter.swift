@@ -31,6 +31,9 @@ public final class GroupCommitWriter: @unchecked Sendable {
 
     private struct Submission {
         let envelopes: [CommandEnvelope]
+        /// Whether the envelopes passed `CommandProcessor.envelopeViolation` already (`send` checks
+        /// them on its reading thread), so the writer's thread need not check them again.
+        var fieldsChecked = false
         let answer: Answer
         /// Work on the processor between two commits (`perform`), instead of commands.
         var job: ((CommandProcessor) -> Void)?
@@ -61,9 +64,10 @@ public final class GroupCommitWriter: @unchecked Sendable {
     /// Queues `envelopes`; `answer` is called on the writer's thread once they are decided and every
     /// accepted event among them is durable. Waits while the queue is full. Returns `false`, without
     /// queueing, once the writer finishes or was cancelled.
+    /// `fieldsChecked`: every envelope passed `CommandProcessor.envelopeViolation` already.
     @discardableResult
-    public func submit(_ envelopes: [CommandEnvelope], answer: @escaping Answer) -> Bool {
-        queue.put(Submission(envelopes: envelopes, answer: answer))
+    public func submit(_ envelopes: [CommandEnvelope], fieldsChecked: Bool = false, answer: @escaping Answer) -> Bool {
+        queue.put(Submission(envelopes: envelopes, fieldsChecked: fieldsChecked, answer: answer))
     }
 
     /// Runs `body` on the writer's thread with the processor, alone: after every commit queued
@@ -116,20 +120,21 @@ public final class GroupCommitWriter: @unchecked Sendable {
             }
             let commands = next.reduce(0) { $0 + $1.envelopes.count }
             let envelopes = Self.envelopes(of: next, commands: commands)
+            let checked = next.allSatisfy(\.fieldsChecked)
             let started = ContinuousClock.now
             // Asked at each commit: a log created by the first one defers only from the second on.
             guard processor.defersCommits else {
-                let outcome = Result { try processor.handle(envelopes) }
+                let outcome = Result { try processor.handle(envelopes, fieldsChecked: checked) }
                 settle(next, outcome, commands, started)
                 continue
             }
             do {
-                let (outcomes, commit) = try processor.handleDeferringCommit(envelopes)
+                let (outcomes, commit) = try processor.handleDeferringCommit(envelopes, fieldsChecked: checked)
                 if let done = inFlight, settleInFlight(done) {
                     // These were decided on top of a commit that diverged: their own write fails too
                     // (waited for here, so nothing is still being written), and they are decided again.
                     _ = try? commit.wait()
-                    settle(next, Result { try processor.handle(envelopes) }, commands, started)
+                    settle(next, Result { try processor.handle(envelopes, fieldsChecked: checked) }, commands, started)
                     inFlight = nil
                     continue
                 }
@@ -144,6 +149,8 @@ public final class GroupCommitWriter: @unchecked Sendable {
     }
 
     private static func envelopes(of submissions: [Submission], commands: Int) -> [CommandEnvelope] {
+        // One submission's array as it is: copying it into a new one retained every string it holds.
+        if submissions.count == 1 { return submissions[0].envelopes }
         var envelopes: [CommandEnvelope] = []
         envelopes.reserveCapacity(commands)
         for submission in submissions { envelopes += submission.envelopes }
@@ -160,7 +167,8 @@ public final class GroupCommitWriter: @unchecked Sendable {
             try done.commit.wait()
         } catch is AppendDiverged {
             let envelopes = Self.envelopes(of: done.submissions, commands: done.commands)
-            settle(done.submissions, Result { try processor.handle(envelopes) }, done.commands, done.started)
+            let checked = done.submissions.allSatisfy(\.fieldsChecked)
+            settle(done.submissions, Result { try processor.handle(envelopes, fieldsChecked: checked) }, done.commands, done.started)
             return true
         } catch {
             settle(done.submissions, .failure(error), done.commands, done.started)

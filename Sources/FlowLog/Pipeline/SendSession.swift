@@ -72,7 +72,7 @@ public final class SendSession: @unchecked Sendable {
             do {
                 while try input.reader.readBatch({ lines in
                     for part in SendSession.parse(lines).parts(streamsAtMost: streamsPerCommit) {
-                        guard writer.submit(part.envelopes, answer: { [self] result in
+                        guard writer.submit(part.envelopes, fieldsChecked: true, answer: { [self] result in
                             switch result {
                             case .success(let outcomes): write(part, outcomes, &state.summary)
                             case .failure(let error): state.fail(error)
@@ -151,7 +151,9 @@ public final class SendSession: @unchecked Sendable {
     }
 
     /// Lines as `send` reads them (blank lines skipped, an overlong line answered `malformedCommand`);
-    /// the HTTP server parses an NDJSON body the same way.
+    /// the HTTP server parses an NDJSON body the same way. A command whose envelope or fields break
+    /// their checks (`CommandProcessor.envelopeViolation`) is answered here, on the reading thread,
+    /// as the processor would answer it, so every envelope of the batch is checked.
     public static func parse(_ lines: [LineReader.Line]) -> ParsedBatch {
         var batch = ParsedBatch()
         batch.envelopes.reserveCapacity(lines.count)
@@ -164,8 +166,12 @@ public final class SendSession: @unchecked Sendable {
                 if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
                 switch WireCommand.decode(bytes) {
                 case .success(let envelope):
-                    batch.envelopes.append(envelope)
-                    batch.lineRejections.append(nil)
+                    if let rejection = CommandProcessor.envelopeViolation(envelope) {
+                        batch.lineRejections.append(WireRejection(stream: envelope.stream, rejection: rejection))
+                    } else {
+                        batch.envelopes.append(envelope)
+                        batch.lineRejections.append(nil)
+                    }
                 case .failure(let failure):
                     batch.lineRejections.append(failure)
                 }
@@ -177,8 +183,13 @@ public final class SendSession: @unchecked Sendable {
     }
 
     /// Appends the answers of one part, its rejected lines among them, to the commit's output.
-    /// The outcomes are read in place (an iterator copied each, retaining its strings and events).
+    /// The outcomes are read in place, through their buffer: an iterator, or the array's subscript
+    /// beside the writer's own buffer, copied each one, retaining its strings and events.
     private func write(_ batch: ParsedBatch, _ outcomes: [CommandOutcome], _ summary: inout Summary) {
+        outcomes.withUnsafeBufferPointer { write(batch, $0, &summary) }
+    }
+
+    private func write(_ batch: ParsedBatch, _ outcomes: UnsafeBufferPointer<CommandOutcome>, _ summary: inout Summary) {
         var next = 0
         for rejection in batch.lineRejections {
             if let failure = rejection {
