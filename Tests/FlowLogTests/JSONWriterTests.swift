@@ -1,8 +1,28 @@
 @testable import FlowLog
+import FlowDomain
 import Testing
 
 @Suite("JSON writer")
 struct JSONWriterTests {
+    /// The accepted answer is written in fixed fragments: the same bytes as member by member,
+    /// separated from a value before it like any other value.
+    @Test func answersAreWrittenAsTheirMembersWouldBe() {
+        func acceptance(_ first: Int, _ count: Int, duplicate: Bool) -> CommandOutcome {
+            .accepted(Acceptance(stream: "s-1", receipt: CommandReceipt(firstPosition: first, eventCount: count, version: 7),
+                                 duplicate: duplicate, events: []))
+        }
+        #expect(FlowJSON.answer(acceptance(12, 1, duplicate: false)) == #"{"ok":true,"stream":"s-1","positions":[12],"version":7}"#)
+        #expect(FlowJSON.answer(acceptance(3, 3, duplicate: true)) == #"{"ok":true,"stream":"s-1","positions":[3,4,5],"version":7,"duplicate":true}"#)
+        #expect(FlowJSON.answer(acceptance(3, 0, duplicate: false)) == #"{"ok":true,"stream":"s-1","positions":[],"version":7}"#)
+        var json = JSONWriter()
+        json.beginArray()
+        FlowJSON.writeAnswer(acceptance(1, 1, duplicate: false), into: &json)
+        FlowJSON.writeAnswer(.rejected(stream: "s\"2", Rejection(.invalidTab, "empty")), into: &json)
+        FlowJSON.writeAnswer(acceptance(2, 1, duplicate: false), into: &json)
+        json.endArray()
+        #expect(json.text == #"[{"ok":true,"stream":"s-1","positions":[1],"version":7},{"ok":false,"stream":"s\"2","error":{"code":"invalidTab","message":"empty"}},{"ok":true,"stream":"s-1","positions":[2],"version":7}]"#)
+    }
+
     @Test func integersAreWrittenInDecimalAsSwiftPrintsThem() {
         var values = Array(-1_000...1_000) + [Int.min, Int.max, Int.min + 1, Int.max - 1]
         var power = 1

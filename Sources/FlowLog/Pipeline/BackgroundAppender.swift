@@ -190,11 +190,14 @@ public final class BackgroundAppender: DeferredCommitAppending, @unchecked Senda
         var predictable = true
         var results: [AppendResult] = []
         results.reserveCapacity(requests.count)
-        for request in requests {
-            if request.expectedVersion == nil { predictable = false }
-            let count = request.events.count
-            results.append(.appended(CommandReceipt(firstPosition: position + 1, eventCount: count, version: (request.expectedVersion ?? 0) + count,
-                                                    commandFingerprint: request.commandFingerprint)))
+        // By index, reading three members: a `for` over the requests copied each one, retaining
+        // its strings and arrays.
+        for index in requests.indices {
+            let expected = requests[index].expectedVersion
+            if expected == nil { predictable = false }
+            let count = requests[index].events.count
+            results.append(.appended(CommandReceipt(firstPosition: position + 1, eventCount: count, version: (expected ?? 0) + count,
+                                                    commandFingerprint: requests[index].commandFingerprint)))
             position += count
         }
         return (results, predictable)

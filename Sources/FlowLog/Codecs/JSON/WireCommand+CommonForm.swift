@@ -44,7 +44,9 @@ private struct FlatMember {
 
 /// A line read as a flat object, and the reading of its members as a command's fields.
 private struct FlatObject: PayloadDecoder, FieldVisitor {
-    static let capacity = 24
+    /// More members than any kind's fields and the envelope's together; 16 of them fit the stack
+    /// (`withUnsafeTemporaryAllocation` goes to the heap past 1 KB, which cost a tenth of the reading).
+    static let capacity = 16
     let line: UnsafeRawBufferPointer
     let members: UnsafeMutableBufferPointer<FlatMember>
     var count = 0
