@@ -67,16 +67,18 @@ public enum FieldType: Sendable, Equatable {
     }
 
     /// The rejection a command's integer field of this type earns for `value`; `nil` when it is fine.
-    public func violation(_ value: Int, role: String) -> Rejection? {
+    /// `role` is only made when there is a violation to word: turning a declared role into a
+    /// `String` for every field of every command cost more than the checks.
+    public func violation(_ value: Int, role: @autoclosure () -> String) -> Rejection? {
         switch self {
         case .cents where !FieldChecks.unitPriceRange.contains(value):
-            Rejection(.invalidPrice, "The \(role) \(value) cents is out of range; use 0 through \(FieldChecks.unitPriceRange.upperBound) cents (0.00 to 1,000,000.00).")
+            Rejection(.invalidPrice, "The \(role()) \(value) cents is out of range; use 0 through \(FieldChecks.unitPriceRange.upperBound) cents (0.00 to 1,000,000.00).")
         case .quantity where !FieldChecks.quantityRange.contains(value):
-            Rejection(.invalidQuantity, "The \(role) \(value) is out of range; use a whole number from 1 through 999.")
+            Rejection(.invalidQuantity, "The \(role()) \(value) is out of range; use a whole number from 1 through 999.")
         case .percent where !FieldChecks.percentRange.contains(value):
             Rejection(.invalidPercent, "The discount of \(value)% is out of range; use a whole percent from 1 through 100.")
         case .amount where !FieldType.amountOffRange.contains(value):
-            Rejection(.invalidAmount, "The \(role) \(value) cents is out of range; use 1 through \(FieldType.amountOffRange.upperBound) cents (0.01 to 1,000,000.00).")
+            Rejection(.invalidAmount, "The \(role()) \(value) cents is out of range; use 1 through \(FieldType.amountOffRange.upperBound) cents (0.01 to 1,000,000.00).")
         case .tab where !FieldChecks.tabRange.contains(value):
             Rejection(.invalidTab, "Tab \(value) does not exist; the home screen has tabs 0 and 1.")
         default:
@@ -85,14 +87,14 @@ public enum FieldType: Sendable, Equatable {
     }
 
     /// The rejection a command's text field of this type earns for `value`; `nil` when it is fine.
-    public func violation(_ value: String, role: String) -> Rejection? {
+    public func violation(_ value: String, role: @autoclosure () -> String) -> Rejection? {
         switch self {
         case .identifier where !Identifier.isValid(value):
-            FieldChecks.invalidIdentifier(value, role: role)
+            FieldChecks.invalidIdentifier(value, role: role())
         case .currency where !Money.isCurrencyCode(value):
             Rejection(.invalidCurrency, "The currency \"\(value.count > 20 ? String(value.prefix(20)) + "…" : value)\" is not an ISO 4217 code; use three capital letters, such as EUR or USD.")
         case .text where !FreeText.isValid(value):
-            Rejection(.invalidText, "The \(role) is \(value.unicodeScalars.count) characters long; shorten it to at most \(FreeText.maximumLength).")
+            Rejection(.invalidText, "The \(role()) is \(value.unicodeScalars.count) characters long; shorten it to at most \(FreeText.maximumLength).")
         default:
             nil
         }

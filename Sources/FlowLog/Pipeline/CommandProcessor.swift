@@ -244,6 +244,10 @@ public final class CommandProcessor {
         requestEvents.reserveCapacity(indices.count)
         /// Commands rejected against a state that came from the cache: the answer waits for `staleStreams`.
         var cachedRejections: [(index: Int, stream: String)] = []
+        /// The stream of the command before and its slot in `working`: a session's commands come in
+        /// a row, and comparing a name costs less than hashing it. Valid until `working` takes a
+        /// new stream, which is always another stream than this one.
+        var previous: (stream: String, slot: Dictionary<String, WorkingStream>.Index)?
         for index in indices {
             let envelope = batch[index]
             if !fieldsChecked, let rejection = Self.envelopeViolation(envelope) {
@@ -267,13 +271,16 @@ public final class CommandProcessor {
             }
             // One lookup of the stream per command: its working state is changed in place, by index.
             let slot: Dictionary<String, WorkingStream>.Index
-            if let found = working.index(forKey: envelope.stream) {
+            if let previous, previous.stream == envelope.stream {
+                slot = previous.slot
+            } else if let found = working.index(forKey: envelope.stream) {
                 slot = found
             } else {
                 // Moved out of the cache while the batch changes it, so evolving it never copies its arrays.
                 working[envelope.stream] = try takeState(of: envelope.stream)
                 slot = working.index(forKey: envelope.stream)!
             }
+            previous = (envelope.stream, slot)
             let requestNumber = requests.count
             if let rejection = decide(envelope, against: &working.values[slot], fingerprint: fingerprint, round: round,
                                       into: &requests, decided: &requestEvents) {

@@ -124,12 +124,13 @@ public final class SendSession: @unchecked Sendable {
             var cuts: [(envelope: Int, line: Int)] = []
             var budget = StreamBudget(limit: limit)
             var line = 0
-            for (index, envelope) in envelopes.enumerated() {
+            // By index: a `for` over the envelopes copied each one.
+            for index in envelopes.indices {
                 while lineRejections[line] != nil { line += 1 }
-                if !budget.admits(envelope.stream) {
+                if !budget.admits(envelopes[index].stream) {
                     cuts.append((index, line))
                     budget.reset()
-                    _ = budget.admits(envelope.stream)
+                    _ = budget.admits(envelopes[index].stream)
                 }
                 line += 1
             }
