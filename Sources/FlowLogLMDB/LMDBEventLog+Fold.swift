@@ -13,28 +13,41 @@ import LMDB
 /// time a send, 0.41 s at 262,144 and 0.33 s at 524,288 into the 2.1M-event log, 0.69 s and 0.59 s
 /// into the 10M-event log (0.44 s at 131,072 into the 2.1M one, five sends); reads merging more
 /// records did not show. `records` bounds the records, so that a server's one-command commits do
-/// not pile up thousands of them (each read searches each record). `streamsPerTransaction` bounds a fold's
-/// transaction: each stream costs about three dirty pages (its index tail, a split, its rows'
-/// tail), which LMDB holds in memory until the commit, so 1,024 streams hold about 12 MB where a
-/// whole fold of 10,000 streams would hold over 64 MB.
+/// not pile up thousands of them (each read searches each record). `streamsPerTransaction` and
+/// `pagesPerTransaction` bound a fold's transaction: LMDB holds its dirty pages in memory until the
+/// commit, and keeps them afterwards for the next transaction to reuse, so the largest fold
+/// transaction stays in a process's memory to its end. Streams alone were no bound: 1,024 streams
+/// dirtied 30–33 MB in the 2.1M-event log (about 250 entries a stream) and 14 MB at 10M events,
+/// and took a `send` that folded to 77–89 MB of anonymous memory. 1,024 estimated pages (4 MiB,
+/// `estimatedDirtyPages`) took it to 55–65 MB at 2.1M and 61–62 MB at 10M; the fold runs in 15
+/// transactions instead of 3 at 2.1M, each with its sync, about 50 ms more for the fold (one `send`
+/// in five); 2,048 pages saved half of that and left 65–67 MB at 10M.
 public struct FoldPolicy: Sendable, Equatable {
     public var events: Int
     public var records: Int
     public var streamsPerTransaction: Int
+    public var pagesPerTransaction: Int
 
-    public init(events: Int, records: Int, streamsPerTransaction: Int = 1_024) {
+    public init(events: Int, records: Int, streamsPerTransaction: Int = 1_024, pagesPerTransaction: Int = 1_024) {
         (self.events, self.records, self.streamsPerTransaction) = (max(events, 1), max(records, 1), max(streamsPerTransaction, 1))
+        self.pagesPerTransaction = max(pagesPerTransaction, 1)
     }
 
     public static let standard = FoldPolicy(events: 524_288, records: 64)
 
-    /// `standard`, unless `FLOWLOG_LMDB_FOLD` says `EVENTS,RECORDS[,STREAMS]` (for tests and
+    /// `standard`, unless `FLOWLOG_LMDB_FOLD` says `EVENTS,RECORDS[,STREAMS[,PAGES]]` (for tests and
     /// measurements: `1,1` folds after every commit, `1000000000,1000000000` practically never).
     public static var fromEnvironment: FoldPolicy {
         guard let text = ProcessInfo.processInfo.environment["FLOWLOG_LMDB_FOLD"] else { return .standard }
+        return parse(text) ?? .standard
+    }
+
+    /// `EVENTS,RECORDS[,STREAMS[,PAGES]]`, the bounds left out as `standard`'s; `nil` for fewer than two numbers.
+    static func parse(_ text: String) -> FoldPolicy? {
         let numbers = text.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
-        guard numbers.count >= 2 else { return .standard }
-        return FoldPolicy(events: numbers[0], records: numbers[1], streamsPerTransaction: numbers.count > 2 ? numbers[2] : 1_024)
+        guard numbers.count >= 2 else { return nil }
+        return FoldPolicy(events: numbers[0], records: numbers[1], streamsPerTransaction: numbers.count > 2 ? numbers[2] : standard.streamsPerTransaction,
+                          pagesPerTransaction: numbers.count > 3 ? numbers[3] : standard.pagesPerTransaction)
     }
 
     /// Whether `pending` (this commit's record included) should be folded now.
@@ -63,7 +76,7 @@ extension LMDBEventLog {
     func foldPending(growingMap: Bool = true) throws {
         do {
             while !(try environment.write(retryingWhenMapIsFull: true, growingMap: growingMap) { txn in
-                try foldStep(txn, streamLimit: foldPolicy.streamsPerTransaction)
+                try foldStep(txn, streamLimit: foldPolicy.streamsPerTransaction, pageLimit: foldPolicy.pagesPerTransaction)
             }) {}
         } catch let error as LMDBError {
             throw FlowLogError.writing(error, path: path)
@@ -77,8 +90,10 @@ extension LMDBEventLog {
         while !(try foldStep(txn, streamLimit: .max)) {}
     }
 
-    /// Folds the next range of at most `streamLimit` streams; `true` when nothing is left pending.
-    func foldStep(_ txn: Transaction, streamLimit: Int) throws -> Bool {
+    /// Folds the next range of streams, stopping before the next stream once `streamLimit` streams
+    /// or `pageLimit` estimated dirty pages are reached (so at least one stream a transaction, and
+    /// a stream's parts never split across two); `true` when nothing is left pending.
+    func foldStep(_ txn: Transaction, streamLimit: Int, pageLimit: Int = .max) throws -> Bool {
         guard let batchesDB else { return true }
         let pending = try PendingIndex.load(self, txn)
         guard let last = pending.records.last else {
@@ -88,33 +103,34 @@ extension LMDBEventLog {
         let through = pending.folded?.through ?? last.key
         let from = pending.folded?.below ?? []
         let folding = pending.records.filter { $0.key <= through }
-        // The distinct streams still to fold, in id order.
-        var names = Set<[UInt8]>()
-        for record in folding {
-            var index = from.withUnsafeBytes { record.lowerBound($0) }
-            while index < record.streamCount {
-                guard let id = record.streamID(at: index) else { throw PendingIndex.damage(at: record.key, "stream \(index + 1)'s entry lies outside it") }
-                names.insert(Array(id))
-                index += 1
-            }
+        // Each record's streams are in id order: merged, they give the streams still to fold in id
+        // order, and each stream's parts oldest first, as far as this step goes.
+        var cursors = try folding.map { record in
+            try StreamCursor(record, index: from.withUnsafeBytes { record.lowerBound($0) })
         }
-        let streams = names.sorted { $0.lexicographicallyPrecedes($1) }
-        let range = streams.prefix(streamLimit)
+        var (streams, entries, pages) = (0, 0, 0)
         // The records' bytes are clean pages of the map: the puts below dirty other databases' pages only.
-        for id in range {
-            let stream = String(decoding: id, as: UTF8.self)
-            try id.withUnsafeBytes { id in
-                for record in folding {
-                    guard let entry = record.entry(of: id) else { continue }
+        while let next = StreamCursor.smallest(cursors) {
+            guard streams < streamLimit, pages < pageLimit else {
+                var progress = Keys.littleEndian(UInt64(through))
+                progress += next
+                try txn.put(meta, key: PendingIndex.progressKey, value: progress)
+                return false
+            }
+            let stream = String(decoding: next, as: UTF8.self)
+            try next.withUnsafeBytes { next in
+                for index in cursors.indices where cursors[index].id.map({ BatchRecordView.compare($0, next) == 0 }) == true {
+                    let record = cursors[index].record
+                    guard let entry = record.stream(at: cursors[index].index) else {
+                        throw PendingIndex.damage(at: record.key, "the entry of stream \(stream) runs past its end")
+                    }
                     try fold(entry, of: stream, recordKey: record.key, txn)
+                    entries += entry.eventCount + entry.rowCount
+                    try cursors[index].advance()
                 }
             }
-        }
-        if range.count < streams.count {
-            var progress = Keys.littleEndian(UInt64(through))
-            progress += streams[range.count]
-            try txn.put(meta, key: PendingIndex.progressKey, value: progress)
-            return false
+            streams += 1
+            pages = Self.estimatedDirtyPages(streams: streams, entries: entries)
         }
         let keys = folding.map { Keys.position($0.key) }
         for key in keys { _ = try txn.delete(batchesDB, key: key) }
@@ -134,5 +150,43 @@ extension LMDBEventLog {
             try keepRow(encoded: row, number: number, stream: stream, version: version, txn)
         }
         guard whole else { throw PendingIndex.damage(at: recordKey, "the kept rows of stream \(stream) run past its end") }
+    }
+
+    /// A fold's dirty pages, estimated: about two a stream (its index tail and its rows' tail, with
+    /// their share of branch pages) and one per 48 entries (events and rows, about 85 bytes each
+    /// with the half-full pages splits leave). Measured against the bytes LMDB wrote at commit,
+    /// 2,053 estimated against 2,130 written (2.1M-event log) and within 10% at 10M events.
+    static func estimatedDirtyPages(streams: Int, entries: Int) -> Int {
+        2 * streams + entries / 48
+    }
+}
+
+/// A fold's place in one record: the next of its streams (in id order) not yet folded.
+private struct StreamCursor {
+    let record: BatchRecordView
+    private(set) var index: Int
+    /// The stream at `index`, `nil` past the last.
+    private(set) var id: UnsafeRawBufferPointer?
+
+    init(_ record: BatchRecordView, index: Int) throws {
+        (self.record, self.index) = (record, index - 1)
+        try advance()
+    }
+
+    mutating func advance() throws {
+        index += 1
+        guard index < record.streamCount else { return id = nil }
+        guard let found = record.streamID(at: index) else { throw PendingIndex.damage(at: record.key, "stream \(index + 1)'s entry lies outside it") }
+        id = found
+    }
+
+    /// The smallest stream id any cursor is at, copied (the progress key and the next step need it).
+    static func smallest(_ cursors: [StreamCursor]) -> [UInt8]? {
+        var smallest: UnsafeRawBufferPointer?
+        for cursor in cursors {
+            guard let id = cursor.id else { continue }
+            if smallest.map({ BatchRecordView.compare(id, $0) < 0 }) ?? true { smallest = id }
+        }
+        return smallest.map { Array($0) }
     }
 }
