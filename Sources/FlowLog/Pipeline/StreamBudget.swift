@@ -5,6 +5,9 @@
 public struct StreamBudget {
     public let limit: Int
     private var streams: Set<String> = []
+    /// The name admitted last: a session's commands come in a row, and comparing a name costs
+    /// less than hashing it into the set.
+    private var last: String?
 
     public init(limit: Int) {
         self.limit = limit
@@ -28,9 +31,11 @@ public struct StreamBudget {
 
     /// `admits` for one name, without gathering.
     public mutating func admits(_ name: String) -> Bool {
-        if streams.contains(name) { return true }
+        if name == last { return true }
+        if streams.contains(name) { last = name; return true }
         if !fits(adding: 1) { return false }
         streams.insert(name)
+        last = name
         return true
     }
 
@@ -42,5 +47,6 @@ public struct StreamBudget {
     /// Counts nothing again, for the next commit.
     public mutating func reset() {
         streams.removeAll(keepingCapacity: true)
+        last = nil
     }
 }

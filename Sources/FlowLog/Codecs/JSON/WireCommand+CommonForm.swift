@@ -53,6 +53,17 @@ private struct FlatObject: PayloadDecoder, FieldVisitor {
     /// A bit for each member read so far: every member must be read by the envelope or the kind.
     var read: UInt32 = 0
 
+    /// Each byte inside a string: 0 plain ASCII, 1 the closing quote, 2 a backslash or a control
+    /// byte (escapes and raw controls are the general reader's), 3 part of a multi-byte character.
+    static let byteClass: [UInt8] = (0...255).map { byte in
+        switch byte {
+        case 0x22: 1
+        case 0x5C, 0..<0x20: 2
+        case 0x80...: 3
+        default: 0
+        }
+    }
+
     /// Thrown inside a kind's decoding where the line leaves the common form.
     struct NotCommon: Error {}
 
@@ -60,6 +71,7 @@ private struct FlatObject: PayloadDecoder, FieldVisitor {
         self.line = line
         members = storage
         var at = 0
+        let byteClass = Self.byteClass
         func skipSpace() { while at < line.count, line[at] == 0x20 || line[at] == 0x09 || line[at] == 0x0A || line[at] == 0x0D { at += 1 } }
         /// The bytes up to the closing quote, or nil at an escape, a control byte or the line's end.
         func quoted() -> (Range<Int>, ascii: Bool)? {
@@ -68,11 +80,13 @@ private struct FlatObject: PayloadDecoder, FieldVisitor {
             let start = at
             var ascii = true
             while at < line.count {
-                let byte = line[at]
-                if byte == UInt8(ascii: "\"") { at += 1; return (start..<at - 1, ascii) }
-                if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
-                if byte >= 0x80 { ascii = false }
-                at += 1
+                // One table read a byte: most bytes are plain ASCII, class 0.
+                switch byteClass[Int(line[at])] {
+                case 0: at += 1
+                case 1: at += 1; return (start..<at - 1, ascii)
+                case 2: return nil
+                default: ascii = false; at += 1
+                }
             }
             return nil
         }
@@ -84,8 +98,9 @@ private struct FlatObject: PayloadDecoder, FieldVisitor {
         while true {
             guard count < Self.capacity else { return nil }
             skipSpace()
+            // A repeated name is not looked for here: `take` reads the first of two, and the
+            // other, never read, sends the line to the general reader.
             guard let (name, _) = quoted() else { return nil }
-            for earlier in 0..<count where Self.equal(line, members[earlier].name, name) { return nil }
             skipSpace()
             guard at < line.count, line[at] == UInt8(ascii: ":") else { return nil }
             at += 1
@@ -180,7 +195,9 @@ private struct FlatObject: PayloadDecoder, FieldVisitor {
         let bytes = UnsafeRawBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
         for index in 0..<count {
             let range = members[index].name
-            if range.count == bytes.count, memcmp(line.baseAddress! + range.lowerBound, bytes.baseAddress!, bytes.count) == 0 {
+            // Length and first byte before `memcmp`: most names differ in one of them.
+            if range.count == bytes.count, range.count > 0, line[range.lowerBound] == bytes[0],
+               memcmp(line.baseAddress! + range.lowerBound, bytes.baseAddress!, bytes.count) == 0 {
                 read |= 1 << UInt32(index)
                 return index
             }
@@ -196,10 +213,6 @@ private struct FlatObject: PayloadDecoder, FieldVisitor {
             return candidate.kind
         }
         return nil
-    }
-
-    private static func equal(_ line: UnsafeRawBufferPointer, _ a: Range<Int>, _ b: Range<Int>) -> Bool {
-        a.count == b.count && memcmp(line.baseAddress! + a.lowerBound, line.baseAddress! + b.lowerBound, a.count) == 0
     }
 
     private static func equal(_ line: UnsafeRawBufferPointer, _ a: Range<Int>, _ b: UnsafeRawBufferPointer) -> Bool {
