@@ -148,7 +148,7 @@ public final class BackgroundAppender: DeferredCommitAppending, @unchecked Senda
         var latest = -1
         for stream in streams {
             for index in pending.indices.reversed() where index > latest {
-                if pending[index].streams == nil { pending[index].streams = Set(pending[index].requests.lazy.map(\.stream)) }
+                if pending[index].streams == nil { pending[index].streams = Self.streams(of: pending[index].requests) }
                 if pending[index].streams!.contains(stream) {
                     latest = index
                     break
@@ -161,6 +161,19 @@ public final class BackgroundAppender: DeferredCommitAppending, @unchecked Senda
         condition.unlock()
         write.waitUntilDone()
         condition.lock()
+    }
+
+    /// The streams `requests` name. By index, each name once per run of it: a lazy map copied
+    /// every request (its strings and arrays retained and released), and a session's requests
+    /// come in a row.
+    private static func streams(of requests: [AppendRequest]) -> Set<String> {
+        var streams = Set<String>()
+        var previous: String?
+        for index in requests.indices where requests[index].stream != previous {
+            previous = requests[index].stream
+            streams.insert(requests[index].stream)
+        }
+        return streams
     }
 
     private func done(_ write: Write) {
