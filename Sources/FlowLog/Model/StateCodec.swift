@@ -116,8 +116,8 @@ package enum StateCodec {
             let stackCount = Int(try reader.readByte())
             for _ in 0..<stackCount {
                 let index = Int(try reader.readByte())
-                guard index < Screen.allCases.count else { throw Malformed() }
-                state.navigation.stack.append(Screen.allCases[index])
+                guard index < screens.count else { throw Malformed() }
+                state.navigation.stack.append(screens[index])
             }
             state.navigation.isModalPresented = try reader.readByte() != 0
             state.navigation.hasOnboarded = try reader.readByte() != 0
@@ -153,6 +153,10 @@ package enum StateCodec {
         return writer.withUnsafeBytes { XXHash64.hash($0) }
     }
 
+    /// Screens are stored by their place in the declaration. Read once: `allCases` builds a new
+    /// array on every use, and a fingerprint after every event asked it for each screen.
+    private static let screens = Screen.allCases
+
     private static func encodeCartAndNavigation(_ state: FlowState, into writer: inout BinaryWriter) {
         writer.write(state.cart.status == .open ? UInt8(0) : UInt8(1))
         writer.write(int: state.cart.lines.count)
@@ -167,7 +171,7 @@ package enum StateCodec {
         let navigation = state.navigation
         writer.write(navigation.launched ? UInt8(1) : UInt8(0))
         writer.write(UInt8(truncatingIfNeeded: navigation.stack.count))
-        for screen in navigation.stack { writer.write(UInt8(Screen.allCases.firstIndex(of: screen)!)) }
+        for screen in navigation.stack { writer.write(UInt8(screens.firstIndex(of: screen)!)) }
         writer.write(navigation.isModalPresented ? UInt8(1) : UInt8(0))
         writer.write(navigation.hasOnboarded ? UInt8(1) : UInt8(0))
         writer.write(int: navigation.tab)
