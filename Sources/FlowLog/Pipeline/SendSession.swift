@@ -55,11 +55,14 @@ public final class SendSession: @unchecked Sendable {
     /// Reads and parses on a second thread while this one decides, commits and answers what was
     /// read before, through the log's one writer (`GroupCommitWriter`): parsing and waiting for the
     /// disk overlap, every read that queued up meanwhile shares a commit, and the answers keep
-    /// their order. Reading stays at most two commits' worth of commands ahead.
+    /// their order. Reading stops while half a commit's worth of commands waits (a read goes in
+    /// whole once there is room): with two commits' worth, 10,000 sessions taking one command each
+    /// in turn (commits of 4,096 streams) kept eight commits' envelopes queued, and `send` reached
+    /// 66 MB; with half, 60 MB, in the same time, and piped input no slower.
     public func run(reader: consuming LineReader) throws -> Summary {
         let state = RunState()
         let writer = GroupCommitWriter(processor: processor, commandsPerCommit: commandsPerCommit, streamsPerCommit: streamsPerCommit,
-                                       queueCapacity: 2 * commandsPerCommit) { [self] _ in
+                                       queueCapacity: max(commandsPerCommit / 2, 1)) { [self] _ in
             // One write per commit, of every answer it carried.
             guard !json.bytes.isEmpty, state.failure == nil else { return }
             do { try output.write(json.bytes) } catch { state.fail(error) }
