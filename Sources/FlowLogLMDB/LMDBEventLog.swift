@@ -91,7 +91,7 @@ public final class LMDBEventLog: EventLog {
         // left by an import that was killed, and a writer removes it (`removeStagedImport`).
         if access != .readOnly { try? Self.removeStagedImport(path + "/" + Self.stagedImportName, log: path) }
         var options = Environment.Options()
-        options.initialMapSize = initialMapSize
+        options.initialMapSize = access == .readOnly ? initialMapSize : Self.writersMapSize(path: path, initialMapSize: initialMapSize)
         options.readOnly = access == .readOnly
         options.maxDatabases = 20
         do {
@@ -132,6 +132,16 @@ public final class LMDBEventLog: EventLog {
             throw LogFolder.openingError(error, path: path)
         }
         try checkSchema(writable: access != .readOnly)
+    }
+
+    /// The map a writer opens with: room for half the data file again. LMDB maps a file larger
+    /// than the map asked for at its size exactly, so a log of more than 1 GiB (a copy, an
+    /// import, an upgrade) opened full: `send`'s first predicted append, which may not grow the
+    /// map while reads run beside it, wrote nothing, and its commands were decided again.
+    static func writersMapSize(path: String, initialMapSize: Int) -> Int {
+        var info = stat()
+        guard stat(path + "/data.mdb", &info) == 0 else { return initialMapSize }
+        return max(initialMapSize, Int(info.st_size) / 2 * 3)
     }
 
     /// The databases every log holds, in the order `init` assigns them.

@@ -124,4 +124,28 @@ struct LMDBEventLogTests {
         #expect(try log.lastPosition() == 2000)
         #expect(try log.events().count == 2000)
     }
+
+    /// A writer opens a log whose pages fill most of its map with room for half its file again,
+    /// so that its first writes need not grow the map (which a predicted append may not do).
+    @Test func aWriterOpensWithRoomForHalfTheFileAgain() throws {
+        let folder = TemporaryDirectory()
+        let path = folder.child("log.lmdb")
+        let name = String(repeating: "n", count: 200)
+        var fileBytes = 0
+        do {
+            let log = try LMDBEventLog(path: path, initialMapSize: 64 * 1024)
+            // Until the pages fill more than two thirds of the map the log grew to.
+            for batch in 0..<200 where fileBytes * 3 <= log.mapSize * 2 {
+                let events = (0..<20).map { _ in AppEvent.cart(.productAdded(.init(productId: "p", name: name, unitPrice: 1, quantity: 1))) }
+                _ = try log.append([AppendRequest(stream: "s\(batch)", expectedVersion: nil, commandId: nil,
+                                                  events: events.map { NewEvent(eventId: randomID(), timestamp: Timestamp(microseconds: 0), actor: .user, event: $0) })])
+                fileBytes = try FileManager.default.attributesOfItem(atPath: path + "/data.mdb")[.size] as! Int
+            }
+            #expect(fileBytes * 3 > log.mapSize * 2)
+        }
+        let reopened = try LMDBEventLog(path: path, access: .readWrite, initialMapSize: 64 * 1024)
+        #expect(reopened.mapSize >= fileBytes / 2 * 3)
+        let reader = try LMDBEventLog(path: path, access: .readOnly, initialMapSize: 64 * 1024)
+        #expect(try reader.lastPosition() == reopened.lastPosition())
+    }
 }
