@@ -36,6 +36,9 @@ public protocol Decider {
     /// writer caches long states without their older rows and reloads a stream's whole state
     /// before deciding such a command.
     static func needsKeptRows(_ command: Command, state: State) -> Bool
+    /// Whether `command` may ever need kept rows a state lacks, before any state is looked at:
+    /// `false` lets a writer skip the question for most commands. `needsKeptRows` still decides.
+    static func mayNeedKeptRows(_ command: Command) -> Bool
     /// Puts rows read back from storage into a state decoded without them.
     static func restoreKeptRows(_ rows: [KeptRow], into state: inout State)
     /// The row with what may name the person blanked (its personal columns, and anything else):
@@ -54,4 +57,5 @@ extension Decider {
     public static func keptRowCount(of state: State) -> Int { keptRows(of: state).count }
     /// Every command, unless the domain says otherwise: the safe answer.
     public static func needsKeptRows(_ command: Command, state: State) -> Bool { true }
+    public static func mayNeedKeptRows(_ command: Command) -> Bool { true }
 }

@@ -257,6 +257,26 @@ struct DroppedOrderIdsTests {
         #expect(!FlowDecider.needsKeptRows(.cart(.checkout), state: FlowState()))
     }
 
+    /// `mayNeedKeptRows` may only ever spare the question `needsKeptRows` would answer no to:
+    /// every kind of command, against a state that forgot its ids (which needs rows for any id).
+    @Test func onlyACommandThatMayNeedRowsEverNeedsThem() {
+        var rng = SplitMix64(seed: 3)
+        let commands = RandomCommands()
+        var history = Self.history(20)
+        history.keepOnlyLatest(rememberingIds: false)
+        var state = FlowState()
+        state.orders = history
+        var seen = Set<AppCommand.Kind>()
+        for _ in 0..<2_000 {
+            let command = commands.command(using: &rng)
+            seen.insert(command.kind)
+            if FlowDecider.needsKeptRows(command, state: state) { #expect(FlowDecider.mayNeedKeptRows(command), "\(command.typeName)") }
+        }
+        #expect(seen.count == CommandKinds.all.count)
+        #expect(FlowDecider.mayNeedKeptRows(.payment(.succeeded(.init(orderId: "o1")))))
+        #expect(!FlowDecider.mayNeedKeptRows(.cart(.checkout)))
+    }
+
     @Test func aDropThatForgotItsIdsRulesOutNothing() {
         var history = Self.history(5)
         history.keepOnlyLatest()

@@ -22,6 +22,11 @@ extension FlowDecider: Decider {
         return state.orders.mayHaveDropped(orderId: payment.orderId)
     }
 
+    public static func mayNeedKeptRows(_ command: AppCommand) -> Bool {
+        if case .payment(.succeeded) = command { return true }
+        return false
+    }
+
     public static func restoreKeptRows(_ rows: [Order], into state: inout FlowState) { state.orders = OrderHistory(orders: rows) }
 
     /// The order's id is the client's choice and may name the person; its total, item count and

@@ -9,12 +9,14 @@ extension CommandProcessor {
         // A cache that never slims, or holds no slimmed state now, has only whole states: nothing
         // to look up.
         guard cache.keepsLatestRowOnly, cache.partialCount > 0 else { return }
-        for index in indices {
+        // Only commands that may need rows at all, and of those only a partial stream's state is
+        // looked at: copying every command's cached state to ask cost a twentieth of a send into
+        // a grown log, where most states are slim.
+        for index in indices where LogDecider.mayNeedKeptRows(batch[index].command) {
             let stream = batch[index].stream
-            if let cached = cache[stream], !StateUpkeep.holdsAllKeptRows(cached.state),
-               LogDecider.needsKeptRows(batch[index].command, state: cached.state) {
-                cache.remove(stream)
-            }
+            guard cache.isPartial(stream), let cached = cache[stream],
+                  LogDecider.needsKeptRows(batch[index].command, state: cached.state) else { continue }
+            cache.remove(stream)
         }
     }
 }

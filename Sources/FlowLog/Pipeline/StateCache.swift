@@ -41,6 +41,9 @@ struct StateCache {
 
     subscript(stream: String) -> Entry? { entries[stream]?.entry }
 
+    /// Whether the stream's cached state lacks some of its kept rows, without copying it.
+    func isPartial(_ stream: String) -> Bool { entries[stream]?.partial ?? false }
+
     /// Moves the stream's state out (the caller puts it back when its batch is done).
     mutating func take(_ stream: String) -> Entry? {
         guard let removed = entries.removeValue(forKey: stream) else { return nil }
