@@ -14,14 +14,14 @@ struct JSONWriterTests {
         #expect(FlowJSON.answer(acceptance(12, 1, duplicate: false)) == #"{"ok":true,"stream":"s-1","positions":[12],"version":7}"#)
         #expect(FlowJSON.answer(acceptance(3, 3, duplicate: true)) == #"{"ok":true,"stream":"s-1","positions":[3,4,5],"version":7,"duplicate":true}"#)
         #expect(FlowJSON.answer(acceptance(3, 0, duplicate: false)) == #"{"ok":true,"stream":"s-1","positions":[],"version":7}"#)
-        // On the stack, or fragment by fragment (a stream that needs escaping, or too many positions
+        // On the stack, or member by member (a stream that needs escaping, or too many positions
         // for the buffer): the same bytes.
         for (stream, count) in [("s-1", 1), ("s-1", 90), ("a\"b", 2), (String(repeating: "x", count: 64), 3)] {
             let outcome = Acceptance(stream: stream, receipt: CommandReceipt(firstPosition: 999_990, eventCount: count, version: 123_456_789),
                                      duplicate: count == 2, events: [])
             var fast = JSONWriter(), fragments = JSONWriter()
             FlowJSON.writeAcceptance(outcome, into: &fast)
-            FlowJSON.writeAcceptanceByFragments(outcome, into: &fragments)
+            FlowJSON.writeAcceptanceByMembers(outcome, into: &fragments)
             #expect(fast.text == fragments.text)
             #expect(fast.text.hasSuffix(#","version":123456789}"#) || fast.text.hasSuffix(#","duplicate":true}"#))
         }

@@ -17,7 +17,7 @@ public enum FlowJSON {
     /// `{"ok":true,"stream":…,"positions":[…],"version":…}`, built on the stack (`LineBuffer`) and
     /// appended in one copy: `send` writes one for nearly every line, and member by member they
     /// took a tenth of its main thread. A stream that needs escaping (never an identifier) or an
-    /// answer too long for the buffer is written fragment by fragment.
+    /// answer too long for the buffer is written member by member.
     static func writeAcceptance(_ acceptance: Acceptance, into json: inout JSONWriter) {
         let capacity = 256
         let written = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
@@ -38,23 +38,22 @@ public enum FlowJSON {
             json.appendSeparated(UnsafeBufferPointer(start: line.base, count: line.count))
             return true
         }
-        if !written { writeAcceptanceByFragments(acceptance, into: &json) }
+        if !written { writeAcceptanceByMembers(acceptance, into: &json) }
     }
 
-    static func writeAcceptanceByFragments(_ acceptance: Acceptance, into json: inout JSONWriter) {
-        json.separate()
-        json.raw(#"{"ok":true,"stream":"#)
-        json.rawString(acceptance.stream)
-        json.raw(#","positions":["#)
+    /// The same answer member by member, escaping as any string is escaped: the general form,
+    /// which the test of the stack's form compares with.
+    static func writeAcceptanceByMembers(_ acceptance: Acceptance, into json: inout JSONWriter) {
+        json.beginObject()
+        json.key("ok"); json.bool(true)
+        json.key("stream"); json.string(acceptance.stream)
+        json.key("positions"); json.beginArray()
         let receipt = acceptance.receipt
-        for position in receipt.firstPosition..<receipt.firstPosition + receipt.eventCount {
-            if position != receipt.firstPosition { json.raw(",") }
-            json.rawInt(position)
-        }
-        json.raw(#"],"version":"#)
-        json.rawInt(receipt.version)
-        if acceptance.duplicate { json.raw(#","duplicate":true"#) }
-        json.raw("}")
+        for position in receipt.firstPosition..<receipt.firstPosition + receipt.eventCount { json.int(position) }
+        json.endArray()
+        json.key("version"); json.int(receipt.version)
+        if acceptance.duplicate { json.key("duplicate"); json.bool(true) }
+        json.endObject()
     }
 
     /// The members of a rejected answer; `stream` is `null` for a line whose stream could not be read.
