@@ -96,9 +96,9 @@ public final class CommandProcessor {
         return outcomes
     }
 
-    /// The place of an answer not decided yet. Not an optional: destroying an array of 16,384
-    /// optionals, all empty once their answers were moved out, went through the generic
-    /// optional's destroy for each, a twentieth of `send`'s main thread.
+    /// The place of an answer not decided yet. Not an optional, so that the batch's answers are
+    /// returned as they are: with optionals they were moved into a second array, and the first,
+    /// 16,384 empty optionals, destroyed element by element.
     static let undecided = CommandOutcome.rejected(stream: "", Rejection(.malformedCommand, ""))
 
     static func isUndecided(_ outcome: CommandOutcome) -> Bool {
