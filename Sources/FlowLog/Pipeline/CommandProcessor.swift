@@ -115,7 +115,7 @@ public final class CommandProcessor {
 
     /// The current state of a stream, from the cache or the log.
     public func state(of stream: String) throws -> (state: LogDecider.State, version: Int) {
-        if let cached = cache[stream], StateUpkeep.holdsAllKeptRows(cached.state) { return cached }
+        if !cache.isPartial(stream), let cached = cache[stream] { return cached }
         let loaded = try load(stream)
         cache.put(loaded, for: stream)
         return loaded

@@ -47,17 +47,13 @@ struct StateCache {
     /// Moves the stream's state out (the caller puts it back when its batch is done).
     mutating func take(_ stream: String) -> Entry? {
         guard let removed = entries.removeValue(forKey: stream) else { return nil }
-        cost -= removed.cost
-        if removed.partial { partialCount -= 1 }
+        uncount(removed)
         return removed.entry
     }
 
     mutating func put(_ entry: Entry, for stream: String) {
         var entry = entry
-        if let replaced = entries[stream] {
-            cost -= replaced.cost
-            if replaced.partial { partialCount -= 1 }
-        }
+        if let replaced = entries[stream] { uncount(replaced) }
         clock += 1
         var size = StateUpkeep.estimatedCost(of: entry.state)
         // A short history stays whole (a whole state serves every command, and reloading one that
@@ -78,14 +74,19 @@ struct StateCache {
             oldest += 1
             if let found = entries[candidate], found.stamp == stamp {
                 entries[candidate] = nil
-                cost -= found.cost
-                if found.partial { partialCount -= 1 }
+                uncount(found)
             }
         }
         if oldest > 1_024, oldest * 2 > recency.count {
             recency.removeFirst(oldest)
             oldest = 0
         }
+    }
+
+    /// Takes a state that leaves the cache out of its totals.
+    private mutating func uncount(_ gone: (entry: Entry, cost: Int, stamp: Int, partial: Bool)) {
+        cost -= gone.cost
+        if gone.partial { partialCount -= 1 }
     }
 
     mutating func remove(_ stream: String) {
