@@ -120,21 +120,19 @@ public final class GroupCommitWriter: @unchecked Sendable {
             }
             let commands = next.reduce(0) { $0 + $1.envelopes.count }
             let envelopes = Self.envelopes(of: next, commands: commands)
-            let checked = next.allSatisfy(\.fieldsChecked)
             let started = ContinuousClock.now
             // Asked at each commit: a log created by the first one defers only from the second on.
             guard processor.defersCommits else {
-                let outcome = Result { try processor.handle(envelopes, fieldsChecked: checked) }
-                settle(next, outcome, commands, started)
+                settle(next, handleNow(next, envelopes), commands, started)
                 continue
             }
             do {
-                let (outcomes, commit) = try processor.handleDeferringCommit(envelopes, fieldsChecked: checked)
+                let (outcomes, commit) = try processor.handleDeferringCommit(envelopes, fieldsChecked: next.allSatisfy(\.fieldsChecked))
                 if let done = inFlight, settleInFlight(done) {
                     // These were decided on top of a commit that diverged: their own write fails too
                     // (waited for here, so nothing is still being written), and they are decided again.
                     _ = try? commit.wait()
-                    settle(next, Result { try processor.handle(envelopes, fieldsChecked: checked) }, commands, started)
+                    settle(next, handleNow(next, envelopes), commands, started)
                     inFlight = nil
                     continue
                 }
@@ -157,6 +155,11 @@ public final class GroupCommitWriter: @unchecked Sendable {
         return envelopes
     }
 
+    /// `submissions`' commands (`envelopes`) decided and committed before this returns.
+    private func handleNow(_ submissions: [Submission], _ envelopes: [CommandEnvelope]) -> Result<[CommandOutcome], any Error> {
+        Result { try processor.handle(envelopes, fieldsChecked: submissions.allSatisfy(\.fieldsChecked)) }
+    }
+
     /// Waits for a commit in flight and answers its submissions. A commit whose prediction diverged
     /// (`AppendDiverged`: another writer moved the log, or a state the processor held was behind)
     /// wrote nothing: its commands are decided again against the log and committed before anyone
@@ -166,9 +169,8 @@ public final class GroupCommitWriter: @unchecked Sendable {
         do {
             try done.commit.wait()
         } catch is AppendDiverged {
-            let envelopes = Self.envelopes(of: done.submissions, commands: done.commands)
-            let checked = done.submissions.allSatisfy(\.fieldsChecked)
-            settle(done.submissions, Result { try processor.handle(envelopes, fieldsChecked: checked) }, done.commands, done.started)
+            settle(done.submissions, handleNow(done.submissions, Self.envelopes(of: done.submissions, commands: done.commands)),
+                   done.commands, done.started)
             return true
         } catch {
             settle(done.submissions, .failure(error), done.commands, done.started)

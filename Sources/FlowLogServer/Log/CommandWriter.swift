@@ -25,11 +25,12 @@ final class CommandWriter: @unchecked Sendable {
     }
 
     /// Decides and appends `envelopes` (in one commit, possibly shared with other requests) and
-    /// returns their answers once every accepted event is durable.
-    func submit(_ envelopes: [CommandEnvelope]) async throws -> [CommandOutcome] {
+    /// returns their answers once every accepted event is durable. `fieldsChecked`: the envelopes
+    /// passed `CommandProcessor.envelopeViolation` already (`SendSession.parse` checks them).
+    func submit(_ envelopes: [CommandEnvelope], fieldsChecked: Bool = false) async throws -> [CommandOutcome] {
         if envelopes.isEmpty { return [] }
         return try await withCheckedThrowingContinuation { continuation in
-            let queued = writer.submit(envelopes) { result in
+            let queued = writer.submit(envelopes, fieldsChecked: fieldsChecked) { result in
                 continuation.resume(with: result.mapError { APIError.from($0) })
             }
             if !queued {

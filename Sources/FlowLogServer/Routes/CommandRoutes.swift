@@ -67,7 +67,8 @@ struct CommandRoutes {
             return SendSession.parse(lines)
         }
         metrics.recordRejections(parsed.lineRejections.compactMap { $0?.rejection.code.rawValue })
-        let outcomes = try await writer.submit(parsed.envelopes)
+        // `SendSession.parse` answered every envelope that breaks its checks.
+        let outcomes = try await writer.submit(parsed.envelopes, fieldsChecked: true)
         var next = outcomes.makeIterator()
         var json = JSONWriter(capacity: 64 * parsed.lineRejections.count + 64)
         for rejection in parsed.lineRejections {
