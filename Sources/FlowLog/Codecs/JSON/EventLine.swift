@@ -13,13 +13,7 @@ enum EventLine {
     /// Appends `record`'s line to `json` and returns `true`, or leaves `json` alone and returns
     /// `false` when the event does not fit the fast path.
     static func append(_ record: RecordedEvent, to json: inout JSONWriter) -> Bool {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
-            var line = LineBuffer(base: buffer.baseAddress!, capacity: capacity, lastDay: json.lastDay)
-            guard write(record, into: &line) else { return false }
-            json.lastDay = line.lastDay
-            json.appendSeparated(UnsafeBufferPointer(start: line.base, count: line.count))
-            return true
-        }
+        json.appendBuiltOnStack(capacity: capacity) { line in write(record, into: &line) }
     }
 
     private static func write(_ record: RecordedEvent, into line: inout LineBuffer) -> Bool {
@@ -85,6 +79,22 @@ enum EventLine {
             if let value { line.int(value) } else { line.raw("null") }
         }
         mutating func visit(_ field: Field, _ value: inout Bool) throws { key(field); line.raw(value ? "true" : "false") }
+    }
+}
+
+extension JSONWriter {
+    /// A value built by `build` in a buffer of `capacity` bytes on the stack and appended in one
+    /// copy, after a separator where one is due; `false`, appending nothing, when `build` refuses
+    /// (text that needs escaping) or the value does not fit.
+    @inline(__always)
+    mutating func appendBuiltOnStack(capacity: Int, _ build: (inout LineBuffer) -> Bool) -> Bool {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
+            var line = LineBuffer(base: buffer.baseAddress!, capacity: capacity, lastDay: lastDay)
+            guard build(&line), !line.overflowed else { return false }
+            lastDay = line.lastDay
+            appendSeparated(UnsafeBufferPointer(start: line.base, count: line.count))
+            return true
+        }
     }
 }
 

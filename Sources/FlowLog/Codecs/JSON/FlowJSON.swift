@@ -19,9 +19,7 @@ public enum FlowJSON {
     /// took a tenth of its main thread. A stream that needs escaping (never an identifier) or an
     /// answer too long for the buffer is written member by member.
     static func writeAcceptance(_ acceptance: Acceptance, into json: inout JSONWriter) {
-        let capacity = 256
-        let written = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
-            var line = LineBuffer(base: buffer.baseAddress!, capacity: capacity)
+        let written = json.appendBuiltOnStack(capacity: 256) { line in
             line.raw(#"{"ok":true,"stream":""#)
             guard line.plain(acceptance.stream) else { return false }
             line.raw(#"","positions":["#)
@@ -34,8 +32,6 @@ public enum FlowJSON {
             line.int(receipt.version)
             if acceptance.duplicate { line.raw(#","duplicate":true"#) }
             line.raw("}")
-            guard !line.overflowed else { return false }
-            json.appendSeparated(UnsafeBufferPointer(start: line.base, count: line.count))
             return true
         }
         if !written { writeAcceptanceByMembers(acceptance, into: &json) }
