@@ -88,7 +88,8 @@ extension LMDBEventLog: KeptRowRepairing {
             guard let run = try runEntry(covering: position, &cursor), run.isWellFormed, run.start <= position, position < run.end else { return nil }
             return (run.start, Array(run.bytes))
         }
-        guard var (start, bytes) = found else { return }
+        guard let (start, found) = found else { return }
+        var bytes = found
         withUnsafeBytes(of: fingerprint.littleEndian) { bytes.replaceSubrange((position - start) * 8..<(position - start + 1) * 8, with: $0) }
         try txn.put(database, key: Keys.position(start), value: bytes)
     }
