@@ -32,6 +32,8 @@ public final class Environment {
     let handle: OpaquePointer
     public let path: String
     private let readOnly: Bool
+    /// Held by every resize of the map, and shared by `readBesideWriter`.
+    private let remapping = RemapLock()
 
     public init(path: String, options: Options = Options()) throws(LMDBError) {
         var env: OpaquePointer?
@@ -89,6 +91,18 @@ public final class Environment {
         let transaction = try begin(flags: UInt32(MDB_RDONLY))
         defer { mdb_txn_abort(transaction.handle) }
         return try body(transaction)
+    }
+
+    /// `read`, for a thread that reads while another of this process writes (and may resize the
+    /// map): the map stays in place until `body` returns (`RemapLock`). A map another process grew
+    /// is not adopted here, since this process may have transactions open: `MDB_MAP_RESIZED` is
+    /// thrown instead, and the writer's thread adopts the size when it next begins one.
+    public func readBesideWriter<Result>(_ body: (Transaction) throws -> Result) throws -> Result {
+        try remapping.reading {
+            let transaction = try begin(flags: UInt32(MDB_RDONLY), adoptingResize: false)
+            defer { mdb_txn_abort(transaction.handle) }
+            return try body(transaction)
+        }
     }
 
     /// Runs `body` in a write transaction and commits it; throws and writes nothing if `body` throws.
@@ -153,15 +167,15 @@ public final class Environment {
         try check(mdb_env_set_flags(handle, UInt32(MDB_NOSYNC), synchronous ? 0 : 1), "mdb_env_set_flags")
     }
 
-    func begin(flags: UInt32) throws(LMDBError) -> Transaction {
+    func begin(flags: UInt32, adoptingResize: Bool = true) throws(LMDBError) -> Transaction {
         var attempts = 0
         while true {
             var txn: OpaquePointer?
             let code = mdb_txn_begin(handle, nil, flags, &txn)
-            if code == MDB_MAP_RESIZED, attempts < 3 {
+            if code == MDB_MAP_RESIZED, adoptingResize, attempts < 3 {
                 // Another process grew the map: adopt its size and try again.
                 attempts += 1
-                try check(mdb_env_set_mapsize(handle, 0), "adopting the grown map size")
+                try remapping.resizing { () throws(LMDBError) in try check(mdb_env_set_mapsize(handle, 0), "adopting the grown map size") }
                 continue
             }
             try check(code, flags & UInt32(MDB_RDONLY) != 0 ? "beginning a read transaction" : "beginning a write transaction")
@@ -172,12 +186,12 @@ public final class Environment {
     /// Grows the map to at least `bytes` (never shrinks it). Call it with no transaction open in this process.
     public func ensureMapSize(atLeast bytes: Int) throws(LMDBError) {
         guard bytes > mapSize else { return }
-        try check(mdb_env_set_mapsize(handle, bytes), "growing the map to \(bytes) bytes")
+        try remapping.resizing { () throws(LMDBError) in try check(mdb_env_set_mapsize(handle, bytes), "growing the map to \(bytes) bytes") }
     }
 
     func grow() throws(LMDBError) {
         let doubled = mapSize * 2
-        try check(mdb_env_set_mapsize(handle, doubled), "growing the map to \(doubled) bytes")
+        try remapping.resizing { () throws(LMDBError) in try check(mdb_env_set_mapsize(handle, doubled), "growing the map to \(doubled) bytes") }
     }
 }
 

@@ -136,6 +136,20 @@ public protocol StreamBatchReading: AnyObject {
     func receipts(of commands: [(stream: String, commandId: String)]) throws -> [String: [String: CommandReceipt]]
 }
 
+/// Reads streams' states on a thread of its own while the log's writer goes on, without waiting
+/// for it: `send`'s reading thread loads the state of each stream it meets for the first time
+/// while the writer decides and commits what came before (`SendSession`), where the writer's
+/// thread spent a third of a `send` into a grown log loading them (LMDB).
+///
+/// The states are those of the log's last commit, read in one snapshot: they know nothing of
+/// writes not yet committed, so they are taken only for streams this process has not written
+/// yet, and treated as cached ones (checked against the log as those are: `CommandProcessor`).
+public protocol StatePrefetching: AnyObject {
+    /// Each stream's committed state and version, as `EventLog.streamState(ofStream:throughPosition: nil)`
+    /// gives it, in `streams`' order.
+    func committedStates(ofStreams streams: [String]) throws -> [(state: StreamState, version: Int)]
+}
+
 extension EventLog {
     /// Each of `streams`' current version (0 for one without events): read together where the log
     /// can (`StreamBatchReading`), else one by one.

@@ -26,6 +26,8 @@ public struct LogCapabilities {
     /// Appends committed only as predicted (`PredictedAppending`): a `BackgroundAppender` writes
     /// them on a thread of its own, so the caller decides the next batch meanwhile (LMDB).
     public var predictedAppends: (any PredictedAppending)?
+    /// Reading states on another thread while the writer goes on (`StatePrefetching`, LMDB).
+    public var prefetching: (any StatePrefetching)?
     /// The newest log schema the backend writes: what `flowlog upgrade` raises its logs to.
     public var newestLogSchema: Int
     /// Whether the log keeps the rows the domain keeps beside its events apart from the states it
@@ -37,7 +39,8 @@ public struct LogCapabilities {
     public init(snapshots: (any SnapshotStore)?, batchReading: (any StreamBatchReading)?,
                 deferredCommits: (any DeferredCommitAppending)?, following: (any LogFollowing)?, backup: (any LogBackup)?,
                 forgetting: (any StreamForgetting)?, keptRowRepair: (any KeptRowRepairing)?, predictedAppends: (any PredictedAppending)?,
-                newestLogSchema: Int, keepsRowsApart: Bool) {
+                prefetching: (any StatePrefetching)?, newestLogSchema: Int, keepsRowsApart: Bool) {
+        self.prefetching = prefetching
         self.predictedAppends = predictedAppends
         self.keepsRowsApart = keepsRowsApart
         self.forgetting = forgetting

@@ -13,10 +13,16 @@ extension CommandProcessor {
 
     /// `handle`, with the last commit left in flight: the outcomes hold once `commit.wait()` returns.
     public func handleDeferringCommit(_ batch: [CommandEnvelope], fieldsChecked: Bool = false) throws -> (outcomes: [CommandOutcome], commit: any PendingCommit) {
+        try handleDeferringCommit(batch, fieldsChecked: fieldsChecked, prefetched: [:])
+    }
+
+    /// `handleDeferringCommit`, with states of the batch's streams loaded ahead (`StatePrefetcher`).
+    func handleDeferringCommit(_ batch: [CommandEnvelope], fieldsChecked: Bool,
+                               prefetched: StatePrefetcher.States) throws -> (outcomes: [CommandOutcome], commit: any PendingCommit) {
         deferredCommits = []
         defer { deferredCommits = nil }
         do {
-            let outcomes = try handle(batch, fieldsChecked: fieldsChecked)
+            let outcomes = try handle(batch, fieldsChecked: fieldsChecked, prefetched: prefetched)
             return (outcomes, BatchCommit(deferredCommits ?? [], processor: self))
         } catch {
             forgetAllStates()

@@ -7,16 +7,21 @@ extension CommandProcessor {
     func dropStatesMissingRows(_ batch: [CommandEnvelope], indices: [Int]) {
         cache.keepsLatestRowOnly = log.capabilities.keepsRowsApart
         // A cache that never slims, or holds no slimmed state now, has only whole states: nothing
-        // to look up.
-        guard cache.keepsLatestRowOnly, cache.partialCount > 0 else { return }
+        // to look up, unless states loaded ahead came with the batch.
+        guard cache.keepsLatestRowOnly, cache.partialCount > 0 || !prefetched.isEmpty else { return }
         // Only commands that may need rows at all, and of those only a partial stream's state is
         // looked at: copying every command's cached state to ask cost a twentieth of a send into
         // a grown log, where most states are slim.
         for index in indices where LogDecider.mayNeedKeptRows(batch[index].command) {
             let stream = batch[index].stream
-            guard cache.isPartial(stream), let cached = cache[stream],
-                  LogDecider.needsKeptRows(batch[index].command, state: cached.state) else { continue }
-            cache.remove(stream)
+            if cache.isPartial(stream), let cached = cache[stream] {
+                if LogDecider.needsKeptRows(batch[index].command, state: cached.state) { cache.remove(stream) }
+            } else if cache[stream] == nil, let ahead = prefetched[stream], !StateUpkeep.holdsAllKeptRows(ahead.state),
+                      LogDecider.needsKeptRows(batch[index].command, state: ahead.state) {
+                // Slimmed on the reading thread for a read without this command: a commit takes
+                // many reads, and this one's command came in a later one.
+                prefetched[stream] = nil
+            }
         }
     }
 }

@@ -62,6 +62,10 @@ public final class CommandProcessor {
     var deferredCommits: [any PendingCommit]?
     /// The log's settings, read at the first command: which kind versions it may hold.
     private var settings: LogSettings?
+    /// States `send`'s reading thread loaded ahead for the batch being handled (`StatePrefetcher`),
+    /// each taken by the first command of its stream that the cache cannot serve.
+    /// Internal, not private: CommandProcessor+KeptRows drops slim ones a command needs whole.
+    var prefetched: StatePrefetcher.States = [:]
 
     /// `cacheBudget`: about how many bytes of stream states to keep between batches (`StateCache`);
     /// the default holds about 20,000 sessions with ten cart lines each (whatever their orders:
@@ -82,6 +86,14 @@ public final class CommandProcessor {
     /// Handles a batch with one durable write for all of it; the answers are in the batch's order.
     /// `fieldsChecked`: every envelope passed `envelopeViolation` already (on `send`'s reading thread).
     public func handle(_ batch: [CommandEnvelope], fieldsChecked: Bool = false) throws -> [CommandOutcome] {
+        try handle(batch, fieldsChecked: fieldsChecked, prefetched: [:])
+    }
+
+    /// `handle`, with states of the batch's streams loaded ahead; those left untaken are dropped
+    /// with the batch, since this process may write their streams afterwards.
+    func handle(_ batch: [CommandEnvelope], fieldsChecked: Bool, prefetched: StatePrefetcher.States) throws -> [CommandOutcome] {
+        self.prefetched = prefetched
+        defer { self.prefetched = [:] }
         var outcomes = [CommandOutcome](repeating: Self.undecided, count: batch.count)
         var pending = Array(batch.indices)
         var attempt = 0
@@ -216,9 +228,11 @@ public final class CommandProcessor {
         }
     }
 
-    /// The state of a stream, moved out of the cache (or loaded): the caller puts it back.
+    /// The state of a stream, moved out of the cache (or the states loaded ahead, or loaded now):
+    /// the caller puts it back. One loaded ahead is as good as a cached one, and checked as one.
     private func takeState(of stream: String) throws -> WorkingStream {
         if let cached = cache.take(stream) { return WorkingStream(cached, cached: true) }
+        if !prefetched.isEmpty, let ahead = prefetched.removeValue(forKey: stream) { return WorkingStream(ahead, cached: true) }
         return WorkingStream(try load(stream), cached: false)
     }
 

@@ -34,6 +34,8 @@ public final class GroupCommitWriter: @unchecked Sendable {
         /// Whether the envelopes passed `CommandProcessor.envelopeViolation` already (`send` checks
         /// them on its reading thread), so the writer's thread need not check them again.
         var fieldsChecked = false
+        /// States of the commands' streams loaded ahead (`StatePrefetcher`), for the processor.
+        var prefetched: StatePrefetcher.States = [:]
         let answer: Answer
         /// Work on the processor between two commits (`perform`), instead of commands.
         var job: ((CommandProcessor) -> Void)?
@@ -68,6 +70,11 @@ public final class GroupCommitWriter: @unchecked Sendable {
     @discardableResult
     public func submit(_ envelopes: [CommandEnvelope], fieldsChecked: Bool = false, answer: @escaping Answer) -> Bool {
         queue.put(Submission(envelopes: envelopes, fieldsChecked: fieldsChecked, answer: answer))
+    }
+
+    /// `submit`, with states of the commands' streams that `send`'s reading thread loaded ahead.
+    func submit(_ envelopes: [CommandEnvelope], fieldsChecked: Bool, prefetched: StatePrefetcher.States, answer: @escaping Answer) -> Bool {
+        queue.put(Submission(envelopes: envelopes, fieldsChecked: fieldsChecked, prefetched: prefetched, answer: answer))
     }
 
     /// Runs `body` on the writer's thread with the processor, alone: after every commit queued
@@ -123,11 +130,12 @@ public final class GroupCommitWriter: @unchecked Sendable {
             let started = ContinuousClock.now
             // Asked at each commit: a log created by the first one defers only from the second on.
             guard processor.defersCommits else {
-                settle(next, handleNow(next, envelopes), commands, started)
+                settle(next, handleNow(next, envelopes, prefetched: Self.prefetched(of: next)), commands, started)
                 continue
             }
             do {
-                let (outcomes, commit) = try processor.handleDeferringCommit(envelopes, fieldsChecked: next.allSatisfy(\.fieldsChecked))
+                let (outcomes, commit) = try processor.handleDeferringCommit(envelopes, fieldsChecked: next.allSatisfy(\.fieldsChecked),
+                                                                             prefetched: Self.prefetched(of: next))
                 if let done = inFlight, settleInFlight(done) {
                     // These were decided on top of a commit that diverged: their own write fails too
                     // (waited for here, so nothing is still being written), and they are decided again.
@@ -155,9 +163,20 @@ public final class GroupCommitWriter: @unchecked Sendable {
         return envelopes
     }
 
-    /// `submissions`' commands (`envelopes`) decided and committed before this returns.
-    private func handleNow(_ submissions: [Submission], _ envelopes: [CommandEnvelope]) -> Result<[CommandOutcome], any Error> {
-        Result { try processor.handle(envelopes, fieldsChecked: submissions.allSatisfy(\.fieldsChecked)) }
+    /// The states loaded ahead for a commit's submissions, in one table.
+    private static func prefetched(of submissions: [Submission]) -> StatePrefetcher.States {
+        if submissions.count == 1 { return submissions[0].prefetched }
+        var states: StatePrefetcher.States = [:]
+        for submission in submissions { states.merge(submission.prefetched) { first, _ in first } }
+        return states
+    }
+
+    /// `submissions`' commands (`envelopes`) decided and committed before this returns. A commit
+    /// decided again (its prediction diverged) gets no states loaded ahead: they are as old as the
+    /// ones it was decided against.
+    private func handleNow(_ submissions: [Submission], _ envelopes: [CommandEnvelope],
+                           prefetched: StatePrefetcher.States = [:]) -> Result<[CommandOutcome], any Error> {
+        Result { try processor.handle(envelopes, fieldsChecked: submissions.allSatisfy(\.fieldsChecked), prefetched: prefetched) }
     }
 
     /// Waits for a commit in flight and answers its submissions. A commit whose prediction diverged

@@ -71,11 +71,13 @@ public final class SendSession: @unchecked Sendable {
         state.writer = writer
         let input = ReaderBox(reader)
         let streamsPerCommit = streamsPerCommit
+        let prefetcher = StatePrefetcher(log: processor.log)
         Thread {
             do {
                 while try input.reader.readBatch({ lines in
                     for part in SendSession.parse(lines).parts(streamsAtMost: streamsPerCommit) {
-                        guard writer.submit(part.envelopes, fieldsChecked: true, answer: { [self] result in
+                        let states = prefetcher?.states(for: part.envelopes) ?? [:]
+                        guard writer.submit(part.envelopes, fieldsChecked: true, prefetched: states, answer: { [self] result in
                             switch result {
                             case .success(let outcomes): write(part, outcomes, &state.summary)
                             case .failure(let error): state.fail(error)

@@ -79,7 +79,8 @@ final class LogCreatedOnFirstAppend: EventLog, StreamBatchReading, DeferredCommi
         LogCapabilities(snapshots: self, batchReading: opened?.capabilities.batchReading == nil ? nil : self, deferredCommits: self,
                         following: opened?.capabilities.following, backup: opened?.capabilities.backup,
                         forgetting: opened?.capabilities.forgetting, keptRowRepair: opened?.capabilities.keptRowRepair,
-                        predictedAppends: nil, newestLogSchema: opened?.capabilities.newestLogSchema ?? LogSettings.newestLogSchema,
+                        predictedAppends: nil, prefetching: opened?.capabilities.prefetching,
+                        newestLogSchema: opened?.capabilities.newestLogSchema ?? LogSettings.newestLogSchema,
                         keepsRowsApart: opened?.capabilities.keepsRowsApart ?? false)
     }
 

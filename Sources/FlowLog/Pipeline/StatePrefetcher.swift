@@ -1,0 +1,78 @@
+import FlowDomain
+
+/// `send`'s look ahead: on the reading thread, the states of the streams a read names for the
+/// first time, loaded from the log while the writer's thread decides and commits the reads before
+/// (`StatePrefetching`), and handed over with the read's commands.
+///
+/// In a grown log a session's state is its head, its last events and its kept rows (70 orders, in
+/// the bench's sessions), and the writer's thread spent a third of a `send` loading them, then
+/// slimming them for its cache, while the reading thread idled. A stream is looked up only the
+/// first time the input names it: until then this process has written nothing to it, so the state
+/// the log committed is its state, unless another process writes it meanwhile, which the
+/// processor's checks of a cached state catch (`CommandProcessor+Staleness`). A stream the input
+/// names again is the processor's to keep or load.
+final class StatePrefetcher: @unchecked Sendable {
+    typealias States = [String: (state: LogDecider.State, version: Int)]
+
+    private let source: any StatePrefetching
+    /// Whether the processor's cache keeps long histories without their older kept rows
+    /// (`LogCapabilities.keepsRowsApart`): then they are slimmed here, as the cache would.
+    private let slims: Bool
+    /// Every stream looked up (or named) so far.
+    private var met: Set<String> = []
+
+    /// A read's new streams are loaded ahead only where its commands are at least this many times
+    /// as many: a state loaded ahead waits in the queue beside its commands, and one command per
+    /// session in turn (10,000 sessions in the 10M-event log) kept 8,192 states there, took `send`
+    /// from 64 to 74 MB, and gained nothing. Sessions' visits (14 commands each) still are.
+    static let commandsPerState = 4
+
+    /// `nil` where the log cannot be read beside its writer, or does not exist yet (a log the
+    /// first commit creates has no states to load).
+    init?(log: any EventLog) {
+        let capabilities = log.capabilities
+        guard let source = capabilities.prefetching else { return nil }
+        self.source = source
+        slims = capabilities.keepsRowsApart
+    }
+
+    /// The states of the streams `envelopes` name for the first time, readied for deciding; none
+    /// when the read fails (the writer then loads them itself, and reports what it finds).
+    func states(for envelopes: [CommandEnvelope]) -> States {
+        var fresh: [String] = []
+        var previous: String?
+        for index in envelopes.indices {
+            let stream = envelopes[index].stream
+            if stream == previous { continue }
+            previous = stream
+            if met.insert(stream).inserted { fresh.append(stream) }
+        }
+        guard !fresh.isEmpty, fresh.count * Self.commandsPerState <= envelopes.count,
+              let loaded = try? source.committedStates(ofStreams: fresh) else { return [:] }
+        let rowReaders = slims ? Self.commandsThatMayNeedKeptRows(envelopes) : [:]
+        var states: States = [:]
+        states.reserveCapacity(fresh.count)
+        for (stream, (state, version)) in zip(fresh, loaded) {
+            var value = state.value
+            if slims, LogDecider.keptRowCount(of: value) > StateUpkeep.rowsKeptWhole {
+                var slim = value
+                StateUpkeep.slimForCache(&slim)
+                // As the cache's own states: slim unless a command of the read needs the rows.
+                if !(rowReaders[stream] ?? []).contains(where: { LogDecider.needsKeptRows(envelopes[$0].command, state: slim) }) {
+                    value = slim
+                }
+            }
+            states[stream] = CommandProcessor.readied((value, version))
+        }
+        return states
+    }
+
+    /// The commands that may be decided against their stream's older kept rows, by stream.
+    private static func commandsThatMayNeedKeptRows(_ envelopes: [CommandEnvelope]) -> [String: [Int]] {
+        var commands: [String: [Int]] = [:]
+        for index in envelopes.indices where LogDecider.mayNeedKeptRows(envelopes[index].command) {
+            commands[envelopes[index].stream, default: []].append(index)
+        }
+        return commands
+    }
+}

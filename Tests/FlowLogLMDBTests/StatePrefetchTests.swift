@@ -1,0 +1,197 @@
+import FlowDomain
+@testable import FlowLog
+import FlowLogLMDB
+import FlowLogTesting
+import Foundation
+import LMDB
+import Testing
+
+/// `send`'s reading thread loads the states of the streams it meets first while the writer
+/// decides and commits (`StatePrefetcher`, `StatePrefetching`): each stream once, slim where the
+/// cache would slim it, and the answers are those of a processor that loads every state itself,
+/// even when another writer moves a stream after its state was read.
+@Suite("States loaded ahead")
+struct StatePrefetchTests {
+    private static func add(_ stream: String, _ product: String, price: Int = 500) -> CommandEnvelope {
+        CommandEnvelope(stream: stream, command: .cart(.addProduct(.init(productId: product, name: nil, unitPrice: price, quantity: 1))))
+    }
+
+    private static func order(_ id: String, stream: String) -> [CommandEnvelope] {
+        [add(stream, "p-\(id)"), CommandEnvelope(stream: stream, command: .cart(.checkout)), pay(id, stream: stream)]
+    }
+
+    private static func pay(_ id: String, stream: String) -> CommandEnvelope {
+        CommandEnvelope(stream: stream, command: .payment(.succeeded(.init(orderId: id))))
+    }
+
+    /// A log whose streams each placed `orders` orders, more than the cache keeps whole.
+    private static func grownLog(at path: String, streams: [String], orders: Int = 20) throws -> LMDBEventLog {
+        let log = try LMDBEventLog(path: path)
+        let processor = CommandProcessor(log: log, clock: SteppingClock(), ids: SequentialIDGenerator(startingAfter: 1 << 40))
+        for stream in streams {
+            _ = try processor.handle((1...orders).flatMap { order("o\($0)", stream: stream) })
+        }
+        return log
+    }
+
+    @Test func eachStreamIsLoadedOnceAndSlimUnlessACommandOfTheReadNeedsItsRows() throws {
+        let folder = TemporaryDirectory()
+        let log = try Self.grownLog(at: folder.child("log"), streams: ["s1", "s2", "s3"])
+        let prefetcher = try #require(StatePrefetcher(log: log))
+        // s2 pays for an order id that one of its dropped orders had: its state stays whole.
+        let read = (1...4).map { Self.add("s1", "p\($0)") } + (1...4).map { Self.add("s2", "p\($0)") } + [Self.pay("o3", stream: "s2")]
+            + (1...4).map { Self.add("s3", "p\($0)") } + [Self.pay("o99", stream: "s3")]
+        let states = prefetcher.states(for: read)
+        #expect(Set(states.keys) == ["s1", "s2", "s3"])
+        #expect(states["s1"]?.version == 60)
+        #expect(states["s1"]?.state.orders.count == 20)
+        #expect(states["s1"]?.state.orders.orders.map(\.orderId) == ["o20"])
+        #expect(states["s2"]?.state.orders.orders.count == 20)
+        // A new order id is ruled out by the dropped orders' id hashes: slim.
+        #expect(states["s3"]?.state.orders.orders.count == 1)
+        #expect(states["s3"]?.state.orders.mayHaveDropped(orderId: "o3") == true)
+        // Met before: the processor keeps or loads them from now on.
+        #expect(prefetcher.states(for: [Self.add("s1", "p9")] + (1...4).map { Self.add("s4", "p\($0)") }).keys.sorted() == ["s4"])
+    }
+
+    /// A commit takes many reads: a state slimmed for its own read meets, in a later one, a payment
+    /// for an order id its dropped orders held, and is loaded whole again.
+    @Test func aSlimStateLoadedAheadIsNotDecidedAgainstForAPaymentOfADroppedOrder() throws {
+        let folder = TemporaryDirectory()
+        let log = try Self.grownLog(at: folder.child("log"), streams: ["s1"])
+        let states = try #require(StatePrefetcher(log: log)).states(for: (1...4).map { Self.add("s1", "p\($0)") })
+        #expect(states["s1"]?.state.orders.orders.count == 1)
+        let processor = CommandProcessor(log: log, clock: SteppingClock(), ids: SequentialIDGenerator())
+        let outcomes = try processor.handle(Self.order("o3", stream: "s1"), fieldsChecked: false, prefetched: states)
+        guard case .rejected(_, let rejection) = outcomes[2] else { Issue.record("\(outcomes[2])"); return }
+        #expect(rejection.code == .duplicateOrder)
+    }
+
+    /// One command per new stream: their states would wait in the queue, one per command.
+    @Test func aReadWithFewCommandsPerNewStreamIsLeftToTheProcessor() throws {
+        let folder = TemporaryDirectory()
+        let log = try Self.grownLog(at: folder.child("log"), streams: ["s1", "s2"], orders: 1)
+        let prefetcher = try #require(StatePrefetcher(log: log))
+        #expect(prefetcher.states(for: [Self.add("s1", "p1"), Self.add("s2", "p1")]).isEmpty)
+        // Met all the same: once this process may have written them, they are never loaded ahead.
+        #expect(prefetcher.states(for: (1...8).map { Self.add("s1", "p\($0)") }).isEmpty)
+    }
+
+    @Test func aLogThatCannotBeReadBesideItsWriterGetsNoLookAhead() {
+        #expect(StatePrefetcher(log: ForwardingEventLog()) == nil)
+    }
+
+    /// Sessions' visits to a grown log: products, a price that differs from the cart's, an order
+    /// whose id repeats a dropped one (every third session) or is new.
+    private static func visits(_ streams: [String]) -> [CommandEnvelope] {
+        streams.enumerated().flatMap { number, stream in
+            (1...4).map { add(stream, "p\($0)") } + [add(stream, "p1", price: 999)]
+                + order("o\(number % 3 == 0 ? 2 : 30 + number)", stream: stream)
+        }
+    }
+
+    /// The same reads, with and without states loaded ahead, on two logs grown alike: the same
+    /// answers, duplicates and rejections among them, and the same events.
+    @Test func batchesWithStatesLoadedAheadAnswerAsTheProcessorAlone() throws {
+        let folder = TemporaryDirectory()
+        let streams = (1...12).map { "s\($0)" }
+        let ahead = try Self.grownLog(at: folder.child("ahead"), streams: streams)
+        let alone = try Self.grownLog(at: folder.child("alone"), streams: streams)
+        let prefetcher = try #require(StatePrefetcher(log: ahead))
+        let withLookAhead = CommandProcessor(log: ahead, clock: SteppingClock(), ids: SequentialIDGenerator())
+        let processor = CommandProcessor(log: alone, clock: SteppingClock(), ids: SequentialIDGenerator())
+        var loadedAhead = 0
+        var answers: [CommandOutcome] = []
+        var expected: [CommandOutcome] = []
+        let envelopes = Self.visits(streams)
+        for start in stride(from: 0, to: envelopes.count, by: 20) {
+            let batch = Array(envelopes[start..<min(start + 20, envelopes.count)])
+            let states = prefetcher.states(for: batch)
+            loadedAhead += states.count
+            answers += try withLookAhead.handle(batch, fieldsChecked: false, prefetched: states)
+            expected += try processor.handle(batch)
+        }
+        #expect(loadedAhead == 12)
+        #expect(answers == expected)
+        let codes = expected.compactMap { outcome -> RejectionCode? in
+            if case .rejected(_, let rejection) = outcome { return rejection.code } else { return nil }
+        }
+        #expect(Set(codes) == [.duplicateOrder, .priceMismatch])
+        #expect(try Self.events(ahead) == Self.events(alone))
+    }
+
+    /// `send` itself, reading ahead on its own thread: the answers of the processor alone.
+    @Test func aSendIntoAGrownLogAnswersAsTheProcessorAlone() throws {
+        let folder = TemporaryDirectory()
+        let streams = (1...12).map { "s\($0)" }
+        let ahead = try Self.grownLog(at: folder.child("ahead"), streams: streams)
+        let alone = try Self.grownLog(at: folder.child("alone"), streams: streams)
+        let envelopes = Self.visits(streams)
+        let input = folder.child("in.ndjson")
+        try envelopes.map { WireCommand.encode($0) }.joined(separator: "\n").write(toFile: input, atomically: true, encoding: .utf8)
+        let descriptor = open(input, O_RDONLY)
+        defer { close(descriptor) }
+        let output = BufferOutput()
+        // Reads of about 20 lines: the streams are met over many of them.
+        _ = try SendSession(processor: CommandProcessor(log: ahead, clock: SteppingClock(), ids: SequentialIDGenerator()), output: output)
+            .run(reader: LineReader(fileDescriptor: descriptor, chunkSize: 2_048))
+        let processor = CommandProcessor(log: alone, clock: SteppingClock(), ids: SequentialIDGenerator())
+        let expected = try envelopes.map { FlowJSON.answer(try processor.handle($0)) }
+        #expect(output.text.split(separator: "\n").map(String.init) == expected)
+        #expect(try Self.events(ahead) == Self.events(alone))
+    }
+
+    @Test func aStreamAnotherWriterMovedAfterItsStateWasReadIsDecidedAgainstTheLog() throws {
+        let folder = TemporaryDirectory()
+        let log = try Self.grownLog(at: folder.child("log"), streams: ["s1"], orders: 2)
+        let states = try #require(StatePrefetcher(log: log)).states(for: [Self.add("s1", "p9")])
+        // Another writer adds p9 at another price after the state was read.
+        _ = try CommandProcessor(log: log, clock: SteppingClock(), ids: SequentialIDGenerator(startingAfter: 1 << 20)).handle(Self.add("s1", "p9", price: 700))
+
+        let processor = CommandProcessor(log: log, clock: SteppingClock(), ids: SequentialIDGenerator())
+        // Rejected against the log's state (p9 is in the cart at 700), accepted against the old one.
+        let outcomes = try processor.handle([Self.add("s1", "p9"), Self.add("s1", "p10")], fieldsChecked: false, prefetched: states)
+        guard case .rejected(_, let rejection) = outcomes[0] else { Issue.record("\(outcomes[0])"); return }
+        #expect(rejection.code == .priceMismatch)
+        guard case .accepted(let acceptance) = outcomes[1] else { Issue.record("\(outcomes[1])"); return }
+        #expect(acceptance.receipt.firstPosition == 8)
+        #expect(try log.version(of: "s1") == 8)
+    }
+
+    /// A resize of the map waits for a read beside the writer (`RemapLock`): the read would
+    /// otherwise go on in memory the resize unmapped.
+    @Test func aResizeOfTheMapWaitsForAReadBesideTheWriter() throws {
+        let folder = TemporaryDirectory()
+        let environment = try Environment(path: folder.path, options: Environment.Options())
+        let reading = DispatchSemaphore(value: 0)
+        let notes = Notes()
+        nonisolated(unsafe) let shared = environment
+        let reader = Thread {
+            try? shared.readBesideWriter { _ in
+                reading.signal()
+                usleep(200_000)
+                notes.note("read")
+            }
+        }
+        reader.start()
+        reading.wait()
+        try environment.ensureMapSize(atLeast: environment.mapSize * 2)
+        notes.note("resized")
+        #expect(notes.notes == ["read", "resized"])
+    }
+
+    private final class Notes: @unchecked Sendable {
+        private let lock = NSLock()
+        private(set) var notes: [String] = []
+        func note(_ note: String) { lock.withLock { notes.append(note) } }
+    }
+
+    private static func events(_ log: LMDBEventLog) throws -> [String] {
+        var events: [String] = []
+        try log.forEachEvent(from: 1, through: nil) { event in
+            events.append("\(event.position) \(event.stream) \(event.version) \(event.event)")
+            return true
+        }
+        return events
+    }
+}
