@@ -54,6 +54,19 @@ struct StatePrefetchTests {
         #expect(prefetcher.states(for: [Self.add("s1", "p9")] + (1...4).map { Self.add("s4", "p\($0)") }).keys.sorted() == ["s4"])
     }
 
+    /// A read meeting more streams than the cap has the rest loaded by the processor.
+    @Test func aReadLoadsAheadAtMostItsCapOfStates() throws {
+        let folder = TemporaryDirectory()
+        let log = try LMDBEventLog(path: folder.child("log"))
+        let streams = (1...(StatePrefetcher.statesPerRead + 6)).map { "s\($0)" }
+        _ = try CommandProcessor(log: log, clock: SteppingClock(), ids: SequentialIDGenerator()).handle(streams.map { Self.add($0, "p1") })
+        let prefetcher = try #require(StatePrefetcher(log: log))
+        let states = prefetcher.states(for: streams.flatMap { stream in (1...4).map { Self.add(stream, "p\($0)") } })
+        #expect(states.count == StatePrefetcher.statesPerRead)
+        #expect(states["s1"]?.version == 1 && states["s\(streams.count)"] == nil)
+        #expect(prefetcher.states(for: (1...4).map { Self.add("s\(streams.count)", "p\($0)") }).isEmpty)
+    }
+
     /// A commit takes many reads: a state slimmed for its own read meets, in a later one, a payment
     /// for an order id its dropped orders held, and is loaded whole again.
     @Test func aSlimStateLoadedAheadIsNotDecidedAgainstForAPaymentOfADroppedOrder() throws {
