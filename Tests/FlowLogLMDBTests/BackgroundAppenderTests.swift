@@ -109,15 +109,6 @@ struct BackgroundAppenderTests {
         return answers
     }
 
-    /// The log's events without their ids and timestamps (a batch decided again draws new ones).
-    private static func events(_ log: LMDBEventLog) throws -> [String] {
-        var events: [String] = []
-        try log.forEachEvent(from: 1, through: nil) { event in
-            events.append("\(event.position) \(event.stream) \(event.version) \(event.event)")
-            return true
-        }
-        return events
-    }
 
     @Test func theAnswersAndTheLogAreTheSynchronousOnes() throws {
         let folder = TemporaryDirectory()
@@ -128,7 +119,7 @@ struct BackgroundAppenderTests {
         let log = try BackgroundLog(path: folder.child("deferred"))
         let answers = Self.runDeferred(log, Self.batches())
         #expect(try answers.map { try $0.get() } == expected)
-        #expect(try Self.events(log.lmdb) == Self.events(reference))
+        #expect(try log.lmdb.eventSummaries() == reference.eventSummaries())
         #expect(try log.lmdb.lastPosition() > 40)
     }
 
@@ -165,7 +156,7 @@ struct BackgroundAppenderTests {
             lastOfBatches = lastOfBatch
         }
         #expect(try log.lmdb.lastPosition() == accepted + 1)
-        #expect(try Self.events(log.lmdb).contains { $0.contains("intruder") })
+        #expect(try log.lmdb.eventSummaries().contains { $0.contains("intruder") })
     }
 
     @Test func aFailedWriteAnswersItsBatchAndEveryLaterOneWithTheFailureAndNothingAfterItIsWritten() throws {

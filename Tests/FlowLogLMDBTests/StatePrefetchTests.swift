@@ -130,7 +130,7 @@ struct StatePrefetchTests {
             if case .rejected(_, let rejection) = outcome { return rejection.code } else { return nil }
         }
         #expect(Set(codes) == [.duplicateOrder, .priceMismatch])
-        #expect(try Self.events(ahead) == Self.events(alone))
+        #expect(try ahead.eventSummaries() == alone.eventSummaries())
     }
 
     /// `send` itself, reading ahead on its own thread: the answers of the processor alone.
@@ -151,7 +151,7 @@ struct StatePrefetchTests {
         let processor = CommandProcessor(log: alone, clock: SteppingClock(), ids: SequentialIDGenerator())
         let expected = try envelopes.map { FlowJSON.answer(try processor.handle($0)) }
         #expect(output.text.split(separator: "\n").map(String.init) == expected)
-        #expect(try Self.events(ahead) == Self.events(alone))
+        #expect(try ahead.eventSummaries() == alone.eventSummaries())
     }
 
     @Test func aStreamAnotherWriterMovedAfterItsStateWasReadIsDecidedAgainstTheLog() throws {
@@ -197,14 +197,5 @@ struct StatePrefetchTests {
         private let lock = NSLock()
         private(set) var notes: [String] = []
         func note(_ note: String) { lock.withLock { notes.append(note) } }
-    }
-
-    private static func events(_ log: LMDBEventLog) throws -> [String] {
-        var events: [String] = []
-        try log.forEachEvent(from: 1, through: nil) { event in
-            events.append("\(event.position) \(event.stream) \(event.version) \(event.event)")
-            return true
-        }
-        return events
     }
 }
