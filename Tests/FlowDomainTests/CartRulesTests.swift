@@ -1,4 +1,4 @@
-import FlowDomain
+@testable import FlowDomain
 import FlowLogTesting
 import Testing
 
@@ -255,6 +255,25 @@ struct DroppedOrderIdsTests {
         #expect(FlowDecider.needsKeptRows(.payment(.succeeded(.init(orderId: "o1"))), state: { var s = FlowState(); s.orders = history; return s }()))
         #expect(!FlowDecider.needsKeptRows(.payment(.succeeded(.init(orderId: "new"))), state: { var s = FlowState(); s.orders = history; return s }()))
         #expect(!FlowDecider.needsKeptRows(.cart(.checkout), state: FlowState()))
+    }
+
+    /// Short lists of hashes are scanned, long ones sorted and bisected: either way every dropped
+    /// id is remembered and a new one ruled out, over drops that cross from one to the other.
+    @Test(arguments: [5, 255, 256, 300, 2_000])
+    func everyDroppedIdIsRememberedHoweverManyThereAre(count: Int) {
+        var history = OrderHistory()
+        var next = 0
+        // Dropped in rounds, as a cached state is slimmed again after more orders.
+        for round in [count / 2, count - count / 2] {
+            for _ in 0..<round {
+                history.append(Order(orderId: "order-\(next)", total: 100, itemCount: 1))
+                next += 1
+            }
+            history.keepOnlyLatest(rememberingIds: true)
+        }
+        #expect(history.count == count)
+        for old in 0..<(count - 1) { #expect(history.mayHaveDropped(orderId: "order-\(old)"), "order-\(old)") }
+        #expect((count..<(count + 200)).allSatisfy { !history.mayHaveDropped(orderId: "order-\($0)") })
     }
 
     /// `mayNeedKeptRows` may only ever spare the question `needsKeptRows` would answer no to:
