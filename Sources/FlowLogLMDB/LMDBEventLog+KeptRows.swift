@@ -70,9 +70,11 @@ extension LMDBEventLog {
     /// A stream's first `count` rows: whole pages first, then the rest from the row index, then
     /// the pending ones. `room`: how many more the fold after it may add (a head is followed by at
     /// most 15 events, a snapshot by hundreds), so that adding them does not copy the history.
-    func keptRows(of stream: String, count: Int, room: Int = 64, _ pending: PendingIndex, _ txn: Transaction) throws -> KeptRows? {
+    /// `slim`: only the latest row made, the others hashed by their ids (`KeptRows(latestOf:)`).
+    func keptRows(of stream: String, count: Int, room: Int = 64, slim: Bool = false, _ pending: PendingIndex,
+                  _ txn: Transaction) throws -> KeptRows? {
         guard count > 0 else { return KeptRows(reservingCapacity: 0) }
-        var rows = KeptRows(reservingCapacity: count + room)
+        var rows = slim ? KeptRows(latestOf: count) : KeptRows(reservingCapacity: count + room)
         try readRowPages(of: stream, upTo: count, into: &rows, txn)
         let prefix = Keys.streamPrefix(stream)
         try txn.withCursor(rowsDB) { cursor in

@@ -71,10 +71,11 @@ extension LMDBEventLog: LogFollowing {
         try reading { txn in try state(ofStream: stream, throughPosition: throughPosition, txn) }
     }
 
-    func state(ofStream stream: String, throughPosition: Int?, pending: PendingIndex? = nil, _ txn: Transaction) throws -> (state: StreamState, version: Int) {
+    func state(ofStream stream: String, throughPosition: Int?, pending: PendingIndex? = nil, slimmingPast: Int? = nil,
+               _ txn: Transaction) throws -> (state: StreamState, version: Int) {
         // The head is the newest state kept; past positions come from snapshots.
         let pending = try pending ?? PendingIndex.load(self, txn)
-        var (state, version) = try head(of: stream, throughPosition: throughPosition, pending, txn)
+        var (state, version) = try head(of: stream, throughPosition: throughPosition, slimmingPast: slimmingPast, pending, txn)
             ?? latestSnapshot(of: stream, throughPosition: throughPosition, pending, txn) ?? (StreamState.initial, 0)
         try scan(stream: stream, fromVersion: version + 1, throughPosition: throughPosition, pending: pending, txn) { event in
             state.apply(event)

@@ -37,13 +37,17 @@ extension LMDBEventLog: SnapshotStore {
     }
 
     /// The stream's head, when it is at or before `throughPosition`, intact and from today's reducers.
-    func head(of stream: String, throughPosition: Int?, _ pending: PendingIndex, _ txn: Transaction) throws -> (state: StreamState, version: Int)? {
+    /// `slimmingPast`: a head with more kept rows than this comes with the latest only made, the
+    /// others remembered by their ids' hashes (`KeptRows(latestOf:)`), as a writer's cache keeps it.
+    func head(of stream: String, throughPosition: Int?, slimmingPast: Int? = nil, _ pending: PendingIndex,
+              _ txn: Transaction) throws -> (state: StreamState, version: Int)? {
         guard let headsDB, let value = try txn.get(headsDB, key: Array(stream.utf8)), value.count > 8 else { return nil }
         let body = UnsafeRawBufferPointer(rebasing: value[8...])
         guard body.count > 24, let verified = BinaryWriter.verifiedBody(of: body) else { return nil }
         if let throughPosition, Keys.decodeInt(verified, at: 8) > throughPosition { return nil }
         guard var head = Self.decodeSnapshot(version: Keys.decodeInt(value), value: body),
-              let rows = try keptRows(of: stream, count: head.keptRowCount, room: AppendRules.headInterval, pending, txn) else { return nil }
+              let rows = try keptRows(of: stream, count: head.keptRowCount, room: AppendRules.headInterval,
+                                      slim: slimmingPast.map { head.keptRowCount > $0 } ?? false, pending, txn) else { return nil }
         head.state.restoreKeptRows(rows)
         return (head.state, head.version)
     }

@@ -80,6 +80,49 @@ struct StatePrefetchTests {
         #expect(rejection.code == .duplicateOrder)
     }
 
+    /// A state read slim (the latest row made, the others hashed from their bytes) is the whole
+    /// state slimmed as the cache slims it, wherever the rows lie: row pages, the row index, batch
+    /// records not folded yet; in another currency too (its rows carry a currency mark).
+    @Test func aStateReadSlimIsTheWholeStateSlimmed() throws {
+        let folder = TemporaryDirectory()
+        // Folds every four commits, so that rows reach the index and its pages, and some stay pending.
+        let log = try LMDBEventLog(path: folder.child("log"), foldPolicy: FoldPolicy(events: 1_000, records: 4))
+        let processor = CommandProcessor(log: log, clock: SteppingClock(), ids: SequentialIDGenerator())
+        let orders = ["short": 5, "mid": 20, "long": 1_030, "euro": 40]
+        for (stream, count) in orders {
+            let commands = (1...count).flatMap { number in
+                [CommandEnvelope(stream: stream, command: .cart(.addProduct(.init(productId: "p\(number)", name: nil, unitPrice: 500, quantity: 1,
+                                                                                   currency: stream == "euro" ? "EUR" : nil)))),
+                 CommandEnvelope(stream: stream, command: .cart(.checkout)), Self.pay("order-\(stream)-\(number)", stream: stream)]
+            }
+            for start in stride(from: 0, to: commands.count, by: 300) {
+                _ = try processor.handle(Array(commands[start..<min(start + 300, commands.count)]))
+            }
+        }
+        let streams = Array(orders.keys)
+        let slim = try log.committedStates(ofStreams: streams, slimmingPast: StateUpkeep.rowsKeptWhole)
+        let whole = try log.committedStates(ofStreams: streams, slimmingPast: nil)
+        for (index, stream) in streams.enumerated() {
+            var expected = whole[index].state.value
+            #expect(expected.orders.orders.count == orders[stream])
+            var read = slim[index].state.value
+            // A head of more than 16 rows comes slim (mid's may hold 16 or fewer), with the rows of
+            // the events after it whole: the look-ahead slims them, as the cache would.
+            if orders[stream]! >= 40 { #expect(!StateUpkeep.holdsAllKeptRows(read), "\(stream)") }
+            if orders[stream]! > StateUpkeep.rowsKeptWhole {
+                StateUpkeep.slimForCache(&expected)
+                StateUpkeep.slimForCache(&read)
+            }
+            #expect(slim[index].version == whole[index].version)
+            #expect(read == expected, "\(stream)")
+            #expect(read.orders.orders == expected.orders.orders && read.orders.count == orders[stream])
+            for number in 1...orders[stream]! {
+                #expect(read.orders.mayHaveDropped(orderId: "order-\(stream)-\(number)") == (number < orders[stream]! && orders[stream]! > 16))
+            }
+            #expect(!read.orders.mayHaveDropped(orderId: "order-\(stream)-0"))
+        }
+    }
+
     /// One command per new stream: their states would wait in the queue, one per command.
     @Test func aReadWithFewCommandsPerNewStreamIsLeftToTheProcessor() throws {
         let folder = TemporaryDirectory()

@@ -125,6 +125,18 @@ public struct OrderHistory: Equatable, Sendable {
         self.orders = orders
     }
 
+    /// A history holding its latest order only, as `keepOnlyLatest(rememberingIds: true)` leaves
+    /// one, from what a log keeps beside its events, without making the older orders: the latest,
+    /// how many came before it, and the hashes of their ids (`idHash(utf8:)`), in any order.
+    public init(latest: Order, droppedCount: Int, droppedIdHashes: [UInt64]) {
+        orders = [latest]
+        self.droppedCount = droppedCount
+        droppedIds = DroppedOrderIds(hashes: droppedIdHashes)
+    }
+
+    /// The hash by which a dropped order's id is remembered, from the id's UTF-8 bytes.
+    public static func idHash(utf8: UnsafeRawBufferPointer) -> UInt64 { DroppedOrderIds.hash(utf8: utf8) }
+
     public func contains(orderId: String) -> Bool {
         if let ids { return ids.contains(orderId) }
         return orders.contains { $0.orderId == orderId }

@@ -18,6 +18,14 @@ struct DroppedOrderIds: Sendable {
 
     static let sortedFrom = 256
 
+    init() {}
+
+    init(hashes: [UInt64]) {
+        self.hashes = hashes
+        sorted = hashes.count >= Self.sortedFrom
+        if sorted { self.hashes.sort() }
+    }
+
     func mayContain(_ orderId: String) -> Bool {
         let hash = Self.hash(orderId)
         guard sorted else { return hashes.contains(hash) }
@@ -40,13 +48,15 @@ struct DroppedOrderIds: Sendable {
 
     static func hash(_ id: String) -> UInt64 {
         var id = id
-        return id.withUTF8 { utf8 in
-            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-            for byte in utf8 {
-                hash ^= UInt64(byte)
-                hash &*= 0x0000_0100_0000_01b3
-            }
-            return hash
+        return id.withUTF8 { hash(utf8: UnsafeRawBufferPointer($0)) }
+    }
+
+    static func hash(utf8: UnsafeRawBufferPointer) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in utf8 {
+            hash ^= UInt64(byte)
+            hash &*= 0x0000_0100_0000_01b3
         }
+        return hash
     }
 }

@@ -146,8 +146,10 @@ public protocol StreamBatchReading: AnyObject {
 /// yet, and treated as cached ones (checked against the log as those are: `CommandProcessor`).
 public protocol StatePrefetching: AnyObject {
     /// Each stream's committed state and version, as `EventLog.streamState(ofStream:throughPosition: nil)`
-    /// gives it, in `streams`' order.
-    func committedStates(ofStreams streams: [String]) throws -> [(state: StreamState, version: Int)]
+    /// gives it, in `streams`' order. `slimmingPast`: a state with more kept rows than this may come
+    /// with the latest only (the others remembered by their ids' hashes, as the processor's cache
+    /// keeps a long history), where the log can read it so for less.
+    func committedStates(ofStreams streams: [String], slimmingPast: Int?) throws -> [(state: StreamState, version: Int)]
 }
 
 extension EventLog {

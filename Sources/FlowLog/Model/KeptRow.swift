@@ -50,16 +50,37 @@ public struct KeptRow: Equatable, Sendable {
 /// A stream's kept rows, read back from storage's index in order: whole pages first, then single rows.
 public struct KeptRows: Sendable {
     public private(set) var rows: [LogDecider.KeptRow] = []
+    /// Where only the latest row is made (`init(latestOf:)`): the others' ids' hashes, the latest.
+    private var slim: SlimRows?
 
     public init(reservingCapacity capacity: Int) { rows.reserveCapacity(capacity) }
 
     /// The rows a state keeps, as a fold of its events made them.
     public init(_ state: StreamState) { rows = LogDecider.keptRows(of: state.value) }
 
-    public var count: Int { rows.count }
+    /// Rows read for a slim state (`StateUpkeep.slimForCache`): of the stream's `count` rows the
+    /// latest is made, the others only hashed by their ids, from their bytes. Loading a session of
+    /// 70 orders only to drop 69 of them made an order (and its strings) of each, then hashed and
+    /// dropped it.
+    package init(latestOf count: Int) {
+        slim = SlimRows(total: count)
+        slim?.idHashes.reserveCapacity(count)
+    }
+
+    public var count: Int { slim?.count ?? rows.count }
+
+    /// The slim history the rows make, once all were read (`init(latestOf:)`); `nil` otherwise.
+    var slimHistory: OrderHistory? {
+        guard let slim, slim.count == slim.total, let latest = slim.latest else { return nil }
+        return OrderHistory(latest: latest, droppedCount: slim.total - 1, droppedIdHashes: slim.idHashes)
+    }
 
     /// Appends one row as `KeptRow.encode` wrote it; `false` when the bytes hold none.
     package mutating func append(encoded bytes: UnsafeRawBufferPointer) -> Bool {
+        if slim != nil {
+            var reader = BinaryReader(bytes)
+            return slim!.take(&reader)
+        }
         guard let row = StateCodec.decodeOrder(bytes) else { return false }
         rows.append(row)
         return true
@@ -68,6 +89,35 @@ public struct KeptRows: Sendable {
     /// Appends the `count` rows of a page (rows one after another, then a checksum); a page that is
     /// damaged or holds another number of rows appends nothing.
     package mutating func append(page bytes: UnsafeRawBufferPointer, count: Int) -> Bool {
-        StateCodec.appendOrders(fromPage: bytes, count: count, to: &rows)
+        guard var taking = slim else { return StateCodec.appendOrders(fromPage: bytes, count: count, to: &rows) }
+        guard bytes.count > 8, let body = BinaryWriter.verifiedBody(of: bytes) else { return false }
+        var reader = BinaryReader(body)
+        for _ in 0..<count {
+            guard taking.take(&reader) else { return false }
+        }
+        guard reader.remaining == 0 else { return false }
+        slim = taking
+        return true
+    }
+}
+
+/// `KeptRows`' rows of a slim state as they are read.
+private struct SlimRows: Sendable {
+    let total: Int
+    var count = 0
+    var idHashes: [UInt64] = []
+    var latest: Order?
+
+    /// Reads the next row from `reader`: the latest is made, any other hashed by its id.
+    mutating func take(_ reader: inout BinaryReader) -> Bool {
+        if count + 1 == total {
+            guard let order = (try? StateCodec.readOrder(&reader)) ?? nil else { return false }
+            latest = order
+        } else {
+            guard let id = (try? StateCodec.orderId(&reader)) ?? nil else { return false }
+            idHashes.append(OrderHistory.idHash(utf8: id))
+        }
+        count += 1
+        return true
     }
 }

@@ -10,7 +10,7 @@ package enum StateCodec {
     package static let currencyFormatVersion: UInt8 = 2
     /// Marks an order in another currency than USD: the currency follows, then the order. No order
     /// id starts with it (a short string's length byte is at most 64 for an identifier).
-    private static let orderCurrencyMark: UInt8 = 0xFF
+    static let orderCurrencyMark: UInt8 = 0xFF
 
     private static func format(of state: FlowState) -> UInt8 {
         guard let currency = state.cart.currency, currency != Money.currencyOfEarlierCarts else { return formatVersion }
@@ -46,7 +46,7 @@ package enum StateCodec {
     }
 
     /// One order as `encode(_:into:)` wrote it; `nil` for an empty id, which no order has.
-    private static func readOrder(_ reader: inout BinaryReader) throws(BinaryReader.OutOfBounds) -> Order? {
+    static func readOrder(_ reader: inout BinaryReader) throws(BinaryReader.OutOfBounds) -> Order? {
         var currency = Money.currencyOfEarlierCarts
         if try reader.peekByte() == orderCurrencyMark {
             _ = try reader.readByte()
@@ -55,6 +55,19 @@ package enum StateCodec {
         }
         guard let orderId = try reader.readShortString() else { return nil }
         return Order(orderId: orderId, total: try reader.readInt(), itemCount: try reader.readInt(), currency: currency)
+    }
+
+    /// Steps over one order as `readOrder` reads it, and gives its id's bytes without making an
+    /// order of them; `nil` for an empty id.
+    static func orderId(_ reader: inout BinaryReader) throws(BinaryReader.OutOfBounds) -> UnsafeRawBufferPointer? {
+        if try reader.peekByte() == orderCurrencyMark {
+            _ = try reader.readByte()
+            guard try reader.readShortBytes() != nil else { return nil }
+        }
+        guard let id = try reader.readShortBytes() else { return nil }
+        _ = try reader.readInt()
+        _ = try reader.readInt()
+        return id
     }
 
     /// Appends the `count` orders of an order page (orders encoded one after another, then a

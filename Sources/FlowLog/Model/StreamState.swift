@@ -27,7 +27,9 @@ public struct StreamState: Equatable, Sendable {
     /// with a row index of its own needs no more, and would otherwise grow with every row.
     package mutating func keepOnlyLatestKeptRow() { StateUpkeep.keepOnlyLatestKeptRow(&value) }
 
-    public mutating func restoreKeptRows(_ rows: KeptRows) { LogDecider.restoreKeptRows(rows.rows, into: &value) }
+    public mutating func restoreKeptRows(_ rows: KeptRows) {
+        if let slim = rows.slimHistory { value.orders = slim } else { LogDecider.restoreKeptRows(rows.rows, into: &value) }
+    }
 
     // MARK: Bytes
 

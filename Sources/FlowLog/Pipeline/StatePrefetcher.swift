@@ -58,21 +58,33 @@ final class StatePrefetcher: @unchecked Sendable {
             if fresh.count < Self.statesPerRead { fresh.append(stream) }
         }
         guard !fresh.isEmpty, meeting * Self.commandsPerState <= envelopes.count,
-              let loaded = try? source.committedStates(ofStreams: fresh) else { return [:] }
+              let loaded = try? source.committedStates(ofStreams: fresh, slimmingPast: slims ? StateUpkeep.rowsKeptWhole : nil)
+        else { return [:] }
         let rowReaders = slims ? Self.commandsThatMayNeedKeptRows(envelopes) : [:]
         var states: States = [:]
         states.reserveCapacity(fresh.count)
+        /// Streams read slim that a command of the read needs whole: read again, whole.
+        var wanted: [String] = []
         for (stream, (state, version)) in zip(fresh, loaded) {
             var value = state.value
             if slims, LogDecider.keptRowCount(of: value) > StateUpkeep.rowsKeptWhole {
+                // A head's rows come slim, with the rows of the events after it; a snapshot's (a
+                // log without heads) whole. Either is slimmed here to the latest, as the cache would.
+                let whole = StateUpkeep.holdsAllKeptRows(value)
                 var slim = value
                 StateUpkeep.slimForCache(&slim)
                 // As the cache's own states: slim unless a command of the read needs the rows.
                 if !(rowReaders[stream] ?? []).contains(where: { LogDecider.needsKeptRows(envelopes[$0].command, state: slim) }) {
                     value = slim
+                } else if !whole {
+                    wanted.append(stream)
+                    continue
                 }
             }
             states[stream] = CommandProcessor.readied((value, version))
+        }
+        if !wanted.isEmpty, let reread = try? source.committedStates(ofStreams: wanted, slimmingPast: nil) {
+            for (stream, (state, version)) in zip(wanted, reread) { states[stream] = CommandProcessor.readied((state.value, version)) }
         }
         return states
     }

@@ -184,6 +184,15 @@ package struct BinaryReader {
         return try readUTF8(count: count)
     }
 
+    /// `readShortString`'s bytes, in place, without making a string of them.
+    package mutating func readShortBytes() throws(OutOfBounds) -> UnsafeRawBufferPointer? {
+        let count = Int(try readByte())
+        if count == 0 { return nil }
+        guard offset + count <= bytes.count else { throw OutOfBounds() }
+        defer { offset += count }
+        return UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + count])
+    }
+
     package mutating func readString() throws(OutOfBounds) -> String {
         try readUTF8(count: Int(try readUInt16()))
     }
