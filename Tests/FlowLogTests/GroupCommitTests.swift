@@ -94,6 +94,22 @@ struct GroupCommitTests {
         #expect(try log.lastPosition() == 9)
     }
 
+    /// `send` hands each part of a read over with the streams it counted when it cut the read:
+    /// the writer weighs the next part against those, without counting them again.
+    @Test func streamsCountedBySendAreWeighedAsTheWritersOwnCount() throws {
+        let log = InMemoryEventLog()
+        let commits = Counter()
+        let writer = GroupCommitWriter(processor: Self.processor(log), streamsPerCommit: 2) { commit in commits.add(commit.commands) }
+        // Two parts of two streams each, then one naming only streams of the one before.
+        _ = writer.submit([Self.add("a"), Self.add("b")], fieldsChecked: false, prefetched: [:], streams: ["a", "b"]) { _ in }
+        _ = writer.submit([Self.add("c"), Self.add("d")], fieldsChecked: false, prefetched: [:], streams: ["c", "d"]) { _ in }
+        _ = writer.submit([Self.add("d"), Self.add("c"), Self.add("c")], fieldsChecked: false, prefetched: [:], streams: ["c", "d"]) { _ in }
+        writer.finish()
+        writer.run()
+        #expect(commits.sizes == [2, 5])
+        #expect(try log.lastPosition() == 7)
+    }
+
     @Test func aFailedCommitReachesEverySubmissionItCarriedAndTheWriterGoesOn() throws {
         let writer = GroupCommitWriter(processor: Self.processor(RefusingLog()))
         nonisolated(unsafe) var failures = 0

@@ -36,6 +36,8 @@ public final class GroupCommitWriter: @unchecked Sendable {
         var fieldsChecked = false
         /// States of the commands' streams loaded ahead (`StatePrefetcher`), for the processor.
         var prefetched: StatePrefetcher.States = [:]
+        /// The streams the commands name, where the caller counted them (`send`'s parts).
+        var streams: Set<String>?
         let answer: Answer
         /// Work on the processor between two commits (`perform`), instead of commands.
         var job: ((CommandProcessor) -> Void)?
@@ -72,9 +74,11 @@ public final class GroupCommitWriter: @unchecked Sendable {
         queue.put(Submission(envelopes: envelopes, fieldsChecked: fieldsChecked, answer: answer))
     }
 
-    /// `submit`, with states of the commands' streams that `send`'s reading thread loaded ahead.
-    func submit(_ envelopes: [CommandEnvelope], fieldsChecked: Bool, prefetched: StatePrefetcher.States, answer: @escaping Answer) -> Bool {
-        queue.put(Submission(envelopes: envelopes, fieldsChecked: fieldsChecked, prefetched: prefetched, answer: answer))
+    /// `submit`, with states of the commands' streams that `send`'s reading thread loaded ahead,
+    /// and the streams they name where it counted them.
+    func submit(_ envelopes: [CommandEnvelope], fieldsChecked: Bool, prefetched: StatePrefetcher.States, streams: Set<String>?,
+                answer: @escaping Answer) -> Bool {
+        queue.put(Submission(envelopes: envelopes, fieldsChecked: fieldsChecked, prefetched: prefetched, streams: streams, answer: answer))
     }
 
     /// Runs `body` on the writer's thread with the processor, alone: after every commit queued
@@ -246,7 +250,13 @@ public final class GroupCommitWriter: @unchecked Sendable {
             }
             guard !jobFirst, submission.job == nil else { return false }
             if let earlier = uncounted {
-                _ = streams.admits(earlier.envelopes.lazy.map(\.stream))
+                // Counted already where `send` cut its read: 4,096 streams hashed again for every
+                // commit of one command per session in turn cost the writer's thread 5%.
+                if let counted = earlier.streams {
+                    streams = StreamBudget(limit: streamsPerCommit, counted: counted)
+                } else {
+                    _ = streams.admits(earlier.envelopes.lazy.map(\.stream))
+                }
                 uncounted = nil
             }
             return streams.admits(submission.envelopes.lazy.map(\.stream))

@@ -77,7 +77,7 @@ public final class SendSession: @unchecked Sendable {
                 while try input.reader.readBatch({ lines in
                     for part in SendSession.parse(lines).parts(streamsAtMost: streamsPerCommit) {
                         let states = prefetcher?.states(for: part.envelopes) ?? [:]
-                        guard writer.submit(part.envelopes, fieldsChecked: true, prefetched: states, answer: { [self] result in
+                        guard writer.submit(part.envelopes, fieldsChecked: true, prefetched: states, streams: part.streams, answer: { [self] result in
                             switch result {
                             case .success(let outcomes): write(part, outcomes, &state.summary)
                             case .failure(let error): state.fail(error)
@@ -118,6 +118,9 @@ public final class SendSession: @unchecked Sendable {
         public var envelopes: [CommandEnvelope] = []
         /// One entry per line that is not blank, in order; `nil` for a line that became the next envelope.
         public var lineRejections: [WireRejection?] = []
+        /// The streams the envelopes name, where cutting the batch counted them (`parts`), so
+        /// that the writer need not count them again to weigh the next part beside this one.
+        var streams: Set<String>?
 
         public init() {}
 
@@ -127,6 +130,8 @@ public final class SendSession: @unchecked Sendable {
             guard envelopes.count > limit else { return [self] }
             // Where each part after the first begins: its first envelope and its first line.
             var cuts: [(envelope: Int, line: Int)] = []
+            /// Each part's streams, as counted.
+            var counted: [Set<String>] = []
             var budget = StreamBudget(limit: limit)
             var line = 0
             // By index: a `for` over the envelopes copied each one.
@@ -134,18 +139,26 @@ public final class SendSession: @unchecked Sendable {
                 while lineRejections[line] != nil { line += 1 }
                 if !budget.admits(envelopes[index].stream) {
                     cuts.append((index, line))
+                    counted.append(budget.counted)
                     budget.reset()
                     _ = budget.admits(envelopes[index].stream)
                 }
                 line += 1
             }
-            guard !cuts.isEmpty else { return [self] }
+            counted.append(budget.counted)
+            guard !cuts.isEmpty else {
+                var whole = self
+                whole.streams = counted[0]
+                return [whole]
+            }
             let starts = [(envelope: 0, line: 0)] + cuts
             let ends = cuts + [(envelope: envelopes.count, line: lineRejections.count)]
-            return zip(starts, ends).map { start, end in
+            return zip(zip(starts, ends), counted).map { range, streams in
+                let (start, end) = range
                 var part = ParsedBatch()
                 part.envelopes = Array(envelopes[start.envelope..<end.envelope])
                 part.lineRejections = Array(lineRejections[start.line..<end.line])
+                part.streams = streams
                 return part
             }
         }

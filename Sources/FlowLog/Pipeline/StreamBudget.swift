@@ -13,6 +13,15 @@ public struct StreamBudget {
         self.limit = limit
     }
 
+    /// A budget that has counted `streams` already (a part of `send`'s read, counted when it was cut).
+    init(limit: Int, counted streams: Set<String>) {
+        self.limit = limit
+        self.streams = streams
+    }
+
+    /// The streams counted.
+    var counted: Set<String> { streams }
+
     /// How many streams are counted.
     public var count: Int { streams.count }
 
