@@ -38,6 +38,9 @@ enum StateUpkeep {
     /// are under 1 KB, and a session with a few orders is the common case.
     static let rowsKeptWhole = 16
 
+    /// Whether the cache keeps this state without its older kept rows (where the log keeps them apart).
+    static func isSlimmedForCache(_ state: LogDecider.State) -> Bool { LogDecider.keptRowCount(of: state) > rowsKeptWhole }
+
     /// Whether the state holds every row it counts, so that any command may be decided against it.
     static func holdsAllKeptRows(_ state: LogDecider.State) -> Bool {
         LogDecider.keptRows(of: state).count == LogDecider.keptRowCount(of: state)

@@ -12,14 +12,15 @@ extension CommandProcessor {
         // Only commands that may need rows at all, and of those only a partial stream's state is
         // looked at: copying every command's cached state to ask cost a twentieth of a send into
         // a grown log, where most states are slim.
+        // A state loaded ahead was slimmed for its own read, without this command when the command
+        // came in a later read of the same commit; it is dropped as a cached one is (and unused
+        // anyway where the cache holds the stream).
         for index in indices where LogDecider.mayNeedKeptRows(batch[index].command) {
             let stream = batch[index].stream
-            if cache.isPartial(stream), let cached = cache[stream] {
-                if LogDecider.needsKeptRows(batch[index].command, state: cached.state) { cache.remove(stream) }
-            } else if cache[stream] == nil, let ahead = prefetched[stream], !StateUpkeep.holdsAllKeptRows(ahead.state),
+            if cache.isPartial(stream) {
+                if let cached = cache[stream], LogDecider.needsKeptRows(batch[index].command, state: cached.state) { cache.remove(stream) }
+            } else if let ahead = prefetched[stream], !StateUpkeep.holdsAllKeptRows(ahead.state),
                       LogDecider.needsKeptRows(batch[index].command, state: ahead.state) {
-                // Slimmed on the reading thread for a read without this command: a commit takes
-                // many reads, and this one's command came in a later one.
                 prefetched[stream] = nil
             }
         }

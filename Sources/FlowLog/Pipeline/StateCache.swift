@@ -59,7 +59,7 @@ struct StateCache {
         // A short history stays whole (a whole state serves every command, and reloading one that
         // a command needs whole waits for its stream's write under way); a long one, or one that
         // would not fit, is slimmed.
-        if keepsLatestRowOnly, LogDecider.keptRowCount(of: entry.state) > StateUpkeep.rowsKeptWhole || cost + size > budget {
+        if keepsLatestRowOnly, StateUpkeep.isSlimmedForCache(entry.state) || cost + size > budget {
             StateUpkeep.slimForCache(&entry.state)
             size = StateUpkeep.estimatedCost(of: entry.state)
         }

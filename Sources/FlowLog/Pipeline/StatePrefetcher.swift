@@ -67,7 +67,7 @@ final class StatePrefetcher: @unchecked Sendable {
         var wanted: [String] = []
         for (stream, (state, version)) in zip(fresh, loaded) {
             var value = state.value
-            if slims, LogDecider.keptRowCount(of: value) > StateUpkeep.rowsKeptWhole {
+            if slims, StateUpkeep.isSlimmedForCache(value) {
                 // A head's rows come slim, with the rows of the events after it; a snapshot's (a
                 // log without heads) whole. Either is slimmed here to the latest, as the cache would.
                 let whole = StateUpkeep.holdsAllKeptRows(value)
