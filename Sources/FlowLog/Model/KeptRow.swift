@@ -90,12 +90,7 @@ public struct KeptRows: Sendable {
     /// damaged or holds another number of rows appends nothing.
     package mutating func append(page bytes: UnsafeRawBufferPointer, count: Int) -> Bool {
         guard var taking = slim else { return StateCodec.appendOrders(fromPage: bytes, count: count, to: &rows) }
-        guard bytes.count > 8, let body = BinaryWriter.verifiedBody(of: bytes) else { return false }
-        var reader = BinaryReader(body)
-        for _ in 0..<count {
-            guard taking.take(&reader) else { return false }
-        }
-        guard reader.remaining == 0 else { return false }
+        guard StateCodec.readOrders(inPage: bytes, count: count, { taking.take(&$0) }) else { return false }
         slim = taking
         return true
     }

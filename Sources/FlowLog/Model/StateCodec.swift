@@ -45,46 +45,59 @@ package enum StateCodec {
         return (try? readOrder(&reader)) ?? nil
     }
 
-    /// One order as `encode(_:into:)` wrote it; `nil` for an empty id, which no order has.
-    static func readOrder(_ reader: inout BinaryReader) throws(BinaryReader.OutOfBounds) -> Order? {
-        var currency = Money.currencyOfEarlierCarts
+    /// One order's fields as `encode(_:into:)` wrote them, read in place: its currency's bytes
+    /// (`nil` for the first carts' currency), its id's, its total and item count; `nil` for an
+    /// empty id or currency, which no order has.
+    @inline(__always)
+    private static func orderFields(_ reader: inout BinaryReader) throws(BinaryReader.OutOfBounds)
+        -> (currency: UnsafeRawBufferPointer?, id: UnsafeRawBufferPointer, total: Int, itemCount: Int)? {
+        var currency: UnsafeRawBufferPointer?
         if try reader.peekByte() == orderCurrencyMark {
             _ = try reader.readByte()
-            guard let code = try reader.readShortString() else { return nil }
+            guard let code = try reader.readShortBytes() else { return nil }
             currency = code
         }
-        guard let orderId = try reader.readShortString() else { return nil }
-        return Order(orderId: orderId, total: try reader.readInt(), itemCount: try reader.readInt(), currency: currency)
+        guard let id = try reader.readShortBytes() else { return nil }
+        return (currency, id, try reader.readInt(), try reader.readInt())
+    }
+
+    /// One order as `encode(_:into:)` wrote it; `nil` for an empty id, which no order has.
+    static func readOrder(_ reader: inout BinaryReader) throws(BinaryReader.OutOfBounds) -> Order? {
+        guard let fields = try orderFields(&reader) else { return nil }
+        return Order(orderId: String(decoding: fields.id, as: UTF8.self), total: fields.total, itemCount: fields.itemCount,
+                     currency: fields.currency.map { String(decoding: $0, as: UTF8.self) } ?? Money.currencyOfEarlierCarts)
     }
 
     /// Steps over one order as `readOrder` reads it, and gives its id's bytes without making an
     /// order of them; `nil` for an empty id.
     static func orderId(_ reader: inout BinaryReader) throws(BinaryReader.OutOfBounds) -> UnsafeRawBufferPointer? {
-        if try reader.peekByte() == orderCurrencyMark {
-            _ = try reader.readByte()
-            guard try reader.readShortBytes() != nil else { return nil }
-        }
-        guard let id = try reader.readShortBytes() else { return nil }
-        _ = try reader.readInt()
-        _ = try reader.readInt()
-        return id
+        try orderFields(&reader)?.id
     }
 
-    /// Appends the `count` orders of an order page (orders encoded one after another, then a
-    /// checksum). A page that is damaged or holds another number of orders appends nothing.
-    package static func appendOrders(fromPage bytes: UnsafeRawBufferPointer, count: Int, to orders: inout [Order]) -> Bool {
+    /// Reads the `count` orders of an order page (orders encoded one after another, then a
+    /// checksum) with `take`, each from where the one before ended. `false` when the page is
+    /// damaged, `take` refuses an order, or the page holds more than `count`.
+    @inline(__always)
+    static func readOrders(inPage bytes: UnsafeRawBufferPointer, count: Int, _ take: (inout BinaryReader) -> Bool) -> Bool {
         guard bytes.count > 8, let body = BinaryWriter.verifiedBody(of: bytes) else { return false }
-        let start = orders.count
         var reader = BinaryReader(body)
         for _ in 0..<count {
-            guard let order = (try? readOrder(&reader)) ?? nil else { break }
+            guard take(&reader) else { return false }
+        }
+        return reader.remaining == 0
+    }
+
+    /// Appends the `count` orders of an order page. A page that is damaged or holds another number
+    /// of orders appends nothing.
+    package static func appendOrders(fromPage bytes: UnsafeRawBufferPointer, count: Int, to orders: inout [Order]) -> Bool {
+        let start = orders.count
+        let whole = readOrders(inPage: bytes, count: count) { reader in
+            guard let order = (try? readOrder(&reader)) ?? nil else { return false }
             orders.append(order)
+            return true
         }
-        guard orders.count == start + count, reader.remaining == 0 else {
-            orders.removeSubrange(start...)
-            return false
-        }
-        return true
+        if !whole { orders.removeSubrange(start...) }
+        return whole
     }
 
     package static func decode(_ bytes: UnsafeRawBufferPointer) -> FlowState? {
