@@ -88,7 +88,11 @@ public final class Environment {
     /// Runs `body` in a read-only transaction: a consistent snapshot of the whole environment,
     /// unaffected by writers until it ends.
     public func read<Result>(_ body: (Transaction) throws -> Result) throws -> Result {
-        let transaction = try begin(flags: UInt32(MDB_RDONLY))
+        try read(adoptingResize: true, body)
+    }
+
+    private func read<Result>(adoptingResize: Bool, _ body: (Transaction) throws -> Result) throws -> Result {
+        let transaction = try begin(flags: UInt32(MDB_RDONLY), adoptingResize: adoptingResize)
         defer { mdb_txn_abort(transaction.handle) }
         return try body(transaction)
     }
@@ -98,11 +102,7 @@ public final class Environment {
     /// is not adopted here, since this process may have transactions open: `MDB_MAP_RESIZED` is
     /// thrown instead, and the writer's thread adopts the size when it next begins one.
     public func readBesideWriter<Result>(_ body: (Transaction) throws -> Result) throws -> Result {
-        try remapping.reading {
-            let transaction = try begin(flags: UInt32(MDB_RDONLY), adoptingResize: false)
-            defer { mdb_txn_abort(transaction.handle) }
-            return try body(transaction)
-        }
+        try remapping.reading { try read(adoptingResize: false, body) }
     }
 
     /// Runs `body` in a write transaction and commits it; throws and writes nothing if `body` throws.
@@ -175,7 +175,7 @@ public final class Environment {
             if code == MDB_MAP_RESIZED, adoptingResize, attempts < 3 {
                 // Another process grew the map: adopt its size and try again.
                 attempts += 1
-                try remapping.resizing { () throws(LMDBError) in try check(mdb_env_set_mapsize(handle, 0), "adopting the grown map size") }
+                try setMapSize(0, "adopting the grown map size")
                 continue
             }
             try check(code, flags & UInt32(MDB_RDONLY) != 0 ? "beginning a read transaction" : "beginning a write transaction")
@@ -186,12 +186,18 @@ public final class Environment {
     /// Grows the map to at least `bytes` (never shrinks it). Call it with no transaction open in this process.
     public func ensureMapSize(atLeast bytes: Int) throws(LMDBError) {
         guard bytes > mapSize else { return }
-        try remapping.resizing { () throws(LMDBError) in try check(mdb_env_set_mapsize(handle, bytes), "growing the map to \(bytes) bytes") }
+        try setMapSize(bytes, "growing the map to \(bytes) bytes")
     }
 
     func grow() throws(LMDBError) {
         let doubled = mapSize * 2
-        try remapping.resizing { () throws(LMDBError) in try check(mdb_env_set_mapsize(handle, doubled), "growing the map to \(doubled) bytes") }
+        try setMapSize(doubled, "growing the map to \(doubled) bytes")
+    }
+
+    /// Every resize of this process's map (0: adopt the size another process set), once no read
+    /// beside the writer is under way (`RemapLock`).
+    private func setMapSize(_ bytes: Int, _ operation: @autoclosure () -> String) throws(LMDBError) {
+        try remapping.resizing { () throws(LMDBError) in try check(mdb_env_set_mapsize(handle, bytes), operation()) }
     }
 }
 
