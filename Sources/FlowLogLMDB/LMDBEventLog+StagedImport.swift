@@ -127,9 +127,11 @@ extension LMDBEventLog {
         let source = open(path + "/data.mdb", O_RDONLY | O_CLOEXEC)
         guard source >= 0 else { throw stagingError(errno, path: path, doing: "reading \(path)/data.mdb") }
         defer { close(source) }
-        let data = staging + "/data.mdb"
-        let copy = open(data, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard copy >= 0 else { throw stagingError(errno, path: path, doing: "creating \(data)") }
+        // Copied under another name, then renamed: until the last byte is there, its meta pages
+        // name pages past its end, and a reader that opened it as `data.mdb` would fault on them.
+        let partial = staging + "/" + copyingName
+        let copy = open(partial, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard copy >= 0 else { throw stagingError(errno, path: path, doing: "creating \(partial)") }
         defer { close(copy) }
         fchmod(copy, mode)
         var offset: off_t = 0
@@ -138,10 +140,16 @@ extension LMDBEventLog {
             if sent > 0 { continue }
             if sent == 0 { break }
             if errno == EINTR { continue }
-            throw stagingError(errno, path: path, doing: "copying the log into \(data)")
+            throw stagingError(errno, path: path, doing: "copying the log into \(partial)")
+        }
+        guard rename(partial, staging + "/data.mdb") == 0 else {
+            throw stagingError(errno, path: path, doing: "renaming \(partial) to data.mdb")
         }
         return Int(offset)
     }
+
+    /// The name the log's bytes are copied under in the staging folder until the copy is whole.
+    static let copyingName = "data.mdb.copying"
 
     /// Removes a staged import's folder and the files LMDB and the log lock put in it. Something
     /// else at that name (a file, or a symbolic link, which is never followed) is removed itself.
@@ -149,7 +157,7 @@ extension LMDBEventLog {
         var info = stat()
         guard lstat(staging, &info) == 0 else { return }
         if (info.st_mode & S_IFMT) == S_IFDIR {
-            for file in ["data.mdb", "lock.mdb", LogLock.fileName] { unlink(staging + "/" + file) }
+            for file in ["data.mdb", copyingName, "lock.mdb", LogLock.fileName] { unlink(staging + "/" + file) }
             guard rmdir(staging) == 0 else { throw stagingError(errno, path: path, doing: "removing \(staging), left by an import that was stopped") }
         } else if unlink(staging) != 0 {
             throw stagingError(errno, path: path, doing: "removing \(staging), left by an import that was stopped")

@@ -47,6 +47,7 @@ public final class Environment {
             if options.readOnly { flags |= UInt32(MDB_RDONLY) }
             if options.noLock { flags |= UInt32(MDB_NOLOCK) }
             try check(mdb_env_open(env, path, flags, options.fileMode), "opening the LMDB environment at \(path)")
+            try Self.checkFileHoldsLastCommit(env, path: path)
         } catch {
             mdb_env_close(env)
             throw error
@@ -57,6 +58,28 @@ public final class Environment {
     }
 
     deinit { mdb_env_close(handle) }
+
+    /// Refuses a data file shorter than the pages its last commit uses (`MDB_CORRUPTED`): a copy
+    /// that did not finish, or a file cut short. LMDB reads pages through the map, and a page
+    /// past the file's end is a `SIGBUS` that kills the process, where this is an error to report.
+    /// A file only grows while it is in use (a writer writes a commit's pages before its meta
+    /// page), so a file that passes this check at opening keeps passing it.
+    private static func checkFileHoldsLastCommit(_ env: OpaquePointer, path: String) throws(LMDBError) {
+        var info = MDB_envinfo()
+        var database = MDB_stat()
+        var descriptor: Int32 = -1
+        try check(mdb_env_info(env, &info), "reading the environment's last page")
+        try check(mdb_env_stat(env, &database), "reading the environment's page size")
+        try check(mdb_env_get_fd(env, &descriptor), "reading the environment's data file")
+        var file = stat()
+        guard fstat(descriptor, &file) == 0 else { throw LMDBError(code: errno, operation: "reading the size of \(path)/data.mdb") }
+        let needed = (info.me_last_pgno + 1) * Int(database.ms_psize)
+        guard Int(file.st_size) < needed else { return }
+        throw LMDBError(code: MDB_CORRUPTED, operation: "opening the LMDB environment at \(path)", detail: """
+            data.mdb holds \(file.st_size) bytes, but its last commit uses \(needed): the file was cut short, as by a copy \
+            that did not finish; restore it from a backup, or copy it again from its source
+            """)
+    }
 
     /// The current size of the memory map in bytes (the upper bound of the data file's size).
     public var mapSize: Int {

@@ -7,14 +7,18 @@ import CLMDB
 public struct LMDBError: Error, Equatable, Sendable, CustomStringConvertible {
     public let code: Int32
     public let operation: String
+    /// What FlowLog found, where it says more than LMDB's text for the code.
+    public let detail: String?
 
-    public init(code: Int32, operation: String) {
+    public init(code: Int32, operation: String, detail: String? = nil) {
         self.code = code
         self.operation = operation
+        self.detail = detail
     }
 
-    /// LMDB's description of the code (`mdb_strerror`), which also covers `errno` values.
-    public var message: String { String(cString: mdb_strerror(code)) }
+    /// The detail given, or LMDB's description of the code (`mdb_strerror`, which also covers
+    /// `errno` values).
+    public var message: String { detail ?? String(cString: mdb_strerror(code)) }
 
     public var description: String { "\(operation) failed: \(message) (\(code))" }
 

@@ -8,7 +8,8 @@ import Testing
 /// writing or reading, refuses it with exit 65 and leaves its bytes as they were.
 @Suite("foreign LMDB environments from the command line")
 struct ForeignEnvironmentCLITests {
-    private static let commands: [(arguments: [String], stdin: String?)] = [
+    /// Every command that opens a log, writing or reading (CutShortLogCLITests runs them too).
+    static let commands: [(arguments: [String], stdin: String?)] = [
         (["send"], #"{"type":"app.launched","hasOnboarded":false}"# + "\n"),
         (["cart", "add", "--product", "p1", "--price", "1.00"], nil),
         (["system", "app-launched"], nil),

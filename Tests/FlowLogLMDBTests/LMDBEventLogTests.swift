@@ -62,6 +62,34 @@ struct LMDBEventLogTests {
         #expect(openingError(folder.child("junk")) == .notALog(path: folder.child("junk"), reason: "its data.mdb is not an LMDB database of a compatible format"))
     }
 
+    /// A data file shorter than its last commit (a copy cut short) is refused when opened: LMDB
+    /// would read the missing pages through the map, and the process would die of `SIGBUS`.
+    @Test func refusesALogWhoseFileIsCutShort() throws {
+        let folder = TemporaryDirectory()
+        let whole = folder.child("whole")
+        do {
+            let log = try LMDBEventLog(path: whole)
+            for stream in 0..<40 {
+                _ = try log.append([AppendRequest(stream: "s\(stream)", expectedVersion: 0, commandId: "c", events: newEvents(modal, modal))])
+            }
+        }
+        let bytes = try #require(FileManager.default.contents(atPath: whole + "/data.mdb"))
+        let cut = folder.child("cut")
+        try FileManager.default.createDirectory(atPath: cut, withIntermediateDirectories: false)
+        FileManager.default.createFile(atPath: cut + "/data.mdb", contents: bytes.prefix(bytes.count / 2))
+        for access in [LMDBEventLog.Access.readOnly, .readWrite] {
+            guard case .notALog(let path, let reason)? = openingError(cut, access) else {
+                Issue.record("\(access): \(String(describing: openingError(cut, access)))")
+                continue
+            }
+            #expect(path == cut)
+            #expect(reason.contains("data.mdb holds \(bytes.count / 2) bytes, but its last commit uses"), "\(reason)")
+            #expect(reason.contains("cut short"), "\(reason)")
+        }
+        #expect(FileManager.default.contents(atPath: cut + "/data.mdb") == bytes.prefix(bytes.count / 2), "nothing was written")
+        #expect(try LMDBEventLog(path: whole, access: .readOnly).lastPosition() == 80)
+    }
+
     @Test func refusesALogOfANewerSchemaNamingBothVersions() throws {
         let folder = TemporaryDirectory()
         let path = folder.child("log.lmdb")

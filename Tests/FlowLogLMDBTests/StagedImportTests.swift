@@ -132,6 +132,7 @@ struct StagedImportTests {
         let staging = path + "/" + LMDBEventLog.stagedImportName
         try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: true)
         FileManager.default.createFile(atPath: staging + "/data.mdb", contents: Data(repeating: 7, count: 10_000))
+        FileManager.default.createFile(atPath: staging + "/" + LMDBEventLog.copyingName, contents: Data(repeating: 8, count: 10_000))
         FileManager.default.createFile(atPath: staging + "/lock.mdb", contents: Data())
         FileManager.default.createFile(atPath: path + "/" + LogLock.fileName, contents: Data())
         #expect(throws: FlowLogError.notFound(path: path)) { try LMDBEventLog(path: path, access: .readOnly) }
