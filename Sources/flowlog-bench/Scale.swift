@@ -76,6 +76,10 @@ struct ScaleRow {
     let measure: ProcessMeasure
     /// The python3-lmdb cursor walk of the same log's event records, in the same run.
     let ceiling: Double?
+    /// For `send` into the log: the median, over the runs, of each run's rate against the empty
+    /// log's in the same run. The empty log's send moves by a third between runs here, and a
+    /// ratio of the two medians moves with it; a run's two sends are seconds apart.
+    var pairedRatio: Double? = nil
 
     var rate: Double { Double(work) / measure.seconds }
 }
@@ -146,6 +150,7 @@ func runScale(_ options: Options, finished: ([ScaleRow]) throws -> Void = { _ in
         let send = ProcessMeasure(seconds: Timings(samples: sends.map(\.seconds)).median, peakRSS: sends.map(\.peakRSS).max()!, peakAnon: sends.map(\.peakAnon).max()!)
         let empty = ProcessMeasure(seconds: Timings(samples: empties.map(\.seconds)).median, peakRSS: empties.map(\.peakRSS).max()!, peakAnon: empties.map(\.peakAnon).max()!)
         add("send 100k commands", work: options.commands, send)
+        rows[rows.count - 1].pairedRatio = Timings(samples: zip(sends, empties).map { $1.seconds / $0.seconds }).median
         add("send 100k commands into an empty log", work: options.commands, empty)
         // send, one command for each session in turn: a commit then names as many streams as it
         // holds commands (where a read of visits names about 1,000), each with pages of its own.
@@ -193,7 +198,8 @@ func renderScale(_ rows: [ScaleRow]) -> String {
     for row in rows {
         let rate = row.rate >= 1e6 ? String(format: "%.2fM/s", row.rate / 1e6) : row.rate >= 1e3 ? String(format: "%.0fk/s", row.rate / 1e3) : String(format: "%.0f/s", row.rate)
         let ceiling = row.ceiling.map { String(format: "%.2fM/s", $0 / 1e6) } ?? ""
-        let ratio = row.ceiling.map { String(format: "%.2f×", row.rate / $0) } ?? ""
+        let ratio = row.ceiling.map { String(format: "%.2f×", row.rate / $0) }
+            ?? row.pairedRatio.map { String(format: "%.2f× the empty log's, run by run", $0) } ?? ""
         lines.append("\(row.events / 1_000_000)M events, \(row.streams) streams | \(row.command) | \(String(format: "%.1f ms", row.measure.seconds * 1000)) | \(rate) | \(ceiling) | \(ratio) | \(row.measure.peakRSS >> 20) MB | \(row.measure.peakAnon >> 20) MB")
     }
     return lines.joined(separator: "\n")
