@@ -54,17 +54,40 @@ struct StatePrefetchTests {
         #expect(prefetcher.states(for: [Self.add("s1", "p9")] + (1...4).map { Self.add("s4", "p\($0)") }).keys.sorted() == ["s4"])
     }
 
-    /// A read meeting more streams than the cap has the rest loaded by the processor.
-    @Test func aReadLoadsAheadAtMostItsCapOfStates() throws {
+    /// `streams` with one order each, written in one commit (a grown log of many small sessions).
+    private static func manyStreamsLog(at path: String, streams: [String]) throws -> LMDBEventLog {
+        let log = try LMDBEventLog(path: path)
+        _ = try CommandProcessor(log: log, clock: SteppingClock(), ids: SequentialIDGenerator(startingAfter: 1 << 40))
+            .handle(streams.flatMap { order("o1", stream: $0) })
+        return log
+    }
+
+    /// A read meeting more streams for the first time than a slice loads is cut into slices, in
+    /// order, each with the states of the streams it meets first; no line is lost or moved.
+    @Test func aReadMeetingMoreStreamsThanTheCapIsCutIntoSlices() throws {
         let folder = TemporaryDirectory()
-        let log = try LMDBEventLog(path: folder.child("log"))
-        let streams = (1...(StatePrefetcher.statesPerRead + 6)).map { "s\($0)" }
-        _ = try CommandProcessor(log: log, clock: SteppingClock(), ids: SequentialIDGenerator()).handle(streams.map { Self.add($0, "p1") })
+        let streams = (1...(StatePrefetcher.statesPerSlice + 6)).map { "s\($0)" }
+        let log = try Self.manyStreamsLog(at: folder.child("log"), streams: streams)
         let prefetcher = try #require(StatePrefetcher(log: log))
-        let states = prefetcher.states(for: streams.flatMap { stream in (1...4).map { Self.add(stream, "p\($0)") } })
-        #expect(states.count == StatePrefetcher.statesPerRead)
-        #expect(states["s1"]?.version == 1 && states["s\(streams.count)"] == nil)
-        #expect(prefetcher.states(for: (1...4).map { Self.add("s\(streams.count)", "p\($0)") }).isEmpty)
+        var read = SendSession.ParsedBatch()
+        for stream in streams {
+            for product in 1...2 {
+                read.envelopes.append(Self.add(stream, "p\(product)"))
+                read.lineRejections.append(nil)
+            }
+            read.lineRejections.append(WireRejection(stream: stream, rejection: Rejection(.malformedCommand, "a line between")))
+        }
+        let slices = prefetcher.slices(of: read)
+        #expect(slices.map(\.states.count) == [StatePrefetcher.statesPerSlice, 6])
+        #expect(slices.map(\.batch.envelopes.count) == [2 * StatePrefetcher.statesPerSlice, 12])
+        #expect(slices[1].batch.envelopes.first?.stream == "s\(StatePrefetcher.statesPerSlice + 1)")
+        #expect(slices.flatMap(\.batch.envelopes) == read.envelopes)
+        #expect(slices.flatMap(\.batch.lineRejections) == read.lineRejections)
+        // A part's lines answer its envelopes and the rejected lines among them.
+        for slice in slices { #expect(slice.batch.lineRejections.filter { $0 == nil }.count == slice.batch.envelopes.count) }
+        #expect(slices[0].states["s1"]?.version == 3 && slices[1].states["s\(streams.count)"]?.version == 3)
+        // Met now: never loaded ahead again.
+        #expect(prefetcher.states(for: streams.map { Self.add($0, "p9") }).isEmpty)
     }
 
     /// A commit takes many reads: a state slimmed for its own read meets, in a later one, a payment
@@ -123,13 +146,13 @@ struct StatePrefetchTests {
         }
     }
 
-    /// One command per new stream: their states would wait in the queue, one per command.
-    @Test func aReadWithFewCommandsPerNewStreamIsLeftToTheProcessor() throws {
+    /// One command per new stream (one command per session in turn) is loaded ahead too.
+    @Test func oneCommandPerNewStreamIsLoadedAheadOnce() throws {
         let folder = TemporaryDirectory()
         let log = try Self.grownLog(at: folder.child("log"), streams: ["s1", "s2"], orders: 1)
         let prefetcher = try #require(StatePrefetcher(log: log))
-        #expect(prefetcher.states(for: [Self.add("s1", "p1"), Self.add("s2", "p1")]).isEmpty)
-        // Met all the same: once this process may have written them, they are never loaded ahead.
+        #expect(prefetcher.states(for: [Self.add("s1", "p1"), Self.add("s2", "p1")]).keys.sorted() == ["s1", "s2"])
+        // Once this process may have written them, they are never loaded ahead.
         #expect(prefetcher.states(for: (1...8).map { Self.add("s1", "p\($0)") }).isEmpty)
     }
 
@@ -197,6 +220,29 @@ struct StatePrefetchTests {
         #expect(try ahead.eventSummaries() == alone.eventSummaries())
     }
 
+    /// `send` of one command per session in turn over more sessions than a slice loads: the
+    /// first round's states come ahead, slice by slice, and the answers are the processor's alone.
+    @Test func aSendOfOneCommandPerSessionInTurnAnswersAsTheProcessorAlone() throws {
+        let folder = TemporaryDirectory()
+        let streams = (1...(StatePrefetcher.statesPerSlice + 100)).map { "s\($0)" }
+        let ahead = try Self.manyStreamsLog(at: folder.child("ahead"), streams: streams)
+        let alone = try Self.manyStreamsLog(at: folder.child("alone"), streams: streams)
+        // Two rounds: a product, then a payment for the order each session placed (a duplicate).
+        let envelopes = streams.map { Self.add($0, "p2") } + streams.map { Self.pay("o1", stream: $0) }
+        let input = folder.child("in.ndjson")
+        try envelopes.map { WireCommand.encode($0) }.joined(separator: "\n").write(toFile: input, atomically: true, encoding: .utf8)
+        let descriptor = open(input, O_RDONLY)
+        defer { close(descriptor) }
+        let output = BufferOutput()
+        _ = try SendSession(processor: CommandProcessor(log: ahead, clock: SteppingClock(), ids: SequentialIDGenerator()), output: output)
+            .run(reader: LineReader(fileDescriptor: descriptor))
+        let processor = CommandProcessor(log: alone, clock: SteppingClock(), ids: SequentialIDGenerator())
+        let expected = try envelopes.map { FlowJSON.answer(try processor.handle($0)) }
+        #expect(output.text.split(separator: "\n").map(String.init) == expected)
+        #expect(expected.last?.contains("noCheckoutInProgress") == true, "\(expected.last ?? "")")
+        #expect(try ahead.eventSummaries() == alone.eventSummaries())
+    }
+
     @Test func aStreamAnotherWriterMovedAfterItsStateWasReadIsDecidedAgainstTheLog() throws {
         let folder = TemporaryDirectory()
         let log = try Self.grownLog(at: folder.child("log"), streams: ["s1"], orders: 2)
@@ -240,5 +286,15 @@ struct StatePrefetchTests {
         private let lock = NSLock()
         private(set) var notes: [String] = []
         func note(_ note: String) { lock.withLock { notes.append(note) } }
+    }
+}
+
+private extension StatePrefetcher {
+    /// The states loaded ahead for a read of `envelopes`, over all its slices.
+    func states(for envelopes: [CommandEnvelope]) -> States {
+        var read = SendSession.ParsedBatch()
+        read.envelopes = envelopes
+        read.lineRejections = envelopes.map { _ in nil }
+        return slices(of: read).reduce(into: [:]) { states, slice in states.merge(slice.states) { first, _ in first } }
     }
 }

@@ -75,14 +75,15 @@ public final class SendSession: @unchecked Sendable {
         Thread {
             do {
                 while try input.reader.readBatch({ lines in
-                    for part in SendSession.parse(lines).parts(streamsAtMost: streamsPerCommit) {
-                        let states = prefetcher?.states(for: part.envelopes) ?? [:]
-                        guard writer.submit(part.envelopes, fieldsChecked: true, prefetched: states, streams: part.streams, answer: { [self] result in
-                            switch result {
-                            case .success(let outcomes): write(part, outcomes, &state.summary)
-                            case .failure(let error): state.fail(error)
-                            }
-                        }) else { throw WriterStopped() }
+                    for whole in SendSession.parse(lines).parts(streamsAtMost: streamsPerCommit) {
+                        for (part, states) in prefetcher?.slices(of: whole) ?? [(whole, [:])] {
+                            guard writer.submit(part.envelopes, fieldsChecked: true, prefetched: states, streams: part.streams, answer: { [self] result in
+                                switch result {
+                                case .success(let outcomes): write(part, outcomes, &state.summary)
+                                case .failure(let error): state.fail(error)
+                                }
+                            }) else { throw WriterStopped() }
+                        }
                     }
                 }) {}
             } catch {
@@ -151,14 +152,33 @@ public final class SendSession: @unchecked Sendable {
                 whole.streams = counted[0]
                 return [whole]
             }
+            return zip(cut(at: cuts), counted).map { part, streams in
+                var part = part
+                part.streams = streams
+                return part
+            }
+        }
+
+        /// This batch cut before each of the envelopes `starts` names (ascending, none the first),
+        /// each line with its envelope; the parts' streams are not counted.
+        func cut(atEnvelopes starts: [Int]) -> [ParsedBatch] {
+            var cuts: [(envelope: Int, line: Int)] = []
+            var envelope = 0
+            for line in lineRejections.indices where lineRejections[line] == nil {
+                if cuts.count < starts.count, envelope == starts[cuts.count] { cuts.append((envelope, line)) }
+                envelope += 1
+            }
+            return cut(at: cuts)
+        }
+
+        /// The parts between `cuts`, each the first envelope and line of a part after the first.
+        private func cut(at cuts: [(envelope: Int, line: Int)]) -> [ParsedBatch] {
             let starts = [(envelope: 0, line: 0)] + cuts
             let ends = cuts + [(envelope: envelopes.count, line: lineRejections.count)]
-            return zip(zip(starts, ends), counted).map { range, streams in
-                let (start, end) = range
+            return zip(starts, ends).map { start, end in
                 var part = ParsedBatch()
                 part.envelopes = Array(envelopes[start.envelope..<end.envelope])
                 part.lineRejections = Array(lineRejections[start.line..<end.line])
-                part.streams = streams
                 return part
             }
         }

@@ -21,16 +21,12 @@ final class StatePrefetcher: @unchecked Sendable {
     /// Every stream looked up (or named) so far.
     private var met: Set<String> = []
 
-    /// A read's new streams are loaded ahead only where its commands are at least this many times
-    /// as many: a state loaded ahead waits in the queue beside its commands, and one command per
-    /// session in turn (10,000 sessions in the 10M-event log) kept 8,192 states there, took `send`
-    /// from 64 to 74 MB, and gained nothing. Sessions' visits (14 commands each) still are.
-    static let commandsPerState = 4
-
-    /// At most this many states are loaded ahead for one read: one command per session in turn
-    /// over 2,100 sessions (each about five times in a 1 MiB read) loaded all 2,100, and `send`
-    /// went from 64 to 68 MB. A 1 MiB read of sessions' visits names about 700 sessions.
-    static let statesPerRead = 1_024
+    /// At most this many states are loaded ahead for one slice of a read: a read that meets more
+    /// streams for the first time (one command per session in turn: every command of the first
+    /// round) is cut into slices of this many (`slices(of:)`), so that the writer's thread decides
+    /// one slice while this thread loads the next. A 1 MiB read of sessions' visits names about
+    /// 700 sessions, and is one slice.
+    static let statesPerSlice = 1_024
 
     /// `nil` where the log cannot be read beside its writer, or does not exist yet (a log the
     /// first commit creates has no states to load).
@@ -41,23 +37,33 @@ final class StatePrefetcher: @unchecked Sendable {
         slims = capabilities.keepsRowsApart
     }
 
-    /// The states of the streams `envelopes` name for the first time, readied for deciding; none
-    /// when the read fails (the writer then loads them itself, and reports what it finds).
-    func states(for envelopes: [CommandEnvelope]) -> States {
-        var fresh: [String] = []
-        /// The streams met for the first time, loaded ahead or not.
-        var meeting = 0
+    /// `part` cut into slices that each meet at most `statesPerSlice` streams for the first time,
+    /// in order, each with the states of those streams; the part itself, with its states, when it
+    /// meets no more than that.
+    func slices(of part: SendSession.ParsedBatch) -> [(batch: SendSession.ParsedBatch, states: States)] {
+        var fresh: [[String]] = [[]]
+        /// Where each slice after the first begins: its first envelope.
+        var cuts: [Int] = []
         var previous: String?
-        for index in envelopes.indices {
-            let stream = envelopes[index].stream
+        for index in part.envelopes.indices {
+            let stream = part.envelopes[index].stream
             if stream == previous { continue }
             previous = stream
             guard met.insert(stream).inserted else { continue }
-            meeting += 1
-            // Past the cap the stream is met all the same: the processor loads it.
-            if fresh.count < Self.statesPerRead { fresh.append(stream) }
+            if fresh[fresh.count - 1].count == Self.statesPerSlice {
+                cuts.append(index)
+                fresh.append([])
+            }
+            fresh[fresh.count - 1].append(stream)
         }
-        guard !fresh.isEmpty, meeting * Self.commandsPerState <= envelopes.count,
+        let batches = cuts.isEmpty ? [part] : part.cut(atEnvelopes: cuts)
+        return zip(batches, fresh).map { batch, streams in (batch, states(of: streams, for: batch.envelopes)) }
+    }
+
+    /// The states of `fresh`, streams `envelopes` name for the first time, readied for deciding;
+    /// none when the read fails (the writer then loads them itself, and reports what it finds).
+    private func states(of fresh: [String], for envelopes: [CommandEnvelope]) -> States {
+        guard !fresh.isEmpty,
               let loaded = try? source.committedStates(ofStreams: fresh, slimmingPast: slims ? StateUpkeep.rowsKeptWhole : nil)
         else { return [:] }
         let rowReaders = slims ? Self.commandsThatMayNeedKeptRows(envelopes) : [:]
