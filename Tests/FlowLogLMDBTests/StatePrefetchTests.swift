@@ -199,25 +199,33 @@ struct StatePrefetchTests {
         #expect(try ahead.eventSummaries() == alone.eventSummaries())
     }
 
-    /// `send` itself, reading ahead on its own thread: the answers of the processor alone.
-    @Test func aSendIntoAGrownLogAnswersAsTheProcessorAlone() throws {
-        let folder = TemporaryDirectory()
-        let streams = (1...12).map { "s\($0)" }
-        let ahead = try Self.grownLog(at: folder.child("ahead"), streams: streams)
-        let alone = try Self.grownLog(at: folder.child("alone"), streams: streams)
-        let envelopes = Self.visits(streams)
+    /// `send` of `envelopes` into `ahead`, reading on its own thread (reads of `chunkSize` bytes),
+    /// answers as a processor alone answers them one by one on `alone`, a log grown alike, and
+    /// leaves the same events; returns the answers.
+    private static func sendAnswersAsTheProcessorAlone(_ envelopes: [CommandEnvelope], ahead: LMDBEventLog, alone: LMDBEventLog,
+                                                       chunkSize: Int = 1 << 20, in folder: TemporaryDirectory) throws -> [String] {
         let input = folder.child("in.ndjson")
         try envelopes.map { WireCommand.encode($0) }.joined(separator: "\n").write(toFile: input, atomically: true, encoding: .utf8)
         let descriptor = open(input, O_RDONLY)
         defer { close(descriptor) }
         let output = BufferOutput()
-        // Reads of about 20 lines: the streams are met over many of them.
         _ = try SendSession(processor: CommandProcessor(log: ahead, clock: SteppingClock(), ids: SequentialIDGenerator()), output: output)
-            .run(reader: LineReader(fileDescriptor: descriptor, chunkSize: 2_048))
+            .run(reader: LineReader(fileDescriptor: descriptor, chunkSize: chunkSize))
         let processor = CommandProcessor(log: alone, clock: SteppingClock(), ids: SequentialIDGenerator())
         let expected = try envelopes.map { FlowJSON.answer(try processor.handle($0)) }
         #expect(output.text.split(separator: "\n").map(String.init) == expected)
         #expect(try ahead.eventSummaries() == alone.eventSummaries())
+        return expected
+    }
+
+    /// `send` itself, reading ahead on its own thread: the answers of the processor alone.
+    @Test func aSendIntoAGrownLogAnswersAsTheProcessorAlone() throws {
+        let folder = TemporaryDirectory()
+        let streams = (1...12).map { "s\($0)" }
+        // Reads of about 20 lines: the streams are met over many of them.
+        _ = try Self.sendAnswersAsTheProcessorAlone(Self.visits(streams), ahead: try Self.grownLog(at: folder.child("ahead"), streams: streams),
+                                                    alone: try Self.grownLog(at: folder.child("alone"), streams: streams),
+                                                    chunkSize: 2_048, in: folder)
     }
 
     /// `send` of one command per session in turn over more sessions than a slice loads: the
@@ -225,22 +233,11 @@ struct StatePrefetchTests {
     @Test func aSendOfOneCommandPerSessionInTurnAnswersAsTheProcessorAlone() throws {
         let folder = TemporaryDirectory()
         let streams = (1...(StatePrefetcher.statesPerSlice + 100)).map { "s\($0)" }
-        let ahead = try Self.manyStreamsLog(at: folder.child("ahead"), streams: streams)
-        let alone = try Self.manyStreamsLog(at: folder.child("alone"), streams: streams)
-        // Two rounds: a product, then a payment for the order each session placed (a duplicate).
-        let envelopes = streams.map { Self.add($0, "p2") } + streams.map { Self.pay("o1", stream: $0) }
-        let input = folder.child("in.ndjson")
-        try envelopes.map { WireCommand.encode($0) }.joined(separator: "\n").write(toFile: input, atomically: true, encoding: .utf8)
-        let descriptor = open(input, O_RDONLY)
-        defer { close(descriptor) }
-        let output = BufferOutput()
-        _ = try SendSession(processor: CommandProcessor(log: ahead, clock: SteppingClock(), ids: SequentialIDGenerator()), output: output)
-            .run(reader: LineReader(fileDescriptor: descriptor))
-        let processor = CommandProcessor(log: alone, clock: SteppingClock(), ids: SequentialIDGenerator())
-        let expected = try envelopes.map { FlowJSON.answer(try processor.handle($0)) }
-        #expect(output.text.split(separator: "\n").map(String.init) == expected)
-        #expect(expected.last?.contains("noCheckoutInProgress") == true, "\(expected.last ?? "")")
-        #expect(try ahead.eventSummaries() == alone.eventSummaries())
+        // Two rounds: a product, then a payment, refused (no checkout is in progress).
+        let envelopes = streams.map { Self.add($0, "p2") } + streams.map { Self.pay("o2", stream: $0) }
+        let answers = try Self.sendAnswersAsTheProcessorAlone(envelopes, ahead: try Self.manyStreamsLog(at: folder.child("ahead"), streams: streams),
+                                                              alone: try Self.manyStreamsLog(at: folder.child("alone"), streams: streams), in: folder)
+        #expect(answers.last?.contains("noCheckoutInProgress") == true, "\(answers.last ?? "")")
     }
 
     @Test func aStreamAnotherWriterMovedAfterItsStateWasReadIsDecidedAgainstTheLog() throws {
