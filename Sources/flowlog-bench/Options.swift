@@ -1,3 +1,5 @@
+import Foundation
+
 /// `flowlog-bench`'s options.
 struct Options {
     var events = 1_000_000
@@ -6,13 +8,13 @@ struct Options {
     var work = ".build/bench-work"
     var flowlog = ".build/release/flowlog"
     var python = "/usr/bin/python3"
-    var baselineScript = "scripts/bench_baseline.py"
+    var baselineScript = Options.repositoryFile("scripts/bench_baseline.py")
     var cases: Set<String> = ["send", "import", "replay", "export", "state", "longstream", "group", "postgres"]
     /// The `postgres` case: commands for `send`, and the Python (a venv with PyPI's eventsourcing and
     /// psycopg, which `scripts/bench` makes) that runs the peer.
     var postgresCommands = 200_000
     var peerPython = ".build-pyvenv/bin/python"
-    var peerScript = "scripts/bench_eventsourcing.py"
+    var peerScript = Options.repositoryFile("scripts/bench_eventsourcing.py")
     /// With `--scale`, the sizes of the many-stream logs the scale cases build (events; one stream per 1,000).
     var scaleSizes: [Int] = []
     /// Where `--scale` writes its plot (default: WORK/scale.svg); the README shows docs/bench-scale.svg.
@@ -23,6 +25,15 @@ struct Options {
     var writeCommands: String?
     var streams = 1_000
     var firstVisit = 0
+
+    /// A file of the repository: `path` as given where it exists from the working folder (the
+    /// repository's, as `scripts/bench` runs it), else beside the sources this bench was built
+    /// from, so that a bench started from another folder still finds its Python baselines.
+    static func repositoryFile(_ path: String, source: String = #filePath) -> String {
+        if FileManager.default.fileExists(atPath: path) { return path }
+        let root = URL(fileURLWithPath: source).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        return root.appendingPathComponent(path).path
+    }
 
     /// What `--help` prints, and what follows an option error.
     static let usage = """
