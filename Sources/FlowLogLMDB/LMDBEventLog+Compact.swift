@@ -15,8 +15,9 @@ extension LMDBEventLog {
     /// commit's fold carries on.
     ///
     /// The steps, each needed for what follows it:
-    /// 1. the log lock, exclusively and at once (`LogLock`), or `FlowLogError.logInUse` naming the
-    ///    processes that hold the log open: a process with `data.mdb` mapped would go on with the old
+    /// 1. the log lock, exclusively (`LogLock`, waiting half a second for a holder letting go), or
+    ///    `FlowLogError.logInUse` naming the processes that hold the log open: a process with
+    ///    `data.mdb` mapped would go on with the old
     ///    file. This process opens no `LMDBEventLog` of its own (its shared lock would wait for ever
     ///    on this exclusive one): it reads the environment directly, read-only;
     /// 2. LMDB's compacting copy (`MDB_CP_COMPACT`, one read transaction) into `data.mdb.compact`,

@@ -63,14 +63,22 @@ public final class LogLock {
         return LogLock(descriptor: descriptor, created: created, path: path)
     }
 
-    /// The exclusive lock, at once, or `FlowLogError.logInUse` naming the processes that hold the log
-    /// open (Linux's /proc/locks), or "another process" where none can be named.
-    public static func exclusive(in folder: String, for operation: String) throws(FlowLogError) -> LogLock {
+    /// The exclusive lock, or `FlowLogError.logInUse` naming the processes that hold the log open
+    /// (Linux's /proc/locks), or "another process" where none can be named. A holder that is letting
+    /// go is waited for, up to `patience` seconds: a process ending, or a child another thread of
+    /// this process just forked (it shares the lock's open file until it runs its program, which
+    /// closes it), holds the lock for moments, and an open that ends then is no reason to refuse.
+    public static func exclusive(in folder: String, for operation: String, patience: Double = 0.5) throws(FlowLogError) -> LogLock {
         let path = Self.path(in: folder)
         guard let (descriptor, created) = try openFile(path, folder: folder) else { throw .permissionDenied(path: folder) }
+        let deadline = MonotonicClock.seconds() + patience
         while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
             let code = errno
             if code == EINTR { continue }
+            if code == EWOULDBLOCK, MonotonicClock.seconds() < deadline {
+                usleep(10_000)
+                continue
+            }
             let holders = code == EWOULDBLOCK ? Self.holders(of: descriptor) : []
             close(descriptor)
             if code == EWOULDBLOCK { throw .logInUse(LogInUse(path: folder, operation: operation, pids: holders)) }

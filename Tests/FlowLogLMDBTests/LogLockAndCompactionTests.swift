@@ -76,6 +76,31 @@ struct LogLockAndCompactionTests {
         #expect(LogInUse(path: "x", operation: "flowlog compact", pids: [12, 34]).description.contains("open in processes 12, 34"))
     }
 
+    /// A holder that lets go within moments (a process ending, a child just forked that has not
+    /// yet run its program) is waited for; one that stays is refused once the patience runs out.
+    @Test func theExclusiveLockWaitsAMomentForAHolderLettingGo() throws {
+        let folder = TemporaryDirectory()
+        let path = folder.child("log")
+        try makeLog(path, streams: 1)
+        let held = open(LogLock.path(in: path), O_RDONLY | O_CLOEXEC)
+        #expect(held >= 0 && flock(held, LOCK_SH) == 0)
+        let releaser = Thread {
+            usleep(100_000)
+            close(held)
+        }
+        releaser.start()
+        do {
+            let lock = try LogLock.exclusive(in: path, for: "compact", patience: 5)
+            withExtendedLifetime(lock) {}
+        }
+
+        let staying = try LMDBEventLog(path: path, access: .readOnly)
+        let started = MonotonicClock.seconds()
+        #expect(throws: FlowLogError.self) { try LogLock.exclusive(in: path, for: "compact", patience: 0.2) }
+        #expect(MonotonicClock.seconds() - started >= 0.2)
+        withExtendedLifetime(staying) {}
+    }
+
     /// A log opened while a compaction holds the lock waits for it, then opens the new file.
     @Test func anOpenWaitsWhileTheExclusiveLockIsHeld() throws {
         let folder = TemporaryDirectory()
