@@ -17,9 +17,9 @@ extension LMDBEventLog {
     /// The steps, each needed for what follows it:
     /// 1. the log lock, exclusively (`LogLock`, waiting half a second for a holder letting go), or
     ///    `FlowLogError.logInUse` naming the processes that hold the log open: a process with
-    ///    `data.mdb` mapped would go on with the old
-    ///    file. This process opens no `LMDBEventLog` of its own (its shared lock would wait for ever
-    ///    on this exclusive one): it reads the environment directly, read-only;
+    ///    `data.mdb` mapped would go on with the old file. This process opens no `LMDBEventLog` of
+    ///    its own (its shared lock would wait for ever on this exclusive one): it reads the
+    ///    environment directly, read-only;
     /// 2. LMDB's compacting copy (`MDB_CP_COMPACT`, one read transaction) into `data.mdb.compact`,
     ///    synced, with `data.mdb`'s permissions; the environment is then closed;
     /// 3. `rename` over `data.mdb`, which is atomic, and the folder synced: a SIGKILL at any moment

@@ -79,7 +79,7 @@ struct ScaleRow {
     /// For `send` into the log: the median, over the runs, of each run's rate against the empty
     /// log's in the same run. The empty log's send moves by a third between runs here, and a
     /// ratio of the two medians moves with it; a run's two sends are seconds apart.
-    var pairedRatio: Double? = nil
+    let pairedRatio: Double?
 
     var rate: Double { Double(work) / measure.seconds }
 }
@@ -99,8 +99,9 @@ func runScale(_ options: Options, finished: ([ScaleRow]) throws -> Void = { _ in
         for _ in 0..<options.runs { ceilings.samples.append(try python(options, ["walk", path, "events"]).seconds) }
         let ceiling = Double(events) / ceilings.median
         log("scale \(size): ceiling \(Int(ceiling)) records/s")
-        func add(_ command: String, work: Int, _ measure: ProcessMeasure, ceilinged: Bool = false) {
-            rows.append(ScaleRow(events: events, streams: streams, command: command, work: work, measure: measure, ceiling: ceilinged ? ceiling : nil))
+        func add(_ command: String, work: Int, _ measure: ProcessMeasure, ceilinged: Bool = false, pairedRatio: Double? = nil) {
+            rows.append(ScaleRow(events: events, streams: streams, command: command, work: work, measure: measure,
+                                 ceiling: ceilinged ? ceiling : nil, pairedRatio: pairedRatio))
             log("  \(command): \(Int(Double(work) / measure.seconds))/s, RSS \(measure.peakRSS >> 20) MB, anon \(measure.peakAnon >> 20) MB")
         }
         add("replay --summary", work: events, try medianMeasure(runs: options.runs) {
@@ -149,8 +150,8 @@ func runScale(_ options: Options, finished: ([ScaleRow]) throws -> Void = { _ in
         }
         let send = ProcessMeasure(seconds: Timings(samples: sends.map(\.seconds)).median, peakRSS: sends.map(\.peakRSS).max()!, peakAnon: sends.map(\.peakAnon).max()!)
         let empty = ProcessMeasure(seconds: Timings(samples: empties.map(\.seconds)).median, peakRSS: empties.map(\.peakRSS).max()!, peakAnon: empties.map(\.peakAnon).max()!)
-        add("send 100k commands", work: options.commands, send)
-        rows[rows.count - 1].pairedRatio = Timings(samples: zip(sends, empties).map { $1.seconds / $0.seconds }).median
+        add("send 100k commands", work: options.commands, send,
+            pairedRatio: Timings(samples: zip(sends, empties).map { $1.seconds / $0.seconds }).median)
         add("send 100k commands into an empty log", work: options.commands, empty)
         // send, one command for each session in turn: a commit then names as many streams as it
         // holds commands (where a read of visits names about 1,000), each with pages of its own.
