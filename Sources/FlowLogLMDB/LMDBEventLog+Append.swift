@@ -18,6 +18,14 @@ extension LMDBEventLog {
         return results
     }
 
+    /// The puts the last append left, moved out (not copied: a copy would share their buffers,
+    /// and the first put would copy them whole).
+    private func takeReusablePuts() -> PendingEventPuts {
+        var puts = PendingEventPuts()
+        swap(&puts, &reusablePuts)
+        return puts
+    }
+
     /// The append inside a write transaction of the caller's (a forget appends its audit events
     /// in its own), in the layout of the log's schema as the transaction sees it.
     /// In a schema-4 log the stream-index entries and kept rows go to one batch record; the
@@ -30,8 +38,10 @@ extension LMDBEventLog {
         return try withUnsafeMutablePointer(to: &encoder) { encoder in
             try withUnsafeMutablePointer(to: &salts) { salts in
                 var storage = AppendStorage(log: self, txn: txn, encoder: encoder, salts: salts, layout: layout, snapshotInterval: interval,
-                                            pending: pending, batching: batching)
+                                            pending: pending, batching: batching, puts: takeReusablePuts())
                 let results = try AppendRules.apply(requests, in: &storage)
+                // Written and emptied by `finish`, their room kept for the next append.
+                reusablePuts = storage.puts
                 return (results, storage.foldDue)
             }
         }
@@ -52,7 +62,8 @@ struct AppendStorage: AppendTransaction {
     /// The layout of the log's schema, read in this transaction (an upgrade may have raised it).
     let layout: RecordLayout
     let snapshotInterval: Int
-    private var puts = PendingEventPuts()
+    /// The log's reused puts (`LMDBEventLog.reusablePuts`), handed back once written.
+    private(set) var puts: PendingEventPuts
     /// How many kept rows each stream the batch kept rows for holds so far.
     private var rowCounts: [String: Int] = [:]
     /// The batch records this transaction started with. Its bytes are clean pages of the map,
@@ -65,7 +76,8 @@ struct AppendStorage: AppendTransaction {
     private(set) var foldDue = false
 
     init(log: LMDBEventLog, txn: Transaction, encoder: UnsafeMutablePointer<BinaryWriter>, salts: UnsafeMutablePointer<RecordSalts>,
-         layout: RecordLayout, snapshotInterval: Int, pending: PendingIndex, batching: Bool) {
+         layout: RecordLayout, snapshotInterval: Int, pending: PendingIndex, batching: Bool, puts: PendingEventPuts = PendingEventPuts()) {
+        self.puts = puts
         self.pending = pending
         self.batching = batching
         self.log = log

@@ -75,6 +75,10 @@ public final class LMDBEventLog: EventLog {
     var encoder = BinaryWriter(capacity: 512)
     /// Salts for appended records in the salted layout, drawn from the kernel in batches.
     var salts = RecordSalts()
+    /// The last append's puts, written and emptied, with their buffers' room: the next append
+    /// (of a `send` of many, about as large) fills them without growing them from nothing, which
+    /// copied each buffer a dozen times a commit and touched fresh pages each time.
+    var reusablePuts = PendingEventPuts()
     /// The shared log lock (`LogLock`), held while this object lives, so that `compact` never swaps
     /// `data.mdb` under it.
     let logLock: LogLock

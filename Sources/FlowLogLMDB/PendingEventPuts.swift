@@ -89,13 +89,16 @@ struct PendingEventPuts {
         }
     }
 
-    /// Writes and forgets every waiting put. Returns the earliest-tagged event whose id the log (or
-    /// an earlier put) already had; the other puts are written regardless.
+    /// Writes and forgets every waiting put (the buffers keep their room: `LMDBEventLog.reusablePuts`).
+    /// Returns the earliest-tagged event whose id the log (or an earlier put) already had; the other
+    /// puts are written regardless.
     mutating func write(to log: LMDBEventLog, _ txn: Transaction) throws -> (tag: Int, eventId: EventID)? {
         _ = try records.write(to: log.eventsDB, in: txn, appending: true)
         _ = try index.write(to: log.streamIndexDB, in: txn)
         if let fingerprintsDB = log.fingerprintsDB {
             try fingerprints.write(to: fingerprintsDB, in: txn)
+        } else {
+            fingerprints = FingerprintRuns()
         }
         guard let refused = try eventIds.write(to: log.eventIdsDB, in: txn, flags: .noOverwrite, appending: true),
               let id = Keys.decodeEventID(refused.key) else { return nil }
