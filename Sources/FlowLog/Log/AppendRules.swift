@@ -102,13 +102,15 @@ public enum AppendRules {
             for offset in 0..<eventCount {
                 position += 1
                 version += 1
-                let new = requests[index].events[offset]
+                // The record is made from the request's event in place: a copy of the event first
+                // retained and released every string it holds once more, on the thread that writes.
                 let record = RecordedEvent(position: position, stream: stream, version: version,
-                                           eventId: new.eventId, timestamp: new.timestamp, actor: new.actor,
-                                           correlationId: new.correlationId, causationId: new.causationId, event: new.event)
+                                           eventId: requests[index].events[offset].eventId, timestamp: requests[index].events[offset].timestamp,
+                                           actor: requests[index].events[offset].actor, correlationId: requests[index].events[offset].correlationId,
+                                           causationId: requests[index].events[offset].causationId, event: requests[index].events[offset].event)
                 previousHash = try transaction.store(record, chainedTo: previousHash,
                                                      fingerprint: fingerprinted ? requests[index].fingerprints[offset] : nil, streamOrdinal: ordinal)
-                if let derived = KeptRow(for: new.event) {
+                if let derived = KeptRow(for: record.event) {
                     let given = keptRow < requests[index].keptRows.count ? requests[index].keptRows[keptRow] : nil
                     keptRow += 1
                     try transaction.keep(given ?? derived, stream: stream, version: version)
