@@ -41,6 +41,14 @@ public protocol Decider {
     static func mayNeedKeptRows(_ command: Command) -> Bool
     /// Puts rows read back from storage into a state decoded without them.
     static func restoreKeptRows(_ rows: [KeptRow], into state: inout State)
+    /// What a slim state remembers of a row it no longer holds, so that `needsKeptRows` can still
+    /// rule out most commands: a hash of the row's key, from the key's UTF-8 (storage hashes the
+    /// keys of stored rows without making the rows).
+    static func keptRowKeyHash(utf8 key: UnsafeRawBufferPointer) -> UInt64
+    /// Puts a slim history into a state decoded without its rows, as a writer's cache keeps a long
+    /// one: the latest row whole, and the `droppedKeyHashes` (`keptRowKeyHash`) of the rows before
+    /// it, oldest first. `keptRowCount(of:)` then counts them all.
+    static func restoreSlimKeptRows(latest: KeptRow, droppedKeyHashes: [UInt64], into state: inout State)
     /// The row with what may name the person blanked (its personal columns, and anything else):
     /// what the read model keeps of a forgotten stream's rows.
     static func anonymized(_ row: KeptRow) -> KeptRow

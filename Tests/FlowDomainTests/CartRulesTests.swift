@@ -296,6 +296,27 @@ struct DroppedOrderIdsTests {
         #expect(!FlowDecider.mayNeedKeptRows(.cart(.checkout)))
     }
 
+    /// Storage restores a slim history through the `Decider` hooks, hashing stored ids as it reads
+    /// them: the state it makes answers as the cache's own slimmed state does.
+    @Test func aSlimHistoryRestoredThroughTheDeciderAnswersAsOneSlimmedInMemory() {
+        var slimmed = FlowState()
+        slimmed.orders = Self.history(5)
+        slimmed.orders.keepOnlyLatest(rememberingIds: true)
+        var restored = FlowState()
+        let hashes = ["o0", "o1", "o2", "o3"].map { id in
+            Array(id.utf8).withUnsafeBytes { FlowDecider.keptRowKeyHash(utf8: $0) }
+        }
+        FlowDecider.restoreSlimKeptRows(latest: Self.history(5).orders[4], droppedKeyHashes: hashes, into: &restored)
+        #expect(FlowDecider.keptRowCount(of: restored) == 5)
+        #expect(FlowDecider.keptRows(of: restored) == FlowDecider.keptRows(of: slimmed))
+        for id in ["o0", "o3", "o4", "new"] {
+            let payment = AppCommand.payment(.succeeded(.init(orderId: id)))
+            #expect(FlowDecider.needsKeptRows(payment, state: restored) == FlowDecider.needsKeptRows(payment, state: slimmed), "\(id)")
+        }
+        #expect(FlowDecider.needsKeptRows(.payment(.succeeded(.init(orderId: "o1"))), state: restored))
+        #expect(!FlowDecider.needsKeptRows(.payment(.succeeded(.init(orderId: "new"))), state: restored))
+    }
+
     @Test func aDropThatForgotItsIdsRulesOutNothing() {
         var history = Self.history(5)
         history.keepOnlyLatest()

@@ -29,6 +29,13 @@ extension FlowDecider: Decider {
 
     public static func restoreKeptRows(_ rows: [Order], into state: inout FlowState) { state.orders = OrderHistory(orders: rows) }
 
+    /// An order's key is its id.
+    public static func keptRowKeyHash(utf8 key: UnsafeRawBufferPointer) -> UInt64 { OrderHistory.idHash(utf8: key) }
+
+    public static func restoreSlimKeptRows(latest: Order, droppedKeyHashes: [UInt64], into state: inout FlowState) {
+        state.orders = OrderHistory(latest: latest, droppedCount: droppedKeyHashes.count, droppedIdHashes: droppedKeyHashes)
+    }
+
     /// The order's id is the client's choice and may name the person; its total, item count and
     /// currency stay, so revenue still adds up.
     public static func anonymized(_ order: Order) -> Order {

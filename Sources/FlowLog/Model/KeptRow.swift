@@ -29,6 +29,13 @@ public struct KeptRow: Equatable, Sendable {
 
     package static func decode(_ bytes: UnsafeRawBufferPointer) -> KeptRow? { StateCodec.decodeOrder(bytes).map(KeptRow.init) }
 
+    /// The next row `encode` wrote, read from `reader`; `nil` when its bytes hold none.
+    static func read(_ reader: inout BinaryReader) -> KeptRow? { ((try? StateCodec.readOrder(&reader)) ?? nil).map(KeptRow.init) }
+
+    /// Steps over the next row `encode` wrote and gives its key's bytes (`Decider.keptRowKeyHash`),
+    /// without making the row; `nil` when its bytes hold none.
+    static func readKey(_ reader: inout BinaryReader) -> UnsafeRawBufferPointer? { (try? StateCodec.orderId(&reader)) ?? nil }
+
     // MARK: Columns
 
     /// The typed columns the domain declared for the read model's table of kept rows.
@@ -59,20 +66,22 @@ public struct KeptRows: Sendable {
     public init(_ state: StreamState) { rows = LogDecider.keptRows(of: state.value) }
 
     /// Rows read for a slim state (`StateUpkeep.slimForCache`): of the stream's `count` rows the
-    /// latest is made, the others only hashed by their ids, from their bytes. Loading a session of
-    /// 70 orders only to drop 69 of them made an order (and its strings) of each, then hashed and
-    /// dropped it.
+    /// latest is made, the others only hashed by their keys (`Decider.keptRowKeyHash`), from their
+    /// bytes. Loading a session of 70 orders only to drop 69 of them made an order (and its
+    /// strings) of each, then hashed and dropped it.
     package init(latestOf count: Int) {
         slim = SlimRows(total: count)
-        slim?.idHashes.reserveCapacity(count)
+        slim?.keyHashes.reserveCapacity(count)
     }
 
     public var count: Int { slim?.count ?? rows.count }
 
-    /// The slim history the rows make, once all were read (`init(latestOf:)`); `nil` otherwise.
-    var slimHistory: OrderHistory? {
-        guard let slim, slim.count == slim.total, let latest = slim.latest else { return nil }
-        return OrderHistory(latest: latest, droppedCount: slim.total - 1, droppedIdHashes: slim.idHashes)
+    /// Puts the slim history the rows make into `state` (`Decider.restoreSlimKeptRows`), once all
+    /// were read (`init(latestOf:)`); `false`, changing nothing, otherwise.
+    func restoreSlim(into state: inout LogDecider.State) -> Bool {
+        guard let slim, slim.count == slim.total, let latest = slim.latest else { return false }
+        LogDecider.restoreSlimKeptRows(latest: latest, droppedKeyHashes: slim.keyHashes, into: &state)
+        return true
     }
 
     /// Appends one row as `KeptRow.encode` wrote it; `false` when the bytes hold none.
@@ -100,17 +109,18 @@ public struct KeptRows: Sendable {
 private struct SlimRows: Sendable {
     let total: Int
     var count = 0
-    var idHashes: [UInt64] = []
-    var latest: Order?
+    /// The hashes of the keys of the rows before the latest, oldest first.
+    var keyHashes: [UInt64] = []
+    var latest: LogDecider.KeptRow?
 
-    /// Reads the next row from `reader`: the latest is made, any other hashed by its id.
+    /// Reads the next row from `reader`: the latest is made, any other hashed by its key.
     mutating func take(_ reader: inout BinaryReader) -> Bool {
         if count + 1 == total {
-            guard let order = (try? StateCodec.readOrder(&reader)) ?? nil else { return false }
-            latest = order
+            guard let row = KeptRow.read(&reader) else { return false }
+            latest = row.value
         } else {
-            guard let id = (try? StateCodec.orderId(&reader)) ?? nil else { return false }
-            idHashes.append(OrderHistory.idHash(utf8: id))
+            guard let key = KeptRow.readKey(&reader) else { return false }
+            keyHashes.append(LogDecider.keptRowKeyHash(utf8: key))
         }
         count += 1
         return true

@@ -27,8 +27,9 @@ public struct StreamState: Equatable, Sendable {
     /// with a row index of its own needs no more, and would otherwise grow with every row.
     package mutating func keepOnlyLatestKeptRow() { StateUpkeep.keepOnlyLatestKeptRow(&value) }
 
+    /// Puts rows read back from storage's index into the state, whole or slim (`KeptRows(latestOf:)`).
     public mutating func restoreKeptRows(_ rows: KeptRows) {
-        if let slim = rows.slimHistory { value.orders = slim } else { LogDecider.restoreKeptRows(rows.rows, into: &value) }
+        if !rows.restoreSlim(into: &value) { LogDecider.restoreKeptRows(rows.rows, into: &value) }
     }
 
     // MARK: Bytes
