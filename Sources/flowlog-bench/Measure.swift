@@ -88,6 +88,12 @@ struct Report {
             if let baseline = row.baseline, let name = row.baselineName {
                 let ratio = (row.work / t.median) / (row.baselineWork / baseline.median)
                 line += " | \(name) | \(rate(row.baselineWork, baseline.median)) \(row.unit)/s | \(String(format: "%.2f", ratio))×"
+                // Each run against the baseline's run beside it: the machine's speed drifts between
+                // runs (the same command moved by half), and a pair shares the moment.
+                if baseline.samples.count == t.samples.count, t.samples.count > 1 {
+                    let paired = Timings(samples: zip(t.samples, baseline.samples).map { (row.work / $0) / (row.baselineWork / $1) })
+                    line += String(format: " (%.2f× run by run)", paired.median)
+                }
             } else {
                 line += " | | | "
             }
