@@ -247,7 +247,7 @@ struct IntegrityWalk {
     }
 
     private static func isKey(_ key: UnsafeRawBufferPointer, of prefix: [UInt8], version: Int) -> Bool {
-        key.count == prefix.count + 8 && Keys.decodeNumber(key) == version && key.starts(with: prefix)
+        key.count == prefix.count + 8 && Keys.decodeNumber(key) == version && Keys.key(key, startsWith: prefix)
     }
 
     /// The position each entry's event-id entry holds (or `none`), read in id order: the entry an

@@ -79,7 +79,7 @@ private struct OlderLayoutFingerprints {
         var values: [UInt64?] = []
         var entry = try keys.withStreamVersion(event.stream, event.version) { try index.seek(atOrAfter: $0) }
         let wanted = buffered < Self.limit ? Self.run : 1
-        while values.count < wanted, let (key, value) = entry, key.starts(with: prefix),
+        while values.count < wanted, let (key, value) = entry, Keys.key(key, startsWith: prefix),
               Keys.decodeNumber(key) == event.version + values.count, key.count == prefix.count + 8 {
             values.append(Keys.decodeFingerprint(value))
             entry = try index.next()

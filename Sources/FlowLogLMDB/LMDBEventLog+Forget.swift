@@ -134,7 +134,7 @@ extension LMDBEventLog: StreamForgetting {
         var keys: [[UInt8]] = []
         try txn.withCursor(database) { cursor in
             var entry = try cursor.seek(atOrAfter: prefix)
-            while let (key, _) = entry, key.starts(with: prefix) {
+            while let (key, _) = entry, Keys.key(key, startsWith: prefix) {
                 keys.append(Array(key))
                 entry = try cursor.next()
             }

@@ -37,7 +37,7 @@ extension LMDBEventLog {
         let complete = try txn.withCursor(rowsDB) { cursor in
             var entry = try cursor.seek(atOrAfter: Keys.streamVersion(stream, first))
             var number = first
-            while number < first + Self.rowsPerPage, let (key, stored) = entry, key.starts(with: prefix),
+            while number < first + Self.rowsPerPage, let (key, stored) = entry, Keys.key(key, startsWith: prefix),
                   Keys.decodeNumber(key) == number, stored.count > 8 {
                 // The row as the index encodes it, without the version in front.
                 value.write(bytes: UnsafeRawBufferPointer(rebasing: stored[8...]))
@@ -62,7 +62,7 @@ extension LMDBEventLog {
         try txn.withCursor(rowsDB) { cursor in
             let prefix = Keys.streamPrefix(stream)
             let entry = try cursor.seek(atOrAfter: prefix + [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF])
-            guard let (key, _) = entry == nil ? try cursor.last() : try cursor.previous(), key.starts(with: prefix) else { return 0 }
+            guard let (key, _) = entry == nil ? try cursor.last() : try cursor.previous(), Keys.key(key, startsWith: prefix) else { return 0 }
             return Keys.decodeNumber(key)
         }
     }
@@ -79,7 +79,7 @@ extension LMDBEventLog {
         let prefix = Keys.streamPrefix(stream)
         try txn.withCursor(rowsDB) { cursor in
             var entry = try cursor.seek(atOrAfter: Keys.streamVersion(stream, rows.count + 1))
-            while rows.count < count, let (key, value) = entry, key.starts(with: prefix), value.count > 8,
+            while rows.count < count, let (key, value) = entry, Keys.key(key, startsWith: prefix), value.count > 8,
                   rows.append(encoded: UnsafeRawBufferPointer(rebasing: value[8...])) {
                 entry = try cursor.next()
             }
@@ -96,7 +96,7 @@ extension LMDBEventLog {
         try txn.withCursor(rowPagesDB) { cursor in
             var entry = try cursor.seek(atOrAfter: Keys.streamVersion(stream, 1))
             var page = 1
-            while page * Self.rowsPerPage <= count, let (key, value) = entry, key.starts(with: prefix), Keys.decodeNumber(key) == page,
+            while page * Self.rowsPerPage <= count, let (key, value) = entry, Keys.key(key, startsWith: prefix), Keys.decodeNumber(key) == page,
                   rows.append(page: value, count: Self.rowsPerPage) {
                 page += 1
                 entry = try cursor.next()

@@ -133,7 +133,7 @@ extension LMDBEventLog: LogFollowing {
                     return true
                 }
                 var entry = try index.seek(atOrAfter: Keys.streamVersion(stream, fromVersion))
-                while let (key, value) = entry, key.starts(with: prefix) {
+                while let (key, value) = entry, Keys.key(key, startsWith: prefix) {
                     guard try visit(Keys.decodePosition(value)) else { return }
                     entry = try index.next()
                 }

@@ -84,7 +84,7 @@ extension LMDBEventLog: SnapshotStore {
         return try txn.withCursor(snapshotsDB) { cursor in
             var entry = try cursor.seek(atOrAfter: Keys.streamVersion(stream, ceiling + 1))
             entry = entry == nil ? try cursor.last() : try cursor.previous()
-            while let (key, value) = entry, key.starts(with: prefix) {
+            while let (key, value) = entry, Keys.key(key, startsWith: prefix) {
                 if var snapshot = Self.decodeSnapshot(key: key, value: value),
                    let rows = try keptRows(of: stream, count: snapshot.keptRowCount, pending, txn) {
                     snapshot.state.restoreKeptRows(rows)
