@@ -1,6 +1,7 @@
 @testable import FlowLogLMDB
 @testable import FlowLog
 import FlowDomain
+import FlowLogMemory
 import FlowLogTesting
 import LMDB
 import Testing
@@ -62,5 +63,44 @@ struct HeadsTests {
             let loaded = try target.state(ofStream: stream)
             #expect(loaded.state == (try source.replayedState(ofStream: stream)).state)
         }
+    }
+
+    private static func orders(_ count: Int, stream: String) -> [CommandEnvelope] {
+        (1...count).flatMap { number in
+            [CommandEnvelope(stream: stream, command: .cart(.addProduct(.init(productId: "p\(number)", name: nil, unitPrice: 500, quantity: 1)))),
+             CommandEnvelope(stream: stream, command: .cart(.checkout)),
+             CommandEnvelope(stream: stream, command: .payment(.succeeded(.init(orderId: "o\(number)"))))]
+        }
+    }
+
+    /// A log that keeps rows apart stores heads and snapshots without them, so a request carries
+    /// its state without its older rows (`CommandProcessor.stateToKeep`): a copy of the whole
+    /// history in every head's request made each next order copy the history again (`send` into
+    /// one long session peaked at 91 MB). The heads written so load as a fold of the events does.
+    @Test func aRequestCarriesTheStateToKeepWithoutItsOlderRowsAndTheHeadLoadsAsAFold() throws {
+        // Given one session that placed 40 orders in one batch, on an LMDB log
+        let folder = TemporaryDirectory()
+        let log = try LMDBEventLog(path: folder.child("log"))
+        let processor = CommandProcessor(log: log, clock: SteppingClock(), ids: SequentialIDGenerator())
+        let outcomes = try processor.handle(Self.orders(40, stream: "s"))
+        #expect(outcomes.allSatisfy { if case .accepted = $0 { true } else { false } })
+        // Then the stream loads from its head as a fold of its events rebuilds it
+        let loaded = try log.state(ofStream: "s")
+        let replayed = try log.replayedState(ofStream: "s")
+        #expect(loaded.state == replayed.state && loaded.version == replayed.version)
+        #expect(LogDecider.keptRows(of: loaded.state).count == 40)
+        // And the state a request carries holds the latest order only, and counts them all
+        let kept = processor.stateToKeep(replayed.state)
+        #expect(LogDecider.keptRows(of: kept).count == 1 && LogDecider.keptRowCount(of: kept) == 40)
+        #expect(LogDecider.keptRows(of: kept).last == LogDecider.keptRows(of: replayed.state).last)
+    }
+
+    /// A log that keeps whole states in its snapshots (memory, PostgreSQL) gets them whole.
+    @Test func aLogThatKeepsWholeStatesGetsThemWhole() throws {
+        let log = InMemoryEventLog()
+        let processor = CommandProcessor(log: log, clock: SteppingClock(), ids: SequentialIDGenerator())
+        _ = try processor.handle(Self.orders(20, stream: "s"))
+        let state = try log.replayedState(ofStream: "s").state
+        #expect(LogDecider.keptRows(of: processor.stateToKeep(state)).count == 20)
     }
 }

@@ -25,4 +25,16 @@ extension CommandProcessor {
             }
         }
     }
+
+    /// The state a request carries for the log to keep as a head or a snapshot. A log that keeps
+    /// the rows apart stores such states without them, so it gets the state without its older
+    /// rows: a copy of the whole history, held by the request, made the stream's next row copy
+    /// the history again, once for each head (one every 16 versions). `send` of 100,000 commands
+    /// into one session, 7,142 orders, peaked at 91 MB of anonymous memory that way.
+    func stateToKeep(_ state: LogDecider.State) -> LogDecider.State {
+        guard cache.keepsLatestRowOnly, LogDecider.keptRows(of: state).count > 1 else { return state }
+        var kept = state
+        StateUpkeep.keepOnlyLatestKeptRow(&kept)
+        return kept
+    }
 }

@@ -200,7 +200,7 @@ public final class CommandProcessor {
             || round.snapshotInterval.map { $0 > 0 && current.version / $0 != after / $0 } ?? true
         requests.append(AppendRequest(stream: envelope.stream, expectedVersion: current.version, commandId: envelope.commandId,
                                       events: newEvents, chained: current.requested, fingerprints: fingerprints,
-                                      stateAfter: keeps ? current.state : nil, keptRows: keptRows, commandFingerprint: fingerprint))
+                                      stateAfter: keeps ? stateToKeep(current.state) : nil, keptRows: keptRows, commandFingerprint: fingerprint))
         decided.append(events)
         current.version += events.count
         current.requested = true
