@@ -76,7 +76,7 @@ struct AppendStorage: AppendTransaction {
     private(set) var foldDue = false
 
     init(log: LMDBEventLog, txn: Transaction, encoder: UnsafeMutablePointer<BinaryWriter>, salts: UnsafeMutablePointer<RecordSalts>,
-         layout: RecordLayout, snapshotInterval: Int, pending: PendingIndex, batching: Bool, puts: PendingEventPuts = PendingEventPuts()) {
+         layout: RecordLayout, snapshotInterval: Int, pending: PendingIndex, batching: Bool, puts: PendingEventPuts) {
         self.puts = puts
         self.pending = pending
         self.batching = batching
