@@ -10,6 +10,15 @@ struct Timings {
     }
     var min: Double { samples.min() ?? .nan }
     var max: Double { samples.max() ?? .nan }
+
+    /// The median, over runs taken in turn with `other`'s, of each run's rate (`work` in its time)
+    /// against the rate of `other`'s run beside it (`otherWork`). The machine's speed drifts between
+    /// runs (the same command moved by a third), and a pair shares the moment; `nil` unless the
+    /// runs pair up.
+    func pairedRatio(work: Double, against other: Timings, otherWork: Double) -> Double? {
+        guard !samples.isEmpty, samples.count == other.samples.count else { return nil }
+        return Timings(samples: zip(samples, other.samples).map { (work / $0) / (otherWork / $1) }).median
+    }
 }
 
 func seconds(_ body: () throws -> Void) rethrows -> Double {
@@ -88,11 +97,8 @@ struct Report {
             if let baseline = row.baseline, let name = row.baselineName {
                 let ratio = (row.work / t.median) / (row.baselineWork / baseline.median)
                 line += " | \(name) | \(rate(row.baselineWork, baseline.median)) \(row.unit)/s | \(String(format: "%.2f", ratio))×"
-                // Each run against the baseline's run beside it: the machine's speed drifts between
-                // runs (the same command moved by half), and a pair shares the moment.
-                if baseline.samples.count == t.samples.count, t.samples.count > 1 {
-                    let paired = Timings(samples: zip(t.samples, baseline.samples).map { (row.work / $0) / (row.baselineWork / $1) })
-                    line += String(format: " (%.2f× run by run)", paired.median)
+                if t.samples.count > 1, let paired = t.pairedRatio(work: row.work, against: baseline, otherWork: row.baselineWork) {
+                    line += String(format: " (%.2f× run by run)", paired)
                 }
             } else {
                 line += " | | | "

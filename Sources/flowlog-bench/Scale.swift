@@ -76,9 +76,8 @@ struct ScaleRow {
     let measure: ProcessMeasure
     /// The python3-lmdb cursor walk of the same log's event records, in the same run.
     let ceiling: Double?
-    /// For `send` into the log: the median, over the runs, of each run's rate against the empty
-    /// log's in the same run. The empty log's send moves by a third between runs here, and a
-    /// ratio of the two medians moves with it; a run's two sends are seconds apart.
+    /// For `send` into the log: its rate against the empty log's, run by run (`Timings.pairedRatio`):
+    /// a ratio of the two medians moves with the machine, and a run's two sends are seconds apart.
     let pairedRatio: Double?
 
     var rate: Double { Double(work) / measure.seconds }
@@ -150,8 +149,9 @@ func runScale(_ options: Options, finished: ([ScaleRow]) throws -> Void = { _ in
         }
         let send = ProcessMeasure(seconds: Timings(samples: sends.map(\.seconds)).median, peakRSS: sends.map(\.peakRSS).max()!, peakAnon: sends.map(\.peakAnon).max()!)
         let empty = ProcessMeasure(seconds: Timings(samples: empties.map(\.seconds)).median, peakRSS: empties.map(\.peakRSS).max()!, peakAnon: empties.map(\.peakAnon).max()!)
+        let work = Double(options.commands)
         add("send 100k commands", work: options.commands, send,
-            pairedRatio: Timings(samples: zip(sends, empties).map { $1.seconds / $0.seconds }).median)
+            pairedRatio: Timings(samples: sends.map(\.seconds)).pairedRatio(work: work, against: Timings(samples: empties.map(\.seconds)), otherWork: work))
         add("send 100k commands into an empty log", work: options.commands, empty)
         // send, one command for each session in turn: a commit then names as many streams as it
         // holds commands (where a read of visits names about 1,000), each with pages of its own.
