@@ -32,7 +32,7 @@ extension CommandProcessor {
     /// the history again, once for each head (one every 16 versions). `send` of 100,000 commands
     /// into one session, 7,142 orders, peaked at 91 MB of anonymous memory that way.
     func stateToKeep(_ state: LogDecider.State) -> LogDecider.State {
-        guard cache.keepsLatestRowOnly, LogDecider.keptRows(of: state).count > 1 else { return state }
+        guard cache.keepsLatestRowOnly else { return state }
         var kept = state
         StateUpkeep.keepOnlyLatestKeptRow(&kept)
         return kept
