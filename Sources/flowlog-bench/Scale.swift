@@ -63,9 +63,12 @@ func readProcFile(_ path: String) -> String? {
 
 /// The median of `runs` measurements, with the highest memory peaks seen.
 func medianMeasure(runs: Int, _ body: () throws -> ProcessMeasure) rethrows -> ProcessMeasure {
-    let all = try (0..<runs).map { _ in try body() }
-    let times = Timings(samples: all.map(\.seconds))
-    return ProcessMeasure(seconds: times.median, peakRSS: all.map(\.peakRSS).max()!, peakAnon: all.map(\.peakAnon).max()!)
+    medianOf(try (0..<runs).map { _ in try body() })
+}
+
+/// The median time of `runs` (at least one), with the highest peaks any of them reached.
+func medianOf(_ runs: [ProcessMeasure]) -> ProcessMeasure {
+    ProcessMeasure(seconds: Timings(samples: runs.map(\.seconds)).median, peakRSS: runs.map(\.peakRSS).max()!, peakAnon: runs.map(\.peakAnon).max()!)
 }
 
 struct ScaleRow {
@@ -147,12 +150,10 @@ func runScale(_ options: Options, finished: ([ScaleRow]) throws -> Void = { _ in
             fresh(options.work + "/scale-empty.lmdb")
             empties.append(try measureProcess(options.flowlog, ["send", "--db", options.work + "/scale-empty.lmdb"], stdin: input))
         }
-        let send = ProcessMeasure(seconds: Timings(samples: sends.map(\.seconds)).median, peakRSS: sends.map(\.peakRSS).max()!, peakAnon: sends.map(\.peakAnon).max()!)
-        let empty = ProcessMeasure(seconds: Timings(samples: empties.map(\.seconds)).median, peakRSS: empties.map(\.peakRSS).max()!, peakAnon: empties.map(\.peakAnon).max()!)
         let work = Double(options.commands)
-        add("send 100k commands", work: options.commands, send,
+        add("send 100k commands", work: options.commands, medianOf(sends),
             pairedRatio: Timings(samples: sends.map(\.seconds)).pairedRatio(work: work, against: Timings(samples: empties.map(\.seconds)), otherWork: work))
-        add("send 100k commands into an empty log", work: options.commands, empty)
+        add("send 100k commands into an empty log", work: options.commands, medianOf(empties))
         // send, one command for each session in turn: a commit then names as many streams as it
         // holds commands (where a read of visits names about 1,000), each with pages of its own.
         let turns = options.work + "/scale-turns.ndjson"
