@@ -34,6 +34,8 @@ public final class Environment {
     private let readOnly: Bool
     /// Held by every resize of the map, and shared by `readBesideWriter`.
     private let remapping = RemapLock()
+    /// Where the map is, for the bounds each transaction checks what it reads against.
+    private let location = MapLocation()
 
     public init(path: String, options: Options = Options()) throws(LMDBError) {
         var env: OpaquePointer?
@@ -202,7 +204,9 @@ public final class Environment {
                 continue
             }
             try check(code, flags & UInt32(MDB_RDONLY) != 0 ? "beginning a read transaction" : "beginning a write transaction")
-            return Transaction(handle: txn!, isReadOnly: flags & UInt32(MDB_RDONLY) != 0)
+            let readOnly = flags & UInt32(MDB_RDONLY) != 0
+            // After the begin: the last page the newest meta names is then at or past this snapshot's.
+            return Transaction(handle: txn!, isReadOnly: readOnly, bounds: location.bounds(handle, writing: !readOnly))
         }
     }
 
@@ -220,7 +224,10 @@ public final class Environment {
     /// Every resize of this process's map (0: adopt the size another process set), once no read
     /// beside the writer is under way (`RemapLock`).
     private func setMapSize(_ bytes: Int, _ operation: @autoclosure () -> String) throws(LMDBError) {
-        try remapping.resizing { () throws(LMDBError) in try check(mdb_env_set_mapsize(handle, bytes), operation()) }
+        try remapping.resizing { () throws(LMDBError) in
+            defer { location.forget() }
+            try check(mdb_env_set_mapsize(handle, bytes), operation())
+        }
     }
 }
 
@@ -233,7 +240,7 @@ extension Environment {
         }
         var txn: OpaquePointer?
         try check(mdb_txn_begin(handle, nil, UInt32(MDB_RDONLY), &txn), "beginning a read transaction")
-        let transaction = Transaction(handle: txn!, isReadOnly: true)
+        let transaction = Transaction(handle: txn!, isReadOnly: true, bounds: location.bounds(handle, writing: false))
         do {
             let databases = try names.map { try transaction.openDatabase(named: $0, create: false) }
             try check(mdb_txn_commit(txn), "committing the opening of databases")

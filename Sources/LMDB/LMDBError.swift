@@ -9,11 +9,22 @@ public struct LMDBError: Error, Equatable, Sendable, CustomStringConvertible {
     public let operation: String
     /// What FlowLog found, where it says more than LMDB's text for the code.
     public let detail: String?
+    /// Where a key or value LMDB returned lay outside the data file's used pages (`MapBounds`).
+    public let damage: Damage?
 
-    public init(code: Int32, operation: String, detail: String? = nil) {
+    /// A key or value outside the used pages: the database it was read from, the page that holds
+    /// its node when that is known, and its key when the key itself could be read.
+    public struct Damage: Equatable, Sendable {
+        public let database: String
+        public let page: Int?
+        public let key: [UInt8]?
+    }
+
+    public init(code: Int32, operation: String, detail: String? = nil, damage: Damage? = nil) {
         self.code = code
         self.operation = operation
         self.detail = detail
+        self.damage = damage
     }
 
     /// The detail given, or LMDB's description of the code (`mdb_strerror`, which also covers
