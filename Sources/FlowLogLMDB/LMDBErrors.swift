@@ -24,7 +24,7 @@ extension FlowLogError {
         guard error.isCorrupted else { return nil }
         guard let damage = error.damage else {
             return .damagedFile(FileDamage(file: path + "/data.mdb", page: nil, database: nil,
-                                           problem: "LMDB reports \(error.message.prefix(1).lowercased())\(error.message.dropFirst()) (\(error.operation))"))
+                                           problem: error.detail ?? "LMDB reports \(error.message.prefix(1).lowercased())\(error.message.dropFirst()) (\(error.operation))"))
         }
         if damage.database == LMDBEventLog.databaseNames[1], let key = damage.key, key.count == 8 {
             let position = key.withUnsafeBytes { Keys.decodePosition($0) }

@@ -1,4 +1,5 @@
 import CLMDB
+import CLMDBGuard
 import FlowLogSystem
 
 /// An open LMDB environment: one memory map over one folder (`data.mdb` and `lock.mdb`).
@@ -38,6 +39,7 @@ public final class Environment {
     private let location = MapLocation()
 
     public init(path: String, options: Options = Options()) throws(LMDBError) {
+        flowlog_guard_install()
         var env: OpaquePointer?
         try check(mdb_env_create(&env), "mdb_env_create")
         guard let env else { throw LMDBError(code: ENOMEM, operation: "mdb_env_create") }
@@ -48,6 +50,7 @@ public final class Environment {
             var flags = UInt32(MDB_NOTLS)
             if options.readOnly { flags |= UInt32(MDB_RDONLY) }
             if options.noLock { flags |= UInt32(MDB_NOLOCK) }
+            try Self.checkMetaPages(file: path + "/data.mdb", path: path)
             try check(mdb_env_open(env, path, flags, options.fileMode), "opening the LMDB environment at \(path)")
             try Self.checkFileHoldsLastCommit(env, path: path)
         } catch {
@@ -75,7 +78,9 @@ public final class Environment {
         try check(mdb_env_get_fd(env, &descriptor), "reading the environment's data file")
         var file = stat()
         guard fstat(descriptor, &file) == 0 else { throw LMDBError(code: errno, operation: "reading the size of \(path)/data.mdb") }
-        let needed = (info.me_last_pgno + 1) * Int(database.ms_psize)
+        let (pages, tooMany) = UInt(bitPattern: info.me_last_pgno).addingReportingOverflow(1)
+        let (bytes, tooLarge) = pages.multipliedReportingOverflow(by: UInt(database.ms_psize))
+        let needed = tooMany || tooLarge || bytes > UInt(Int.max) ? Int.max : Int(bytes)
         guard Int(file.st_size) < needed else { return }
         throw LMDBError(code: MDB_CORRUPTED, operation: "opening the LMDB environment at \(path)", detail: """
             data.mdb holds \(file.st_size) bytes, but its last commit uses \(needed): the file was cut short, as by a copy \

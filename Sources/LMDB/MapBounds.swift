@@ -103,7 +103,9 @@ final class MapLocation: @unchecked Sendable {
         guard base != 0 else { return .unchecked }
         var info = MDB_envinfo()
         guard mdb_env_info(env, &info) == 0 else { return .unchecked }
-        return MapBounds(base: base, used: UInt(info.me_last_pgno + 1) * pageSize, reserved: UInt(info.me_mapsize),
+        // The file holds the used pages (checked when the environment opened), so this cannot overflow.
+        let used = (UInt(bitPattern: info.me_last_pgno) &+ 1) &* pageSize
+        return MapBounds(base: base, used: used, reserved: UInt(bitPattern: info.me_mapsize),
                          pageSize: pageSize, writing: writing)
     }
 
@@ -125,7 +127,7 @@ final class MapLocation: @unchecked Sendable {
             var txn: OpaquePointer?
             guard mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &txn) == 0, let txn else { return (0, 0) }
             defer { mdb_txn_abort(txn) }
-            let snapshot = UInt64(mdb_txn_id(txn))
+            let snapshot = UInt64(truncatingIfNeeded: mdb_txn_id(txn))
             guard let leaf = PageReader(descriptor: descriptor, pageSize: pageSize).leftmostMainLeaf(snapshot: snapshot) else { continue }
             guard let leaf = leaf else { return (0, 0) }
             var cursor: OpaquePointer?

@@ -1,4 +1,5 @@
 import CLMDB
+import CLMDBGuard
 
 /// A named database (LMDB's `MDB_dbi`) inside an environment. Open it once and keep it.
 public struct Database: Sendable, Hashable {
@@ -43,7 +44,7 @@ public struct Transaction {
     public func get(_ database: Database, key: UnsafeRawBufferPointer) throws(LMDBError) -> UnsafeRawBufferPointer? {
         var keyValue = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
         var value = MDB_val()
-        let code = mdb_get(handle, database.dbi, &keyValue, &value)
+        let code = flowlog_guarded_get(handle, database.dbi, &keyValue, &value)
         if code == MDB_NOTFOUND { return nil }
         try check(code, "mdb_get")
         if !bounds.admits(value.mv_data, value.mv_size), !bounds.admitsWritten(value.mv_data, value.mv_size, mdb_txn_env(handle)) {
@@ -143,7 +144,7 @@ public struct Cursor {
     /// LMDB writes the key it lands on.
     private mutating func get(_ key: inout MDB_val, _ operation: MDB_cursor_op, _ name: StaticString) throws(LMDBError) -> Record? {
         var value = MDB_val()
-        let code = mdb_cursor_get(handle, &key, &value, operation)
+        let code = flowlog_guarded_cursor_get(handle, &key, &value, operation)
         if code == MDB_NOTFOUND { return nil }
         try check(code, name.description)
         if !bounds.admits(key.mv_data, key.mv_size) || !bounds.admits(value.mv_data, value.mv_size) {
