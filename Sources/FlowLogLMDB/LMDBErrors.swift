@@ -14,7 +14,13 @@ extension FlowLogError {
 
     /// A failed read: damage as damage (exit 65), anything else as a failure of the storage.
     static func reading(_ error: LMDBError, path: String) -> FlowLogError {
-        damage(error, path: path) ?? .io(path: path, detail: "\(error)")
+        if error.isFailedTransaction {
+            // A read transaction fails only where LMDB met a damaged page earlier in it (an error a
+            // caller passed over, such as a pending index entry it may do without).
+            return .damagedFile(FileDamage(file: path + "/data.mdb", page: nil, database: nil,
+                                           problem: "LMDB stopped reading after a damaged page (\(error.operation): \(error.message))"))
+        }
+        return damage(error, path: path) ?? .io(path: path, detail: "\(error)")
     }
 
     /// LMDB's report of damaged pages (`MDB_CORRUPTED`, `MDB_PAGE_NOTFOUND`), or a key or value it

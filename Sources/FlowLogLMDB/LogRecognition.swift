@@ -36,7 +36,14 @@ enum LogRecognition: Equatable {
                 }
             }
             guard !names.isEmpty else { return .empty }
-            guard names.contains("meta") else { return .foreign(names: Array(names.prefix(3))) }
+            guard names.contains("meta") else {
+                // FlowLog's own databases but for meta: a damaged name in the main database's page.
+                if names.contains("events"), names.contains("eventIds"), names.contains("streams") {
+                    throw LMDBError(code: MDB_CORRUPTED, operation: "reading the main database",
+                                    detail: "its main database names FlowLog's databases but not \"meta\": its page is damaged; restore the log from a backup")
+                }
+                return .foreign(names: Array(names.prefix(3)))
+            }
             let meta: Database
             do {
                 meta = try txn.openDatabase(named: "meta")

@@ -44,6 +44,8 @@ public struct LMDBError: Error, Equatable, Sendable, CustomStringConvertible {
     public var isIncompatible: Bool { code == MDB_INCOMPATIBLE }
     /// The file's pages are damaged.
     public var isCorrupted: Bool { code == MDB_CORRUPTED || code == MDB_PAGE_NOTFOUND }
+    /// The transaction failed before (LMDB marks it when it meets a damaged page) and refuses to go on.
+    public var isFailedTransaction: Bool { code == MDB_BAD_TXN }
 
     /// A `.noOverwrite` put that found its key taken.
     public static func keyExists(_ operation: String) -> LMDBError { LMDBError(code: MDB_KEYEXIST, operation: operation) }

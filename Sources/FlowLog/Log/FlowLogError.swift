@@ -57,7 +57,7 @@ public enum FlowLogError: Error, Equatable, CustomStringConvertible {
             "The log at \(path) was written with log schema \(found), but this FlowLog reads schemas up to \(supported). Upgrade FlowLog to read it; nothing was changed."
         case .damaged(let damage):
             damage.isNewerThanKnown ? "\(damage) Nothing after it was read, and nothing was changed."
-                : "\(damage) Nothing after it was read; keep a copy of the log folder for inspection."
+                : "\(damage) Nothing after it was read; keep a copy of the log folder for inspection, and restore the log from a backup."
         case .damagedFile(let damage):
             "\(damage) Nothing after it was read; keep a copy of the log folder for inspection, and restore the log from a backup."
         case .diskFull(let path):
