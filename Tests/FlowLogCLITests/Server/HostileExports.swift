@@ -28,9 +28,8 @@ extension HostileCatalogue {
         return data
     }
 
-    static func session(_ kind: HostileRequest.Kind = .craftedExport, _ lines: [String], label: String,
-                        expect: HostileRequest.Expectation) -> HostileRequest {
-        .post(kind, "/sessions", Array((lines.joined(separator: "\n") + "\n").utf8), contentType: "application/x-ndjson",
+    static func session(_ lines: [String], label: String, expect: HostileRequest.Expectation) -> HostileRequest {
+        .post(.craftedExport, "/sessions", Array((lines.joined(separator: "\n") + "\n").utf8), contentType: "application/x-ndjson",
               token: HostileRequest.readToken, label: label, expect: expect)
     }
 
