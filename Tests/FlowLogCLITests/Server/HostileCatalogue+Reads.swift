@@ -89,7 +89,7 @@ extension HostileCatalogue {
         requests.append(.post(.pathSegment, "/commands", Array(Self.command.utf8), token: HostileRequest.readToken, label: "with a read token"))
         requests.append(.get(.pathSegment, "/streams", token: HostileRequest.writeToken))
         requests.append(.get(.pathSegment, "/streams", token: nil))
-        requests.append(.get(.pathSegment, "/streams", token: "\u{7F}\u{1}"))
+        requests.append(.get(.pathSegment, "/streams", token: "\u{7F}\u{1}", expect: .clientErrorOrClosed))
         requests.append(HostileRequest(kind: .pathSegment, label: "DELETE a stream with a write token",
                                        bytes: HostileRequest.bytes("DELETE", Array("/streams/\(stream)?reason=99999999999999999999".utf8), token: HostileRequest.writeToken)))
         requests.append(HostileRequest(kind: .pathSegment, label: "PUT /commands",

@@ -44,7 +44,7 @@ extension HostileCatalogue {
         for (path, type, limit, token) in [("/commands", "application/json", 1 << 20, HostileRequest.writeToken),
                                            ("/commands", "application/x-ndjson", 16 << 20, HostileRequest.writeToken),
                                            ("/sessions", "application/x-ndjson", 64 << 20, HostileRequest.readToken)] {
-            for length in ["\(limit + 1)", "\(Int.max)", "99999999999999999999", "-1", "1e9", "0x10", " 12", "12, 12"] {
+            for length in ["\(limit + 1)", "\(Int.max)", "99999999999999999999", "-1", "1e9", "0x10", "12, 13", "+12"] {
                 let bytes = Array("POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nAuthorization: Bearer \(token)\r\nContent-Type: \(type)\r\nContent-Length: \(length)\r\n\r\n".utf8)
                     + Array(Self.command.utf8)
                 requests.append(HostileRequest(kind: .oversizedBody, label: "POST \(path) Content-Length: \(length)", bytes: bytes,
@@ -61,9 +61,12 @@ extension HostileCatalogue {
                                 "application/jsonx", "json", "", ";", "application/json\u{1}", "text/csv", "application/octet-stream",
                                 String(repeating: "a", count: 5000)]
         for type in types {
-            requests.append(.post(.wrongContentType, "/commands", Array(Self.command.utf8), contentType: type, label: "as \(type.map { String($0.prefix(40)) } ?? "none")"))
+            // A control byte in a header value is the HTTP parser's to refuse, before any route.
+            let expect: HostileRequest.Expectation = type?.contains("\u{1}") == true ? .clientErrorOrClosed : .clientError
+            requests.append(.post(.wrongContentType, "/commands", Array(Self.command.utf8), contentType: type, label: "as \(type.map { String($0.prefix(40)) } ?? "none")",
+                                  expect: expect))
             requests.append(.post(.wrongContentType, "/sessions", Array(Self.command.utf8), contentType: type ?? "application/json",
-                                  token: HostileRequest.readToken, label: "as \(type.map { String($0.prefix(40)) } ?? "application/json")"))
+                                  token: HostileRequest.readToken, label: "as \(type.map { String($0.prefix(40)) } ?? "application/json")", expect: expect))
         }
         return requests
     }
