@@ -22,7 +22,8 @@ struct NumericOptionsCLITests {
     }
 
     @Test func positionsLimitsAndCountsAreRefusedPast64BitsAndPastTheLog() throws {
-        let (_, db) = try Self.demoLog()
+        let (folder, db) = try Self.demoLog()
+        defer { withExtendedLifetime(folder) {} }
         let cases: [([String], String)] = [
             (["state", "--stream", "d", "--at", Self.past64Bits], "The value '\(Self.past64Bits)' is invalid for '--at <at>': past the whole numbers FlowLog reads"),
             (["state", "--stream", "d", "--at", "-" + Self.past64Bits], "past the whole numbers FlowLog reads (-9223372036854775808 through 9223372036854775807)"),
@@ -68,7 +69,8 @@ struct NumericOptionsCLITests {
     }
 
     @Test func commandFieldsAndVersionsAreRefusedWithTheirOwnCodes() throws {
-        let (_, db) = try Self.demoLog()
+        let (folder, db) = try Self.demoLog()
+        defer { withExtendedLifetime(folder) {} }
         let usage: [([String], String)] = [
             (["cart", "add", "--product", "p", "--price", Self.past64Bits], "more than 12 digits before the point, past every price and amount (at most 1000000.00)"),
             (["cart", "add", "--product", "p", "--price", "-" + Self.past64Bits + ".50"], "more than 12 digits before the point"),
@@ -100,7 +102,8 @@ struct NumericOptionsCLITests {
 
     /// Issue 40's first case: a 20-digit number in any integer member of a line `send` reads.
     @Test func sendRefusesNumbersNoFieldHolds() throws {
-        let (_, db) = try Self.demoLog()
+        let (folder, db) = try Self.demoLog()
+        defer { withExtendedLifetime(folder) {} }
         for number in [Self.past64Bits, "-" + Self.past64Bits, "1e999", "9223372036854775808"] {
             let line = #"{"type":"cart.addProduct","stream":"s","productId":"p","unitPrice":"# + number + #","quantity":1}"#
             let result = try FlowLogProcess.run(["send"] + db, stdin: line + "\n")
