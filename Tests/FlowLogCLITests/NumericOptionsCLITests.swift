@@ -45,7 +45,7 @@ struct NumericOptionsCLITests {
             (["retain", "--older-than", Self.past64Bits + "d", "--dry-run"], "at most 100 years' worth (36525d)"),
             (["retain", "--older-than", "36526d", "--dry-run"], "at most 100 years' worth (36525d)"),
             (["retain", "--set", Self.largest + "h"], "at most 100 years' worth (876600h)"),
-            (["retain", "--set", "0w"], "at least 1"),
+            (["retain", "--set", "0w"], "a whole number of at least 1"),
             (["retain", "--older-than", "90d", "--batch-size", "0"], "--batch-size must be 1 or more"),
             (["retain", "--older-than", "90d", "--batch-size", Self.past64Bits], "--batch-size"),
             (["projections", "run", "--batch-size", Self.largest], "--batch-size 9223372036854775807 is not 1 through 2500"),
