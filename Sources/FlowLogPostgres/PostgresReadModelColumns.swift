@@ -1,3 +1,4 @@
+#if Network
 import Deciding
 import FlowLog
 import PostgresNIO
@@ -50,3 +51,4 @@ enum ReadModelSQL {
         }
     }
 }
+#endif
