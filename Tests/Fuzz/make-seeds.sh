@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Writes the seed corpus of each fuzz target from today's fixtures: one input a file, named by the
+# first 12 hex digits of its SHA-1 (as libFuzzer names its own), so that running it again adds
+# nothing twice. The crashes/ folders are not touched: each holds inputs that once broke a target.
+set -euo pipefail
+cd "$(dirname "$0")"
+fixtures=../../Fixtures
+
+# Each line of the files given becomes one seed of target $1.
+lines() {
+    local target=$1; shift
+    mkdir -p "$target"
+    cat "$@" | while IFS= read -r line; do
+        [ -n "$line" ] || continue
+        name=$(printf '%s' "$line" | sha1sum | cut -c1-12)
+        printf '%s' "$line" >"$target/$name"
+    done
+}
+
+# One seed of target $1 from the bytes printf makes of $2.
+seed() {
+    mkdir -p "$1"
+    local name
+    name=$(printf "$2" | sha1sum | cut -c1-12)
+    printf "$2" >"$1/$name"
+}
+
+lines command-reader $fixtures/commands/cart-rules.ndjson $fixtures/commands/envelope.ndjson \
+    $fixtures/commands/onboarding.ndjson $fixtures/demo.ndjson $fixtures/logs/*.commands.ndjson
+seed command-reader '{"type":"cart.addProduct","productId":"p1","unitPrice":12345678901234567890,"quantity":1}'
+seed command-reader '{ "type" : "cart.addProduct", "productId":"p\\u00e9","unitPrice":1e2,"quantity":1.0,"meta":{"a":[1,{"b":null}]}}'
+seed command-reader '{"type":"cart.removeProduct","stream":null,"productId":"p1","expectedVersion":-9223372036854775808}'
+
+# The record codec's inputs are structured (RecordCodecTarget): an even first byte, a position, a
+# chain hash and stored bytes; an odd one, the choices that build and damage a valid record.
+seed record-codec '\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x01\x01\x00\x02\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00'
+seed record-codec '\x01\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x01'
+seed record-codec '\x01\x00\x00\x00\x00\x00\x00\x00\x07\x11\x22\x33\x44\x55\x66\x77\x88\x01\x01\x03\x01\x00\x05abcde\x03\x02\x01\x09\x05\x03\x00\x01'
+seed record-codec '\x03\x00\x00\x00\x00\x00\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x04\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01'
