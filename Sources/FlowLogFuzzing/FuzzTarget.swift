@@ -23,6 +23,8 @@ package enum FuzzTargets {
     package static let all: [FuzzTarget] = [
         CommandReaderTarget.target,
         RecordCodecTarget.target,
+        JSONValueTarget.target,
+        ExportLineTarget.target,
     ]
 
     package static func named(_ name: String) -> FuzzTarget? {

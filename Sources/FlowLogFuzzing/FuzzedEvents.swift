@@ -17,7 +17,8 @@ enum FuzzedEvents {
 
     static func record(_ input: inout FuzzInput, position: Int) -> RecordedEvent {
         let stream = FieldValues.identifier(&input)
-        let version = FieldValues.integer(&input)
+        // A stream's versions start at 1, as the writer's contract has it.
+        let version = max(1, Int(truncatingIfNeeded: input.uint64() >> 1))
         let eventId = EventID(high: input.uint64(), low: input.uint64())
         let timestamp = Timestamp(microseconds: Int64(bitPattern: input.uint64()))
         let actor: Actor = input.bool() ? .user : .system

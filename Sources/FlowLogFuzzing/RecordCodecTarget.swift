@@ -34,6 +34,8 @@ enum RecordCodecTarget {
             let (record, _) = try RecordCodec.decode(bytes, expectedPosition: position, previousHash: previousHash)
             fuzzCheck(record.position == position, "a record read at position \(position) says \(record.position)")
             _ = FlowJSON.event(record)
+            // What `upgrade` does with every record it reads: write it again, in the other layout too.
+            if !record.isForgotten { StoredRecords.checkRoundTrip(record) }
         } catch {
             _ = error.description
         }

@@ -37,3 +37,13 @@ seed record-codec '\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x01\x01\x00\x02\x00\
 seed record-codec '\x01\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x01'
 seed record-codec '\x01\x00\x00\x00\x00\x00\x00\x00\x07\x11\x22\x33\x44\x55\x66\x77\x88\x01\x01\x03\x01\x00\x05abcde\x03\x02\x01\x09\x05\x03\x00\x01'
 seed record-codec '\x03\x00\x00\x00\x00\x00\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x04\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01'
+
+# Export lines: today's exports and bug fixtures (events), one line a seed.
+lines export-line $fixtures/logs/schema-1.ndjson $fixtures/logs/schema-3.ndjson $fixtures/logs/schema-4.ndjson \
+    $fixtures/logs/eur-orders.ndjson $fixtures/bugs/*.ndjson
+seed export-line '{"position":7,"forgotten":true,"version":2,"eventId":"01a1fe6e-ee5e-767e-ba04-7909b520b3bf","type":"cart.productAdded","actor":"user","timestamp":"2026-11-21T14:07:25Z","schemaVersion":1}'
+
+# JSON texts: answers and states as the command line writes them, and the corners of the grammar.
+lines json-value $fixtures/commands/*.answers.ndjson $fixtures/commands/*.states.ndjson
+seed json-value '[1,-0,0.5e-3,1E+2,12345678901234567890,-9223372036854775808,1e999,true,false,null,"\\u00e9\\ud83d\\ude00\\n",{}]'
+seed json-value '{"a":{"b":{"c":[[[[[[[[]]]]]]]]}},"":""}'
