@@ -2,8 +2,9 @@ import FlowDomain
 import FlowLog
 
 /// Random events of every declared kind, with field values a codec must carry exactly: empty,
-/// long and non-ASCII text, identifiers at their limits, zero, negative and 64-bit integers.
-/// Events are facts, so these include values today's rules would refuse.
+/// long and non-ASCII text, identifiers at their limits, integers at both ends of what a recorded
+/// event's field may hold (`FieldType.recordedRange`). Events are facts, so these include values
+/// today's rules would refuse (a 1,000% discount, tab 99).
 public struct RandomEvents {
     public init() {}
 
@@ -33,7 +34,11 @@ public struct RandomEvents {
 
         private static var identifiers: [String] { ["p1", "A", "x.y_z:1-2", String(repeating: "i", count: Identifier.maximumLength)] }
         private static var texts: [String] { ["", "Mug", "Tee, \"quoted\"\nline", "Crème brûlée ☕️", " padded ", String(repeating: "long ", count: 40)] }
-        private static var integers: [Int] { [0, 1, 999, -5, 100_000_000, Int.max, Int.min] }
+        /// The ends of the field's recorded range and values between.
+        private static func integers(_ field: Field) -> [Int] {
+            let range = field.type.recordedRange ?? 0...0
+            return [range.lowerBound, range.lowerBound + 1, min(999, range.upperBound), range.upperBound / 2, range.upperBound]
+        }
 
         mutating func visit(_ field: Field, _ value: inout String) {
             value = (field.type == .identifier ? Self.identifiers : Self.texts).randomElement(using: &rng)!
@@ -43,8 +48,8 @@ public struct RandomEvents {
             value = Bool.random(using: &rng) ? nil : (field.type == .identifier ? Self.identifiers : Self.texts).randomElement(using: &rng)!
         }
 
-        mutating func visit(_ field: Field, _ value: inout Int) { value = Self.integers.randomElement(using: &rng)! }
-        mutating func visit(_ field: Field, _ value: inout Int?) { value = Bool.random(using: &rng) ? nil : Self.integers.randomElement(using: &rng)! }
+        mutating func visit(_ field: Field, _ value: inout Int) { value = Self.integers(field).randomElement(using: &rng)! }
+        mutating func visit(_ field: Field, _ value: inout Int?) { value = Bool.random(using: &rng) ? nil : Self.integers(field).randomElement(using: &rng)! }
         mutating func visit(_ field: Field, _ value: inout Bool) { value = Bool.random(using: &rng) }
     }
 }

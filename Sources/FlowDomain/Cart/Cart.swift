@@ -38,12 +38,12 @@ public struct CartLine: Equatable, Sendable {
     }
 
     /// unitPrice × quantity.
-    public var regularAmount: Int { unitPrice * quantity }
+    public var regularAmount: Int { Money.product(unitPrice, quantity) }
 
     /// The regular amount less the rounded product discount.
     public var discountedAmount: Int {
         let regular = regularAmount
-        return regular - (discount?.reduction(of: regular) ?? 0)
+        return Money.difference(regular, discount?.reduction(of: regular) ?? 0)
     }
 }
 
@@ -66,15 +66,15 @@ public struct Cart: Equatable, Sendable {
 
     public init() {}
 
-    public var subtotal: Int { lines.reduce(0) { $0 + $1.discountedAmount } }
+    public var subtotal: Int { lines.reduce(0) { Money.sum($0, $1.discountedAmount) } }
 
     public var total: Int {
         let subtotal = subtotal
-        return subtotal - (cartDiscount?.reduction(of: subtotal) ?? 0)
+        return Money.difference(subtotal, cartDiscount?.reduction(of: subtotal) ?? 0)
     }
 
     /// The sum of the lines' quantities.
-    public var itemCount: Int { lines.reduce(0) { $0 + $1.quantity } }
+    public var itemCount: Int { lines.reduce(0) { Money.sum($0, $1.quantity) } }
 
     public func lineIndex(of productId: String) -> Int? {
         lines.firstIndex { $0.productId == productId }

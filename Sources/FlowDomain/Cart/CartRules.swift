@@ -14,7 +14,7 @@ enum CartRules {
                 guard line.unitPrice == unitPrice else {
                     throw Rejection(.priceMismatch, "Product \(productId) is in the cart at \(Money.format(cents: line.unitPrice)), not \(Money.format(cents: unitPrice)); add it at the same unit price, or remove it first.")
                 }
-                guard line.quantity + quantity <= Cart.maximumLineQuantity else {
+                guard Money.sum(line.quantity, quantity) <= Cart.maximumLineQuantity else {
                     throw Rejection(.quantityLimit, "Product \(productId) has \(line.quantity) in the cart; adding \(quantity) would exceed \(Cart.maximumLineQuantity). Add at most \(Cart.maximumLineQuantity - line.quantity).")
                 }
             } else if cart.lines.count >= Cart.maximumLines {
@@ -80,14 +80,14 @@ enum CartRules {
         switch event {
         case .productAdded(let event):
             if let index = state.cart.lineIndex(of: event.productId) {
-                state.cart.lines[index].quantity += event.quantity
+                state.cart.lines[index].quantity = Money.sum(state.cart.lines[index].quantity, event.quantity)
             } else {
                 state.cart.lines.append(CartLine(productId: event.productId, name: event.name, unitPrice: event.unitPrice, quantity: event.quantity))
             }
             if state.cart.currency == nil { state.cart.currency = event.currency }
         case .productRemoved(let event):
             guard let index = state.cart.lineIndex(of: event.productId) else { return }
-            state.cart.lines[index].quantity -= event.quantity
+            state.cart.lines[index].quantity = Money.difference(state.cart.lines[index].quantity, event.quantity)
             if state.cart.lines[index].quantity <= 0 {
                 state.cart.lines.remove(at: index)
                 // A cart without a line has no currency: the next product sets it.

@@ -3,7 +3,34 @@ public enum Money {
     /// `round(amount × percent / 100)`, half-up, for non-negative amounts (SPEC §3).
     @inline(__always)
     public static func percentage(_ percent: Int, of amount: Int) -> Int {
-        (amount * percent + 50) / 100
+        sum(product(amount, percent), 50) / 100
+    }
+
+    // Sums and products of amounts saturate instead of trapping. Every state the rules make stays
+    // far inside 64 bits (FieldChecks.largestCartTotal); only a fold of recorded events that no
+    // rule made (a line of millions of additions, each within its field's range) can reach the
+    // ends, and such a state breaks the `line-quantities` invariant long before. Folds are total:
+    // no recorded event may take a reader down.
+
+    /// `a + b`, or the nearest end of `Int` where the sum lies beyond it.
+    @inline(__always)
+    public static func sum(_ a: Int, _ b: Int) -> Int {
+        let (result, overflow) = a.addingReportingOverflow(b)
+        return overflow ? (b > 0 ? .max : .min) : result
+    }
+
+    /// `a − b`, or the nearest end of `Int` where the difference lies beyond it.
+    @inline(__always)
+    public static func difference(_ a: Int, _ b: Int) -> Int {
+        let (result, overflow) = a.subtractingReportingOverflow(b)
+        return overflow ? (b < 0 ? .max : .min) : result
+    }
+
+    /// `a × b`, or the nearest end of `Int` where the product lies beyond it.
+    @inline(__always)
+    public static func product(_ a: Int, _ b: Int) -> Int {
+        let (result, overflow) = a.multipliedReportingOverflow(by: b)
+        return overflow ? ((a < 0) == (b < 0) ? .max : .min) : result
     }
 
     /// Cents as decimal text with two decimals, for messages and views: `1250` → `"12.50"`.

@@ -7,6 +7,9 @@ public enum FieldChecks {
     public static let quantityRange = 1...999
     public static let percentRange = 1...100
     public static let tabRange = 0...1
+    /// The most a cart can hold: 100 lines of 999 at the largest unit price (9,990,000,000,000
+    /// cents), so also the most any amount of a state the rules make can be.
+    public static let largestCartTotal = Cart.maximumLines * Cart.maximumLineQuantity * unitPriceRange.upperBound
 
     /// The first field of `command` that breaks a rule, as a rejection; `nil` when every field is fine.
     public static func firstViolation(in command: AppCommand) -> Rejection? {

@@ -71,3 +71,37 @@ struct FieldLister: FieldVisitor {
     mutating func visit(_ field: Field, _ value: inout Int?) { fields.append(FieldDescription(field: field, optional: true)) }
     mutating func visit(_ field: Field, _ value: inout Bool) { fields.append(FieldDescription(field: field, optional: false)) }
 }
+
+/// A recorded event's integer field outside what its type declares (`FieldType.recordedRange`):
+/// what an earlier build's import stored unchecked, a hand-edited export, a device's bad event.
+/// Every reader refuses it naming the field and the value as written, never clamps it.
+public struct RecordedValueOutOfRange: Error, Equatable, Sendable, CustomStringConvertible {
+    public let field: String
+    /// The value as it was written (digits beyond 64 bits included).
+    public let value: String
+    public let type: FieldType
+
+    public init(field: String, value: String, type: FieldType) {
+        self.field = field
+        self.value = value.count > 40 ? String(value.prefix(40)) + "…" : value
+        self.type = type
+    }
+
+    public var description: String {
+        let code = type.rangeCode.map { " (\($0.rawValue))" } ?? ""
+        guard let range = type.recordedRange else { return "\"\(field)\" is \(value), which is not a number it can hold" }
+        return "\"\(field)\" is \(value), out of range\(code): a recorded \(type.name) is \(range.lowerBound) through \(range.upperBound)"
+    }
+}
+
+extension Field {
+    /// `value`, when a recorded event's field of this type may hold it (`FieldType.recordedRange`).
+    /// One comparison for the readers of records, rows and exported lines to share.
+    @inline(__always)
+    public func recorded(_ value: Int) throws(RecordedValueOutOfRange) -> Int {
+        if let range = type.recordedRange, !range.contains(value) {
+            throw RecordedValueOutOfRange(field: nameText, value: String(value), type: type)
+        }
+        return value
+    }
+}

@@ -71,18 +71,68 @@ public enum FieldType: Sendable, Equatable {
     /// `String` for every field of every command cost more than the checks.
     public func violation(_ value: Int, role: @autoclosure () -> String) -> Rejection? {
         switch self {
-        case .cents where !FieldChecks.unitPriceRange.contains(value):
-            Rejection(.invalidPrice, "The \(role()) \(value) cents is out of range; use 0 through \(FieldChecks.unitPriceRange.upperBound) cents (0.00 to 1,000,000.00).")
-        case .quantity where !FieldChecks.quantityRange.contains(value):
-            Rejection(.invalidQuantity, "The \(role()) \(value) is out of range; use a whole number from 1 through 999.")
-        case .percent where !FieldChecks.percentRange.contains(value):
-            Rejection(.invalidPercent, "The discount of \(value)% is out of range; use a whole percent from 1 through 100.")
-        case .amount where !FieldType.amountOffRange.contains(value):
-            Rejection(.invalidAmount, "The \(role()) \(value) cents is out of range; use 1 through \(FieldType.amountOffRange.upperBound) cents (0.01 to 1,000,000.00).")
-        case .tab where !FieldChecks.tabRange.contains(value):
-            Rejection(.invalidTab, "Tab \(value) does not exist; the home screen has tabs 0 and 1.")
-        default:
-            nil
+        case .cents where !FieldChecks.unitPriceRange.contains(value): outOfRange(String(value), role: role())
+        case .quantity where !FieldChecks.quantityRange.contains(value): outOfRange(String(value), role: role())
+        case .percent where !FieldChecks.percentRange.contains(value): outOfRange(String(value), role: role())
+        case .amount where !FieldType.amountOffRange.contains(value): outOfRange(String(value), role: role())
+        case .tab where !FieldChecks.tabRange.contains(value): outOfRange(String(value), role: role())
+        default: nil
+        }
+    }
+
+    /// The rejection a command's integer field of this type earns for a number written with more
+    /// digits than 64 bits hold (`digits` as the line wrote it): the field's own code, as for any
+    /// value out of its range. A type no command sets gets `malformedCommand`.
+    public func outOfRange(_ digits: String, role: String) -> Rejection {
+        let shown = digits.count > 40 ? String(digits.prefix(40)) + "…" : digits
+        return switch self {
+        case .cents:
+            Rejection(.invalidPrice, "The \(role) \(shown) cents is out of range; use 0 through \(FieldChecks.unitPriceRange.upperBound) cents (0.00 to 1,000,000.00).")
+        case .quantity:
+            Rejection(.invalidQuantity, "The \(role) \(shown) is out of range; use a whole number from 1 through 999.")
+        case .percent:
+            Rejection(.invalidPercent, "The discount of \(shown)% is out of range; use a whole percent from 1 through 100.")
+        case .amount:
+            Rejection(.invalidAmount, "The \(role) \(shown) cents is out of range; use 1 through \(FieldType.amountOffRange.upperBound) cents (0.01 to 1,000,000.00).")
+        case .tab:
+            Rejection(.invalidTab, "Tab \(shown) does not exist; the home screen has tabs 0 and 1.")
+        case .identifier, .text, .currency, .integer, .bool:
+            Rejection(.malformedCommand, "The \(role) \(shown) is out of range; use a whole number from 0 through \(FieldType.largestExactInteger).")
+        }
+    }
+
+    /// The largest integer every reader of FlowLog's JSON takes exactly, a double's 2^53 − 1: what
+    /// a count, a position or a version may be where a field declares no smaller range.
+    public static let largestExactInteger = 9_007_199_254_740_991
+
+    /// What a recorded event's integer field of this type may hold, wherever the event is read
+    /// from: a log's records and rows, an export, a replayed file, a device's events (SPEC §6). A
+    /// value outside it is refused by every reader, never clamped. Wider than a command's range
+    /// where an older build recorded more (the 150% coupon that bisect finds), narrow enough that
+    /// no fold of such events overflows; `nil` for a type that is not an integer.
+    public var recordedRange: ClosedRange<Int>? {
+        switch self {
+        // Negative too: the `totals-non-negative` invariant hunts for the totals older builds got wrong.
+        case .cents: -FieldChecks.largestCartTotal...FieldChecks.largestCartTotal
+        case .quantity: FieldChecks.quantityRange
+        case .percent: 0...1_000
+        case .amount: 0...FieldType.amountOffRange.upperBound
+        case .tab: 0...99
+        case .integer: 0...FieldType.largestExactInteger
+        case .identifier, .text, .currency, .bool: nil
+        }
+    }
+
+    /// The code a command's value out of this type's range earns, named beside a recorded value
+    /// out of range too; `nil` for a type no command sets.
+    public var rangeCode: RejectionCode? {
+        switch self {
+        case .cents: .invalidPrice
+        case .quantity: .invalidQuantity
+        case .percent: .invalidPercent
+        case .amount: .invalidAmount
+        case .tab: .invalidTab
+        case .identifier, .text, .currency, .integer, .bool: nil
         }
     }
 

@@ -55,6 +55,8 @@ public enum FlowLogError: Error, Equatable, CustomStringConvertible {
             "The log at \(path) was written with log schema \(found), but this FlowLog reads schemas up to \(supported). Upgrade FlowLog to read it; nothing was changed."
         case .damaged(let damage):
             damage.isNewerThanKnown ? "\(damage) Nothing after it was read, and nothing was changed."
+                : damage.outOfRange != nil
+                ? "\(damage) Nothing after it was read, and nothing was changed; restore the log from a backup taken before the import that stored it, or import its source into a new log with this FlowLog, which refuses such values line by line."
                 : "\(damage) Nothing after it was read; keep a copy of the log folder for inspection."
         case .diskFull(let path):
             "The disk holding \(path) is full (or the log reached a file-size limit); nothing of this batch was written, and everything acknowledged before it is safe. Free some space and send the unanswered commands again."

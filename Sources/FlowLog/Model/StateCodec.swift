@@ -58,7 +58,9 @@ package enum StateCodec {
             currency = code
         }
         guard let id = try reader.readShortBytes() else { return nil }
-        return (currency, id, try reader.readInt(), try reader.readInt())
+        let total = try reader.readInt(), itemCount = try reader.readInt()
+        guard FieldType.cents.recordedRange!.contains(total), FieldType.integer.recordedRange!.contains(itemCount) else { return nil }
+        return (currency, id, total, itemCount)
     }
 
     /// One order as `encode(_:into:)` wrote it; `nil` for an empty id, which no order has.
@@ -107,7 +109,8 @@ package enum StateCodec {
             let orderCount = try reader.readInt()
             guard orderCount >= 0 else { return nil }
             var orders: [Order] = []
-            orders.reserveCapacity(orderCount)
+            // An order takes at least 18 bytes: a count from damaged bytes reserves no more than they can hold.
+            orders.reserveCapacity(min(orderCount, reader.remaining / 18))
             for _ in 0..<orderCount {
                 guard let order = try readOrder(&reader) else { return nil }
                 orders.append(order)
@@ -121,6 +124,15 @@ package enum StateCodec {
 
     private struct Malformed: Error {}
 
+    /// A value a fold of recorded events can hold (`FieldType.recordedRange`): a state that holds
+    /// another came from no such fold (an earlier build's unchecked import), so it is passed over
+    /// like a damaged one, and the events answer instead, naming the one out of range.
+    @inline(__always)
+    private static func recorded(_ value: Int, _ type: FieldType) throws -> Int {
+        guard type.recordedRange?.contains(value) ?? true else { throw Malformed() }
+        return value
+    }
+
     private static func decodeCartAndNavigation(_ reader: inout BinaryReader) throws -> FlowState {
         do {
             let format = try reader.readByte()
@@ -132,8 +144,10 @@ package enum StateCodec {
             for _ in 0..<lineCount {
                 guard let productId = try reader.readShortString() else { throw Malformed() }
                 let name = try reader.readString()
-                let unitPrice = try reader.readInt()
+                let unitPrice = try recorded(try reader.readInt(), .cents)
+                // A line of any fold holds at least 1; its quantity is a sum, so it has no upper bound.
                 let quantity = try reader.readInt()
+                guard quantity >= 1 else { throw Malformed() }
                 state.cart.lines.append(CartLine(productId: productId, name: name, unitPrice: unitPrice, quantity: quantity,
                                                  discount: try decodeDiscount(&reader)))
             }
@@ -147,7 +161,7 @@ package enum StateCodec {
             }
             state.navigation.isModalPresented = try reader.readByte() != 0
             state.navigation.hasOnboarded = try reader.readByte() != 0
-            state.navigation.tab = try reader.readInt()
+            state.navigation.tab = try recorded(try reader.readInt(), .tab)
             if format == currencyFormatVersion {
                 guard let currency = try reader.readShortString() else { throw Malformed() }
                 state.cart.currency = currency
@@ -227,7 +241,7 @@ package enum StateCodec {
         let kind = try reader.readByte()
         guard kind != 0 else { return nil }
         guard let id = try reader.readShortString() else { return nil }
-        let value = try reader.readInt()
+        let value = try recorded(try reader.readInt(), kind == 2 ? .amount : .percent)
         return kind == 2 ? Discount(id: id, percent: 0, amountOff: value) : Discount(id: id, percent: value)
     }
 }

@@ -85,8 +85,10 @@ package enum EventFieldsCodec {
         }
 
         mutating func visit(_ field: Field, _ value: inout String?) throws { value = try reader.readShortString() }
-        mutating func visit(_ field: Field, _ value: inout Int) throws { value = try reader.readInt() }
-        mutating func visit(_ field: Field, _ value: inout Int?) throws { value = try reader.readInt() }
+        // A record holds what its writer checked; one stored unchecked by an earlier build's import
+        // is refused here, as every reader refuses it, rather than folded into an overflow.
+        mutating func visit(_ field: Field, _ value: inout Int) throws { value = try field.recorded(try reader.readInt()) }
+        mutating func visit(_ field: Field, _ value: inout Int?) throws { value = try field.recorded(try reader.readInt()) }
         mutating func visit(_ field: Field, _ value: inout Bool) throws { value = try reader.readByte() != 0 }
     }
 }

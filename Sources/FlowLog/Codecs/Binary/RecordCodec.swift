@@ -231,6 +231,9 @@ public enum RecordCodec {
                                                     currentVersion: currentVersion, from: &reader)
             } catch let unknown as UnknownEventVersion {
                 throw RecordDamage(position: expectedPosition, stream: stream, problem: unknown.description, unknownVersion: unknown)
+            } catch let range as RecordedValueOutOfRange {
+                throw RecordDamage(position: expectedPosition, stream: stream, problem: "\(range); an earlier build stored it unchecked",
+                                   outOfRange: range)
             }
             guard reader.remaining == 0 else {
                 throw RecordDamage(position: expectedPosition, stream: stream, problem: "\(reader.remaining) unexpected bytes after the event's fields")
@@ -316,12 +319,17 @@ public struct RecordDamage: Error, Equatable, Sendable, CustomStringConvertible 
     public let stream: String?
     public let problem: String
     public let unknownVersion: UnknownEventVersion?
+    /// Intact, but holding a value no event may hold (`FieldType.recordedRange`), which an earlier
+    /// build's import stored unchecked: no reader folds it, and `verify` names it.
+    public let outOfRange: RecordedValueOutOfRange?
 
-    public init(position: Int, stream: String?, problem: String, unknownVersion: UnknownEventVersion? = nil) {
+    public init(position: Int, stream: String?, problem: String, unknownVersion: UnknownEventVersion? = nil,
+                outOfRange: RecordedValueOutOfRange? = nil) {
         self.position = position
         self.stream = stream
         self.problem = problem
         self.unknownVersion = unknownVersion
+        self.outOfRange = outOfRange
     }
 
     /// Intact, but of a kind's version newer than this build knows.
@@ -329,7 +337,9 @@ public struct RecordDamage: Error, Equatable, Sendable, CustomStringConvertible 
 
     public var description: String {
         let place = "The event at position \(position)\(stream.map { " (stream \($0))" } ?? "")"
-        return isNewerThanKnown ? "\(place) was written by a newer FlowLog: \(problem)." : "\(place) is damaged: \(problem)."
+        if isNewerThanKnown { return "\(place) was written by a newer FlowLog: \(problem)." }
+        if outOfRange != nil { return "\(place) holds a value out of range: \(problem)." }
+        return "\(place) is damaged: \(problem)."
     }
 }
 

@@ -3,9 +3,12 @@
 public enum JSONValue: Equatable, Sendable {
     case null
     case bool(Bool)
-    /// An integer literal; one beyond Int's range is clamped to `Int.min` or `Int.max`, which every
-    /// range check in FlowLog refuses.
+    /// An integer literal within 64 bits.
     case integer(Int)
+    /// An integer literal beyond 64 bits, kept as its digits: no field holds one, so every reader
+    /// refuses it with the field's own error and the value as written. Clamping it to `Int.max`
+    /// once let an import store a number other than the one it was given.
+    case bigInteger(String)
     /// A number with a fraction or an exponent.
     case number(Double)
     case string(String)
@@ -18,6 +21,7 @@ public enum JSONValue: Equatable, Sendable {
         case (.null, .null): true
         case (.bool(let a), .bool(let b)): a == b
         case (.integer(let a), .integer(let b)): a == b
+        case (.bigInteger(let a), .bigInteger(let b)): a == b
         case (.number(let a), .number(let b)): a == b
         case (.string(let a), .string(let b)): a == b
         case (.array(let a), .array(let b)): a == b
@@ -37,6 +41,7 @@ public enum JSONValue: Equatable, Sendable {
         case .null: "null"
         case .bool: "a boolean"
         case .integer: "an integer"
+        case .bigInteger: "an integer beyond 64 bits"
         case .number: "a number written with a decimal point or an exponent"
         case .string: "a string"
         case .array: "an array"
@@ -202,11 +207,12 @@ public struct JSONParser {
             guard offset < bytes.count, isDigit(bytes[offset]) else { throw error("an exponent needs digits") }
             while offset < bytes.count, isDigit(bytes[offset]) { offset += 1 }
         }
-        if isInteger {
-            if overflow || magnitude > UInt64(Int.max) { return .integer(negative ? Int.min : Int.max) }
-            return .integer(negative ? -Int(magnitude) : Int(magnitude))
+        if isInteger, !overflow {
+            if magnitude <= UInt64(Int.max) { return .integer(negative ? -Int(magnitude) : Int(magnitude)) }
+            if negative, magnitude == Int.min.magnitude { return .integer(Int.min) }
         }
         let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<offset]), as: UTF8.self)
+        if isInteger { return .bigInteger(text) }
         return .number(Double(text) ?? .nan)
     }
 

@@ -164,6 +164,7 @@ public struct JSONWriter {
         case .null: null()
         case .bool(let flag): bool(flag)
         case .integer(let number): int(number)
+        case .bigInteger(let digits): separate(); bytes.append(contentsOf: Array(digits.utf8))
         case .number(let number): separate(); bytes.append(contentsOf: Array("\(number)".utf8))
         case .string(let text): string(text)
         case .array(let elements):

@@ -38,9 +38,9 @@ public enum RecordedEventJSON {
     static func canonical(_ line: UnsafeRawBufferPointer) -> RecordedEvent? {
         var scanner = JSONScanner(line)
         func identifier() -> String? { try? Self.identifier(&scanner, "") }
-        guard scanner.literal(#"{"position":"#), let position = scanner.integer(), position >= 1,
+        guard scanner.literal(#"{"position":"#), let position = scanner.integer(), countRange.contains(position),
               scanner.literal(#","stream":"#), let stream = identifier(),
-              scanner.literal(#","version":"#), let version = scanner.integer(), version >= 1,
+              scanner.literal(#","version":"#), let version = scanner.integer(), countRange.contains(version),
               scanner.literal(#","eventId":"#), let eventId = scanner.fixedLengthString(36, EventID.parse),
               scanner.literal(#","type":"#), let rawType = scanner.plainStringBytes(), let kind = kind(typeName: rawType),
               scanner.literal(#","actor":"#), let rawActor = scanner.plainStringBytes(),
@@ -133,14 +133,14 @@ public enum RecordedEventJSON {
         mutating func visit(_ field: Field, _ value: inout Int) throws {
             try member(field)
             guard let read = scanner.integer() else { throw Mismatch() }
-            value = read
+            value = try field.recorded(read)
         }
 
         mutating func visit(_ field: Field, _ value: inout Int?) throws {
             try member(field)
             if scanner.literal("null") { value = nil; return }
             guard let read = scanner.integer() else { throw Mismatch() }
-            value = read
+            value = try field.recorded(read)
         }
 
         mutating func visit(_ field: Field, _ value: inout Bool) throws {
@@ -197,14 +197,14 @@ public enum RecordedEventJSON {
         }
         guard scanner.atEnd() else { throw JSONSyntaxError(offset: scanner.offset, reason: "unexpected text after the JSON value") }
         guard let position else { throw Problem(message: "\"position\" is missing") }
-        guard position >= 1 else { throw Problem(message: "\"position\" \(position) is out of range") }
+        guard countRange.contains(position) else { throw outOfRange("position", String(position)) }
         if forgotten {
             return try tombstone(position: position, version: version, eventId: eventId, actor: actor, timestamp: timestamp, kind: kind,
                                  typeText: typeText, carriesData: stream != nil || data != nil || correlationId != nil || causationId != nil)
         }
         guard let stream else { throw Problem(message: "\"stream\" is missing") }
         guard let version else { throw Problem(message: "\"version\" is missing") }
-        guard version >= 1 else { throw Problem(message: "\"version\" \(version) is out of range") }
+        guard countRange.contains(version) else { throw outOfRange("version", String(version)) }
         guard let eventId else { throw Problem(message: "\"eventId\" is missing") }
         guard let actor else { throw Problem(message: "\"actor\" is missing") }
         guard let timestamp else { throw Problem(message: "\"timestamp\" is missing") }
@@ -228,7 +228,7 @@ public enum RecordedEventJSON {
         guard !carriesData else {
             throw Problem(message: "a forgotten event (\"forgotten\": true) carries no \"stream\", \"correlationId\", \"causationId\" or \"data\"")
         }
-        guard let version, version >= 1 else { throw Problem(message: "\"version\" is missing or out of range") }
+        guard let version, countRange.contains(version) else { throw Problem(message: "\"version\" is missing or out of range") }
         guard let eventId else { throw Problem(message: "\"eventId\" is missing") }
         guard let actor else { throw Problem(message: "\"actor\" is missing") }
         guard let timestamp else { throw Problem(message: "\"timestamp\" is missing") }
@@ -242,8 +242,18 @@ public enum RecordedEventJSON {
     }
 
     private static func integer(_ scanner: inout JSONScanner, _ name: String) throws -> Int {
-        guard let value = scanner.integer() else { throw Problem(message: "\"\(name)\" must be an integer") }
-        return value
+        if let value = scanner.integer() { return value }
+        if case .bigInteger(let digits) = try scanner.value() { throw outOfRange(name, digits) }
+        throw Problem(message: "\"\(name)\" must be an integer")
+    }
+
+    /// What a position or a stream version may be: 1 through 2^53 − 1, which every JSON reader
+    /// takes exactly (SPEC §5).
+    static let countRange = 1...FieldType.largestExactInteger
+
+    private static func outOfRange(_ name: String, _ digits: String) -> Problem {
+        let shown = digits.count > 40 ? String(digits.prefix(40)) + "…" : digits
+        return Problem(message: "\"\(name)\" \(shown) is out of range; a \(name) is 1 through \(FieldType.largestExactInteger)")
     }
 
     /// Free text (a name, a reason): a string of at most 65,535 UTF-8 bytes, as records store it.
@@ -303,8 +313,14 @@ public enum RecordedEventJSON {
         }
 
         private func integer(_ field: Field, _ value: JSONValue) throws -> Int {
-            guard case .integer(let number) = value else { throw Problem(message: "\"\(field.name)\" must be an integer") }
-            return number
+            switch value {
+            case .integer(let number):
+                do { return try field.recorded(number) } catch { throw Problem(message: error.description) }
+            case .bigInteger(let digits):
+                throw Problem(message: RecordedValueOutOfRange(field: field.nameText, value: digits, type: field.type).description)
+            default:
+                throw Problem(message: "\"\(field.name)\" must be an integer")
+            }
         }
 
         private func missing(_ field: Field) -> Problem { Problem(message: "\"\(field.name)\" is missing") }

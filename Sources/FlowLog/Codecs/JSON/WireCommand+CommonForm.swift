@@ -230,8 +230,10 @@ private struct FlatObject: PayloadDecoder, FieldVisitor {
         if negative { at += 1 }
         let start = at
         var magnitude = 0
+        // Digits are counted before they are multiplied: past 18 of them the line is the general
+        // reader's, which words "out of range"; multiplying first trapped on a 20-digit number.
         while at < line.count, line[at] >= UInt8(ascii: "0"), line[at] <= UInt8(ascii: "9") {
-            magnitude = magnitude * 10 + Int(line[at] - UInt8(ascii: "0"))
+            if at - start < 18 { magnitude = magnitude * 10 + Int(line[at] - UInt8(ascii: "0")) }
             at += 1
         }
         let digits = at - start

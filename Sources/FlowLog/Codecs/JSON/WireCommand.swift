@@ -51,11 +51,14 @@ public enum WireCommand {
             return .failure(WireRejection(stream: nil, rejection: Rejection(.malformedCommand, "The line is \(value.typeName), not a JSON object; send one object per line, such as {\"type\":\"cart.checkout\"}.")))
         }
         var fields = Fields(members: members)
-        do {
+        do throws(Rejection) {
             let stream = try fields.optional("stream", .text) ?? "default"
             fields.stream = stream
             let typeName = try fields.required("type", .text)
             let commandId = try fields.optional("id", .text)
+            if case .bigInteger(let digits)? = fields.lookup("expectedVersion") {
+                throw FieldType.integer.outOfRange(digits, role: "expected version")
+            }
             let expectedVersion = try fields.optional("expectedVersion", .integer)
             let correlationId = try fields.optional("correlationId", .text)
             let command = try command(typeName, &fields)
@@ -94,13 +97,21 @@ public enum WireCommand {
 
         mutating func visit(_ field: Field, _ value: inout String) throws { value = try required(declare(field), .text) }
         mutating func visit(_ field: Field, _ value: inout String?) throws { value = try optional(declare(field), .text) }
-        mutating func visit(_ field: Field, _ value: inout Int) throws { value = try required(declare(field), .integer) }
-        mutating func visit(_ field: Field, _ value: inout Int?) throws { value = try optional(declare(field), .integer) }
+        mutating func visit(_ field: Field, _ value: inout Int) throws { value = try required(declareNumber(field), .integer) }
+        mutating func visit(_ field: Field, _ value: inout Int?) throws { value = try optional(declareNumber(field), .integer) }
         mutating func visit(_ field: Field, _ value: inout Bool) throws { value = try required(declare(field), .flag) }
 
         private mutating func declare(_ field: Field) -> String {
             let name = field.nameText
             declared.append(name)
+            return name
+        }
+
+        /// `declare` for an integer field, refusing a number beyond 64 bits with the field's own
+        /// code as it is read: no check after this could hold its value.
+        private mutating func declareNumber(_ field: Field) throws(Rejection) -> String {
+            let name = declare(field)
+            if case .bigInteger(let digits)? = lookup(name) { throw field.type.outOfRange(digits, role: field.role.description) }
             return name
         }
 

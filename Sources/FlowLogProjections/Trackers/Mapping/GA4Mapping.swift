@@ -70,7 +70,7 @@ public enum GA4Mapping {
                 .init("price", .money(line.unitPrice)), .init("quantity", .int(line.quantity)), .init("index", .int(index)),
             ]
             if let discount = line.discount {
-                item += [.init("coupon", .string(discount.id)), .init("discount", .money((line.regularAmount - line.discountedAmount) / line.quantity))]
+                item += [.init("coupon", .string(discount.id)), .init("discount", .money(Money.difference(line.regularAmount, line.discountedAmount) / max(line.quantity, 1)))]
             }
             return .object(item)
         }))

@@ -28,13 +28,13 @@ public enum SegmentMapping {
                 .init("cart_id", .string(tracked.cartId)), .init("product_id", .string(added.productId)),
                 .init("name", .string(added.name)), .init("price", .money(added.unitPrice)),
                 .init("quantity", .int(added.quantity)), currency,
-                .init("value", .money(added.unitPrice * added.quantity)),
+                .init("value", .money(Money.product(added.unitPrice, added.quantity))),
             ])]
         case .cart(.productRemoved(let removed)):
             var properties: [AnalyticsProperty] = [.init("cart_id", .string(tracked.cartId)), .init("product_id", .string(removed.productId))]
             if let line = cart.lineIndex(of: removed.productId).map({ cart.lines[$0] }) {
                 properties += [.init("name", .string(line.name)), .init("price", .money(line.unitPrice))]
-                properties += [.init("quantity", .int(removed.quantity)), currency, .init("value", .money(line.unitPrice * removed.quantity))]
+                properties += [.init("quantity", .int(removed.quantity)), currency, .init("value", .money(Money.product(line.unitPrice, removed.quantity)))]
             } else {
                 properties += [.init("quantity", .int(removed.quantity))]
             }

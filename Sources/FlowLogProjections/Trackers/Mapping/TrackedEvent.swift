@@ -86,7 +86,7 @@ public struct TrackedEvent: Sendable {
 
 extension Cart {
     /// Every discount of the cart in cents: the lines' product discounts and the cart discount.
-    public var discountAmount: Int { lines.reduce(0) { $0 + $1.regularAmount } - total }
+    public var discountAmount: Int { Money.difference(lines.reduce(0) { Money.sum($0, $1.regularAmount) }, total) }
 
     /// What removing `discountId` would give back, in cents; 0 when it is not applied.
     public func amount(ofDiscount discountId: String) -> Int {
@@ -94,6 +94,6 @@ extension Cart {
         var without = self
         if without.cartDiscount?.id == discountId { without.cartDiscount = nil }
         for index in without.lines.indices where without.lines[index].discount?.id == discountId { without.lines[index].discount = nil }
-        return without.total - total
+        return Money.difference(without.total, total)
     }
 }
