@@ -40,7 +40,7 @@ seed record-codec '\x03\x00\x00\x00\x00\x00\x00\x00\x02\x00\x00\x00\x00\x00\x00\
 
 # Export lines: today's exports and bug fixtures (events), one line a seed.
 lines export-line $fixtures/logs/schema-1.ndjson $fixtures/logs/schema-3.ndjson $fixtures/logs/schema-4.ndjson \
-    $fixtures/logs/eur-orders.ndjson $fixtures/bugs/*.ndjson
+    $fixtures/logs/eur-orders.ndjson $fixtures/logs/out-of-range-import.ndjson $fixtures/bugs/*.ndjson
 seed export-line '{"position":7,"forgotten":true,"version":2,"eventId":"01a1fe6e-ee5e-767e-ba04-7909b520b3bf","type":"cart.productAdded","actor":"user","timestamp":"2026-11-21T14:07:25Z","schemaVersion":1}'
 
 # JSON texts: answers and states as the command line writes them, and the corners of the grammar.
