@@ -1,3 +1,4 @@
+import FlowDomain
 import FlowLog
 
 /// The export line reader (`flowlog import`, `replay --file`): the input is one line of an NDJSON
@@ -29,20 +30,18 @@ enum ExportLineTarget {
         fuzzCheck(again == record, "\(record) exported as \(written) reads back as \(String(describing: again))")
         guard !record.isForgotten else { return }
         StoredRecords.checkRoundTrip(record)
+        // Decode then fold: the event folds into a new stream's state, which a head then keeps.
+        StateChecks.checkRoundTrip(FlowDecider.evolve(FlowDecider.initialState, record.event))
     }
 }
 
 /// What an import does with an event it read: encode it as a record, which must read back the same.
 enum StoredRecords {
-    /// One supply of salts for the whole run (a new one reads 64 KB from the kernel); fuzzing runs
-    /// one input at a time, on one thread.
-    nonisolated(unsafe) private static var salts = RecordSalts()
-
     static func checkRoundTrip(_ record: RecordedEvent) {
         for layout in [RecordLayout.whole, .salted] {
             var writer = BinaryWriter()
             let previous: UInt64 = 0x5EED
-            _ = RecordCodec.encode(record, previousHash: previous, layout: layout, salts: &salts, into: &writer)
+            _ = RecordCodec.encode(record, previousHash: previous, layout: layout, salts: &FuzzSalts.supply, into: &writer)
             let read = writer.withUnsafeBytes { bytes in
                 Result { () throws(RecordDamage) in try RecordCodec.decode(bytes, expectedPosition: record.position, previousHash: previous).0 }
             }

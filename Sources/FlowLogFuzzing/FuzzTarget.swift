@@ -25,6 +25,12 @@ package enum FuzzTargets {
         RecordCodecTarget.target,
         JSONValueTarget.target,
         ExportLineTarget.target,
+        CSVTarget.target,
+        StateCodecTarget.target,
+        DecodeFoldTarget.target,
+        TokenFileTarget.target,
+        PostgresURLTarget.target,
+        RetentionPeriodTarget.target,
     ]
 
     package static func named(_ name: String) -> FuzzTarget? {

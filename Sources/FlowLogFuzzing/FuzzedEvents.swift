@@ -64,3 +64,10 @@ enum FuzzedEvents {
         mutating func visit(_ field: Field, _ value: inout Bool) { value = input.bool() }
     }
 }
+
+/// One supply of record salts for the whole run: a new one reads 64 KB from the kernel, which cost
+/// most of an input's time. Where a salt matters the targets overwrite it from the input; fuzzing
+/// runs one input at a time, on one thread.
+enum FuzzSalts {
+    nonisolated(unsafe) static var supply = RecordSalts()
+}

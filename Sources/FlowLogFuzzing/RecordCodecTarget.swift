@@ -67,8 +67,7 @@ enum RecordCodecTarget {
     /// kernel, so that one input always makes one record.
     private static func encode(_ record: RecordedEvent, layout: RecordLayout, previousHash: UInt64, salt input: inout FuzzInput) -> [UInt8] {
         var writer = BinaryWriter()
-        var salts = RecordSalts()
-        _ = RecordCodec.encode(record, previousHash: previousHash, layout: layout, salts: &salts, into: &writer)
+        _ = RecordCodec.encode(record, previousHash: previousHash, layout: layout, salts: &FuzzSalts.supply, into: &writer)
         var bytes = writer.bytes
         if layout == .salted {
             for offset in RecordCodec.saltOffset..<RecordCodec.saltOffset + RecordCodec.saltSize { bytes[offset] = input.byte() }

@@ -21,8 +21,8 @@ lines() {
 seed() {
     mkdir -p "$1"
     local name
-    name=$(printf "$2" | sha1sum | cut -c1-12)
-    printf "$2" >"$1/$name"
+    name=$(printf -- "$2" | sha1sum | cut -c1-12)
+    printf -- "$2" >"$1/$name"
 }
 
 lines command-reader $fixtures/commands/cart-rules.ndjson $fixtures/commands/envelope.ndjson \
@@ -47,3 +47,30 @@ seed export-line '{"position":7,"forgotten":true,"version":2,"eventId":"01a1fe6e
 lines json-value $fixtures/commands/*.answers.ndjson $fixtures/commands/*.states.ndjson
 seed json-value '[1,-0,0.5e-3,1E+2,12345678901234567890,-9223372036854775808,1e999,true,false,null,"\\u00e9\\ud83d\\ude00\\n",{}]'
 seed json-value '{"a":{"b":{"c":[[[[[[[[]]]]]]]]}},"":""}'
+
+# The CSV export: an event built from the bytes (even first byte), or an export line (odd).
+seed csv '\x00\x00\x00\x00\x00\x00\x00\x00\x01\x01\x00\x03\x01\x02\x03\x04\x05\x06\x07\x08\x01\x02\x03\x04\x05\x06\x07\x08\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x01\x01\x01\x00\x05\x01\x06'
+seed csv '\x01{"position":1,"stream":"s","version":1,"eventId":"01a1fe6e-ee5e-767e-ba04-7909b520b3bf","type":"cart.productAdded","actor":"user","timestamp":"2026-11-21T14:07:25.278306Z","data":{"productId":"p1","name":"Tee, \\"quoted\\"\\nline","unitPrice":1250,"quantity":2}}'
+
+# States as StateCodec writes them (little-endian): format 1, an open cart without lines or
+# discounts, navigation, tab 0, then no orders; the same with one order; one order alone; a page.
+empty_state='\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x02\x00\x03\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00'
+seed state-codec "\\x00${empty_state}\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00"
+seed state-codec "\\x00${empty_state}\\x01\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x02o1\\xe2\\x04\\x00\\x00\\x00\\x00\\x00\\x00\\x03\\x00\\x00\\x00\\x00\\x00\\x00\\x00"
+seed state-codec "\\x01${empty_state}\\x05\\x00\\x00\\x00\\x00\\x00\\x00\\x00"
+seed state-codec '\x02\xff\x03EUR\x02o1\xe2\x04\x00\x00\x00\x00\x00\x00\x03\x00\x00\x00\x00\x00\x00\x00'
+seed state-codec '\x03\x02\x02o1\xe2\x04\x00\x00\x00\x00\x00\x00\x03\x00\x00\x00\x00\x00\x00\x00\x02o2\x01\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00'
+
+# Decode then fold: a snapshot's bytes or none, then events built from the bytes or export lines.
+seed decode-fold '\x00\x01\x00\x01\x02\x03\x04\x05\x06\x07\x08\x01\x02\x03\x04\x05\x06\x07\x08\x01\x02\x03\x04\x05\x06\x07\x08\x00\x00\x00\x05\x01\x01\x01\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x01'
+seed decode-fold "\\x01\\x1a${empty_state}\\x00\\x04\\x30{\"position\":1,\"stream\":\"s\",\"version\":1}"
+
+# Token files, PostgreSQL URLs and retention periods: the forms their documentation shows, and corners.
+seed token-file '# tokens\n0123456789abcdef0123456789abcdef read,write\n\tfedcba9876543210fedcba98 admin  \n\n'
+seed token-file 'short read\n'
+seed token-file '0123456789abcdef ,\n'
+seed postgres-url 'postgresql://ana:s%%40cret@db.example:6543/shop?schema=tenant_7&sslmode=verify-full&sslrootcert=/etc/ca.pem'
+seed postgres-url 'postgres://postgres@%%2Fvar%%2Frun%%2Fpostgresql/flow?host=/tmp/pg&port=5544&password=x'
+seed postgres-url 'postgres://[::1]:5432/db?connect_timeout=2.5&application_name=a%%20b'
+seed postgres-url 'postgres://u@h/d?connect_timeout=1e10'
+for period in 90d 12h 2w 0d 36525d 5218w 876600h 876601h 90 -1d +5d 9999999999999999999d ' 9d'; do seed retention-period "$period"; done
