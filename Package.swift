@@ -123,7 +123,15 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "flowlog", dependencies: ["FlowLogCLI"]),
+        /// The fuzz targets: one function per parser or decoder of untrusted input, by name
+        /// (docs/testing.md, "Fuzzing"). Nothing here is an entry point: `flowlog-fuzz` runs them.
+        .target(name: "FlowLogFuzzing", dependencies: ["FlowLog", "FlowDomain", "FlowLogHistory", "FlowLogSystem"]),
+        /// Replays files through a fuzz target; built by `scripts/fuzz` with libFuzzer's entry points
+        /// instead (`FLOWLOG_FUZZING`), in a scratch folder of its own.
+        .executableTarget(name: "flowlog-fuzz", dependencies: ["FlowLogFuzzing"]),
         .executableTarget(name: "flowlog-bench", dependencies: ["FlowLogMemory", "FlowLogHistory", "FlowLog", "FlowLogProjections", "FlowLogLMDB", "FlowDomain", "LMDB", "FlowLogTesting"]),
+        /// Every seed and every crash of `Tests/Fuzz/` run through its fuzz target: found crashes stay fixed.
+        .testTarget(name: "FlowLogFuzzTests", dependencies: ["FlowLogFuzzing", "FlowLog", "FlowDomain"]),
         .testTarget(name: "FlowDomainTests", dependencies: ["FlowDomain", "FlowLogTesting"]),
         // Without the `Network` trait no test target compiles the NIO stack: what needs it is behind `#if Network`.
         .testTarget(name: "FlowLogTests", dependencies: ["FlowLogMemory", "FlowLogHistory", "FlowLog", "FlowLogProjections", "FlowLogLMDB", .target(name: "FlowLogPostgres", condition: network),

@@ -42,8 +42,8 @@ public enum CSVSchema {
 
 /// Writes events as CSV rows with RFC 4180 quoting (a field with a comma, a quote, CR or LF is quoted,
 /// quotes doubled) and `\n` line ends.
-struct CSVRowWriter {
-    private(set) var bytes: [UInt8] = []
+package struct CSVRowWriter {
+    package private(set) var bytes: [UInt8] = []
     /// This row's event cells, one per event column; reused from row to row.
     private var cells = [Cell](repeating: .empty, count: EventKinds.columns.count)
     private static let trueBytes = Array("true".utf8)
@@ -80,18 +80,18 @@ struct CSVRowWriter {
         mutating func visit(_ field: Field, _ value: inout Bool) { set(field, .bool(value)) }
     }
 
-    init(capacity: Int) {
+    package init(capacity: Int) {
         bytes.reserveCapacity(capacity)
     }
 
-    mutating func reset() { bytes.removeAll(keepingCapacity: true) }
+    package mutating func reset() { bytes.removeAll(keepingCapacity: true) }
 
-    mutating func writeHeader() {
+    package mutating func writeHeader() {
         bytes.append(contentsOf: CSVSchema.columns.map(\.name).joined(separator: ",").utf8)
         bytes.append(0x0A)
     }
 
-    mutating func write(_ record: RecordedEvent) {
+    package mutating func write(_ record: RecordedEvent) {
         ByteFormatting.appendUUID(record.eventId, to: &bytes)
         let kind = EventKinds.info(of: record.event)
         comma(); text(kind.typeName)

@@ -1,13 +1,12 @@
 #if Network
+import FlowLog
 import Foundation
 import Hummingbird
 
 /// The bearer tokens of `--token-file` and their scopes.
 ///
-/// The file holds one token a line, `TOKEN SCOPES`, the scopes comma-separated (`read`, `write`,
-/// `admin`, or several such as `read,write`); blank lines and lines starting with `#` are ignored. A token is at least 16
-/// characters of visible ASCII. A file that others than its owner may read or write is refused,
-/// as ssh refuses such a key.
+/// The file holds one token a line, `TOKEN SCOPES` (`TokenFileText` reads it). A file that others
+/// than its owner may read or write is refused, as ssh refuses such a key.
 public struct TokenFile: Sendable {
     struct Entry: Sendable {
         let token: [UInt8]
@@ -35,30 +34,15 @@ public struct TokenFile: Sendable {
         try self.init(text: text, path: path)
     }
 
+    /// Reads the file's text (`TokenFileText`, which the embedded build tests and fuzzes too).
     init(text: String, path: String) throws(Problem) {
-        var entries: [Entry] = []
-        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = raw.trimmingCharacters(in: .whitespaces)
-            if line.isEmpty || line.hasPrefix("#") { continue }
-            let parts = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
-            guard parts.count == 2 else {
-                throw Problem(description: "Line \(index + 1) of the token file \(path) is not `TOKEN SCOPES` (scopes: read, write, admin, comma-separated).")
+        do throws(TokenFileText.Problem) {
+            entries = try TokenFileText.parse(text, path: path).map { entry in
+                Entry(token: entry.token, scopes: Set(entry.scopes.compactMap(Scope.init(rawValue:))))
             }
-            let token = Array(parts[0].utf8)
-            guard token.count >= 16, token.allSatisfy({ (0x21...0x7E).contains($0) }) else {
-                throw Problem(description: "The token on line \(index + 1) of \(path) is shorter than 16 characters or not visible ASCII; use a long random token (such as `openssl rand -hex 32`).")
-            }
-            var scopes: Set<Scope> = []
-            for name in parts[1].split(separator: ",") {
-                guard let scope = Scope(rawValue: String(name)) else {
-                    throw Problem(description: "Line \(index + 1) of the token file \(path) names the scope \"\(name)\"; the scopes are read, write and admin.")
-                }
-                scopes.insert(scope)
-            }
-            entries.append(Entry(token: token, scopes: scopes))
+        } catch {
+            throw Problem(description: error.description)
         }
-        guard !entries.isEmpty else { throw Problem(description: "The token file \(path) holds no token.") }
-        self.entries = entries
     }
 
     /// The scopes of `presented`, comparing it with every token in constant time (per length).

@@ -166,7 +166,7 @@ public enum RecordCodec {
         }
         if resealed[0] == RecordLayout.whole.rawValue, resealed.count >= 12 {
             // Layout 1 says where it belongs; the walk's position is what a damaged record is reported at.
-            withUnsafeBytes(of: UInt64(position).littleEndian) { resealed.replaceSubrange(4..<12, with: $0) }
+            withUnsafeBytes(of: UInt64(truncatingIfNeeded: position).littleEndian) { resealed.replaceSubrange(4..<12, with: $0) }
         }
         let seed = resealed[0] == RecordLayout.salted.rawValue ? seed(genesisHash, position: position) : genesisHash
         withUnsafeBytes(of: XXHash64.hash(resealed, seed: seed).littleEndian) { resealed.append(contentsOf: $0) }
@@ -215,6 +215,11 @@ public enum RecordCodec {
             guard hash == stored else { throw RecordDamage(position: expectedPosition, stream: stream, problem: chainBroken) }
             guard position == expectedPosition else {
                 throw RecordDamage(position: expectedPosition, stream: stream, problem: "the record says it is position \(position)")
+            }
+            // Versions start at 1 and are written as such; one beyond `Int.max` read as negative
+            // would trap whatever writes the record again (`upgrade`).
+            guard version >= 1 else {
+                throw RecordDamage(position: expectedPosition, stream: stream, problem: "the record says it is version \(UInt64(bitPattern: Int64(version)))")
             }
             let tag = tagValue & (1 << EventDeclaration.tagBits - 1)
             guard let (kind, currentVersion) = EventKinds.stored(tag: tag) else {
@@ -270,9 +275,13 @@ public enum RecordCodec {
         guard let (kind, _) = EventKinds.stored(tag: tag) else {
             throw RecordDamage(position: expectedPosition, stream: nil, problem: "unknown event type tag \(tag)")
         }
+        let version = Int(truncatingIfNeeded: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 4, as: UInt64.self)))
+        guard version >= 1 else {
+            throw RecordDamage(position: expectedPosition, stream: nil, problem: "the record says it is version \(UInt64(bitPattern: Int64(version)))")
+        }
         record.position = expectedPosition
         record.stream = ""
-        record.version = Int(truncatingIfNeeded: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 4, as: UInt64.self)))
+        record.version = version
         record.timestamp = Timestamp(microseconds: Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: 12, as: Int64.self)))
         record.eventId = EventID(high: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 20, as: UInt64.self)),
                                  low: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 28, as: UInt64.self)))

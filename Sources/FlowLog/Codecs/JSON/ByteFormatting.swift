@@ -22,7 +22,15 @@ package enum ByteFormatting {
         var (days, secondOfDay) = seconds.quotientAndRemainder(dividingBy: 86_400)
         if secondOfDay < 0 { days -= 1; secondOfDay += 86_400 }
         let (year, month, day) = CivilDate.from(daysSinceEpoch: days)
-        appendDigits(year, width: 4, to: &bytes)
+        if (0...9999).contains(year) {
+            appendDigits(year, width: 4, to: &bytes)
+        } else {
+            // A stored timestamp is 64 bits, which a damaged or forged record can fill beyond RFC 3339's
+            // four-digit years: written signed and whole (ISO 8601's expanded years), never trapped on.
+            bytes.append(year < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+"))
+            let magnitude = Int64(year.magnitude)
+            appendDigits(magnitude, width: max(4, String(magnitude).count), to: &bytes)
+        }
         bytes.append(UInt8(ascii: "-"))
         appendDigits(month, width: 2, to: &bytes)
         bytes.append(UInt8(ascii: "-"))

@@ -1,5 +1,3 @@
-#if Network
-import FlowLog
 import Foundation
 
 /// Where a PostgreSQL log lives, as `--db` names it: `postgres://USER[:PASSWORD]@HOST[:PORT]/DBNAME?schema=NAME`
@@ -19,6 +17,9 @@ import Foundation
 /// The password comes from the URL, else `PGPASSWORD`, else the password file (`PGPASSFILE`, default
 /// `~/.pgpass`, ignored unless only its owner may read it). It never appears in `description`,
 /// `redacted` or any message: messages name the log by `redacted`.
+///
+/// Here rather than in `FlowLogPostgres`, which connects with it: reading the text needs no network,
+/// so the embedded build tests and fuzzes it too (`postgres-url`).
 public struct PostgresURL: Equatable, Sendable, CustomStringConvertible {
     public enum SSLMode: String, Sendable, CaseIterable {
         case disable, allow, prefer, require
@@ -43,6 +44,8 @@ public struct PostgresURL: Equatable, Sendable, CustomStringConvertible {
     /// The text that `--db` gave, for telling it apart from a path (`isPostgresURL`).
     public static let schemes = ["postgres://", "postgresql://"]
     public static let defaultSchema = "flowlog"
+    /// The longest `connect_timeout`, in seconds: a day.
+    public static let longestConnectTimeout = 86_400.0
 
     /// Whether `--db`'s text names a PostgreSQL log rather than an LMDB folder.
     public static func isPostgresURL(_ text: String) -> Bool {
@@ -151,7 +154,11 @@ public struct PostgresURL: Equatable, Sendable, CustomStringConvertible {
             case "password": password = value
             case "dbname": database = value
             case "connect_timeout":
-                guard let seconds = Double(value), seconds > 0 else { throw invalid("connect_timeout must be a number of seconds") }
+                // At most a day: the connection counts it in nanoseconds, in 64 bits, and `1e10` or
+                // `inf` seconds trapped there.
+                guard let seconds = Double(value), seconds > 0, seconds <= Self.longestConnectTimeout else {
+                    throw invalid("connect_timeout must be a number of seconds, more than 0 and at most \(Int(Self.longestConnectTimeout))")
+                }
                 connectTimeout = seconds
             case "application_name": applicationName = value
             case "options", "target_session_attrs", "sslcert", "sslkey", "sslcrl", "sslcompression", "keepalives", "gssencmode",
@@ -186,7 +193,7 @@ public struct PostgresURL: Equatable, Sendable, CustomStringConvertible {
             database: self.database, user: resolvedUser, environment: environment)
     }
 
-    static func isValidSchema(_ name: String) -> Bool {
+    package static func isValidSchema(_ name: String) -> Bool {
         guard (1...48).contains(name.utf8.count), let first = name.utf8.first,
               first == UInt8(ascii: "_") || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first) else { return false }
         return name.utf8.allSatisfy { $0 == UInt8(ascii: "_") || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
@@ -269,4 +276,3 @@ enum PasswordFile {
         return fields
     }
 }
-#endif
