@@ -1,13 +1,11 @@
 import FlowLogSystem
 
-/// One page of an LMDB data file at a time, read through a read-only map of the file of the
-/// walk's own, for the structure walk (`StructureWalk`).
+/// One page of an LMDB data file at a time, read with `pread` into one buffer, for the structure
+/// walk (`StructureWalk`).
 ///
-/// The walk reads the file, never through LMDB: a damaged page must be looked at byte by byte
-/// without LMDB following its pointers (which is what the walk is there to check). A map of its
-/// own costs no copy and no system call per page, where a `pread` per page cost both; every read is checked against the page before it is made, and
-/// pages are only read up to the last one the meta page names, which the file holds (checked here
-/// and by `Environment` at opening; the file only grows), so no read faults.
+/// The walk reads the file, never LMDB's map: a damaged page must be looked at byte by byte without
+/// LMDB following its pointers (which is what the walk is there to check), and one buffer keeps
+/// the memory the walk needs at one page, whatever the size of the log.
 ///
 /// LMDB 0.9's layout on a 64-bit machine: a 16-byte page header (its number, a pad, its flags, then
 /// the lower and upper bounds of its free space, or an overflow run's page count), the nodes'
@@ -24,56 +22,51 @@ struct DataFilePage {
     /// An `MDB_db` record: pad, flags, depth, branch, leaf and overflow page counts, entries, root.
     static let databaseRecordSize = 48
 
+    let descriptor: Int32
     let pageSize: Int
-    /// The map of the file's first `length` bytes.
-    private let base: UnsafeRawPointer
-    let length: Int
-    /// The offset of the page read last.
-    private var current = 0
+    private(set) var bytes: [UInt8]
 
     /// The file at `path` with the page size its first meta page names; `nil` when it cannot be
-    /// opened or mapped, or names no page size LMDB uses (`Environment` refuses such a file first).
+    /// opened or names no page size LMDB uses (`Environment` refuses such a file before this runs).
     init?(path: String) {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
         var header = [UInt8](repeating: 0, count: 48)
-        var file = stat()
         let size = pread(descriptor, &header, 48, 0) == 48 ? Int(Self.load(UInt32.self, header, 40)) : 0
-        guard size >= 512, size <= 65536, size & (size - 1) == 0, fstat(descriptor, &file) == 0, Int(file.st_size) >= 2 * size,
-              let map = mmap(nil, Int(file.st_size), PROT_READ, MAP_SHARED, descriptor, 0), map != MAP_FAILED else { return nil }
+        guard size >= 512, size <= 65536, size & (size - 1) == 0 else {
+            close(descriptor)
+            return nil
+        }
+        self.descriptor = descriptor
         self.pageSize = size
-        self.base = UnsafeRawPointer(map)
-        self.length = Int(file.st_size)
+        self.bytes = [UInt8](repeating: 0, count: size)
     }
 
-    func release() { munmap(UnsafeMutableRawPointer(mutating: base), length) }
+    func release() { close(descriptor) }
 
-    /// Makes page `number` the one read; false when the file does not hold it whole.
+    /// Reads page `number` into the buffer; false when the file does not hold it whole.
     mutating func read(_ number: Int) -> Bool {
-        guard number >= 0, number < length / pageSize else { return false }
-        current = number * pageSize
-        return true
+        let (offset, overflow) = number.multipliedReportingOverflow(by: pageSize)
+        guard !overflow else { return false }
+        let size = pageSize
+        return bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, size, off_t(offset)) } == size
     }
 
-    /// `count` bytes from `offset` in the file, for a meta page or a value in an overflow run.
+    /// `count` bytes from `offset` in the file, for a value in an overflow run.
     func bytes(at offset: Int, count: Int) -> [UInt8]? {
-        guard offset >= 0, count >= 0, count <= length - offset else { return nil }
-        return Array(UnsafeRawBufferPointer(start: base + offset, count: count))
+        var result = [UInt8](repeating: 0, count: count)
+        return result.withUnsafeMutableBytes({ pread(descriptor, $0.baseAddress, count, off_t(offset)) }) == count ? result : nil
     }
 
-    /// `count` bytes from `offset` in the page read last, which the caller has checked it holds.
-    func bytes(_ offset: Int, count: Int) -> [UInt8] { Array(UnsafeRawBufferPointer(start: base + current + offset, count: count)) }
-
-    func u16(_ offset: Int) -> Int { Int(UInt16(littleEndian: base.loadUnaligned(fromByteOffset: current + offset, as: UInt16.self))) }
-    func u64(_ offset: Int) -> UInt64 { UInt64(littleEndian: base.loadUnaligned(fromByteOffset: current + offset, as: UInt64.self)) }
+    func u16(_ offset: Int) -> Int { Int(Self.load(UInt16.self, bytes, offset)) }
+    func u64(_ offset: Int) -> UInt64 { Self.load(UInt64.self, bytes, offset) }
 
     var number: UInt64 { u64(0) }
-    var flags: UInt16 { UInt16(u16(10)) }
+    var flags: UInt16 { Self.load(UInt16.self, bytes, 10) }
     var lower: Int { u16(12) }
     var upper: Int { u16(14) }
     /// An overflow run's first page: how many pages the run holds.
-    var overflowPages: Int { Int(UInt32(littleEndian: base.loadUnaligned(fromByteOffset: current + 12, as: UInt32.self))) }
+    var overflowPages: Int { Int(Self.load(UInt32.self, bytes, 12)) }
     var nodeCount: Int { max(0, (lower - Self.headerSize) / 2) }
     func nodeOffset(_ index: Int) -> Int { u16(Self.headerSize + 2 * index) }
 

@@ -37,14 +37,14 @@ extension StructureWalk {
                 continue
             }
             if tree.isFreeList {
-                markFree(file.bytes(data, count: size), from: 0, size: size, page: page, &tree)
+                markFree(file.bytes, from: data, size: size, page: page, &tree)
             } else if tree.name == "(main)", flags & DataFilePage.subData != 0 {
                 guard size == DataFilePage.databaseRecordSize else {
                     problem(page, &tree, "node \(index) names a database with a record of \(size) bytes, not \(DataFilePage.databaseRecordSize)")
                     continue
                 }
-                let name = String(decoding: file.bytes(node + DataFilePage.nodeHeaderSize, count: keySize), as: UTF8.self)
-                namedDatabases.append((name, DatabaseRecord(file.bytes(data, count: DataFilePage.databaseRecordSize), at: 0), page))
+                let name = String(decoding: file.bytes[(node + DataFilePage.nodeHeaderSize)..<data], as: UTF8.self)
+                namedDatabases.append((name, DatabaseRecord(file.bytes, at: data), page))
             }
         }
         if nodesWhole, tree.countable, !checkFilled(page, filled, &tree) { return [] }

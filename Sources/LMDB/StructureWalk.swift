@@ -68,7 +68,7 @@ public struct StructureWalk {
         // The meta page read again, unchanged: no writer was writing it as it was read.
         guard let meta = chosen, file.bytes(at: meta.page * file.pageSize, count: 152) == meta.bytes else { return nil }
         let lastPage = Int(clamping: DataFilePage.load(UInt64.self, meta.bytes, 136))
-        guard lastPage >= 1, lastPage < file.length / file.pageSize else { return nil }
+        guard lastPage >= 1, lastPage < Int.max / file.pageSize else { return nil }
         var walk = StructureWalk(file: file, lastPage: lastPage, metaPage: meta.page)
         walk.walkAll(free: DatabaseRecord(meta.bytes, at: 40), main: DatabaseRecord(meta.bytes, at: 88))
         return walk
