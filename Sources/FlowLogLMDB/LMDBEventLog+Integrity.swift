@@ -3,21 +3,36 @@ import LMDB
 
 /// `flowlog verify` on LMDB: the hash chain and contiguity of the records, the indexes against
 /// them (`IntegrityWalk`), each stream's stored version, the shape of the fingerprint runs, and the
-/// batch records of a schema-4 log (`checkBatchRecords`).
+/// batch records of a schema-4 log (`checkBatchRecords`), and the data file's pages (`StructureWalk`).
 extension LMDBEventLog: IntegrityChecking {
     public func checkIntegrity(progress: Progress?) throws -> IntegrityReport {
         try checkIntegrity(progress: progress, batchSize: IntegrityWalk.defaultBatchSize)
     }
 
     func checkIntegrity(progress: Progress?, batchSize: Int) throws -> IntegrityReport {
+        let pages = try walkStructure()
         let fast = try checkIntegrityByDigests(progress: progress)
-        if let report = fast.report { return report }
+        if var report = fast.report {
+            pages.forEach { report.notePage($0.page, database: $0.database, $0.detail) }
+            return report
+        }
         var report = try checkIntegrityEntryByEntry(progress: progress, batchSize: batchSize)
         if report.isReadable, let entries = fast.strayStreamIndexEntries {
             // Every event found its entry, yet the index holds something else as well.
             report.note(0, nil, "the stream index holds \(entries) entries for \(report.events) events: entries that point at no event")
         }
+        pages.forEach { report.notePage($0.page, database: $0.database, $0.detail) }
         return report
+    }
+
+    /// The data file's pages, walked from the meta page (`StructureWalk`): LMDB keeps no checksums
+    /// of them, and the walk of the records above reads only the pages its lookups lead to.
+    func walkStructure() throws -> [PageProblem] {
+        do {
+            return try environment.walkStructure()
+        } catch let error as LMDBError {
+            throw FlowLogError.reading(error, path: path)
+        }
     }
 
     /// The fast way for a log that is intact: the records walked on this thread, the two indexes

@@ -39,4 +39,32 @@ struct DamagedFileCLITests {
         }
         #expect(damaged > 0)
     }
+
+    /// A page whose header names another page is found by the walk of the structure alone: `verify`
+    /// names it by number and database, in text and JSON, and exits 65.
+    @Test func aDamagedPageHeaderIsNamedByVerifyInTextAndJSON() throws {
+        let fixture = FlowLogProcess.fixtures.appendingPathComponent("logs/schema-4/data.mdb")
+        var bytes = Array(try Data(contentsOf: fixture))
+        let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
+        func load(_ offset: Int) -> Int { bytes.withUnsafeBytes { Int(UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: UInt64.self))) } }
+        func flags(_ page: Int) -> UInt8 { bytes[page * pageSize + 10] }
+        let newest = load(144) > load(pageSize + 144) ? 0 : pageSize
+        // The last leaf page of the newest commit whose header names itself.
+        let leaf = try #require((2...load(newest + 136)).last { load($0 * pageSize) == $0 && flags($0) == 0x02 })
+        bytes[leaf * pageSize + 1] ^= 0x40
+        let folder = TemporaryDirectory()
+        let copy = folder.child("copy")
+        try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: false)
+        FileManager.default.createFile(atPath: copy + "/data.mdb", contents: Data(bytes))
+        let text = try FlowLogProcess.run(["verify", "--db", copy])
+        #expect(text.status == 65)
+        #expect(text.stdout.contains("damaged: page \(leaf) of "), "\(text.stdout.prefix(600))")
+        #expect(text.stdout.contains("its header names page \(leaf + 0x4000), not \(leaf)"), "\(text.stdout.prefix(600))")
+        let json = try FlowLogProcess.run(["verify", "--db", copy, "--format", "json"])
+        #expect(json.status == 65)
+        let report = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        let problems = try #require(report?["problems"] as? [[String: Any]])
+        #expect(problems.contains { $0["page"] as? Int == leaf && ($0["database"] as? String).map { !$0.isEmpty } == true }, "\(json.stdout.prefix(600))")
+        #expect(report?["intact"] as? Bool == false)
+    }
 }

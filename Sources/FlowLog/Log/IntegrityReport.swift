@@ -7,7 +7,8 @@ import FlowDomain
 ///   reordered or altered record breaks it where it happened;
 /// - contiguity: positions 1…n with none missing, each stream's versions 1…v in order;
 /// - the indexes: each event's stream index entry and event id entry point back at it, and each
-///   stream's stored head is its last version.
+///   stream's stored head is its last version;
+/// - the storage's structure, where it has one to walk: each damaged page by number and database.
 public struct IntegrityReport: Sendable {
     public struct Problem: Sendable, CustomStringConvertible {
         public init(position: Int, stream: String?, detail: String) {
@@ -16,10 +17,24 @@ public struct IntegrityReport: Sendable {
             self.detail = detail
         }
 
+        /// A damaged page of the data file's structure, which no one position holds (position 0).
+        public init(page: Int, database: String, detail: String) {
+            self.position = 0
+            self.stream = nil
+            self.detail = detail
+            self.page = page
+            self.database = database
+        }
+
         public let position: Int
         public let stream: String?
         public let detail: String
-        public var description: String { "position \(position)\(stream.map { " (stream \($0))" } ?? ""): \(detail)" }
+        public private(set) var page: Int?
+        public private(set) var database: String?
+        public var description: String {
+            if let page { return "page \(page) of \(database ?? "the data file"): \(detail)" }
+            return "position \(position)\(stream.map { " (stream \($0))" } ?? ""): \(detail)"
+        }
     }
 
     public var events = 0
@@ -47,6 +62,15 @@ public struct IntegrityReport: Sendable {
             newer.append(Problem(position: position, stream: stream, detail: detail))
         } else {
             unlistedNewer += 1
+        }
+    }
+
+    /// Lists a damaged page, or counts it once `maximumListed` problems are listed.
+    public mutating func notePage(_ page: Int, database: String, _ detail: String) {
+        if problems.count < Self.maximumListed {
+            problems.append(Problem(page: page, database: database, detail: detail))
+        } else {
+            unlistedProblems += 1
         }
     }
 

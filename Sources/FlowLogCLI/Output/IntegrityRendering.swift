@@ -13,6 +13,7 @@ enum IntegrityRendering {
                     json.array(report.problems) { json, problem in
                         json.object { json in
                             json.field("position", problem.position); json.field("stream", problem.stream); json.field("detail", problem.detail)
+                            if let page = problem.page { json.field("page", page); json.field("database", problem.database) }
                         }
                     }
                     json.field("unlistedProblems", report.unlistedProblems)
