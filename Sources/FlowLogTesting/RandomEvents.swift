@@ -40,8 +40,18 @@ public struct RandomEvents {
             return [range.lowerBound, range.lowerBound + 1, min(999, range.upperBound), range.upperBound / 2, range.upperBound]
         }
 
+        private static var currencies: [String] { ["USD", "EUR", "JPY"] }
+
+        private static func strings(_ field: Field) -> [String] {
+            switch field.type {
+            case .identifier: identifiers
+            case .currency: currencies
+            default: texts
+            }
+        }
+
         mutating func visit(_ field: Field, _ value: inout String) {
-            value = (field.type == .identifier ? Self.identifiers : Self.texts).randomElement(using: &rng)!
+            value = Self.strings(field).randomElement(using: &rng)!
         }
 
         mutating func visit(_ field: Field, _ value: inout String?) {

@@ -89,6 +89,10 @@ struct BoundedNumbersTests {
         (#""productId":"p","name":"Cap","unitPrice":900,"quantity":-99999999999999999999,"currency":"USD""#, "\"quantity\" is -99999999999999999999, out of range (invalidQuantity)"),
         (#""productId":"p","name":"Cap","unitPrice":900,"quantity":0,"currency":"USD""#, "\"quantity\" is 0, out of range (invalidQuantity)"),
         (#""productId":"p","name":"Cap","unitPrice":900,"quantity":1000,"currency":"USD""#, "\"quantity\" is 1000, out of range (invalidQuantity)"),
+        // States keep a currency in a short string: one of 300 bytes trapped there once it was imported.
+        (#""productId":"p","name":"Cap","unitPrice":900,"quantity":1,"currency":""# + String(repeating: "X", count: 300) + "\"",
+         "not an ISO 4217 currency code (invalidCurrency)"),
+        (#""productId":"p","name":"Cap","unitPrice":900,"quantity":1,"currency":"""#, "\"currency\" is \"\", not an ISO 4217 currency code"),
     ])
     func anExportedEventOutOfItsFieldsRecordedRangeIsRefusedByName(data: String, problem: String) {
         let message = importProblem(exportedLine(data))

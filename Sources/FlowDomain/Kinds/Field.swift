@@ -75,6 +75,8 @@ struct FieldLister: FieldVisitor {
 /// A recorded event's integer field outside what its type declares (`FieldType.recordedRange`):
 /// what an earlier build's import stored unchecked, a hand-edited export, a device's bad event.
 /// Every reader refuses it naming the field and the value as written, never clamps it.
+/// A currency that is no ISO 4217 code (`Money.isCurrencyCode`) counts too: states keep it in a
+/// short string, and a long one trapped there.
 public struct RecordedValueOutOfRange: Error, Equatable, Sendable, CustomStringConvertible {
     public let field: String
     /// The value as it was written (digits beyond 64 bits included).
@@ -88,6 +90,7 @@ public struct RecordedValueOutOfRange: Error, Equatable, Sendable, CustomStringC
     }
 
     public var description: String {
+        if type == .currency { return "\"\(field)\" is \"\(value)\", not an ISO 4217 currency code (invalidCurrency): three capital letters, such as EUR" }
         let code = type.rangeCode.map { " (\($0.rawValue))" } ?? ""
         guard let range = type.recordedRange else { return "\"\(field)\" is \(value), which is not a number it can hold" }
         return "\"\(field)\" is \(value), out of range\(code): a recorded \(type.name) is \(range.lowerBound) through \(range.upperBound)"
@@ -102,6 +105,14 @@ extension Field {
         if let range = type.recordedRange, !range.contains(value) {
             throw RecordedValueOutOfRange(field: nameText, value: String(value), type: type)
         }
+        return value
+    }
+
+    /// `value`, when a recorded event's text field of this type may hold it: a currency is an ISO
+    /// 4217 code (identifiers and the length of free text are the readers' own checks).
+    @inline(__always)
+    public func recorded(_ value: String) throws(RecordedValueOutOfRange) -> String {
+        if type == .currency, !Money.isCurrencyCode(value) { throw RecordedValueOutOfRange(field: nameText, value: value, type: type) }
         return value
     }
 }

@@ -80,7 +80,7 @@ package enum EventFieldsCodec {
                 guard let read = try reader.readShortString() else { throw BinaryReader.OutOfBounds() }
                 value = read
             } else {
-                value = try reader.readString()
+                value = try field.recorded(try reader.readString())
             }
         }
 

@@ -117,7 +117,7 @@ public enum RecordedEventJSON {
         private mutating func string(_ field: Field) throws -> String {
             let read = field.type == .identifier ? try? RecordedEventJSON.identifier(&scanner, "") : try? RecordedEventJSON.freeText(&scanner, "")
             guard let read else { throw Mismatch() }
-            return read
+            return try field.recorded(read)
         }
 
         mutating func visit(_ field: Field, _ value: inout String) throws {
@@ -309,7 +309,7 @@ public enum RecordedEventJSON {
             } else if text.utf8.count > Int(UInt16.max) {
                 throw Problem(message: "\"\(field.name)\" is longer than 65,535 bytes")
             }
-            return text
+            do { return try field.recorded(text) } catch { throw Problem(message: error.description) }
         }
 
         private func integer(_ field: Field, _ value: JSONValue) throws -> Int {
