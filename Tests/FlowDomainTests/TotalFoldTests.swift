@@ -81,7 +81,10 @@ struct TotalFoldTests {
         #expect(!FieldType.quantity.recordedRange!.contains(0))
         #expect(FieldType.cents.recordedRange!.contains(-FieldChecks.largestCartTotal))
         #expect(!FieldType.cents.recordedRange!.contains(-FieldChecks.largestCartTotal - 1))
-        #expect(FieldType.integer.recordedRange!.upperBound == 9_007_199_254_740_991)
+        #expect(FieldType.integer.recordedRange! == 0...FieldType.largestExactInteger)
+        #expect(FieldType.cents.recordedRange! == -FieldChecks.largestCartTotal...FieldChecks.largestCartTotal)
+        #expect(FieldType.quantity.recordedRange! == FieldChecks.quantityRange)
+        #expect(FieldType.amount.recordedRange! == 0...FieldType.amountOffRange.upperBound)
         #expect(FieldType.text.recordedRange == nil)
     }
 }

@@ -112,6 +112,20 @@ struct BoundedNumbersTests {
         #expect(importProblem(exportedLine(data, version: number))?.contains("\"version\"") == true)
     }
 
+    /// No rule makes a discount of both kinds, but a recorded event may hold one: a snapshot of it
+    /// reads back as its fold, percent and amount (it kept the amount alone).
+    @Test func aDiscountOfBothKindsReadsBackFromAStateAsItWasFolded() {
+        var state = FlowState()
+        FlowDecider.evolve(&state, .cart(.productAdded(.init(productId: "p", name: "Cap", unitPrice: 900, quantity: 1))))
+        FlowDecider.evolve(&state, .cart(.discountApplied(.init(discountId: "D", percent: 513, amountOff: 1, productId: "p"))))
+        FlowDecider.evolve(&state, .cart(.discountApplied(.init(discountId: "C", percent: 7, amountOff: 0, productId: nil))))
+        var writer = BinaryWriter()
+        StateCodec.encode(state, into: &writer)
+        let read = writer.bytes.withUnsafeBytes { StateCodec.decode($0) }
+        #expect(read == state)
+        #expect(read?.cart.lines.first?.discount == Discount(id: "D", percent: 513, amountOff: 1))
+    }
+
     /// What an earlier build's import stored unchecked: read back, it is named, not folded, and
     /// not called damaged.
     @Test func aRecordHoldingAnOutOfRangeValueIsNamedNotCalledDamaged() throws {
