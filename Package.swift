@@ -52,7 +52,9 @@ let package = Package(
         ),
         /// The operating system's C library (Glibc or Darwin), chosen in one file: nothing else imports it.
         .target(name: "FlowLogSystem", swiftSettings: crossModule),
-        .target(name: "LMDB", dependencies: ["CLMDB", "FlowLogSystem"], swiftSettings: crossModule),
+        /// LMDB's reads with SIGSEGV and SIGBUS caught: a damaged page can make LMDB fault in its own code.
+        .target(name: "CLMDBGuard", dependencies: ["CLMDB"]),
+        .target(name: "LMDB", dependencies: ["CLMDB", "CLMDBGuard", "FlowLogSystem"], swiftSettings: crossModule),
         .target(name: "Deciding", swiftSettings: crossModule),
         .target(name: "FlowDomain", dependencies: ["Deciding"], swiftSettings: crossModule),
         .target(name: "FlowLog", dependencies: ["FlowDomain", "Deciding", "FlowLogSystem"], swiftSettings: crossModule),

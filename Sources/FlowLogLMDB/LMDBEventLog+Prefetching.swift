@@ -13,7 +13,7 @@ extension LMDBEventLog: StatePrefetching {
                 return try streams.map { try state(ofStream: $0, throughPosition: nil, pending: pending, slimmingPast: slimmingPast, txn) }
             }
         } catch let error as LMDBError {
-            throw FlowLogError.io(path: path, detail: "\(error)")
+            throw FlowLogError.reading(error, path: path)
         }
     }
 }

@@ -53,7 +53,7 @@ extension LMDBEventLog {
                 return changed
             }
         } catch let error as LMDBError {
-            throw FlowLogError.io(path: path, detail: "\(error)")
+            throw FlowLogError.writing(error, path: path)
         }
     }
 }

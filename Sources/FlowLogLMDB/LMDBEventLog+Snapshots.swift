@@ -17,7 +17,7 @@ extension LMDBEventLog: SnapshotStore {
         do {
             try environment.write { txn in try txn.put(meta, key: Array("snapshotInterval".utf8), value: Keys.littleEndian(UInt64(interval))) }
         } catch let error as LMDBError {
-            throw FlowLogError.io(path: path, detail: "\(error)")
+            throw FlowLogError.writing(error, path: path)
         }
     }
 

@@ -234,7 +234,7 @@ public final class LMDBEventLog: EventLog {
         do {
             return try environment.read(body)
         } catch let error as LMDBError {
-            throw FlowLogError.io(path: path, detail: "\(error)")
+            throw FlowLogError.reading(error, path: path)
         }
     }
 

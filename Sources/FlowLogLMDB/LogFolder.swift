@@ -42,10 +42,44 @@ enum LogFolder {
         case ENOENT: return .notFound(path: path)
         case ENOSPC: return .diskFull(path: path)
         default:
+            if error.isInvalidFile, hasOneMetaPage(path + "/data.mdb") {
+                return .notALog(path: path, reason: "its data.mdb is damaged: LMDB reports \(error.message.prefix(1).lowercased())\(error.message.dropFirst()) for one of its two meta pages; nothing was changed, restore the log from a backup")
+            }
             if error.isInvalidFile { return .notALog(path: path, reason: "its data.mdb is not an LMDB database of a compatible format") }
-            if error.isCorrupted { return .notALog(path: path, reason: "its data.mdb is damaged (\(error.message)); nothing was changed") }
+            if error.isCorrupted, error.detail != nil {
+                let advice = error.message.contains("backup") ? "" : ", restore the log from a backup"
+                return .notALog(path: path, reason: "its data.mdb is damaged (\(error.message)); nothing was changed\(advice)")
+            }
+            if error.isCorrupted { return .notALog(path: path, reason: "its data.mdb is damaged (LMDB reports \(error.message)); nothing was changed, restore the log from a backup") }
             return .io(path: path, detail: "\(error)")
         }
+    }
+
+    /// Whether exactly one of the file's two meta pages is whole (its page number, flags, magic
+    /// number, version and page size): an LMDB file whose other meta page is damaged, not another
+    /// program's file. The second meta page lies one page size in, which a whole first one keeps.
+    private static func hasOneMetaPage(_ file: String) -> Bool {
+        let descriptor = open(file, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        let sizes: [UInt32] = [4096, 8192, 16384, 32768, 65536]
+        /// The page size a whole meta page `page` at `offset` keeps, or `nil`.
+        func meta(page: UInt64, at offset: Int) -> UInt32? {
+            var header = [UInt8](repeating: 0, count: 48)
+            guard header.withUnsafeMutableBytes({ pread(descriptor, $0.baseAddress, 48, off_t(offset)) }) == 48 else { return nil }
+            return header.withUnsafeBytes { bytes in
+                let size = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 40, as: UInt32.self))
+                let whole = UInt64(littleEndian: bytes.loadUnaligned(as: UInt64.self)) == page
+                    && UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: 10, as: UInt16.self)) & 0x08 != 0
+                    && UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 16, as: UInt32.self)) == 0xBEEF_C0DE
+                    && UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 20, as: UInt32.self)) == 1
+                    && sizes.contains(size) && (page == 0 || Int(size) == offset)
+                return whole ? size : nil
+            }
+        }
+        let second = sizes.first { meta(page: 1, at: Int($0)) != nil }
+        let first = meta(page: 0, at: 0).map { second == nil || $0 == second }
+        return (first == true) != (second != nil)
     }
 
     private static func parentFolder(of path: String) -> String {

@@ -33,6 +33,7 @@ extension FlowLogHTTPServer {
             if let cors { router.add(middleware: CORSMiddleware(policy: cors)) }
             let known = KnownRoutes()
             router.add(middleware: ErrorMiddleware(logger: logger, known: known, cors: cors))
+            router.add(middleware: HeadLimitMiddleware(limit: options.limits.headBytes))
             let routes = RouteTable(router: router, auth: Authorizer(tokens: options.tokens), known: known)
             CommandRoutes(writer: writer, limits: options.limits, metrics: metrics).register(routes)
             ForgetRoutes(writer: writer, view: view, readers: readers, beforeForgetting: options.beforeForgetting).register(routes)

@@ -1,4 +1,5 @@
 import CLMDB
+import CLMDBGuard
 import FlowLogSystem
 
 /// An open LMDB environment: one memory map over one folder (`data.mdb` and `lock.mdb`).
@@ -34,8 +35,11 @@ public final class Environment {
     private let readOnly: Bool
     /// Held by every resize of the map, and shared by `readBesideWriter`.
     private let remapping = RemapLock()
+    /// Where the map is, for the bounds each transaction checks what it reads against.
+    private let location = MapLocation()
 
     public init(path: String, options: Options = Options()) throws(LMDBError) {
+        flowlog_guard_install()
         var env: OpaquePointer?
         try check(mdb_env_create(&env), "mdb_env_create")
         guard let env else { throw LMDBError(code: ENOMEM, operation: "mdb_env_create") }
@@ -46,6 +50,7 @@ public final class Environment {
             var flags = UInt32(MDB_NOTLS)
             if options.readOnly { flags |= UInt32(MDB_RDONLY) }
             if options.noLock { flags |= UInt32(MDB_NOLOCK) }
+            try Self.checkMetaPages(file: path + "/data.mdb", path: path)
             try check(mdb_env_open(env, path, flags, options.fileMode), "opening the LMDB environment at \(path)")
             try Self.checkFileHoldsLastCommit(env, path: path)
         } catch {
@@ -73,7 +78,9 @@ public final class Environment {
         try check(mdb_env_get_fd(env, &descriptor), "reading the environment's data file")
         var file = stat()
         guard fstat(descriptor, &file) == 0 else { throw LMDBError(code: errno, operation: "reading the size of \(path)/data.mdb") }
-        let needed = (info.me_last_pgno + 1) * Int(database.ms_psize)
+        let (pages, tooMany) = UInt(bitPattern: info.me_last_pgno).addingReportingOverflow(1)
+        let (bytes, tooLarge) = pages.multipliedReportingOverflow(by: UInt(database.ms_psize))
+        let needed = tooMany || tooLarge || bytes > UInt(Int.max) ? Int.max : Int(bytes)
         guard Int(file.st_size) < needed else { return }
         throw LMDBError(code: MDB_CORRUPTED, operation: "opening the LMDB environment at \(path)", detail: """
             data.mdb holds \(file.st_size) bytes, but its last commit uses \(needed): the file was cut short, as by a copy \
@@ -202,7 +209,9 @@ public final class Environment {
                 continue
             }
             try check(code, flags & UInt32(MDB_RDONLY) != 0 ? "beginning a read transaction" : "beginning a write transaction")
-            return Transaction(handle: txn!, isReadOnly: flags & UInt32(MDB_RDONLY) != 0)
+            let readOnly = flags & UInt32(MDB_RDONLY) != 0
+            // After the begin: the last page the newest meta names is then at or past this snapshot's.
+            return Transaction(handle: txn!, isReadOnly: readOnly, bounds: location.bounds(handle, writing: !readOnly))
         }
     }
 
@@ -220,7 +229,10 @@ public final class Environment {
     /// Every resize of this process's map (0: adopt the size another process set), once no read
     /// beside the writer is under way (`RemapLock`).
     private func setMapSize(_ bytes: Int, _ operation: @autoclosure () -> String) throws(LMDBError) {
-        try remapping.resizing { () throws(LMDBError) in try check(mdb_env_set_mapsize(handle, bytes), operation()) }
+        try remapping.resizing { () throws(LMDBError) in
+            defer { location.forget() }
+            try check(mdb_env_set_mapsize(handle, bytes), operation())
+        }
     }
 }
 
@@ -233,7 +245,7 @@ extension Environment {
         }
         var txn: OpaquePointer?
         try check(mdb_txn_begin(handle, nil, UInt32(MDB_RDONLY), &txn), "beginning a read transaction")
-        let transaction = Transaction(handle: txn!, isReadOnly: true)
+        let transaction = Transaction(handle: txn!, isReadOnly: true, bounds: location.bounds(handle, writing: false))
         do {
             let databases = try names.map { try transaction.openDatabase(named: $0, create: false) }
             try check(mdb_txn_commit(txn), "committing the opening of databases")

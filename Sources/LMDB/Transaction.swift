@@ -1,8 +1,11 @@
 import CLMDB
+import CLMDBGuard
 
 /// A named database (LMDB's `MDB_dbi`) inside an environment. Open it once and keep it.
 public struct Database: Sendable, Hashable {
     let dbi: MDB_dbi
+    /// The name it was opened by, for naming it in the report of a damaged page.
+    public let name: String
 }
 
 /// A transaction in progress. It lives only inside `Environment.read` or `Environment.write`:
@@ -12,6 +15,8 @@ public struct Transaction {
     /// A read-only transaction's buffers all point into the memory map; a write transaction's may
     /// point into pages it changed, which LMDB keeps in ordinary heap memory.
     public let isReadOnly: Bool
+    /// What of the map its keys and values may point into (`MapBounds`).
+    let bounds: MapBounds
 
     /// The snapshot this transaction sees (LMDB's transaction id): two read transactions with the
     /// same id, on two threads, read exactly the same data.
@@ -32,16 +37,19 @@ public struct Transaction {
     public func openDatabase(named name: String?, create: Bool = false) throws(LMDBError) -> Database {
         var dbi = MDB_dbi()
         try check(mdb_dbi_open(handle, name, create ? UInt32(MDB_CREATE) : 0, &dbi), "opening database \(name ?? "(main)")")
-        return Database(dbi: dbi)
+        return Database(dbi: dbi, name: name ?? "(main)")
     }
 
     /// The value stored under `key`, or `nil`. The buffer points into the map: copy what you keep.
     public func get(_ database: Database, key: UnsafeRawBufferPointer) throws(LMDBError) -> UnsafeRawBufferPointer? {
         var keyValue = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
         var value = MDB_val()
-        let code = mdb_get(handle, database.dbi, &keyValue, &value)
+        let code = flowlog_guarded_get(handle, database.dbi, &keyValue, &value)
         if code == MDB_NOTFOUND { return nil }
         try check(code, "mdb_get")
+        if !bounds.admits(value.mv_data, value.mv_size), !bounds.admitsWritten(value.mv_data, value.mv_size, mdb_txn_env(handle)) {
+            throw bounds.damage(database: database.name, key: keyValue, value: value, askedFor: true, operation: "mdb_get")
+        }
         return UnsafeRawBufferPointer(start: value.mv_data, count: value.mv_size)
     }
 
@@ -97,7 +105,7 @@ public struct Transaction {
     public func withCursor<Result>(_ database: Database, _ body: (inout Cursor) throws -> Result) throws -> Result {
         var cursorHandle: OpaquePointer?
         try check(mdb_cursor_open(handle, database.dbi, &cursorHandle), "mdb_cursor_open")
-        var cursor = Cursor(handle: cursorHandle!)
+        var cursor = Cursor(handle: cursorHandle!, bounds: bounds, database: database.name)
         defer { mdb_cursor_close(cursorHandle) }
         return try body(&cursor)
     }
@@ -108,6 +116,9 @@ public struct Transaction {
 public struct Cursor {
     public typealias Record = (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)
     let handle: OpaquePointer
+    /// The transaction's bounds, which every record a move lands on is checked against.
+    let bounds: MapBounds
+    let database: String
 
     public mutating func first() throws(LMDBError) -> Record? { try move(MDB_FIRST) }
     public mutating func last() throws(LMDBError) -> Record? { try move(MDB_LAST) }
@@ -133,10 +144,22 @@ public struct Cursor {
     /// LMDB writes the key it lands on.
     private mutating func get(_ key: inout MDB_val, _ operation: MDB_cursor_op, _ name: StaticString) throws(LMDBError) -> Record? {
         var value = MDB_val()
-        let code = mdb_cursor_get(handle, &key, &value, operation)
+        let code = flowlog_guarded_cursor_get(handle, &key, &value, operation)
         if code == MDB_NOTFOUND { return nil }
         try check(code, name.description)
+        if !bounds.admits(key.mv_data, key.mv_size) || !bounds.admits(value.mv_data, value.mv_size) {
+            try checkOutside(key, value, name)
+        }
         return (UnsafeRawBufferPointer(start: key.mv_data, count: key.mv_size),
                 UnsafeRawBufferPointer(start: value.mv_data, count: value.mv_size))
+    }
+
+    /// A record outside the used pages: a write transaction's own, or damage.
+    @inline(never)
+    private func checkOutside(_ key: MDB_val, _ value: MDB_val, _ name: StaticString) throws(LMDBError) {
+        let env = mdb_txn_env(mdb_cursor_txn(handle))!
+        for part in [key, value] where !bounds.admits(part.mv_data, part.mv_size) && !bounds.admitsWritten(part.mv_data, part.mv_size, env) {
+            throw bounds.damage(database: database, key: key, value: value, operation: name)
+        }
     }
 }

@@ -21,6 +21,12 @@ struct JSONParserTests {
         #expect(throws: JSONSyntaxError.self) { try JSONParser.parse(text) }
     }
 
+    /// `1e999` is no double: kept as infinity, it was echoed back (`meta`, recorded states) as `inf`.
+    @Test(arguments: ["1e999", "-1e999", "[1E400]"])
+    func refusesNumbersBeyondADouble(text: String) {
+        #expect(throws: JSONSyntaxError.self) { try JSONParser.parse(text) }
+    }
+
     @Test func refusesDeepNesting() {
         #expect(throws: JSONSyntaxError.self) { try JSONParser.parse(String(repeating: "[", count: 10_000)) }
     }

@@ -18,6 +18,8 @@ public enum FlowLogError: Error, Equatable, CustomStringConvertible {
     case newerSchema(path: String, found: Int, supported: Int)
     /// A stored record failed its checks.
     case damaged(RecordDamage)
+    /// The storage around the records is damaged (a page no record's position names).
+    case damagedFile(FileDamage)
     /// The disk is full; nothing of the batch was written.
     case diskFull(path: String)
     /// Any other storage failure, with the backend's own words.
@@ -57,7 +59,9 @@ public enum FlowLogError: Error, Equatable, CustomStringConvertible {
             damage.isNewerThanKnown ? "\(damage) Nothing after it was read, and nothing was changed."
                 : damage.outOfRange != nil
                 ? "\(damage) Nothing after it was read, and nothing was changed; restore the log from a backup taken before the import that stored it, or import its source into a new log with this FlowLog, which refuses such values line by line."
-                : "\(damage) Nothing after it was read; keep a copy of the log folder for inspection."
+                : "\(damage) Nothing after it was read; keep a copy of the log folder for inspection, and restore the log from a backup."
+        case .damagedFile(let damage):
+            "\(damage) Nothing after it was read; keep a copy of the log folder for inspection, and restore the log from a backup."
         case .diskFull(let path):
             "The disk holding \(path) is full (or the log reached a file-size limit); nothing of this batch was written, and everything acknowledged before it is safe. Free some space and send the unanswered commands again."
         case .io(_, let detail):

@@ -49,6 +49,11 @@ public struct RetentionPeriod: Equatable, Hashable, Sendable, CustomStringConver
         if let number = Int(text) {
             return "\(option) takes a number and a unit, \(unitsText), such as 90d; '\(text)' has no unit (did you mean \(number)d?)."
         }
+        if let last = text.last, let unit = Unit(rawValue: String(last)), !text.dropLast().isEmpty,
+           text.dropLast().utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), Int(text.dropLast()).map({ $0 >= 1 }) ?? true {
+            let most = 36_525 * Unit.days.microseconds / unit.microseconds
+            return "\(option) takes at most 100 years' worth (\(most)\(unit.rawValue)); got '\(text)'. Give a shorter period, such as 90d."
+        }
         return "\(option) takes a whole number of at least 1 and a unit, \(unitsText), such as 90d or 12h; got '\(text)'."
     }
 

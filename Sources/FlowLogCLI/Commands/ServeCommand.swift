@@ -39,8 +39,16 @@ struct ServeCommand: ParsableCommand {
 
     @OptionGroup var logOptions: LogOptions
 
+    /// The seconds `--request-timeout` and `--heartbeat` take: from a millisecond (what the
+    /// timers count in) to a day. Past that the nanoseconds of the timers (and a session's four
+    /// times as long) would no longer fit 64 bits.
+    static let secondsRange = 0.001...86_400.0
+
     func validate() throws {
-        guard requestTimeout > 0, heartbeat > 0, subscriberBuffer > 0 else { throw ValidationError("--request-timeout, --heartbeat and --subscriber-buffer must be above 0.") }
+        for (name, value) in [("--request-timeout", requestTimeout), ("--heartbeat", heartbeat)] where !Self.secondsRange.contains(value) {
+            throw ValidationError("\(name) takes seconds from 0.001 through 86400 (a day); got \(value). Give, say, 30.")
+        }
+        guard subscriberBuffer > 0 else { throw ValidationError("--subscriber-buffer must be a number of bytes above 0; got \(subscriberBuffer).") }
         guard maxSubscribers >= 1 else { throw ValidationError("--max-subscribers must be 1 or more; got \(maxSubscribers).") }
         guard Self.address(listen) != nil else {
             throw ValidationError("--listen takes HOST:PORT (such as 127.0.0.1:8080, or [::1]:8080), with a port from 0 through 65535; got '\(TerminalText.escaped(listen))'.")

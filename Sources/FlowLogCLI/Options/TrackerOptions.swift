@@ -47,7 +47,11 @@ struct TrackerOptions: ParsableArguments {
         }
         if !(1...2_500).contains(batchSize) { throw ValidationError("--batch-size \(batchSize) is not 1 through 2500 (Segment takes at most 2,500 messages a request); give, say, 100.") }
         if let problem = AnalyticsSettings.problem(withCurrency: currency) { throw ValidationError("--currency '\(TerminalText.escaped(currency))' \(problem).") }
-        if !(deliveryDeadline > 0) { throw ValidationError("--delivery-deadline must be a positive number of seconds, such as 3600 (an hour).") }
+        // Finite and at most 30 days: infinity or NaN would retry forever (or never), and a tracker
+        // that should resume next run would hold its lease without end.
+        if !(deliveryDeadline > 0 && deliveryDeadline <= 2_592_000) {
+            throw ValidationError("--delivery-deadline takes seconds from above 0 through 2592000 (30 days); got \(deliveryDeadline). Give, say, 3600 (an hour).")
+        }
         if let url = ga4URL, URL(string: url).map({ !$0.path.hasSuffix("/mp/collect") }) ?? false {
             throw ValidationError("--ga4-url '\(TerminalText.escaped(url))' does not end in /mp/collect: give the Measurement Protocol collect URL, such as https://www.google-analytics.com/mp/collect.")
         }

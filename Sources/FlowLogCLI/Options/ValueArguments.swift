@@ -13,10 +13,20 @@ enum ValueArguments {
 
     static let wholeNumberAdvice = "not a whole number; write digits only, such as 12 (no decimals, exponents or separators)"
 
+    /// Digits that are a whole number but not one 64 bits hold: never wrapped or clamped, refused
+    /// with the range (each option's own check says its narrower one).
+    static let pastSixtyFourBitsAdvice = "past the whole numbers FlowLog reads (\(Int.min) through \(Int.max)); give a smaller number"
+
     /// A whole number in digits, with an optional sign: `12`, `-1`. Not `1e2`, `2.0` or `1_000`.
     static func wholeNumber(_ text: String) throws -> Int {
-        guard let number = parseWholeNumber(text) else { throw Problem(description: wholeNumberAdvice) }
+        guard let number = parseWholeNumber(text) else { throw Problem(description: wholeNumberProblem(text)) }
         return number
+    }
+
+    /// Why `text` is no whole number: past 64 bits, or not digits at all.
+    static func wholeNumberProblem(_ text: String) -> String {
+        let digits = text.hasPrefix("-") || text.hasPrefix("+") ? text.dropFirst() : Substring(text)
+        return !digits.isEmpty && digits.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) ? pastSixtyFourBitsAdvice : wholeNumberAdvice
     }
 
     static func parseWholeNumber(_ text: String) -> Int? {

@@ -25,7 +25,7 @@ struct CLIFailure: Error {
         let status: ExitStatus = switch error {
         case .notFound: .noInput
         case .missingParent: .cannotCreate
-        case .notALog, .newerSchema, .damaged, .refusedImport, .invalidInput: .dataError
+        case .notALog, .newerSchema, .damaged, .damagedFile, .refusedImport, .invalidInput: .dataError
         case .unreadableInput(_, let errorNumber): errorNumber == EACCES || errorNumber == EPERM ? .permission : errorNumber == ENOENT || errorNumber == ENOTDIR ? .noInput : .ioError
         case .permissionDenied: .permission
         case .diskFull, .io, .input, .delivery: .ioError

@@ -13,6 +13,8 @@ public struct ServerLimits: Sendable {
     /// An NDJSON batch of commands.
     public var batchBytes = 16 << 20
     public var batchLines = 100_000
+    /// A request's head: its target and header fields (431 past it).
+    public var headBytes = 32 << 10
     /// An export dropped on the inspector.
     public var sessionBytes = 64 << 20
     public var sessions = 8

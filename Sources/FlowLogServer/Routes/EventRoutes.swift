@@ -94,8 +94,10 @@ struct EventRoutes {
         let from = try query.integer("from", in: 1...Int.max)
         var after: Int?
         if let header = request.headers[.init("Last-Event-ID")!] {
-            guard let id = Int(header.trimmingCharacters(in: .whitespaces)), id >= 0 else {
-                throw APIError.invalidParameter("Last-Event-ID must be a position (an integer of 0 or more), not \(Query.shown(header)).")
+            // The stream resumes at the next position, so the last one 64 bits hold is refused
+            // here rather than overflowing below: no log holds it.
+            guard let id = Int(header.trimmingCharacters(in: .whitespaces)), (0..<Int.max).contains(id) else {
+                throw APIError.invalidParameter("Last-Event-ID must be a position (an integer from 0 through \(Int.max - 1)), not \(Query.shown(header)).")
             }
             after = id
         }

@@ -213,7 +213,9 @@ public struct JSONParser {
         }
         let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<offset]), as: UTF8.self)
         if isInteger { return .bigInteger(text) }
-        return .number(Double(text) ?? .nan)
+        // `1e999` is valid JSON but no double: kept as infinity, it was echoed back as `inf`, which is not.
+        guard let number = Double(text), number.isFinite else { throw error("a number beyond what a double holds") }
+        return .number(number)
     }
 
     @inline(__always)

@@ -61,7 +61,7 @@ struct FieldOptionReader: FieldVisitor {
             }
             if option.takesWholeNumber {
                 guard let number = ValueArguments.parseWholeNumber(value) else {
-                    throw option.usageError("The value '\(TerminalText.escaped(value))' is invalid for '\(option.synopsis)': \(ValueArguments.wholeNumberAdvice).")
+                    throw option.usageError("The value '\(TerminalText.escaped(value))' is invalid for '\(option.synopsis)': \(ValueArguments.wholeNumberProblem(value)).")
                 }
                 given[name] = .number(number)
             } else {
@@ -123,7 +123,10 @@ struct FieldOptionReader: FieldVisitor {
         case .text(let text)?:
             if let cents = MoneyText.cents(text) { return cents }
             if malformedPrice == nil {
-                malformedPrice = option.usageError("The value '\(TerminalText.escaped(text))' is invalid for '\(option.synopsis)': not a price; write decimal text with at most two decimals, such as 12.50 or 100 (no exponents or separators).")
+                let problem = MoneyText.isTooLong(text)
+                    ? "more than \(MoneyText.wholeDigits) digits before the point, past every price and amount (at most 1000000.00); give a smaller one"
+                    : "not a price; write decimal text with at most two decimals, such as 12.50 or 100 (no exponents or separators)"
+                malformedPrice = option.usageError("The value '\(TerminalText.escaped(text))' is invalid for '\(option.synopsis)': \(problem).")
             }
             return 0
         case .flag?, nil: return nil
