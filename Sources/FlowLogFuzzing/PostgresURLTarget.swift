@@ -4,7 +4,7 @@ import FlowLog
 /// with an empty environment (no password file is looked for). It is read or refused with an
 /// error, never trapped on; a URL read holds what its documentation promises (a port of 1 to 65535,
 /// a valid schema, a positive timeout, a host or a socket folder); its redacted form, which every
-/// message shows, is made without trapping and holds no `password=`.
+/// message shows, is made without trapping and reads back with no password.
 enum PostgresURLTarget {
     static let target = FuzzTarget(
         name: "postgres-url",
@@ -31,7 +31,8 @@ enum PostgresURLTarget {
         fuzzCheck(url.connectTimeout > 0 && Int64(exactly: ((url.connectTimeout + 1) * 1e9).rounded(.down)) != nil,
                   "\(text) gave the timeout \(url.connectTimeout)")
         fuzzCheck((url.host == nil) != (url.socketFolder == nil), "\(text) gave the host \(String(describing: url.host)) and the socket \(String(describing: url.socketFolder))")
-        fuzzCheck(!url.redacted.contains("password="), "\(text) gave the redacted form \(url.redacted)")
+        // The redacted form carries no password into anything that reads it (a host may hold any text).
+        fuzzCheck((try? PostgresURL(url.redacted, environment: [:]))?.password == nil, "\(text) gave the redacted form \(url.redacted)")
         _ = url.socketPath
         _ = try? PostgresURL(url.redacted, environment: [:])
     }
