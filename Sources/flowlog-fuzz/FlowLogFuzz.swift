@@ -14,7 +14,12 @@ struct FlowLogFuzz {
     static func main() {
         #if FLOWLOG_FUZZING
         exit(runFuzzer())
+        #else
+        replay()
         #endif
+    }
+
+    static func replay() {
         let arguments = Array(CommandLine.arguments.dropFirst())
         if arguments.first == "--list" {
             for target in FuzzTargets.all { print("\(target.name)\t\(target.checks)") }
@@ -48,6 +53,10 @@ nonisolated(unsafe) private var chosen: FuzzTarget?
 
 @_cdecl("LLVMFuzzerInitialize")
 public func fuzzerInitialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>) -> CInt {
+    if CommandLine.arguments.dropFirst().first == "--list" {
+        for target in FuzzTargets.all { print("\(target.name)\t\(target.checks)") }
+        exit(0)
+    }
     let name = ProcessInfo.processInfo.environment["FLOWLOG_FUZZ_TARGET"] ?? ""
     guard let target = FuzzTargets.named(name) else {
         let names = FuzzTargets.all.map(\.name).joined(separator: ", ")

@@ -211,8 +211,10 @@ public struct PostgresURL: Equatable, Sendable, CustomStringConvertible {
                 result.replaceSubrange(colon..<at, with: "")
             }
         }
-        // password=… among the parameters
-        if let mark = result.firstIndex(of: "?") {
+        // password=… among the parameters, which start at the first `?` after the scheme (one
+        // before it is no query: `?postgres://…?password=x` kept its password)
+        let queryFrom = result.range(of: "://")?.upperBound ?? result.startIndex
+        if let mark = result[queryFrom...].firstIndex(of: "?") {
             let parameters = result[result.index(after: mark)...].split(separator: "&", omittingEmptySubsequences: false)
                 .filter { !$0.lowercased().hasPrefix("password=") }
             result = String(result[...mark]) + parameters.joined(separator: "&")

@@ -65,9 +65,12 @@ package enum StateCodec {
 
     /// One order as `encode(_:into:)` wrote it; `nil` for an empty id, which no order has.
     static func readOrder(_ reader: inout BinaryReader) throws(BinaryReader.OutOfBounds) -> Order? {
-        guard let fields = try orderFields(&reader) else { return nil }
-        return Order(orderId: String(decoding: fields.id, as: UTF8.self), total: fields.total, itemCount: fields.itemCount,
-                     currency: fields.currency.map { String(decoding: $0, as: UTF8.self) } ?? Money.currencyOfEarlierCarts)
+        // Bytes that are not UTF-8 are damage: repaired, they could outgrow a short string when the
+        // order is written again.
+        guard let fields = try orderFields(&reader), let id = String(validating: fields.id, as: UTF8.self) else { return nil }
+        let currency = fields.currency.map { String(validating: $0, as: UTF8.self) } ?? Money.currencyOfEarlierCarts
+        guard let currency else { return nil }
+        return Order(orderId: id, total: fields.total, itemCount: fields.itemCount, currency: currency)
     }
 
     /// Steps over one order as `readOrder` reads it, and gives its id's bytes without making an

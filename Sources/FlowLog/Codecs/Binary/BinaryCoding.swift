@@ -197,9 +197,13 @@ package struct BinaryReader {
         try readUTF8(count: Int(try readUInt16()))
     }
 
+    /// Refuses bytes that are not UTF-8, as damage: repaired, each bad byte would become three, and a
+    /// string read back could no longer be written again (`upgrade`, a head) within its length.
     private mutating func readUTF8(count: Int) throws(OutOfBounds) -> String {
-        guard offset + count <= bytes.count else { throw OutOfBounds() }
-        defer { offset += count }
-        return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + count]), as: UTF8.self)
+        guard offset + count <= bytes.count,
+              let text = String(validating: UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + count]), as: UTF8.self)
+        else { throw OutOfBounds() }
+        offset += count
+        return text
     }
 }
