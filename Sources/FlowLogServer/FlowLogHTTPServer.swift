@@ -27,6 +27,10 @@ public enum FlowLogHTTPServer {
         /// retention), before they are: the composition root takes their lines out of the trackers'
         /// files there, or throws to leave them be (a tracker runner holds the files).
         public var beforeForgetting: @Sendable ([String]) throws -> Void = { _ in }
+        /// The operator's pseudonym key (`--key-file`, as `flowlog forget` takes it): forgets record
+        /// the stream's keyed pseudonym, and recorded events of a stream forgotten so are refused
+        /// (410). Without it the server takes no recorded events (`POST /streams/{stream}/events`).
+        public var erasureKey: [UInt8]?
 
         public init(host: String, port: Int, tokens: TokenFile?, corsOrigins: [String] = [], limits: ServerLimits = ServerLimits(),
                     readerThreads: Int = 3, onListening: @escaping @Sendable (String) -> Void) {

@@ -17,7 +17,7 @@ package enum TokenFileText {
         package let description: String
     }
 
-    package static let scopeNames: Set<String> = ["read", "write", "admin"]
+    package static let scopeNames: Set<String> = ["read", "write", "admin", "ingest"]
 
     /// The tokens of `text`; `path` only names the file in problems.
     package static func parse(_ text: String, path: String) throws(Problem) -> [Entry] {
@@ -27,7 +27,7 @@ package enum TokenFileText {
             if line.isEmpty || line.hasPrefix("#") { continue }
             let parts = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
             guard parts.count == 2 else {
-                throw Problem(description: "Line \(index + 1) of the token file \(path) is not `TOKEN SCOPES` (scopes: read, write, admin, comma-separated).")
+                throw Problem(description: "Line \(index + 1) of the token file \(path) is not `TOKEN SCOPES` (scopes: read, write, admin, ingest, comma-separated).")
             }
             let token = Array(parts[0].utf8)
             guard token.count >= 16, token.allSatisfy({ (0x21...0x7E).contains($0) }) else {
@@ -36,13 +36,13 @@ package enum TokenFileText {
             var scopes: Set<String> = []
             for name in parts[1].split(separator: ",") {
                 guard scopeNames.contains(String(name)) else {
-                    throw Problem(description: "Line \(index + 1) of the token file \(path) names the scope \"\(name)\"; the scopes are read, write and admin.")
+                    throw Problem(description: "Line \(index + 1) of the token file \(path) names the scope \"\(name)\"; the scopes are read, write, admin and ingest.")
                 }
                 scopes.insert(String(name))
             }
             // Commas alone (`TOKEN ,`) would give a token that opens no route: a typo, refused.
             guard !scopes.isEmpty else {
-                throw Problem(description: "Line \(index + 1) of the token file \(path) names no scope; the scopes are read, write and admin.")
+                throw Problem(description: "Line \(index + 1) of the token file \(path) names no scope; the scopes are read, write, admin and ingest.")
             }
             entries.append(Entry(token: token, scopes: scopes))
         }

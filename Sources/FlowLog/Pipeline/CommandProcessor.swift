@@ -54,14 +54,14 @@ public final class CommandProcessor {
     /// Internal, not private: CommandProcessor+Staleness reads and drops entries.
     var cache: StateCache
     /// The log's snapshot interval, read once (`nil`: unknown, so every request carries its state).
-    private let snapshotInterval: Int?
+    let snapshotInterval: Int?
     private var scratch = BinaryWriter(capacity: 512)
     /// How often a batch is re-decided when other writers keep moving its streams.
     private let maximumRetries = 32
     /// The commits `handleDeferringCommit` did not wait for (nil: every append waits for its own).
     var deferredCommits: [any PendingCommit]?
     /// The log's settings, read at the first command: which kind versions it may hold.
-    private var settings: LogSettings?
+    var settings: LogSettings?
     /// States `send`'s reading thread loaded ahead for the batch being handled (`StatePrefetcher`),
     /// each taken by the first command of its stream that the cache cannot serve.
     /// Internal, not private: CommandProcessor+KeptRows drops slim ones a command needs whole.

@@ -14,8 +14,10 @@ struct ServeCommand: ParsableCommand {
         abstract: "Serve the log over HTTP: the API of docs/openapi.json, live event streams, and the inspector at /.",
         discussion: """
         Listens on loopback (127.0.0.1:8080) unless told otherwise; any other address needs \
-        --token-file, a file of `TOKEN SCOPES` lines (scopes read, write and admin, comma-separated) that only its \
-        owner may read. Port 0 takes any free port. Once listening it prints its address on standard \
+        --token-file, a file of `TOKEN SCOPES` lines (scopes read, write, admin and ingest, comma-separated) that \
+        only its owner may read. With --key-file (the key `flowlog forget --key-file` takes) it records a \
+        forgotten stream's keyed pseudonym and takes devices' recorded events (`flowlog push`), refusing \
+        those of a stream forgotten here. Port 0 takes any free port. Once listening it prints its address on standard \
         output; access logs go to standard error as JSON lines. SIGINT or SIGTERM stop it gracefully: \
         commands in flight are committed and answered first.
         """)
@@ -25,6 +27,9 @@ struct ServeCommand: ParsableCommand {
 
     @Option(name: .customLong("token-file"), help: ArgumentHelp("Bearer tokens and their scopes, one `TOKEN SCOPES` a line; needed off loopback.", valueName: "path"))
     var tokenFile: String?
+
+    @Option(name: .customLong("key-file"), help: ArgumentHelp("A file holding the pseudonyms' secret key (16 bytes or more): forgets record the stream's pseudonym under it, and devices may push their sessions (POST /streams/{stream}/events).", valueName: "path"))
+    var keyFile: String?
 
     @Option(name: .customLong("cors-origin"), help: ArgumentHelp("An origin whose pages may call the API (repeatable); none by default.", valueName: "origin"))
     var corsOrigins: [String] = []
@@ -88,6 +93,7 @@ struct ServeCommand: ParsableCommand {
             } catch {
                 throw CLIFailure("\(error)", .usage)
             }
+            let key = try keyFile.map { try ForgetCommand.key(from: $0) }
             let log = try Composition.openServedLog(logOptions)
             // Called once, from the server's thread, while this one waits below: the writer is not shared.
             let announcer = UncheckedBox(output)
@@ -95,6 +101,7 @@ struct ServeCommand: ParsableCommand {
                 announcer.value.line("flowlog serve: listening on \(address) (the inspector: \(address)/inspector/)")
                 announcer.value.flush()
             }
+            options.erasureKey = key
             // A forget (DELETE, the daily retention) takes the sessions' lines out of the trackers'
             // files beside the log, as `flowlog forget` does, under the trackers' leases.
             let trackerFolder = TrackerOptions.defaultFolder(for: logOptions)

@@ -9,6 +9,8 @@ struct APIError: HTTPResponseError, Sendable {
     let code: String
     let message: String
     var headers: HTTPFields = [:]
+    /// Integer members beside `code` and `message` (a 409's `currentVersion`), as the document lists them.
+    var details: [(name: String, value: Int)] = []
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
         var json = JSONWriter(capacity: 128 + message.utf8.count)
@@ -16,6 +18,7 @@ struct APIError: HTTPResponseError, Sendable {
         json.key("error"); json.beginObject()
         json.key("code"); json.string(code)
         json.key("message"); json.string(message)
+        for (name, value) in details { json.key(dynamic: name); json.int(value) }
         json.endObject()
         json.endObject()
         json.newline()

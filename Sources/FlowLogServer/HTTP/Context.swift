@@ -14,9 +14,12 @@ typealias Handler = @Sendable (Request, ServerContext) async throws -> Response
 
 /// The token scopes of docs/openapi.json. Each is granted on its own: `admin` (forgetting a
 /// stream) implies neither `read` nor `write`, and neither of them implies it, so a token that
-/// feeds the log or reads it can never erase from it.
+/// feeds the log or reads it can never erase from it. `ingest` (a device's recorded events,
+/// `POST /streams/{stream}/events`) implies no other and none implies it: the token an app ships
+/// with can deliver its sessions and do nothing else, and a token that issues commands cannot
+/// write events the server did not decide.
 enum Scope: String, Sendable, CaseIterable {
-    case read, write, admin
+    case read, write, admin, ingest
 }
 
 /// The API's paths and their methods, for a 405 with `Allow` (and CORS preflights) on a known

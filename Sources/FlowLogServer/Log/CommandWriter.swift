@@ -43,13 +43,27 @@ final class CommandWriter: @unchecked Sendable {
     /// never inside a group commit, after every command queued before it is durable and answered,
     /// and with the processor's cached state of the stream dropped. Throws what the processor
     /// throws (`ForgetRefusal`, `CommandProcessor.ForgettingUnsupported`, the log's own errors).
-    func forget(_ stream: String, reason: String) async throws -> ForgottenStream {
+    func forget(_ stream: String, reason: String, key: [UInt8]?) async throws -> ForgottenStream {
         try await withCheckedThrowingContinuation { continuation in
-            let queued = writer.perform({ processor in try processor.forget(streams: [stream], reason: reason)[0] }) { result in
+            let queued = writer.perform({ processor in try processor.forget(streams: [stream], reason: reason, key: key)[0] }) { result in
                 continuation.resume(with: result)
             }
             if !queued {
                 continuation.resume(throwing: APIError.unavailable("The server is shutting down and forgets nothing more; ask again once it is back."))
+            }
+        }
+    }
+
+    /// Appends a device's recorded events of one stream on the writer's thread between two commits
+    /// (`CommandProcessor.ingest`): serialised with commands and forgets, so a forget of the same
+    /// stream lands wholly before the ingest (which then finds it gone) or after it.
+    func ingest(_ events: [RecordedEvent], stream: String, erased: ErasedStreams) async throws -> CommandProcessor.Ingested {
+        try await withCheckedThrowingContinuation { continuation in
+            let queued = writer.perform({ processor in try processor.ingest(events, stream: stream, erased: erased) }) { result in
+                continuation.resume(with: result)
+            }
+            if !queued {
+                continuation.resume(throwing: APIError.unavailable("The server is shutting down and stores no more events; send them again once it is back."))
             }
         }
     }

@@ -15,6 +15,9 @@ struct ForgetRoutes {
     let view: StoreView
     /// Where blocking file work runs, off the event loop.
     let readers: WorkerPool
+    /// The operator's pseudonym key: the audit event keeps the stream's pseudonym under it, by
+    /// which a late upload of the stream is refused (`IngestRoutes`).
+    let key: [UInt8]?
     /// Takes the stream's lines out of the trackers' files first, as `flowlog forget` does.
     let beforeForgetting: @Sendable ([String]) throws -> Void
 
@@ -31,7 +34,7 @@ struct ForgetRoutes {
                 // The tracker files are read and written whole: a reader thread's work, not the event loop's.
                 let rewrite = beforeForgetting
                 try await readers.run { try rewrite([stream]) }
-                forgotten = try await writer.forget(stream, reason: reason)
+                forgotten = try await writer.forget(stream, reason: reason, key: key)
             } catch {
                 throw Self.answer(to: error, stream: stream)
             }

@@ -6,7 +6,13 @@ import FlowLogSystem
 public enum RecordedEventJSON {
     public struct Problem: Error, Equatable, Sendable, CustomStringConvertible {
         public let message: String
+        /// The line is sound but names a type, or a version of one, that this build does not know:
+        /// written by a newer FlowLog (or garbage that looks like it). A device keeps such events
+        /// until the server is upgraded; an ingest answers 422 rather than 400.
+        public var isUnknownKind = false
         public var description: String { message }
+
+        init(message: String, isUnknownKind: Bool = false) { (self.message, self.isUnknownKind) = (message, isUnknownKind) }
     }
 
     /// Decodes one line. Members may come in any order; for a repeated member the last counts;
@@ -209,7 +215,8 @@ public enum RecordedEventJSON {
         guard let actor else { throw Problem(message: "\"actor\" is missing") }
         guard let timestamp else { throw Problem(message: "\"timestamp\" is missing") }
         guard let kind else {
-            throw Problem(message: typeText.map { "\"type\" \"\($0)\" is not an event type; the types are \(EventKinds.typeNames.joined(separator: ", "))" } ?? "\"type\" is missing")
+            throw Problem(message: typeText.map { "\"type\" \"\($0)\" is not an event type; the types are \(EventKinds.typeNames.joined(separator: ", "))" } ?? "\"type\" is missing",
+                          isUnknownKind: typeText != nil)
         }
         let schema = schemaVersion ?? RecordCodec.currentSchemaVersion
         guard (1...RecordCodec.currentSchemaVersion).contains(schema) else {
@@ -284,7 +291,7 @@ public enum RecordedEventJSON {
         do {
             return try LogDecider.Event.decode(kind, &reader)
         } catch let unknown as UnknownEventVersion {
-            throw Problem(message: "\"eventVersion\" \(version): \(unknown)")
+            throw Problem(message: "\"eventVersion\" \(version): \(unknown)", isUnknownKind: true)
         }
     }
 
