@@ -79,11 +79,15 @@ let package = Package(
         ),
         /// The trackers' HTTPS transport (TLS, pooled connections, proxies from the environment) on
         /// AsyncHTTPClient: its own target, so only the `Network` build pays for it (docs/analytics.md).
+        /// A device's log and a server's, kept in step: `push` and `pull` over a `SyncTransport`
+        /// (the HTTP client is FlowLogHTTPClient's), with no network code of its own.
+        .target(name: "FlowLogSync", dependencies: ["FlowLog", "FlowDomain", "FlowLogProjections"], swiftSettings: crossModule),
         .target(
             name: "FlowLogHTTPClient",
             dependencies: [
                 "FlowLog",
                 "FlowLogProjections",
+                "FlowLogSync",
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: network),
                 .product(name: "NIOCore", package: "swift-nio", condition: network),
                 .product(name: "NIOHTTP1", package: "swift-nio", condition: network),
@@ -117,6 +121,7 @@ let package = Package(
                 "FlowLogLMDB",
                 .target(name: "FlowLogPostgres", condition: network),
                 .target(name: "FlowLogHTTPClient", condition: network),
+                "FlowLogSync",
                 "FlowDomain",
                 .target(name: "FlowLogServer", condition: network),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -51,7 +51,7 @@ struct FlowLogCommand: ParsableCommand {
     /// The commands that need the network stack: only in a build with the `Network` trait, so the
     /// embedded LMDB-only binary has no `serve` at all rather than one that fails.
     #if Network
-    static let networkCommands: [any ParsableCommand.Type] = [ServeCommand.self]
+    static let networkCommands: [any ParsableCommand.Type] = [ServeCommand.self, PushCommand.self, PullCommand.self]
     #else
     static let networkCommands: [any ParsableCommand.Type] = []
     #endif

@@ -4,6 +4,7 @@ import NIOCore
 import NIOHTTP1
 import FlowLog
 import FlowLogProjections
+import FlowLogSync
 import Foundation
 
 /// The trackers' HTTP client in the full build: AsyncHTTPClient with TLS (system roots, full
@@ -11,7 +12,7 @@ import Foundation
 /// read timeouts, and the proxy the environment names (`HTTPS_PROXY`/`HTTP_PROXY`, bypassed for
 /// `NO_PROXY` hosts and loopback). FlowLog's projectors are synchronous, so each request is awaited
 /// from the calling thread, which is never one of the client's event loops.
-public final class AsyncHTTPTransport: HTTPTransport, @unchecked Sendable {
+public final class AsyncHTTPTransport: HTTPTransport, SyncTransport, @unchecked Sendable {
     private let direct: HTTPClient
     private let proxied: HTTPClient?
     private let proxyEnvironment: ProxyEnvironment
@@ -36,12 +37,18 @@ public final class AsyncHTTPTransport: HTTPTransport, @unchecked Sendable {
     /// answer arrives on the client's own event loop, so this needs no thread of Swift's cooperative
     /// pool (blocking one of those to await a Task deadlocks when the pool is small, as under tests).
     public func post(_ url: URL, headers: [(String, String)], body: [UInt8], timeout: Double) throws -> HTTPReply {
+        try exchange(method: "POST", url: url, headers: headers, body: body, timeout: timeout)
+    }
+
+    /// Any request (`push` and `pull` also GET), sent and waited for as `post` is.
+    public func exchange(method: String, url: URL, headers: [(String, String)], body: [UInt8], timeout: Double) throws -> HTTPReply {
         let client = (proxied != nil && !proxyEnvironment.bypasses(host: url.host ?? "")) ? proxied! : direct
         var fields = HTTPHeaders(headers)
         fields.add(name: "User-Agent", value: "flowlog")
         let response: HTTPClient.Response
         do {
-            let request = try HTTPClient.Request(url: url.absoluteString, method: .POST, headers: fields, body: .bytes(body))
+            let request = try HTTPClient.Request(url: url.absoluteString, method: HTTPMethod(rawValue: method), headers: fields,
+                                                 body: body.isEmpty && method == "GET" ? nil : .bytes(body))
             response = try client.execute(request: request, deadline: .now() + .milliseconds(Int64(timeout * 1_000))).wait()
         } catch {
             let kind = String(reflecting: type(of: error))

@@ -84,6 +84,18 @@ extension CommandProcessor {
         throw IngestRefusal.conflict(stream: stream, currentVersion: version, detail: "Other writers kept moving the stream")
     }
 
+    /// Where a stream stands for a device about to send it: its version and the id of its last
+    /// event (so the device can tell whether the log holds its own events or another's), read on
+    /// the writer's thread. Throws `gone` for a stream forgotten here.
+    public func ingestTip(of stream: String, erased: ErasedStreams? = nil) throws -> (version: Int, eventId: EventID?) {
+        if let erased {
+            try erased.refresh(from: log)
+            if erased.contains(stream) { throw IngestRefusal.gone(stream: stream) }
+        }
+        let version = try log.version(of: stream)
+        return (version, version > 0 ? try log.event(inStream: stream, version: version)?.eventId : nil)
+    }
+
     /// How many of `events`, from the first, the stream holds already at their versions with the
     /// same event ids; throws a conflict at a version that holds another event.
     private func heldPrefix(of events: [RecordedEvent], stream: String, version: Int) throws -> Int {

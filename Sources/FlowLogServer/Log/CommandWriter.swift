@@ -68,6 +68,18 @@ final class CommandWriter: @unchecked Sendable {
         }
     }
 
+    /// Where `stream` stands for a device (`CommandProcessor.ingestTip`), read between two commits.
+    func ingestTip(of stream: String, erased: ErasedStreams) async throws -> (version: Int, eventId: EventID?) {
+        try await withCheckedThrowingContinuation { continuation in
+            let queued = writer.perform({ processor in try processor.ingestTip(of: stream, erased: erased) }) { result in
+                continuation.resume(with: result)
+            }
+            if !queued {
+                continuation.resume(throwing: APIError.unavailable("The server is shutting down; ask again once it is back."))
+            }
+        }
+    }
+
     /// Takes no new commands, answers those queued, and returns once the writer's thread is done.
     func stop() {
         writer.stop()

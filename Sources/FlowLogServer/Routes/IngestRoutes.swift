@@ -23,13 +23,36 @@ struct IngestRoutes {
             let stream = try streamParameter(context)
             return try await ingest(request, stream: stream)
         }
+        routes.add(.get, "/streams/{stream}/tip", scope: .ingest) { _, context in
+            let stream = try streamParameter(context)
+            let erased = try erasedStreams()
+            let tip: (version: Int, eventId: EventID?)
+            do {
+                tip = try await writer.ingestTip(of: stream, erased: erased)
+            } catch let refusal as CommandProcessor.IngestRefusal {
+                throw Self.answer(to: refusal)
+            }
+            return JSONBody.response { json in
+                json.beginObject()
+                json.key("stream"); json.string(stream)
+                json.key("version"); json.int(tip.version)
+                if let id = tip.eventId { json.key("eventId"); json.string(id.description) }
+                json.endObject()
+            }
+        }
     }
 
-    func ingest(_ request: Request, stream: String) async throws -> Response {
+    /// The forgotten streams' pseudonyms, or the 501 of a server started without a key.
+    private func erasedStreams() throws -> ErasedStreams {
         guard let erased else {
             throw APIError(status: .notImplemented, code: "ingestNeedsKey",
                            message: "This server takes no recorded events: without the key that forgotten streams' pseudonyms are made with it could store a forgotten session again. Start it with --key-file KEY (the key `flowlog forget --key-file` uses); nothing was stored.")
         }
+        return erased
+    }
+
+    func ingest(_ request: Request, stream: String) async throws -> Response {
+        let erased = try erasedStreams()
         guard !SystemStreams.isReserved(stream) else {
             throw APIError.invalidParameter("The stream id \(stream) starts with \(SystemStreams.reservedPrefix), which names the log's own streams; a device's session needs another id. Nothing was stored.")
         }

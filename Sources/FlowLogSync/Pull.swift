@@ -1,0 +1,50 @@
+import FlowDomain
+import FlowLog
+import Foundation
+
+/// `flowlog pull`: one session from a server into a local log, with its ids, versions and times,
+/// so that `state --at`, `replay`, `bisect` and the inspector run on it offline.
+///
+/// The stream's events come as `export` writes them (`GET /events?stream=`) and are appended as
+/// recorded events (`CommandProcessor.ingest`), never decided again. Pulling again appends only
+/// what is new; a local stream that holds another event at one of the server's versions is
+/// refused, never merged.
+public struct Puller {
+    public let server: SyncServer
+
+    public init(server: SyncServer) { self.server = server }
+
+    /// What a pull of one stream did.
+    public struct Pulled: Equatable, Sendable {
+        public var stream: String
+        public var appended: Int
+        public var version: Int
+    }
+
+    public func pull(_ stream: String, into processor: CommandProcessor) throws -> Pulled {
+        let reply = try server.send("GET", "events", query: [URLQueryItem(name: "stream", value: stream)], body: [])
+        try server.expectSuccess(reply, asking: "for stream \(stream)'s events")
+        var events: [RecordedEvent] = []
+        var problem: String?
+        reply.body.withUnsafeBytes { bytes in
+            NDJSONLines.forEach(in: bytes) { line, number in
+                guard problem == nil, !line.isEmpty else { return }
+                do {
+                    events.append(try RecordedEventJSON.decode(line))
+                } catch {
+                    problem = "line \(number) of the server's answer cannot be read: \(error)"
+                }
+            }
+        }
+        if let problem { throw SyncFailure.notFlowLog("\(server.base): \(problem)") }
+        guard !events.isEmpty else {
+            throw SyncFailure.usage("The server holds no stream \(stream) (or it was forgotten there); check the id")
+        }
+        do {
+            let stored = try processor.ingest(events, stream: stream)
+            return Pulled(stream: stream, appended: stored.appended?.eventCount ?? 0, version: stored.version)
+        } catch let refusal as CommandProcessor.IngestRefusal {
+            throw SyncFailure.disagreement("This log's stream \(stream) is not the server's: \(refusal). Pull it into another log (--db)")
+        }
+    }
+}

@@ -1,0 +1,129 @@
+import FlowDomain
+import FlowLog
+import FlowLogProjections
+import Foundation
+
+/// `flowlog push`: every local stream's events the server lacks, sent in version order.
+///
+/// For each stream it asks the server where the stream stands (`GET /streams/{s}/tip`), checks the
+/// server's last event is the device's own at that version, and sends what follows in batches. A
+/// push stopped anywhere (killed, the network gone) starts again by asking: nothing is kept on
+/// the device about what was sent, so nothing can be out of date. A batch whose answer was lost is
+/// sent again and acknowledged as duplicates, so every event reaches the server exactly once.
+public struct Pusher {
+    public let server: SyncServer
+    /// Events per request, and the bytes a request may grow to before it is sent anyway.
+    public var batchEvents = 1_000
+    public var batchBytes = 4 << 20
+    /// Called after each request with the events sent so far, for a progress line.
+    public var progress: (_ sent: Int) -> Void = { _ in }
+
+    public init(server: SyncServer) { self.server = server }
+
+    /// Pushes `streams` (every stream of the log but its own system streams when nil).
+    public func push(_ log: any EventLog, streams selected: [String]? = nil) throws -> PushReport {
+        var report = PushReport()
+        let streams = try selected ?? log.streams().map(\.stream).filter { !SystemStreams.isReserved($0) }
+        for stream in streams {
+            let local = try log.version(of: stream)
+            guard local > 0 else {
+                throw SyncFailure.usage("There is no stream \(stream) in \(log.location); list its streams with `flowlog streams --db \(log.location)`")
+            }
+            try push(stream, localVersion: local, from: log, into: &report)
+        }
+        return report
+    }
+
+    private func push(_ stream: String, localVersion local: Int, from log: any EventLog, into report: inout PushReport) throws {
+        guard let tip = try server.tip(of: stream) else {
+            report.refused.append(.init(stream: stream, reason: .gone, message: "forgotten on the server (an erasure request); nothing of it is stored again"))
+            return
+        }
+        if tip.version > local {
+            report.refused.append(.init(stream: stream, reason: .conflict,
+                                        message: "the server holds version \(tip.version), this log only \(local): another writer wrote the stream there"))
+            return
+        }
+        if tip.version > 0, try log.event(inStream: stream, version: tip.version)?.eventId != tip.eventId {
+            report.refused.append(.init(stream: stream, reason: .conflict,
+                                        message: "the server's version \(tip.version) is another event than this log's: two writers recorded the same session id"))
+            return
+        }
+        guard tip.version < local else {
+            report.upToDate += 1
+            return
+        }
+        var batch = JSONWriter(capacity: 64 << 10)
+        var count = 0
+        var refusal: PushReport.Refused?
+        func flush() throws {
+            guard count > 0 else { return }
+            let reply = try server.send("POST", "streams/\(stream)/events", query: [], body: batch.bytes, contentType: "application/x-ndjson")
+            if let refused = Self.refusal(of: reply, stream: stream) {
+                refusal = refused
+            } else {
+                try server.expectSuccess(reply, asking: "to store stream \(stream)'s events")
+                guard case .object(let members)? = reply.json,
+                      case .integer(let appended)? = members.first(where: { $0.0 == "appended" })?.1,
+                      case .integer(let duplicates)? = members.first(where: { $0.0 == "duplicates" })?.1 else {
+                    throw SyncFailure.notFlowLog("\(server.base) answered an ingest with something other than FlowLog's answer")
+                }
+                report.appended += appended
+                report.duplicates += duplicates
+                progress(report.appended + report.duplicates)
+            }
+            batch = JSONWriter(capacity: 64 << 10)
+            count = 0
+        }
+        try log.forEachEvent(inStream: stream, throughPosition: nil) { event in
+            guard event.version > tip.version else { return true }
+            FlowJSON.writeEvent(event, into: &batch)
+            batch.newline()
+            count += 1
+            if count >= batchEvents || batch.bytes.count >= batchBytes { try flush() }
+            return refusal == nil
+        }
+        if refusal == nil { try flush() }
+        if let refusal { report.refused.append(refusal) } else { report.delivered += 1 }
+    }
+
+    /// A stream the server refuses for good: gone, newer than it knows, in conflict, or a log to upgrade.
+    static func refusal(of reply: HTTPReply, stream: String) -> PushReport.Refused? {
+        let message = SyncServer.message(of: reply)
+        switch (reply.status, SyncServer.errorCode(of: reply)) {
+        case (410, _): return .init(stream: stream, reason: .gone, message: message)
+        case (422, "unknownEventKind"?): return .init(stream: stream, reason: .newerThanServer, message: message)
+        case (409, "logUpgradeRequired"?): return .init(stream: stream, reason: .newerThanServer, message: message)
+        case (409, _): return .init(stream: stream, reason: .conflict, message: message)
+        case (400, "malformedEvent"?): return .init(stream: stream, reason: .malformed, message: message)
+        default: return nil
+        }
+    }
+}
+
+/// What a push did: events appended and acknowledged as duplicates, streams delivered, already up
+/// to date, and refused (each with its reason).
+public struct PushReport: Equatable, Sendable {
+    public struct Refused: Equatable, Sendable {
+        public enum Reason: String, Sendable {
+            /// Forgotten on the server: `--forget-gone` forgets it here too.
+            case gone
+            /// An event of a kind or version the server does not know, or its log cannot hold yet:
+            /// kept here, to send again once the server is upgraded.
+            case newerThanServer = "newer than the server"
+            /// The server holds other events at the stream's versions.
+            case conflict
+            /// The server cannot read an event of this log.
+            case malformed
+        }
+        public let stream: String
+        public let reason: Reason
+        public let message: String
+    }
+
+    public var appended = 0
+    public var duplicates = 0
+    public var delivered = 0
+    public var upToDate = 0
+    public var refused: [Refused] = []
+}
