@@ -42,7 +42,7 @@ public final class LMDBEventLog: EventLog {
     /// Snapshots, following and backups; one process's reads are local, and its commits synchronous.
     public var capabilities: LogCapabilities {
         LogCapabilities(snapshots: self, batchReading: nil, deferredCommits: nil, following: self, backup: self,
-                        forgetting: self, keptRowRepair: self, predictedAppends: self, prefetching: self, newestLogSchema: Self.logSchemaVersion, keepsRowsApart: true)
+                        forgetting: self, keptRowRepair: self, predictedAppends: self, prefetching: self, eventIds: self, newestLogSchema: Self.logSchemaVersion, keepsRowsApart: true)
     }
     let environment: Environment
 

@@ -34,7 +34,7 @@ public final class InMemoryEventLog: EventLog {
     /// Snapshots and following; nothing to batch, defer or back up in memory.
     public var capabilities: LogCapabilities {
         LogCapabilities(snapshots: self, batchReading: nil, deferredCommits: nil, following: self, backup: nil,
-                        forgetting: nil, keptRowRepair: nil, predictedAppends: nil, prefetching: nil, newestLogSchema: LogSettings.newestLogSchema, keepsRowsApart: false)
+                        forgetting: nil, keptRowRepair: nil, predictedAppends: nil, prefetching: nil, eventIds: nil, newestLogSchema: LogSettings.newestLogSchema, keepsRowsApart: false)
     }
 
     public func append(_ requests: [AppendRequest]) throws -> [AppendResult] {

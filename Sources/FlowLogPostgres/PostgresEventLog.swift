@@ -36,7 +36,7 @@ public final class PostgresEventLog: EventLog, @unchecked Sendable {
     /// one). Forgetting is offered at every schema: below 3, `forget` refuses and names `flowlog upgrade`.
     public var capabilities: LogCapabilities {
         LogCapabilities(snapshots: self, batchReading: self, deferredCommits: self, following: self, backup: nil,
-                        forgetting: self, keptRowRepair: nil, predictedAppends: nil, prefetching: nil, newestLogSchema: PostgresSchema.version, keepsRowsApart: false)
+                        forgetting: self, keptRowRepair: nil, predictedAppends: nil, prefetching: nil, eventIds: self, newestLogSchema: PostgresSchema.version, keepsRowsApart: false)
     }
     let schema: PostgresSchema
     let session: PostgresSession

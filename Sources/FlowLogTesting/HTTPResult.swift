@@ -25,7 +25,7 @@ public struct HTTPResult: Sendable {
     }
 }
 
-/// A token file for `flowlog serve --token-file`, with a reader, a writer and an admin token,
+/// A token file for `flowlog serve --token-file`, with a reader, a writer, an admin and an ingest token,
 /// written with `mode` (a file others can read is refused).
 public func writeTokenFile(in folder: TemporaryDirectory, mode: mode_t = 0o600) throws -> String {
     let path = folder.child("tokens")
@@ -34,6 +34,7 @@ public func writeTokenFile(in folder: TemporaryDirectory, mode: mode_t = 0o600) 
     reader-token-0123456789abcdef read
     writer-token-0123456789abcdef write
     admin-token-0123456789abcdef read,write,admin
+    ingest-token-0123456789abcdef ingest
     """.write(toFile: path, atomically: true, encoding: .utf8)
     chmod(path, mode)
     return path

@@ -26,7 +26,7 @@ struct BackgroundAppenderTests {
         var location: String { lmdb.location }
         var capabilities: LogCapabilities {
             LogCapabilities(snapshots: nil, batchReading: nil, deferredCommits: appender, following: nil, backup: nil,
-                            forgetting: nil, keptRowRepair: nil, predictedAppends: nil, prefetching: nil, newestLogSchema: lmdb.capabilities.newestLogSchema,
+                            forgetting: nil, keptRowRepair: nil, predictedAppends: nil, prefetching: nil, eventIds: nil, newestLogSchema: lmdb.capabilities.newestLogSchema,
                             keepsRowsApart: lmdb.capabilities.keepsRowsApart)
         }
         func append(_ requests: [AppendRequest], asPredicted results: [AppendResult], after head: Int) throws {

@@ -22,15 +22,16 @@ struct ServedInProcess: Sendable {
 
     /// Runs `test` against a server on a fresh log; `prepare` fills the log first (import fixtures,
     /// play the demo). `tokenFile` and `corsOrigins` are `--token-file` and `--cors-origin`.
-    static func test(tokenFile: String? = nil, corsOrigins: [String] = [], prepare: (String) throws -> Void = { _ in },
+    static func test(tokenFile: String? = nil, corsOrigins: [String] = [], erasureKey: [UInt8]? = nil, prepare: (String) throws -> Void = { _ in },
                      _ test: @Sendable (ServedInProcess) async throws -> Void) async throws {
         let folder = TemporaryDirectory(prefix: "flowlog-serve")
         let db = folder.child("log")
         try prepare(db)
         // As the composition root opens the log `flowlog serve` serves.
         let log = try LMDBEventLog(path: db, access: .readWriteCreating, initialMapSize: 1 << 36)
-        let options = FlowLogHTTPServer.Options(host: "127.0.0.1", port: 0, tokens: try tokenFile.map { try TokenFile(path: $0) },
+        var options = FlowLogHTTPServer.Options(host: "127.0.0.1", port: 0, tokens: try tokenFile.map { try TokenFile(path: $0) },
                                                 corsOrigins: corsOrigins) { _ in }
+        options.erasureKey = erasureKey
         let lines = LogLines()
         var parts = try FlowLogHTTPServer.Parts(log: log, options: options, logger: FlowLogHTTPServer.logger { lines.append($0) })
         // The test framework runs the application's services and shuts them down gracefully when

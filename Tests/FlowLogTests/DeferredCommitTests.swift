@@ -44,7 +44,7 @@ struct DeferredCommitTests {
         var defersCommit: Bool { true }
         override var capabilities: LogCapabilities {
             LogCapabilities(snapshots: nil, batchReading: nil, deferredCommits: self, following: nil, backup: nil,
-                            forgetting: nil, keptRowRepair: nil, predictedAppends: nil, prefetching: nil, newestLogSchema: LogSettings.newestLogSchema, keepsRowsApart: false)
+                            forgetting: nil, keptRowRepair: nil, predictedAppends: nil, prefetching: nil, eventIds: nil, newestLogSchema: LogSettings.newestLogSchema, keepsRowsApart: false)
         }
         final class Commit: PendingCommit {
             let number: Int, fails: Bool, journal: Journal

@@ -184,3 +184,10 @@ public final class SettledCommit: PendingCommit {
     public init() {}
     public func wait() throws {}
 }
+
+/// The positions of event ids: every backend keeps ids unique (an index, a constraint), and this
+/// reads that index. Recorded events from a device carry their own ids (`CommandProcessor.ingest`).
+public protocol EventIdLookup: AnyObject {
+    /// The position of each of `ids` the log holds.
+    func positions(ofEventIds ids: [EventID]) throws -> [EventID: Int]
+}

@@ -28,6 +28,9 @@ public struct LogCapabilities {
     public var predictedAppends: (any PredictedAppending)?
     /// Reading states on another thread while the writer goes on (`StatePrefetching`, LMDB).
     public var prefetching: (any StatePrefetching)?
+    /// Where an event id is stored, if anywhere (`EventIdLookup`): what tells a device's event that
+    /// reuses an id from a duplicate, before the append would fail on it.
+    public var eventIds: (any EventIdLookup)?
     /// The newest log schema the backend writes: what `flowlog upgrade` raises its logs to.
     public var newestLogSchema: Int
     /// Whether the log keeps the rows the domain keeps beside its events apart from the states it
@@ -39,7 +42,8 @@ public struct LogCapabilities {
     public init(snapshots: (any SnapshotStore)?, batchReading: (any StreamBatchReading)?,
                 deferredCommits: (any DeferredCommitAppending)?, following: (any LogFollowing)?, backup: (any LogBackup)?,
                 forgetting: (any StreamForgetting)?, keptRowRepair: (any KeptRowRepairing)?, predictedAppends: (any PredictedAppending)?,
-                prefetching: (any StatePrefetching)?, newestLogSchema: Int, keepsRowsApart: Bool) {
+                prefetching: (any StatePrefetching)?, eventIds: (any EventIdLookup)?, newestLogSchema: Int, keepsRowsApart: Bool) {
+        self.eventIds = eventIds
         self.prefetching = prefetching
         self.predictedAppends = predictedAppends
         self.keepsRowsApart = keepsRowsApart

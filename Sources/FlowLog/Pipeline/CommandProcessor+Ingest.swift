@@ -70,6 +70,14 @@ extension CommandProcessor {
                 throw IngestRefusal.conflict(stream: stream, currentVersion: current.version,
                                              detail: "The first event not held here is version \(first.version), but the stream's next is \(current.version + 1)")
             }
+            if let lookup = log.capabilities.eventIds {
+                // Event ids are unique across the log: one already stored elsewhere is not a retry.
+                let taken = try lookup.positions(ofEventIds: fresh.map(\.eventId))
+                if let event = fresh.first(where: { taken[$0.eventId] != nil }) {
+                    throw IngestRefusal.conflict(stream: stream, currentVersion: current.version,
+                                                 detail: "The event id \(event.eventId) of version \(event.version) is already in the log, at position \(taken[event.eventId]!) (another stream's or version's)")
+                }
+            }
             let request = appendRequest(fresh, stream: stream, folding: &current)
             switch try log.append([request])[0] {
             case .appended(let receipt):

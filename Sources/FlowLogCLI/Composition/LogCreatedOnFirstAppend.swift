@@ -79,7 +79,7 @@ final class LogCreatedOnFirstAppend: EventLog, StreamBatchReading, DeferredCommi
         LogCapabilities(snapshots: self, batchReading: opened?.capabilities.batchReading == nil ? nil : self, deferredCommits: self,
                         following: opened?.capabilities.following, backup: opened?.capabilities.backup,
                         forgetting: opened?.capabilities.forgetting, keptRowRepair: opened?.capabilities.keptRowRepair,
-                        predictedAppends: nil, prefetching: opened?.capabilities.prefetching,
+                        predictedAppends: nil, prefetching: opened?.capabilities.prefetching, eventIds: opened?.capabilities.eventIds,
                         newestLogSchema: opened?.capabilities.newestLogSchema ?? LogSettings.newestLogSchema,
                         keepsRowsApart: opened?.capabilities.keepsRowsApart ?? false)
     }
