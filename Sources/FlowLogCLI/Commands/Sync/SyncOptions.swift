@@ -1,6 +1,7 @@
 #if Network
 import ArgumentParser
 import FlowLogHTTPClient
+import FlowLogProjections
 import FlowLogSync
 import Foundation
 
@@ -9,6 +10,12 @@ import Foundation
 struct SyncTokenOptions: ParsableArguments {
     @Option(name: .customLong("token-file"), help: ArgumentHelp("A file whose first line is the bearer token (default: $FLOWLOG_TOKEN).", valueName: "path"))
     var tokenFile: String?
+    @Option(name: .customLong("retry-for"), help: ArgumentHelp("Seconds to keep trying while the server gives no answer, 429 or a 5xx (backoff with jitter, up to 10 s apart).", valueName: "seconds"))
+    var retryFor: Double = 120
+
+    func validate() throws {
+        guard (0...86_400).contains(retryFor) else { throw ValidationError("--retry-for takes seconds from 0 through 86400; got \(retryFor).") }
+    }
 
     /// The token, if one was given; a file that cannot be read, or holds no token, is a usage error.
     func token(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> String? {
@@ -30,7 +37,8 @@ struct SyncTokenOptions: ParsableArguments {
     func server(_ address: String) throws -> (server: SyncServer, transport: AsyncHTTPTransport) {
         let transport = AsyncHTTPTransport()
         do {
-            return (try SyncServer(base: address, token: try token(), transport: transport), transport)
+            let retry = RetryPolicy(deadline: retryFor, firstDelay: 0.2, maximumDelay: 10, timeout: 60)
+            return (try SyncServer(base: address, token: try token(), transport: transport, retry: retry), transport)
         } catch let failure as SyncFailure {
             transport.shutDown()
             throw SyncExit.failure(failure)
