@@ -41,7 +41,9 @@ struct Options {
                              [--cases a,b,…] [--pg-commands N] [--peer-python PATH]
                              [--scale N,N,… [--plot FILE]] [--write-commands FILE --streams S --first-visit V]
           cases: send, import, replay, export, state, longstream, group, postgres (the default); for profiling:
-                 sendparts, replayonly, decodeonly; none (with --scale: only the scale table)
+                 sendparts, replayonly, decodeonly; none (with --scale: only the scale table); sync (the whole
+                 flowlog: `scripts/bench sync`): push (push of --commands' events over 1,000 sessions against
+                 import), dispatch (10,000 commands, each durable, against single-put commits)
           Build it and flowlog in release first (`scripts/bench` does).
         """
 
@@ -66,7 +68,7 @@ struct Options {
             case "--cases":
                 cases = Set(value.split(separator: ",").map(String.init))
                 let known: Set = ["send", "import", "replay", "export", "state", "longstream", "group", "postgres",
-                                  "sendparts", "replayonly", "decodeonly", "none"]
+                                  "sendparts", "replayonly", "decodeonly", "none", "push", "dispatch"]
                 if let unknown = cases.subtracting(known).sorted().first { throw BenchError("--cases has no case '\(unknown)'") }
             case "--scale": scaleSizes = try value.split(separator: ",").map(number)
             case "--plot": plot = value

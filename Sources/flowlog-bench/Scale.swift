@@ -98,7 +98,7 @@ func runScale(_ options: Options, finished: ([ScaleRow]) throws -> Void = { _ in
         try buildLog(at: path, events: size, workload: workload)
         let events = try LMDBEventLog(path: path, access: .readOnly).lastPosition()
         var ceilings = Timings()
-        for _ in 0..<options.runs { ceilings.samples.append(try python(options, ["walk", path, "events"]).seconds) }
+        for _ in 0..<options.runs { ceilings.samples.append(try pythonBaseline(options, ["walk", path, "events"]).seconds) }
         let ceiling = Double(events) / ceilings.median
         log("scale \(size): ceiling \(Int(ceiling)) records/s")
         func add(_ command: String, work: Int, _ measure: ProcessMeasure, ceilinged: Bool = false, pairedRatio: Double? = nil) {

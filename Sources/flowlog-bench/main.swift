@@ -22,7 +22,7 @@ func log(_ message: String) { FileHandle.standardError.write(Data((message + "\n
 
 func fresh(_ path: String) { try? FileManager.default.removeItem(atPath: path) }
 
-func python(_ options: Options, _ arguments: [String]) throws -> (seconds: Double, records: Double) {
+func pythonBaseline(_ options: Options, _ arguments: [String]) throws -> (seconds: Double, records: Double) {
     let output = try run(options.python, [options.baselineScript] + arguments)
     guard case .object = try JSONParser.parse(output), case .number(let seconds)? = try JSONParser.parse(output)["seconds"],
           case .integer(let records)? = try JSONParser.parse(output)["records"] else { throw BenchError("baseline said \(output)") }
@@ -101,9 +101,16 @@ func againstPythonPuts(_ command: String, input: String) throws -> (flowlog: Tim
         fresh(work + "/\(command).lmdb")
         flowlog.samples.append(try seconds { try run(options.flowlog, [command, input, "--db", work + "/\(command).lmdb"], stdout: "/dev/null") })
         fresh(work + "/py-\(command).lmdb")
-        baseline.samples.append(try python(options, ["puts", input, work + "/py-\(command).lmdb", "1000"]).seconds)
+        baseline.samples.append(try pythonBaseline(options, ["puts", input, work + "/py-\(command).lmdb", "1000"]).seconds)
     }
     return (flowlog, baseline)
+}
+
+if options.cases.contains("push") {
+    try pushCase(options: options, work: work, commands: options.commands, sessions: 1_000, report: &report)
+}
+if options.cases.contains("dispatch") {
+    try dispatchCase(options: options, work: work, count: 10_000, report: &report)
 }
 
 if options.cases.contains("send") {
@@ -188,10 +195,10 @@ if options.cases.contains("export") {
     var flowlog = Timings(), baseline = Timings()
     let pyDB = work + "/py-reads.lmdb"
     fresh(pyDB)
-    _ = try python(options, ["puts", exportPath, pyDB, "10000"])
+    _ = try pythonBaseline(options, ["puts", exportPath, pyDB, "10000"])
     for _ in 0..<options.runs {
         flowlog.samples.append(try seconds { try run(options.flowlog, ["export", "--db", sourcePath], stdout: "/dev/null") })
-        baseline.samples.append(try python(options, ["reads", pyDB]).seconds)
+        baseline.samples.append(try pythonBaseline(options, ["reads", pyDB]).seconds)
     }
     report.add("export \(eventCount) events as NDJSON (whole process)", work: Double(eventCount), unit: "events", flowlog,
                baseline: ("python3-lmdb cursor read of the same lines", baseline, Double(eventCount)), note: "target ≥ 1M events/s")
