@@ -58,3 +58,38 @@ int flowlog_guarded_get(MDB_txn *txn, MDB_dbi dbi, MDB_val *key, MDB_val *data) 
     armed = NULL;
     return code;
 }
+
+static inline int inside(const MDB_val *part, uintptr_t base, uintptr_t used) {
+    uintptr_t offset = (uintptr_t)part->mv_data - base;
+    return offset <= used && part->mv_size <= used - offset;
+}
+
+void flowlog_guarded_cursor_read_ahead(MDB_cursor *cursor, flowlog_ahead *ahead, int wanted, uintptr_t base, uintptr_t used) {
+    sigjmp_buf jump;
+    /* volatile: read again after a jump back, which may not keep what sat in registers. */
+    volatile int count = 0;
+    ahead->count = 0;
+    ahead->next = 0;
+    ahead->code = 0;
+    if (wanted > FLOWLOG_AHEAD_CAPACITY) wanted = FLOWLOG_AHEAD_CAPACITY;
+    if (sigsetjmp(jump, 0) != 0) {
+        ahead->count = count;
+        ahead->code = FLOWLOG_GUARD_FAULT;
+        return;
+    }
+    armed = &jump;
+    int code = 0;
+    while (count < wanted) {
+        MDB_val *key = &ahead->keys[count], *value = &ahead->values[count];
+        code = mdb_cursor_get(cursor, key, value, MDB_NEXT);
+        if (code != 0) break;
+        if (!inside(key, base, used) || !inside(value, base, used)) {
+            code = FLOWLOG_GUARD_OUTSIDE;
+            break;
+        }
+        count = count + 1;
+    }
+    armed = NULL;
+    ahead->count = count;
+    ahead->code = code;
+}

@@ -50,7 +50,7 @@ extension LMDBEventLog {
     /// walked in key order.
     func indexDigests(_ txn: Transaction) throws -> (streamIndex: IndexDigest, eventIds: IndexDigest) {
         var streamIndex = IndexDigest()
-        try txn.withCursor(streamIndexDB) { cursor in
+        try txn.withCursor(streamIndexDB, readingAhead: true) { cursor in
             var entry = try cursor.first()
             // A stream's versions are adjacent: its hash is computed once for all of them.
             var current: (prefix: [UInt8], hash: UInt64)?
@@ -69,7 +69,7 @@ extension LMDBEventLog {
             streamIndex.add(IndexDigest.streamEntry(streamHash: IndexDigest.streamHash(stream), version: version, position: position))
         }
         var eventIds = IndexDigest()
-        try txn.withCursor(eventIdsDB) { cursor in
+        try txn.withCursor(eventIdsDB, readingAhead: true) { cursor in
             var entry = try cursor.first()
             while let (key, value) = entry {
                 // A key that is no event id counts with an id no record has.

@@ -63,7 +63,7 @@ struct IntegrityWalk {
     mutating func checkRecords(_ report: inout IntegrityReport, progress: Progress?) throws {
         var previousHash = RecordCodec.genesisHash
         var expected = 1
-        try txn.withCursor(log.eventsDB) { cursor in
+        try txn.withCursor(log.eventsDB, readingAhead: true) { cursor in
             var event = RecordedEvent.placeholder
             var entry = try cursor.first()
             while let (key, value) = entry {

@@ -2,6 +2,7 @@
 #define CLMDB_GUARD_H
 
 #include <lmdb.h>
+#include <stdint.h>
 
 /* LMDB trusts its pages: some damaged ones make it fault inside its own code (a node flagged as
    holding duplicates in a database without them is followed to a cursor that does not exist), where
@@ -19,5 +20,30 @@ void flowlog_guard_install(void);
 
 int flowlog_guarded_cursor_get(MDB_cursor *cursor, MDB_val *key, MDB_val *data, MDB_cursor_op op);
 int flowlog_guarded_get(MDB_txn *txn, MDB_dbi dbi, MDB_val *key, MDB_val *data);
+
+/* A record read ahead lay outside the bounds it was checked against: the caller looks at it again. */
+#define FLOWLOG_GUARD_OUTSIDE (-30701)
+
+/* The most records one call reads ahead. */
+#define FLOWLOG_AHEAD_CAPACITY 64
+
+/* Records a cursor read ahead with MDB_NEXT, for walks of a whole database in a read-only
+   transaction, whose records all stay where they are until it ends. */
+typedef struct {
+    MDB_val keys[FLOWLOG_AHEAD_CAPACITY];
+    MDB_val values[FLOWLOG_AHEAD_CAPACITY];
+    /* Records read; the next one to hand out. */
+    int count;
+    int next;
+    /* What ended the reading: 0 (it read what it was asked for), MDB_NOTFOUND, another LMDB code,
+       FLOWLOG_GUARD_FAULT, or FLOWLOG_GUARD_OUTSIDE with that record at keys[count], values[count]. */
+    int code;
+} flowlog_ahead;
+
+/* Steps the cursor `wanted` times (at most FLOWLOG_AHEAD_CAPACITY) with MDB_NEXT under one guard,
+   checking each key and value against the `used` bytes from `base` (two comparisons each, as
+   MapBounds.admits) and stopping at the first that is not inside, at the end, or at an error.
+   Fills `ahead` from its start. */
+void flowlog_guarded_cursor_read_ahead(MDB_cursor *cursor, flowlog_ahead *ahead, int wanted, uintptr_t base, uintptr_t used);
 
 #endif
