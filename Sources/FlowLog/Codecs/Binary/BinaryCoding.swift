@@ -205,7 +205,14 @@ package struct BinaryReader {
         guard UTF8Check.isWellFormed(utf8) else { throw OutOfBounds() }
         offset += count
         // Well-formed, so decoding repairs nothing: the same string `String(validating:)` makes.
-        return String(decoding: utf8, as: UTF8.self)
+        // One that fits in a small string (15 bytes) is copied into one, which the standard
+        // library validates no further when it is ASCII: most identifiers and names are both,
+        // and decoding them cost more than the rest of reading their record.
+        guard count <= 15 else { return String(decoding: utf8, as: UTF8.self) }
+        return String(unsafeUninitializedCapacity: count) { buffer in
+            UnsafeMutableRawBufferPointer(buffer).copyMemory(from: utf8)
+            return count
+        }
     }
 }
 
@@ -219,16 +226,25 @@ package struct BinaryReader {
 package enum UTF8Check {
     @inline(__always)
     package static func isWellFormed(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
         let count = bytes.count
-        guard count > 0, let base = bytes.baseAddress else { return true }
-        var index = 0, high: UInt64 = 0
-        while index + 8 <= count {
-            high |= base.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-            index += 8
-        }
-        while index < count {
-            high |= UInt64(base.load(fromByteOffset: index, as: UInt8.self))
-            index += 1
+        // The high bit of every byte, read in words that may overlap but never leave the bytes.
+        let high: UInt64
+        if count >= 8 {
+            var index = 0, gathered: UInt64 = 0
+            while index &+ 8 < count {
+                gathered |= base.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                index &+= 8
+            }
+            high = gathered | base.loadUnaligned(fromByteOffset: count &- 8, as: UInt64.self)
+        } else if count >= 4 {
+            high = UInt64(base.loadUnaligned(as: UInt32.self) | base.loadUnaligned(fromByteOffset: count &- 4, as: UInt32.self))
+        } else if count >= 2 {
+            high = UInt64(base.loadUnaligned(as: UInt16.self) | base.loadUnaligned(fromByteOffset: count &- 2, as: UInt16.self))
+        } else if count == 1 {
+            high = UInt64(base.load(as: UInt8.self))
+        } else {
+            return true
         }
         return high & 0x8080_8080_8080_8080 == 0 || isWellFormedBeyondASCII(bytes)
     }
