@@ -4,6 +4,7 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stddef.h>
+#include <string.h>
 
 /* The jump back into the guarded call running on this thread, if any. */
 static __thread sigjmp_buf *armed;
@@ -92,4 +93,46 @@ void flowlog_guarded_cursor_read_ahead(MDB_cursor *cursor, flowlog_ahead *ahead,
     armed = NULL;
     ahead->count = count;
     ahead->code = code;
+}
+
+int flowlog_guarded_copy(void *to, const void *from, size_t count) {
+    sigjmp_buf jump;
+    if (sigsetjmp(jump, 0) != 0) return FLOWLOG_GUARD_FAULT;
+    armed = &jump;
+    memcpy(to, from, count);
+    armed = NULL;
+    return 0;
+}
+
+static inline unsigned load16(const unsigned char *at) {
+    uint16_t value;
+    memcpy(&value, at, 2);
+    return value;
+}
+
+/* The sum of the bytes a leaf's nodes fill when each is a plain key and value lying whole in the
+   page past `upper`; -1 when any is not (the walk then looks at the page node by node). */
+static long plain_leaf_filled(const unsigned char *page, size_t page_size) {
+    unsigned flags = load16(page + 10), lower = load16(page + 12), upper = load16(page + 14);
+    if ((flags & 0x6F) != 0x02 || lower < 16 || lower % 2 != 0 || lower > upper || upper > page_size) return -1;
+    long filled = 0;
+    for (unsigned at = 16; at < lower; at += 2) {
+        size_t node = load16(page + at);
+        if (node < upper || node + 8 > page_size || load16(page + node + 4) != 0) return -1;
+        size_t whole = 8 + (size_t)load16(page + node + 6) + load16(page + node) + ((size_t)load16(page + node + 2) << 16);
+        if (node + whole > page_size) return -1;
+        filled += (long)((whole + 1) & ~(size_t)1);
+    }
+    return filled;
+}
+
+int flowlog_guarded_copy_page(void *to, const void *from, size_t page_size, int whole_page, long *filled) {
+    sigjmp_buf jump;
+    if (sigsetjmp(jump, 0) != 0) return FLOWLOG_GUARD_FAULT;
+    armed = &jump;
+    long sum = whole_page ? -1 : plain_leaf_filled(from, page_size);
+    memcpy(to, from, sum < 0 ? page_size : 16);
+    armed = NULL;
+    *filled = sum;
+    return 0;
 }

@@ -2,6 +2,7 @@
 #define CLMDB_GUARD_H
 
 #include <lmdb.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* LMDB trusts its pages: some damaged ones make it fault inside its own code (a node flagged as
@@ -45,5 +46,17 @@ typedef struct {
    MapBounds.admits) and stopping at the first that is not inside, at the end, or at an error.
    Fills `ahead` from its start. */
 void flowlog_guarded_cursor_read_ahead(MDB_cursor *cursor, flowlog_ahead *ahead, int wanted, uintptr_t base, uintptr_t used);
+
+/* Copies `count` bytes of LMDB's map with SIGSEGV and SIGBUS caught (a file cut short under the
+   map, a disk that fails to read): 0, or FLOWLOG_GUARD_FAULT. */
+int flowlog_guarded_copy(void *to, const void *from, size_t count);
+
+/* Copies a page of an LMDB data file from LMDB's map for the structure walk, with SIGSEGV and
+   SIGBUS caught: 0, or FLOWLOG_GUARD_FAULT. A leaf page (unless `whole_page`) whose free-space
+   bounds hold and whose every node is a key and its value with no flags, lying whole in the page
+   past its upper bound, is not copied: only its 16-byte header is, and `*filled` is set to the
+   bytes its nodes fill, each rounded up to an even number. Otherwise the whole page is copied and
+   `*filled` is -1. (LMDB 0.9 on a 64-bit machine: StructureWalk's layout and checks.) */
+int flowlog_guarded_copy_page(void *to, const void *from, size_t page_size, int whole_page, long *filled);
 
 #endif
