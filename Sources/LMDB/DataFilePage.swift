@@ -57,6 +57,8 @@ struct DataFilePage {
         buffer.deallocate()
     }
 
+    var readsMap: Bool { map != nil }
+
     /// Reads pages from LMDB's map where `bounds` admits them, once the map is seen to hold this
     /// file: its two meta pages' first `metas` bytes, copied from the map, are the file's.
     mutating func useMap(_ bounds: MapBounds, metas: [[UInt8]]) {

@@ -167,13 +167,15 @@ extension StructureWalk {
 extension Environment {
     /// The structure walk of this environment's data file (`StructureWalk`), from the snapshot of
     /// a read transaction held for the walk's length, so that no writer reuses the pages it reads.
-    public func walkStructure() throws -> [PageProblem] {
+    public func walkStructure() throws -> [PageProblem] { try structureWalk()?.problems ?? [] }
+
+    func structureWalk() throws -> StructureWalk? {
         for _ in 0..<8 {
             if let walk = try read({ txn in StructureWalk.walk(file: path + "/data.mdb", snapshot: txn.snapshotID, map: txn.bounds) }) {
-                return walk.problems
+                return walk
             }
         }
         // A writer commits faster than a walk begins: walk the newest commit, unprotected.
-        return StructureWalk.walk(file: path + "/data.mdb", snapshot: nil)?.problems ?? []
+        return StructureWalk.walk(file: path + "/data.mdb", snapshot: nil)
     }
 }

@@ -29,6 +29,8 @@ public struct StructureWalk {
     public private(set) var problems: [PageProblem] = []
     /// Pages reached from the meta page, meta pages included.
     public private(set) var pagesReached = 2
+    /// Whether its pages came from LMDB's map rather than the file (`DataFilePage`).
+    var readLMDBMap: Bool { file.readsMap }
     var file: DataFilePage
     let lastPage: Int
     let metaPage: Int

@@ -230,4 +230,47 @@ struct StructureWalkTests {
         }
         #expect(flips > 1_000)
     }
+
+    /// The walk copies pages from LMDB's map, summing plain leaves in C, where it can; from the
+    /// file with `pread` where it cannot. Both name the same problems: flips in every header and in
+    /// the first and last node of every page, walked both ways.
+    @Test func theWalkThroughLMDBsMapNamesWhatTheWalkOfTheFileNames() throws {
+        let original = try Self.bytes("logs/schema-4")
+        let pages = DataFilePages(original, pageSize: Self.pageSize)
+        let folder = TemporaryDirectory()
+        var compared = 0, throughMap = 0, damaged = 0
+        for (page, place) in pages.pages.sorted(by: { $0.key < $1.key }) where page >= 2 && place.flags & 0x03 != 0 {
+            let start = page * Self.pageSize
+            let lower = Int(DataFilePages.load(UInt16.self, original, start + 12))
+            let count = max(0, (lower - 16) / 2)
+            var offsets = [10, 12, 13, 14, 15, 16, 17]
+            for index in Set([0, count - 1]) where index >= 0 {
+                let node = Int(DataFilePages.load(UInt16.self, original, start + 16 + 2 * index))
+                guard node + 8 <= Self.pageSize else { continue }
+                offsets += [16 + 2 * index] + (node..<(node + 8)).map { $0 }
+            }
+            for offset in offsets {
+                for bit in [0, 1, 4, 7] {
+                    var bytes = original
+                    bytes[start + offset] ^= UInt8(1) << UInt8(bit)
+                    let copy = folder.child("copy")
+                    try? FileManager.default.removeItem(atPath: copy)
+                    try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: true)
+                    FileManager.default.createFile(atPath: copy + "/data.mdb", contents: Data(bytes))
+                    var options = Environment.Options()
+                    options.readOnly = true
+                    guard let environment = try? Environment(path: copy, options: options),
+                          let throughLMDB = try? environment.structureWalk() else { continue }
+                    let ofTheFile = try #require(StructureWalk.walk(file: copy + "/data.mdb", snapshot: nil))
+                    #expect(throughLMDB.problems == ofTheFile.problems, "page \(page) of \(place.database), byte \(offset) bit \(bit)")
+                    compared += 1
+                    if throughLMDB.readLMDBMap { throughMap += 1 }
+                    if !ofTheFile.problems.isEmpty { damaged += 1 }
+                }
+            }
+        }
+        #expect(compared > 500)
+        #expect(throughMap * 10 >= compared * 9, "\(throughMap) of \(compared) walks read LMDB's map")
+        #expect(damaged * 4 >= compared, "\(damaged) of \(compared) flips named")
+    }
 }
