@@ -60,6 +60,8 @@ int flowlog_guarded_get(MDB_txn *txn, MDB_dbi dbi, MDB_val *key, MDB_val *data) 
     return code;
 }
 
+static long plain_leaf_filled(const unsigned char *page, size_t page_size);
+
 static inline int inside(const MDB_val *part, uintptr_t base, uintptr_t used) {
     uintptr_t offset = (uintptr_t)part->mv_data - base;
     return offset <= used && part->mv_size <= used - offset;
@@ -87,6 +89,16 @@ void flowlog_guarded_cursor_read_ahead(MDB_cursor *cursor, flowlog_ahead *ahead,
         if (!inside(key, base, used) || !inside(value, base, used)) {
             code = FLOWLOG_GUARD_OUTSIDE;
             break;
+        }
+        if (ahead->scanned != NULL) {
+            /* A key lies in its leaf page, which LMDB has just read. */
+            size_t page = ((uintptr_t)key->mv_data - base) >> ahead->page_shift;
+            if (page + 1 != ahead->last_scanned && page < ahead->scanned_pages) {
+                ahead->last_scanned = page + 1;
+                if (flowlog_leaf_is_whole((const unsigned char *)base + (page << ahead->page_shift), (size_t)1 << ahead->page_shift)) {
+                    __atomic_fetch_or(&ahead->scanned[page >> 6], (uint64_t)1 << (page & 63), __ATOMIC_RELAXED);
+                }
+            }
         }
         count = count + 1;
     }
@@ -124,6 +136,11 @@ static long plain_leaf_filled(const unsigned char *page, size_t page_size) {
         filled += (long)((whole + 1) & ~(size_t)1);
     }
     return filled;
+}
+
+int flowlog_leaf_is_whole(const void *page, size_t page_size) {
+    long filled = plain_leaf_filled(page, page_size);
+    return filled >= 0 && (size_t)filled == page_size - load16((const unsigned char *)page + 14);
 }
 
 int flowlog_guarded_copy_page(void *to, const void *from, size_t page_size, int whole_page, long *filled) {

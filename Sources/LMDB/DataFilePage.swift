@@ -34,6 +34,9 @@ struct DataFilePage {
     let buffer: UnsafeMutableRawPointer
     /// LMDB's map of this file: its first byte and how many whole pages of it are in use.
     private var map: (base: UnsafeRawPointer, pages: Int)?
+    /// Leaves found whole in the same snapshot, as walks of records read them: only their header is
+    /// copied.
+    private var scans: PageScans?
 
     /// The file at `path` with the page size its first meta page names; `nil` when it cannot be
     /// opened or names no page size LMDB uses (`Environment` refuses such a file before this runs).
@@ -61,7 +64,7 @@ struct DataFilePage {
 
     /// Reads pages from LMDB's map where `bounds` admits them, once the map is seen to hold this
     /// file: its two meta pages' first `metas` bytes, copied from the map, are the file's.
-    mutating func useMap(_ bounds: MapBounds, metas: [[UInt8]]) {
+    mutating func useMap(_ bounds: MapBounds, metas: [[UInt8]], scans: PageScans?) {
         guard bounds.base != 0, bounds.pageSize == UInt(pageSize), bounds.used != .max,
               let base = UnsafeRawPointer(bitPattern: bounds.base) else { return }
         let pages = Int(bounds.used / bounds.pageSize)
@@ -72,6 +75,7 @@ struct DataFilePage {
             guard code == 0, copy == bytes else { return }
         }
         map = (base, pages)
+        if let scans, scans.base == bounds.base, scans.pageSize == pageSize { self.scans = scans }
     }
 
     /// Set by `read` for a leaf page whose every node is a plain key and value lying whole in it:
@@ -83,6 +87,12 @@ struct DataFilePage {
     mutating func read(_ number: Int, wholePage: Bool = true) -> Bool {
         plainLeafFilled = nil
         if let map, number >= 0, number < map.pages {
+            if !wholePage, let scans, scans.contains(number),
+               flowlog_guarded_copy(buffer, map.base + number &* pageSize, Self.headerSize) == 0 {
+                // Checked whole where it was found (`flowlog_leaf_is_whole`): its nodes fill the page past `upper`.
+                plainLeafFilled = pageSize - upper
+                return true
+            }
             var filled = -1
             if flowlog_guarded_copy_page(buffer, map.base + number &* pageSize, pageSize, wholePage ? 1 : 0, &filled) == 0 {
                 if filled >= 0 { plainLeafFilled = filled }

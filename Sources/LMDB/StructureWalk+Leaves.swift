@@ -169,6 +169,15 @@ extension Environment {
     /// a read transaction held for the walk's length, so that no writer reuses the pages it reads.
     public func walkStructure() throws -> [PageProblem] { try structureWalk()?.problems ?? [] }
 
+    /// The structure walk from the snapshot of `txn`, a read transaction the caller holds, with the
+    /// leaves walks of records in it found whole (`PageScans`) not read again.
+    public func walkStructure(in txn: Transaction, scans: PageScans?) throws -> [PageProblem] {
+        if txn.isReadOnly, let walk = StructureWalk.walk(file: path + "/data.mdb", snapshot: txn.snapshotID, map: txn.bounds, scans: scans) {
+            return walk.problems
+        }
+        return try walkStructure()
+    }
+
     func structureWalk() throws -> StructureWalk? {
         for _ in 0..<8 {
             if let walk = try read({ txn in StructureWalk.walk(file: path + "/data.mdb", snapshot: txn.snapshotID, map: txn.bounds) }) {

@@ -75,7 +75,7 @@ public struct StructureWalk {
     /// pages from LMDB's map instead of reading them from the file (`DataFilePage`).
     public static func walk(file path: String, snapshot: Int?) -> StructureWalk? { walk(file: path, snapshot: snapshot, map: nil) }
 
-    static func walk(file path: String, snapshot: Int?, map: MapBounds?) -> StructureWalk? {
+    static func walk(file path: String, snapshot: Int?, map: MapBounds?, scans: PageScans? = nil) -> StructureWalk? {
         guard var file = DataFilePage(path: path) else { return nil }
         defer { file.release() }
         let metas = [0, 1].compactMap { page -> (page: Int, bytes: [UInt8])? in
@@ -89,7 +89,7 @@ public struct StructureWalk {
         guard let meta = chosen, file.bytes(at: meta.page * file.pageSize, count: 152) == meta.bytes else { return nil }
         let lastPage = Int(clamping: DataFilePage.load(UInt64.self, meta.bytes, 136))
         guard lastPage >= 1, lastPage < Int.max / file.pageSize else { return nil }
-        if let map { file.useMap(map, metas: metas.map(\.bytes)) }
+        if let map { file.useMap(map, metas: metas.map(\.bytes), scans: scans.flatMap { $0.snapshot == snapshot ? $0 : nil }) }
         var walk = StructureWalk(file: file, lastPage: lastPage, metaPage: meta.page)
         walk.walkAll(free: DatabaseRecord(meta.bytes, at: 40), main: DatabaseRecord(meta.bytes, at: 88))
         return walk

@@ -106,8 +106,10 @@ public struct Transaction {
     /// `readingAhead`, for a walk through many records: in a read-only transaction, `next()` reads
     /// a batch of records per guarded call into LMDB (up to 64, growing from 4 after each seek),
     /// each checked against the map as one read is. Such a cursor only moves forward: `next()`, or
-    /// `first()`, `last()` and the seeks, which start again from where they land.
-    public func withCursor<Result>(_ database: Database, readingAhead: Bool = false, _ body: (inout Cursor) throws -> Result) throws -> Result {
+    /// `first()`, `last()` and the seeks, which start again from where they land. With `scans` of
+    /// this transaction's snapshot, it also checks each leaf page its records lie on (`PageScans`).
+    public func withCursor<Result>(_ database: Database, readingAhead: Bool = false, scans: PageScans? = nil,
+                                   _ body: (inout Cursor) throws -> Result) throws -> Result {
         var cursorHandle: OpaquePointer?
         try check(mdb_cursor_open(handle, database.dbi, &cursorHandle), "mdb_cursor_open")
         var cursor = Cursor(handle: cursorHandle!, bounds: bounds, database: database.name)
@@ -120,6 +122,11 @@ public struct Transaction {
         let ahead = UnsafeMutablePointer<flowlog_ahead>.allocate(capacity: 1)
         ahead.initialize(to: flowlog_ahead())
         defer { ahead.deallocate() }
+        if let scans, scans.fits(self) {
+            ahead.pointee.scanned = scans.words
+            ahead.pointee.scanned_pages = scans.pages
+            ahead.pointee.page_shift = UInt32(scans.pageSize.trailingZeroBitCount)
+        }
         cursor.ahead = ahead
         cursor.aheadKeys = UnsafeRawPointer(ahead)
         return try body(&cursor)

@@ -39,7 +39,21 @@ typedef struct {
     /* What ended the reading: 0 (it read what it was asked for), MDB_NOTFOUND, another LMDB code,
        FLOWLOG_GUARD_FAULT, or FLOWLOG_GUARD_OUTSIDE with that record at keys[count], values[count]. */
     int code;
+    /* NULL, or one bit per page of the map's used part (`scanned_pages` of 1 << `page_shift`
+       bytes), set (atomically: two threads may share it) for each leaf page that a key read ahead
+       lies on and that flowlog_leaf_is_whole finds whole, while the page is at hand. */
+    uint64_t *scanned;
+    size_t scanned_pages;
+    unsigned page_shift;
+    /* The page looked at last, plus one; 0 for none. */
+    size_t last_scanned;
 } flowlog_ahead;
+
+/* Whether the page is a leaf whose free-space bounds hold and whose every node is a key and its
+   value with no flags, lying whole in the page past its upper bound, the nodes filling the bytes
+   from the upper bound to the page's end exactly (each rounded up to an even number): all the
+   structure walk checks of a leaf's nodes (StructureWalk). Reads only inside the page. */
+int flowlog_leaf_is_whole(const void *page, size_t page_size);
 
 /* Steps the cursor `wanted` times (at most FLOWLOG_AHEAD_CAPACITY) with MDB_NEXT under one guard,
    checking each key and value against the `used` bytes from `base` (two comparisons each, as
