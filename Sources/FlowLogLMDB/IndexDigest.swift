@@ -48,9 +48,9 @@ struct IndexDigest: Equatable {
 extension LMDBEventLog {
     /// The digests of the stream index (with its pending entries) and of the event-id index, each
     /// walked in key order.
-    func indexDigests(_ txn: Transaction) throws -> (streamIndex: IndexDigest, eventIds: IndexDigest) {
+    func indexDigests(_ txn: Transaction, scans: PageScans? = nil) throws -> (streamIndex: IndexDigest, eventIds: IndexDigest) {
         var streamIndex = IndexDigest()
-        try txn.withCursor(streamIndexDB) { cursor in
+        try txn.withCursor(streamIndexDB, readingAhead: true, scans: scans) { cursor in
             var entry = try cursor.first()
             // A stream's versions are adjacent: its hash is computed once for all of them.
             var current: (prefix: [UInt8], hash: UInt64)?
@@ -69,7 +69,7 @@ extension LMDBEventLog {
             streamIndex.add(IndexDigest.streamEntry(streamHash: IndexDigest.streamHash(stream), version: version, position: position))
         }
         var eventIds = IndexDigest()
-        try txn.withCursor(eventIdsDB) { cursor in
+        try txn.withCursor(eventIdsDB, readingAhead: true, scans: scans) { cursor in
             var entry = try cursor.first()
             while let (key, value) = entry {
                 // A key that is no event id counts with an id no record has.
@@ -86,11 +86,12 @@ final class IndexWalkThread: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
     private var outcome: Result<(Int, (streamIndex: IndexDigest, eventIds: IndexDigest)), any Error>?
 
-    init(log: LMDBEventLog) {
+    /// `scans`: the leaves its walks find whole, for the structure walk of the same snapshot.
+    init(log: LMDBEventLog, scans: PageScans? = nil) {
         // The thread only reads, in a read transaction of its own; LMDB's environment allows that.
         nonisolated(unsafe) let shared = log
         Thread { [self] in
-            outcome = Result { try shared.reading { txn in (txn.snapshotID, try shared.indexDigests(txn)) } }
+            outcome = Result { try shared.reading { txn in (txn.snapshotID, try shared.indexDigests(txn, scans: scans)) } }
             done.signal()
         }.start()
     }

@@ -47,9 +47,13 @@ struct IntegrityWalk {
     /// The stream-index entries still in batch records (log schema 4): index entries all the same.
     let pending: PendingIndex
 
-    init(log: LMDBEventLog, txn: Transaction, batchSize: Int = Self.defaultBatchSize, digesting: Bool = false) throws {
+    /// The leaves the walk of the records finds whole, for the structure walk of the same snapshot.
+    let scans: PageScans?
+
+    init(log: LMDBEventLog, txn: Transaction, batchSize: Int = Self.defaultBatchSize, digesting: Bool = false, scans: PageScans? = nil) throws {
         self.log = log
         self.txn = txn
+        self.scans = scans
         pending = try PendingIndex.load(log, txn, skippingDamaged: true)
         self.batchSize = batchSize
         if digesting { digests = (IndexDigest(), IndexDigest()) } else { batch.reserveCapacity(batchSize) }
@@ -63,7 +67,7 @@ struct IntegrityWalk {
     mutating func checkRecords(_ report: inout IntegrityReport, progress: Progress?) throws {
         var previousHash = RecordCodec.genesisHash
         var expected = 1
-        try txn.withCursor(log.eventsDB) { cursor in
+        try txn.withCursor(log.eventsDB, readingAhead: true, scans: scans) { cursor in
             var event = RecordedEvent.placeholder
             var entry = try cursor.first()
             while let (key, value) = entry {

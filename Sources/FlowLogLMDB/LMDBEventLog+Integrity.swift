@@ -10,8 +10,8 @@ extension LMDBEventLog: IntegrityChecking {
     }
 
     func checkIntegrity(progress: Progress?, batchSize: Int) throws -> IntegrityReport {
-        let pages = try walkStructure()
         let fast = try checkIntegrityByDigests(progress: progress)
+        let pages = fast.pages
         if var report = fast.report {
             pages.forEach { report.notePage($0.page, database: $0.database, $0.detail) }
             return report
@@ -26,9 +26,12 @@ extension LMDBEventLog: IntegrityChecking {
     }
 
     /// The data file's pages, walked from the meta page (`StructureWalk`): LMDB keeps no checksums
-    /// of them, and the walk of the records above reads only the pages its lookups lead to.
-    func walkStructure() throws -> [PageProblem] {
+    /// of them, and the walk of the records above reads only the pages its lookups lead to. In
+    /// `txn`'s snapshot, the leaves `scans` holds (found whole as the walks of records read them)
+    /// are not read again.
+    func walkStructure(_ txn: Transaction? = nil, scans: PageScans? = nil) throws -> [PageProblem] {
         do {
+            if let txn { return try environment.walkStructure(in: txn, scans: scans) }
             return try environment.walkStructure()
         } catch let error as LMDBError {
             throw FlowLogError.reading(error, path: path)
@@ -38,23 +41,28 @@ extension LMDBEventLog: IntegrityChecking {
     /// The fast way for a log that is intact: the records walked on this thread, the two indexes
     /// on another, from the same snapshot, compared as digests (`IndexDigest`). `nil` when anything
     /// is off (a problem, a newer record, digests that differ, or a writer that committed between
-    /// the two snapshots' starts): the walk entry by entry then finds and names it.
-    func checkIntegrityByDigests(progress: Progress?) throws -> (report: IntegrityReport?, strayStreamIndexEntries: Int?) {
+    /// the two snapshots' starts): the walk entry by entry then finds and names it. The data file's
+    /// pages are walked either way, in the same snapshot, after the records and indexes (whose
+    /// walks check the leaves they read as they read them: `PageScans`).
+    func checkIntegrityByDigests(progress: Progress?) throws -> (report: IntegrityReport?, strayStreamIndexEntries: Int?, pages: [PageProblem]) {
         try reading { txn in
-            let indexes = IndexWalkThread(log: self)
+            let scans = PageScans(txn)
+            let indexes = IndexWalkThread(log: self, scans: scans)
             var report = IntegrityReport()
-            var walk = try IntegrityWalk(log: self, txn: txn, digesting: true)
+            var walk = try IntegrityWalk(log: self, txn: txn, digesting: true, scans: scans)
             try walk.checkRecords(&report, progress: progress)
             try walk.checkStreams(&report)
-            guard let (snapshot, digests) = try indexes.result(), snapshot == txn.snapshotID,
-                  !walk.foundProblems, report.isReadable, let own = walk.digests else { return (nil, nil) }
+            let indexed = try indexes.result()
+            let pages = try walkStructure(txn, scans: scans)
+            guard let (snapshot, digests) = indexed, snapshot == txn.snapshotID,
+                  !walk.foundProblems, report.isReadable, let own = walk.digests else { return (nil, nil, pages) }
             guard own.streamIndex == digests.streamIndex, own.eventIds == digests.eventIds else {
-                return (nil, own.streamIndex == digests.streamIndex ? nil : digests.streamIndex.count)
+                return (nil, own.streamIndex == digests.streamIndex ? nil : digests.streamIndex.count, pages)
             }
             try checkFingerprintRuns(&report, last: try head(txn).position, txn)
             try checkBatchRecords(&report, txn)
             progress?.finish()
-            return (report, nil)
+            return (report, nil, pages)
         }
     }
 

@@ -38,7 +38,8 @@ extension LMDBEventLog: LogFollowing {
         guard start <= (try head(txn).position) else { return }
         var previousHash = try hashBefore(position: start, txn)
         var expected = start
-        try txn.withCursor(eventsDB) { cursor in
+        // Read ahead: a walk steps through a run of records, a batch per guarded call into LMDB.
+        try txn.withCursor(eventsDB, readingAhead: true) { cursor in
             // Local to this closure: a variable it captured was copied each time it was passed on.
             var event = RecordedEvent.placeholder
             var record = try cursor.seek(atOrAfter: Keys.position(start))

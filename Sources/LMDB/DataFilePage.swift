@@ -1,11 +1,17 @@
+import CLMDBGuard
 import FlowLogSystem
 
-/// One page of an LMDB data file at a time, read with `pread` into one buffer, for the structure
-/// walk (`StructureWalk`).
+/// One page of an LMDB data file at a time, copied into one buffer, for the structure walk
+/// (`StructureWalk`).
 ///
-/// The walk reads the file, never LMDB's map: a damaged page must be looked at byte by byte without
-/// LMDB following its pointers (which is what the walk is there to check), and one buffer keeps
-/// the memory the walk needs at one page, whatever the size of the log.
+/// The walk looks at a copy, never at LMDB's map in place: a damaged page must be looked at byte
+/// by byte without LMDB following its pointers (which is what the walk is there to check), and
+/// one buffer keeps the memory the walk needs at one page, whatever the size of the log. The copy
+/// comes from LMDB's own map when the walk runs in a read transaction whose map's place is known
+/// (`MapBounds`), and the page lies in its used part: a copy under the signal guard
+/// (`flowlog_guarded_copy_page`), which a fault cannot get past, and no system call; a leaf whose
+/// nodes are all plain keys and values lying whole in the page is summed there, under the guard,
+/// and only its header copied. Otherwise, or when the copy faults, from the file with `pread`.
 ///
 /// LMDB 0.9's layout on a 64-bit machine: a 16-byte page header (its number, a pad, its flags, then
 /// the lower and upper bounds of its free space, or an overflow run's page count), the nodes'
@@ -24,7 +30,13 @@ struct DataFilePage {
 
     let descriptor: Int32
     let pageSize: Int
-    private(set) var bytes: [UInt8]
+    /// The page read last: `pageSize` bytes, which every read of the walk stays inside.
+    let buffer: UnsafeMutableRawPointer
+    /// LMDB's map of this file: its first byte and how many whole pages of it are in use.
+    private var map: (base: UnsafeRawPointer, pages: Int)?
+    /// Leaves found whole in the same snapshot, as walks of records read them: only their header is
+    /// copied.
+    private var scans: PageScans?
 
     /// The file at `path` with the page size its first meta page names; `nil` when it cannot be
     /// opened or names no page size LMDB uses (`Environment` refuses such a file before this runs).
@@ -39,42 +51,96 @@ struct DataFilePage {
         }
         self.descriptor = descriptor
         self.pageSize = size
-        self.bytes = [UInt8](repeating: 0, count: size)
+        buffer = .allocate(byteCount: size, alignment: 16)
+        buffer.initializeMemory(as: UInt8.self, repeating: 0, count: size)
     }
 
-    func release() { close(descriptor) }
+    func release() {
+        close(descriptor)
+        buffer.deallocate()
+    }
 
-    /// Reads page `number` into the buffer; false when the file does not hold it whole.
-    mutating func read(_ number: Int) -> Bool {
+    var readsMap: Bool { map != nil }
+
+    /// Reads pages from LMDB's map where `bounds` admits them, once the map is seen to hold this
+    /// file: its two meta pages' first `metas` bytes, copied from the map, are the file's.
+    mutating func useMap(_ bounds: MapBounds, metas: [[UInt8]], scans: PageScans?) {
+        guard bounds.base != 0, bounds.pageSize == UInt(pageSize), bounds.used != .max,
+              let base = UnsafeRawPointer(bitPattern: bounds.base) else { return }
+        let pages = Int(bounds.used / bounds.pageSize)
+        guard pages >= 2 else { return }
+        for (page, bytes) in metas.enumerated() {
+            var copy = [UInt8](repeating: 0, count: bytes.count)
+            let code = copy.withUnsafeMutableBytes { flowlog_guarded_copy($0.baseAddress, base + page * pageSize, bytes.count) }
+            guard code == 0, copy == bytes else { return }
+        }
+        map = (base, pages)
+        if let scans, scans.base == bounds.base, scans.pageSize == pageSize { self.scans = scans }
+    }
+
+    /// Set by `read` for a leaf page whose every node is a plain key and value lying whole in it:
+    /// the bytes they fill. Only the page's header is then in the buffer, all the walk needs of it.
+    private(set) var plainLeafFilled: Int?
+
+    /// Reads page `number` into the buffer (`wholePage`: always all of it); false when the file
+    /// does not hold it whole.
+    mutating func read(_ number: Int, wholePage: Bool = true) -> Bool {
+        plainLeafFilled = nil
+        if let map, number >= 0, number < map.pages {
+            if !wholePage, let scans, scans.contains(number),
+               flowlog_guarded_copy(buffer, map.base + number &* pageSize, Self.headerSize) == 0 {
+                // Checked whole where it was found (`flowlog_leaf_is_whole`): its nodes fill the page past `upper`.
+                plainLeafFilled = pageSize - upper
+                return true
+            }
+            var filled = -1
+            if flowlog_guarded_copy_page(buffer, map.base + number &* pageSize, pageSize, wholePage ? 1 : 0, &filled) == 0 {
+                if filled >= 0 { plainLeafFilled = filled }
+                return true
+            }
+        }
         let (offset, overflow) = number.multipliedReportingOverflow(by: pageSize)
         guard !overflow else { return false }
-        let size = pageSize
-        return bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, size, off_t(offset)) } == size
+        return pread(descriptor, buffer, pageSize, off_t(offset)) == pageSize
     }
 
     /// `count` bytes from `offset` in the file, for a value in an overflow run.
     func bytes(at offset: Int, count: Int) -> [UInt8]? {
         var result = [UInt8](repeating: 0, count: count)
+        if let map, offset >= 0, count <= map.pages &* pageSize, offset <= map.pages &* pageSize &- count {
+            let code = result.withUnsafeMutableBytes { flowlog_guarded_copy($0.baseAddress, map.base + offset, count) }
+            if code == 0 { return result }
+        }
         return result.withUnsafeMutableBytes({ pread(descriptor, $0.baseAddress, count, off_t(offset)) }) == count ? result : nil
     }
 
-    func u16(_ offset: Int) -> Int { Int(Self.load(UInt16.self, bytes, offset)) }
-    func u64(_ offset: Int) -> UInt64 { Self.load(UInt64.self, bytes, offset) }
+    /// The page in the buffer, for what reads more than a number from it.
+    var page: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: buffer, count: pageSize) }
+
+    @inline(__always)
+    func u16(_ offset: Int) -> Int { Int(UInt16(littleEndian: buffer.loadUnaligned(fromByteOffset: offset, as: UInt16.self))) }
+    @inline(__always)
+    func u64(_ offset: Int) -> UInt64 { UInt64(littleEndian: buffer.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) }
 
     var number: UInt64 { u64(0) }
-    var flags: UInt16 { Self.load(UInt16.self, bytes, 10) }
+    var flags: UInt16 { UInt16(truncatingIfNeeded: u16(10)) }
     var lower: Int { u16(12) }
     var upper: Int { u16(14) }
     /// An overflow run's first page: how many pages the run holds.
-    var overflowPages: Int { Int(Self.load(UInt32.self, bytes, 12)) }
+    var overflowPages: Int { Int(UInt32(littleEndian: buffer.loadUnaligned(fromByteOffset: 12, as: UInt32.self))) }
     var nodeCount: Int { max(0, (lower - Self.headerSize) / 2) }
+    @inline(__always)
     func nodeOffset(_ index: Int) -> Int { u16(Self.headerSize + 2 * index) }
 
     /// The pages an overflow run needs for a value of `size` bytes (LMDB's `OVPAGES`).
     func overflowPagesNeeded(_ size: Int) -> Int { (Self.headerSize - 1 + size) / pageSize + 1 }
 
     static func load<Integer: FixedWidthInteger>(_: Integer.Type, _ bytes: [UInt8], _ offset: Int) -> Integer {
-        bytes.withUnsafeBytes { Integer(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: Integer.self)) }
+        bytes.withUnsafeBytes { load(Integer.self, $0, offset) }
+    }
+
+    static func load<Integer: FixedWidthInteger>(_: Integer.Type, _ bytes: UnsafeRawBufferPointer, _ offset: Int) -> Integer {
+        Integer(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: Integer.self))
     }
 }
 
@@ -105,6 +171,10 @@ struct DatabaseRecord {
     let root: UInt64
 
     init(_ bytes: [UInt8], at offset: Int) {
+        self = bytes.withUnsafeBytes { DatabaseRecord($0, at: offset) }
+    }
+
+    init(_ bytes: UnsafeRawBufferPointer, at offset: Int) {
         flags = DataFilePage.load(UInt16.self, bytes, offset + 4)
         depth = Int(DataFilePage.load(UInt16.self, bytes, offset + 6))
         branchPages = DataFilePage.load(UInt64.self, bytes, offset + 8)

@@ -2,53 +2,76 @@
 /// main database names, and the free list, which accounts for every page no tree reaches.
 extension StructureWalk {
     /// Checks each node of the leaf in the buffer, lists the databases the main database names and
-    /// marks the pages the free list's records list; returns the overflow runs its nodes name,
-    /// which the caller visits once the buffer is no longer needed.
-    mutating func readLeaf(_ page: Int, _ tree: inout Tree) -> [(page: Int, size: Int)] {
-        var runs: [(page: Int, size: Int)] = []
+    /// marks the pages the free list's records list; leaves in `runs` the overflow runs its nodes
+    /// name, which the caller visits once the buffer is no longer needed.
+    ///
+    /// Nearly every node is a key and its value, whole in the page: those are checked here, a few
+    /// comparisons each; any other node (flagged, the free list's, or one that fails a check) is
+    /// looked at again by `readNode`, which names what is wrong.
+    mutating func readLeaf(_ page: Int, _ tree: inout Tree) {
+        if !runs.isEmpty { runs.removeAll(keepingCapacity: true) }
         var filled = 0, nodesWhole = true
+        let size = file.pageSize, upper = file.upper, plain = !tree.isFreeList
         for index in 0..<file.nodeCount {
-            guard let node = checkNode(page, index, &tree) else { nodesWhole = false; continue }
-            let flags = UInt16(file.u16(node + 4)), keySize = file.u16(node + 6)
-            let size = file.u16(node) | file.u16(node + 2) << 16
-            let data = node + DataFilePage.nodeHeaderSize + keySize
-            filled += Self.even(DataFilePage.nodeHeaderSize + keySize + (flags & DataFilePage.bigData != 0 ? 8 : size))
-            if flags & DataFilePage.bigData != 0 {
-                guard data + 8 <= file.pageSize else {
-                    problem(page, &tree, "node \(index)'s overflow page number runs past the end of the page")
-                    nodesWhole = false
+            let node = file.nodeOffset(index)
+            if plain, node >= upper, node + DataFilePage.nodeHeaderSize <= size, file.u16(node + 4) == 0 {
+                let keySize = file.u16(node + 6), dataSize = file.u16(node) | file.u16(node + 2) << 16
+                let whole = DataFilePage.nodeHeaderSize + keySize + dataSize
+                if node + whole <= size {
+                    filled += Self.even(whole)
                     continue
                 }
-                runs.append((Int(clamping: file.u64(data)), size))
-                continue
             }
-            guard data + size <= file.pageSize else {
-                problem(page, &tree, "node \(index)'s \(size) bytes of data run past the end of the page")
+            guard let nodeFills = readNode(page, index, &tree) else {
                 nodesWhole = false
                 continue
             }
-            if flags & DataFilePage.dupData != 0 {
-                // FlowLog opens no database with duplicates; one that has them is walked, not counted.
-                if tree.record.flags & DatabaseRecord.duplicateSort == 0 {
-                    problem(page, &tree, "node \(index) is marked as holding duplicates, in a database that has none")
-                } else {
-                    tree.countable = false
-                }
-                continue
-            }
-            if tree.isFreeList {
-                markFree(file.bytes, from: data, size: size, page: page, &tree)
-            } else if tree.name == "(main)", flags & DataFilePage.subData != 0 {
-                guard size == DataFilePage.databaseRecordSize else {
-                    problem(page, &tree, "node \(index) names a database with a record of \(size) bytes, not \(DataFilePage.databaseRecordSize)")
-                    continue
-                }
-                let name = String(decoding: file.bytes[(node + DataFilePage.nodeHeaderSize)..<data], as: UTF8.self)
-                namedDatabases.append((name, DatabaseRecord(file.bytes, at: data), page))
-            }
+            filled += nodeFills
         }
-        if nodesWhole, tree.countable, !checkFilled(page, filled, &tree) { return [] }
-        return runs
+        if nodesWhole, tree.countable, !checkFilled(page, filled, &tree) { runs.removeAll(keepingCapacity: true) }
+    }
+
+    /// Node `index` of the leaf in the buffer, checked in full: the bytes it fills, or nil (and a
+    /// problem named) when it does not lie whole in the page.
+    @inline(never)
+    mutating func readNode(_ page: Int, _ index: Int, _ tree: inout Tree) -> Int? {
+        guard let node = checkNode(page, index, &tree) else { return nil }
+        let flags = UInt16(file.u16(node + 4)), keySize = file.u16(node + 6)
+        let size = file.u16(node) | file.u16(node + 2) << 16
+        let data = node + DataFilePage.nodeHeaderSize + keySize
+        let fills = Self.even(DataFilePage.nodeHeaderSize + keySize + (flags & DataFilePage.bigData != 0 ? 8 : size))
+        if flags & DataFilePage.bigData != 0 {
+            guard data + 8 <= file.pageSize else {
+                problem(page, &tree, "node \(index)'s overflow page number runs past the end of the page")
+                return nil
+            }
+            runs.append((Int(clamping: file.u64(data)), size))
+            return fills
+        }
+        guard data + size <= file.pageSize else {
+            problem(page, &tree, "node \(index)'s \(size) bytes of data run past the end of the page")
+            return nil
+        }
+        if flags & DataFilePage.dupData != 0 {
+            // FlowLog opens no database with duplicates; one that has them is walked, not counted.
+            if tree.record.flags & DatabaseRecord.duplicateSort == 0 {
+                problem(page, &tree, "node \(index) is marked as holding duplicates, in a database that has none")
+            } else {
+                tree.countable = false
+            }
+            return fills
+        }
+        if tree.isFreeList {
+            markFree(file.page, from: data, size: size, page: page, &tree)
+        } else if tree.isMain, flags & DataFilePage.subData != 0 {
+            guard size == DataFilePage.databaseRecordSize else {
+                problem(page, &tree, "node \(index) names a database with a record of \(size) bytes, not \(DataFilePage.databaseRecordSize)")
+                return fills
+            }
+            let name = String(decoding: UnsafeRawBufferPointer(rebasing: file.page[(node + DataFilePage.nodeHeaderSize)..<data]), as: UTF8.self)
+            namedDatabases.append((name, DatabaseRecord(file.page, at: data), page))
+        }
+        return fills
     }
 
     /// An overflow run: its first page's number and flags, a length that holds the value (LMDB may
@@ -87,13 +110,13 @@ extension StructureWalk {
                 freeListComplete = false
                 return
             }
-            markFree(value, from: 0, size: size, page: first, &tree)
+            value.withUnsafeBytes { markFree($0, from: 0, size: size, page: first, &tree) }
         }
     }
 
     /// A record of the free list: a count, then that many page numbers, each freed by the
     /// transaction its key names and no longer in any tree of this or a later commit.
-    mutating func markFree(_ bytes: [UInt8], from start: Int, size: Int, page: Int, _ tree: inout Tree) {
+    mutating func markFree(_ bytes: UnsafeRawBufferPointer, from start: Int, size: Int, page: Int, _ tree: inout Tree) {
         let count = size >= 8 ? DataFilePage.load(UInt64.self, bytes, start) : .max
         guard count <= UInt64(size / 8 - 1) else {
             problem(page, &tree, "a record of the free list of \(size) bytes says it lists \(count == .max ? "no" : "\(count)") pages")
@@ -144,13 +167,24 @@ extension StructureWalk {
 extension Environment {
     /// The structure walk of this environment's data file (`StructureWalk`), from the snapshot of
     /// a read transaction held for the walk's length, so that no writer reuses the pages it reads.
-    public func walkStructure() throws -> [PageProblem] {
+    public func walkStructure() throws -> [PageProblem] { try structureWalk()?.problems ?? [] }
+
+    /// The structure walk from the snapshot of `txn`, a read transaction the caller holds, with the
+    /// leaves walks of records in it found whole (`PageScans`) not read again.
+    public func walkStructure(in txn: Transaction, scans: PageScans?) throws -> [PageProblem] {
+        if txn.isReadOnly, let walk = StructureWalk.walk(file: path + "/data.mdb", snapshot: txn.snapshotID, map: txn.bounds, scans: scans) {
+            return walk.problems
+        }
+        return try walkStructure()
+    }
+
+    func structureWalk() throws -> StructureWalk? {
         for _ in 0..<8 {
-            if let walk = try read({ txn in StructureWalk.walk(file: path + "/data.mdb", snapshot: txn.snapshotID) }) {
-                return walk.problems
+            if let walk = try read({ txn in StructureWalk.walk(file: path + "/data.mdb", snapshot: txn.snapshotID, map: txn.bounds) }) {
+                return walk
             }
         }
         // A writer commits faster than a walk begins: walk the newest commit, unprotected.
-        return StructureWalk.walk(file: path + "/data.mdb", snapshot: nil)?.problems ?? []
+        return StructureWalk.walk(file: path + "/data.mdb", snapshot: nil)
     }
 }

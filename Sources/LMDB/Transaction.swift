@@ -102,11 +102,33 @@ public struct Transaction {
     }
 
     /// A cursor over `database`, closed when `body` returns.
-    public func withCursor<Result>(_ database: Database, _ body: (inout Cursor) throws -> Result) throws -> Result {
+    ///
+    /// `readingAhead`, for a walk through many records: in a read-only transaction, `next()` reads
+    /// a batch of records per guarded call into LMDB (up to 64, growing from 4 after each seek),
+    /// each checked against the map as one read is. Such a cursor only moves forward: `next()`, or
+    /// `first()`, `last()` and the seeks, which start again from where they land. With `scans` of
+    /// this transaction's snapshot, it also checks each leaf page its records lie on (`PageScans`).
+    public func withCursor<Result>(_ database: Database, readingAhead: Bool = false, scans: PageScans? = nil,
+                                   _ body: (inout Cursor) throws -> Result) throws -> Result {
         var cursorHandle: OpaquePointer?
         try check(mdb_cursor_open(handle, database.dbi, &cursorHandle), "mdb_cursor_open")
         var cursor = Cursor(handle: cursorHandle!, bounds: bounds, database: database.name)
         defer { mdb_cursor_close(cursorHandle) }
+        guard readingAhead, isReadOnly else { return try body(&cursor) }
+        // A write transaction's records may move as it writes: only a read-only one's stay put.
+        assert(MemoryLayout<MDB_val>.stride == 16 && MemoryLayout<MDB_val>.offset(of: \MDB_val.mv_data) == 8
+               && MemoryLayout<flowlog_ahead>.offset(of: \flowlog_ahead.values) == Cursor.aheadValuesOffset,
+               "Cursor.next reads the records read ahead as flowlog_ahead lays them out")
+        let ahead = UnsafeMutablePointer<flowlog_ahead>.allocate(capacity: 1)
+        ahead.initialize(to: flowlog_ahead())
+        defer { ahead.deallocate() }
+        if let scans, scans.fits(self) {
+            ahead.pointee.scanned = scans.words
+            ahead.pointee.scanned_pages = scans.pages
+            ahead.pointee.page_shift = UInt32(scans.pageSize.trailingZeroBitCount)
+        }
+        cursor.ahead = ahead
+        cursor.aheadKeys = UnsafeRawPointer(ahead)
         return try body(&cursor)
     }
 }
@@ -120,15 +142,102 @@ public struct Cursor {
     let bounds: MapBounds
     let database: String
 
-    public mutating func first() throws(LMDBError) -> Record? { try move(MDB_FIRST) }
-    public mutating func last() throws(LMDBError) -> Record? { try move(MDB_LAST) }
-    public mutating func next() throws(LMDBError) -> Record? { try move(MDB_NEXT) }
-    public mutating func previous() throws(LMDBError) -> Record? { try move(MDB_PREV) }
+    /// Records read ahead (`Transaction.withCursor(readingAhead:)`), or nil.
+    var ahead: UnsafeMutablePointer<flowlog_ahead>?
+    /// The batch's keys (`ahead`'s), each an `MDB_val` of 16 bytes (its size, then its address),
+    /// its values `aheadValuesOffset` bytes further on; the next to hand out, and how many there
+    /// are. Kept here, in Swift's own terms, so that `next()` inlines into a walk's loop.
+    @usableFromInline var aheadKeys: UnsafeRawPointer?
+    @usableFromInline var aheadNext = 0
+    @usableFromInline var aheadCount = 0
+    /// 16 bytes for each of `FLOWLOG_AHEAD_CAPACITY` keys (asserted against the C layout).
+    @inlinable static var aheadValuesOffset: Int { 1_024 }
+    /// How many records the next batch reads: 4 after a seek, twice as many each batch up to 64,
+    /// so that a walk of a few records reads few more than it needs.
+    var aheadWanted: Int32 = 4
+
+    init(handle: OpaquePointer, bounds: MapBounds, database: String) {
+        self.handle = handle
+        self.bounds = bounds
+        self.database = database
+    }
+
+    public mutating func first() throws(LMDBError) -> Record? { startAgain(); return try move(MDB_FIRST) }
+    public mutating func last() throws(LMDBError) -> Record? { startAgain(); return try move(MDB_LAST) }
+
+    @inlinable
+    public mutating func next() throws(LMDBError) -> Record? {
+        if aheadNext < aheadCount, let keys = aheadKeys {
+            let key = keys + 16 &* aheadNext, value = key + Self.aheadValuesOffset
+            aheadNext &+= 1
+            return (UnsafeRawBufferPointer(start: key.load(fromByteOffset: 8, as: UnsafeRawPointer?.self), count: key.load(as: Int.self)),
+                    UnsafeRawBufferPointer(start: value.load(fromByteOffset: 8, as: UnsafeRawPointer?.self), count: value.load(as: Int.self)))
+        }
+        return try stepOrReadAhead()
+    }
+
+    public mutating func previous() throws(LMDBError) -> Record? {
+        precondition(ahead == nil, "a cursor reading ahead only moves forward")
+        return try move(MDB_PREV)
+    }
 
     /// The first record whose key is at or after `key`.
     public mutating func seek(atOrAfter key: UnsafeRawBufferPointer) throws(LMDBError) -> Record? {
+        startAgain()
         var keyValue = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
         return try get(&keyValue, MDB_SET_RANGE, "mdb_cursor_get(MDB_SET_RANGE)")
+    }
+
+    /// Records read ahead of where the cursor was are dropped: it is placed anew.
+    @inline(__always)
+    private mutating func startAgain() {
+        guard let ahead else { return }
+        ahead.pointee.code = 0
+        aheadNext = 0
+        aheadCount = 0
+        aheadWanted = 4
+    }
+
+    private func record(_ index: Int) -> Record {
+        let key = ahead![index: index, values: false], value = ahead![index: index, values: true]
+        return (UnsafeRawBufferPointer(start: key.mv_data, count: key.mv_size),
+                UnsafeRawBufferPointer(start: value.mv_data, count: value.mv_size))
+    }
+
+    /// One step, for a cursor that does not read ahead; or, with the records read ahead all
+    /// handed out, what ended their batch, or the next batch.
+    @usableFromInline
+    @inline(never)
+    mutating func stepOrReadAhead() throws(LMDBError) -> Record? {
+        guard let ahead else { return try move(MDB_NEXT) }
+        while true {
+            if aheadNext < aheadCount {
+                aheadNext += 1
+                return record(aheadNext - 1)
+            }
+            switch ahead.pointee.code {
+            case 0:
+                flowlog_guarded_cursor_read_ahead(handle, ahead, aheadWanted, bounds.base, bounds.used)
+                aheadWanted = min(aheadWanted * 2, FLOWLOG_AHEAD_CAPACITY)
+                aheadKeys = UnsafeRawPointer(ahead)
+                aheadNext = 0
+                aheadCount = Int(ahead.pointee.count)
+            case MDB_NOTFOUND:
+                // As a cursor at the end answers every next step.
+                startAgain()
+                return nil
+            case FLOWLOG_GUARD_OUTSIDE:
+                // Outside the used pages: damage (a read-only transaction has no pages of its own).
+                let key = ahead[index: aheadCount, values: false], value = ahead[index: aheadCount, values: true]
+                startAgain()
+                try checkOutside(key, value, "mdb_cursor_get")
+                return (UnsafeRawBufferPointer(start: key.mv_data, count: key.mv_size),
+                        UnsafeRawBufferPointer(start: value.mv_data, count: value.mv_size))
+            case let code:
+                startAgain()
+                try check(code, "mdb_cursor_get")
+            }
+        }
     }
 
     public mutating func seek(atOrAfter key: [UInt8]) throws -> Record? {
@@ -161,5 +270,12 @@ public struct Cursor {
         for part in [key, value] where !bounds.admits(part.mv_data, part.mv_size) && !bounds.admitsWritten(part.mv_data, part.mv_size, env) {
             throw bounds.damage(database: database, key: key, value: value, operation: name)
         }
+    }
+}
+
+extension UnsafeMutablePointer<flowlog_ahead> {
+    /// Record `index` of the batch: its key, or its value.
+    subscript(index index: Int, values values: Bool) -> MDB_val {
+        UnsafeRawPointer(self).load(fromByteOffset: 16 * index + (values ? Cursor.aheadValuesOffset : 0), as: MDB_val.self)
     }
 }

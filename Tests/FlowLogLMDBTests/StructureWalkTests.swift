@@ -230,4 +230,83 @@ struct StructureWalkTests {
         }
         #expect(flips > 1_000)
     }
+
+    /// The walk copies pages from LMDB's map, summing plain leaves in C, where it can; from the
+    /// file with `pread` where it cannot. Both name the same problems: flips in every header and in
+    /// the first and last node of every page, walked both ways.
+    @Test func theWalkThroughLMDBsMapNamesWhatTheWalkOfTheFileNames() throws {
+        let original = try Self.bytes("logs/schema-4")
+        let pages = DataFilePages(original, pageSize: Self.pageSize)
+        let folder = TemporaryDirectory()
+        var compared = 0, throughMap = 0, damaged = 0, leavesFoundWhole = 0
+        for (page, place) in pages.pages.sorted(by: { $0.key < $1.key }) where page >= 2 && place.flags & 0x03 != 0 {
+            let start = page * Self.pageSize
+            let lower = Int(DataFilePages.load(UInt16.self, original, start + 12))
+            let count = max(0, (lower - 16) / 2)
+            var offsets = [10, 12, 13, 14, 15, 16, 17]
+            for index in Set([0, count - 1]) where index >= 0 {
+                let node = Int(DataFilePages.load(UInt16.self, original, start + 16 + 2 * index))
+                guard node + 8 <= Self.pageSize else { continue }
+                offsets += [16 + 2 * index] + (node..<(node + 8)).map { $0 }
+            }
+            for offset in offsets {
+                for bit in [0, 1, 4, 7] {
+                    var bytes = original
+                    bytes[start + offset] ^= UInt8(1) << UInt8(bit)
+                    let copy = folder.child("copy")
+                    try? FileManager.default.removeItem(atPath: copy)
+                    try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: true)
+                    FileManager.default.createFile(atPath: copy + "/data.mdb", contents: Data(bytes))
+                    var options = Environment.Options()
+                    options.readOnly = true
+                    guard let environment = try? Environment(path: copy, options: options),
+                          let throughLMDB = try? environment.structureWalk() else { continue }
+                    let ofTheFile = try #require(StructureWalk.walk(file: copy + "/data.mdb", snapshot: nil))
+                    #expect(throughLMDB.problems == ofTheFile.problems, "page \(page) of \(place.database), byte \(offset) bit \(bit)")
+                    // Reading the records of a copy whose main database, a branch page or a page header
+                    // is damaged can end in one of LMDB's own assertions (an abort, which no guard
+                    // catches): flips in the nodes of leaves only.
+                    if place.database != "(main)", place.flags & 0x01 == 0, offset >= 16 {
+                        let (afterRecords, found) = try Self.walkAfterReadingEveryRecord(environment)
+                        #expect(afterRecords == ofTheFile.problems, "after the records: page \(page) of \(place.database), byte \(offset) bit \(bit)")
+                        leavesFoundWhole += found
+                    }
+                    compared += 1
+                    if throughLMDB.readLMDBMap { throughMap += 1 }
+                    if !ofTheFile.problems.isEmpty { damaged += 1 }
+                }
+            }
+        }
+        #expect(compared > 500)
+        #expect(leavesFoundWhole > compared, "the walks of the records found \(leavesFoundWhole) leaves whole")
+        #expect(throughMap * 10 >= compared * 9, "\(throughMap) of \(compared) walks read LMDB's map")
+        #expect(damaged * 4 >= compared, "\(damaged) of \(compared) flips named")
+    }
+
+    /// Every record of every database read through cursors reading ahead with `PageScans` (a
+    /// database LMDB refuses to read is passed over), then the structure walk of the same snapshot,
+    /// which does not read again the leaves they found whole; and how many they found.
+    static func walkAfterReadingEveryRecord(_ environment: Environment) throws -> ([PageProblem], Int) {
+        try environment.read { txn in
+            let scans = try #require(PageScans(txn))
+            let main = try txn.openDatabase(named: nil)
+            var names: [String] = []
+            try? txn.withCursor(main, readingAhead: true, scans: scans) { cursor in
+                var entry = try cursor.first()
+                while let (key, _) = entry {
+                    names.append(String(decoding: key, as: UTF8.self))
+                    entry = try cursor.next()
+                }
+            }
+            for name in names {
+                guard let database = try? txn.openDatabase(named: name) else { continue }
+                try? txn.withCursor(database, readingAhead: true, scans: scans) { cursor in
+                    var entry = try cursor.first()
+                    while entry != nil { entry = try cursor.next() }
+                }
+            }
+            let found = (0..<scans.pages).filter { scans.contains($0) }.count
+            return (try environment.walkStructure(in: txn, scans: scans), found)
+        }
+    }
 }

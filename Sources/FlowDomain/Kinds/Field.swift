@@ -100,26 +100,36 @@ public struct RecordedValueOutOfRange: Error, Equatable, Sendable, CustomStringC
 extension Field {
     /// `value`, when a recorded event's field of this type may hold it (`FieldType.recordedRange`).
     /// One comparison for the readers of records, rows and exported lines to share.
-    /// Inlinable: a replay calls it for every integer of every event, and a call into FlowDomain
-    /// for each cost a tenth of `replay --summary`'s added time.
+    /// Always inlined: a replay calls it for every integer of every event, and a call into
+    /// FlowDomain for each cost a tenth of `replay --summary`'s added time. The error is made out
+    /// of line from the field's name and type alone: made from the whole field, the field was
+    /// built in memory for every integer read, refused or not.
     @inlinable
+    @inline(__always)
     public func recorded(_ value: Int) throws(RecordedValueOutOfRange) -> Int {
-        if let range = type.recordedRange, !range.contains(value) { throw outOfRange(String(value)) }
+        if let range = type.recordedRange, !range.contains(value) { throw Field.outOfRange(name, type, value) }
+        return value
+    }
+
+    /// `value`, when a recorded event's text field of this type may hold it: a currency is an ISO
+    /// 4217 code (identifiers and the length of free text are the readers' own checks).
+    @inlinable
+    @inline(__always)
+    public func recorded(_ value: String) throws(RecordedValueOutOfRange) -> String {
+        if type == .currency, !Money.isCurrencyCode(value) { throw Field.outOfRange(name, type, value) }
         return value
     }
 
     /// The error for a value out of range, made out of line: only a refusal pays for it.
     @usableFromInline
     @inline(never)
-    func outOfRange(_ value: String) -> RecordedValueOutOfRange {
-        RecordedValueOutOfRange(field: nameText, value: value, type: type)
+    static func outOfRange(_ name: StaticString, _ type: FieldType, _ value: String) -> RecordedValueOutOfRange {
+        RecordedValueOutOfRange(field: name.description, value: value, type: type)
     }
 
-    /// `value`, when a recorded event's text field of this type may hold it: a currency is an ISO
-    /// 4217 code (identifiers and the length of free text are the readers' own checks).
-    @inlinable
-    public func recorded(_ value: String) throws(RecordedValueOutOfRange) -> String {
-        if type == .currency, !Money.isCurrencyCode(value) { throw outOfRange(value) }
-        return value
+    @usableFromInline
+    @inline(never)
+    static func outOfRange(_ name: StaticString, _ type: FieldType, _ value: Int) -> RecordedValueOutOfRange {
+        outOfRange(name, type, String(value))
     }
 }

@@ -200,10 +200,91 @@ package struct BinaryReader {
     /// Refuses bytes that are not UTF-8, as damage: repaired, each bad byte would become three, and a
     /// string read back could no longer be written again (`upgrade`, a head) within its length.
     private mutating func readUTF8(count: Int) throws(OutOfBounds) -> String {
-        guard offset + count <= bytes.count,
-              let text = String(validating: UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + count]), as: UTF8.self)
-        else { throw OutOfBounds() }
+        guard offset + count <= bytes.count else { throw OutOfBounds() }
+        let utf8 = UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + count])
+        guard UTF8Check.isWellFormed(utf8) else { throw OutOfBounds() }
         offset += count
-        return text
+        // Well-formed, so decoding repairs nothing: the same string `String(validating:)` makes.
+        // One that fits in a small string (15 bytes) is copied into one, which the standard
+        // library validates no further when it is ASCII: most identifiers and names are both,
+        // and decoding them cost more than the rest of reading their record.
+        guard count <= 15 else { return String(decoding: utf8, as: UTF8.self) }
+        return String(unsafeUninitializedCapacity: count) { buffer in
+            UnsafeMutableRawBufferPointer(buffer).copyMemory(from: utf8)
+            return count
+        }
+    }
+}
+
+/// Whether bytes are well-formed UTF-8 (Unicode's table 3-7: no overlong forms, no surrogates,
+/// nothing past U+10FFFF), exactly what `String(validating:as:)` accepts.
+///
+/// Its own code because the standard library's validation is generic over the encoding and, not
+/// specialised for UTF-8, asked the runtime for type metadata on every string: a record's few short
+/// strings cost `replay --summary` more than half again its time. ASCII, which nearly every
+/// identifier and name is, is eight bytes a step.
+package enum UTF8Check {
+    @inline(__always)
+    package static func isWellFormed(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        let count = bytes.count
+        // The high bit of every byte, read in words that may overlap but never leave the bytes.
+        let high: UInt64
+        if count >= 8 {
+            var index = 0, gathered: UInt64 = 0
+            while index &+ 8 < count {
+                gathered |= base.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                index &+= 8
+            }
+            high = gathered | base.loadUnaligned(fromByteOffset: count &- 8, as: UInt64.self)
+        } else if count >= 4 {
+            high = UInt64(base.loadUnaligned(as: UInt32.self) | base.loadUnaligned(fromByteOffset: count &- 4, as: UInt32.self))
+        } else if count >= 2 {
+            high = UInt64(base.loadUnaligned(as: UInt16.self) | base.loadUnaligned(fromByteOffset: count &- 2, as: UInt16.self))
+        } else if count == 1 {
+            high = UInt64(base.load(as: UInt8.self))
+        } else {
+            return true
+        }
+        return high & 0x8080_8080_8080_8080 == 0 || isWellFormedBeyondASCII(bytes)
+    }
+
+    /// One scalar at a time, for text that is not all ASCII.
+    @inline(never)
+    package static func isWellFormedBeyondASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        let count = bytes.count
+        var index = 0
+        @inline(__always) func continuation(_ offset: Int) -> Bool { bytes[index + offset] & 0xC0 == 0x80 }
+        while index < count {
+            let lead = bytes[index]
+            switch lead {
+            case 0x00...0x7F:
+                index += 1
+            case 0xC2...0xDF:
+                guard index + 1 < count, continuation(1) else { return false }
+                index += 2
+            case 0xE0...0xEF:
+                guard index + 2 < count, continuation(2) else { return false }
+                let second = bytes[index + 1]
+                switch lead {
+                case 0xE0: guard second >= 0xA0, second <= 0xBF else { return false }
+                case 0xED: guard second >= 0x80, second <= 0x9F else { return false }
+                default: guard second & 0xC0 == 0x80 else { return false }
+                }
+                index += 3
+            case 0xF0...0xF4:
+                guard index + 3 < count, continuation(2), continuation(3) else { return false }
+                let second = bytes[index + 1]
+                switch lead {
+                case 0xF0: guard second >= 0x90, second <= 0xBF else { return false }
+                case 0xF4: guard second >= 0x80, second <= 0x8F else { return false }
+                default: guard second & 0xC0 == 0x80 else { return false }
+                }
+                index += 4
+            default:
+                return false
+            }
+        }
+        return true
     }
 }
