@@ -81,7 +81,7 @@ let package = Package(
         /// AsyncHTTPClient: its own target, so only the `Network` build pays for it (docs/analytics.md).
         /// A device's log and a server's, kept in step: `push` and `pull` over a `SyncTransport`
         /// (the HTTP client is FlowLogHTTPClient's), with no network code of its own.
-        .target(name: "FlowLogSync", dependencies: ["FlowLog", "FlowDomain", "FlowLogProjections"], swiftSettings: crossModule),
+        .target(name: "FlowLogSync", dependencies: ["FlowLog", "FlowDomain", "FlowLogProjections", "FlowLogLMDB", "FlowLogSystem"], swiftSettings: crossModule),
         .target(
             name: "FlowLogHTTPClient",
             dependencies: [
@@ -139,7 +139,7 @@ let package = Package(
         .testTarget(name: "FlowLogFuzzTests", dependencies: ["FlowLogFuzzing", "FlowLog", "FlowDomain"]),
         .testTarget(name: "FlowDomainTests", dependencies: ["FlowDomain", "FlowLogTesting"]),
         // Without the `Network` trait no test target compiles the NIO stack: what needs it is behind `#if Network`.
-        .testTarget(name: "FlowLogTests", dependencies: ["FlowLogMemory", "FlowLogHistory", "FlowLog", "FlowLogProjections", "FlowLogLMDB", .target(name: "FlowLogPostgres", condition: network),
+        .testTarget(name: "FlowLogTests", dependencies: ["FlowLogMemory", "FlowLogHistory", "FlowLog", "FlowLogProjections", "FlowLogLMDB", "FlowLogSync", .target(name: "FlowLogPostgres", condition: network),
                                                          .target(name: "FlowLogHTTPClient", condition: network), "FlowDomain", "FlowLogTesting"]),
         .testTarget(name: "FlowLogPostgresTests", dependencies: ["FlowLogMemory", "FlowLogHistory", "FlowLogProjections", .target(name: "FlowLogPostgres", condition: network), "FlowLog", "FlowDomain",
                                                                  "FlowLogTesting", "FlowLogSystem"]),
