@@ -177,7 +177,9 @@ let package = Package(
         .testTarget(name: "FlowLogPostgresTests", dependencies: ["FlowLogMemory", "FlowLogHistory", "FlowLogProjections", .target(name: "FlowLogPostgres", condition: network), "FlowLog", "FlowDomain",
                                                                  "FlowLogTesting", "FlowLogSystem"]),
         .testTarget(name: "FlowLogLMDBTests", dependencies: ["FlowLogMemory", "FlowLogHistory", "FlowLogLMDB", "FlowLogProjections", "FlowLog", "FlowDomain", "LMDB", "FlowLogTesting", "FlowLogSystem"]),
-        .testTarget(name: "FlowLogCLITests", dependencies: ["FlowLogMemory", "FlowLogHistory", "FlowLogCLI", .product(name: "ArgumentParser", package: "swift-argument-parser"), "FlowLog", "FlowLogProjections", "FlowLogLMDB", "FlowDomain", "LMDB", "FlowLogTesting", "FlowLogSystem"]),
+        .testTarget(name: "FlowLogCLITests", dependencies: ["FlowLogMemory", "FlowLogHistory", "FlowLogCLI", .product(name: "ArgumentParser", package: "swift-argument-parser"), "FlowLog", "FlowLogProjections", "FlowLogLMDB", "FlowDomain", "LMDB", "FlowLogTesting", "FlowLogSystem",
+                                                        // The generated client against a real `flowlog serve` (Server/GeneratedClientTests.swift).
+                                                        .target(name: "FlowLogClient", condition: network), .target(name: "FlowLogClientNIO", condition: network)]),
         /// The server's API in process: its application (the routes, middleware and log threads
         /// `flowlog serve` runs) asked through HummingbirdTesting's router client, on an LMDB log.
         /// What only the binary or real sockets show stays in FlowLogCLITests/Server.
