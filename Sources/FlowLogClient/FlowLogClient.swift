@@ -4,6 +4,9 @@ import HTTPTypes
 @_exported import OpenAPIRuntime
 #if canImport(OpenAPIURLSession)
 import OpenAPIURLSession
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 #endif
 
 // The typed client of `flowlog serve`'s HTTP API: `Client` (one method per operation of
@@ -13,7 +16,7 @@ import OpenAPIURLSession
 //
 //     let client = Client(serverURL: URL(string: "http://127.0.0.1:8080")!, token: "…")
 //     switch try await client.getState(path: .init(stream: "cart-1")) {
-//     case .ok(let ok): print(try ok.body.json.cart.lines.count)
+//     case .ok(let ok): print(try ok.body.json.cart.items.count)
 //     case .notFound: print("no such stream")
 //     default: break
 //     }
