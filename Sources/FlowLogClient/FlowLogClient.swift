@@ -12,7 +12,8 @@ import FoundationNetworking
 // The typed client of `flowlog serve`'s HTTP API: `Client` (one method per operation of
 // docs/openapi.json, named by its operationId) and its types under `Components` and `Operations`
 // are in Generated/, swift-openapi-generator's output (`scripts/generate-client`, docs/client.md).
-// This file adds what the document does not say: the bearer token, and an initialiser per transport.
+// This file adds what the document does not say: the bearer token, and an initialiser per transport
+// (FlowLogDateTranscoder.swift: the times' format).
 //
 //     let client = Client(serverURL: URL(string: "http://127.0.0.1:8080")!, token: "…")
 //     switch try await client.getState(path: .init(stream: "cart-1")) {
@@ -40,9 +41,10 @@ public struct BearerTokenMiddleware: ClientMiddleware {
 
 extension Client {
     /// A client of the server at `serverURL` (for example `http://127.0.0.1:8080`) over `transport`,
-    /// sending `token` if there is one.
+    /// sending `token` if there is one, reading and writing times as FlowLog does (`.flowLog`).
     public init(serverURL: URL, token: String?, transport: any ClientTransport) {
-        self.init(serverURL: serverURL, transport: transport, middlewares: token.map { [BearerTokenMiddleware(token: $0)] } ?? [])
+        self.init(serverURL: serverURL, configuration: Configuration(dateTranscoder: .flowLog), transport: transport,
+                  middlewares: token.map { [BearerTokenMiddleware(token: $0)] } ?? [])
     }
 
     #if canImport(OpenAPIURLSession)
