@@ -3,7 +3,8 @@ import OpenAPIRuntime
 
 /// FlowLog's times (`Timestamp` in openapi.json): RFC 3339 in UTC with six fraction digits, as the
 /// command line and the server write them (`2026-11-21T13:40:29.204217Z`). The runtime's default
-/// transcoder reads no fraction at all, and its fractional one milliseconds at most; this one reads
+/// transcoder reads no fraction at all, and its fractional one needs one and keeps milliseconds (on
+/// Linux: `…29.204217Z` reads as `…29.204Z`); this one reads
 /// any number of fraction digits (or none) and writes microseconds, so a time read and written again
 /// is the same text. `Client(serverURL:token:…)` uses it; a client made with the generated
 /// initialiser passes `Configuration(dateTranscoder: .flowLog)`.
