@@ -28,6 +28,10 @@ let package = Package(
         .library(name: "FlowLog", targets: ["FlowLog"]),
         .library(name: "FlowLogLMDB", targets: ["FlowLogLMDB"]),
         .library(name: "FlowLogPostgres", targets: ["FlowLogPostgres"]),
+        /// The typed client of `flowlog serve`'s whole API, generated from docs/openapi.json (docs/client.md).
+        .library(name: "FlowLogClient", targets: ["FlowLogClient"]),
+        /// FlowLogClient over AsyncHTTPClient, for services whose binary already links NIO (`Network` trait).
+        .library(name: "FlowLogClientNIO", targets: ["FlowLogClientNIO"]),
     ],
     traits: [
         .trait(name: "Network", description: "PostgreSQL logs (--db postgres://…) and the network parts of the command line, on SwiftNIO."),
@@ -43,6 +47,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        // FlowLogClient: the generated sources' runtime, and its two transports. The generator itself
+        // is built by Tools/ClientGenerator (scripts/generate-client), never by this package.
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
+        .package(url: "https://github.com/apple/swift-openapi-urlsession", from: "1.4.0"),
+        .package(url: "https://github.com/swift-server/swift-openapi-async-http-client", from: "1.5.0"),
     ],
     targets: [
         .systemLibrary(
@@ -128,6 +137,30 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "flowlog", dependencies: ["FlowLogCLI"]),
+        /// The typed client of the HTTP API: Sources/FlowLogClient/Generated is swift-openapi-generator's
+        /// output for docs/openapi.json (`scripts/generate-client`; a test fails when it is stale), on
+        /// swift-openapi-runtime's `ClientTransport`. On Apple platforms it brings URLSessionTransport
+        /// (no NIO); elsewhere a transport is the caller's, or FlowLogClientNIO's. Nothing in the
+        /// `flowlog` executable depends on it.
+        .target(
+            name: "FlowLogClient",
+            dependencies: [
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession",
+                         condition: .when(platforms: [.macOS, .macCatalyst, .iOS, .tvOS, .watchOS, .visionOS])),
+            ]
+        ),
+        /// FlowLogClient over swift-openapi-async-http-client's `AsyncHTTPClientTransport`: only with the
+        /// `Network` trait (its sources are `#if Network`), for binaries that already link NIO.
+        .target(
+            name: "FlowLogClientNIO",
+            dependencies: [
+                "FlowLogClient",
+                .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client", condition: network),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: network),
+                .product(name: "NIOCore", package: "swift-nio", condition: network),
+            ]
+        ),
         /// The fuzz targets: one function per parser or decoder of untrusted input, by name
         /// (docs/testing.md, "Fuzzing"). Nothing here is an entry point: `flowlog-fuzz` runs them.
         .target(name: "FlowLogFuzzing", dependencies: ["FlowLog", "FlowDomain", "FlowLogHistory", "FlowLogSystem"]),
@@ -144,7 +177,9 @@ let package = Package(
         .testTarget(name: "FlowLogPostgresTests", dependencies: ["FlowLogMemory", "FlowLogHistory", "FlowLogProjections", .target(name: "FlowLogPostgres", condition: network), "FlowLog", "FlowDomain",
                                                                  "FlowLogTesting", "FlowLogSystem"]),
         .testTarget(name: "FlowLogLMDBTests", dependencies: ["FlowLogMemory", "FlowLogHistory", "FlowLogLMDB", "FlowLogProjections", "FlowLog", "FlowDomain", "LMDB", "FlowLogTesting", "FlowLogSystem"]),
-        .testTarget(name: "FlowLogCLITests", dependencies: ["FlowLogMemory", "FlowLogHistory", "FlowLogCLI", .product(name: "ArgumentParser", package: "swift-argument-parser"), "FlowLog", "FlowLogProjections", "FlowLogLMDB", "FlowDomain", "LMDB", "FlowLogTesting", "FlowLogSystem"]),
+        .testTarget(name: "FlowLogCLITests", dependencies: ["FlowLogMemory", "FlowLogHistory", "FlowLogCLI", .product(name: "ArgumentParser", package: "swift-argument-parser"), "FlowLog", "FlowLogProjections", "FlowLogLMDB", "FlowDomain", "LMDB", "FlowLogTesting", "FlowLogSystem",
+                                                        // The generated client against a real `flowlog serve` (Server/GeneratedClientTests.swift).
+                                                        .target(name: "FlowLogClient", condition: network), .target(name: "FlowLogClientNIO", condition: network)]),
         /// The server's API in process: its application (the routes, middleware and log threads
         /// `flowlog serve` runs) asked through HummingbirdTesting's router client, on an LMDB log.
         /// What only the binary or real sockets show stays in FlowLogCLITests/Server.
