@@ -30,6 +30,8 @@ let package = Package(
         .library(name: "FlowLogPostgres", targets: ["FlowLogPostgres"]),
         /// The typed client of `flowlog serve`'s whole API, generated from docs/openapi.json (docs/client.md).
         .library(name: "FlowLogClient", targets: ["FlowLogClient"]),
+        /// An app's own log (`AppLog`: dispatch, observe, sync in the background) and `push`/`pull`'s rules.
+        .library(name: "FlowLogSync", targets: ["FlowLogSync"]),
         /// FlowLogClient over AsyncHTTPClient, for services whose binary already links NIO (`Network` trait).
         .library(name: "FlowLogClientNIO", targets: ["FlowLogClientNIO"]),
     ],

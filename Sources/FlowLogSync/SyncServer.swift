@@ -92,26 +92,22 @@ public struct SyncServer {
         }
     }
 
-    /// The `error.message` of a FlowLog answer, or the first bytes of another one, escaped.
+    /// The `error.message` of a FlowLog answer, or the first bytes of another one.
     static func message(of reply: HTTPReply) -> String {
-        if case .object(let members)? = reply.json, case .object(let error)? = members.first(where: { $0.0 == "error" })?.1,
-           case .string(let message)? = error.first(where: { $0.0 == "message" })?.1 {
-            return message
-        }
+        if case .string(let message)? = errorMember("message", of: reply) { return message }
         return String(decoding: reply.body.prefix(200), as: UTF8.self)
     }
 
-    /// An integer member of a FlowLog error body (`currentVersion`), if there is one.
-    static func errorDetail(_ name: String, of reply: HTTPReply) -> Int? {
-        guard case .object(let members)? = reply.json, case .object(let error)? = members.first(where: { $0.0 == "error" })?.1,
-              case .integer(let value)? = error.first(where: { $0.0 == name })?.1 else { return nil }
-        return value
+    /// The `error.code` of a FlowLog answer.
+    static func errorCode(of reply: HTTPReply) -> String? {
+        guard case .string(let code)? = errorMember("code", of: reply) else { return nil }
+        return code
     }
 
-    static func errorCode(of reply: HTTPReply) -> String? {
-        guard case .object(let members)? = reply.json, case .object(let error)? = members.first(where: { $0.0 == "error" })?.1,
-              case .string(let code)? = error.first(where: { $0.0 == "code" })?.1 else { return nil }
-        return code
+    /// A member of the `error` object of a FlowLog answer (`{"error":{"code","message",…}}`).
+    private static func errorMember(_ name: String, of reply: HTTPReply) -> JSONValue? {
+        guard case .object(let members)? = reply.json, case .object(let error)? = members.first(where: { $0.0 == "error" })?.1 else { return nil }
+        return error.first(where: { $0.0 == name })?.1
     }
 }
 
