@@ -37,7 +37,9 @@ extension FlowLogHTTPServer {
             let routes = RouteTable(router: router, auth: Authorizer(tokens: options.tokens), known: known)
             CommandRoutes(writer: writer, limits: options.limits, metrics: metrics).register(routes)
             ForgetRoutes(writer: writer, view: view, readers: readers, key: options.erasureKey, beforeForgetting: options.beforeForgetting).register(routes)
-            IngestRoutes(writer: writer, limits: options.limits, erased: options.erasureKey.map(ErasedStreams.init)).register(routes)
+            let erased = options.erasureKey.map(ErasedStreams.init)
+            IngestRoutes(writer: writer, limits: options.limits, erased: erased).register(routes)
+            IngestBatchRoutes(writer: writer, limits: options.limits, erased: erased).register(routes)
             StreamRoutes(prefix: "", resolve: { _ in view }, readers: readers, immutableVersions: true).register(routes)
             EventRoutes(handle: handle, readers: readers, follower: follower, limits: options.limits,
                         exports: ExportSlots(capacity: options.limits.exports), logger: logger).register(routes)

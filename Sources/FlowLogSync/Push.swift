@@ -20,38 +20,65 @@ public struct Pusher {
 
     public init(server: SyncServer) { self.server = server }
 
-    /// Pushes `streams` (every stream of the log but its own system streams when nil).
+    /// Pushes `streams` (every stream of the log but its own system streams when nil): a thousand
+    /// streams at a time, their tips asked in one request and their events sent many streams to a
+    /// request (`POST /ingest`); to a server without those routes, one stream at a time.
     public func push(_ log: any EventLog, streams selected: [String]? = nil) throws -> PushReport {
         var report = PushReport()
         let streams = try selected ?? log.streams().map(\.stream).filter { !SystemStreams.isReserved($0) }
-        for stream in streams {
-            let local = try log.version(of: stream)
-            guard local > 0 else {
-                throw SyncFailure.usage("There is no stream \(stream) in \(log.location); list its streams with `flowlog streams --db \(log.location)`")
+        var batched = true
+        for start in stride(from: 0, to: streams.count, by: Self.streamsPerRound) {
+            let chunk = Array(streams[start..<min(start + Self.streamsPerRound, streams.count)])
+            let locals = try chunk.map { stream in
+                let version = try log.version(of: stream)
+                guard version > 0 else {
+                    throw SyncFailure.usage("There is no stream \(stream) in \(log.location); list its streams with `flowlog streams --db \(log.location)`")
+                }
+                return (stream: stream, version: version)
             }
-            try push(stream, localVersion: local, from: log, into: &report)
+            if batched, let tips = try server.tips(of: chunk) {
+                try pushBatched(locals, tips: tips, from: log, into: &report)
+            } else {
+                batched = false
+                for (stream, local) in locals { try pushSingly(stream, localVersion: local, from: log, into: &report) }
+            }
         }
         return report
     }
 
-    private func push(_ stream: String, localVersion local: Int, from log: any EventLog, into report: inout PushReport) throws {
-        guard let tip = try server.tip(of: stream) else {
-            report.refused.append(.init(stream: stream, reason: .gone, message: "forgotten on the server (an erasure request); nothing of it is stored again"))
-            return
+    /// Streams whose tips one request asks for.
+    static let streamsPerRound = 1_000
+
+    /// What to do with a stream, given where the server has it.
+    enum Plan {
+        case send(after: Int)
+        case upToDate
+        case refused(PushReport.Refused)
+    }
+
+    /// The plan for `stream` (`local` events here) against the server's `tip` (nil: forgotten there).
+    func plan(_ stream: String, local: Int, tip: (version: Int, eventId: EventID?)?, log: any EventLog) throws -> Plan {
+        guard let tip else {
+            return .refused(.init(stream: stream, reason: .gone, message: "forgotten on the server (an erasure request); nothing of it is stored again"))
         }
         if tip.version > local {
-            report.refused.append(.init(stream: stream, reason: .conflict,
-                                        message: "the server holds version \(tip.version), this log only \(local): another writer wrote the stream there"))
-            return
+            return .refused(.init(stream: stream, reason: .conflict,
+                                  message: "the server holds version \(tip.version), this log only \(local): another writer wrote the stream there"))
         }
         if tip.version > 0, try log.event(inStream: stream, version: tip.version)?.eventId != tip.eventId {
-            report.refused.append(.init(stream: stream, reason: .conflict,
-                                        message: "the server's version \(tip.version) is another event than this log's: two writers recorded the same session id"))
-            return
+            return .refused(.init(stream: stream, reason: .conflict,
+                                  message: "the server's version \(tip.version) is another event than this log's: two writers recorded the same session id"))
         }
-        guard tip.version < local else {
-            report.upToDate += 1
-            return
+        return tip.version < local ? .send(after: tip.version) : .upToDate
+    }
+
+    /// One stream by the per-stream routes: its tip, then its events in batches.
+    func pushSingly(_ stream: String, localVersion local: Int, from log: any EventLog, into report: inout PushReport) throws {
+        let after: Int
+        switch try plan(stream, local: local, tip: try server.tip(of: stream), log: log) {
+        case .refused(let refused): report.refused.append(refused); return
+        case .upToDate: report.upToDate += 1; return
+        case .send(let version): after = version
         }
         var batch = JSONWriter(capacity: 64 << 10)
         var count = 0
@@ -63,20 +90,17 @@ public struct Pusher {
                 refusal = refused
             } else {
                 try server.expectSuccess(reply, asking: "to store stream \(stream)'s events")
-                guard case .object(let members)? = reply.json,
-                      case .integer(let appended)? = members.first(where: { $0.0 == "appended" })?.1,
-                      case .integer(let duplicates)? = members.first(where: { $0.0 == "duplicates" })?.1 else {
+                guard case .object(let members)? = reply.json else {
                     throw SyncFailure.notFlowLog("\(server.base) answered an ingest with something other than FlowLog's answer")
                 }
-                report.appended += appended
-                report.duplicates += duplicates
+                try Self.count(members, into: &report)
                 progress(report.appended + report.duplicates)
             }
             batch = JSONWriter(capacity: 64 << 10)
             count = 0
         }
         try log.forEachEvent(inStream: stream, throughPosition: nil) { event in
-            guard event.version > tip.version else { return true }
+            guard event.version > after else { return true }
             FlowJSON.writeEvent(event, into: &batch)
             batch.newline()
             count += 1
@@ -87,16 +111,28 @@ public struct Pusher {
         if let refusal { report.refused.append(refusal) } else { report.delivered += 1 }
     }
 
+    /// Adds an ingest answer's `appended` and `duplicates` to the report.
+    static func count(_ members: [(String, JSONValue)], into report: inout PushReport) throws {
+        guard case .integer(let appended)? = members.first(where: { $0.0 == "appended" })?.1,
+              case .integer(let duplicates)? = members.first(where: { $0.0 == "duplicates" })?.1 else {
+            throw SyncFailure.notFlowLog("an ingest answer without its counts")
+        }
+        report.appended += appended
+        report.duplicates += duplicates
+    }
+
     /// A stream the server refuses for good: gone, newer than it knows, in conflict, or a log to upgrade.
     static func refusal(of reply: HTTPReply, stream: String) -> PushReport.Refused? {
-        let message = SyncServer.message(of: reply)
-        switch (reply.status, SyncServer.errorCode(of: reply)) {
-        case (410, _): return .init(stream: stream, reason: .gone, message: message)
-        case (422, "unknownEventKind"?): return .init(stream: stream, reason: .newerThanServer, message: message)
-        case (409, "logUpgradeRequired"?): return .init(stream: stream, reason: .newerThanServer, message: message)
-        case (409, _): return .init(stream: stream, reason: .conflict, message: message)
-        case (400, "malformedEvent"?): return .init(stream: stream, reason: .malformed, message: message)
-        default: return nil
+        refusal(status: reply.status, code: SyncServer.errorCode(of: reply), message: SyncServer.message(of: reply), stream: stream)
+    }
+
+    static func refusal(status: Int, code: String?, message: String, stream: String) -> PushReport.Refused? {
+        switch (status, code) {
+        case (410, _): .init(stream: stream, reason: .gone, message: message)
+        case (422, "unknownEventKind"?), (409, "logUpgradeRequired"?): .init(stream: stream, reason: .newerThanServer, message: message)
+        case (409, _): .init(stream: stream, reason: .conflict, message: message)
+        case (400, "malformedEvent"?): .init(stream: stream, reason: .malformed, message: message)
+        default: nil
         }
     }
 }

@@ -116,6 +116,32 @@ struct ServerIngestTests {
         }
     }
 
+    @Test func manyStreamsInOneRequestAreEachAnsweredOnTheirOwn() async throws {
+        try await ServedInProcess.test(erasureKey: Self.key) { server in
+            _ = try await server.postNDJSON("/streams/phone-1/events", Self.lines(1...2))
+            _ = try await server.postNDJSON("/streams/phone-9/events", Self.lines(1...1, stream: "phone-9").replacingOccurrences(of: "000000000001", with: "000000000901"))
+            #expect(try await server.request("DELETE", "/streams/phone-9").status == 200)
+            let tips = try await server.post("/ingest/tips", json: #"{"streams":["phone-1","phone-2","phone-9"]}"#)
+            #expect(tips.status == 200, "\(tips.text)")
+            #expect(tips.text.contains(#"{"stream":"phone-1","version":2,"eventId":"01900000-0000-7000-8000-000000000002"}"#), "\(tips.text)")
+            #expect(tips.text.contains(#"{"stream":"phone-2","version":0}"#) && tips.text.contains(#"{"stream":"phone-9","gone":true}"#), "\(tips.text)")
+            // phone-1: a retry of 2 and a new 3; phone-2: new; phone-3: a gap; phone-9: forgotten.
+            let body = Self.lines(2...3) + Self.line("phone-2", version: 1, id: 201) + "\n" + Self.line("phone-3", version: 2, id: 302) + "\n"
+                + Self.line("phone-2", version: 2, id: 202) + "\n" + Self.line("phone-9", version: 1, id: 901) + "\n"
+            let answer = try await server.postNDJSON("/ingest", body)
+            #expect(answer.status == 200, "\(answer.text)")
+            guard case .array(let streams)? = answer.json["streams"], streams.count == 4 else { Issue.record("\(answer.text)"); return }
+            #expect(streams[0]["appended"] == .integer(1) && streams[0]["duplicates"] == .integer(1), "\(answer.text)")
+            #expect(streams[1]["appended"] == .integer(2) && streams[1]["version"] == .integer(2), "\(answer.text)")
+            #expect(streams[2]["status"] == .integer(409) && streams[2]["error"]?["currentVersion"] == .integer(0), "\(answer.text)")
+            #expect(streams[3]["status"] == .integer(410) && streams[3]["error"]?["code"] == .string("streamForgotten"), "\(answer.text)")
+            #expect(try await server.get("/streams/phone-3/tip").json["version"] == .integer(0), "the refused stream stored nothing")
+            #expect(try await server.headPosition() == 7, "2 + 1 + the audit event + 3 in one request")
+            let refused = try await server.postNDJSON("/ingest", Self.line("phone-4", version: 1, id: 401) + "\n" + Self.line("phone-4", version: 3, id: 403) + "\n")
+            #expect(refused.status == 400 && refused.json["error"]?["line"] == .integer(2), "\(refused.text)")
+        }
+    }
+
     @Test func withoutAKeyTheServerTakesNoRecordedEvents() async throws {
         try await ServedInProcess.test { server in
             let refused = try await server.postNDJSON("/streams/phone-1/events", Self.lines(1...1))

@@ -26,7 +26,15 @@ extension CommandProcessor {
         /// The stream was forgotten here (its pseudonym is in the erasure audit trail).
         case gone(stream: String)
         /// The log's schema cannot hold one of the events until `flowlog upgrade`.
-        case upgradeRequired(Rejection)
+        case upgradeRequired(stream: String, Rejection)
+
+        /// The stream refused.
+        public var stream: String {
+            switch self {
+            case .conflict(let stream, _, _), .gone(let stream): stream
+            case .upgradeRequired(let stream, _): stream
+            }
+        }
 
         public var description: String {
             switch self {
@@ -34,7 +42,7 @@ extension CommandProcessor {
                 "\(detail); stream \(stream) is at version \(current) here. Nothing was stored."
             case .gone(let stream):
                 "Stream \(stream) was forgotten on this log (an erasure request); its events are not stored again. Forget it on the device too."
-            case .upgradeRequired(let rejection):
+            case .upgradeRequired(_, let rejection):
                 rejection.message
             }
         }
@@ -45,51 +53,104 @@ extension CommandProcessor {
     /// the first one it does not hold must be its next. `erased`, when given, refuses a stream
     /// forgotten before (read again from the log's audit trail first).
     public func ingest(_ events: [RecordedEvent], stream: String, erased: ErasedStreams? = nil) throws -> Ingested {
-        precondition(events.allSatisfy { $0.stream == stream }, "an ingest is one stream's events")
-        if let erased {
-            try erased.refresh(from: log)
-            if erased.contains(stream) { throw IngestRefusal.gone(stream: stream) }
-        }
+        try ingest(runs: [(stream, events)], erased: erased)[0].get()
+    }
+
+    /// One stream's events of a request: in version order, contiguous.
+    public typealias IngestRun = (stream: String, events: [RecordedEvent])
+
+    /// Appends many streams' runs in one transaction (one durable commit for all of them), each
+    /// stream by `ingest`'s rules and answered on its own: a stream refused leaves the others be.
+    /// Each stream appears once. Throws only what the log throws.
+    public func ingest(runs: [IngestRun], erased: ErasedStreams? = nil) throws -> [Result<Ingested, IngestRefusal>] {
+        precondition(runs.allSatisfy { run in run.events.allSatisfy { $0.stream == run.stream } }, "a run is one stream's events")
+        if let erased { try erased.refresh(from: log) }
         if settings == nil { settings = try log.settings() }
-        for event in events where !(settings ?? .newLog()).admits(event.event) {
-            if let fresh = try? log.settings() { settings = fresh }
-            if !(settings ?? .newLog()).admits(event.event) {
-                throw IngestRefusal.upgradeRequired((settings ?? .newLog()).refusal(of: event.event, location: log.location))
-            }
-        }
-        // Another writer of the same log (PostgreSQL) may move the stream between the read and the
-        // append; the append's version check notices, and the events are weighed again.
-        for attempt in 1...4 {
-            var current = try state(of: stream)
-            let held = try heldPrefix(of: events, stream: stream, version: current.version)
-            let fresh = events.dropFirst(held)
-            guard let first = fresh.first else {
-                return Ingested(stream: stream, appended: nil, duplicates: held, version: current.version)
-            }
-            guard first.version == current.version + 1 else {
-                throw IngestRefusal.conflict(stream: stream, currentVersion: current.version,
-                                             detail: "The first event not held here is version \(first.version), but the stream's next is \(current.version + 1)")
-            }
-            if let lookup = log.capabilities.eventIds {
-                // Event ids are unique across the log: one already stored elsewhere is not a retry.
-                let taken = try lookup.positions(ofEventIds: fresh.map(\.eventId))
-                if let event = fresh.first(where: { taken[$0.eventId] != nil }) {
-                    throw IngestRefusal.conflict(stream: stream, currentVersion: current.version,
-                                                 detail: "The event id \(event.eventId) of version \(event.version) is already in the log, at position \(taken[event.eventId]!) (another stream's or version's)")
+        var answers = [Result<Ingested, IngestRefusal>?](repeating: nil, count: runs.count)
+        var pending = Array(runs.indices)
+        // Another writer of the same log (PostgreSQL) may move a stream between the read and the
+        // append; the append's version check notices, and those streams are weighed again.
+        for attempt in 1...4 where !pending.isEmpty {
+            var prepared: [(index: Int, held: Int, state: (state: LogDecider.State, version: Int))] = []
+            for index in pending {
+                do {
+                    let (held, current) = try weigh(runs[index], erased: erased)
+                    if held == runs[index].events.count {
+                        answers[index] = .success(Ingested(stream: runs[index].stream, appended: nil, duplicates: held, version: current.version))
+                    } else {
+                        prepared.append((index, held, current))
+                    }
+                } catch let refusal as IngestRefusal {
+                    answers[index] = .failure(refusal)
                 }
             }
-            let request = appendRequest(fresh, stream: stream, folding: &current)
-            switch try log.append([request])[0] {
-            case .appended(let receipt):
-                cache.put(current, for: stream)
-                return Ingested(stream: stream, appended: receipt, duplicates: held, version: receipt.version)
-            case .duplicate, .conflict:
-                cache.remove(stream)
-                if attempt < 4 { Self.backOff(attempt) }
+            prepared = try withoutTakenEventIds(prepared, runs: runs, answers: &answers)
+            var requests: [AppendRequest] = []
+            for item in prepared.indices {
+                requests.append(appendRequest(runs[prepared[item].index].events.dropFirst(prepared[item].held),
+                                              stream: runs[prepared[item].index].stream, folding: &prepared[item].state))
+            }
+            pending = []
+            for (item, result) in zip(prepared, requests.isEmpty ? [] : try log.append(requests)) {
+                let stream = runs[item.index].stream
+                if case .appended(let receipt) = result {
+                    cache.put(item.state, for: stream)
+                    answers[item.index] = .success(Ingested(stream: stream, appended: receipt, duplicates: item.held, version: receipt.version))
+                } else {
+                    cache.remove(stream)
+                    pending.append(item.index)
+                }
+            }
+            if !pending.isEmpty, attempt < 4 { Self.backOff(attempt) }
+        }
+        for index in pending {
+            answers[index] = .failure(.conflict(stream: runs[index].stream, currentVersion: try log.version(of: runs[index].stream),
+                                                detail: "Other writers kept moving the stream"))
+        }
+        return answers.map { $0! }
+    }
+
+    /// The checks of one run against its stream as it stands: how many of its events the stream
+    /// holds already (duplicates) and the stream's state; throws the run's refusal.
+    private func weigh(_ run: IngestRun, erased: ErasedStreams?) throws -> (held: Int, state: (state: LogDecider.State, version: Int)) {
+        if let erased, erased.contains(run.stream) { throw IngestRefusal.gone(stream: run.stream) }
+        for event in run.events where !(settings ?? .newLog()).admits(event.event) {
+            if let fresh = try? log.settings() { settings = fresh }
+            if !(settings ?? .newLog()).admits(event.event) {
+                throw IngestRefusal.upgradeRequired(stream: run.stream, (settings ?? .newLog()).refusal(of: event.event, location: log.location))
             }
         }
-        let version = try log.version(of: stream)
-        throw IngestRefusal.conflict(stream: stream, currentVersion: version, detail: "Other writers kept moving the stream")
+        let current = try state(of: run.stream)
+        let held = try heldPrefix(of: run.events, stream: run.stream, version: current.version)
+        if let first = run.events.dropFirst(held).first, first.version != current.version + 1 {
+            throw IngestRefusal.conflict(stream: run.stream, currentVersion: current.version,
+                                         detail: "The first event not held here is version \(first.version), but the stream's next is \(current.version + 1)")
+        }
+        return (held, current)
+    }
+
+    /// `prepared` without the runs that carry an event id stored anywhere in the log, or twice in
+    /// the request: event ids are unique across the log, and one stored elsewhere is not a retry.
+    private func withoutTakenEventIds(_ prepared: [(index: Int, held: Int, state: (state: LogDecider.State, version: Int))], runs: [IngestRun],
+                                      answers: inout [Result<Ingested, IngestRefusal>?]) throws -> [(index: Int, held: Int, state: (state: LogDecider.State, version: Int))] {
+        let fresh = prepared.flatMap { runs[$0.index].events.dropFirst($0.held) }
+        let taken = try log.capabilities.eventIds?.positions(ofEventIds: fresh.map(\.eventId)) ?? [:]
+        var seen = Set<EventID>()
+        return prepared.filter { item in
+            let run = runs[item.index]
+            for event in run.events.dropFirst(item.held) {
+                let detail: String? = if let position = taken[event.eventId] {
+                    "The event id \(event.eventId) of version \(event.version) is already in the log, at position \(position) (another stream's or version's)"
+                } else if !seen.insert(event.eventId).inserted {
+                    "The event id \(event.eventId) of version \(event.version) comes twice in the request"
+                } else { nil }
+                if let detail {
+                    answers[item.index] = .failure(.conflict(stream: run.stream, currentVersion: item.state.version, detail: detail))
+                    return false
+                }
+            }
+            return true
+        }
     }
 
     /// Where a stream stands for a device about to send it: its version and the id of its last

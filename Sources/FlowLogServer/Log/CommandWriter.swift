@@ -68,6 +68,30 @@ final class CommandWriter: @unchecked Sendable {
         }
     }
 
+    /// Many streams' recorded events in one commit (`CommandProcessor.ingest(runs:)`), each answered on its own.
+    func ingest(runs: [CommandProcessor.IngestRun], erased: ErasedStreams) async throws -> [Result<CommandProcessor.Ingested, CommandProcessor.IngestRefusal>] {
+        try await onWriter { processor in try processor.ingest(runs: runs, erased: erased) }
+    }
+
+    /// Where each of `streams` stands (nil: forgotten here), read between two commits.
+    func ingestTips(of streams: [String], erased: ErasedStreams) async throws -> [(version: Int, eventId: EventID?)?] {
+        try await onWriter { processor in
+            try streams.map { stream in
+                do { return try processor.ingestTip(of: stream, erased: erased) } catch is CommandProcessor.IngestRefusal { return nil }
+            }
+        }
+    }
+
+    /// Runs `body` on the writer's thread between two commits.
+    private func onWriter<Value: Sendable>(_ body: @escaping (CommandProcessor) throws -> Value) async throws -> Value {
+        try await withCheckedThrowingContinuation { continuation in
+            let queued = writer.perform(body) { result in continuation.resume(with: result) }
+            if !queued {
+                continuation.resume(throwing: APIError.unavailable("The server is shutting down; send again once it is back."))
+            }
+        }
+    }
+
     /// Where `stream` stands for a device (`CommandProcessor.ingestTip`), read between two commits.
     func ingestTip(of stream: String, erased: ErasedStreams) async throws -> (version: Int, eventId: EventID?) {
         try await withCheckedThrowingContinuation { continuation in

@@ -44,12 +44,12 @@ struct IngestRoutes {
 
     /// The forgotten streams' pseudonyms, or the 501 of a server started without a key.
     private func erasedStreams() throws -> ErasedStreams {
-        guard let erased else {
-            throw APIError(status: .notImplemented, code: "ingestNeedsKey",
-                           message: "This server takes no recorded events: without the key that forgotten streams' pseudonyms are made with it could store a forgotten session again. Start it with --key-file KEY (the key `flowlog forget --key-file` uses); nothing was stored.")
-        }
+        guard let erased else { throw Self.needsKey }
         return erased
     }
+
+    static let needsKey = APIError(status: .notImplemented, code: "ingestNeedsKey",
+                                   message: "This server takes no recorded events: without the key that forgotten streams' pseudonyms are made with it could store a forgotten session again. Start it with --key-file KEY (the key `flowlog forget --key-file` uses); nothing was stored.")
 
     func ingest(_ request: Request, stream: String) async throws -> Response {
         let erased = try erasedStreams()
@@ -76,35 +76,61 @@ struct IngestRoutes {
     /// The request's events, each checked as `import` checks a line, then as one stream's run of
     /// versions; a problem is 400 naming its line (422 for a kind or version this build does not know).
     static func read(_ bytes: UnsafeRawBufferPointer, stream: String, lineLimit: Int) throws -> [RecordedEvent] {
-        var events: [RecordedEvent] = []
+        try runs(bytes, only: stream, lineLimit: lineLimit)[0].events
+    }
+
+    /// The body's events grouped into one run per stream, in the order each stream first comes
+    /// (`only`: every line must name that stream). Each stream's lines go up one version at a time.
+    static func runs(_ bytes: UnsafeRawBufferPointer, only: String?, lineLimit: Int) throws -> [CommandProcessor.IngestRun] {
+        var runs: [CommandProcessor.IngestRun] = []
+        var slots: [String: Int] = [:]
+        var count = 0
         try NDJSONLines.forEach(in: bytes) { line, number in
             if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return }
-            guard events.count < lineLimit else {
+            count += 1
+            guard count <= lineLimit else {
                 throw APIError.payloadTooLarge("The body holds over \(lineLimit) events, the limit for one request; send them in several requests, in version order. Nothing was stored.")
             }
-            guard line.count <= LineReader.maximumLineLength else {
-                throw malformed(line: number, "it is longer than \(LineReader.maximumLineLength) bytes")
+            let event = try Self.event(line, number: number)
+            if let only, event.stream != only {
+                throw malformed(line: number, "its stream is \(event.stream), not \(only), the stream of the request's path")
             }
-            let event: RecordedEvent
-            do {
-                event = try RecordedEventJSON.decode(line)
-            } catch let error as RecordedEventJSON.Problem {
-                guard !error.isUnknownKind else {
-                    throw APIError(status: .unprocessableContent, code: "unknownEventKind",
-                                   message: "Line \(number): \(error.message). A newer FlowLog wrote it: upgrade FlowLog on this server, then send the stream again from this line; nothing was stored.")
+            guard !SystemStreams.isReserved(event.stream) else {
+                throw malformed(line: number, "its stream \(event.stream) is one of the log's own (\(SystemStreams.reservedPrefix)…)")
+            }
+            if let slot = slots[event.stream] {
+                let previous = runs[slot].events[runs[slot].events.count - 1].version
+                guard event.version == previous + 1 else {
+                    throw malformed(line: number, "it is version \(event.version) of \(event.stream), but the stream's line before is version \(previous); send a stream's events in version order without gaps")
                 }
-                throw malformed(line: number, error.message)
+                runs[slot].events.append(event)
+            } else {
+                slots[event.stream] = runs.count
+                runs.append((event.stream, [event]))
             }
-            guard !event.isForgotten else { throw malformed(line: number, "it is a forgotten event; a device sends only the events it recorded") }
-            guard event.stream == stream else { throw malformed(line: number, "its stream is \(event.stream), not \(stream), the stream of the request's path") }
-            if case .system = event.event { throw malformed(line: number, "it is a system event, which only the log itself records") }
-            if let previous = events.last, event.version != previous.version + 1 {
-                throw malformed(line: number, "it is version \(event.version), but the line before is version \(previous.version); send a stream's events in version order without gaps")
-            }
-            events.append(event)
         }
-        guard !events.isEmpty else { throw malformed(line: 1, "the body holds no event") }
-        return events
+        guard !runs.isEmpty else { throw malformed(line: 1, "the body holds no event") }
+        return runs
+    }
+
+    /// One line read as an exported event a device may send: not forgotten, not a system event.
+    private static func event(_ line: UnsafeRawBufferPointer, number: Int) throws -> RecordedEvent {
+        guard line.count <= LineReader.maximumLineLength else {
+            throw malformed(line: number, "it is longer than \(LineReader.maximumLineLength) bytes")
+        }
+        let event: RecordedEvent
+        do {
+            event = try RecordedEventJSON.decode(line)
+        } catch let error as RecordedEventJSON.Problem {
+            guard !error.isUnknownKind else {
+                throw APIError(status: .unprocessableContent, code: "unknownEventKind",
+                               message: "Line \(number): \(error.message). A newer FlowLog wrote it: upgrade FlowLog on this server, then send the stream again from this line; nothing was stored.")
+            }
+            throw malformed(line: number, error.message)
+        }
+        guard !event.isForgotten else { throw malformed(line: number, "it is a forgotten event; a device sends only the events it recorded") }
+        if case .system = event.event { throw malformed(line: number, "it is a system event, which only the log itself records") }
+        return event
     }
 
     static func malformed(line: Int, _ problem: String) -> APIError {
