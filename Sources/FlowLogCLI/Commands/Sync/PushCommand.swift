@@ -26,7 +26,7 @@ struct PushCommand: ParsableCommand {
     @Option(help: "A stream to push (repeatable; default: every stream).")
     var stream: [String] = []
     @Option(name: .customLong("batch"), help: "Events per request.")
-    var batch = 1_000
+    var batch = 5_000
     @Flag(name: .customLong("forget-gone"), help: "Forget here the streams the server forgot (an erasure request there).")
     var forgetGone = false
     @OptionGroup var tokenOptions: SyncTokenOptions
