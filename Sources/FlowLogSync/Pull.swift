@@ -21,6 +21,21 @@ public struct Puller {
         public var version: Int
     }
 
+    /// The streams of the server's events that carry `correlationId` (one conversation across
+    /// sessions), in the order they first come: each is then pulled whole.
+    public func streams(carrying correlationId: String) throws -> [String] {
+        let reply = try server.send("GET", "events", query: [URLQueryItem(name: "correlationId", value: correlationId)], body: [])
+        try server.expectSuccess(reply, asking: "for the events of correlation id \(correlationId)")
+        var streams: [String] = []
+        var seen = Set<String>()
+        reply.body.withUnsafeBytes { bytes in
+            NDJSONLines.forEach(in: bytes) { line, _ in
+                if let event = try? RecordedEventJSON.decode(line), seen.insert(event.stream).inserted { streams.append(event.stream) }
+            }
+        }
+        return streams
+    }
+
     public func pull(_ stream: String, into processor: CommandProcessor) throws -> Pulled {
         let reply = try server.send("GET", "events", query: [URLQueryItem(name: "stream", value: stream)], body: [])
         try server.expectSuccess(reply, asking: "for stream \(stream)'s events")

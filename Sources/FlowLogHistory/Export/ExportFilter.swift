@@ -18,6 +18,9 @@ public struct ExportFilter: Sendable {
     /// Whether the log's own streams (the erasure audit trail, `SystemStreams`) come along without
     /// being named in `streams` (`--system`); a stream named there always does.
     public var includesSystemStreams = false
+    /// Correlation ids: only events carrying one of them (a conversation across sessions; `pull
+    /// --correlation-id` finds its streams so).
+    public var correlationIds: Set<String> = []
 
     public init() {}
 
@@ -28,6 +31,7 @@ public struct ExportFilter: Sendable {
         if !types.isEmpty, !kinds.contains(record.event.kind) { return false }
         if let since, record.timestamp < since { return false }
         if let until, record.timestamp >= until { return false }
+        if !correlationIds.isEmpty, !correlationIds.contains(record.correlationId ?? "") { return false }
         return true
     }
 

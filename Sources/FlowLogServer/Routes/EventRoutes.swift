@@ -43,6 +43,7 @@ struct EventRoutes {
         let query = Query(request)
         var filter = ExportFilter()
         filter.streams = Set(try query.identifiers("stream"))
+        filter.correlationIds = Set(try query.identifiers("correlationId"))
         filter.types = try query.eventTypes("type")
         filter.since = try query.time("since")
         filter.until = try query.time("until")

@@ -116,6 +116,27 @@ struct PushPullCLITests {
         #expect(try Self.events(other).count == 2, "nothing was appended")
     }
 
+    @Test func aConversationIsPulledWholeByItsCorrelationId() throws {
+        let folder = TemporaryDirectory()
+        let device = folder.child("device")
+        let lines = [
+            #"{"stream":"phone-a","type":"cart.addProduct","productId":"p1","name":"Mug","unitPrice":350,"quantity":1}"#,
+            #"{"stream":"phone-a","type":"cart.addProduct","productId":"p2","name":"Cap","unitPrice":900,"quantity":1,"correlationId":"visit-9"}"#,
+            #"{"stream":"phone-b","type":"cart.addProduct","productId":"p3","name":"Pen","unitPrice":100,"quantity":1,"correlationId":"visit-9"}"#,
+            #"{"stream":"phone-c","type":"cart.addProduct","productId":"p4","name":"Tee","unitPrice":1999,"quantity":1,"correlationId":"visit-1"}"#,
+        ]
+        #expect(try FlowLogProcess.run(["send", "--db", device], stdin: lines.joined(separator: "\n") + "\n").status == 0)
+        let server = try ServedLog(arguments: ["--key-file", try Self.keyFile(in: folder)])
+        #expect(try FlowLogProcess.run(["push", "--db", device, "--to", server.base]).status == 0)
+        let local = folder.child("local")
+        let pulled = try FlowLogProcess.run(["pull", "--db", local, "--from", server.base, "--correlation-id", "visit-9"])
+        #expect(pulled.status == 0, "\(pulled.stdout)\(pulled.stderr)")
+        let deviceEvents = try Self.events(device)
+        #expect(try Self.events(local) == deviceEvents.filter { !$0.hasPrefix("phone-c ") }, "phone-a whole, phone-b, not phone-c")
+        let none = try FlowLogProcess.run(["pull", "--db", local, "--from", server.base, "--correlation-id", "visit-404"])
+        #expect(none.status == 66 && none.stderr.contains("visit-404"), "\(none.stderr)")
+    }
+
     @Test func badInputIsAClearExitThatChangesNothing() throws {
         let folder = TemporaryDirectory()
         let device = folder.child("device")
