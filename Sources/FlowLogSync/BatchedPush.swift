@@ -105,10 +105,8 @@ extension SyncServer {
             guard case .string(let stream)? = entry.first(where: { $0.0 == "stream" })?.1 else { continue }
             if case .bool(true)? = entry.first(where: { $0.0 == "gone" })?.1 {
                 tips[stream] = .some(nil)
-            } else if case .integer(let version)? = entry.first(where: { $0.0 == "version" })?.1 {
-                var id: EventID?
-                if case .string(let text)? = entry.first(where: { $0.0 == "eventId" })?.1 { id = EventID(text) }
-                tips[stream] = (version, id)
+            } else if let tip = Self.tip(entry) {
+                tips[stream] = tip
             }
         }
         guard streams.allSatisfy({ tips[$0] != nil }) else {

@@ -24,21 +24,29 @@ public struct Puller {
     /// The streams of the server's events that carry `correlationId` (one conversation across
     /// sessions), in the order they first come: each is then pulled whole.
     public func streams(carrying correlationId: String) throws -> [String] {
-        let reply = try server.send("GET", "events", query: [URLQueryItem(name: "correlationId", value: correlationId)], body: [])
-        try server.expectSuccess(reply, asking: "for the events of correlation id \(correlationId)")
-        var streams: [String] = []
         var seen = Set<String>()
-        reply.body.withUnsafeBytes { bytes in
-            NDJSONLines.forEach(in: bytes) { line, _ in
-                if let event = try? RecordedEventJSON.decode(line), seen.insert(event.stream).inserted { streams.append(event.stream) }
-            }
-        }
-        return streams
+        return try events(matching: "correlationId", correlationId, asking: "for the events of correlation id \(correlationId)")
+            .map(\.stream).filter { seen.insert($0).inserted }
     }
 
     public func pull(_ stream: String, into processor: CommandProcessor) throws -> Pulled {
-        let reply = try server.send("GET", "events", query: [URLQueryItem(name: "stream", value: stream)], body: [])
-        try server.expectSuccess(reply, asking: "for stream \(stream)'s events")
+        let events = try events(matching: "stream", stream, asking: "for stream \(stream)'s events")
+        guard !events.isEmpty else {
+            throw SyncFailure.usage("The server holds no stream \(stream) (or it was forgotten there); check the id")
+        }
+        do {
+            let stored = try processor.ingest(events, stream: stream)
+            return Pulled(stream: stream, appended: stored.appended?.eventCount ?? 0, version: stored.version)
+        } catch let refusal as CommandProcessor.IngestRefusal {
+            throw SyncFailure.disagreement("This log's stream \(stream) is not the server's: \(refusal). Pull it into another log (--db)")
+        }
+    }
+
+    /// The server's events selected by one query parameter of `GET /events`, read as `import` reads
+    /// an export's lines; a line that cannot be read is the server's fault, named by its number.
+    private func events(matching name: String, _ value: String, asking what: String) throws -> [RecordedEvent] {
+        let reply = try server.send("GET", "events", query: [URLQueryItem(name: name, value: value)], body: [])
+        try server.expectSuccess(reply, asking: what)
         var events: [RecordedEvent] = []
         var problem: String?
         reply.body.withUnsafeBytes { bytes in
@@ -52,14 +60,6 @@ public struct Puller {
             }
         }
         if let problem { throw SyncFailure.notFlowLog("\(server.base): \(problem)") }
-        guard !events.isEmpty else {
-            throw SyncFailure.usage("The server holds no stream \(stream) (or it was forgotten there); check the id")
-        }
-        do {
-            let stored = try processor.ingest(events, stream: stream)
-            return Pulled(stream: stream, appended: stored.appended?.eventCount ?? 0, version: stored.version)
-        } catch let refusal as CommandProcessor.IngestRefusal {
-            throw SyncFailure.disagreement("This log's stream \(stream) is not the server's: \(refusal). Pull it into another log (--db)")
-        }
+        return events
     }
 }

@@ -36,10 +36,15 @@ public struct SyncServer {
         let reply = try send("GET", "streams/\(stream)/tip", query: [], body: [])
         if reply.status == 410 { return nil }
         try expectSuccess(reply, asking: "where stream \(stream) stands")
-        guard case .object(let members)? = reply.json,
-              case .integer(let version)? = members.first(where: { $0.0 == "version" })?.1, version >= 0 else {
+        guard case .object(let members)? = reply.json, let tip = Self.tip(members) else {
             throw SyncFailure.notFlowLog("\(redacted(base)) answered GET /streams/\(stream)/tip with something other than a FlowLog tip")
         }
+        return tip
+    }
+
+    /// A tip as both tip routes write it (`{"stream","version","eventId"}`), if it is one.
+    static func tip(_ members: [(String, JSONValue)]) -> (version: Int, eventId: EventID?)? {
+        guard case .integer(let version)? = members.first(where: { $0.0 == "version" })?.1, version >= 0 else { return nil }
         var eventId: EventID?
         if case .string(let text)? = members.first(where: { $0.0 == "eventId" })?.1 { eventId = EventID(text) }
         return (version, eventId)

@@ -157,12 +157,18 @@ extension CommandProcessor {
     /// event (so the device can tell whether the log holds its own events or another's), read on
     /// the writer's thread. Throws `gone` for a stream forgotten here.
     public func ingestTip(of stream: String, erased: ErasedStreams? = nil) throws -> (version: Int, eventId: EventID?) {
-        if let erased {
-            try erased.refresh(from: log)
-            if erased.contains(stream) { throw IngestRefusal.gone(stream: stream) }
+        guard let tip = try ingestTips(of: [stream], erased: erased)[0] else { throw IngestRefusal.gone(stream: stream) }
+        return tip
+    }
+
+    /// `ingestTip` for each of `streams` (nil: forgotten here), the audit trail read once for all.
+    public func ingestTips(of streams: [String], erased: ErasedStreams? = nil) throws -> [(version: Int, eventId: EventID?)?] {
+        try erased?.refresh(from: log)
+        return try streams.map { stream in
+            if let erased, erased.contains(stream) { return nil }
+            let version = try log.version(of: stream)
+            return (version, version > 0 ? try log.event(inStream: stream, version: version)?.eventId : nil)
         }
-        let version = try log.version(of: stream)
-        return (version, version > 0 ? try log.event(inStream: stream, version: version)?.eventId : nil)
     }
 
     /// How many of `events`, from the first, the stream holds already at their versions with the

@@ -44,13 +44,8 @@ final class CommandWriter: @unchecked Sendable {
     /// and with the processor's cached state of the stream dropped. Throws what the processor
     /// throws (`ForgetRefusal`, `CommandProcessor.ForgettingUnsupported`, the log's own errors).
     func forget(_ stream: String, reason: String, key: [UInt8]?) async throws -> ForgottenStream {
-        try await withCheckedThrowingContinuation { continuation in
-            let queued = writer.perform({ processor in try processor.forget(streams: [stream], reason: reason, key: key)[0] }) { result in
-                continuation.resume(with: result)
-            }
-            if !queued {
-                continuation.resume(throwing: APIError.unavailable("The server is shutting down and forgets nothing more; ask again once it is back."))
-            }
+        try await onWriter(refusing: "The server is shutting down and forgets nothing more; ask again once it is back.") { processor in
+            try processor.forget(streams: [stream], reason: reason, key: key)[0]
         }
     }
 
@@ -58,49 +53,34 @@ final class CommandWriter: @unchecked Sendable {
     /// (`CommandProcessor.ingest`): serialised with commands and forgets, so a forget of the same
     /// stream lands wholly before the ingest (which then finds it gone) or after it.
     func ingest(_ events: [RecordedEvent], stream: String, erased: ErasedStreams) async throws -> CommandProcessor.Ingested {
-        try await withCheckedThrowingContinuation { continuation in
-            let queued = writer.perform({ processor in try processor.ingest(events, stream: stream, erased: erased) }) { result in
-                continuation.resume(with: result)
-            }
-            if !queued {
-                continuation.resume(throwing: APIError.unavailable("The server is shutting down and stores no more events; send them again once it is back."))
-            }
-        }
+        try await onWriter(refusing: Self.storesNoMore) { processor in try processor.ingest(events, stream: stream, erased: erased) }
     }
 
     /// Many streams' recorded events in one commit (`CommandProcessor.ingest(runs:)`), each answered on its own.
     func ingest(runs: [CommandProcessor.IngestRun], erased: ErasedStreams) async throws -> [Result<CommandProcessor.Ingested, CommandProcessor.IngestRefusal>] {
-        try await onWriter { processor in try processor.ingest(runs: runs, erased: erased) }
+        try await onWriter(refusing: Self.storesNoMore) { processor in try processor.ingest(runs: runs, erased: erased) }
     }
 
-    /// Where each of `streams` stands (nil: forgotten here), read between two commits.
+    /// Where each of `streams` stands (`CommandProcessor.ingestTips`; nil: forgotten here), read
+    /// between two commits.
     func ingestTips(of streams: [String], erased: ErasedStreams) async throws -> [(version: Int, eventId: EventID?)?] {
-        try await onWriter { processor in
-            try streams.map { stream in
-                do { return try processor.ingestTip(of: stream, erased: erased) } catch is CommandProcessor.IngestRefusal { return nil }
-            }
-        }
-    }
-
-    /// Runs `body` on the writer's thread between two commits.
-    private func onWriter<Value: Sendable>(_ body: @escaping (CommandProcessor) throws -> Value) async throws -> Value {
-        try await withCheckedThrowingContinuation { continuation in
-            let queued = writer.perform(body) { result in continuation.resume(with: result) }
-            if !queued {
-                continuation.resume(throwing: APIError.unavailable("The server is shutting down; send again once it is back."))
-            }
-        }
+        try await onWriter(refusing: Self.asksNoMore) { processor in try processor.ingestTips(of: streams, erased: erased) }
     }
 
     /// Where `stream` stands for a device (`CommandProcessor.ingestTip`), read between two commits.
     func ingestTip(of stream: String, erased: ErasedStreams) async throws -> (version: Int, eventId: EventID?) {
+        try await onWriter(refusing: Self.asksNoMore) { processor in try processor.ingestTip(of: stream, erased: erased) }
+    }
+
+    private static let storesNoMore = "The server is shutting down and stores no more events; send them again once it is back."
+    private static let asksNoMore = "The server is shutting down; ask again once it is back."
+
+    /// Runs `body` on the writer's thread between two commits (`GroupCommitWriter.perform`); once
+    /// the writer is finishing, answers 503 with `refusing`.
+    private func onWriter<Value: Sendable>(refusing: String, _ body: @escaping (CommandProcessor) throws -> Value) async throws -> Value {
         try await withCheckedThrowingContinuation { continuation in
-            let queued = writer.perform({ processor in try processor.ingestTip(of: stream, erased: erased) }) { result in
-                continuation.resume(with: result)
-            }
-            if !queued {
-                continuation.resume(throwing: APIError.unavailable("The server is shutting down; ask again once it is back."))
-            }
+            let queued = writer.perform(body) { result in continuation.resume(with: result) }
+            if !queued { continuation.resume(throwing: APIError.unavailable(refusing)) }
         }
     }
 

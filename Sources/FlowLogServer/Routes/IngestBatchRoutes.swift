@@ -19,13 +19,8 @@ struct IngestBatchRoutes {
         routes.add(.post, "/ingest", scope: .ingest) { request, _ in try await ingest(request) }
     }
 
-    private func erasedStreams() throws -> ErasedStreams {
-        guard let erased else { throw IngestRoutes.needsKey }
-        return erased
-    }
-
     func tips(_ request: Request) async throws -> Response {
-        let erased = try erasedStreams()
+        let erased = try IngestRoutes.required(erased)
         guard request.mediaType == "application/json" else {
             throw APIError(status: .unsupportedMediaType, code: "unsupportedMediaType",
                            message: "Send Content-Type application/json: {\"streams\":[…]}, not \(request.mediaType.map { Query.shown($0) } ?? "none").")
@@ -66,7 +61,7 @@ struct IngestBatchRoutes {
     }
 
     func ingest(_ request: Request) async throws -> Response {
-        let erased = try erasedStreams()
+        let erased = try IngestRoutes.required(erased)
         guard request.mediaType == "application/x-ndjson" else {
             throw APIError(status: .unsupportedMediaType, code: "unsupportedMediaType",
                            message: "Send Content-Type application/x-ndjson: one recorded event a line, as `flowlog export` writes them, not \(request.mediaType.map { Query.shown($0) } ?? "none").")

@@ -25,7 +25,7 @@ struct IngestRoutes {
         }
         routes.add(.get, "/streams/{stream}/tip", scope: .ingest) { _, context in
             let stream = try streamParameter(context)
-            let erased = try erasedStreams()
+            let erased = try Self.required(erased)
             let tip: (version: Int, eventId: EventID?)
             do {
                 tip = try await writer.ingestTip(of: stream, erased: erased)
@@ -42,9 +42,10 @@ struct IngestRoutes {
         }
     }
 
-    /// The forgotten streams' pseudonyms, or the 501 of a server started without a key.
-    private func erasedStreams() throws -> ErasedStreams {
-        guard let erased else { throw Self.needsKey }
+    /// The forgotten streams' pseudonyms, or the 501 of a server started without a key: every
+    /// route that takes recorded events (here and `IngestBatchRoutes`) asks this first.
+    static func required(_ erased: ErasedStreams?) throws -> ErasedStreams {
+        guard let erased else { throw needsKey }
         return erased
     }
 
@@ -52,7 +53,7 @@ struct IngestRoutes {
                                    message: "This server takes no recorded events: without the key that forgotten streams' pseudonyms are made with it could store a forgotten session again. Start it with --key-file KEY (the key `flowlog forget --key-file` uses); nothing was stored.")
 
     func ingest(_ request: Request, stream: String) async throws -> Response {
-        let erased = try erasedStreams()
+        let erased = try Self.required(erased)
         guard !SystemStreams.isReserved(stream) else {
             throw APIError.invalidParameter("The stream id \(stream) starts with \(SystemStreams.reservedPrefix), which names the log's own streams; a device's session needs another id. Nothing was stored.")
         }
