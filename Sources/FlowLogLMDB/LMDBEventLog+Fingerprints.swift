@@ -41,6 +41,46 @@ extension LMDBEventLog: FingerprintedLog {
         }
     }
 
+    /// Stream by stream through the stream table, one read transaction a stream.
+    public func forEachEventWithFingerprintByStream(_ body: (RecordedEvent, UInt64?) throws -> Bool) throws {
+        var going = true
+        try forEachStream(from: nil) { stream, _ in
+            try forEachEventWithFingerprint(inStream: stream) { event, fingerprint in
+                going = try body(event, fingerprint)
+                return going
+            }
+            return going
+        }
+    }
+
+    /// One stream's events through the stream index, each with its fingerprint: from the run of the
+    /// `fingerprints` database that covers its position, else from its 16-byte index value (logs
+    /// written before that database). One seek of each an event.
+    private func forEachEventWithFingerprint(inStream stream: String, _ body: (RecordedEvent, UInt64?) throws -> Bool) throws {
+        try reading { txn in
+            let older: (RecordedEvent) throws -> UInt64? = { event in
+                try txn.get(self.streamIndexDB, key: Keys.streamVersion(event.stream, event.version)).flatMap(Keys.decodeFingerprint)
+            }
+            guard let fingerprintsDB else {
+                try scan(stream: stream, fromVersion: 1, throughPosition: nil, txn) { event in try body(event, try older(event)) }
+                return
+            }
+            try txn.withCursor(fingerprintsDB) { cursor in
+                try scan(stream: stream, fromVersion: 1, throughPosition: nil, txn) { event in
+                    let position = event.position
+                    guard let run = FingerprintRuns.Stored(try Self.run(covering: position, &cursor)), run.start <= position, position < run.end else {
+                        return try body(event, try older(event))
+                    }
+                    guard run.isWellFormed else {
+                        throw FlowLogError.damaged(RecordDamage(position: position, stream: event.stream,
+                                                                problem: "its recorded state fingerprints are \(run.bytes.count) bytes long, not a multiple of 8"))
+                    }
+                    return try body(event, run.fingerprint(at: position))
+                }
+            }
+        }
+    }
+
     /// The run holding `position`, or else the first after it (the cursor stays on it).
     private static func run(covering position: Int, _ cursor: inout Cursor) throws -> Cursor.Record? {
         let after = try cursor.seek(atOrAfter: Keys.position(position))

@@ -172,20 +172,34 @@ extension LMDBEventLog: LogFollowing {
         return try pending().position(of: stream, version: version)
     }
 
-    /// Names every stream in the log with its version, in stream id order.
-    public func streams() throws -> [(stream: String, version: Int)] {
-        try reading { txn in
-            try txn.withCursor(streamsDB) { cursor in
-                var result: [(String, Int)] = []
-                var entry = try cursor.first()
-                while let (key, value) = entry {
-                    result.append((String(decoding: key, as: UTF8.self), Keys.decodeInt(value)))
-                    entry = try cursor.next()
+    /// The `streams` table in key order, `streamsPerPage` entries to a read transaction: `body` runs
+    /// outside it, so it may write to the log, and no reader is held open for a whole long walk.
+    public func forEachStream(from start: String?, _ body: (String, Int) throws -> Bool) throws {
+        // LMDB refuses an empty key; every stream id is at or after the empty one.
+        var next = start.flatMap { $0.isEmpty ? nil : Array($0.utf8) }
+        var skipFirst = false
+        while true {
+            let page: [(String, Int)] = try reading { txn in
+                try txn.withCursor(streamsDB) { cursor in
+                    var page: [(String, Int)] = []
+                    page.reserveCapacity(Self.streamsPerPage)
+                    var entry = try next.map { try cursor.seek(atOrAfter: $0) } ?? cursor.first()
+                    if skipFirst, let (key, _) = entry, key.elementsEqual(next ?? []) { entry = try cursor.next() }
+                    while let (key, value) = entry, page.count < Self.streamsPerPage {
+                        page.append((String(decoding: key, as: UTF8.self), Keys.decodeInt(value)))
+                        entry = try cursor.next()
+                    }
+                    return page
                 }
-                return result
             }
+            for (stream, version) in page { guard try body(stream, version) else { return } }
+            guard page.count == Self.streamsPerPage, let last = page.last else { return }
+            (next, skipFirst) = (Array(last.0.utf8), true)
         }
     }
+
+    /// Streams a read transaction of `forEachStream` lists.
+    static let streamsPerPage = 1_024
 
     /// LMDB has no notification of commits by other processes: a short poll of the last position,
     /// which costs one read transaction (a few microseconds) each time.

@@ -20,6 +20,16 @@ extension InMemoryEventLog: SnapshotStore, FingerprintedLog, CheckpointStore, Re
         }
     }
 
+    public func forEachEventWithFingerprintByStream(_ body: (RecordedEvent, UInt64?) throws -> Bool) throws {
+        var going = true
+        try forEachStream(from: nil) { stream, _ in
+            for position in streamPositions[stream] ?? [] where going {
+                going = try body(records[position - 1], fingerprints[position - 1])
+            }
+            return going
+        }
+    }
+
     // MARK: Projections
 
     public func checkpoint(of projector: String) throws -> Int { checkpoints[projector] ?? 0 }

@@ -93,8 +93,11 @@ public final class InMemoryEventLog: EventLog {
         }
     }
 
-    public func streams() throws -> [(stream: String, version: Int)] {
-        streamPositions.keys.sorted().map { ($0, streamPositions[$0]!.count) }
+    public func forEachStream(from start: String?, _ body: (String, Int) throws -> Bool) throws {
+        let streams = streamPositions.keys.filter { stream in start.map { !stream.utf8.lexicographicallyPrecedes($0.utf8) } ?? true }
+        for stream in streams.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+            guard try body(stream, streamPositions[stream]!.count) else { return }
+        }
     }
 
     public func event(inStream stream: String, version: Int) throws -> RecordedEvent? {

@@ -310,15 +310,6 @@ public final class PostgresEventLog: EventLog, @unchecked Sendable {
         body(event)
     }
 
-    public func streams() throws -> [(stream: String, version: Int)] {
-        try withSession { session in
-            try session.query("SELECT stream, version FROM \(unescaped: table("streams")) ORDER BY stream").rows.map { row in
-                let (stream, version) = try row.decode((String, Int64).self)
-                return (stream, Int(version))
-            }
-        }
-    }
-
     /// The state from the latest intact snapshot at or before `throughPosition` that today's reducers
     /// wrote, then the stream's events after it.
     public func streamState(ofStream stream: String, throughPosition: Int?) throws -> (state: StreamState, version: Int) {

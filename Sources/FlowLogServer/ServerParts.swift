@@ -36,7 +36,7 @@ extension FlowLogHTTPServer {
             router.add(middleware: HeadLimitMiddleware(limit: options.limits.headBytes))
             let routes = RouteTable(router: router, auth: Authorizer(tokens: options.tokens), known: known)
             CommandRoutes(writer: writer, limits: options.limits, metrics: metrics).register(routes)
-            ForgetRoutes(writer: writer, view: view, readers: readers, key: options.erasureKey, beforeForgetting: options.beforeForgetting).register(routes)
+            ForgetRoutes(writer: writer, readers: readers, key: options.erasureKey, beforeForgetting: options.beforeForgetting).register(routes)
             let erased = options.erasureKey.map(ErasedStreams.init)
             IngestRoutes(writer: writer, limits: options.limits, erased: erased).register(routes)
             IngestBatchRoutes(writer: writer, limits: options.limits, erased: erased).register(routes)

@@ -24,28 +24,47 @@ public struct Pusher {
 
     /// Pushes `streams` (every stream of the log but its own system streams when nil): a thousand
     /// streams at a time, their tips asked in one request and their events sent many streams to a
-    /// request (`POST /ingest`); to a server without those routes, one stream at a time.
+    /// request (`POST /ingest`); to a server without those routes, one stream at a time. The log's
+    /// streams are walked a round at a time, never listed whole: a device may hold many sessions.
     public func push(_ log: any EventLog, streams selected: [String]? = nil) throws -> PushReport {
         var report = PushReport()
-        let streams = try selected ?? log.streams().map(\.stream).filter { !SystemStreams.isReserved($0) }
         var batched = true
-        for start in stride(from: 0, to: streams.count, by: Self.streamsPerRound) {
-            let chunk = Array(streams[start..<min(start + Self.streamsPerRound, streams.count)])
-            let locals = try chunk.map { stream in
-                let version = try log.version(of: stream)
-                guard version > 0 else {
-                    throw SyncFailure.usage("There is no stream \(stream) in \(log.location); list its streams with `flowlog streams --db \(log.location)`")
-                }
-                return (stream: stream, version: version)
+        if let selected {
+            for start in stride(from: 0, to: selected.count, by: Self.streamsPerRound) {
+                try pushRound(Array(selected[start..<min(start + Self.streamsPerRound, selected.count)]), from: log, batched: &batched, into: &report)
             }
-            if batched, let tips = try server.tips(of: chunk) {
-                try pushBatched(locals, tips: tips, from: log, into: &report)
-            } else {
-                batched = false
-                for (stream, local) in locals { try pushSingly(stream, localVersion: local, from: log, into: &report) }
-            }
+            return report
         }
+        var round: [String] = []
+        try log.forEachStream(from: nil) { stream, _ in
+            guard !SystemStreams.isReserved(stream) else { return true }
+            round.append(stream)
+            if round.count == Self.streamsPerRound {
+                try pushRound(round, from: log, batched: &batched, into: &report)
+                round.removeAll(keepingCapacity: true)
+            }
+            return true
+        }
+        if !round.isEmpty { try pushRound(round, from: log, batched: &batched, into: &report) }
         return report
+    }
+
+    /// One round of streams: their tips in one request, then their events (`batched` turns false
+    /// for good once the server answers that it has no batch routes).
+    private func pushRound(_ streams: [String], from log: any EventLog, batched: inout Bool, into report: inout PushReport) throws {
+        let locals = try streams.map { stream in
+            let version = try log.version(of: stream)
+            guard version > 0 else {
+                throw SyncFailure.usage("There is no stream \(stream) in \(log.location); list its streams with `flowlog streams --db \(log.location)`")
+            }
+            return (stream: stream, version: version)
+        }
+        if batched, let tips = try server.tips(of: streams) {
+            try pushBatched(locals, tips: tips, from: log, into: &report)
+        } else {
+            batched = false
+            for (stream, local) in locals { try pushSingly(stream, localVersion: local, from: log, into: &report) }
+        }
     }
 
     /// Streams whose tips one request asks for.

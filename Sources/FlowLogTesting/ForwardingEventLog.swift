@@ -28,7 +28,7 @@ open class ForwardingEventLog: EventLog, @unchecked Sendable {
     open func state(ofStream stream: String, throughPosition: Int?) throws -> (state: FlowState, version: Int) {
         try inner.state(ofStream: stream, throughPosition: throughPosition)
     }
-    open func streams() throws -> [(stream: String, version: Int)] { try inner.streams() }
+    open func forEachStream(from start: String?, _ body: (String, Int) throws -> Bool) throws { try inner.forEachStream(from: start, body) }
     open func event(inStream stream: String, version: Int) throws -> RecordedEvent? { try inner.event(inStream: stream, version: version) }
     open func settings() throws -> LogSettings { try inner.settings() }
     open func updateSettings(_ change: (LogSettings, Bool) throws -> LogSettings) throws -> LogSettings { try inner.updateSettings(change) }

@@ -61,9 +61,9 @@ struct BackgroundAppenderTests {
             appender.settle(streams: [stream])
             return try lmdb.state(ofStream: stream, throughPosition: throughPosition)
         }
-        func streams() throws -> [(stream: String, version: Int)] {
+        func forEachStream(from start: String?, _ body: (String, Int) throws -> Bool) throws {
             appender.waitForWrites()
-            return try lmdb.streams()
+            try lmdb.forEachStream(from: start, body)
         }
         func event(inStream stream: String, version: Int) throws -> RecordedEvent? {
             appender.settle(streams: [stream])

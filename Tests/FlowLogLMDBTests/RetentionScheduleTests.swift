@@ -114,9 +114,29 @@ struct RetentionScheduleTests {
         try session("b", [at(daysBefore: 1)], to: log)
         let forgotten = try log.forget(streams: ["a", "b", "never"], lastEventBefore: cutoff) { _ in nil }
         #expect(forgotten.map(\.stream) == ["a"])
-        let outcome = try Retention.forget(listed, olderThan: cutoff, period: "90d", using: log, clock: HandClock(start))
-        #expect(outcome.sessions == 0 && outcome.skipped == 2 && outcome.batches == 1)
-        #expect(try log.streams().map(\.stream) == ["b"])
+        // A run's walk lists c and d; before their batch's transaction, d gets a new event.
+        try session("c", [at(daysBefore: 200)], to: log)
+        try session("d", [at(daysBefore: 200)], to: log)
+        let outcome = try Retention.forget(in: log, olderThan: cutoff, period: "90d", using: log, clock: HandClock(start), beforeBatch: { batch in
+            #expect(batch == ["c", "d"])
+            try session("d", [at(daysBefore: 1)], to: log)
+        })
+        #expect(outcome.sessions == 1 && outcome.skipped == 1 && outcome.batches == 1 && !outcome.stopped)
+        #expect(try log.streams().map(\.stream).filter { !SystemStreams.isReserved($0) } == ["b", "d"])
+    }
+
+    /// The walk forgets a batch at a time; a stop request ends it after the batch under way, and
+    /// says so only when old sessions remain.
+    @Test func aStoppedRunSaysSoOnlyWhenSessionsRemain() throws {
+        let folder = TemporaryDirectory()
+        let log = try LMDBEventLog(path: folder.child("log"))
+        for name in ["a", "b", "c"] { try session(name, [at(daysBefore: 200)], to: log) }
+        let cutoff = at(daysBefore: 90)
+        let first = try Retention.forget(in: log, olderThan: cutoff, period: "90d", using: log, clock: HandClock(start), batchSize: 2, afterBatch: { _ in false })
+        #expect(first.sessions == 2 && first.batches == 1 && first.stopped)
+        let second = try Retention.forget(in: log, olderThan: cutoff, period: "90d", using: log, clock: HandClock(start), batchSize: 2, afterBatch: { _ in false })
+        #expect(second.sessions == 1 && second.batches == 1 && !second.stopped)
+        #expect(try Retention.candidateCount(in: log, olderThan: cutoff) == 0)
     }
 
     @Test func periodsNeedAUnit() {

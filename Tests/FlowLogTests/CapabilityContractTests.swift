@@ -93,6 +93,60 @@ struct CapabilityContractTests {
         #expect(report.disagreements.isEmpty)
     }
 
+    /// Both walks of `replay --summary` and `--verify` (position order, stream by stream) give the
+    /// same states, counts and disagreements, forgotten streams left out of both.
+    @Test(arguments: LogKind.allCases)
+    func theWalkStreamByStreamAgreesWithTheWalkInPositionOrder(kind: LogKind) throws {
+        let fixture = try filled(kind)
+        let log = fixture.log
+        defer { withExtendedLifetime(fixture) {} }
+        if let forgetting = log.capabilities.forgetting { _ = try forgetting.forget(streams: ["b"], lastEventBefore: nil) { _ in nil } }
+        func summaries(limit: Int) throws -> [String] {
+            var lines: [String] = []
+            try StreamSummaries.forEachFinalState(of: log, positionWalkLimit: limit) { lines.append("\($0.stream) \($0.version) \($0.state)") }
+            return lines
+        }
+        let inPositionOrder = try summaries(limit: .max)
+        #expect(try summaries(limit: 0) == inPositionOrder)
+        #expect(inPositionOrder.count == (kind == .memory ? 3 : 2), "a and c, and b where it cannot be forgotten")
+        // A reducer that forgets every discount disagrees with what was recorded, in both walks alike.
+        let broken: (inout LogDecider.State, LogDecider.Event) -> Void = { state, event in
+            if event.typeName == "cart.discountApplied" { return }
+            LogDecider.evolve(&state, event)
+        }
+        for evolve in [LogDecider.evolve, broken] {
+            let positional = try ReplayVerifier.verifyFingerprints(of: log, positionWalkLimit: .max, evolve: evolve)
+            let byStream = try ReplayVerifier.verifyFingerprints(of: log, positionWalkLimit: 0, evolve: evolve)
+            #expect(byStream.streams == positional.streams && byStream.events == positional.events)
+            #expect(byStream.comparisons == positional.comparisons && byStream.forgotten == positional.forgotten)
+            #expect(byStream.disagreements.map { "\($0.stream)@\($0.position)" } == positional.disagreements.map { "\($0.stream)@\($0.position)" })
+        }
+        #expect(try ReplayVerifier.verifyFingerprints(of: log, positionWalkLimit: 0, evolve: broken).disagreements.isEmpty == false)
+    }
+
+    /// The stream table is walked a page at a time, from any id, in byte order, stopping when asked.
+    @Test(arguments: LogKind.allCases)
+    func theStreamsAreWalkedInPagesFromAnyId(kind: LogKind) throws {
+        let fixture = try LogFixture(kind)
+        let log = fixture.log
+        defer { withExtendedLifetime(fixture) {} }
+        let names = (0..<2_100).map { "s-\($0)" } + ["S-upper", "s-0a"]
+        let processor = CommandProcessor(log: log, clock: SteppingClock(), ids: SequentialIDGenerator())
+        _ = try processor.handle(names.map { CommandEnvelope(stream: $0, command: .cart(.addProduct(.init(productId: "p", name: nil, unitPrice: 100, quantity: 1)))) })
+        let sorted = names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        #expect(try log.streams().map(\.stream) == sorted)
+        #expect(try log.streams().allSatisfy { $0.version == 1 })
+        var from: [String] = []
+        try log.forEachStream(from: "s-1500") { stream, _ in
+            from.append(stream)
+            return from.count < 1_200
+        }
+        #expect(from == Array(sorted.drop { $0.utf8.lexicographicallyPrecedes("s-1500".utf8) }.prefix(1_200)))
+        var count = 0
+        try log.forEachStream(from: "") { _, _ in count += 1; return true }
+        #expect(count == names.count)
+    }
+
     @Test(arguments: LogKind.allCases)
     func checkpointsRewindAndKeepWhatWasAcknowledged(kind: LogKind) throws {
         let fixture = try filled(kind)

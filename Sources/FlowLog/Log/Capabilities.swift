@@ -28,6 +28,12 @@ public protocol FingerprintedLog: AnyObject {
     /// `EventLog.forEachEvent(from:through:_:)`, until `body` returns false. One walk of the log, in
     /// one consistent snapshot.
     func forEachEventWithFingerprint(from: Int, through: Int?, _ body: (RecordedEvent, UInt64?) throws -> Bool) throws
+
+    /// Every event with its fingerprint, grouped by stream: streams in id order (byte order), each
+    /// stream's events in version order, until `body` returns false. Each stream is read as the log
+    /// stands when its turn comes, and memory holds one page, however many streams there are: the
+    /// walk of `replay --summary` and `--verify` on a log of many short sessions.
+    func forEachEventWithFingerprintByStream(_ body: (RecordedEvent, UInt64?) throws -> Bool) throws
 }
 
 /// A projector's state: how far it got, why it stopped, and (for trackers) what its collector

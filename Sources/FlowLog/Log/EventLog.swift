@@ -109,8 +109,14 @@ public protocol EventLog: AnyObject, ReplaySource {
     /// start from the latest usable one.
     func streamState(ofStream stream: String, throughPosition: Int?) throws -> (state: StreamState, version: Int)
 
-    /// Every stream with its version, in stream id order.
-    func streams() throws -> [(stream: String, version: Int)]
+    /// Calls `body` with each stream and its version in stream id order (byte order), from the
+    /// first id at or after `start` (the first of all when `nil`), until `body` returns `false`.
+    ///
+    /// A walk of the log's own stream table, a page at a time: its memory does not grow with the
+    /// number of streams, which a log of app sessions counts in millions. Each page is read as
+    /// the log stands then, so a stream appended or forgotten during a long walk may or may not
+    /// be met; `body` may itself append or forget.
+    func forEachStream(from start: String?, _ body: (_ stream: String, _ version: Int) throws -> Bool) throws
 
     /// Version `version` of a stream's events, or `nil` when the stream has no such version.
     func event(inStream stream: String, version: Int) throws -> RecordedEvent?
@@ -128,6 +134,14 @@ public protocol EventLog: AnyObject, ReplaySource {
 }
 
 extension EventLog {
+    /// Every stream with its version, in stream id order, held at once: for small logs and tests.
+    /// What may meet a log of many sessions walks them with `forEachStream(from:_:)`.
+    public func streams() throws -> [(stream: String, version: Int)] {
+        var streams: [(stream: String, version: Int)] = []
+        try forEachStream(from: nil) { streams.append(($0, $1)); return true }
+        return streams
+    }
+
     /// Up to `limit` events from position `from`, for small reads (tables, tests).
     public func events(from position: Int = 1, limit: Int? = nil) throws -> [RecordedEvent] {
         var events: [RecordedEvent] = []

@@ -29,57 +29,81 @@ public enum Retention {
         public var skipped = 0
         /// Transactions committed.
         public var batches = 0
+        /// Whether a stop request ended the run before the last old session.
+        public var stopped = false
 
         public init() {}
     }
 
-    /// Every stream whose last event is before `cutoff`, in stream id order (the log's order, so
-    /// that a run and its dry run list alike, and a resumed run continues in the same order).
+    /// Calls `body` with every stream whose last event is before `cutoff`, in stream id order
+    /// (the log's order, so that a run and its dry run list alike, and a resumed run continues in
+    /// the same order), until it returns false.
     ///
-    /// It reads the stream list and each stream's last event through the stream index, as `flowlog
-    /// streams` does for its LAST EVENT column: one lookup a stream, never a walk of every record.
-    /// The list is not one snapshot with the forgetting; `forget(streams:lastEventBefore:)` checks
-    /// each session's age again in the transaction that forgets it.
+    /// It walks the stream table and reads each stream's last event through the stream index, as
+    /// `flowlog streams` does for its LAST EVENT column: one lookup a stream, never a walk of every
+    /// record, and one stream in memory at a time. The walk is not one snapshot with the
+    /// forgetting; `forget(in:olderThan:…)` checks each session's age again in the transaction
+    /// that forgets it.
+    public static func forEachCandidate(in log: any EventLog, olderThan cutoff: Timestamp, _ body: (Candidate) throws -> Bool) throws {
+        try log.forEachStream(from: nil) { stream, version in
+            // The log's own streams (the erasure audit trail) are nobody's session: never forgotten.
+            guard !SystemStreams.isReserved(stream) else { return true }
+            // A stream forgotten (or a version moved) since its page was read is passed over: it
+            // is not this run's to forget, or the next run lists it again.
+            guard let last = try log.event(inStream: stream, version: version), last.timestamp < cutoff else { return true }
+            return try body(Candidate(stream: stream, version: version, lastPosition: last.position, lastTimestamp: last.timestamp))
+        }
+    }
+
+    /// The candidates, held at once: for tests and small logs.
     public static func candidates(in log: any EventLog, olderThan cutoff: Timestamp) throws -> [Candidate] {
         var old: [Candidate] = []
-        // The log's own streams (the erasure audit trail) are nobody's session: never forgotten.
-        for (stream, version) in try log.streams() where !SystemStreams.isReserved(stream) {
-            // A stream forgotten (or a version moved) since the list was read is passed over: it
-            // is not this run's to forget, or the next run lists it again.
-            guard let last = try log.event(inStream: stream, version: version) else { continue }
-            if last.timestamp < cutoff {
-                old.append(Candidate(stream: stream, version: version, lastPosition: last.position, lastTimestamp: last.timestamp))
-            }
-        }
+        try forEachCandidate(in: log, olderThan: cutoff) { old.append($0); return true }
         return old
     }
 
-    /// Forgets `candidates` `batchSize` at a time, each batch one transaction: a run killed between
-    /// two batches leaves every batch whole, and the next run lists only the sessions still there.
-    /// `afterBatch` hears each committed batch (progress; a stop request ends the run there by
-    /// returning false).
+    /// How many sessions a run would forget now (one walk, nothing held): what the confirmation
+    /// and the progress line name.
+    public static func candidateCount(in log: any EventLog, olderThan cutoff: Timestamp) throws -> Int {
+        var count = 0
+        try forEachCandidate(in: log, olderThan: cutoff) { _ in count += 1; return true }
+        return count
+    }
+
+    /// Forgets every candidate of `log`, `batchSize` at a time as the walk meets them, each batch
+    /// one transaction: a run killed between two batches leaves every batch whole, and the next
+    /// run lists only the sessions still there. Memory holds one batch, however many sessions
+    /// are old. `afterBatch` hears each committed batch (progress; a stop request ends the run
+    /// there by returning false).
     ///
     /// Each forgotten session gets its audit event (`ErasureAudit`: the reason names the period and
     /// the cutoff, never a session), stamped by `clock`. `beforeBatch` hears each batch's sessions
     /// before they are forgotten (the trackers' files lose their lines first, as in `forget`, so a
     /// run killed in between leaves the sessions in the log for the next run to finish).
-    public static func forget(_ candidates: [Candidate], olderThan cutoff: Timestamp, period: String, using forgetting: any StreamForgetting,
+    public static func forget(in log: any EventLog, olderThan cutoff: Timestamp, period: String, using forgetting: any StreamForgetting,
                               clock: any WallClock, batchSize: Int = defaultBatchSize, beforeBatch: ([String]) throws -> Void = { _ in },
                               afterBatch: (Outcome) -> Bool = { _ in true }) throws -> Outcome {
         var outcome = Outcome()
-        var start = 0
         let audit = ErasureAudit.events(reason: "retention: last event older than \(period) (before \(cutoff.rfc3339))", key: nil, clock: clock)
-        while start < candidates.count {
-            let batch = candidates[start..<min(start + max(batchSize, 1), candidates.count)].map(\.stream)
+        var batch: [String] = []
+        var going = true
+        func forgetBatch() throws {
             try beforeBatch(batch)
             let forgotten = try forgetting.forget(streams: batch, lastEventBefore: cutoff, audit: audit)
             outcome.sessions += forgotten.count
             outcome.events += forgotten.reduce(0) { $0 + $1.events }
             outcome.skipped += batch.count - forgotten.count
             outcome.batches += 1
-            start += batch.count
-            if !afterBatch(outcome) { break }
+            batch.removeAll(keepingCapacity: true)
+            going = afterBatch(outcome)
         }
+        try forEachCandidate(in: log, olderThan: cutoff) { candidate in
+            guard going else { outcome.stopped = true; return false }
+            batch.append(candidate.stream)
+            if batch.count >= max(batchSize, 1) { try forgetBatch() }
+            return true
+        }
+        if going, !batch.isEmpty { try forgetBatch() }
         return outcome
     }
 }

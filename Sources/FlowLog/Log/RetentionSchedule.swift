@@ -78,8 +78,7 @@ public final class RetentionSchedule {
             }
             return try withExtendedLifetime(lease) {
                 let cutoff = period.cutoff(now: now)
-                let candidates = try Retention.candidates(in: log, olderThan: cutoff)
-                let outcome = try Retention.forget(candidates, olderThan: cutoff, period: period.description, using: forgetting, clock: clock,
+                let outcome = try Retention.forget(in: log, olderThan: cutoff, period: period.description, using: forgetting, clock: clock,
                                                    batchSize: batchSize, beforeBatch: beforeBatch) { _ in !shouldStop() }
                 report("retention \(period) of \(log.location): forgot \(outcome.sessions) sessions (\(outcome.events) events) whose last event was before \(cutoff.rfc3339)"
                        + (outcome.skipped > 0 ? "; \(outcome.skipped) had new events and were kept" : "") + ".")

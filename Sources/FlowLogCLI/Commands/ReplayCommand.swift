@@ -83,17 +83,16 @@ struct ReplayCommand: ParsableCommand {
         }
     }
 
-    /// One walk of the log in position order (`StreamSummaries`): the records are read where they
-    /// lie, not through the stream index.
+    /// One walk of the log (`StreamSummaries`): in position order, reading the records where they
+    /// lie, or stream by stream when the log holds too many streams to keep every state.
     private func summarizeInOneWalk(_ log: any LogStore, output: OutputWriter) throws {
         let progress = Progress(label: "replay", total: try log.lastPosition(), enabled: isatty(STDERR_FILENO) == 1)
-        let summaries = try StreamSummaries.finalStates(of: log, progress: progress)
-        for summary in summaries {
+        var (events, streams) = (0, 0)
+        try StreamSummaries.forEachFinalState(of: log, progress: progress) { summary in
             ReplayRendering.summary(summary.state, stream: summary.stream, version: summary.version, format: format.format, to: output)
+            (events, streams) = (events + summary.version, streams + 1)
         }
-        if !format.isJSON {
-            output.line(ReplayRendering.summaryTotal(events: summaries.reduce(0) { $0 + $1.version }, streams: summaries.count))
-        }
+        if !format.isJSON { output.line(ReplayRendering.summaryTotal(events: events, streams: streams)) }
     }
 
     /// Exits 1 when anything disagrees.

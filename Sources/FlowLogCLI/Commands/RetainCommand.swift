@@ -68,7 +68,7 @@ struct RetainCommand: ParsableCommand {
         let log = try Composition.openLog(logOptions, access: dryRun ? .readOnly : .readWrite)
         let cutoff = period.cutoff(now: SystemClock().now())
         if dryRun {
-            for candidate in try Retention.candidates(in: log, olderThan: cutoff) {
+            try Retention.forEachCandidate(in: log, olderThan: cutoff) { candidate in
                 if format.isJSON {
                     output.json { json in
                         json.object { json in
@@ -80,6 +80,7 @@ struct RetainCommand: ParsableCommand {
                 } else {
                     output.line(TerminalText.escaped(candidate.stream))
                 }
+                return true
             }
             return
         }
@@ -91,15 +92,15 @@ struct RetainCommand: ParsableCommand {
         let trackerLeases = try Composition.leaseTrackers(of: log)
         defer { withExtendedLifetime((lease, trackerLeases)) {} }
         let trackerFolder = trackerDir ?? TrackerOptions.defaultFolder(for: logOptions)
-        let candidates = try Retention.candidates(in: log, olderThan: cutoff)
-        if !candidates.isEmpty, !yes, !confirmed("forget \(candidates.count) sessions whose last event is before \(cutoff.rfc3339) (older than \(period.spelledOut)) in \(log.location)? [y/N] ") {
+        let count = try Retention.candidateCount(in: log, olderThan: cutoff)
+        if count > 0, !yes, !confirmed("forget \(count) sessions whose last event is before \(cutoff.rfc3339) (older than \(period.spelledOut)) in \(log.location)? [y/N] ") {
             Diagnostics.write("Nothing was forgotten.")
             return
         }
         // Ctrl-C or SIGTERM stops it after the batch under way: every batch stays whole.
         Interruption.hold()
-        let progress = Progress(label: "forgetting sessions", total: candidates.count, step: max(batchSize, candidates.count / 200))
-        let outcome = try Retention.forget(candidates, olderThan: cutoff, period: period.description, using: forgetting, clock: SystemClock(),
+        let progress = Progress(label: "forgetting sessions", total: count, step: max(batchSize, count / 200))
+        let outcome = try Retention.forget(in: log, olderThan: cutoff, period: period.description, using: forgetting, clock: SystemClock(),
                                            batchSize: batchSize, beforeBatch: { batch in
             _ = try TrackerFileErasure.forget(streams: Set(batch), in: trackerFolder)
         }) { done in
@@ -107,7 +108,7 @@ struct RetainCommand: ParsableCommand {
             return !Interruption.requested
         }
         progress.finish()
-        let stopped = outcome.sessions + outcome.skipped < candidates.count
+        let stopped = outcome.stopped
         if format.isJSON {
             output.json { json in
                 json.object { json in

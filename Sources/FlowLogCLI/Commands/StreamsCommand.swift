@@ -14,17 +14,34 @@ struct StreamsCommand: ParsableCommand {
     func run() throws {
         try CommandExecution.run { output in
             let log = try Composition.openLog(logOptions, access: .readOnly)
-            // The first and last events come from the stream index, by version: two lookups a stream.
-            let listings = try log.streams().filter { system || !SystemStreams.isReserved($0.stream) }.map { stream, version in
-                guard let first = try log.event(inStream: stream, version: 1), let last = try log.event(inStream: stream, version: version) else {
-                    throw CLIFailure("The stream index of \(log.location) lacks version 1 or \(version) of stream \(stream): the log is damaged. Run `flowlog verify` for the details.", .dataError)
-                }
-                return StreamListing(stream: stream, version: version, firstPosition: first.position, lastPosition: last.position, lastTimestamp: last.timestamp)
-            }
             switch format.format {
-            case .json: for listing in listings { output.json { StreamRendering.json(listing, into: &$0) } }
-            case .text: output.lines(StreamRendering.table(listings))
+            case .json:
+                try forEachListing(in: log) { listing in output.json { StreamRendering.json(listing, into: &$0) } }
+            case .text:
+                // The table's columns are as wide as their widest cell: a first walk of the stream
+                // table finds them, so the rows can be written as the second walk meets them.
+                var table = StreamRendering.table(widths: try StreamRendering.widths(of: log, system: system))
+                var rows = 0
+                try forEachListing(in: log) { listing in
+                    table.add(StreamRendering.row(listing))
+                    rows += 1
+                    if rows % StreamRendering.rowsPerWrite == 0 { output.lines(table.takeLines(withHeader: rows == StreamRendering.rowsPerWrite)) }
+                }
+                output.lines(rows == 0 ? ["(no streams)"] : table.takeLines(withHeader: rows < StreamRendering.rowsPerWrite))
             }
+        }
+    }
+
+    /// Each stream in id order with its first and last events, read through the stream index (two
+    /// lookups a stream): memory holds one stream's listing at a time, however many there are.
+    private func forEachListing(in log: any EventLog, _ body: (StreamListing) throws -> Void) throws {
+        try log.forEachStream(from: nil) { stream, version in
+            guard system || !SystemStreams.isReserved(stream) else { return true }
+            guard let first = try log.event(inStream: stream, version: 1), let last = try log.event(inStream: stream, version: version) else {
+                throw CLIFailure("The stream index of \(log.location) lacks version 1 or \(version) of stream \(stream): the log is damaged. Run `flowlog verify` for the details.", .dataError)
+            }
+            try body(StreamListing(stream: stream, version: version, firstPosition: first.position, lastPosition: last.position, lastTimestamp: last.timestamp))
+            return true
         }
     }
 }

@@ -125,9 +125,9 @@ final class LogCreatedOnFirstAppend: EventLog, StreamBatchReading, DeferredCommi
         appender?.waitForWrites()
         return try opened?.lastPosition() ?? 0
     }
-    func streams() throws -> [(stream: String, version: Int)] {
+    func forEachStream(from start: String?, _ body: (String, Int) throws -> Bool) throws {
         appender?.waitForWrites()
-        return try opened?.streams() ?? []
+        try opened?.forEachStream(from: start, body)
     }
     func event(inStream stream: String, version: Int) throws -> RecordedEvent? {
         appender?.settle(streams: CollectionOfOne(stream))

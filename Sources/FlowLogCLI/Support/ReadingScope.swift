@@ -24,7 +24,14 @@ struct ReadingScope {
         positions = last > 0 ? 1...last : nil
         holds = { try log.version(of: $0) > 0 }
         // As `flowlog streams` counts them: the log's own streams are not among them.
-        streamCount = { try log.streams().count { !SystemStreams.isReserved($0.stream) } }
+        streamCount = {
+            var count = 0
+            try log.forEachStream(from: nil) { stream, _ in
+                if !SystemStreams.isReserved(stream) { count += 1 }
+                return true
+            }
+            return count
+        }
         listing = "flowlog streams" + (options.db.map { " --db \($0)" } ?? "")
     }
 

@@ -28,65 +28,100 @@ public enum ReplayVerifier {
         public var disagreements: [Disagreement] = []
     }
 
-    /// Against the fingerprints the log recorded when each event was appended, in one walk of the
-    /// log in position order (each stream's state kept until the walk ends, as `StreamSummaries`
-    /// does). A stream stops being replayed, compared and counted at its first disagreement; the
-    /// disagreements are reported in the order the log lists its streams.
+    /// Against the fingerprints the log recorded when each event was appended. A stream stops being
+    /// replayed, compared and counted at its first disagreement; the disagreements are reported in
+    /// the order the log lists its streams.
     ///
-    /// `evolve` is today's reducer; a test hands in a broken one to see the log's fingerprints catch it.
+    /// The walk is `StreamSummaries`'s: in position order, each stream's state kept until it ends,
+    /// while the log has at most `StreamSummaries.positionWalkLimit` streams; stream by stream,
+    /// one state at a time, beyond.
+    ///
+    /// `evolve` is today's reducer; a test hands in a broken one to see the log's fingerprints catch
+    /// it, and lowers `positionWalkLimit` to compare the walks.
     public static func verifyFingerprints(of log: any EventLog & FingerprintedLog, progress: Progress? = nil,
+                                          positionWalkLimit: Int = StreamSummaries.positionWalkLimit,
                                           evolve: (inout LogDecider.State, LogDecider.Event) -> Void = LogDecider.evolve) throws -> Report {
-        var report = Report()
-        var scratch = BinaryWriter(capacity: 512)
+        var comparison = Comparison(lastBefore: try log.lastPosition(), progress: progress)
+        if try StreamSummaries.hasMoreStreams(than: positionWalkLimit, in: log) {
+            var current: String?
+            var state = LogDecider.initialState
+            var settled = false
+            try log.forEachEventWithFingerprintByStream { record, recorded in
+                if record.stream != current {
+                    (current, state, settled) = (record.stream, LogDecider.initialState, false)
+                    comparison.report.streams += 1
+                }
+                comparison.compare(record, recorded, state: &state, settled: &settled, evolve: evolve)
+                return true
+            }
+            return comparison.finish()
+        }
         let streams = try log.streams()
-        report.streams = streams.count
-        // The walk leaves forgotten records out; positions are contiguous, so the ones up to the
-        // last position as it stood before the walk that it did not meet are the forgotten ones.
-        let lastBefore = try log.lastPosition()
-        var metBefore = 0
+        comparison.report.streams = streams.count
         var slots = StreamSlots()
         var states: [LogDecider.State] = []
         var settled: [Bool] = []
-        var found: [Disagreement] = []
-        var count = 0
         try log.forEachEventWithFingerprint(from: 1, through: nil) { record, recorded in
             let (slot, isNew) = slots.slot(of: record.stream)
             if isNew {
                 states.append(LogDecider.initialState)
                 settled.append(false)
             }
+            comparison.compare(record, recorded, state: &states[slot], settled: &settled[slot], evolve: evolve)
+            return true
+        }
+        var rank: [String: Int] = [:]
+        let disagreeing = Set(comparison.report.disagreements.map(\.stream))
+        for (index, stream) in streams.enumerated() where disagreeing.contains(stream.stream) { rank[stream.stream] = index }
+        comparison.report.disagreements.sort { left, right in
+            let (a, b) = (rank[left.stream] ?? Int.max, rank[right.stream] ?? Int.max)
+            return a != b ? a < b : left.stream.utf8.lexicographicallyPrecedes(right.stream.utf8)
+        }
+        return comparison.finish()
+    }
+
+    /// The replay of one event against its recorded fingerprint, for either walk.
+    private struct Comparison: ~Copyable {
+        var report = Report()
+        var scratch = BinaryWriter(capacity: 512)
+        /// The walk leaves forgotten records out; positions are contiguous, so the ones up to the
+        /// last position as it stood before the walk that it did not meet are the forgotten ones.
+        let lastBefore: Int
+        var metBefore = 0
+        var count = 0
+        let progress: Progress?
+
+        init(lastBefore: Int, progress: Progress?) { (self.lastBefore, self.progress) = (lastBefore, progress) }
+
+        mutating func compare(_ record: RecordedEvent, _ recorded: UInt64?, state: inout LogDecider.State, settled: inout Bool,
+                              evolve: (inout LogDecider.State, LogDecider.Event) -> Void) {
             count += 1
             if record.position <= lastBefore { metBefore += 1 }
-            if count & 0xFFF == 0 { progress?.advance(to: record.position) }
-            guard !settled[slot] else { return true }
+            if count & 0xFFF == 0 { progress?.advance(to: count) }
+            guard !settled else { return }
             report.events += 1
-            evolve(&states[slot], record.event)
-            guard let recorded else { return true }
+            evolve(&state, record.event)
+            guard let recorded else { return }
             report.comparisons += 1
-            guard StateCodec.fingerprint(states[slot], scratch: &scratch) != recorded else { return true }
-            settled[slot] = true
+            guard StateCodec.fingerprint(state, scratch: &scratch) != recorded else { return }
+            settled = true
             // Told apart from a change of meaning: a defect of earlier FlowLogs that `upgrade` repairs.
-            let earlierDefect = EarlierRowDefect.misrecordedFingerprint(of: StreamState(states[slot]), scratch: &scratch) == recorded
-            found.append(Disagreement(
+            let earlierDefect = EarlierRowDefect.misrecordedFingerprint(of: StreamState(state), scratch: &scratch) == recorded
+            report.disagreements.append(Disagreement(
                 stream: record.stream, position: record.position, version: record.version, eventType: record.event.typeName,
-                replayed: states[slot], recorded: nil,
+                replayed: state, recorded: nil,
                 reason: earlierDefect
                     ? "the state recorded when it was appended has its last order in USD, not in its cart's currency: an earlier FlowLog read orders back so, and `flowlog upgrade` repairs what it recorded (the events are right)"
                     : "the state after this event differs from the one recorded when it was appended"))
             // Nothing more of this stream is replayed: its state is reported, not kept.
-            states[slot] = LogDecider.initialState
-            return true
+            state = LogDecider.initialState
         }
-        progress?.finish()
-        report.forgotten = lastBefore - metBefore
-        var rank: [String: Int] = [:]
-        let disagreeing = Set(found.map(\.stream))
-        for (index, stream) in streams.enumerated() where disagreeing.contains(stream.stream) { rank[stream.stream] = index }
-        report.disagreements = found.sorted { left, right in
-            let (a, b) = (rank[left.stream] ?? Int.max, rank[right.stream] ?? Int.max)
-            return a != b ? a < b : left.stream.utf8.lexicographicallyPrecedes(right.stream.utf8)
+
+        mutating func finish() -> Report {
+            progress?.finish()
+            report.forgotten = lastBefore - metBefore
+            return report
         }
-        return report
     }
 
     /// Against an expected-state file: lines of `flowlog state --format json` output (one per stream for

@@ -1,13 +1,15 @@
 import FlowLog
 import FlowDomain
 
-/// Every stream's final state from one walk of the log in position order (`replay --summary`).
+/// Every stream's final state (`replay --summary`), in stream id order (byte order, as the log
+/// lists streams), by one of two walks chosen by the number of streams.
 ///
-/// Walking the log reads its records where they lie, one after another; walking it stream by
-/// stream read them through the stream index in scattered order, one random read per event (6×
-/// slower on a log of 2,000 interleaved sessions). The price is that every stream's state is kept
-/// until the walk ends: memory grows with the number of streams (a cart, a navigation and the
-/// orders of each), never with the number of events.
+/// A walk in position order reads the records where they lie, one after another; a walk stream by
+/// stream reads them through the stream index in scattered order, one random read per event (6×
+/// slower on a log of 2,000 interleaved sessions). But the walk in position order keeps every
+/// stream's state until it ends, so its memory grows with the number of streams: 400 MB for a
+/// million sessions. Up to `positionWalkLimit` streams the log is walked in position order; beyond,
+/// stream by stream, holding one state at a time, however many sessions there are.
 public enum StreamSummaries {
     public struct Summary: Sendable {
         public let stream: String
@@ -15,7 +17,48 @@ public enum StreamSummaries {
         public let version: Int
     }
 
-    /// The final states, in stream id order (byte order, as the log lists streams).
+    /// The most streams whose states the walk in position order holds at once. A log of long
+    /// interleaved sessions has few (10,000 at 10M events in the bench); a log of app sessions has
+    /// millions, each of a few events, and their scattered reads cost little.
+    public static let positionWalkLimit = 16_384
+
+    /// Whether `log` has more than `limit` streams: a walk of the stream table that stops there.
+    public static func hasMoreStreams(than limit: Int, in log: any EventLog) throws -> Bool {
+        var count = 0
+        try log.forEachStream(from: nil) { _, _ in
+            count += 1
+            return count <= limit
+        }
+        return count > limit
+    }
+
+    /// Calls `body` with each stream's final state in stream id order (`limit`: the walk's choice,
+    /// which tests lower to compare the walks).
+    public static func forEachFinalState(of log: any EventLog, progress: Progress? = nil, positionWalkLimit limit: Int = positionWalkLimit,
+                                         _ body: (Summary) throws -> Void) throws {
+        guard try hasMoreStreams(than: limit, in: log) else {
+            for summary in try finalStates(of: log, progress: progress) { try body(summary) }
+            return
+        }
+        var events = 0
+        try log.forEachStream(from: nil) { stream, _ in
+            var state = LogDecider.initialState
+            var version = 0
+            try log.forEachEvent(inStream: stream, throughPosition: nil) { record in
+                LogDecider.evolve(&state, record.event)
+                version = record.version
+                return true
+            }
+            events += version
+            progress?.advance(to: events)
+            // A stream forgotten after its page of the stream table was read has no events left.
+            if version > 0 { try body(Summary(stream: stream, state: state, version: version)) }
+            return true
+        }
+        progress?.finish()
+    }
+
+    /// The final states from one walk in position order, held at once (any replay source).
     public static func finalStates(of source: any ReplaySource, progress: Progress? = nil) throws -> [Summary] {
         var slots = StreamSlots()
         var states: [LogDecider.State] = []

@@ -15,8 +15,9 @@ struct StreamSummary: Sendable {
 /// memory (`SessionLog`). Calls block; the routes make them on reader threads.
 protocol InspectedLog: AnyObject, Sendable {
     func lastPosition() throws -> Int
-    /// Every stream's name and version, in byte order of the names.
-    func streamList() throws -> [(stream: String, version: Int)]
+    /// Each stream's name and version in byte order of the names, from the first at or after
+    /// `start`, until `body` returns `false` (`EventLog.forEachStream`).
+    func forEachStream(from start: String?, _ body: (String, Int) throws -> Bool) throws
     func version(of stream: String) throws -> Int
     func event(inStream stream: String, version: Int) throws -> RecordedEvent?
     /// The stream's state and version right after global position `position` (or now).
@@ -45,10 +46,6 @@ extension InspectedLog {
 final class StoreView: InspectedLog, @unchecked Sendable {
     private let handle: LogHandle
     private var log: any LogStore { handle.log }
-    /// The stream list, kept while the log's last position stays where it was and no stream was
-    /// forgotten (a forget removes a stream without moving the last position).
-    private let cache = StreamListCache()
-
     init(_ handle: LogHandle) { self.handle = handle }
 
     func lastPosition() throws -> Int { try log.lastPosition() }
@@ -58,48 +55,6 @@ final class StoreView: InspectedLog, @unchecked Sendable {
         try log.state(ofStream: stream, throughPosition: position)
     }
 
-    func streamList() throws -> [(stream: String, version: Int)] {
-        let generation = cache.generation
-        let last = try log.lastPosition()
-        if let cached = cache.list(at: last) { return cached }
-        let list = try log.streams()
-        cache.keep(list, at: last, generation: generation)
-        return list
-    }
-
-    /// Drops the kept stream list: called once a forget has committed.
-    func streamsForgotten() { cache.invalidate() }
-}
-
-/// The last stream list read, and the last position it was read at. `generation` counts forgets:
-/// a list read while one committed is not kept, since it may hold the stream at the same position.
-final class StreamListCache: @unchecked Sendable {
-    private let lock = NSLockLike()
-    private var position = -1
-    private var streams: [(stream: String, version: Int)] = []
-    private var forgets = 0
-
-    /// Read before the log is, and handed back to `keep`.
-    var generation: Int { lock.withLock { forgets } }
-
-    func list(at position: Int) -> [(stream: String, version: Int)]? {
-        lock.withLock { self.position == position ? streams : nil }
-    }
-
-    func keep(_ list: [(stream: String, version: Int)], at position: Int, generation: Int) {
-        lock.withLock {
-            guard generation == forgets else { return }
-            self.position = position
-            streams = list
-        }
-    }
-
-    func invalidate() {
-        lock.withLock {
-            forgets += 1
-            position = -1
-            streams = []
-        }
-    }
+    func forEachStream(from start: String?, _ body: (String, Int) throws -> Bool) throws { try log.forEachStream(from: start, body) }
 }
 #endif

@@ -7,12 +7,10 @@ import Hummingbird
 /// should be able to do by holding the token it already has.
 ///
 /// The forget runs on the log's one writer (`CommandWriter.forget`), so it never splits a group
-/// commit and the processor forgets its cached state of the stream; then the server's stream list
-/// is dropped, since a forget removes a stream without moving the log's last position. Afterwards
+/// commit and the processor forgets its cached state of the stream. Afterwards
 /// every route answers for the stream as for one that never existed.
 struct ForgetRoutes {
     let writer: CommandWriter
-    let view: StoreView
     /// Where blocking file work runs, off the event loop.
     let readers: WorkerPool
     /// The operator's pseudonym key: the audit event keeps the stream's pseudonym under it, by
@@ -38,7 +36,6 @@ struct ForgetRoutes {
             } catch {
                 throw Self.answer(to: error, stream: stream)
             }
-            view.streamsForgotten()
             return JSONBody.response { json in FlowJSON.writeForgotten(forgotten, into: &json) }
         }
     }

@@ -80,35 +80,25 @@ struct StreamRoutes {
         return version
     }
 
+    /// One page of `GET /streams`: a walk of the log's stream table from `after` or `prefix`
+    /// (whichever comes later in byte order), never the whole list.
     func streamPage(_ log: any InspectedLog, prefix: String?, search: String?, after: String?, limit: Int) throws -> Response {
-        let all = try log.streamList()
-        // Names sort in byte order: the page starts past `after` and at or past `prefix`.
-        func firstIndex(_ isBefore: (String) -> Bool) -> Int {
-            var low = 0
-            var high = all.count
-            while low < high {
-                let middle = (low + high) / 2
-                if isBefore(all[middle].stream) { low = middle + 1 } else { high = middle }
-            }
-            return low
-        }
-        var lower = 0
-        if let after { lower = max(lower, firstIndex { !after.utf8.lexicographicallyPrecedes($0.utf8) }) }
-        if let prefix { lower = max(lower, firstIndex { $0.utf8.lexicographicallyPrecedes(prefix.utf8) }) }
+        let start = [after, prefix].compactMap { $0 }.max { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         let needle = search.map { Array($0.lowercased().utf8) }
         var page: [StreamSummary] = []
-        var index = lower
         var examined = 0
+        var lastExamined: String?
         var next: String?
-        while index < all.count {
-            let (name, version) = all[index]
-            if let prefix, !name.hasPrefix(prefix) { break }
-            if page.count == limit { next = page.last?.stream; break }
-            if examined >= Self.scanBudget, index > lower { next = all[index - 1].stream; break }
+        try log.forEachStream(from: start) { name, version in
+            if let after, name.utf8.elementsEqual(after.utf8) { return true }
+            if let prefix, !name.hasPrefix(prefix) { return false }
+            if page.count == limit { next = page.last?.stream; return false }
+            if examined >= Self.scanBudget, let lastExamined { next = lastExamined; return false }
             examined += 1
-            index += 1
-            if let needle, !Self.contains(name, needle) { continue }
+            lastExamined = name
+            if let needle, !Self.contains(name, needle) { return true }
             page.append(try log.summary(of: name, version: version))
+            return true
         }
         return JSONBody.response { json in
             json.beginObject()

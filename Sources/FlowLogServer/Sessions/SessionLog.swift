@@ -62,7 +62,17 @@ final class SessionLog: InspectedLog, @unchecked Sendable {
     }
 
     func lastPosition() throws -> Int { records.last?.position ?? 0 }
-    func streamList() throws -> [(stream: String, version: Int)] { names }
+    func forEachStream(from start: String?, _ body: (String, Int) throws -> Bool) throws {
+        // The names sort in byte order: a binary search finds the first at or after `start`.
+        var (low, high) = (0, names.count)
+        if let start {
+            while low < high {
+                let middle = (low + high) / 2
+                if names[middle].stream.utf8.lexicographicallyPrecedes(start.utf8) { low = middle + 1 } else { high = middle }
+            }
+        }
+        for (stream, version) in names[low...] { guard try body(stream, version) else { return } }
+    }
     func version(of stream: String) throws -> Int { indices[stream]?.count ?? 0 }
 
     func event(inStream stream: String, version: Int) throws -> RecordedEvent? {
