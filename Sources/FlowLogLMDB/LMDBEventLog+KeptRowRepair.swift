@@ -25,7 +25,7 @@ extension LMDBEventLog: KeptRowRepairing {
         var report = KeptRowRepair()
         let pending = try PendingIndex.load(self, txn)
         var scratch = BinaryWriter(capacity: 512)
-        for stream in try streamsWithKeptRows(txn) {
+        try forEachStreamWithKeptRows(txn) { stream in
             var state = StreamState.initial
             // The version of the event that kept each row, and the fingerprints to set.
             var rowVersions: [Int] = []
@@ -61,19 +61,26 @@ extension LMDBEventLog: KeptRowRepairing {
         return report
     }
 
-    /// Every stream that has a row in the row index, in key order.
-    private func streamsWithKeptRows(_ txn: Transaction) throws -> [String] {
-        var streams: [String] = []
-        try txn.withCursor(rowsDB) { cursor in
-            var entry = try cursor.first()
-            while let (key, _) = entry, key.count > 9 {
-                let stream = String(decoding: key[..<(key.count - 9)], as: UTF8.self)
-                streams.append(stream)
-                // Past every key of this stream: its prefix, then the highest number.
-                entry = try cursor.seek(atOrAfter: Keys.streamPrefix(stream) + [UInt8](repeating: 0xFF, count: 9))
+    /// Every stream that has a row in the row index, in key order, named a chunk at a time: `body`
+    /// rewrites rows of the index the chunk was read from, and a log of many sessions has a
+    /// stream with rows for each order placed, too many to list at once.
+    private func forEachStreamWithKeptRows(_ txn: Transaction, _ body: (String) throws -> Void) throws {
+        var after: [UInt8]?
+        while true {
+            var chunk: [String] = []
+            try txn.withCursor(rowsDB) { cursor in
+                var entry = try after.map { try cursor.seek(atOrAfter: $0) } ?? cursor.first()
+                while let (key, _) = entry, key.count > 9, chunk.count < Self.streamsPerPage {
+                    let stream = String(decoding: key[..<(key.count - 9)], as: UTF8.self)
+                    chunk.append(stream)
+                    // Past every key of this stream: its prefix, then the highest number.
+                    entry = try cursor.seek(atOrAfter: Keys.streamPrefix(stream) + [UInt8](repeating: 0xFF, count: 9))
+                }
             }
+            for stream in chunk { try body(stream) }
+            guard chunk.count == Self.streamsPerPage, let last = chunk.last else { return }
+            after = Keys.streamPrefix(last) + [UInt8](repeating: 0xFF, count: 9)
         }
-        return streams
     }
 
     private func storedFingerprint(at position: Int, _ database: Database, _ txn: Transaction) throws -> UInt64? {

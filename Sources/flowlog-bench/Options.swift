@@ -17,6 +17,8 @@ struct Options {
     var peerScript = Options.repositoryFile("scripts/bench_eventsourcing.py")
     /// With `--scale`, the sizes of the many-stream logs the scale cases build (events; one stream per 1,000).
     var scaleSizes: [Int] = []
+    /// With `--sessions`, the numbers of sessions (streams of 1 to 40 events) of the many-sessions logs.
+    var sessionSizes: [Int] = []
     /// Where `--scale` writes its plot (default: WORK/scale.svg); the README shows docs/bench-scale.svg.
     var plot: String?
     /// With `--write-commands PATH`, only write `commands` commands of the workload (visits from
@@ -39,11 +41,13 @@ struct Options {
     static let usage = """
         usage: flowlog-bench [--events N] [--commands N] [--runs N] [--work DIR] [--flowlog PATH] [--python PATH]
                              [--cases a,b,…] [--pg-commands N] [--peer-python PATH]
-                             [--scale N,N,… [--plot FILE]] [--write-commands FILE --streams S --first-visit V]
+                             [--scale N,N,… [--plot FILE]] [--sessions N,N,…] [--write-commands FILE --streams S --first-visit V]
           cases: send, import, replay, export, state, longstream, group, postgres (the default); for profiling:
                  sendparts, replayonly, decodeonly; none (with --scale: only the scale table); sync (the whole
                  flowlog: `scripts/bench sync`): push (push of --commands' events over 1,000 sessions against
                  import), dispatch (10,000 commands, each durable, against single-put commits)
+          --sessions: logs of that many sessions (1 to 40 events each, most short) and every command that walks
+                 them, with time and peak anonymous memory; alone with `--cases none`
           Build it and flowlog in release first (`scripts/bench` does).
         """
 
@@ -71,6 +75,7 @@ struct Options {
                                   "sendparts", "replayonly", "decodeonly", "none", "push", "dispatch"]
                 if let unknown = cases.subtracting(known).sorted().first { throw BenchError("--cases has no case '\(unknown)'") }
             case "--scale": scaleSizes = try value.split(separator: ",").map(number)
+            case "--sessions": sessionSizes = try value.split(separator: ",").map(number)
             case "--plot": plot = value
             case "--write-commands": writeCommands = value
             case "--streams": streams = try number(Substring(value))

@@ -62,6 +62,15 @@ try FileManager.default.createDirectory(atPath: options.work, withIntermediateDi
 let work = options.work
 var report = Report()
 
+if !options.sessionSizes.isEmpty {
+    let rows = try runSessions(options) { rows in
+        try Data((renderSessions(rows) + "\n").utf8).write(to: URL(fileURLWithPath: options.work + "/sessions.md"))
+    }
+    print(renderSessions(rows))
+    // The many-sessions table alone needs no other log.
+    if options.cases == ["none"], options.scaleSizes.isEmpty { exit(0) }
+}
+
 // MARK: Data: a log of `events` events made by the pipeline, and its NDJSON export.
 
 let sourcePath = work + "/source.lmdb"
