@@ -5,7 +5,9 @@ import PostgresNIO
 
 /// `flowlog verify` on PostgreSQL: the hash chain and contiguity of the records, every queryable
 /// column against the record it was written from (so a row changed with `UPDATE` is named by its
-/// position, whichever column was changed), stream versions against `streams`. A forgotten
+/// position, whichever column was changed), then stream versions against `streams` from the
+/// columns so checked (`checkStreamVersions`). Each is a walk of keyset pages, so memory holds a
+/// page, however many streams and events the log has. A forgotten
 /// event's record is checked like any other and counted in `forgotten`; its row must hold no
 /// stream, ids, data or fingerprint any more (`forget` left them NULL).
 extension PostgresEventLog: IntegrityChecking {
@@ -13,7 +15,6 @@ extension PostgresEventLog: IntegrityChecking {
         var report = IntegrityReport()
         func note(_ position: Int, _ stream: String?, _ detail: String) { report.note(position, stream, detail) }
         let end = try lastPosition()
-        var versions: [String: Int] = [:]
         var previousHash = RecordCodec.genesisHash
         var expected = 1
         var from = 1
@@ -48,20 +49,11 @@ extension PostgresEventLog: IntegrityChecking {
                     } else {
                         note(position, error.stream ?? stream, error.problem)
                     }
-                    if let stream { versions[stream] = (versions[stream] ?? 0) + 1 }
                     previousHash = record.withUnsafeReadableBytes { RecordCodec.storedHash(of: $0) } ?? previousHash
                     progress?.advance(to: position)
                     continue
                 }
-                if event.isForgotten {
-                    report.forgotten += 1
-                } else {
-                    let last = versions[event.stream] ?? 0
-                    if event.version != last + 1 {
-                        note(position, event.stream, "it is version \(event.version) of its stream, which was at version \(last)")
-                    }
-                    versions[event.stream] = max(last, event.version)
-                }
+                if event.isForgotten { report.forgotten += 1 }
                 var changed: [String] = []
                 if stream != (event.isForgotten ? nil : event.stream) { changed.append("stream") }
                 if Int(version) != event.version { changed.append("version") }
@@ -89,19 +81,7 @@ extension PostgresEventLog: IntegrityChecking {
         if expected <= end {
             note(expected, nil, "missing (positions \(expected)…\(end) are not in the log)")
         }
-        let stored: [(String, Int64)] = try withSession { session in
-            try session.query("SELECT stream, version FROM \(unescaped: table("streams")) ORDER BY stream").rows.map { try $0.decode((String, Int64).self) }
-        }
-        for (stream, head) in stored {
-            if versions[stream] != Int(head) {
-                note(0, stream, "the stream's stored version is \(head), but its events go up to version \(versions[stream] ?? 0)")
-            }
-            versions[stream] = nil
-            report.streams += 1
-        }
-        for (stream, version) in versions.sorted(by: { $0.key < $1.key }) {
-            note(0, stream, "the stream has events up to version \(version) but no stored version")
-        }
+        try checkStreamVersions(&report)
         progress?.finish()
         return report
     }

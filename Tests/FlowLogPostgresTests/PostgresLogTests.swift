@@ -92,6 +92,34 @@ struct PostgresLogTests {
         #expect(throws: FlowLogError.self) { try log.events() }
     }
 
+    /// Stream versions are checked against `streams` by two walks in stream order, merged: a stored
+    /// version that is wrong, a stream with events and no row, a row with no events, a gap.
+    @Test func streamVersionsAreCheckedAgainstTheStreamsTable() throws {
+        let url = server.url()
+        let log = try filledLog(url)
+        let name = schema(of: url)
+        let stored = try log.streams()
+        #expect(stored.map(\.stream) == ["s0", "s1", "s2"])
+        try server.psql("UPDATE \(name).streams SET version = version + 4 WHERE stream = 's1'")
+        try server.psql("DELETE FROM \(name).streams WHERE stream = 's2'")
+        try server.psql("INSERT INTO \(name).streams VALUES ('s10', 3), ('zz', 1)")
+        var report = try log.checkIntegrity()
+        let details = report.problems.map { "\($0.stream ?? "-"): \($0.detail)" }
+        #expect(details.contains("s1: the stream's stored version is \(stored[1].version + 4), but its events go up to version \(stored[1].version)"), "\(details)")
+        #expect(details.contains("s2: the stream has events up to version \(stored[2].version) but no stored version"), "\(details)")
+        #expect(details.contains("s10: the stream's stored version is 3, but its events go up to version 0"), "\(details)")
+        #expect(details.contains("zz: the stream's stored version is 1, but its events go up to version 0"), "\(details)")
+        #expect(report.problems.count == 4 && report.streams == 4, "\(details)")
+        try server.psql("UPDATE \(name).streams SET version = version - 4 WHERE stream = 's1'")
+        try server.psql("INSERT INTO \(name).streams VALUES ('s2', \(stored[2].version))")
+        try server.psql("DELETE FROM \(name).streams WHERE stream IN ('s10', 'zz')")
+        #expect(try log.checkIntegrity().isIntact)
+        // A version taken out of the middle of s0 (its row and record kept apart): a gap in the versions.
+        try server.psql("UPDATE \(name).events SET version = version + 100 WHERE stream = 's0' AND version = 2")
+        report = try log.checkIntegrity()
+        #expect(report.problems.contains { $0.stream == "s0" && $0.detail.hasPrefix("it is version 3 of its stream, which was at version 1") }, "\(report.problems)")
+    }
+
     @Test func aNewerSchemaIsRefusedAndLeftAsItIs() throws {
         let url = server.url()
         _ = try filledLog(url)
