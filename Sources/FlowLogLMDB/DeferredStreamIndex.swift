@@ -11,38 +11,52 @@ import LMDB
 ///
 /// Only an import's versions are held: consecutive, from the version the stream had (the import
 /// refuses any other), so a stream keeps its first waiting version and its positions, 8 bytes an
-/// event. Nothing reads the index of a stream the import touched before the import ends: the
-/// preparation folds such a stream itself.
+/// event, besides its name and arrays (about 150 bytes): streams held are bounded too, so that an
+/// import of millions of short sessions holds no more of them than of a few long ones. Nothing
+/// reads the index of a stream the import touched before the import ends: the preparation folds
+/// such a stream itself.
 final class DeferredStreamIndex {
     /// Entries held before they are written: 64 for each page of the import's step (786,432 for the
     /// default step, 6 MB), so tiny steps (tests') flush often.
     let capacity: Int
+    /// Streams held before they are written: 2 for each page of the step (24,576, about 4 MB).
+    let streamCapacity: Int
 
-    init(capacity: Int) { self.capacity = capacity }
+    init(capacity: Int, streamCapacity: Int) { (self.capacity, self.streamCapacity) = (capacity, streamCapacity) }
     /// How many bytes of puts are written between two chances to commit.
     private static let bytesPerWrite = 1 << 20
 
-    /// By stream slot: the stream's key prefix (its name and 0x00), its first waiting version, and
-    /// the positions of that version and those after it.
+    /// Each held stream's slot until the next write, the slot of each of the batch's stream ordinals
+    /// (the preparation's slots, which it may give to another stream between batches), and by slot:
+    /// the stream's key prefix (its name and 0x00), its first waiting version, and the positions of
+    /// that version and those after it.
+    private var slots: [String: Int] = [:]
+    private var slotOfOrdinal: [Int] = []
     private var prefixes: [[UInt8]] = []
     private var firstVersions: [Int] = []
     private var positions: [[UInt64]] = []
     private(set) var count = 0
 
-    var isFull: Bool { count >= capacity }
+    var isFull: Bool { count >= capacity || prefixes.count >= streamCapacity }
 
-    /// Names the stream in `slot` (before its first entry).
-    func name(_ stream: String, slot: Int) {
-        while slot >= prefixes.count {
-            prefixes.append([])
-            firstVersions.append(0)
-            positions.append([])
+    /// Names the stream of `ordinal` for the entries added after this (a batch names each of its
+    /// streams before its first entry): one lookup a stream and batch, not one an event.
+    func name(_ stream: String, ordinal: Int) {
+        if ordinal >= slotOfOrdinal.count { slotOfOrdinal += repeatElement(-1, count: ordinal + 1 - slotOfOrdinal.count) }
+        if let held = slots[stream] {
+            slotOfOrdinal[ordinal] = held
+            return
         }
-        prefixes[slot] = Array(stream.utf8) + [0]
+        slotOfOrdinal[ordinal] = prefixes.count
+        slots[stream] = prefixes.count
+        prefixes.append(Array(stream.utf8) + [0])
+        firstVersions.append(0)
+        positions.append([])
     }
 
-    /// Holds the entry of `version` of the stream in `slot`, the version after the last one held.
-    func add(slot: Int, version: Int, position: Int) {
+    /// Holds the entry of `version` of the stream named for `ordinal`, the version after the last one held.
+    func add(ordinal: Int, version: Int, position: Int) {
+        let slot = slotOfOrdinal[ordinal]
         if positions[slot].isEmpty { firstVersions[slot] = version }
         assert(version == firstVersions[slot] + positions[slot].count, "an import's versions of a stream come one after another")
         positions[slot].append(UInt64(position))
@@ -53,7 +67,7 @@ final class DeferredStreamIndex {
     /// as it goes so that a step may end between two streams.
     func write(into database: Database, steps: ImportSteps) throws {
         guard count > 0 else { return }
-        let order = prefixes.indices.filter { !positions[$0].isEmpty }.sorted { prefixes[$0].lexicographicallyPrecedes(prefixes[$1]) }
+        let order = prefixes.indices.sorted { prefixes[$0].lexicographicallyPrecedes(prefixes[$1]) }
         var puts = SortedPuts()
         var streams = 0
         func flush() throws {
@@ -69,11 +83,12 @@ final class DeferredStreamIndex {
                 key.withUnsafeMutableBytes { $0.storeBytes(of: UInt64(firstVersions[slot] + offset).bigEndian, toByteOffset: tail, as: UInt64.self) }
                 withUnsafeBytes(of: position.bigEndian) { value in key.withUnsafeBytes { puts.add(key: $0, value: value, tag: 0) } }
             }
-            positions[slot] = []
             streams += 1
             if puts.byteCount >= Self.bytesPerWrite { try flush() }
         }
         try flush()
+        (slots, prefixes, firstVersions, positions) = ([:], [], [], [])
+        slotOfOrdinal.removeAll(keepingCapacity: true)
         count = 0
     }
 }

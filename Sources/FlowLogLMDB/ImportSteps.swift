@@ -25,7 +25,7 @@ final class ImportSteps {
 
     init(_ steps: TransactionSteps, pagesPerStep: Int?) {
         (self.steps, self.pagesPerStep) = (steps, pagesPerStep ?? .max)
-        deferredIndex = pagesPerStep.map { DeferredStreamIndex(capacity: $0 * 64) }
+        deferredIndex = pagesPerStep.map { DeferredStreamIndex(capacity: $0 * 64, streamCapacity: $0 * 2) }
     }
 
     /// The transaction to write in now; it changes at each step.

@@ -17,13 +17,7 @@ extension LMDBEventLog: EventImporting, ImportTarget {
     /// each stream's versions must continue where the log has them, and no event id may be in the
     /// log already; the first that breaks a rule ends the import naming its line.
     public func importEvents(_ produce: (any EventSink) throws -> Void) throws -> Int {
-        try withImportSession(expectedBytes: 0) { session in
-            let txn = (session as! LMDBImportSession).txn
-            let sink = PreparingSink(session: session) { stream in try self.storedStream(stream, txn) }
-            try produce(sink)
-            try sink.finish()
-            return sink.count
-        }
+        try withImportSession(expectedBytes: 0) { session in try (session as! LMDBImportSession).importEvents(produce) }
     }
 
     /// The one write transaction of an import.
@@ -55,7 +49,14 @@ extension LMDBEventLog: EventImporting, ImportTarget {
                 // tiny steps (tests') then take tiny batches.
                 if let pagesPerStep { start.batchSize = min(16_384, max(16, pagesPerStep)) }
                 let importSteps = ImportSteps(steps, pagesPerStep: pagesPerStep)
-                return try body(LMDBImportSession(log: self, steps: importSteps, start: start))
+                // In steps, streams beyond those the preparation holds are set aside on disk, and
+                // tiny steps hold few.
+                var spill: SpilledStreams?
+                if let pagesPerStep {
+                    start.streamsHeld = min(ImportPreparation.streamsHeld, max(16, pagesPerStep))
+                    spill = try SpilledStreams(folder: path + "/" + SpilledStreams.folderName)
+                }
+                return try body(LMDBImportSession(log: self, steps: importSteps, start: start, spilled: spill))
             }
         } catch let error as LMDBError {
             throw FlowLogError.writing(error, path: path)
@@ -79,6 +80,10 @@ package struct LMDBImportSession: ImportSession {
     let log: LMDBEventLog
     let steps: ImportSteps
     package let start: ImportStart
+    /// In steps: the streams the preparation set aside, and at the end every stream it touched.
+    let spilled: SpilledStreams?
+
+    package var streamSpill: (any ImportStreamSpill)? { spilled }
 
     /// The transaction the import writes in now (see `ImportSteps`).
     var txn: Transaction { steps.current }
@@ -112,15 +117,38 @@ package struct LMDBImportSession: ImportSession {
         }
         try steps.wrote(pages: pages + content.puts.scatteredEventIds)
         if let deferred {
-            for (slot, stream) in content.newStreams { deferred.name(stream, slot: slot) }
-            for entry in content.indexEntries { deferred.add(slot: entry.slot, version: entry.version, position: entry.position) }
-            // The last batch carries the heads.
-            if deferred.isFull || !heads.isEmpty { try deferred.write(into: log.streamIndexDB, steps: steps) }
+            var named = content.namedStreams.makeIterator()
+            var next = named.next()
+            for (index, entry) in content.indexEntries.enumerated() {
+                while let name = next, name.before == index {
+                    deferred.name(name.stream, ordinal: name.ordinal)
+                    next = named.next()
+                }
+                deferred.add(ordinal: entry.ordinal, version: entry.version, position: entry.position)
+            }
+            if deferred.isFull || content.isLast { try deferred.write(into: log.streamIndexDB, steps: steps) }
+        }
+        if content.isLast, let spilled {
+            // Every stream the import touched, in key order.
+            try spilled.forEach { stream, version, position, state in
+                try log.writeHead(state, stream: stream, version: version, position: position, txn)
+                try txn.put(log.streamsDB, key: Array(stream.utf8), value: Keys.littleEndian(UInt64(version)))
+                try steps.wrote(pages: 1)
+            }
         }
     }
 }
 
 extension LMDBImportSession {
+    /// Prepares and writes what `produce` hands its sink, on this thread, which holds the import's
+    /// transaction: the streams it continues are read in that transaction (in steps, the current one).
+    func importEvents(_ produce: (any EventSink) throws -> Void) throws -> Int {
+        let sink = PreparingSink(session: self) { stream in try log.storedStream(stream, txn) }
+        try produce(sink)
+        try sink.finish()
+        return sink.count
+    }
+
     /// Each stream's head, as the pipeline would have kept it.
     package func writeFinalStates(_ states: [StreamHead]) throws {
         for head in states {
@@ -140,14 +168,19 @@ final class LMDBImportBuilder: ImportBatchBuilder {
         var snapshots: [(key: [UInt8], value: [UInt8])] = []
         /// How many streams the batch's events belong to (`ImportSteps` counts a page for each).
         var streams = 0
-        /// With a deferred stream index, the entries the puts leave out, and the streams first met.
-        var indexEntries: [(slot: Int, version: Int, position: Int)] = []
-        var newStreams: [(slot: Int, stream: String)] = []
+        /// With a deferred stream index, the entries the puts leave out, and the stream of each
+        /// ordinal, named before the entry at `before`.
+        var indexEntries: [(ordinal: Int, version: Int, position: Int)] = []
+        var namedStreams: [(before: Int, ordinal: Int, stream: String)] = []
+        /// Whether this is the import's last batch (`takeLast`).
+        var isLast = false
     }
 
     private var content = Content()
-    /// The batch that last added an event of each stream slot, for `Content.streams`.
+    /// The batch that last added an event of each stream slot (for `Content.streams`), and the
+    /// stream it was then (for a deferred index).
     private var batchOfSlot: [Int] = []
+    private var nameOfSlot: [String] = []
     private var batch = 1
     /// Whether the session writes the stream index itself (`DeferredStreamIndex`).
     private let defersIndex: Bool
@@ -159,9 +192,15 @@ final class LMDBImportBuilder: ImportBatchBuilder {
     func add(_ event: RecordedEvent, record: UnsafeRawBufferPointer, fingerprint: UInt64, line: Int, streamOrdinal: Int) {
         if streamOrdinal >= batchOfSlot.count {
             batchOfSlot += repeatElement(0, count: streamOrdinal + 1 - batchOfSlot.count)
-            if defersIndex { content.newStreams.append((streamOrdinal, event.stream)) }
+            nameOfSlot += repeatElement("", count: streamOrdinal + 1 - nameOfSlot.count)
         }
         if defersIndex {
+            // A batch names each ordinal it uses, again when the preparation gave it to another
+            // stream (after setting streams aside).
+            if batchOfSlot[streamOrdinal] != batch || nameOfSlot[streamOrdinal] != event.stream {
+                nameOfSlot[streamOrdinal] = event.stream
+                content.namedStreams.append((content.indexEntries.count, streamOrdinal, event.stream))
+            }
             content.puts.addUnindexed(position: event.position, record: record, eventId: event.eventId, fingerprint: fingerprint, tag: line)
             content.indexEntries.append((streamOrdinal, event.version, event.position))
         } else {
@@ -193,5 +232,11 @@ final class LMDBImportBuilder: ImportBatchBuilder {
         batch += 1
         taken.puts.sort()
         return taken
+    }
+
+    func takeLast() -> any Sendable {
+        var last = take() as! Content
+        last.isLast = true
+        return last
     }
 }

@@ -43,17 +43,44 @@ extension LMDBEventLog {
     /// a staged import however small.
     public static func importNDJSON(intoLogAt path: String, from reader: consuming LineReader, expectedBytes: Int, progress: Progress?,
                                     pagesPerStep: Int = defaultPagesPerStep, inPlaceLimit: Int = inPlaceImportLimit) throws -> Int {
+        try importStaged(intoLogAt: path, .lines(reader), expectedBytes: expectedBytes, progress: progress,
+                         pagesPerStep: pagesPerStep, inPlaceLimit: inPlaceLimit)
+    }
+
+    /// As `importNDJSON(intoLogAt:…)`, for the events `produce` hands its sink (`flowlog copy`), in
+    /// the order a log holds them; always staged unless another process holds the log open.
+    public static func importEvents(intoLogAt path: String, pagesPerStep: Int = defaultPagesPerStep,
+                                    _ produce: @escaping (any EventSink) throws -> Void) throws -> Int {
+        try importStaged(intoLogAt: path, .events(produce), expectedBytes: 0, progress: nil, pagesPerStep: pagesPerStep, inPlaceLimit: 0)
+    }
+
+    /// What a staged import reads: an export's lines, or events handed over one by one.
+    private enum ImportInput: ~Copyable {
+        case lines(LineReader)
+        case events((any EventSink) throws -> Void)
+
+        /// Into the log itself, in one transaction.
+        consuming func importInPlace(intoLogAt path: String, expectedBytes: Int, progress: Progress?) throws -> Int {
+            switch consume self {
+            case .lines(let reader): try LMDBEventLog(path: path).importNDJSON(from: reader, expectedBytes: expectedBytes, progress: progress)
+            case .events(let produce): try LMDBEventLog(path: path).importEvents(produce)
+            }
+        }
+    }
+
+    private static func importStaged(intoLogAt path: String, _ input: consuming ImportInput, expectedBytes: Int, progress: Progress?,
+                                     pagesPerStep: Int, inPlaceLimit: Int) throws -> Int {
         try LogFolder.prepare(path: path, creating: true)
         var info = stat()
         let hasData = stat(path + "/data.mdb", &info) == 0
         if hasData, expectedBytes > 0, expectedBytes <= inPlaceLimit {
-            return try LMDBEventLog(path: path).importNDJSON(from: reader, expectedBytes: expectedBytes, progress: progress)
+            return try input.importInPlace(intoLogAt: path, expectedBytes: expectedBytes, progress: progress)
         }
         let lock: LogLock
         do {
             lock = try LogLock.exclusive(in: path, for: "flowlog import")
         } catch .logInUse {
-            return try LMDBEventLog(path: path).importNDJSON(from: reader, expectedBytes: expectedBytes, progress: progress)
+            return try input.importInPlace(intoLogAt: path, expectedBytes: expectedBytes, progress: progress)
         }
         defer { withExtendedLifetime(lock) {} }
         let staging = path + "/" + stagedImportName
@@ -66,7 +93,7 @@ extension LMDBEventLog {
         }
         let count: Int
         do {
-            count = try importStaged(at: staging, reader, expectedBytes: expectedBytes, copiedBytes: copiedBytes,
+            count = try importStaged(at: staging, input, expectedBytes: expectedBytes, copiedBytes: copiedBytes,
                                      progress: progress, pagesPerStep: pagesPerStep)
         } catch let error as FlowLogError {
             throw error.naming(path, for: staging)
@@ -83,7 +110,7 @@ extension LMDBEventLog {
     /// Builds the staged log: opened without syncing each step, imported into in steps, then
     /// synced (the rename that follows must find every byte on the disk). The log is closed when
     /// this returns.
-    private static func importStaged(at staging: String, _ reader: consuming LineReader, expectedBytes: Int, copiedBytes: Int,
+    private static func importStaged(at staging: String, _ input: consuming ImportInput, expectedBytes: Int, copiedBytes: Int,
                                      progress: Progress?, pagesPerStep: Int) throws -> Int {
         // The input is read once, so the map must be large enough from the start; an input of unknown
         // size (a pipe) gets 64 GiB of address space (not of disk: the file grows as it is written).
@@ -91,8 +118,14 @@ extension LMDBEventLog {
         let log = try LMDBEventLog(path: staging, access: .readWriteCreating, initialMapSize: max(1 << 30, copiedBytes + room + (64 << 20)))
         do {
             try log.environment.setSynchronousCommits(false)
-            let count = try ImportPipeline.run(reader, into: StagedImportTarget(log: log, pagesPerStep: pagesPerStep),
-                                               expectedBytes: expectedBytes, progress: progress)
+            let target = StagedImportTarget(log: log, pagesPerStep: pagesPerStep)
+            let count: Int
+            switch consume input {
+            case .lines(let reader):
+                count = try ImportPipeline.run(reader, into: target, expectedBytes: expectedBytes, progress: progress)
+            case .events(let produce):
+                count = try target.withImportSession(expectedBytes: 0) { session in try (session as! LMDBImportSession).importEvents(produce) }
+            }
             try log.environment.sync()
             return count
         } catch let error as LMDBError {
@@ -157,6 +190,9 @@ extension LMDBEventLog {
         var info = stat()
         guard lstat(staging, &info) == 0 else { return }
         if (info.st_mode & S_IFMT) == S_IFDIR {
+            let spilled = staging + "/" + SpilledStreams.folderName
+            for file in ["data.mdb", "lock.mdb"] { unlink(spilled + "/" + file) }
+            rmdir(spilled)
             for file in ["data.mdb", copyingName, "lock.mdb", LogLock.fileName] { unlink(staging + "/" + file) }
             guard rmdir(staging) == 0 else { throw stagingError(errno, path: path, doing: "removing \(staging), left by an import that was stopped") }
         } else if unlink(staging) != 0 {

@@ -13,13 +13,13 @@ import Testing
 @Suite("Staged import in steps")
 struct StagedImportTests {
     /// A log of random commands over a few streams (orders and discounts included), and its export.
-    private static func source(in folder: TemporaryDirectory, events: Int = 6_000) throws -> (log: LMDBEventLog, lines: [String]) {
+    private static func source(in folder: TemporaryDirectory, events: Int = 6_000, streams: Int = 12) throws -> (log: LMDBEventLog, lines: [String]) {
         let log = try LMDBEventLog(path: folder.child("source"))
         var rng = SplitMix64(seed: 11)
         let generator = RandomCommands()
         let processor = CommandProcessor(log: log, clock: SteppingClock(), ids: SequentialIDGenerator())
         while try log.lastPosition() < events {
-            _ = try processor.handle((0..<50).map { _ in CommandEnvelope(stream: "s\(Int.random(in: 0..<12, using: &rng))", command: generator.command(using: &rng)) })
+            _ = try processor.handle((0..<50).map { _ in CommandEnvelope(stream: "s\(Int.random(in: 0..<streams, using: &rng))", command: generator.command(using: &rng)) })
         }
         return (log, try export(log).split(separator: "\n").map(String.init))
     }
@@ -72,6 +72,41 @@ struct StagedImportTests {
             #expect(try copy.state(ofStream: stream) == source.state(ofStream: stream), "\(stream)")
         }
         #expect(try (0..<12).reduce(0) { $0 + (try copy.state(ofStream: "s\($1)").state.orders.count) } > 12, "the streams placed orders")
+    }
+
+    /// Five times the streams that small steps hold (`ImportStart.streamsHeld`), interleaved: each
+    /// is set aside on disk and taken back many times, and the log comes out as the source.
+    @Test func streamsSetAsideAndMetAgainFoldAsTheSource() throws {
+        let folder = TemporaryDirectory()
+        let (source, lines) = try Self.source(in: folder, streams: 80)
+        let path = folder.child("copy")
+        #expect(try Self.stagedImport(lines, into: path, in: folder) == lines.count)
+        let copy = try LMDBEventLog(path: path, access: .readOnly)
+        #expect(try Self.export(copy) == lines.joined(separator: "\n") + "\n")
+        #expect(try copy.checkIntegrity().isIntact)
+        let verified = try ReplayVerifier.verifyFingerprints(of: copy)
+        #expect(verified.comparisons == lines.count && verified.disagreements.isEmpty)
+        #expect(try copy.streams().map(\.stream) == source.streams().map(\.stream))
+        #expect(try copy.streams().map(\.version) == source.streams().map(\.version))
+        for (stream, _) in try source.streams() {
+            #expect(try copy.state(ofStream: stream) == source.state(ofStream: stream), "\(stream)")
+            #expect(try copy.streamState(ofStream: stream, throughPosition: nil).state == source.streamState(ofStream: stream, throughPosition: nil).state)
+        }
+    }
+
+    @Test func aVersionGapInAStreamSetAsideIsRefusedWithItsLine() throws {
+        let folder = TemporaryDirectory()
+        var lines = try Self.source(in: folder, streams: 80).lines
+        let late = lines.count - 3
+        let version = try #require(lines[late].firstRange(of: #/"version":(\d+),/#))
+        let number = Int(lines[late][version].dropFirst(10).dropLast())!
+        #expect(number > 1, "the stream was met before, and set aside since")
+        lines[late].replaceSubrange(version, with: #""version":\#(number + 1),"#)
+        let path = folder.child("new")
+        let refused = Self.refusal { try Self.stagedImport(lines, into: path, in: folder) }
+        #expect(refused?.line == late + 1, "\(String(describing: refused))")
+        #expect(refused?.problem.contains("next version is \(number)") == true, "\(String(describing: refused))")
+        #expect(!FileManager.default.fileExists(atPath: path + "/" + LMDBEventLog.stagedImportName))
     }
 
     @Test func aLineRefusedAfterManyStepsLeavesNoLogAtANewPath() throws {

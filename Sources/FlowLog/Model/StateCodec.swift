@@ -38,6 +38,24 @@ package enum StateCodec {
         return (state, count)
     }
 
+    /// A state holding its latest order only (`OrderHistory.keepOnlyLatest()`, as an import into a
+    /// log with an order index folds it): the state without its orders, their number, then the latest.
+    package static func encode(keepingLatestOrder state: FlowState, into writer: inout BinaryWriter) {
+        encode(state, withoutOrders: true, into: &writer)
+        if let latest = state.orders.orders.last { encode(latest, into: &writer) }
+    }
+
+    /// Reads what `encode(keepingLatestOrder:into:)` wrote.
+    package static func decodeKeepingLatestOrder(_ bytes: UnsafeRawBufferPointer) -> FlowState? {
+        var reader = BinaryReader(bytes)
+        guard var state = try? decodeCartAndNavigation(&reader), let count = try? reader.readInt(), count >= 0 else { return nil }
+        if count > 0 {
+            guard let latest = (try? readOrder(&reader)) ?? nil else { return nil }
+            state.orders = OrderHistory(latest: latest, droppedCount: count - 1, droppedIdHashes: [])
+        }
+        return reader.remaining == 0 ? state : nil
+    }
+
     package static func encode(order: Order, into writer: inout BinaryWriter) { encode(order, into: &writer) }
 
     package static func decodeOrder(_ bytes: UnsafeRawBufferPointer) -> Order? {

@@ -46,6 +46,14 @@ public struct StreamState: Equatable, Sendable {
         StateCodec.decodeWithoutOrders(bytes).map { (StreamState($0.0), $0.orderCount) }
     }
 
+    /// A state folded with `keepOnlyLatestKeptRow`, with its latest kept row: what an import in
+    /// bounded memory sets aside for a stream it may meet again (`ImportStreamSpill`).
+    package func encodeKeepingLatestRow(into writer: inout BinaryWriter) { StateCodec.encode(keepingLatestOrder: value, into: &writer) }
+
+    package static func decodeKeepingLatestRow(_ bytes: UnsafeRawBufferPointer) -> StreamState? {
+        StateCodec.decodeKeepingLatestOrder(bytes).map(StreamState.init)
+    }
+
     /// A 64-bit digest of the state, kept per event so that a replay can prove it still means
     /// what the log meant (`replay --verify`).
     package func fingerprint(scratch writer: inout BinaryWriter) -> UInt64 { StateCodec.fingerprint(value, scratch: &writer) }

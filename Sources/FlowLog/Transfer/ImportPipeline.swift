@@ -13,11 +13,27 @@ package protocol ImportSession {
     func write(_ content: any Sendable, heads: [(stream: String, version: Int)]) throws
     /// After the last batch: the final state of every stream the import touched.
     func writeFinalStates(_ states: [StreamHead]) throws
+    /// Where the preparation sets aside the streams it stops holding; `nil`: it holds them all.
+    var streamSpill: (any ImportStreamSpill)? { get }
 }
 
 extension ImportSession {
     /// A backend that keeps no heads has nothing to do with them.
     package func writeFinalStates(_ states: [StreamHead]) throws {}
+
+    /// Without a spill the preparation holds every stream it meets.
+    package var streamSpill: (any ImportStreamSpill)? { nil }
+}
+
+/// Where an import in bounded memory sets aside the streams its preparation stops holding, to take
+/// them back when it meets them again: a log of millions of short sessions would otherwise hold a
+/// fold of each. The backend writes every touched stream's final state from it
+/// (`ImportPreparation.takeLast`), and the preparation hands over no heads.
+package protocol ImportStreamSpill: AnyObject {
+    /// Keeps `streams` (in stream id order), replacing what it held of them.
+    func setAside(_ streams: [(stream: String, version: Int, position: Int, state: StreamState)]) throws
+    /// A stream set aside, as it was then; `nil` for one never set aside.
+    func takeBack(_ stream: String) throws -> (version: Int, position: Int, state: StreamState)?
 }
 
 /// A backend that imports: it opens the import's one write transaction and hands the session to `body`.
@@ -138,7 +154,8 @@ package enum ImportPipeline {
             let session = shared.session
             do {
                 try session.withStreamLoader { load in
-                    var preparation = ImportPreparation(start: session.start, builder: session.makeBuilder(), loadStream: load)
+                    var preparation = ImportPreparation(start: session.start, builder: session.makeBuilder(), loadStream: load,
+                                                        spill: session.streamSpill)
                     func end(after failure: Error) throws -> Never {
                         _ = prepared.put(preparation.take(failure: failure))
                         throw Handoff<Batch>.Cancelled()
@@ -154,7 +171,7 @@ package enum ImportPipeline {
                         }
                         if let failure = batch.failure { try end(after: FlowLogError.refusedImport(failure)) }
                     }
-                    _ = prepared.put(preparation.takeLast())
+                    _ = prepared.put(try preparation.takeLast())
                 }
                 prepared.close(error: nil)
             } catch {
@@ -175,7 +192,8 @@ package final class PreparingSink: EventSink {
 
     package init(session: any ImportSession, loadStream: @escaping (String) throws -> (version: Int, state: StreamState)) {
         self.session = session
-        preparation = ImportPreparation(start: session.start, builder: session.makeBuilder(), loadStream: loadStream)
+        preparation = ImportPreparation(start: session.start, builder: session.makeBuilder(), loadStream: loadStream,
+                                        spill: session.streamSpill)
     }
 
     package func add(_ record: RecordedEvent, line: Int) throws {
@@ -191,6 +209,6 @@ package final class PreparingSink: EventSink {
     }
 
     package func finish() throws {
-        try session.write(preparation.takeLast())
+        try session.write(try preparation.takeLast())
     }
 }

@@ -27,6 +27,9 @@ package struct ImportStart: Sendable {
     package var snapshotsHoldKeptRows = true
     /// Events a batch gathers (`ImportPreparation.batchSize` unless the backend wants them smaller).
     package var batchSize = ImportPreparation.batchSize
+    /// With a spill (`ImportSession.streamSpill`), how many streams the preparation holds: past
+    /// that, it sets aside the half it touched longest ago.
+    package var streamsHeld = ImportPreparation.streamsHeld
 
     package init(position: Int, hash: UInt64, snapshotInterval: Int, layout: RecordLayout) {
         (self.position, self.hash, self.snapshotInterval, self.layout) = (position, hash, snapshotInterval, layout)
@@ -54,6 +57,13 @@ package protocol ImportBatchBuilder: AnyObject {
     /// What was gathered, ready for the session that made this builder to write; the builder
     /// starts again empty.
     func take() -> any Sendable
+    /// As `take`, for the import's last batch.
+    func takeLast() -> any Sendable
+}
+
+extension ImportBatchBuilder {
+    /// A backend that does nothing more after the last batch takes it as any other.
+    package func takeLast() -> any Sendable { take() }
 }
 
 /// One prepared run of events: the backend's content, why the import ends after it (a line that
@@ -97,6 +107,10 @@ package struct ImportPreparation: ~Copyable {
     /// Folds live in an array (read and changed in place); the dictionary finds a stream's slot.
     private var folds: [StreamFold] = []
     private var slots: [String: Int] = [:]
+    /// With a spill, each held fold's stream, by slot, and where the folds set aside go.
+    private var names: [String] = []
+    private let spill: (any ImportStreamSpill)?
+    private let streamsHeld: Int
     /// The last event's stream and slot: events of a stream mostly come in runs (a user's visit),
     /// and comparing two equal identifiers costs less than hashing one.
     private var lastStream: (name: String, slot: Int)?
@@ -115,7 +129,17 @@ package struct ImportPreparation: ~Copyable {
     /// `flowlog-bench --cases import`: 8,192 left the writer behind; 16,384 to 65,536 were alike.
     package static var batchSize: Int { 32_768 }
 
-    package init(start: ImportStart, builder: any ImportBatchBuilder, loadStream: @escaping (String) throws -> (version: Int, state: StreamState)) {
+    /// Streams held with a spill: about 500 bytes each, so a few megabytes, and far more than the
+    /// streams a log's writers interleave, so that a stream is set aside once its session is over.
+    package static var streamsHeld: Int { 16_384 }
+
+    /// `spill`: where streams are set aside beyond `start.streamsHeld`, for a backend that keeps
+    /// kept rows apart (`snapshotsHoldKeptRows` false); without one, every stream met is held.
+    package init(start: ImportStart, builder: any ImportBatchBuilder, loadStream: @escaping (String) throws -> (version: Int, state: StreamState),
+                 spill: (any ImportStreamSpill)? = nil) {
+        precondition(spill == nil || !start.snapshotsHoldKeptRows, "a spill keeps a stream's latest kept row only")
+        self.spill = spill
+        streamsHeld = max(2, start.streamsHeld)
         position = start.position
         previousHash = start.hash
         snapshotInterval = start.snapshotInterval
@@ -167,13 +191,20 @@ package struct ImportPreparation: ~Copyable {
         return ImportBatch(content: builder.take(), failure: failure, count: count)
     }
 
-    /// The last batch: what is left, and the new head of every stream the import touched.
+    /// The last batch: what is left, and the new head of every stream the import touched; with a
+    /// spill, every touched stream is set aside there instead, for the backend to write from.
     ///
     /// The heads are gathered into arrays sized once, and the folds are let go as soon as the heads
     /// hold what the writer needs of them: an import of 300,000 streams of one event each peaked
     /// at 286 MB of heap here, 120 MB of it the heads' array growing by doubling beside the folds.
-    package mutating func takeLast() -> ImportBatch {
-        var last = take()
+    package mutating func takeLast() throws -> ImportBatch {
+        let count = builder.count
+        var last = ImportBatch(content: builder.takeLast(), failure: nil, count: count)
+        if spill != nil {
+            try setAside(Array(folds.indices))
+            (folds, slots, names, lastStream) = ([], [:], [], nil)
+            return last
+        }
         var heads: [(stream: String, version: Int)] = []
         var states: [StreamHead] = []
         heads.reserveCapacity(slots.count)
@@ -205,12 +236,48 @@ package struct ImportPreparation: ~Copyable {
         return slot
     }
 
-    /// A stream the import has not touched yet: its version and state as the log has them.
+    /// A stream the preparation does not hold: as the spill took it, else (one the import has not
+    /// touched yet) its version and state as the log has them.
     private mutating func load(_ stream: String) throws -> Int {
+        if let spill {
+            if folds.count >= streamsHeld { try setAsideLeastRecent() }
+            names.append(stream)
+            if let back = try spill.takeBack(stream) {
+                folds.append(StreamFold(version: back.version, state: back.state, position: back.position))
+                slots[stream] = folds.count - 1
+                return folds.count - 1
+            }
+        }
         var (version, state) = try loadStream(stream)
         if !keepsRows { state.keepOnlyLatestKeptRow() }
         folds.append(StreamFold(version: version, state: state))
         slots[stream] = folds.count - 1
         return folds.count - 1
+    }
+
+    /// Sets aside the half of the held streams whose last event came first, and holds the rest in
+    /// new slots. A slot is a batch's name for a stream until then only, which the backends that
+    /// spill (an LMDB import in steps) do not keep beyond a batch.
+    private mutating func setAsideLeastRecent() throws {
+        let leaving = folds.indices.sorted { folds[$0].position < folds[$1].position }.prefix(folds.count / 2)
+        try setAside(Array(leaving))
+        var staying = [Bool](repeating: true, count: folds.count)
+        for slot in leaving { staying[slot] = false }
+        var (keptFolds, keptNames) = ([StreamFold](), [String]())
+        keptFolds.reserveCapacity(streamsHeld)
+        keptNames.reserveCapacity(streamsHeld)
+        slots.removeAll(keepingCapacity: true)
+        for slot in folds.indices where staying[slot] {
+            slots[names[slot]] = keptFolds.count
+            keptFolds.append(folds[slot])
+            keptNames.append(names[slot])
+        }
+        (folds, names, lastStream) = (keptFolds, keptNames, nil)
+    }
+
+    /// Hands the touched streams among `slots` to the spill, in stream id order.
+    private func setAside(_ leaving: [Int]) throws {
+        let touched = leaving.filter { folds[$0].position > 0 }.sorted { names[$0] < names[$1] }
+        try spill!.setAside(touched.map { (names[$0], folds[$0].version, folds[$0].position, folds[$0].state) })
     }
 }

@@ -1,6 +1,5 @@
 import ArgumentParser
 import FlowLog
-import FlowLogHistory
 import FlowLogSystem
 
 /// `flowlog copy --from SRC --to DST`: a whole log into an empty one of any backend.
@@ -26,15 +25,15 @@ struct CopyCommand: ParsableCommand {
             }
             let source = try Backend(from).open(access: .readOnly)
             let destinationExisted = Backend(to).exists
-            let destination = try Backend(to).open(access: .readWriteCreating)
-            let existing = try destination.lastPosition()
-            guard existing == 0 else {
-                throw CLIFailure("\(destination.location) already holds \(existing) events; copy into an empty log (a new folder, or a new ?schema= of a database).", .usage)
-            }
             let progress = Progress(label: "copy", total: try source.lastPosition(), enabled: isatty(STDERR_FILENO) == 1)
-            let count: Int
+            let (count, location): (Int, String)
             do {
-                count = try LogCopy.copy(from: source, to: destination, progress: progress)
+                (count, location) = try Backend(to).copy(from: source, progress: progress) { destination in
+                    let existing = try destination.lastPosition()
+                    guard existing == 0 else {
+                        throw CLIFailure("\(destination.location) already holds \(existing) events; copy into an empty log (a new folder, or a new ?schema= of a database).", .usage)
+                    }
+                }
             } catch {
                 if !destinationExisted, case .lmdb(let path) = Backend(to) {
                     Composition.removeLogFiles(path)
@@ -46,11 +45,11 @@ struct CopyCommand: ParsableCommand {
                     json.beginObject()
                     json.key("copied"); json.int(count)
                     json.key("from"); json.string(source.location)
-                    json.key("to"); json.string(destination.location)
+                    json.key("to"); json.string(location)
                     json.endObject()
                 }
             } else {
-                output.line("copied \(count) events from \(source.location) to \(destination.location)")
+                output.line("copied \(count) events from \(source.location) to \(location)")
             }
         }
     }

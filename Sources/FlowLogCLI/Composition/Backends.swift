@@ -1,4 +1,5 @@
 import FlowLog
+import FlowLogHistory
 import FlowLogLMDB
 #if Network
 import FlowLogPostgres
@@ -62,6 +63,26 @@ enum Backend {
             let log = try open(access: .readWriteCreating)
             return (try log.importNDJSON(from: reader, expectedBytes: expectedBytes, progress: progress), log.location)
         }
+    }
+
+    /// `flowlog copy` into this log, after `check` accepted it open (empty): into LMDB staged as
+    /// `flowlog import` is (`LMDBEventLog.importEvents(intoLogAt:…)`, so that its memory stays
+    /// bounded), the log closed first so that the import may take it exclusively; into PostgreSQL
+    /// through the opened log's import. Returns the events copied and the log's location.
+    func copy(from source: any EventLog, progress: Progress?, checking check: (any LogStore) throws -> Void) throws -> (count: Int, location: String) {
+        let destination = try open(access: .readWriteCreating)
+        try check(destination)
+        guard case .lmdb(let path) = self else {
+            return (try LogCopy.copy(from: source, to: destination, progress: progress), destination.location)
+        }
+        if let from = source.capabilities.snapshots, let to = destination.capabilities.snapshots {
+            try to.setSnapshotInterval(try from.snapshotInterval())
+        }
+        let location = destination.location
+        _ = consume destination
+        let count = try LMDBEventLog.importEvents(intoLogAt: path) { sink in try LogCopy.feed(source, into: sink, progress: progress) }
+        progress?.finish()
+        return (count, location)
     }
 
     /// Whether anything is there yet: a folder for LMDB; a PostgreSQL log is taken to exist (its

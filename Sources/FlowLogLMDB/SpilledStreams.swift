@@ -1,0 +1,95 @@
+import FlowLog
+import LMDB
+import FlowLogSystem
+
+/// The streams an import in steps sets aside (`ImportStreamSpill`), in an LMDB environment of their
+/// own inside the staged import's folder: stream id → version, last position, then the state with
+/// its latest kept row. A B-tree on disk, so the import's memory does not grow with the number of
+/// streams; the page cache keeps what is read again. Nothing else opens it (no lock file), and it
+/// goes with the staged import's folder.
+final class SpilledStreams: ImportStreamSpill {
+    /// The folder's name inside the staged import's.
+    static let folderName = "streams.partial"
+
+    private let environment: Environment
+    private let database: Database
+    private let path: String
+
+    /// Creates the environment in `folder`, which must not exist.
+    init(folder: String) throws {
+        guard mkdir(folder, 0o700) == 0 else {
+            throw FlowLogError.io(path: folder, detail: "creating it failed: \(String(cString: strerror(errno)))")
+        }
+        var options = Environment.Options()
+        options.maxDatabases = 1
+        options.noLock = true
+        // Address space only: the file grows as pages are written.
+        options.initialMapSize = 1 << 38
+        do {
+            environment = try Environment(path: folder, options: options)
+            try environment.setSynchronousCommits(false)
+            database = try environment.write { txn in try txn.openDatabase(named: nil) }
+        } catch let error as LMDBError {
+            throw FlowLogError.writing(error, path: folder)
+        }
+        path = folder
+    }
+
+    func setAside(_ streams: [(stream: String, version: Int, position: Int, state: StreamState)]) throws {
+        var state = BinaryWriter(capacity: 256)
+        var value = BinaryWriter(capacity: 256)
+        do {
+            try environment.write { txn in
+                for stream in streams {
+                    stream.state.encodeKeepingLatestRow(into: &state)
+                    value.reset()
+                    value.write(UInt64(stream.version))
+                    value.write(UInt64(stream.position))
+                    state.withUnsafeBytes { value.write(bytes: $0) }
+                    try value.withUnsafeBytes { value in
+                        var name = stream.stream
+                        try name.withUTF8 { try txn.put(database, key: UnsafeRawBufferPointer($0), value: value) }
+                    }
+                }
+            }
+        } catch let error as LMDBError {
+            throw FlowLogError.writing(error, path: path)
+        }
+    }
+
+    func takeBack(_ stream: String) throws -> (version: Int, position: Int, state: StreamState)? {
+        do {
+            return try environment.read { txn in
+                guard let value = try txn.get(database, key: Array(stream.utf8)) else { return nil }
+                return try Self.decode(value, path: path)
+            }
+        } catch let error as LMDBError {
+            throw FlowLogError.reading(error, path: path)
+        }
+    }
+
+    /// Every stream set aside, in stream id order.
+    func forEach(_ body: (String, Int, Int, StreamState) throws -> Void) throws {
+        do {
+            try environment.read { txn in
+                try txn.withCursor(database) { cursor in
+                    var entry = try cursor.first()
+                    while let (key, value) = entry {
+                        let (version, position, state) = try Self.decode(value, path: path)
+                        try body(String(decoding: key, as: UTF8.self), version, position, state)
+                        entry = try cursor.next()
+                    }
+                }
+            }
+        } catch let error as LMDBError {
+            throw FlowLogError.reading(error, path: path)
+        }
+    }
+
+    private static func decode(_ value: UnsafeRawBufferPointer, path: String) throws -> (version: Int, position: Int, state: StreamState) {
+        guard value.count > 16, let state = StreamState.decodeKeepingLatestRow(UnsafeRawBufferPointer(rebasing: value[16...])) else {
+            throw FlowLogError.io(path: path, detail: "a stream the import set aside there cannot be read back")
+        }
+        return (Keys.decodeInt(value), Keys.decodeInt(value, at: 8), state)
+    }
+}
