@@ -145,6 +145,12 @@ struct CapabilityContractTests {
         var count = 0
         try log.forEachStream(from: "") { _, _ in count += 1; return true }
         #expect(count == names.count)
+        // The listings a backend reads in one statement a page are those read by lookups.
+        var listed: [StreamListing] = [], lookedUp: [StreamListing] = []
+        try log.forEachStreamListing(from: "s-1500") { listed.append($0); return listed.count < 1_200 }
+        try log.forEachStreamListingByLookup(from: "s-1500") { lookedUp.append($0); return lookedUp.count < 1_200 }
+        #expect(listed == lookedUp && listed.map(\.stream) == from)
+        #expect(listed.allSatisfy { $0.firstPosition == $0.lastPosition && $0.version == 1 })
     }
 
     @Test(arguments: LogKind.allCases)

@@ -118,6 +118,11 @@ public protocol EventLog: AnyObject, ReplaySource {
     /// be met; `body` may itself append or forget.
     func forEachStream(from start: String?, _ body: (_ stream: String, _ version: Int) throws -> Bool) throws
 
+    /// As `forEachStream(from:_:)`, each stream with its first and last positions and the time of
+    /// its last event. A backend whose every lookup is a round trip reads a page of them in one
+    /// statement; the others read them through the stream index (`forEachStreamListingByLookup`).
+    func forEachStreamListing(from start: String?, _ body: (StreamListing) throws -> Bool) throws
+
     /// Version `version` of a stream's events, or `nil` when the stream has no such version.
     func event(inStream stream: String, version: Int) throws -> RecordedEvent?
 
@@ -134,6 +139,10 @@ public protocol EventLog: AnyObject, ReplaySource {
 }
 
 extension EventLog {
+    public func forEachStreamListing(from start: String?, _ body: (StreamListing) throws -> Bool) throws {
+        try forEachStreamListingByLookup(from: start, body)
+    }
+
     /// Every stream with its version, in stream id order, held at once: for small logs and tests.
     /// What may meet a log of many sessions walks them with `forEachStream(from:_:)`.
     public func streams() throws -> [(stream: String, version: Int)] {

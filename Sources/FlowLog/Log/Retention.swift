@@ -13,12 +13,7 @@ public enum Retention {
     public static let defaultBatchSize = 500
 
     /// A session `candidates` found old: its version and last event as they were when listed.
-    public struct Candidate: Equatable, Sendable {
-        public let stream: String
-        public let version: Int
-        public let lastPosition: Int
-        public let lastTimestamp: Timestamp
-    }
+    public typealias Candidate = StreamListing
 
     /// What a retention run forgot.
     public struct Outcome: Equatable, Sendable {
@@ -39,19 +34,15 @@ public enum Retention {
     /// (the log's order, so that a run and its dry run list alike, and a resumed run continues in
     /// the same order), until it returns false.
     ///
-    /// It walks the stream table and reads each stream's last event through the stream index, as
-    /// `flowlog streams` does for its LAST EVENT column: one lookup a stream, never a walk of every
-    /// record, and one stream in memory at a time. The walk is not one snapshot with the
-    /// forgetting; `forget(in:olderThan:…)` checks each session's age again in the transaction
-    /// that forgets it.
+    /// It walks the streams' listings, as `flowlog streams` does for its LAST EVENT column: never a
+    /// walk of every record, and one page of streams in memory at a time. The walk is not one
+    /// snapshot with the forgetting; `forget(in:olderThan:…)` checks each session's age again in
+    /// the transaction that forgets it.
     public static func forEachCandidate(in log: any EventLog, olderThan cutoff: Timestamp, _ body: (Candidate) throws -> Bool) throws {
-        try log.forEachStream(from: nil) { stream, version in
+        try log.forEachStreamListing(from: nil) { listing in
             // The log's own streams (the erasure audit trail) are nobody's session: never forgotten.
-            guard !SystemStreams.isReserved(stream) else { return true }
-            // A stream forgotten (or a version moved) since its page was read is passed over: it
-            // is not this run's to forget, or the next run lists it again.
-            guard let last = try log.event(inStream: stream, version: version), last.timestamp < cutoff else { return true }
-            return try body(Candidate(stream: stream, version: version, lastPosition: last.position, lastTimestamp: last.timestamp))
+            guard !SystemStreams.isReserved(listing.stream), listing.lastTimestamp < cutoff else { return true }
+            return try body(listing)
         }
     }
 

@@ -32,15 +32,11 @@ struct StreamsCommand: ParsableCommand {
         }
     }
 
-    /// Each stream in id order with its first and last events, read through the stream index (two
-    /// lookups a stream): memory holds one stream's listing at a time, however many there are.
+    /// Each stream in id order with its first and last events (`EventLog.forEachStreamListing`):
+    /// memory holds one page of streams, however many there are.
     private func forEachListing(in log: any EventLog, _ body: (StreamListing) throws -> Void) throws {
-        try log.forEachStream(from: nil) { stream, version in
-            guard system || !SystemStreams.isReserved(stream) else { return true }
-            guard let first = try log.event(inStream: stream, version: 1), let last = try log.event(inStream: stream, version: version) else {
-                throw CLIFailure("The stream index of \(log.location) lacks version 1 or \(version) of stream \(stream): the log is damaged. Run `flowlog verify` for the details.", .dataError)
-            }
-            try body(StreamListing(stream: stream, version: version, firstPosition: first.position, lastPosition: last.position, lastTimestamp: last.timestamp))
+        try log.forEachStreamListing(from: nil) { listing in
+            if system || !SystemStreams.isReserved(listing.stream) { try body(listing) }
             return true
         }
     }

@@ -1,16 +1,6 @@
 import FlowDomain
 import FlowLog
 
-/// One stream of `flowlog streams`: its version, the positions of its first and last events and
-/// the time of its last.
-struct StreamListing {
-    let stream: String
-    let version: Int
-    let firstPosition: Int
-    let lastPosition: Int
-    let lastTimestamp: Timestamp
-}
-
 /// `flowlog streams`: a table for people, or one JSON object a stream.
 enum StreamRendering {
     static func json(_ listing: StreamListing, into json: inout JSONWriter) {

@@ -2,15 +2,6 @@
 import FlowDomain
 import FlowLog
 
-/// One stream in a list: `GET /streams` (StreamSummary in docs/openapi.json).
-struct StreamSummary: Sendable {
-    let stream: String
-    let version: Int
-    let firstPosition: Int
-    let lastPosition: Int
-    let lastTimestamp: Timestamp
-}
-
 /// What the read routes ask of a log: the server's own (`StoreView`), or a dropped file held in
 /// memory (`SessionLog`). Calls block; the routes make them on reader threads.
 protocol InspectedLog: AnyObject, Sendable {
@@ -25,11 +16,12 @@ protocol InspectedLog: AnyObject, Sendable {
 }
 
 extension InspectedLog {
-    func summary(of stream: String, version: Int) throws -> StreamSummary {
+    /// One stream of `GET /streams` (StreamSummary in docs/openapi.json).
+    func summary(of stream: String, version: Int) throws -> StreamListing {
         guard let first = try event(inStream: stream, version: 1), let last = try event(inStream: stream, version: version) else {
             throw APIError.unavailable("The stream index lacks version 1 or \(version) of stream \(stream): the log is damaged. Run `flowlog verify` for the details.")
         }
-        return StreamSummary(stream: stream, version: version, firstPosition: first.position, lastPosition: last.position, lastTimestamp: last.timestamp)
+        return StreamListing(stream: stream, version: version, firstPosition: first.position, lastPosition: last.position, lastTimestamp: last.timestamp)
     }
 
     /// The state right after `version` (0: the initial state).

@@ -85,7 +85,7 @@ struct StreamRoutes {
     func streamPage(_ log: any InspectedLog, prefix: String?, search: String?, after: String?, limit: Int) throws -> Response {
         let start = [after, prefix].compactMap { $0 }.max { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         let needle = search.map { Array($0.lowercased().utf8) }
-        var page: [StreamSummary] = []
+        var page: [StreamListing] = []
         var examined = 0
         var lastExamined: String?
         var next: String?
@@ -118,7 +118,7 @@ struct StreamRoutes {
         return false
     }
 
-    static func write(_ summary: StreamSummary, into json: inout JSONWriter) {
+    static func write(_ summary: StreamListing, into json: inout JSONWriter) {
         json.beginObject()
         json.key("stream"); json.string(summary.stream)
         json.key("version"); json.int(summary.version)
