@@ -18,12 +18,19 @@ struct IntegrityWalk {
     static let defaultBatchSize = 65_536
     let batchSize: Int
 
-    private var slotOf: [String: Int] = [:]
-    private var streams: [String] = []
+    /// Streams a log may have for the walk to keep each one's last version; a log with more is
+    /// walked `bounded` (`IntegrityWalk+Bounded`).
+    static let defaultMostStreamsHeld = 16_384
+    /// Whether the walk holds the streams of a batch only, and checks each record's version and
+    /// each stream's stored one against the stream index instead of against the records before it.
+    let bounded: Bool
+
+    var slotOf: [String: Int] = [:]
+    var streams: [String] = []
     /// Each slot's stream id and 0x00: the front of its stream-index keys.
     private var prefixes: [[UInt8]] = []
-    /// Each slot's last version in the walk so far.
-    private var versions: [Int] = []
+    /// Each slot's last version in the walk so far (not kept by a `bounded` walk).
+    var versions: [Int] = []
     private var last: (stream: String, slot: Int)?
 
     private struct Entry {
@@ -41,6 +48,9 @@ struct IntegrityWalk {
     /// (`IndexDigest`), and any problem only sets `foundProblems`: the caller walks again, looking
     /// up, to report it.
     private(set) var digests: (streamIndex: IndexDigest, eventIds: IndexDigest)?
+    /// Whether a `bounded` walk found a stream's index entries out of order (the walk entry by
+    /// entry names the records).
+    var disorderedStreams = false
     /// Each slot's stream hash, for the stream-index digest.
     private var streamHashes: [UInt64] = []
 
@@ -50,17 +60,19 @@ struct IntegrityWalk {
     /// The leaves the walk of the records finds whole, for the structure walk of the same snapshot.
     let scans: PageScans?
 
-    init(log: LMDBEventLog, txn: Transaction, batchSize: Int = Self.defaultBatchSize, digesting: Bool = false, scans: PageScans? = nil) throws {
+    init(log: LMDBEventLog, txn: Transaction, batchSize: Int = Self.defaultBatchSize, mostStreamsHeld: Int = Self.defaultMostStreamsHeld,
+         digesting: Bool = false, scans: PageScans? = nil) throws {
         self.log = log
         self.txn = txn
         self.scans = scans
         pending = try PendingIndex.load(log, txn, skippingDamaged: true)
+        bounded = try txn.count(log.streamsDB) > mostStreamsHeld
         self.batchSize = batchSize
         if digesting { digests = (IndexDigest(), IndexDigest()) } else { batch.reserveCapacity(batchSize) }
     }
 
     /// Whether the walk met a problem of the records themselves (a digesting walk stops at the first).
-    var foundProblems: Bool { !found.isEmpty }
+    var foundProblems: Bool { !found.isEmpty || disorderedStreams }
 
     /// The records in position order: the hash chain, the contiguity of positions and versions, and
     /// each record's stream-index and event-id entries.
@@ -88,11 +100,11 @@ struct IntegrityWalk {
                         }
                     } else {
                         let slot = self.slot(of: event.stream)
-                        let last = versions[slot]
-                        if event.version != last + 1 {
-                            note(position, event.stream, "it is version \(event.version) of its stream, which was at version \(last)")
+                        if !bounded {
+                            let last = versions[slot]
+                            if event.version != last + 1 { note(position, event.stream, Self.versionProblem(event.version, after: last)) }
+                            versions[slot] = max(last, event.version)
                         }
-                        versions[slot] = max(last, event.version)
                         if digests != nil {
                             digests!.streamIndex.add(IndexDigest.streamEntry(streamHash: streamHashes[slot], version: event.version, position: position))
                             digests!.eventIds.add(IndexDigest.eventIdEntry(event.eventId, position: position))
@@ -104,8 +116,8 @@ struct IntegrityWalk {
                     // Its stored version may be what was damaged: the stream index says whose next
                     // version it is, so the stream's later events are not blamed as well.
                     let readable = RecordCodec.decodeUnverified(value, position: position)
-                    let owner = try streamHolding(position, guess: readable?.stream)
-                    if let owner { versions[slot(of: owner)] += 1 }
+                    let owner = try bounded ? streamIndexed(at: position, guess: readable?.stream) : streamHolding(position, guess: readable?.stream)
+                    if let owner, !bounded { versions[slot(of: owner)] += 1 }
                     if damage.isNewerThanKnown {
                         report.noteNewer(position, damage.stream ?? owner, damage.problem)
                     } else {
@@ -129,6 +141,7 @@ struct IntegrityWalk {
     /// Each stream's stored version against its last event; then every stream the records name but
     /// the log does not list, in stream id order.
     mutating func checkStreams(_ report: inout IntegrityReport) throws {
+        if bounded { return try checkStreamsInIndex(&report) }
         var listed = [Bool](repeating: false, count: streams.count)
         try txn.withCursor(log.streamsDB) { cursor in
             var entry = try cursor.first()
@@ -152,6 +165,8 @@ struct IntegrityWalk {
 
     private mutating func slot(of stream: String) -> Int {
         if let last, last.stream == stream { return last.slot }
+        // A bounded walk's digest has no batch whose entries name slots: it starts afresh.
+        if bounded, digests != nil, streams.count == batchSize { forgetStreams() }
         let slot = slotOf[stream] ?? {
             slotOf[stream] = streams.count
             streams.append(stream)
@@ -167,8 +182,22 @@ struct IntegrityWalk {
         return slot
     }
 
+    /// The slots of the streams met so far, which a `bounded` walk drops once it has no use for them.
+    private mutating func forgetStreams() {
+        slotOf.removeAll(keepingCapacity: true)
+        streams.removeAll(keepingCapacity: true)
+        prefixes.removeAll(keepingCapacity: true)
+        versions.removeAll(keepingCapacity: true)
+        streamHashes.removeAll(keepingCapacity: true)
+        last = nil
+    }
+
     private mutating func note(_ position: Int, _ stream: String?, _ detail: String) {
         found.append((batch.count, IntegrityReport.Problem(position: position, stream: stream, detail: detail)))
+    }
+
+    static func versionProblem(_ version: Int, after last: Int) -> String {
+        "it is version \(version) of its stream, which was at version \(last)"
     }
 
     /// Reads the batch's stream-index and event-id entries, then reports its problems in order.
@@ -183,6 +212,9 @@ struct IntegrityWalk {
             }
             guard let slot = entry.slot else { continue }
             let stream = streams[slot]
+            if bounded, let last = try versionBefore(stream, entry.version, at: entry.position) {
+                report.note(entry.position, stream, Self.versionProblem(entry.version, after: last))
+            }
             if indexed[offset] == Self.none {
                 report.note(entry.position, stream, "the stream index has no entry for version \(entry.version)")
             } else if indexed[offset] != entry.position {
@@ -197,6 +229,7 @@ struct IntegrityWalk {
         // Problems noted after the batch's last record (none, unless the walk ended) stay for the next batch.
         found = found[next...].map { ($0.entry - batch.count, $0.problem) }
         batch.removeAll(keepingCapacity: true)
+        if bounded { forgetStreams() }
     }
 
     /// Where an index has no entry for an event.

@@ -9,14 +9,16 @@ extension LMDBEventLog: IntegrityChecking {
         try checkIntegrity(progress: progress, batchSize: IntegrityWalk.defaultBatchSize)
     }
 
-    func checkIntegrity(progress: Progress?, batchSize: Int) throws -> IntegrityReport {
-        let fast = try checkIntegrityByDigests(progress: progress)
+    /// `mostStreamsHeld`: the most streams a log may have for the walk to keep each one's last
+    /// version (`IntegrityWalk.bounded`).
+    func checkIntegrity(progress: Progress?, batchSize: Int, mostStreamsHeld: Int = IntegrityWalk.defaultMostStreamsHeld) throws -> IntegrityReport {
+        let fast = try checkIntegrityByDigests(progress: progress, mostStreamsHeld: mostStreamsHeld)
         let pages = fast.pages
         if var report = fast.report {
             pages.forEach { report.notePage($0.page, database: $0.database, $0.detail) }
             return report
         }
-        var report = try checkIntegrityEntryByEntry(progress: progress, batchSize: batchSize)
+        var report = try checkIntegrityEntryByEntry(progress: progress, batchSize: batchSize, mostStreamsHeld: mostStreamsHeld)
         if report.isReadable, let entries = fast.strayStreamIndexEntries {
             // Every event found its entry, yet the index holds something else as well.
             report.note(0, nil, "the stream index holds \(entries) entries for \(report.events) events: entries that point at no event")
@@ -44,12 +46,12 @@ extension LMDBEventLog: IntegrityChecking {
     /// the two snapshots' starts): the walk entry by entry then finds and names it. The data file's
     /// pages are walked either way, in the same snapshot, after the records and indexes (whose
     /// walks check the leaves they read as they read them: `PageScans`).
-    func checkIntegrityByDigests(progress: Progress?) throws -> (report: IntegrityReport?, strayStreamIndexEntries: Int?, pages: [PageProblem]) {
+    func checkIntegrityByDigests(progress: Progress?, mostStreamsHeld: Int = IntegrityWalk.defaultMostStreamsHeld) throws -> (report: IntegrityReport?, strayStreamIndexEntries: Int?, pages: [PageProblem]) {
         try reading { txn in
             let scans = PageScans(txn)
             let indexes = IndexWalkThread(log: self, scans: scans)
             var report = IntegrityReport()
-            var walk = try IntegrityWalk(log: self, txn: txn, digesting: true, scans: scans)
+            var walk = try IntegrityWalk(log: self, txn: txn, mostStreamsHeld: mostStreamsHeld, digesting: true, scans: scans)
             try walk.checkRecords(&report, progress: progress)
             try walk.checkStreams(&report)
             let indexed = try indexes.result()
@@ -67,10 +69,10 @@ extension LMDBEventLog: IntegrityChecking {
     }
 
     /// Today's walk, looking each event's index entries up in batches: it names every problem.
-    func checkIntegrityEntryByEntry(progress: Progress?, batchSize: Int) throws -> IntegrityReport {
+    func checkIntegrityEntryByEntry(progress: Progress?, batchSize: Int, mostStreamsHeld: Int = IntegrityWalk.defaultMostStreamsHeld) throws -> IntegrityReport {
         var report = IntegrityReport()
         try reading { txn in
-            var walk = try IntegrityWalk(log: self, txn: txn, batchSize: batchSize)
+            var walk = try IntegrityWalk(log: self, txn: txn, batchSize: batchSize, mostStreamsHeld: mostStreamsHeld)
             try walk.checkRecords(&report, progress: progress)
             try walk.checkStreams(&report)
             let indexedIds = try txn.count(eventIdsDB)

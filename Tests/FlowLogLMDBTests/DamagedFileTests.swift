@@ -102,8 +102,12 @@ struct DamagedFileTests {
             }
             let verify: Outcome
             do {
-                let report = try Self.open(path).checkIntegrity(progress: nil)
-                verify = report.isIntact ? .same : .damage
+                // With the streams held, and with none (the walk of a log of many streams).
+                let reports = try [IntegrityWalk.defaultMostStreamsHeld, 0].map {
+                    try Self.open(path).checkIntegrity(progress: nil, batchSize: IntegrityWalk.defaultBatchSize, mostStreamsHeld: $0)
+                }
+                verify = reports[0].isIntact != reports[1].isIntact ? .failure("the bounded walk disagrees: \(reports.map(\.problems))")
+                    : reports[0].isIntact ? .same : .damage
             } catch let error as FlowLogError {
                 verify = Self.isDamage(error) ? .damage : .failure("\(error)")
             } catch {
