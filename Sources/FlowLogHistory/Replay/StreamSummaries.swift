@@ -33,28 +33,31 @@ public enum StreamSummaries {
     }
 
     /// Calls `body` with each stream's final state in stream id order (`limit`: the walk's choice,
-    /// which tests lower to compare the walks).
-    public static func forEachFinalState(of log: any EventLog, progress: Progress? = nil, positionWalkLimit limit: Int = positionWalkLimit,
-                                         _ body: (Summary) throws -> Void) throws {
+    /// which tests lower to compare the walks). Beyond the limit the walk is the log's own walk by
+    /// stream (`FingerprintedLog.forEachEventWithFingerprintByStream`: pages of events in stream
+    /// order, where a read of each stream was a round trip each on PostgreSQL).
+    public static func forEachFinalState(of log: any EventLog & FingerprintedLog, progress: Progress? = nil,
+                                         positionWalkLimit limit: Int = positionWalkLimit, _ body: (Summary) throws -> Void) throws {
         guard try hasMoreStreams(than: limit, in: log) else {
             for summary in try finalStates(of: log, progress: progress) { try body(summary) }
             return
         }
+        var stream: String?
+        var state = LogDecider.initialState
+        var version = 0
         var events = 0
-        try log.forEachStream(from: nil) { stream, _ in
-            var state = LogDecider.initialState
-            var version = 0
-            try log.forEachEvent(inStream: stream, throughPosition: nil) { record in
-                LogDecider.evolve(&state, record.event)
-                version = record.version
-                return true
+        try log.forEachEventWithFingerprintByStream { record, _ in
+            if record.stream != stream {
+                if let stream { try body(Summary(stream: stream, state: state, version: version)) }
+                (stream, state) = (record.stream, LogDecider.initialState)
             }
-            events += version
-            progress?.advance(to: events)
-            // A stream forgotten after its page of the stream table was read has no events left.
-            if version > 0 { try body(Summary(stream: stream, state: state, version: version)) }
+            LogDecider.evolve(&state, record.event)
+            version = record.version
+            events += 1
+            if events & 0xFFF == 0 { progress?.advance(to: events) }
             return true
         }
+        if let stream { try body(Summary(stream: stream, state: state, version: version)) }
         progress?.finish()
     }
 
