@@ -31,7 +31,6 @@ struct BatchRecord {
 
     /// The batch's streams by `streamOrdinal` (the order `AppendRules` first met them).
     private(set) var parts: [StreamPart] = []
-    private var ordinalOfStream: [String: Int] = [:]
     private(set) var eventCount = 0
 
     var isEmpty: Bool { eventCount == 0 }
@@ -41,15 +40,15 @@ struct BatchRecord {
         if parts[ordinal].positions.isEmpty {
             parts[ordinal].id = Array(stream.utf8)
             parts[ordinal].firstVersion = version
-            ordinalOfStream[stream] = ordinal
         }
         parts[ordinal].positions.append(UInt64(position))
         eventCount += 1
     }
 
-    /// Keeps row `number` of `stream`, kept by its event `version` (stored just before).
-    mutating func addRow(_ row: KeptRow, number: Int, stream: String, version: Int) {
-        guard let ordinal = ordinalOfStream[stream] else { preconditionFailure("a row is kept by an event of its batch") }
+    /// Keeps row `number` of the stream numbered `ordinal`, kept by its event `version` (stored
+    /// just before, so the stream is known by its number, without a table of names).
+    mutating func addRow(_ row: KeptRow, number: Int, ordinal: Int, version: Int) {
+        precondition(ordinal < parts.count && !parts[ordinal].positions.isEmpty, "a row is kept by an event of its batch")
         if parts[ordinal].rowCount == 0 { parts[ordinal].firstRow = number }
         var encoded = BinaryWriter(capacity: 64)
         row.encode(into: &encoded)

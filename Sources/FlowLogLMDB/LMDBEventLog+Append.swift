@@ -71,6 +71,8 @@ struct AppendStorage: AppendTransaction {
     let pending: PendingIndex
     let batching: Bool
     private var batch = BatchRecord()
+    /// The ordinal of the stream whose event was stored last: a row is kept by that event.
+    private var lastOrdinal = 0
     private var firstPosition = 0
     /// Whether `finish` left a fold due (`FoldPolicy`).
     private(set) var foldDue = false
@@ -96,6 +98,7 @@ struct AppendStorage: AppendTransaction {
         if batching {
             if batch.isEmpty { firstPosition = record.position }
             batch.addEvent(stream: record.stream, version: record.version, position: record.position, ordinal: streamOrdinal)
+            lastOrdinal = streamOrdinal
         }
         return puts.add(record, chainedTo: previousHash, layout: layout, salts: &salts.pointee, encoder: &encoder.pointee, fingerprint: fingerprint,
                         tag: record.position, run: streamOrdinal, indexed: !batching)
@@ -106,7 +109,7 @@ struct AppendStorage: AppendTransaction {
     mutating func keep(_ row: KeptRow, stream: String, version: Int) throws {
         let number = try rowCounts[stream] ?? log.keptRowCount(of: stream, pending, txn)
         if batching {
-            batch.addRow(row, number: number + 1, stream: stream, version: version)
+            batch.addRow(row, number: number + 1, ordinal: lastOrdinal, version: version)
         } else {
             try log.keepRow(row, number: number + 1, stream: stream, version: version, txn)
         }
@@ -131,7 +134,10 @@ struct AppendStorage: AppendTransaction {
             throw LMDBError.keyExists("storing the event id of position \(refused.tag)")
         }
         for (stream, version) in versions {
-            try txn.put(log.streamsDB, key: Array(stream.utf8), value: Keys.littleEndian(UInt64(version)))
+            var name = stream
+            try name.withUTF8 { utf8 in
+                try withUnsafeBytes(of: UInt64(version).littleEndian) { try txn.put(log.streamsDB, key: UnsafeRawBufferPointer(utf8), value: $0) }
+            }
         }
         if batching, !batch.isEmpty, let batchesDB = log.batchesDB {
             // Keys rise with positions: the record goes after the last one, on contiguous pages.

@@ -74,6 +74,11 @@ extension LMDBEventLog: LogFollowing {
 
     func state(ofStream stream: String, throughPosition: Int?, pending: PendingIndex? = nil, slimmingPast: Int? = nil,
                _ txn: Transaction) throws -> (state: StreamState, version: Int) {
+        // A stream without a stored version has no events (every append stores the versions it
+        // reaches, and the append checks commands against them): one lookup answers the first
+        // command of a new session, where a head, a snapshot, the stream index and the pending
+        // records were searched for nothing.
+        guard try storedVersion(of: stream, txn) > 0 else { return (StreamState.initial, 0) }
         // The head is the newest state kept; past positions come from snapshots.
         let pending = try pending ?? PendingIndex.load(self, txn)
         var (state, version) = try head(of: stream, throughPosition: throughPosition, slimmingPast: slimmingPast, pending, txn)

@@ -197,9 +197,13 @@ public final class LMDBEventLog: EventLog {
         }
     }
 
+    /// The key is the name's own bytes, not an array made of them: a lookup per new stream, on
+    /// both threads of `send`, allocated one each.
     func storedVersion(of stream: String, _ txn: Transaction) throws -> Int {
-        guard let value = try txn.get(streamsDB, key: Array(stream.utf8)) else { return 0 }
-        return Keys.decodeInt(value)
+        var name = stream
+        return try name.withUTF8 { utf8 in
+            try txn.get(streamsDB, key: UnsafeRawBufferPointer(utf8)).map { Keys.decodeInt($0) } ?? 0
+        }
     }
 
     func storedReceipt(stream: String, commandId: String, _ txn: Transaction) throws -> CommandReceipt? {

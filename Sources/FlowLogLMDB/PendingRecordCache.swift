@@ -37,42 +37,60 @@ final class PendingRecordCache: @unchecked Sendable {
             && old.folded?.through == loaded.folded?.through && old.folded?.below == loaded.folded?.below
             && zip(old.records, loaded.records).allSatisfy { $0.key == $1.key }
             && zip(self.addresses, addresses).allSatisfy { $0 == $1 }
-        pending.map = extends ? old.map!.adding(loaded.records, from: old.records.count) : PendingStreamMap().adding(loaded.records, from: 0)
+        if extends, let map = old.map {
+            map.add(loaded.records, from: old.records.count)
+            pending.map = map
+        } else {
+            pending.map = PendingStreamMap()
+            pending.map?.add(loaded.records, from: 0)
+        }
         (self.pending, self.snapshot, self.addresses) = (pending, snapshot, addresses)
         return pending.fresh()
     }
 }
 
 /// Each stream's parts in a list of records: (record index, stream index) pairs, in record order.
-/// Immutable once made, so that the readers of one snapshot share it.
+///
+/// One map serves every snapshot whose records begin with the records it maps: a later snapshot's
+/// records are added to it in place, and a reader takes only the parts of the records its own
+/// snapshot holds (their indexes come first). A map made anew for each snapshot copied every
+/// stream's parts so far, then freed the copy before: with hundreds of thousands of streams pending
+/// (one command per new session), most of a `send` went to copying and freeing them.
 final class PendingStreamMap: @unchecked Sendable {
+    /// Guards `parts`: readers on other threads look streams up while a newer snapshot adds records.
+    private let lock = NSLock()
     private var parts: [String: [UInt64]] = [:]
 
     init() {}
 
-    /// A map of `records`, of which those before `from` are already in this one.
-    func adding(_ records: [BatchRecordView], from: Int) -> PendingStreamMap {
-        let map = PendingStreamMap()
-        map.parts = parts
+    /// Maps the streams of `records` from `from` on (those before it are mapped already).
+    func add(_ records: [BatchRecordView], from: Int) {
+        lock.lock()
+        defer { lock.unlock() }
         for recordIndex in from..<records.count {
             let record = records[recordIndex]
             for index in 0..<record.streamCount {
                 // An id cut short is left out here; the search without the map reports it.
                 guard let id = record.streamID(at: index) else { continue }
-                map.parts[String(decoding: id, as: UTF8.self), default: []].append(UInt64(recordIndex) << 32 | UInt64(index))
+                parts[String(decoding: id, as: UTF8.self), default: []].append(UInt64(recordIndex) << 32 | UInt64(index))
             }
         }
-        return map
     }
 
+    /// The stream's entries among `pending`'s records (a prefix of those mapped).
     func entries(of stream: String, in pending: PendingIndex) throws -> [BatchStreamEntry] {
-        guard let found = parts[stream] else { return [] }
+        lock.lock()
+        let found = parts[stream]
+        lock.unlock()
+        guard let found else { return [] }
         var bytes = stream
         return try bytes.withUTF8 { utf8 in
             let id = UnsafeRawBufferPointer(utf8)
             var entries: [BatchStreamEntry] = []
             entries.reserveCapacity(found.count)
             for packed in found {
+                // Parts of later snapshots' records come last.
+                guard Int(packed >> 32) < pending.records.count else { break }
                 let record = pending.records[Int(packed >> 32)]
                 guard !pending.isFolded(record, id) else { continue }
                 guard let entry = record.stream(at: Int(packed & 0xFFFF_FFFF)) else {

@@ -36,6 +36,22 @@ struct StateCacheTests {
         #expect(cache.count == 3)
     }
 
+    /// Names of dropped states stay in the cache's table until it is rebuilt: a stream dropped long
+    /// ago, or taken and put back, is found (or not) as if its name had been removed at once.
+    @Test func streamsDroppedLongAgoComeBackAsNew() {
+        var cache = StateCache(budget: 3 * StateUpkeep.estimatedCost(of: FlowDecider.initialState))
+        for index in 0..<5_000 { cache.put((FlowDecider.initialState, index), for: "u\(index)") }
+        #expect(cache.count == 3 && cache["u0"] == nil && cache.take("u1") == nil && !cache.isPartial("u2"))
+        #expect(cache["u4997"]?.version == 4_997 && cache["u4999"]?.version == 4_999)
+        cache.put((FlowDecider.initialState, 7), for: "u0")
+        #expect(cache.count == 3 && cache["u0"]?.version == 7 && cache["u4997"] == nil)
+        let taken = cache.take("u4998")
+        #expect(taken?.version == 4_998 && cache.count == 2 && cache["u4998"] == nil)
+        cache.put(taken!, for: "u4998")
+        cache.remove("u4999")
+        #expect(cache.count == 2 && cache["u4998"]?.version == 4_998 && cache["u4999"] == nil && cache.cost <= cache.budget)
+    }
+
     @Test func aStateThatFitsWholeIsKeptWhole() {
         var cache = StateCache(budget: 1 << 20)
         cache.keepsLatestRowOnly = true

@@ -56,6 +56,10 @@ public enum AppendRules {
         let snapshotInterval = transaction.snapshotInterval
         var versions: [String: Int] = [:]
         var ordinals: [String: Int] = [:]
+        // Room for a commit's streams at once (`send` names at most this many in one): grown from
+        // nothing, the two tables were rehashed a dozen times in a commit of new sessions.
+        versions.reserveCapacity(min(requests.count, SendSession.defaultStreamsPerCommit))
+        ordinals.reserveCapacity(min(requests.count, SendSession.defaultStreamsPerCommit))
         var poisoned: Set<String> = []
         var results: [AppendResult] = []
         results.reserveCapacity(requests.count)
@@ -69,7 +73,13 @@ public enum AppendRules {
             let stream = requests[index].stream
             if run?.stream != stream {
                 if let done = run, done.appended { versions[done.stream] = done.version }
-                run = (stream, try versions[stream] ?? transaction.storedVersion(of: stream), ordinals[stream], false)
+                // A stream has an ordinal once a request of it was appended, and then a version in
+                // `versions` too: a stream new to the batch costs one lookup here, not two.
+                if let version = versions[stream] {
+                    run = (stream, version, ordinals[stream], false)
+                } else {
+                    run = (stream, try transaction.storedVersion(of: stream), nil, false)
+                }
             }
             let current = run!.version
             if requests[index].chained, !poisoned.isEmpty, poisoned.contains(stream) {

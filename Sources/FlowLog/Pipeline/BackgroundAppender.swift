@@ -168,6 +168,8 @@ public final class BackgroundAppender: DeferredCommitAppending, @unchecked Senda
     /// come in a row.
     private static func streams(of requests: [AppendRequest]) -> Set<String> {
         var streams = Set<String>()
+        // Room for a commit's streams at once: grown from nothing, the set was rehashed a dozen times.
+        streams.reserveCapacity(min(requests.count, SendSession.defaultStreamsPerCommit))
         var previous: String?
         for index in requests.indices where requests[index].stream != previous {
             previous = requests[index].stream

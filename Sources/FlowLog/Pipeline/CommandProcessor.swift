@@ -248,6 +248,9 @@ public final class CommandProcessor {
                           snapshotInterval: snapshotInterval)
         dropStatesMissingRows(batch, indices: indices)
         var working = try preload(batch, indices: indices)
+        // Room for as many streams as a commit of `send` names: growing it moved every state in it,
+        // a dozen times in a round of new sessions.
+        working.reserveCapacity(min(indices.count, SendSession.defaultStreamsPerCommit))
         let knownReceipts = try prefetchReceipts(batch, indices: indices)
         /// Per stream, the command ids accepted earlier in this batch, and the request that carries each.
         var idsInBatch: [String: [String: Int]] = [:]
@@ -369,7 +372,9 @@ public final class CommandProcessor {
                 retry.append(conflict.index)
             }
         }
-        for (stream, state) in working where !movedStreams.contains(stream) { cache.put((state.state, state.version), for: stream) }
+        for (stream, state) in working where movedStreams.isEmpty || !movedStreams.contains(stream) {
+            cache.put((state.state, state.version), for: stream)
+        }
         // Stale streams are out of the cache already: taken out for this round, never put back.
         for stream in movedStreams { cache.remove(stream) }
         return retry.sorted()

@@ -17,11 +17,30 @@ import FlowDomain
 struct StateCache {
     typealias Entry = (state: LogDecider.State, version: Int)
 
+    /// A cached state, with what the budget and eviction need; `stamp` 0 marks an empty slot.
+    private struct Slot {
+        var stream: String
+        var entry: Entry
+        var cost: Int
+        var stamp: Int
+        var partial: Bool
+    }
+
     let budget: Int
-    private var entries: [String: (entry: Entry, cost: Int, stamp: Int, partial: Bool)] = [:]
-    /// Streams in the order they were last put back, oldest first; an item whose stamp is not its
-    /// stream's any more was superseded (or taken) and is passed over.
-    private var recency: [(stream: String, stamp: Int)] = []
+    /// Each stream's slot. A name stays when its state leaves (taken or dropped) and is passed
+    /// over once its slot is empty or holds another stream; the table is rebuilt of the cached
+    /// streams when such names outnumber them. Removing names from a `Dictionary` rehashes the
+    /// names after each, and one command into each of a million new streams (an insertion and an
+    /// eviction each, a take and a put back for every stream of a round) spent a fifth of the
+    /// deciding thread in this table when it held the states and removed names.
+    private var index: [String: Int] = [:]
+    /// States by slot, kept out of `index` so that growing it moves names and numbers only.
+    private var slots: [Slot] = []
+    /// Empty slots, reused before `slots` grows.
+    private var free: [Int] = []
+    /// Slots in the order they were last filled, oldest first; an item whose stamp is not its
+    /// slot's any more was superseded (or taken, or reused) and is passed over.
+    private var recency: [(slot: Int, stamp: Int)] = []
     private var oldest = 0
     private var clock = 0
     private(set) var cost = 0
@@ -37,23 +56,21 @@ struct StateCache {
         self.budget = budget
     }
 
-    var count: Int { entries.count }
+    /// How many streams have a state cached.
+    var count: Int { slots.count - free.count }
 
-    subscript(stream: String) -> Entry? { entries[stream]?.entry }
+    subscript(stream: String) -> Entry? { slot(of: stream).map { slots[$0].entry } }
 
     /// Whether the stream's cached state lacks some of its kept rows, without copying it.
-    func isPartial(_ stream: String) -> Bool { entries[stream]?.partial ?? false }
+    func isPartial(_ stream: String) -> Bool { slot(of: stream).map { slots[$0].partial } ?? false }
 
     /// Moves the stream's state out (the caller puts it back when its batch is done).
     mutating func take(_ stream: String) -> Entry? {
-        guard let removed = entries.removeValue(forKey: stream) else { return nil }
-        uncount(removed)
-        return removed.entry
+        slot(of: stream).map { release($0) }
     }
 
     mutating func put(_ entry: Entry, for stream: String) {
         var entry = entry
-        if let replaced = entries[stream] { uncount(replaced) }
         clock += 1
         var size = StateUpkeep.estimatedCost(of: entry.state)
         // A short history stays whole (a whole state serves every command, and reloading one that
@@ -64,32 +81,71 @@ struct StateCache {
             size = StateUpkeep.estimatedCost(of: entry.state)
         }
         let partial = !StateUpkeep.holdsAllKeptRows(entry.state)
-        entries[stream] = (entry, size, clock, partial)
+        let filled = Slot(stream: stream, entry: entry, cost: size, stamp: clock, partial: partial)
+        let slot: Int
+        if let found = index.index(forKey: stream) {
+            let named = index.values[found]
+            if slots[named].stamp > 0, slots[named].stream == stream {
+                slot = named
+                _ = release(slot)
+            } else {
+                slot = vacantSlot()
+            }
+            index.values[found] = slot
+        } else {
+            slot = vacantSlot()
+            index[stream] = slot
+        }
+        if slot == slots.count {
+            slots.append(filled)
+        } else {
+            free.removeLast()
+            slots[slot] = filled
+        }
         cost += size
         if partial { partialCount += 1 }
-        recency.append((stream, clock))
+        recency.append((slot, clock))
         // Never the item just added: the newest state stays, even one larger than the budget.
         while cost > budget, oldest < recency.count - 1 {
             let (candidate, stamp) = recency[oldest]
             oldest += 1
-            if let found = entries[candidate], found.stamp == stamp {
-                entries[candidate] = nil
-                uncount(found)
-            }
+            if slots[candidate].stamp == stamp { _ = release(candidate) }
         }
         if oldest > 1_024, oldest * 2 > recency.count {
             recency.removeFirst(oldest)
             oldest = 0
         }
-    }
-
-    /// Takes a state that leaves the cache out of its totals.
-    private mutating func uncount(_ gone: (entry: Entry, cost: Int, stamp: Int, partial: Bool)) {
-        cost -= gone.cost
-        if gone.partial { partialCount -= 1 }
+        if index.count > 2 * count + 1_024 { rebuildIndex() }
     }
 
     mutating func remove(_ stream: String) {
         _ = take(stream)
+    }
+
+    /// The slot holding the stream's state, if one does.
+    private func slot(of stream: String) -> Int? {
+        guard let slot = index[stream], slots[slot].stamp > 0, slots[slot].stream == stream else { return nil }
+        return slot
+    }
+
+    /// The slot the next state goes to: the last one emptied (`put` takes it off `free`), or a new one.
+    private func vacantSlot() -> Int { free.last ?? slots.count }
+
+    /// Empties a slot: its state moves out of the cache and its totals; the name stays in `index`.
+    private mutating func release(_ slot: Int) -> Entry {
+        cost -= slots[slot].cost
+        if slots[slot].partial { partialCount -= 1 }
+        var gone = Slot(stream: "", entry: (LogDecider.initialState, 0), cost: 0, stamp: 0, partial: false)
+        swap(&gone, &slots[slot])
+        free.append(slot)
+        return gone.entry
+    }
+
+    /// `index` of the cached streams only.
+    private mutating func rebuildIndex() {
+        var rebuilt: [String: Int] = [:]
+        rebuilt.reserveCapacity(count)
+        for slot in slots.indices where slots[slot].stamp > 0 { rebuilt[slots[slot].stream] = slot }
+        index = rebuilt
     }
 }
