@@ -36,17 +36,20 @@ extension PostgresEventLog {
         var event = RecordedEvent.placeholder
         while true {
             let page: [(String, Int64, Int64, ChainedRow)] = try withSession { session in
-                let joined = """
-                    SELECT s.stream, s.version, f.position, l.position, l.record, substring(p.record FROM octet_length(p.record) - 7)
-                    FROM \(table("streams")) s
-                    JOIN \(table("events")) f ON f.stream = s.stream AND f.version = 1
-                    JOIN \(table("events")) l ON l.stream = s.stream AND l.version = s.version
-                    LEFT JOIN \(table("events")) p ON p.position = l.position - 1
+                // The page of streams first, then each one's events by lateral lookups: joined
+                // whole, the planner merged with a scan of the events index from its start.
+                let columns = "SELECT s.stream, s.version, f.position, l.position, l.record, p.tail FROM"
+                let lookups = """
+                    CROSS JOIN LATERAL (SELECT position FROM \(table("events")) WHERE stream = s.stream AND version = 1) f
+                    CROSS JOIN LATERAL (SELECT position, record FROM \(table("events")) WHERE stream = s.stream AND version = s.version) l
+                    LEFT JOIN LATERAL (SELECT substring(record FROM octet_length(record) - 7) AS tail FROM \(table("events")) WHERE position = l.position - 1) p ON true
+                    ORDER BY s.stream
                     """
+                let streams = table("streams"), limit = Int64(Self.streamsPerPage)
                 let rows = if let after {
-                    try session.query("\(unescaped: joined) WHERE s.stream > \(after) ORDER BY s.stream LIMIT \(Int64(Self.streamsPerPage))").rows
+                    try session.query("\(unescaped: columns) (SELECT stream, version FROM \(unescaped: streams) WHERE stream > \(after) ORDER BY stream LIMIT \(limit)) s \(unescaped: lookups)").rows
                 } else {
-                    try session.query("\(unescaped: joined) WHERE s.stream >= \(start ?? "") ORDER BY s.stream LIMIT \(Int64(Self.streamsPerPage))").rows
+                    try session.query("\(unescaped: columns) (SELECT stream, version FROM \(unescaped: streams) WHERE stream >= \(start ?? "") ORDER BY stream LIMIT \(limit)) s \(unescaped: lookups)").rows
                 }
                 return try rows.map { row in
                     let (stream, version, first, last, record, previous) = try row.decode((String, Int64, Int64, Int64, ByteBuffer, ByteBuffer?).self)
