@@ -41,6 +41,11 @@ struct APIError: HTTPResponseError, Sendable {
 
     static func payloadTooLarge(_ message: String) -> APIError { APIError(status: .contentTooLarge, code: "payloadTooLarge", message: message) }
 
+    /// 415: `advice` says what to send ("Send Content-Type …"); the message ends with what came.
+    static func unsupportedMediaType(_ advice: String, sent: String?) -> APIError {
+        APIError(status: .unsupportedMediaType, code: "unsupportedMediaType", message: "\(advice), not \(sent.map { Query.shown($0) } ?? "none").")
+    }
+
     static func requestTimeout(_ message: String) -> APIError {
         APIError(status: .requestTimeout, code: "requestTimeout", message: message, headers: [.connection: "close"])
     }

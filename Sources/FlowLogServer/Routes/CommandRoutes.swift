@@ -24,8 +24,7 @@ struct CommandRoutes {
             let body = try await request.readBody(limit: limits.batchBytes, limitMessage: "The body is over 16 MiB, the limit for a batch of commands; split it into several requests.")
             return try await batch(body)
         case let other:
-            throw APIError(status: .unsupportedMediaType, code: "unsupportedMediaType",
-                           message: "Send Content-Type application/json (one command) or application/x-ndjson (one command a line), not \(other.map { Query.shown($0) } ?? "none").")
+            throw APIError.unsupportedMediaType("Send Content-Type application/json (one command) or application/x-ndjson (one command a line)", sent: other)
         }
     }
 

@@ -22,8 +22,7 @@ struct IngestBatchRoutes {
     func tips(_ request: Request) async throws -> Response {
         let erased = try IngestRoutes.required(erased)
         guard request.mediaType == "application/json" else {
-            throw APIError(status: .unsupportedMediaType, code: "unsupportedMediaType",
-                           message: "Send Content-Type application/json: {\"streams\":[…]}, not \(request.mediaType.map { Query.shown($0) } ?? "none").")
+            throw APIError.unsupportedMediaType("Send Content-Type application/json: {\"streams\":[…]}", sent: request.mediaType)
         }
         let body = try await request.readBody(limit: limits.commandBytes, limitMessage: "The body is over 1 MiB; ask for fewer streams at once.")
         let streams = try body.withUnsafeReadableBytes { bytes -> [String] in
@@ -62,10 +61,7 @@ struct IngestBatchRoutes {
 
     func ingest(_ request: Request) async throws -> Response {
         let erased = try IngestRoutes.required(erased)
-        guard request.mediaType == "application/x-ndjson" else {
-            throw APIError(status: .unsupportedMediaType, code: "unsupportedMediaType",
-                           message: "Send Content-Type application/x-ndjson: one recorded event a line, as `flowlog export` writes them, not \(request.mediaType.map { Query.shown($0) } ?? "none").")
-        }
+        try IngestRoutes.checkEventLines(request)
         let body = try await request.readBody(limit: limits.batchBytes, limitMessage: "The body is over 16 MiB, the limit for one request of events; send them in several requests. Nothing was stored.")
         let runs = try body.withUnsafeReadableBytes { try IngestRoutes.runs($0, only: nil, lineLimit: limits.batchLines) }
         let outcomes: [Result<CommandProcessor.Ingested, CommandProcessor.IngestRefusal>]

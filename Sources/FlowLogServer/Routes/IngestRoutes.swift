@@ -49,6 +49,13 @@ struct IngestRoutes {
         return erased
     }
 
+    /// Both ingest routes take recorded events as export lines.
+    static func checkEventLines(_ request: Request) throws {
+        guard request.mediaType == "application/x-ndjson" else {
+            throw APIError.unsupportedMediaType("Send Content-Type application/x-ndjson: one recorded event a line, as `flowlog export` writes them", sent: request.mediaType)
+        }
+    }
+
     static let needsKey = APIError(status: .notImplemented, code: "ingestNeedsKey",
                                    message: "This server takes no recorded events: without the key that forgotten streams' pseudonyms are made with it could store a forgotten session again. Start it with --key-file KEY (the key `flowlog forget --key-file` uses); nothing was stored.")
 
@@ -57,10 +64,7 @@ struct IngestRoutes {
         guard !SystemStreams.isReserved(stream) else {
             throw APIError.invalidParameter("The stream id \(stream) starts with \(SystemStreams.reservedPrefix), which names the log's own streams; a device's session needs another id. Nothing was stored.")
         }
-        guard request.mediaType == "application/x-ndjson" else {
-            throw APIError(status: .unsupportedMediaType, code: "unsupportedMediaType",
-                           message: "Send Content-Type application/x-ndjson: one recorded event a line, as `flowlog export` writes them, not \(request.mediaType.map { Query.shown($0) } ?? "none").")
-        }
+        try Self.checkEventLines(request)
         let body = try await request.readBody(limit: limits.batchBytes, limitMessage: "The body is over 16 MiB, the limit for one request of events; send the stream's events in several requests, in version order. Nothing was stored.")
         let events = try body.withUnsafeReadableBytes { try Self.read($0, stream: stream, lineLimit: limits.batchLines) }
         let stored: CommandProcessor.Ingested

@@ -29,8 +29,7 @@ struct SessionRoutes {
 
     func create(_ request: Request) async throws -> Response {
         guard request.mediaType == "application/x-ndjson" else {
-            throw APIError(status: .unsupportedMediaType, code: "unsupportedMediaType",
-                           message: "Send the export as Content-Type application/x-ndjson, not \(request.mediaType.map { Query.shown($0) } ?? "none").")
+            throw APIError.unsupportedMediaType("Send the export as Content-Type application/x-ndjson", sent: request.mediaType)
         }
         let body = try await request.readBody(limit: limits.sessionBytes, limitMessage: "The file is over 64 MiB, the limit for a session; export fewer streams (`flowlog export --stream S`).")
         let id = ScratchSessions.newID()
