@@ -83,5 +83,15 @@ struct FingerprintRuns {
         func fingerprint(at position: Int) -> UInt64 {
             UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: (position - start) * 8, as: UInt64.self))
         }
+
+        /// The fingerprint of `stream`'s event at `position`, which the run covers; a malformed run
+        /// is damage, named at that event.
+        func checkedFingerprint(at position: Int, of stream: String) throws -> UInt64 {
+            guard isWellFormed else {
+                throw FlowLogError.damaged(RecordDamage(position: position, stream: stream,
+                                                        problem: "its recorded state fingerprints are \(bytes.count) bytes long, not a multiple of 8"))
+            }
+            return fingerprint(at: position)
+        }
     }
 }

@@ -25,11 +25,7 @@ extension LMDBEventLog: FingerprintedLog {
                         while let current = run, current.end <= position { run = FingerprintRuns.Stored(try cursor.next()) }
                         let recorded: UInt64?
                         if let run, run.start <= position {
-                            guard run.isWellFormed else {
-                                throw FlowLogError.damaged(RecordDamage(position: position, stream: event.stream,
-                                                                        problem: "its recorded state fingerprints are \(run.bytes.count) bytes long, not a multiple of 8"))
-                            }
-                            recorded = run.fingerprint(at: position)
+                            recorded = try run.checkedFingerprint(at: position, of: event.stream)
                         } else {
                             // Appended before the database existed (or by an older FlowLog), or without a fingerprint.
                             recorded = try older.fingerprint(of: event, &index)
@@ -71,11 +67,7 @@ extension LMDBEventLog: FingerprintedLog {
                     guard let run = FingerprintRuns.Stored(try Self.run(covering: position, &cursor)), run.start <= position, position < run.end else {
                         return try body(event, try older(event))
                     }
-                    guard run.isWellFormed else {
-                        throw FlowLogError.damaged(RecordDamage(position: position, stream: event.stream,
-                                                                problem: "its recorded state fingerprints are \(run.bytes.count) bytes long, not a multiple of 8"))
-                    }
-                    return try body(event, run.fingerprint(at: position))
+                    return try body(event, try run.checkedFingerprint(at: position, of: event.stream))
                 }
             }
         }
