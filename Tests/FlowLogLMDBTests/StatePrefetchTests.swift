@@ -257,6 +257,18 @@ struct StatePrefetchTests {
         #expect(try log.version(of: "s1") == 8)
     }
 
+    /// The streams met are remembered for two generations, not for ever: a million new sessions
+    /// would otherwise leave a million names behind. A stream met again after that is new again.
+    @Test func theStreamsMetAreForgottenAfterTwoGenerations() {
+        var met = RecentNames(generation: 3)
+        #expect(["a", "b", "a"].map { met.insert($0) } == [true, true, false])
+        // "c" fills the first generation; "a" is still known from it.
+        #expect(met.insert("c") && !met.insert("a"))
+        #expect(["d", "e", "f"].map { met.insert($0) } == [true, true, true])
+        // The second generation is full: the first is gone, the second stays.
+        #expect(met.insert("a") && !met.insert("e"))
+    }
+
     /// A resize of the map waits for a read beside the writer (`RemapLock`): the read would
     /// otherwise go on in memory the resize unmapped.
     @Test func aResizeOfTheMapWaitsForAReadBesideTheWriter() throws {

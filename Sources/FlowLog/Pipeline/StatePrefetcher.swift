@@ -11,6 +11,12 @@ import FlowDomain
 /// the log committed is its state, unless another process writes it meanwhile, which the
 /// processor's checks of a cached state catch (`CommandProcessor+Staleness`). A stream the input
 /// names again is the processor's to keep or load.
+///
+/// "The first time" is remembered for the last 65,536 to 131,072 streams met, not for every one:
+/// a set of every stream would grow with the sessions (a million new sessions, a million names).
+/// A stream met again after that many others is looked up again; whatever this process wrote to
+/// it is committed by then, and the cache, which the processor asks first, or the append's
+/// version check, would catch anything else.
 final class StatePrefetcher: @unchecked Sendable {
     typealias States = [String: (state: LogDecider.State, version: Int)]
 
@@ -18,8 +24,8 @@ final class StatePrefetcher: @unchecked Sendable {
     /// Whether the processor's cache keeps long histories without their older kept rows
     /// (`LogCapabilities.keepsRowsApart`): then they are slimmed here, as the cache would.
     private let slims: Bool
-    /// Every stream looked up (or named) so far.
-    private var met: Set<String> = []
+    /// The streams looked up (or named) lately: `recent`, and the generation before it.
+    private var met = RecentNames(generation: 65_536)
 
     /// At most this many states are loaded ahead for one slice of a read: a read that meets more
     /// streams for the first time (one command per session in turn: every command of the first
@@ -49,7 +55,7 @@ final class StatePrefetcher: @unchecked Sendable {
             let stream = part.envelopes[index].stream
             if stream == previous { continue }
             previous = stream
-            guard met.insert(stream).inserted else { continue }
+            guard met.insert(stream) else { continue }
             if fresh[fresh.count - 1].count == Self.statesPerSlice {
                 cuts.append(index)
                 fresh.append([])
@@ -102,5 +108,28 @@ final class StatePrefetcher: @unchecked Sendable {
             commands[envelopes[index].stream, default: []].append(index)
         }
         return commands
+    }
+}
+
+/// A set that forgets: the names inserted since the current generation began and those of the
+/// generation before, so at most two generations' names, whatever the number inserted.
+struct RecentNames {
+    private var recent: Set<String> = []
+    private var older: Set<String> = []
+    private let generation: Int
+
+    init(generation: Int) {
+        self.generation = max(generation, 1)
+    }
+
+    /// Whether `name` is new to the last two generations; it joins the current one.
+    mutating func insert(_ name: String) -> Bool {
+        if older.contains(name) || !recent.insert(name).inserted { return false }
+        if recent.count >= generation {
+            older = recent
+            recent = []
+            recent.reserveCapacity(generation)
+        }
+        return true
     }
 }
