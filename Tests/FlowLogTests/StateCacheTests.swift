@@ -9,7 +9,7 @@ import Testing
 @Suite("State cache")
 struct StateCacheTests {
     @Test func theLeastRecentlyUsedStreamsGoFirstAndTheCostStaysWithinTheBudget() {
-        var cache = StateCache(budget: 3 * StateUpkeep.estimatedCost(of: FlowDecider.initialState))
+        var cache = StateCache(budget: 3 * StateCache.cost(of: FlowDecider.initialState))
         for index in 0..<10 { cache.put((FlowDecider.initialState, index), for: "s\(index)") }
         #expect(cache.count == 3)
         #expect(cache.cost <= cache.budget)
@@ -39,7 +39,7 @@ struct StateCacheTests {
     /// Names of dropped states stay in the cache's table until it is rebuilt: a stream dropped long
     /// ago, or taken and put back, is found (or not) as if its name had been removed at once.
     @Test func streamsDroppedLongAgoComeBackAsNew() {
-        var cache = StateCache(budget: 3 * StateUpkeep.estimatedCost(of: FlowDecider.initialState))
+        var cache = StateCache(budget: 3 * StateCache.cost(of: FlowDecider.initialState))
         for index in 0..<5_000 { cache.put((FlowDecider.initialState, index), for: "u\(index)") }
         #expect(cache.count == 3 && cache["u0"] == nil && cache.take("u1") == nil && !cache.isPartial("u2"))
         #expect(cache["u4997"]?.version == 4_997 && cache["u4999"]?.version == 4_999)

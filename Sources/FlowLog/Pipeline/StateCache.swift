@@ -72,13 +72,13 @@ struct StateCache {
     mutating func put(_ entry: Entry, for stream: String) {
         var entry = entry
         clock += 1
-        var size = StateUpkeep.estimatedCost(of: entry.state)
+        var size = Self.cost(of: entry.state)
         // A short history stays whole (a whole state serves every command, and reloading one that
         // a command needs whole waits for its stream's write under way); a long one, or one that
         // would not fit, is slimmed.
         if keepsLatestRowOnly, StateUpkeep.isSlimmedForCache(entry.state) || cost + size > budget {
             StateUpkeep.slimForCache(&entry.state)
-            size = StateUpkeep.estimatedCost(of: entry.state)
+            size = Self.cost(of: entry.state)
         }
         let partial = !StateUpkeep.holdsAllKeptRows(entry.state)
         let filled = Slot(stream: stream, entry: entry, cost: size, stamp: clock, partial: partial)
@@ -121,6 +121,13 @@ struct StateCache {
     mutating func remove(_ stream: String) {
         _ = take(stream)
     }
+
+    /// What a state costs the budget: its estimated size and what the cache spends to hold it (its
+    /// slot, its name in `index` and `recency`, the dictionary's spare room). Without the latter a
+    /// million new sessions, each a few hundred bytes of state, filled the budget with 100,000 of
+    /// them and took a `send` 15 MB further; long sessions, whose states run to kilobytes, hardly
+    /// notice it.
+    static func cost(of state: LogDecider.State) -> Int { StateUpkeep.estimatedCost(of: state) + 256 }
 
     /// The slot holding the stream's state, if one does.
     private func slot(of stream: String) -> Int? {
