@@ -45,12 +45,14 @@ extension PostgresEventLog: EventImporting, ImportTarget {
                     }
                     hash = stored
                 }
-                let start = ImportStart(position: Int(position ?? 0), hash: hash, snapshotInterval: interval.flatMap(Int.init) ?? Self.defaultSnapshotInterval,
+                var start = ImportStart(position: Int(position ?? 0), hash: hash, snapshotInterval: interval.flatMap(Int.init) ?? Self.defaultSnapshotInterval,
                                         layout: RecordLayout(logSchema: logSchema.flatMap(Int.init) ?? 1))
+                start.streamsHeld = options.importStreamsHeld
                 let loader = StreamLoader(url: url, options: options)
                 defer { loader.close() }
-                let importSession = PostgresImportSession(log: self, session: session, start: start, loader: loader)
+                let importSession = PostgresImportSession(log: self, session: session, start: start, loader: loader, spill: try options.importSpill?())
                 let count = try body(importSession)
+                try importSession.writeSpilledHeads()
                 if count > 0 {
                     _ = try session.queries(["SELECT pg_notify(\(schema.channel), \(String(importSession.last)))", "COMMIT"], during: "committing the import")
                 } else {
@@ -100,15 +102,46 @@ final class PostgresImportSession: ImportSession, @unchecked Sendable {
     let session: PostgresSession
     let start: ImportStart
     let loader: StreamLoader
+    /// Where the preparation sets aside the streams it stops holding, whole (snapshots hold every
+    /// kept row); the streams' versions are written from it after the last batch.
+    let spill: (any ImportStreamSpill)?
     /// The last position written so far.
     private(set) var last: Int
 
-    init(log: PostgresEventLog, session: PostgresSession, start: ImportStart, loader: StreamLoader) {
+    init(log: PostgresEventLog, session: PostgresSession, start: ImportStart, loader: StreamLoader, spill: (any ImportStreamSpill)?) {
         self.log = log
         self.session = session
         self.start = start
         self.loader = loader
+        self.spill = spill
         last = start.position
+    }
+
+    var streamSpill: (any ImportStreamSpill)? { spill }
+
+    /// With a spill, every stream the import touched is there (`ImportPreparation.takeLast`): their
+    /// new versions go to `streams` a thousand at a time, in stream order.
+    func writeSpilledHeads() throws {
+        guard let spill else { return }
+        var heads: [(stream: String, version: Int)] = []
+        heads.reserveCapacity(1_000)
+        try spill.forEach { stream, version, _, _ in
+            heads.append((stream, version))
+            if heads.count == 1_000 {
+                _ = try session.queries([upsert(heads)], during: "importing")
+                heads.removeAll(keepingCapacity: true)
+            }
+        }
+        if !heads.isEmpty { _ = try session.queries([upsert(heads)], during: "importing") }
+    }
+
+    /// The statement that sets the streams' versions.
+    private func upsert(_ heads: [(stream: String, version: Int)]) -> PostgresQuery {
+        """
+        INSERT INTO \(unescaped: log.table("streams")) (stream, version)
+        SELECT * FROM unnest(\(heads.map(\.stream))::text[], \(heads.map { Int64($0.version) })::int8[])
+        ON CONFLICT (stream) DO UPDATE SET version = EXCLUDED.version
+        """
     }
 
     func makeBuilder() -> any ImportBatchBuilder { PostgresImportBuilder() }
@@ -153,13 +186,7 @@ final class PostgresImportSession: ImportSession, @unchecked Sendable {
                 ON CONFLICT (stream, version) DO UPDATE SET position = EXCLUDED.position, state = EXCLUDED.state
                 """)
         }
-        if !heads.isEmpty {
-            statements.append("""
-                INSERT INTO \(unescaped: log.table("streams")) (stream, version)
-                SELECT * FROM unnest(\(heads.map(\.stream))::text[], \(heads.map { Int64($0.version) })::int8[])
-                ON CONFLICT (stream) DO UPDATE SET version = EXCLUDED.version
-                """)
-        }
+        if !heads.isEmpty { statements.append(upsert(heads)) }
         if !statements.isEmpty { _ = try session.queries(statements, during: "importing") }
     }
 

@@ -22,6 +22,12 @@ public final class PostgresEventLog: EventLog, @unchecked Sendable {
         /// Seconds between checks of the last position while following, should a notification be
         /// lost (a dropped connection, a NOTIFY queue overflow).
         public var followPollInterval: Double = 1
+        /// Where an import sets aside the streams it stops holding, so that its memory does not
+        /// grow with the number of streams (`ImportStreamSpill`); `nil`: it holds every stream it
+        /// meets. The composition root hands one on local disk (FlowLogLMDB's `SpilledStreams`).
+        package var importSpill: (@Sendable () throws -> any ImportStreamSpill)?
+        /// How many streams an import with a spill holds (`ImportPreparation.streamsHeld`; tests set it low).
+        package var importStreamsHeld = ImportPreparation.streamsHeld
         public init() {}
     }
 

@@ -57,6 +57,32 @@ struct PostgresCLITests {
         #expect(again.status == 64, "a copy into a log that holds events is refused")
     }
 
+    /// An import into PostgreSQL that holds four streams at a time sets the others aside on local
+    /// disk, under TMPDIR, and takes them back: the log exports and verifies as the source, its
+    /// streams' versions included, and the folder is gone when the import ends.
+    @Test func anImportSetsStreamsAsideOnLocalDiskAndRemovesThem() throws {
+        let folder = TemporaryDirectory()
+        let source = folder.child("source.lmdb")
+        // Sixty sessions, visited in turn four times: each comes back after the others.
+        let commands = (0..<4).flatMap { round in
+            (0..<60).map { #"{"type":"cart.addProduct","stream":"v\#($0)","productId":"p\#(round)","unitPrice":100,"quantity":1}"# }
+        }
+        #expect(try FlowLogProcess.run(["send", "--db", source], stdin: commands.joined(separator: "\n") + "\n").status == 0)
+        let exported = try FlowLogProcess.run(["export", "--db", source]).stdout
+        try exported.write(toFile: folder.child("export.ndjson"), atomically: false, encoding: .utf8)
+        let scratch = folder.child("tmp")
+        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: false)
+        let postgres = server.url()
+        let imported = try FlowLogProcess.run(["import", folder.child("export.ndjson"), "--db", postgres],
+                                              environment: ["FLOWLOG_TEST_IMPORT_STREAMS_HELD": "4", "TMPDIR": scratch])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch).isEmpty)
+        #expect(try FlowLogProcess.run(["export", "--db", postgres]).stdout == exported)
+        #expect(try FlowLogProcess.run(["verify", "--db", postgres]).status == 0)
+        let streams = try [source, postgres].map { try FlowLogProcess.run(["streams", "--format", "json", "--db", $0]).stdout }
+        #expect(streams[0] == streams[1])
+    }
+
     @Test func connectionProblemsHaveTheirExitStatusAndNeverShowThePassword() throws {
         let refused = try FlowLogProcess.run(["state", "--db", "postgres://someone:topsecret@127.0.0.1:1/x"])
         #expect(refused.status == 74)

@@ -263,6 +263,29 @@ struct PostgresLogTests {
         #expect(try target.lastPosition() == count)
     }
 
+    /// An import that holds two streams at a time sets the others aside whole and takes them back
+    /// when their next event comes: the log reads as the source does, kept rows and snapshots
+    /// included, and every stream's version was written from the spill.
+    @Test func anImportThatSetsStreamsAsideReadsAsTheSource() throws {
+        let source = try filledLog()
+        let exported = try export(source)
+        let spill = DictionarySpill()
+        var options = PostgresEventLog.Options()
+        options.importSpill = { spill }
+        options.importStreamsHeld = 2
+        let target = try PostgresEventLog.open(url: server.url(), access: .readWriteCreating, options: options)
+        try target.setSnapshotInterval(2)
+        let count = try target.importEvents { sink in
+            for (index, event) in try source.events().enumerated() { try sink.add(event, line: index + 1) }
+        }
+        #expect(count == exported.split(separator: "\n").count)
+        #expect(spill.setAsideCount > 0 && spill.takenBack > 0)
+        #expect(try export(target) == exported)
+        #expect(try target.checkIntegrity().isIntact)
+        #expect(try target.streams().map(\.version) == source.streams().map(\.version))
+        for stream in ["s0", "s1", "s2"] { #expect(try target.state(ofStream: stream) == source.state(ofStream: stream)) }
+    }
+
     @Test func aLogCopiedBetweenBackendsKeepsPositionsIdsAndTheChain() throws {
         let source = try filledLog()
         let memory = InMemoryEventLog()
@@ -344,3 +367,27 @@ private func freePort() throws -> Int {
     return Int(UInt16(bigEndian: address.sin_port))
 }
 #endif
+
+/// A spill in memory, for the PostgreSQL import's side of `ImportStreamSpill`.
+private final class DictionarySpill: ImportStreamSpill, @unchecked Sendable {
+    private var streams: [String: (version: Int, position: Int, state: StreamState)] = [:]
+    private(set) var setAsideCount = 0
+    private(set) var takenBack = 0
+
+    func setAside(_ streams: [(stream: String, version: Int, position: Int, state: StreamState)]) throws {
+        for stream in streams { self.streams[stream.stream] = (stream.version, stream.position, stream.state) }
+        setAsideCount += streams.count
+    }
+
+    func takeBack(_ stream: String) throws -> (version: Int, position: Int, state: StreamState)? {
+        guard let found = streams[stream] else { return nil }
+        takenBack += 1
+        return found
+    }
+
+    func forEach(_ body: (String, Int, Int, StreamState) throws -> Void) throws {
+        for (stream, found) in streams.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
+            try body(stream, found.version, found.position, found.state)
+        }
+    }
+}

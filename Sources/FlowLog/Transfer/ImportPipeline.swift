@@ -34,6 +34,8 @@ package protocol ImportStreamSpill: AnyObject {
     func setAside(_ streams: [(stream: String, version: Int, position: Int, state: StreamState)]) throws
     /// A stream set aside, as it was then; `nil` for one never set aside.
     func takeBack(_ stream: String) throws -> (version: Int, position: Int, state: StreamState)?
+    /// Every stream set aside, in stream id order: its id, version, last position and state.
+    func forEach(_ body: (String, Int, Int, StreamState) throws -> Void) throws
 }
 
 /// A backend that imports: it opens the import's one write transaction and hands the session to `body`.

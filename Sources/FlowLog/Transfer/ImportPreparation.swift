@@ -133,11 +133,11 @@ package struct ImportPreparation: ~Copyable {
     /// streams a log's writers interleave, so that a stream is set aside once its session is over.
     package static var streamsHeld: Int { 16_384 }
 
-    /// `spill`: where streams are set aside beyond `start.streamsHeld`, for a backend that keeps
-    /// kept rows apart (`snapshotsHoldKeptRows` false); without one, every stream met is held.
+    /// `spill`: where streams are set aside beyond `start.streamsHeld` (with their latest kept row
+    /// only where `snapshotsHoldKeptRows` is false, whole otherwise); without one, every stream met
+    /// is held.
     package init(start: ImportStart, builder: any ImportBatchBuilder, loadStream: @escaping (String) throws -> (version: Int, state: StreamState),
                  spill: (any ImportStreamSpill)? = nil) {
-        precondition(spill == nil || !start.snapshotsHoldKeptRows, "a spill keeps a stream's latest kept row only")
         self.spill = spill
         streamsHeld = max(2, start.streamsHeld)
         position = start.position

@@ -23,7 +23,13 @@ enum Backend {
             return try LMDBEventLog(path: path, access: access)
         case .postgres(let url):
             #if Network
-            return try PostgresEventLog.open(url: url, access: access)
+            var options = PostgresEventLog.Options()
+            // An import or a copy into PostgreSQL sets the streams it stops holding aside on local
+            // disk, so that its memory does not grow with the number of sessions (docs/memory.md).
+            options.importSpill = { try SpilledStreams.temporary() }
+            // For tests: so few streams held that a modest import sets some aside.
+            if let held = getenv("FLOWLOG_TEST_IMPORT_STREAMS_HELD").flatMap({ Int(String(cString: $0)) }) { options.importStreamsHeld = held }
+            return try PostgresEventLog.open(url: url, access: access, options: options)
             #else
             throw CLIFailure("This flowlog was built without PostgreSQL (the package's Network trait is off); build the whole flowlog with `scripts/build` to open \(Backend.redacted(url)).", .usage)
             #endif
