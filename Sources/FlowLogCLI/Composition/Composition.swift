@@ -12,15 +12,22 @@ enum Composition {
         try Backend(options.logPath).open(access: access)
     }
 
-    /// The log `flowlog serve` serves: created when missing, and mapped large from the start. Its
-    /// reader threads hold read transactions while the writer appends, and LMDB may move its map
-    /// only when no transaction of the process is open: a 64 GiB map (address space, not disk)
-    /// means it never has to grow under them.
-    /// A PostgreSQL log is opened as any writer opens it.
+    /// The log `flowlog serve` serves: created when missing, and mapped large from the start
+    /// (`openMappedLarge`).
     static func openServedLog(_ options: LogOptions) throws -> any LogStore {
+        try openMappedLarge(options, access: .readWriteCreating)
+    }
+
+    /// A log that a writer appends to while reads run beside it (`serve`'s reader threads, `send`'s
+    /// look-ahead), mapped large from the start. LMDB may move its map only when no transaction of
+    /// the process is open: a 64 GiB map (address space, not disk) means it never has to grow under
+    /// them. Grown instead, the commits written beside the reads failed for want of room and were
+    /// decided and written again, and a `send` of millions of sessions kept about 9 MB more for
+    /// each growth (docs/memory.md). A PostgreSQL log is opened as any writer opens it.
+    static func openMappedLarge(_ options: LogOptions, access: LogAccess) throws -> any LogStore {
         switch Backend(options.logPath) {
-        case .lmdb(let path): try LMDBEventLog(path: path, access: .readWriteCreating, initialMapSize: 1 << 36)
-        case .postgres: try Backend(options.logPath).open(access: .readWriteCreating)
+        case .lmdb(let path): try LMDBEventLog(path: path, access: access, initialMapSize: 1 << 36)
+        case .postgres: try Backend(options.logPath).open(access: access)
         }
     }
 

@@ -32,7 +32,7 @@ final class LogCreatedOnFirstAppend: EventLog, StreamBatchReading, DeferredCommi
             return
         }
         do {
-            opened = try Composition.openLog(options, access: .readWrite)
+            opened = try Composition.openMappedLarge(options, access: .readWrite)
         } catch FlowLogError.notFound {
             // Nothing there yet (or an empty folder): what creating it will need is checked now.
             let parent = Self.parentFolder(of: options.logPath)
@@ -52,7 +52,7 @@ final class LogCreatedOnFirstAppend: EventLog, StreamBatchReading, DeferredCommi
     /// The log, created now if it is not there yet: for the calls that write.
     private func openedCreating() throws -> any LogStore {
         if let opened { return opened }
-        let created = try Composition.openLog(options, access: .readWriteCreating)
+        let created = try Composition.openMappedLarge(options, access: .readWriteCreating)
         opened = created
         return created
     }
