@@ -76,7 +76,6 @@ package final class SpilledStreams: ImportStreamSpill {
         do {
             try environment.write { txn in
                 for stream in streams {
-                    state.reset()
                     if wholeStates { stream.state.encode(into: &state) } else { stream.state.encodeKeepingLatestRow(into: &state) }
                     value.reset()
                     value.write(UInt64(stream.version))

@@ -28,13 +28,16 @@ enum Backend {
             // disk, so that its memory does not grow with the number of sessions (docs/memory.md).
             options.importSpill = { try SpilledStreams.temporary() }
             // For tests: so few streams held that a modest import sets some aside.
-            if let held = getenv("FLOWLOG_TEST_IMPORT_STREAMS_HELD").flatMap({ Int(String(cString: $0)) }) { options.importStreamsHeld = held }
+            if let held = Self.testNumber("FLOWLOG_TEST_IMPORT_STREAMS_HELD") { options.importStreamsHeld = held }
             return try PostgresEventLog.open(url: url, access: access, options: options)
             #else
             throw CLIFailure("This flowlog was built without PostgreSQL (the package's Network trait is off); build the whole flowlog with `scripts/build` to open \(Backend.redacted(url)).", .usage)
             #endif
         }
     }
+
+    /// A number a test sets in the environment to make an import take small steps or hold few streams.
+    private static func testNumber(_ name: String) -> Int? { getenv(name).flatMap { Int(String(cString: $0)) } }
 
     /// `flowlog compact`: LMDB's compacting copy swapped in under the log lock, or PostgreSQL's
     /// `VACUUM FULL` of the log's tables.
@@ -60,7 +63,7 @@ enum Backend {
         switch self {
         case .lmdb(let path):
             // For tests: every import staged, in steps this small, so that a modest one takes several.
-            if let steps = getenv("FLOWLOG_TEST_IMPORT_STEP_PAGES").flatMap({ Int(String(cString: $0)) }) {
+            if let steps = Self.testNumber("FLOWLOG_TEST_IMPORT_STEP_PAGES") {
                 return (try LMDBEventLog.importNDJSON(intoLogAt: path, from: reader, expectedBytes: expectedBytes, progress: progress,
                                                       pagesPerStep: steps, inPlaceLimit: 0), path)
             }
