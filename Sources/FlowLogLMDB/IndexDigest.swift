@@ -96,8 +96,20 @@ final class IndexWalkThread: @unchecked Sendable {
         }.start()
     }
 
+    /// Waits for the walk (again, if asked again) and returns what it found.
     func result() throws -> (Int, (streamIndex: IndexDigest, eventIds: IndexDigest))? {
         done.wait()
+        // Ready for the next call: a caller that failed before asking still waits (`waitUntilDone`).
+        done.signal()
         return try outcome!.get()
+    }
+
+    /// Returns once the walk's read transaction is over. Every caller waits for it on every path:
+    /// a caller that threw first (a damaged record) and let its log go on had the log opened again
+    /// while this thread still read, and a second environment on the same lock file, in the same
+    /// process, takes it for unused and sets its reader table up anew under this thread's feet
+    /// (a crash in the reader mutex's unlock).
+    func waitUntilDone() {
+        _ = try? result()
     }
 }

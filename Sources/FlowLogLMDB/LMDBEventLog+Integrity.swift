@@ -50,6 +50,7 @@ extension LMDBEventLog: IntegrityChecking {
         try reading { txn in
             let scans = PageScans(txn)
             let indexes = IndexWalkThread(log: self, scans: scans)
+            defer { indexes.waitUntilDone() }
             var report = IntegrityReport()
             var walk = try IntegrityWalk(log: self, txn: txn, mostStreamsHeld: mostStreamsHeld, digesting: true, scans: scans)
             try walk.checkRecords(&report, progress: progress)
