@@ -87,7 +87,7 @@ struct StateCache {
             let named = index.values[found]
             if slots[named].stamp > 0, slots[named].stream == stream {
                 slot = named
-                _ = release(slot)
+                drop(slot)
             } else {
                 slot = vacantSlot()
             }
@@ -109,7 +109,7 @@ struct StateCache {
         while cost > budget, oldest < recency.count - 1 {
             let (candidate, stamp) = recency[oldest]
             oldest += 1
-            if slots[candidate].stamp == stamp { _ = release(candidate) }
+            if slots[candidate].stamp == stamp { drop(candidate) }
         }
         if oldest > 1_024, oldest * 2 > recency.count {
             recency.removeFirst(oldest)
@@ -146,6 +146,17 @@ struct StateCache {
         swap(&gone, &slots[slot])
         free.append(slot)
         return gone.entry
+    }
+
+    /// `release` for a state nobody wants back (evicted, or replaced): released in place, where
+    /// `release` copied it out first. A million new sessions evict a million states.
+    private mutating func drop(_ slot: Int) {
+        cost -= slots[slot].cost
+        if slots[slot].partial { partialCount -= 1 }
+        free.append(slot)
+        slots[slot].stamp = 0
+        slots[slot].stream = ""
+        slots[slot].entry.state = LogDecider.initialState
     }
 
     /// `index` of the cached streams only.
