@@ -3,14 +3,20 @@ import LMDB
 
 /// `send`'s reading thread loads the states of the streams it meets first while the writer's
 /// thread decides and commits (`StatePrefetching`). The reads share one read transaction, and so
-/// one load of the pending batch records, and hold the map in place while they run
+/// at most one load of the pending batch records, and hold the map in place while they run
 /// (`Environment.readBesideWriter`): the writer's thread may grow it meanwhile.
 extension LMDBEventLog: StatePrefetching {
     public func committedStates(ofStreams streams: [String], slimmingPast: Int?) throws -> [(state: StreamState, version: Int)] {
         do {
             return try environment.readBesideWriter { txn in
-                let pending = try PendingIndex.load(self, txn)
-                return try streams.map { try state(ofStream: $0, throughPosition: nil, pending: pending, slimmingPast: slimmingPast, txn) }
+                // Loaded for the first stream that has events: a slice of new sessions has none,
+                // and loading the pending records for each slice of them took most of the time.
+                var pending: PendingIndex?
+                return try streams.map { stream in
+                    guard try storedVersion(of: stream, txn) > 0 else { return (StreamState.initial, 0) }
+                    if pending == nil { pending = try PendingIndex.load(self, txn) }
+                    return try state(ofStream: stream, throughPosition: nil, pending: pending, slimmingPast: slimmingPast, txn)
+                }
             }
         } catch let error as LMDBError {
             throw FlowLogError.reading(error, path: path)

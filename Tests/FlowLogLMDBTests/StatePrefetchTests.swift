@@ -90,6 +90,23 @@ struct StatePrefetchTests {
         #expect(prefetcher.states(for: streams.map { Self.add($0, "p9") }).isEmpty)
     }
 
+    /// Streams without events cost a slice nothing: a read of new sessions beside a few grown ones
+    /// goes on whole, with the states of all of them.
+    @Test func aReadOfNewStreamsIsNotCut() throws {
+        let folder = TemporaryDirectory()
+        let log = try Self.manyStreamsLog(at: folder.child("log"), streams: ["s1", "s2"])
+        let prefetcher = try #require(StatePrefetcher(log: log))
+        let streams = ["s1"] + (1...(2 * StatePrefetcher.statesPerSlice + 3)).map { "new\($0)" } + ["s2"]
+        var read = SendSession.ParsedBatch()
+        read.envelopes = streams.map { Self.add($0, "p1") }
+        read.lineRejections = streams.map { _ in nil }
+        let slices = prefetcher.slices(of: read)
+        #expect(slices.count == 1)
+        #expect(slices.first?.batch.envelopes == read.envelopes)
+        #expect(slices.first?.states.count == streams.count)
+        #expect(slices.first?.states["s2"]?.version == 3 && slices.first?.states["new7"]?.version == 0)
+    }
+
     /// A commit takes many reads: a state slimmed for its own read meets, in a later one, a payment
     /// for an order id its dropped orders held, and is loaded whole again.
     @Test func aSlimStateLoadedAheadIsNotDecidedAgainstForAPaymentOfADroppedOrder() throws {

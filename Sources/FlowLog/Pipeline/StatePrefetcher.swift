@@ -27,15 +27,17 @@ final class StatePrefetcher: @unchecked Sendable {
     /// The streams looked up (or named) lately: `recent`, and the generation before it.
     private var met = RecentNames(generation: 65_536)
 
-    /// At most this many states are loaded ahead for one slice of a read: a read that meets more
-    /// streams for the first time (one command per session in turn: every command of the first
-    /// round) is cut into slices of this many (`slices(of:)`), so that the writer's thread decides
-    /// one slice while this thread loads the next. A 1 MiB read of sessions' visits names about
-    /// 700 sessions, and is one slice.
+    /// At most this many states of streams with events are loaded ahead for one slice of a read: a
+    /// read that meets more such streams for the first time (one command per session in turn:
+    /// every command of the first round) is cut into slices that hold this many (`slices(of:)`),
+    /// so that the states in flight stay few. A 1 MiB read of sessions' visits names about 700
+    /// sessions, and is one slice. Streams without events cost a slice nothing: their states are
+    /// the initial one. A read of new sessions goes on whole (one commit's worth, 4,096 of them),
+    /// where slices of 1,024 had the writer's thread merge the slices' states and count their
+    /// streams again for every commit.
     static let statesPerSlice = 1_024
 
-    /// `nil` where the log cannot be read beside its writer, or does not exist yet (a log the
-    /// first commit creates has no states to load).
+    /// `nil` where the log cannot be read beside its writer.
     init?(log: any EventLog) {
         let capabilities = log.capabilities
         guard let source = capabilities.prefetching else { return nil }
@@ -43,41 +45,54 @@ final class StatePrefetcher: @unchecked Sendable {
         slims = capabilities.keepsRowsApart
     }
 
-    /// `part` cut into slices that each meet at most `statesPerSlice` streams for the first time,
-    /// in order, each with the states of those streams; the part itself, with its states, when it
-    /// meets no more than that.
+    /// `part` cut into slices that each hold at most `statesPerSlice` states of streams with events
+    /// met for the first time, in order, each with the states of the streams it meets first; the
+    /// part itself, with its states, when it holds no more than that. The streams are looked up
+    /// `statesPerSlice` at a time, and a slice ends before the lookup that would take it past.
     func slices(of part: SendSession.ParsedBatch) -> [(batch: SendSession.ParsedBatch, states: States)] {
-        var fresh: [[String]] = [[]]
-        /// Where each slice after the first begins: its first envelope.
-        var cuts: [Int] = []
+        /// The streams met first, `statesPerSlice` a lookup, each lookup with the envelope that meets its first.
+        var lookups: [(start: Int, streams: [String])] = []
         var previous: String?
         for index in part.envelopes.indices {
             let stream = part.envelopes[index].stream
             if stream == previous { continue }
             previous = stream
             guard met.insert(stream) else { continue }
-            if fresh[fresh.count - 1].count == Self.statesPerSlice {
-                cuts.append(index)
-                fresh.append([])
+            if lookups.isEmpty || lookups[lookups.count - 1].streams.count == Self.statesPerSlice { lookups.append((index, [])) }
+            lookups[lookups.count - 1].streams.append(stream)
+        }
+        var slices: [States] = [[:]]
+        /// Where each slice after the first begins: its first envelope.
+        var cuts: [Int] = []
+        var held = 0
+        let rowReaders = slims && !lookups.isEmpty ? Self.commandsThatMayNeedKeptRows(part.envelopes) : [:]
+        for lookup in lookups {
+            if held >= Self.statesPerSlice {
+                cuts.append(lookup.start)
+                slices.append([:])
+                held = 0
             }
-            fresh[fresh.count - 1].append(stream)
+            // Into the slice's table as they come: merging a lookup's table into it copied every state.
+            held += load(lookup.streams, for: part.envelopes, rowReaders: rowReaders, into: &slices[slices.count - 1])
         }
         let batches = cuts.isEmpty ? [part] : part.cut(atEnvelopes: cuts)
-        return zip(batches, fresh).map { batch, streams in (batch, states(of: streams, for: batch.envelopes)) }
+        return Array(zip(batches, slices))
     }
 
-    /// The states of `fresh`, streams `envelopes` name for the first time, readied for deciding;
-    /// none when the read fails (the writer then loads them itself, and reports what it finds).
-    private func states(of fresh: [String], for envelopes: [CommandEnvelope]) -> States {
+    /// The states of `fresh`, streams `envelopes` name for the first time, readied for deciding and
+    /// added to `states`; none when the read fails (the writer then loads them itself, and reports
+    /// what it finds). `rowReaders`: `commandsThatMayNeedKeptRows(envelopes)`, where states are
+    /// slimmed. Returns how many of them have events.
+    private func load(_ fresh: [String], for envelopes: [CommandEnvelope], rowReaders: [String: [Int]], into states: inout States) -> Int {
         guard !fresh.isEmpty,
               let loaded = try? source.committedStates(ofStreams: fresh, slimmingPast: slims ? StateUpkeep.rowsKeptWhole : nil)
-        else { return [:] }
-        let rowReaders = slims ? Self.commandsThatMayNeedKeptRows(envelopes) : [:]
-        var states: States = [:]
-        states.reserveCapacity(fresh.count)
+        else { return 0 }
+        states.reserveCapacity(states.count + fresh.count)
+        var withEvents = 0
         /// Streams read slim that a command of the read needs whole: read again, whole.
         var wanted: [String] = []
         for (stream, (state, version)) in zip(fresh, loaded) {
+            if version > 0 { withEvents += 1 }
             var value = state.value
             if slims, StateUpkeep.isSlimmedForCache(value) {
                 // A head's rows come slim, with the rows of the events after it; a snapshot's (a
@@ -98,7 +113,7 @@ final class StatePrefetcher: @unchecked Sendable {
         if !wanted.isEmpty, let reread = try? source.committedStates(ofStreams: wanted, slimmingPast: nil) {
             for (stream, (state, version)) in zip(wanted, reread) { states[stream] = CommandProcessor.readied((state.value, version)) }
         }
-        return states
+        return withEvents
     }
 
     /// The commands that may be decided against their stream's older kept rows, by stream.
