@@ -133,12 +133,16 @@ struct AppendStorage: AppendTransaction {
             // The id generator repeated itself: nothing of this batch may be committed.
             throw LMDBError.keyExists("storing the event id of position \(refused.tag)")
         }
+        // In key order, through one cursor: in the table's order each put descended from the root
+        // to a leaf of its own, and a commit of 4,096 new sessions spent a sixth of its time there.
+        var sorted = SortedPuts()
         for (stream, version) in versions {
             var name = stream
-            try name.withUTF8 { utf8 in
-                try withUnsafeBytes(of: UInt64(version).littleEndian) { try txn.put(log.streamsDB, key: UnsafeRawBufferPointer(utf8), value: $0) }
+            name.withUTF8 { utf8 in
+                withUnsafeBytes(of: UInt64(version).littleEndian) { sorted.add(key: UnsafeRawBufferPointer(utf8), value: $0, tag: 0) }
             }
         }
+        _ = try sorted.write(to: log.streamsDB, in: txn)
         if batching, !batch.isEmpty, let batchesDB = log.batchesDB {
             // Keys rise with positions: the record goes after the last one, on contiguous pages.
             try txn.put(batchesDB, key: Keys.position(firstPosition), value: batch.encoded(), flags: .append)

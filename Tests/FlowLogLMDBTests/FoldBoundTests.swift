@@ -13,29 +13,32 @@ import Testing
 struct FoldBoundTests {
     private typealias Batch = BatchRecordTests
 
-    /// Each stream's pending entries (events and kept rows), in the order a fold takes the streams.
-    private static func pendingEntries(_ log: LMDBEventLog) throws -> [(stream: String, entries: Int)] {
+    /// Each stream's pending entries (events and kept rows) and whether it has rows among them, in
+    /// the order a fold takes the streams.
+    private static func pendingEntries(_ log: LMDBEventLog) throws -> [(stream: String, entries: Int, rows: Bool)] {
         let names = try log.streams().map(\.stream).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         return try log.reading { txn in
             let pending = try PendingIndex.load(log, txn)
             return try names.map { stream in
-                (stream, try pending.entries(of: stream).reduce(0) { $0 + $1.eventCount + $1.rowCount })
+                let parts = try pending.entries(of: stream)
+                return (stream, parts.reduce(0) { $0 + $1.eventCount + $1.rowCount }, parts.contains { $0.rowCount > 0 })
             }
         }
     }
 
     /// Where each transaction should stop: a stream is added while the streams already in it are
     /// estimated below `pageLimit`.
-    private static func expectedSteps(_ streams: [(stream: String, entries: Int)], pageLimit: Int) -> [[String]] {
+    private static func expectedSteps(_ streams: [(stream: String, entries: Int, rows: Bool)], pageLimit: Int) -> [[String]] {
         var steps: [[String]] = [[]]
-        var entries = 0
-        for (stream, count) in streams {
-            if LMDBEventLog.estimatedDirtyPages(streams: steps[steps.count - 1].count, entries: entries) >= pageLimit {
+        var (entries, withRows) = (0, 0)
+        for (stream, count, rows) in streams {
+            if LMDBEventLog.estimatedDirtyPages(streams: steps[steps.count - 1].count, streamsWithRows: withRows, entries: entries) >= pageLimit {
                 steps.append([])
-                entries = 0
+                (entries, withRows) = (0, 0)
             }
             steps[steps.count - 1].append(stream)
             entries += count
+            if rows { withRows += 1 }
         }
         return steps
     }
@@ -56,7 +59,8 @@ struct FoldBoundTests {
         let streams = try Self.pendingEntries(log)
         #expect(streams.count == 12)
         // Above two streams' estimate and below all twelve's.
-        let pageLimit = LMDBEventLog.estimatedDirtyPages(streams: 3, entries: streams.prefix(3).reduce(0) { $0 + $1.entries })
+        let pageLimit = LMDBEventLog.estimatedDirtyPages(streams: 3, streamsWithRows: streams.prefix(3).filter(\.rows).count,
+                                                         entries: streams.prefix(3).reduce(0) { $0 + $1.entries })
         let expected = Self.expectedSteps(streams, pageLimit: pageLimit)
         #expect(expected.count > 2 && expected.count < streams.count)
         for (index, step) in expected.enumerated() {
