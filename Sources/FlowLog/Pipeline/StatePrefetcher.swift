@@ -27,12 +27,12 @@ final class StatePrefetcher: @unchecked Sendable {
     /// The streams looked up (or named) lately: `recent`, and the generation before it.
     private var met = RecentNames(generation: 65_536)
 
-    /// At most this many states of streams with events are loaded ahead for one slice of a read: a
+    /// About this many states of streams with events are loaded ahead for one slice of a read: a
     /// read that meets more such streams for the first time (one command per session in turn:
-    /// every command of the first round) is cut into slices that hold this many (`slices(of:)`),
-    /// so that the states in flight stay few. A 1 MiB read of sessions' visits names about 700
-    /// sessions, and is one slice. Streams without events cost a slice nothing: their states are
-    /// the initial one. A read of new sessions goes on whole (one commit's worth, 4,096 of them),
+    /// every command of the first round) is cut into slices (`slices(of:)`), each ended by the
+    /// lookup that brings it to this many (so never twice as many), so that the states in flight
+    /// stay few. A 1 MiB read of sessions' visits names about 700 sessions, and is one slice.
+    /// Streams without events cost a slice nothing: their states are the initial one. A read of new sessions goes on whole (one commit's worth, 4,096 of them),
     /// where slices of 1,024 had the writer's thread merge the slices' states and count their
     /// streams again for every commit.
     static let statesPerSlice = 1_024
@@ -45,10 +45,10 @@ final class StatePrefetcher: @unchecked Sendable {
         slims = capabilities.keepsRowsApart
     }
 
-    /// `part` cut into slices that each hold at most `statesPerSlice` states of streams with events
-    /// met for the first time, in order, each with the states of the streams it meets first; the
-    /// part itself, with its states, when it holds no more than that. The streams are looked up
-    /// `statesPerSlice` at a time, and a slice ends before the lookup that would take it past.
+    /// `part` cut into slices, in order, each with the states of the streams it meets first; the
+    /// part itself, with its states, when it holds fewer than `statesPerSlice` states of streams
+    /// with events. The streams are looked up `statesPerSlice` at a time, and a slice ends after
+    /// the lookup that brings its states with events to `statesPerSlice` or more.
     func slices(of part: SendSession.ParsedBatch) -> [(batch: SendSession.ParsedBatch, states: States)] {
         /// The streams met first, `statesPerSlice` a lookup, each lookup with the envelope that meets its first.
         var lookups: [(start: Int, streams: [String])] = []
