@@ -12,11 +12,7 @@ extension LMDBEventLog: StatePrefetching {
                 // Loaded for the first stream that has events: a slice of new sessions has none,
                 // and loading the pending records for each slice of them took most of the time.
                 var pending: PendingIndex?
-                return try streams.map { stream in
-                    guard try storedVersion(of: stream, txn) > 0 else { return (StreamState.initial, 0) }
-                    if pending == nil { pending = try PendingIndex.load(self, txn) }
-                    return try state(ofStream: stream, throughPosition: nil, pending: pending, slimmingPast: slimmingPast, txn)
-                }
+                return try streams.map { try state(ofStream: $0, throughPosition: nil, pending: &pending, slimmingPast: slimmingPast, txn) }
             }
         } catch let error as LMDBError {
             throw FlowLogError.reading(error, path: path)

@@ -74,13 +74,22 @@ extension LMDBEventLog: LogFollowing {
 
     func state(ofStream stream: String, throughPosition: Int?, pending: PendingIndex? = nil, slimmingPast: Int? = nil,
                _ txn: Transaction) throws -> (state: StreamState, version: Int) {
+        var pending = pending
+        return try state(ofStream: stream, throughPosition: throughPosition, pending: &pending, slimmingPast: slimmingPast, txn)
+    }
+
+    /// `pending`: the pending batch records, loaded here the first time a stream with events needs
+    /// them and kept for the caller's next stream (a run of new sessions never loads them).
+    func state(ofStream stream: String, throughPosition: Int?, pending: inout PendingIndex?, slimmingPast: Int?,
+               _ txn: Transaction) throws -> (state: StreamState, version: Int) {
         // A stream without a stored version has no events (every append stores the versions it
         // reaches, and the append checks commands against them): one lookup answers the first
         // command of a new session, where a head, a snapshot, the stream index and the pending
         // records were searched for nothing.
         guard try storedVersion(of: stream, txn) > 0 else { return (StreamState.initial, 0) }
         // The head is the newest state kept; past positions come from snapshots.
-        let pending = try pending ?? PendingIndex.load(self, txn)
+        if pending == nil { pending = try PendingIndex.load(self, txn) }
+        let pending = pending!
         var (state, version) = try head(of: stream, throughPosition: throughPosition, slimmingPast: slimmingPast, pending, txn)
             ?? latestSnapshot(of: stream, throughPosition: throughPosition, pending, txn) ?? (StreamState.initial, 0)
         try scan(stream: stream, fromVersion: version + 1, throughPosition: throughPosition, pending: pending, txn) { event in

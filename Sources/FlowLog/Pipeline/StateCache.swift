@@ -140,23 +140,26 @@ struct StateCache {
 
     /// Empties a slot: its state moves out of the cache and its totals; the name stays in `index`.
     private mutating func release(_ slot: Int) -> Entry {
-        cost -= slots[slot].cost
-        if slots[slot].partial { partialCount -= 1 }
+        vacate(slot)
         var gone = Slot(stream: "", entry: (LogDecider.initialState, 0), cost: 0, stamp: 0, partial: false)
         swap(&gone, &slots[slot])
-        free.append(slot)
         return gone.entry
     }
 
     /// `release` for a state nobody wants back (evicted, or replaced): released in place, where
     /// `release` copied it out first. A million new sessions evict a million states.
     private mutating func drop(_ slot: Int) {
-        cost -= slots[slot].cost
-        if slots[slot].partial { partialCount -= 1 }
-        free.append(slot)
+        vacate(slot)
         slots[slot].stamp = 0
         slots[slot].stream = ""
         slots[slot].entry.state = LogDecider.initialState
+    }
+
+    /// Takes a slot's state out of the totals and offers the slot for reuse.
+    private mutating func vacate(_ slot: Int) {
+        cost -= slots[slot].cost
+        if slots[slot].partial { partialCount -= 1 }
+        free.append(slot)
     }
 
     /// `index` of the cached streams only.
