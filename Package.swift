@@ -92,7 +92,9 @@ let package = Package(
         /// AsyncHTTPClient: its own target, so only the `Network` build pays for it (docs/analytics.md).
         /// A device's log and a server's, kept in step: `push` and `pull` over a `SyncTransport`
         /// (the HTTP client is FlowLogHTTPClient's), with no network code of its own.
-        .target(name: "FlowLogSync", dependencies: ["FlowLog", "FlowDomain", "FlowLogProjections", "FlowLogLMDB", "FlowLogSystem"], swiftSettings: crossModule),
+        .target(
+            name: "FlowLogSync", dependencies: ["FlowLog", "FlowDomain", "FlowLogProjections", "FlowLogLMDB", "FlowLogSystem"],
+            swiftSettings: crossModule),
         .target(
             name: "FlowLogHTTPClient",
             dependencies: [
@@ -148,8 +150,9 @@ let package = Package(
             name: "FlowLogClient",
             dependencies: [
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
-                .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession",
-                         condition: .when(platforms: [.macOS, .macCatalyst, .iOS, .tvOS, .watchOS, .visionOS])),
+                .product(
+                    name: "OpenAPIURLSession", package: "swift-openapi-urlsession",
+                    condition: .when(platforms: [.macOS, .macCatalyst, .iOS, .tvOS, .watchOS, .visionOS])),
             ]
         ),
         /// FlowLogClient over swift-openapi-async-http-client's `AsyncHTTPClientTransport`: only with the
@@ -169,24 +172,50 @@ let package = Package(
         /// Replays files through a fuzz target; built by `scripts/fuzz` with libFuzzer's entry points
         /// instead (`FLOWLOG_FUZZING`), in a scratch folder of its own.
         .executableTarget(name: "flowlog-fuzz", dependencies: ["FlowLogFuzzing"]),
-        .executableTarget(name: "flowlog-bench", dependencies: ["FlowLogMemory", "FlowLogHistory", "FlowLog", "FlowLogProjections", "FlowLogLMDB", "FlowDomain", "LMDB", "FlowLogTesting"]),
+        .executableTarget(
+            name: "flowlog-bench",
+            dependencies: ["FlowLogMemory", "FlowLogHistory", "FlowLog", "FlowLogProjections", "FlowLogLMDB", "FlowDomain", "LMDB", "FlowLogTesting"]),
         /// Every seed and every crash of `Tests/Fuzz/` run through its fuzz target: found crashes stay fixed.
         .testTarget(name: "FlowLogFuzzTests", dependencies: ["FlowLogFuzzing", "FlowLog", "FlowDomain"]),
         .testTarget(name: "FlowDomainTests", dependencies: ["FlowDomain", "FlowLogTesting"]),
         // Without the `Network` trait no test target compiles the NIO stack: what needs it is behind `#if Network`.
-        .testTarget(name: "FlowLogTests", dependencies: ["FlowLogMemory", "FlowLogHistory", "FlowLog", "FlowLogProjections", "FlowLogLMDB", "FlowLogSync", .target(name: "FlowLogPostgres", condition: network),
-                                                         .target(name: "FlowLogHTTPClient", condition: network), "FlowDomain", "FlowLogTesting"]),
-        .testTarget(name: "FlowLogPostgresTests", dependencies: ["FlowLogMemory", "FlowLogHistory", "FlowLogProjections", .target(name: "FlowLogPostgres", condition: network), "FlowLog", "FlowDomain",
-                                                                 "FlowLogTesting", "FlowLogSystem"]),
-        .testTarget(name: "FlowLogLMDBTests", dependencies: ["FlowLogMemory", "FlowLogHistory", "FlowLogLMDB", "FlowLogProjections", "FlowLog", "FlowDomain", "LMDB", "FlowLogTesting", "FlowLogSystem"]),
-        .testTarget(name: "FlowLogCLITests", dependencies: ["FlowLogMemory", "FlowLogHistory", "FlowLogCLI", .product(name: "ArgumentParser", package: "swift-argument-parser"), "FlowLog", "FlowLogProjections", "FlowLogLMDB", "FlowDomain", "LMDB", "FlowLogTesting", "FlowLogSystem",
-                                                        // The generated client against a real `flowlog serve` (Server/GeneratedClientTests.swift).
-                                                        .target(name: "FlowLogClient", condition: network), .target(name: "FlowLogClientNIO", condition: network)]),
+        .testTarget(
+            name: "FlowLogTests",
+            dependencies: [
+                "FlowLogMemory", "FlowLogHistory", "FlowLog", "FlowLogProjections", "FlowLogLMDB", "FlowLogSync",
+                .target(name: "FlowLogPostgres", condition: network),
+                .target(name: "FlowLogHTTPClient", condition: network), "FlowDomain", "FlowLogTesting",
+            ]),
+        .testTarget(
+            name: "FlowLogPostgresTests",
+            dependencies: [
+                "FlowLogMemory", "FlowLogHistory", "FlowLogProjections", .target(name: "FlowLogPostgres", condition: network), "FlowLog",
+                "FlowDomain",
+                "FlowLogTesting", "FlowLogSystem",
+            ]),
+        .testTarget(
+            name: "FlowLogLMDBTests",
+            dependencies: [
+                "FlowLogMemory", "FlowLogHistory", "FlowLogLMDB", "FlowLogProjections", "FlowLog", "FlowDomain", "LMDB", "FlowLogTesting",
+                "FlowLogSystem",
+            ]),
+        .testTarget(
+            name: "FlowLogCLITests",
+            dependencies: [
+                "FlowLogMemory", "FlowLogHistory", "FlowLogCLI", .product(name: "ArgumentParser", package: "swift-argument-parser"), "FlowLog",
+                "FlowLogProjections", "FlowLogLMDB", "FlowDomain", "LMDB", "FlowLogTesting", "FlowLogSystem",
+                // The generated client against a real `flowlog serve` (Server/GeneratedClientTests.swift).
+                .target(name: "FlowLogClient", condition: network), .target(name: "FlowLogClientNIO", condition: network),
+            ]),
         /// The server's API in process: its application (the routes, middleware and log threads
         /// `flowlog serve` runs) asked through HummingbirdTesting's router client, on an LMDB log.
         /// What only the binary or real sockets show stays in FlowLogCLITests/Server.
-        .testTarget(name: "FlowLogServerTests", dependencies: [.target(name: "FlowLogServer", condition: network), "FlowLog", "FlowLogHistory", "FlowLogMemory", "FlowDomain",
-                                                               "FlowLogLMDB", "FlowLogTesting",
-                                                               .product(name: "HummingbirdTesting", package: "hummingbird", condition: network)]),
+        .testTarget(
+            name: "FlowLogServerTests",
+            dependencies: [
+                .target(name: "FlowLogServer", condition: network), "FlowLog", "FlowLogHistory", "FlowLogMemory", "FlowDomain",
+                "FlowLogLMDB", "FlowLogTesting",
+                .product(name: "HummingbirdTesting", package: "hummingbird", condition: network),
+            ]),
     ]
 )

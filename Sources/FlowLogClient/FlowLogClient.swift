@@ -2,11 +2,12 @@ import Foundation
 import HTTPTypes
 // The types of the client's API (HTTPBody, OpenAPIValueContainer, …) are the runtime's: one import suffices.
 @_exported import OpenAPIRuntime
+
 #if canImport(OpenAPIURLSession)
-import OpenAPIURLSession
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+    import OpenAPIURLSession
+    #if canImport(FoundationNetworking)
+        import FoundationNetworking
+    #endif
 #endif
 
 // The typed client of `flowlog serve`'s HTTP API: `Client` (one method per operation of
@@ -43,14 +44,15 @@ extension Client {
     /// A client of the server at `serverURL` (for example `http://127.0.0.1:8080`) over `transport`,
     /// sending `token` if there is one, reading and writing times as FlowLog does (`.flowLog`).
     public init(serverURL: URL, token: String?, transport: any ClientTransport) {
-        self.init(serverURL: serverURL, configuration: Configuration(dateTranscoder: .flowLog), transport: transport,
-                  middlewares: token.map { [BearerTokenMiddleware(token: $0)] } ?? [])
+        self.init(
+            serverURL: serverURL, configuration: Configuration(dateTranscoder: .flowLog), transport: transport,
+            middlewares: token.map { [BearerTokenMiddleware(token: $0)] } ?? [])
     }
 
     #if canImport(OpenAPIURLSession)
-    /// A client over URLSession (`URLSessionTransport`), what apps on Apple platforms use: no NIO.
-    public init(serverURL: URL, token: String? = nil, session: URLSession = .shared) {
-        self.init(serverURL: serverURL, token: token, transport: URLSessionTransport(configuration: .init(session: session)))
-    }
+        /// A client over URLSession (`URLSessionTransport`), what apps on Apple platforms use: no NIO.
+        public init(serverURL: URL, token: String? = nil, session: URLSession = .shared) {
+            self.init(serverURL: serverURL, token: token, transport: URLSessionTransport(configuration: .init(session: session)))
+        }
     #endif
 }

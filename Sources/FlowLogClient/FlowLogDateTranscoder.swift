@@ -27,7 +27,8 @@ public struct FlowLogDateTranscoder: DateTranscoder {
             let digits = String(value)
             return String(repeating: "0", count: max(0, width - digits.count)) + digits
         }
-        return "\(padded(year, 4))-\(padded(month, 2))-\(padded(day, 2))T\(padded(ofDay / 3600, 2)):\(padded(ofDay / 60 % 60, 2)):\(padded(ofDay % 60, 2)).\(padded(fraction, 6))Z"
+        return
+            "\(padded(year, 4))-\(padded(month, 2))-\(padded(day, 2))T\(padded(ofDay / 3600, 2)):\(padded(ofDay / 60 % 60, 2)):\(padded(ofDay % 60, 2)).\(padded(fraction, 6))Z"
     }
 
     public func decode(_ text: String) throws -> Date {
@@ -42,7 +43,8 @@ public struct FlowLogDateTranscoder: DateTranscoder {
             return value
         }
         guard bytes.count >= 20, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"), bytes[10] == UInt8(ascii: "T"),
-              bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"), bytes.last == UInt8(ascii: "Z") else {
+            bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"), bytes.last == UInt8(ascii: "Z")
+        else {
             throw InvalidTimestamp(text: text)
         }
         let (year, month, day) = (try number(0..<4), try number(5..<7), try number(8..<10))

@@ -12,7 +12,8 @@ import FlowLogHistory
 enum CSVTarget {
     static let target = FuzzTarget(
         name: "csv",
-        checks: "any event a record or an export line holds, written as CSV: never a trap; a strict RFC 4180 reader reads back one cell per column, each the event's value",
+        checks:
+            "any event a record or an export line holds, written as CSV: never a trap; a strict RFC 4180 reader reads back one cell per column, each the event's value",
         run: run
     )
 
@@ -47,9 +48,11 @@ enum CSVTarget {
 enum ExpectedCells {
     static func row(_ record: RecordedEvent) -> [String] {
         let kind = EventKinds.info(of: record.event)
-        var cells = [record.eventId.description, kind.typeName, record.stream, String(record.position), String(record.version),
-                     record.actor.rawValue, record.timestamp.rfc3339, record.correlationId ?? "", record.causationId ?? "",
-                     String(record.schemaVersion), String(kind.version)]
+        var cells = [
+            record.eventId.description, kind.typeName, record.stream, String(record.position), String(record.version),
+            record.actor.rawValue, record.timestamp.rfc3339, record.correlationId ?? "", record.causationId ?? "",
+            String(record.schemaVersion), String(kind.version),
+        ]
         var filler = Filler(cells: [String](repeating: "", count: EventKinds.columns.count))
         try? record.event.visitPayload(&filler)
         cells += filler.cells

@@ -10,7 +10,8 @@ import FlowLog
 enum CommandReaderTarget {
     static let target = FuzzTarget(
         name: "command-reader",
-        checks: "a command line: the fast and the general reader give the same command or the fast one declines; a command read, written back and read again is the same",
+        checks:
+            "a command line: the fast and the general reader give the same command or the fast one declines; a command read, written back and read again is the same",
         run: run
     )
 

@@ -10,7 +10,8 @@ import FlowLog
 enum DecodeFoldTarget {
     static let target = FuzzTarget(
         name: "decode-fold",
-        checks: "events read from records or export lines, folded one after another from the initial state or a decoded snapshot: never a trap; every state encodes and reads back the same",
+        checks:
+            "events read from records or export lines, folded one after another from the initial state or a decoded snapshot: never a trap; every state encodes and reads back the same",
         run: run
     )
 

@@ -24,8 +24,9 @@ enum FuzzedEvents {
         let actor: Actor = input.bool() ? .user : .system
         let correlation = input.bool() ? FieldValues.identifier(&input) : nil
         let causation = input.bool() ? FieldValues.identifier(&input) : nil
-        return RecordedEvent(position: position, stream: stream, version: version, eventId: eventId, timestamp: timestamp,
-                             actor: actor, correlationId: correlation, causationId: causation, event: event(&input))
+        return RecordedEvent(
+            position: position, stream: stream, version: version, eventId: eventId, timestamp: timestamp,
+            actor: actor, correlationId: correlation, causationId: causation, event: event(&input))
     }
 
     private struct FieldValues: PayloadDecoder, FieldVisitor {

@@ -16,7 +16,11 @@ enum RFC4180 {
                 while true {
                     guard at < bytes.count else { return nil }
                     if bytes[at] == UInt8(ascii: "\"") {
-                        if at + 1 < bytes.count && bytes[at + 1] == UInt8(ascii: "\"") { field.append(UInt8(ascii: "\"")); at += 2; continue }
+                        if at + 1 < bytes.count && bytes[at + 1] == UInt8(ascii: "\"") {
+                            field.append(UInt8(ascii: "\""))
+                            at += 2
+                            continue
+                        }
                         at += 1
                         break
                     }
@@ -29,12 +33,17 @@ enum RFC4180 {
             }
             switch byte {
             case UInt8(ascii: ","):
-                fields.append(field); field = []; startOfField = true
+                fields.append(field)
+                field = []
+                startOfField = true
             case 0x0D:
                 guard at + 1 < bytes.count, bytes[at + 1] == 0x0A else { return nil }
             case 0x0A:
-                fields.append(field); field = []; startOfField = true
-                records.append(fields); fields = []
+                fields.append(field)
+                field = []
+                startOfField = true
+                records.append(fields)
+                fields = []
             case UInt8(ascii: "\""):
                 return nil
             default:

@@ -13,7 +13,8 @@ import FlowLog
 enum RecordCodecTarget {
     static let target = FuzzTarget(
         name: "record-codec",
-        checks: "a stored record, random or a valid one damaged (its checksum resealed or not): decoded into a record or a damage report, never a trap; a valid record reads back as written",
+        checks:
+            "a stored record, random or a valid one damaged (its checksum resealed or not): decoded into a record or a damage report, never a trap; a valid record reads back as written",
         run: run
     )
 
@@ -55,9 +56,12 @@ enum RecordCodecTarget {
         if let (read, _) = written {
             fuzzCheck(read == record, "\(record) was written, \(read) read back")
         }
-        if layout == .salted, let forgotten = bytes.withUnsafeBytes({ RecordCodec.forgottenForm(of: $0, previousHash: previous, position: position) }) {
+        if layout == .salted, let forgotten = bytes.withUnsafeBytes({ RecordCodec.forgottenForm(of: $0, previousHash: previous, position: position) })
+        {
             let read = forgotten.withUnsafeBytes { try? RecordCodec.decode($0, expectedPosition: position, previousHash: previous) }
-            fuzzCheck(read?.0.isForgotten == true && read?.0.eventId == record.eventId, "the forgotten form of \(record) reads as \(String(describing: read))")
+            fuzzCheck(
+                read?.0.isForgotten == true && read?.0.eventId == record.eventId,
+                "the forgotten form of \(record) reads as \(String(describing: read))")
         }
         RecordEdits.apply(&input, to: &bytes, previousHash: previous, position: position)
         bytes.withUnsafeBytes { readEveryWay($0, position: position, previousHash: previous) }

@@ -7,7 +7,8 @@ import FlowLog
 enum RetentionPeriodTarget {
     static let target = FuzzTarget(
         name: "retention-period",
-        checks: "a retention period's text: read or refused with words, never a trap; a period read is written back as text that reads the same, and its cutoff never overflows",
+        checks:
+            "a retention period's text: read or refused with words, never a trap; a period read is written back as text that reads the same, and its cutoff never overflows",
         run: run
     )
 

@@ -28,8 +28,9 @@ enum StateCodecTarget {
             var writer = BinaryWriter()
             StateCodec.encode(state, withoutOrders: true, into: &writer)
             let again = writer.withUnsafeBytes { StateCodec.decodeWithoutOrders($0) }
-            fuzzCheck(again?.0 == state && again?.orderCount == state.orders.count,
-                      "a state without orders (\(count) of them) read as \(state) reads back as \(String(describing: again))")
+            fuzzCheck(
+                again?.0 == state && again?.orderCount == state.orders.count,
+                "a state without orders (\(count) of them) read as \(state) reads back as \(String(describing: again))")
         case 2:
             guard let order = StateCodec.decodeOrder(input.rest()) else { return }
             var writer = BinaryWriter()

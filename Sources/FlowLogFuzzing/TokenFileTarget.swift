@@ -6,7 +6,8 @@ import FlowLog
 enum TokenFileTarget {
     static let target = FuzzTarget(
         name: "token-file",
-        checks: "a token file's text: read or refused with a problem, never a trap; every token is 16+ visible ASCII with known scopes; written back, it reads the same",
+        checks:
+            "a token file's text: read or refused with a problem, never a trap; every token is 16+ visible ASCII with known scopes; written back, it reads the same",
         run: run
     )
 
@@ -23,7 +24,8 @@ enum TokenFileTarget {
             fuzzCheck(entry.token.count >= 16 && entry.token.allSatisfy { (0x21...0x7E).contains($0) }, "a token of \(entry.token) was read")
             fuzzCheck(!entry.scopes.isEmpty && entry.scopes.isSubset(of: TokenFileText.scopeNames), "the scopes \(entry.scopes) were read")
         }
-        let written = entries.map { String(decoding: $0.token, as: UTF8.self) + " " + $0.scopes.sorted().joined(separator: ",") }.joined(separator: "\n")
+        let written = entries.map { String(decoding: $0.token, as: UTF8.self) + " " + $0.scopes.sorted().joined(separator: ",") }.joined(
+            separator: "\n")
         fuzzCheck((try? TokenFileText.parse(written, path: "tokens")) == entries, "the tokens of \(text) written back as \(written) read otherwise")
     }
 }

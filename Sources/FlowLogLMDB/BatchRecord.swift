@@ -185,7 +185,8 @@ struct BatchStreamEntry {
         }
         guard let length = take(1), let id = take(Int(length[0])), let first = take(8), let count = take(4) else { return nil }
         guard let positions = take(8 * Int(UInt32(littleEndian: count.loadUnaligned(as: UInt32.self)))),
-              let firstRow = take(8), let rowCount = take(4) else { return nil }
+            let firstRow = take(8), let rowCount = take(4)
+        else { return nil }
         self.id = id
         firstVersion = Int(truncatingIfNeeded: UInt64(littleEndian: first.loadUnaligned(as: UInt64.self)))
         self.positions = positions

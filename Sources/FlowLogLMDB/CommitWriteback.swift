@@ -6,8 +6,8 @@ import LMDB
 /// the pages the commit has handed it so far (`sync_file_range(…, SYNC_FILE_RANGE_WRITE)`).
 ///
 /// LMDB commits by writing every dirty page into the page cache and then calling `fdatasync`, which
-/// only then starts the device writing: for the 220 MB commit of a million-event import the
-/// process sat in `fdatasync` for about 90 ms after the writes. Started early, the device writes
+/// only then starts the device writing, so a large commit (a million-event import's) sat in
+/// `fdatasync` long after its writes. Started early, the device writes
 /// while LMDB is still handing over pages, and `fdatasync` finds little left to wait for. This
 /// changes when data reaches the disk, never whether: LMDB's own `fdatasync` calls, and their order
 /// (data before the meta page), stay as they are.

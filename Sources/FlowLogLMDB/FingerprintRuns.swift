@@ -88,8 +88,10 @@ struct FingerprintRuns {
         /// is damage, named at that event.
         func checkedFingerprint(at position: Int, of stream: String) throws -> UInt64 {
             guard isWellFormed else {
-                throw FlowLogError.damaged(RecordDamage(position: position, stream: stream,
-                                                        problem: "its recorded state fingerprints are \(bytes.count) bytes long, not a multiple of 8"))
+                throw FlowLogError.damaged(
+                    RecordDamage(
+                        position: position, stream: stream,
+                        problem: "its recorded state fingerprints are \(bytes.count) bytes long, not a multiple of 8"))
             }
             return fingerprint(at: position)
         }

@@ -59,8 +59,10 @@ extension LMDBEventLog {
                 if current == nil || !current!.prefix.elementsEqual(stream) {
                     current = (Array(stream), IndexDigest.streamHash(stream))
                 }
-                streamIndex.add(IndexDigest.streamEntry(streamHash: current!.hash, version: Keys.decodeNumber(key),
-                                                        position: Keys.decodePosition(value)))
+                streamIndex.add(
+                    IndexDigest.streamEntry(
+                        streamHash: current!.hash, version: Keys.decodeNumber(key),
+                        position: Keys.decodePosition(value)))
                 entry = try cursor.next()
             }
         }

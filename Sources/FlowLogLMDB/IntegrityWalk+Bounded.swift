@@ -67,12 +67,16 @@ extension IntegrityWalk {
                             top = pendingRun(of: String(decoding: stream, as: UTF8.self), after: 0, at: 0)
                         }
                         if top != head {
-                            report.note(0, String(decoding: stream, as: UTF8.self), "the stream's stored version is \(head), but its events go up to version \(top ?? 0)")
+                            report.note(
+                                0, String(decoding: stream, as: UTF8.self),
+                                "the stream's stored version is \(head), but its events go up to version \(top ?? 0)")
                         }
                         report.streams += 1
                         listed = try listing.next().map { (Array($0.key), Keys.decodeInt($0.value)) }
                     } else if let indexed = run {
-                        unlisted.note(0, String(decoding: indexed.stream, as: UTF8.self), "the stream has events up to version \(indexed.top) but no stored version")
+                        unlisted.note(
+                            0, String(decoding: indexed.stream, as: UTF8.self),
+                            "the stream has events up to version \(indexed.top) but no stored version")
                         run = try nextRun(&index, &entry)
                     }
                 }

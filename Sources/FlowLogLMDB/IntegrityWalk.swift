@@ -60,8 +60,10 @@ struct IntegrityWalk {
     /// The leaves the walk of the records finds whole, for the structure walk of the same snapshot.
     let scans: PageScans?
 
-    init(log: LMDBEventLog, txn: Transaction, batchSize: Int = Self.defaultBatchSize, mostStreamsHeld: Int = Self.defaultMostStreamsHeld,
-         digesting: Bool = false, scans: PageScans? = nil) throws {
+    init(
+        log: LMDBEventLog, txn: Transaction, batchSize: Int = Self.defaultBatchSize, mostStreamsHeld: Int = Self.defaultMostStreamsHeld,
+        digesting: Bool = false, scans: PageScans? = nil
+    ) throws {
         self.log = log
         self.txn = txn
         self.scans = scans
@@ -106,7 +108,8 @@ struct IntegrityWalk {
                             versions[slot] = max(last, event.version)
                         }
                         if digests != nil {
-                            digests!.streamIndex.add(IndexDigest.streamEntry(streamHash: streamHashes[slot], version: event.version, position: position))
+                            digests!.streamIndex.add(
+                                IndexDigest.streamEntry(streamHash: streamHashes[slot], version: event.version, position: position))
                             digests!.eventIds.add(IndexDigest.eventIdEntry(event.eventId, position: position))
                         } else {
                             batch.append(Entry(position: position, slot: slot, version: event.version, eventId: event.eventId))
@@ -150,7 +153,8 @@ struct IntegrityWalk {
                 let head = Keys.decodeInt(value)
                 let slot = slotOf[stream]
                 if slot.map({ versions[$0] }) != head {
-                    report.note(0, stream, "the stream's stored version is \(head), but its events go up to version \(slot.map { versions[$0] } ?? 0)")
+                    report.note(
+                        0, stream, "the stream's stored version is \(head), but its events go up to version \(slot.map { versions[$0] } ?? 0)")
                 }
                 if let slot { listed[slot] = true }
                 report.streams += 1
@@ -167,17 +171,19 @@ struct IntegrityWalk {
         if let last, last.stream == stream { return last.slot }
         // A bounded walk's digest has no batch whose entries name slots: it starts afresh.
         if bounded, digests != nil, streams.count == batchSize { forgetStreams() }
-        let slot = slotOf[stream] ?? {
-            slotOf[stream] = streams.count
-            streams.append(stream)
-            prefixes.append(Keys.streamPrefix(stream))
-            versions.append(0)
-            if digests != nil {
-                var bytes = stream
-                streamHashes.append(bytes.withUTF8 { IndexDigest.streamHash(UnsafeRawBufferPointer($0)) })
-            }
-            return streams.count - 1
-        }()
+        let slot =
+            slotOf[stream]
+            ?? {
+                slotOf[stream] = streams.count
+                streams.append(stream)
+                prefixes.append(Keys.streamPrefix(stream))
+                versions.append(0)
+                if digests != nil {
+                    var bytes = stream
+                    streamHashes.append(bytes.withUTF8 { IndexDigest.streamHash(UnsafeRawBufferPointer($0)) })
+                }
+                return streams.count - 1
+            }()
         last = (stream, slot)
         return slot
     }
@@ -245,7 +251,10 @@ struct IntegrityWalk {
         var members = [Int](repeating: 0, count: streams.count)
         for entry in batch {
             guard let slot = entry.slot else { continue }
-            if start[slot] < 0 { start[slot] = 0; groups.append(slot) }
+            if start[slot] < 0 {
+                start[slot] = 0
+                groups.append(slot)
+            }
             members[slot] += 1
         }
         var offset = 0
@@ -265,10 +274,12 @@ struct IntegrityWalk {
                 let prefix = prefixes[slot]
                 var found: Cursor.Record?
                 if let at, at.slot == slot, at.version + 1 == entry.version,
-                   let (key, value) = try cursor.next(), Self.isKey(key, of: prefix, version: entry.version) {
+                    let (key, value) = try cursor.next(), Self.isKey(key, of: prefix, version: entry.version)
+                {
                     found = (key, value)
                 } else if let (key, value) = try keys.withStreamVersion(streams[slot], entry.version, { try cursor.seek(atOrAfter: $0) }),
-                          Self.isKey(key, of: prefix, version: entry.version) {
+                    Self.isKey(key, of: prefix, version: entry.version)
+                {
                     found = (key, value)
                 }
                 if let (_, value) = found {

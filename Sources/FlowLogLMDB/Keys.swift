@@ -39,14 +39,18 @@ enum Keys {
     static func decodeEventID(_ key: [UInt8]) -> EventID? {
         guard key.count == 16 else { return nil }
         return key.withUnsafeBytes {
-            EventID(high: UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)), low: UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+            EventID(
+                high: UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)),
+                low: UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
         }
     }
 
     /// The event id an `eventIds` key holds, or `nil` when it is not 16 bytes.
     static func eventID(of key: UnsafeRawBufferPointer) -> EventID? {
         guard key.count == 16 else { return nil }
-        return EventID(high: UInt64(bigEndian: key.loadUnaligned(as: UInt64.self)), low: UInt64(bigEndian: key.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+        return EventID(
+            high: UInt64(bigEndian: key.loadUnaligned(as: UInt64.self)), low: UInt64(bigEndian: key.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+        )
     }
 
     /// The fingerprint after the position in a `streamIndex` value, if it has one (logs written before
@@ -96,8 +100,9 @@ enum Keys {
     }
 
     static func decodeReceipt(_ bytes: UnsafeRawBufferPointer) -> CommandReceipt {
-        CommandReceipt(firstPosition: decodeInt(bytes), eventCount: decodeInt(bytes, at: 8), version: decodeInt(bytes, at: 16),
-                       commandFingerprint: bytes.count >= 32 ? UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 24, as: UInt64.self)) : nil)
+        CommandReceipt(
+            firstPosition: decodeInt(bytes), eventCount: decodeInt(bytes, at: 8), version: decodeInt(bytes, at: 16),
+            commandFingerprint: bytes.count >= 32 ? UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 24, as: UInt64.self)) : nil)
     }
 
     static func bigEndian(_ value: UInt64) -> [UInt8] { withUnsafeBytes(of: value.bigEndian, Array.init) }

@@ -37,8 +37,9 @@ extension LMDBEventLog {
         let pending = try PendingIndex.load(self, txn)
         return try withUnsafeMutablePointer(to: &encoder) { encoder in
             try withUnsafeMutablePointer(to: &salts) { salts in
-                var storage = AppendStorage(log: self, txn: txn, encoder: encoder, salts: salts, layout: layout, snapshotInterval: interval,
-                                            pending: pending, batching: batching, puts: takeReusablePuts())
+                var storage = AppendStorage(
+                    log: self, txn: txn, encoder: encoder, salts: salts, layout: layout, snapshotInterval: interval,
+                    pending: pending, batching: batching, puts: takeReusablePuts())
                 let results = try AppendRules.apply(requests, in: &storage)
                 // Written and emptied by `finish`, their room kept for the next append.
                 reusablePuts = storage.puts
@@ -77,8 +78,10 @@ struct AppendStorage: AppendTransaction {
     /// Whether `finish` left a fold due (`FoldPolicy`).
     private(set) var foldDue = false
 
-    init(log: LMDBEventLog, txn: Transaction, encoder: UnsafeMutablePointer<BinaryWriter>, salts: UnsafeMutablePointer<RecordSalts>,
-         layout: RecordLayout, snapshotInterval: Int, pending: PendingIndex, batching: Bool, puts: PendingEventPuts) {
+    init(
+        log: LMDBEventLog, txn: Transaction, encoder: UnsafeMutablePointer<BinaryWriter>, salts: UnsafeMutablePointer<RecordSalts>,
+        layout: RecordLayout, snapshotInterval: Int, pending: PendingIndex, batching: Bool, puts: PendingEventPuts
+    ) {
         self.puts = puts
         self.pending = pending
         self.batching = batching
@@ -92,7 +95,9 @@ struct AppendStorage: AppendTransaction {
 
     func head() throws -> (position: Int, hash: UInt64) { try log.head(txn) }
     func storedVersion(of stream: String) throws -> Int { try log.storedVersion(of: stream, txn) }
-    func storedReceipt(stream: String, commandId: String) throws -> CommandReceipt? { try log.storedReceipt(stream: stream, commandId: commandId, txn) }
+    func storedReceipt(stream: String, commandId: String) throws -> CommandReceipt? {
+        try log.storedReceipt(stream: stream, commandId: commandId, txn)
+    }
 
     mutating func store(_ record: RecordedEvent, chainedTo previousHash: UInt64, fingerprint: UInt64?, streamOrdinal: Int) throws -> UInt64 {
         if batching {
@@ -100,8 +105,9 @@ struct AppendStorage: AppendTransaction {
             batch.addEvent(stream: record.stream, version: record.version, position: record.position, ordinal: streamOrdinal)
             lastOrdinal = streamOrdinal
         }
-        return puts.add(record, chainedTo: previousHash, layout: layout, salts: &salts.pointee, encoder: &encoder.pointee, fingerprint: fingerprint,
-                        tag: record.position, run: streamOrdinal, indexed: !batching)
+        return puts.add(
+            record, chainedTo: previousHash, layout: layout, salts: &salts.pointee, encoder: &encoder.pointee, fingerprint: fingerprint,
+            tag: record.position, run: streamOrdinal, indexed: !batching)
     }
 
     /// The row goes to the stream's row index (`rows`), numbered from 1, and each full page of

@@ -1,6 +1,6 @@
 import FlowLog
-import LMDB
 import FlowLogSystem
+import LMDB
 
 extension LMDBEventLog: LogBackup {
     /// The name the copy is written under until it is complete.

@@ -1,6 +1,6 @@
 import FlowLog
-import LMDB
 import FlowLogSystem
+import LMDB
 
 extension LMDBEventLog {
     /// The name the compacted copy is written under, inside the log's folder, until it replaces
@@ -79,7 +79,8 @@ extension LMDBEventLog {
             throw LogFolder.openingError(error, path: path)
         }
         guard recognition == .log else {
-            throw .notALog(path: path, reason: recognition.refusal ?? "it is an LMDB environment that holds no FlowLog log yet, so there is nothing to compact")
+            throw .notALog(
+                path: path, reason: recognition.refusal ?? "it is an LMDB environment that holds no FlowLog log yet, so there is nothing to compact")
         }
         let descriptor = open(partial, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw fileError(errno, path: path, doing: "creating \(partial)") }
@@ -101,7 +102,12 @@ extension LMDBEventLog {
     private static func fileError(_ code: Int32, path: String, doing: String) -> FlowLogError {
         switch code {
         case EACCES, EPERM, EROFS: .permissionDenied(path: path)
-        case ENOSPC, EDQUOT: .io(path: path, detail: "\(doing) failed: the disk is full (the copy needs room beside data.mdb, up to its size); data.mdb was not changed. Free some space, then run compact again")
+        case ENOSPC, EDQUOT:
+            .io(
+                path: path,
+                detail:
+                    "\(doing) failed: the disk is full (the copy needs room beside data.mdb, up to its size); data.mdb was not changed. Free some space, then run compact again"
+            )
         default: .io(path: path, detail: "\(doing) failed: \(String(cString: strerror(code))); data.mdb was not changed")
         }
     }

@@ -64,7 +64,8 @@ extension LMDBEventLog: FingerprintedLog {
             try txn.withCursor(fingerprintsDB) { cursor in
                 try scan(stream: stream, fromVersion: 1, throughPosition: nil, txn) { event in
                     let position = event.position
-                    guard let run = FingerprintRuns.Stored(try Self.run(covering: position, &cursor)), run.start <= position, position < run.end else {
+                    guard let run = FingerprintRuns.Stored(try Self.run(covering: position, &cursor)), run.start <= position, position < run.end
+                    else {
                         return try body(event, try older(event))
                     }
                     return try body(event, try run.checkedFingerprint(at: position, of: event.stream))
@@ -78,7 +79,8 @@ extension LMDBEventLog: FingerprintedLog {
         let after = try cursor.seek(atOrAfter: Keys.position(position))
         if let after, Keys.decodePosition(after.key) == position { return after }
         if let before = after == nil ? try cursor.last() : try cursor.previous(),
-           let run = FingerprintRuns.Stored(before), run.end > position {
+            let run = FingerprintRuns.Stored(before), run.end > position
+        {
             return before
         }
         return try cursor.seek(atOrAfter: Keys.position(position))
@@ -88,7 +90,7 @@ extension LMDBEventLog: FingerprintedLog {
 /// Fingerprints kept in 16-byte stream-index values (logs written before the `fingerprints`
 /// database), read ahead stream by stream. A walk in position order meets each stream's versions in
 /// ascending order, so one seek reads a stream's next run of index values, where a lookup per event
-/// cost a descent of the index each (replay --verify of such a log took 1.7× as long).
+/// cost a descent of the index each, which made `replay --verify` of such a log much slower.
 private struct OlderLayoutFingerprints {
     private var slots = StreamSlots()
     /// Per stream slot, the version of its first buffered value and the values that follow.
@@ -112,7 +114,8 @@ private struct OlderLayoutFingerprints {
         var entry = try keys.withStreamVersion(event.stream, event.version) { try index.seek(atOrAfter: $0) }
         let wanted = buffered < Self.limit ? Self.run : 1
         while values.count < wanted, let (key, value) = entry, Keys.key(key, startsWith: prefix),
-              Keys.decodeNumber(key) == event.version + values.count, key.count == prefix.count + 8 {
+            Keys.decodeNumber(key) == event.version + values.count, key.count == prefix.count + 8
+        {
             values.append(Keys.decodeFingerprint(value))
             entry = try index.next()
         }

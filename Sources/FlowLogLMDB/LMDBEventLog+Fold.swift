@@ -9,19 +9,14 @@ import LMDB
 /// writes those tails once for many commits, so the fewer folds the fewer scattered pages.
 /// `events` bounds the pending entries a read may merge: 524,288 events, about forty of `send`'s
 /// 1 MiB commits. A fold's cost grows with the streams it touches more than with the events, so
-/// fewer folds win where there are many streams: eight sends of 100,000 commands in a row, mean
-/// time a send, 0.41 s at 262,144 and 0.33 s at 524,288 into the 2.1M-event log, 0.69 s and 0.59 s
-/// into the 10M-event log (0.44 s at 131,072 into the 2.1M one, five sends); reads merging more
-/// records did not show. `records` bounds the records, so that a server's one-command commits do
-/// not pile up thousands of them (each read searches each record). `streamsPerTransaction` and
+/// fewer, larger folds win where there are many streams, while reads merging more records did not
+/// slow down. `records` bounds the records, so that a server's one-command commits do not pile up
+/// thousands of them (each read searches each record). `streamsPerTransaction` and
 /// `pagesPerTransaction` bound a fold's transaction: LMDB holds its dirty pages in memory until the
 /// commit, and keeps them afterwards for the next transaction to reuse, so the largest fold
-/// transaction stays in a process's memory to its end. Streams alone were no bound: 1,024 streams
-/// dirtied 30–33 MB in the 2.1M-event log (about 250 entries a stream) and 14 MB at 10M events,
-/// and took a `send` that folded to 77–89 MB of anonymous memory. 1,024 estimated pages (4 MiB,
-/// `estimatedDirtyPages`) took it to 55–65 MB at 2.1M and 61–62 MB at 10M; the fold runs in 15
-/// transactions instead of 3 at 2.1M, each with its sync, about 50 ms more for the fold (one `send`
-/// in five); 2,048 pages saved half of that and left 65–67 MB at 10M.
+/// transaction stays in a process's memory to its end. Streams alone were no bound (a stream may
+/// hold hundreds of index entries); pages, as `estimatedDirtyPages` counts them, are. The figures
+/// behind each bound: docs/performance.md, "The figures behind the code's bounds".
 public struct FoldPolicy: Sendable, Equatable {
     public var events: Int
     public var records: Int
@@ -46,8 +41,9 @@ public struct FoldPolicy: Sendable, Equatable {
     static func parse(_ text: String) -> FoldPolicy? {
         let numbers = text.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
         guard numbers.count >= 2 else { return nil }
-        return FoldPolicy(events: numbers[0], records: numbers[1], streamsPerTransaction: numbers.count > 2 ? numbers[2] : standard.streamsPerTransaction,
-                          pagesPerTransaction: numbers.count > 3 ? numbers[3] : standard.pagesPerTransaction)
+        return FoldPolicy(
+            events: numbers[0], records: numbers[1], streamsPerTransaction: numbers.count > 2 ? numbers[2] : standard.streamsPerTransaction,
+            pagesPerTransaction: numbers.count > 3 ? numbers[3] : standard.pagesPerTransaction)
     }
 
     /// Whether `pending` (this commit's record included) should be folded now.
@@ -111,8 +107,8 @@ extension LMDBEventLog {
         var (streams, streamsWithRows, entries, pages) = (0, 0, 0, 0)
         // The stream-index entries come in key order (streams in id order, each stream's versions in
         // turn): written through one cursor, each put finds its leaf without a descent from the root
-        // while the next key falls on the same page. A few thousand at a time (`fold`): a whole
-        // step's (up to 49,000 entries of long streams) took a send 12 MB further.
+        // while the next key falls on the same page. A few thousand at a time (`foldPutsAtOnce`):
+        // holding a whole step's (up to 49,000 entries of long streams) raised a send's peak memory.
         var indexPuts = SortedPuts()
         // The records' bytes are clean pages of the map: the puts below dirty other databases' pages only.
         while let next = StreamCursor.smallest(cursors) {
@@ -168,10 +164,10 @@ extension LMDBEventLog {
 
     /// A fold's dirty pages, estimated: one a stream for its index tail and one for its rows' tail
     /// where it has rows, each with its share of branch pages, and one per 48 entries (events and
-    /// rows, about 85 bytes each with the half-full pages splits leave). Measured against the bytes
-    /// LMDB wrote at commit, 2,053 estimated against 2,130 written (2.1M-event log of sessions with
-    /// orders) and within 10% at 10M events. Sessions without rows (a million new sessions of one
-    /// event) were counted two pages each before, and folded in twice the transactions they need.
+    /// rows, about 85 bytes each with the half-full pages splits leave). Checked against the bytes
+    /// LMDB wrote at commit, in the scale logs of sessions with orders. Sessions without rows (new
+    /// sessions of one event) were counted two pages each before, and folded in twice the
+    /// transactions they need.
     static func estimatedDirtyPages(streams: Int, streamsWithRows: Int, entries: Int) -> Int {
         streams + streamsWithRows + entries / 48
     }
@@ -191,7 +187,10 @@ private struct StreamCursor {
 
     mutating func advance() throws {
         index += 1
-        guard index < record.streamCount else { return id = nil }
+        guard index < record.streamCount else {
+            id = nil
+            return
+        }
         guard let found = record.streamID(at: index) else { throw PendingIndex.damage(at: record.key, "stream \(index + 1)'s entry lies outside it") }
         id = found
     }

@@ -53,8 +53,9 @@ extension LMDBEventLog: StreamForgetting {
         }
         for position in positions { try forgetRecord(at: position, txn) }
         try forgetDerived(stream: stream, positions: positions, readModels: readModels, txn)
-        return ForgottenStream(stream: stream, events: positions.count, firstPosition: positions.first ?? 0,
-                               lastPosition: positions.last ?? 0, correlationIds: correlationIds)
+        return ForgottenStream(
+            stream: stream, events: positions.count, firstPosition: positions.first ?? 0,
+            lastPosition: positions.last ?? 0, correlationIds: correlationIds)
     }
 
     /// Replaces the record at `position` by its forgotten form (`RecordCodec.forgottenForm`): its
@@ -89,7 +90,8 @@ extension LMDBEventLog: StreamForgetting {
             // is what the domain keeps of it (`KeptRow.anonymized`: an order's total, item count
             // and currency), without the stream.
             guard let length = value.first, value.count >= 1 + Int(length),
-                  let row = KeptRow.decode(UnsafeRawBufferPointer(rebasing: value[(1 + Int(length))...])) else { continue }
+                let row = KeptRow.decode(UnsafeRawBufferPointer(rebasing: value[(1 + Int(length))...]))
+            else { continue }
             var kept = BinaryWriter(capacity: 64)
             kept.writeShortString(nil)
             row.anonymized.encode(into: &kept)
@@ -110,7 +112,10 @@ extension LMDBEventLog: StreamForgetting {
                 guard let (key, value) = entry, key.count == 8 else { return nil }
                 return (Keys.decodePosition(key), Array(value))
             }
-            guard let (start, bytes) = found, position < start + bytes.count / 8 else { next += 1; continue }
+            guard let (start, bytes) = found, position < start + bytes.count / 8 else {
+                next += 1
+                continue
+            }
             let end = start + bytes.count / 8
             var removed = Set<Int>()
             while next < positions.count, positions[next] < end {

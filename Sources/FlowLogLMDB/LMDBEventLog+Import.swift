@@ -40,8 +40,9 @@ extension LMDBEventLog: EventImporting, ImportTarget {
                 let txn = steps.current
                 try foldAll(txn)
                 let (position, hash) = try head(txn)
-                var start = ImportStart(position: position, hash: hash, snapshotInterval: try storedSnapshotInterval(txn),
-                                        layout: try recordLayout(txn))
+                var start = ImportStart(
+                    position: position, hash: hash, snapshotInterval: try storedSnapshotInterval(txn),
+                    layout: try recordLayout(txn))
                 // Orders live in the order index; snapshots and heads hold only their number.
                 start.snapshotsHoldKeptRows = false
                 // In steps, batches of 16,384 events (as fast as 32,768, and half the memory in
@@ -100,11 +101,13 @@ package struct LMDBImportSession: ImportSession {
     package func write(_ prepared: any Sendable, heads: [(stream: String, version: Int)]) throws {
         var content = prepared as! LMDBImportBuilder.Content
         let deferred = steps.deferredIndex
-        let pages = content.puts.pagesToWrite(streams: deferred == nil ? content.streams : 0) + content.rows.count
+        let pages =
+            content.puts.pagesToWrite(streams: deferred == nil ? content.streams : 0) + content.rows.count
             + content.snapshots.count + heads.count
         if let refused = try content.puts.write(to: log, txn) {
             let existing = try txn.get(log.eventIdsDB, key: Keys.eventID(refused.eventId)).map(Keys.decodePosition) ?? 0
-            throw FlowLogError.refusedImport(ImportError(line: refused.tag, problem: "its event id \(refused.eventId) is already in the log, at position \(existing)"))
+            throw FlowLogError.refusedImport(
+                ImportError(line: refused.tag, problem: "its event id \(refused.eventId) is already in the log, at position \(existing)"))
         }
         for kept in content.rows {
             try log.keepRow(kept.row, number: kept.number, stream: kept.stream, version: kept.version, txn)
@@ -130,7 +133,7 @@ package struct LMDBImportSession: ImportSession {
         }
         if content.isLast, let spilled {
             // Every stream the import touched, in key order.
-            try spilled.forEach { stream, version, position, state in
+            try spilled.forEachStream { stream, version, position, state in
                 try log.writeHead(state, stream: stream, version: version, position: position, txn)
                 try txn.put(log.streamsDB, key: Array(stream.utf8), value: Keys.littleEndian(UInt64(version)))
                 try steps.wrote(pages: 1)
@@ -204,8 +207,9 @@ final class LMDBImportBuilder: ImportBatchBuilder {
             content.puts.addUnindexed(position: event.position, record: record, eventId: event.eventId, fingerprint: fingerprint, tag: line)
             content.indexEntries.append((streamOrdinal, event.version, event.position))
         } else {
-            content.puts.add(position: event.position, record: record, eventId: event.eventId, stream: event.stream, version: event.version,
-                             fingerprint: fingerprint, tag: line, run: streamOrdinal)
+            content.puts.add(
+                position: event.position, record: record, eventId: event.eventId, stream: event.stream, version: event.version,
+                fingerprint: fingerprint, tag: line, run: streamOrdinal)
         }
         if batchOfSlot[streamOrdinal] != batch {
             batchOfSlot[streamOrdinal] = batch

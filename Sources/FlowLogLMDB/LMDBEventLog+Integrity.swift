@@ -15,7 +15,7 @@ extension LMDBEventLog: IntegrityChecking {
         let fast = try checkIntegrityByDigests(progress: progress, mostStreamsHeld: mostStreamsHeld)
         let pages = fast.pages
         if var report = fast.report {
-            pages.forEach { report.notePage($0.page, database: $0.database, $0.detail) }
+            for page in pages { report.notePage(page.page, database: page.database, page.detail) }
             return report
         }
         var report = try checkIntegrityEntryByEntry(progress: progress, batchSize: batchSize, mostStreamsHeld: mostStreamsHeld)
@@ -23,7 +23,7 @@ extension LMDBEventLog: IntegrityChecking {
             // Every event found its entry, yet the index holds something else as well.
             report.note(0, nil, "the stream index holds \(entries) entries for \(report.events) events: entries that point at no event")
         }
-        pages.forEach { report.notePage($0.page, database: $0.database, $0.detail) }
+        for page in pages { report.notePage(page.page, database: page.database, page.detail) }
         return report
     }
 
@@ -46,7 +46,9 @@ extension LMDBEventLog: IntegrityChecking {
     /// the two snapshots' starts): the walk entry by entry then finds and names it. The data file's
     /// pages are walked either way, in the same snapshot, after the records and indexes (whose
     /// walks check the leaves they read as they read them: `PageScans`).
-    func checkIntegrityByDigests(progress: Progress?, mostStreamsHeld: Int = IntegrityWalk.defaultMostStreamsHeld) throws -> (report: IntegrityReport?, strayStreamIndexEntries: Int?, pages: [PageProblem]) {
+    func checkIntegrityByDigests(progress: Progress?, mostStreamsHeld: Int = IntegrityWalk.defaultMostStreamsHeld) throws -> (
+        report: IntegrityReport?, strayStreamIndexEntries: Int?, pages: [PageProblem]
+    ) {
         try reading { txn in
             let scans = PageScans(txn)
             let indexes = IndexWalkThread(log: self, scans: scans)
@@ -58,7 +60,8 @@ extension LMDBEventLog: IntegrityChecking {
             let indexed = try indexes.result()
             let pages = try walkStructure(txn, scans: scans)
             guard let (snapshot, digests) = indexed, snapshot == txn.snapshotID,
-                  !walk.foundProblems, report.isReadable, let own = walk.digests else { return (nil, nil, pages) }
+                !walk.foundProblems, report.isReadable, let own = walk.digests
+            else { return (nil, nil, pages) }
             guard own.streamIndex == digests.streamIndex, own.eventIds == digests.eventIds else {
                 return (nil, own.streamIndex == digests.streamIndex ? nil : digests.streamIndex.count, pages)
             }
@@ -70,7 +73,9 @@ extension LMDBEventLog: IntegrityChecking {
     }
 
     /// Today's walk, looking each event's index entries up in batches: it names every problem.
-    func checkIntegrityEntryByEntry(progress: Progress?, batchSize: Int, mostStreamsHeld: Int = IntegrityWalk.defaultMostStreamsHeld) throws -> IntegrityReport {
+    func checkIntegrityEntryByEntry(progress: Progress?, batchSize: Int, mostStreamsHeld: Int = IntegrityWalk.defaultMostStreamsHeld) throws
+        -> IntegrityReport
+    {
         var report = IntegrityReport()
         try reading { txn in
             var walk = try IntegrityWalk(log: self, txn: txn, batchSize: batchSize, mostStreamsHeld: mostStreamsHeld)
@@ -78,7 +83,8 @@ extension LMDBEventLog: IntegrityChecking {
             try walk.checkStreams(&report)
             let indexedIds = try txn.count(eventIdsDB)
             if indexedIds != report.events {
-                report.note(0, nil, "the event id index holds \(indexedIds) ids for \(report.events) events (an event was removed, or an index entry)")
+                report.note(
+                    0, nil, "the event id index holds \(indexedIds) ids for \(report.events) events (an event was removed, or an index entry)")
             }
             try checkFingerprintRuns(&report, last: try head(txn).position, txn)
             try checkBatchRecords(&report, txn)
@@ -100,11 +106,14 @@ extension LMDBEventLog: IntegrityChecking {
                 if key.count != 8 {
                     report.note(0, nil, "the fingerprints database holds a key of \(key.count) bytes, which is not a position")
                 } else if !run.isWellFormed {
-                    report.note(run.start, nil, "the state fingerprints recorded from this position are \(value.count) bytes long, not whole fingerprints")
+                    report.note(
+                        run.start, nil, "the state fingerprints recorded from this position are \(value.count) bytes long, not whole fingerprints")
                 } else if run.start < previousEnd {
                     report.note(run.start, nil, "the state fingerprints recorded from this position overlap those recorded before them")
                 } else if run.end - 1 > last {
-                    report.note(run.start, nil, "state fingerprints are recorded from this position through position \(run.end - 1), past the log's last position \(last)")
+                    report.note(
+                        run.start, nil,
+                        "state fingerprints are recorded from this position through position \(run.end - 1), past the log's last position \(last)")
                 }
                 if key.count == 8 { previousEnd = max(previousEnd, run.end) }
                 entry = try cursor.next()

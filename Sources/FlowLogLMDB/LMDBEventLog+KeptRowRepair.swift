@@ -34,7 +34,8 @@ extension LMDBEventLog: KeptRowRepairing {
                 state.apply(event)
                 if KeptRow(for: event.event) != nil { rowVersions.append(event.version) }
                 if let misrecorded = EarlierRowDefect.misrecordedFingerprint(of: state, scratch: &scratch),
-                   let fingerprintsDB, try storedFingerprint(at: event.position, fingerprintsDB, txn) == misrecorded {
+                    let fingerprintsDB, try storedFingerprint(at: event.position, fingerprintsDB, txn) == misrecorded
+                {
                     fixes.append((event.position, state.fingerprint(scratch: &scratch)))
                 }
                 return true

@@ -38,7 +38,8 @@ extension LMDBEventLog {
             var entry = try cursor.seek(atOrAfter: Keys.streamVersion(stream, first))
             var number = first
             while number < first + Self.rowsPerPage, let (key, stored) = entry, Keys.key(key, startsWith: prefix),
-                  Keys.decodeNumber(key) == number, stored.count > 8 {
+                Keys.decodeNumber(key) == number, stored.count > 8
+            {
                 // The row as the index encodes it, without the version in front.
                 value.write(bytes: UnsafeRawBufferPointer(rebasing: stored[8...]))
                 number += 1
@@ -71,8 +72,10 @@ extension LMDBEventLog {
     /// the pending ones. `room`: how many more the fold after it may add (a head is followed by at
     /// most 15 events, a snapshot by hundreds), so that adding them does not copy the history.
     /// `slim`: only the latest row made, the others hashed by their ids (`KeptRows(latestOf:)`).
-    func keptRows(of stream: String, count: Int, room: Int = 64, slim: Bool = false, _ pending: PendingIndex,
-                  _ txn: Transaction) throws -> KeptRows? {
+    func keptRows(
+        of stream: String, count: Int, room: Int = 64, slim: Bool = false, _ pending: PendingIndex,
+        _ txn: Transaction
+    ) throws -> KeptRows? {
         guard count > 0 else { return KeptRows(reservingCapacity: 0) }
         var rows = slim ? KeptRows(latestOf: count) : KeptRows(reservingCapacity: count + room)
         try readRowPages(of: stream, upTo: count, into: &rows, txn)
@@ -80,7 +83,8 @@ extension LMDBEventLog {
         try txn.withCursor(rowsDB) { cursor in
             var entry = try cursor.seek(atOrAfter: Keys.streamVersion(stream, rows.count + 1))
             while rows.count < count, let (key, value) = entry, Keys.key(key, startsWith: prefix), value.count > 8,
-                  rows.append(encoded: UnsafeRawBufferPointer(rebasing: value[8...])) {
+                rows.append(encoded: UnsafeRawBufferPointer(rebasing: value[8...]))
+            {
                 entry = try cursor.next()
             }
         }
@@ -97,7 +101,8 @@ extension LMDBEventLog {
             var entry = try cursor.seek(atOrAfter: Keys.streamVersion(stream, 1))
             var page = 1
             while page * Self.rowsPerPage <= count, let (key, value) = entry, Keys.key(key, startsWith: prefix), Keys.decodeNumber(key) == page,
-                  rows.append(page: value, count: Self.rowsPerPage) {
+                rows.append(page: value, count: Self.rowsPerPage)
+            {
                 page += 1
                 entry = try cursor.next()
             }

@@ -41,7 +41,8 @@ extension LMDBEventLog: ReadModelStore {
                     // An empty owner: the row of a forgotten stream, its totals kept without it.
                     let owner = (try? reader.readShortString()) ?? ""
                     if stream == nil || owner == stream,
-                       let row = KeptRow.decode(UnsafeRawBufferPointer(rebasing: value[reader.offset...])) {
+                        let row = KeptRow.decode(UnsafeRawBufferPointer(rebasing: value[reader.offset...]))
+                    {
                         result.append((Keys.decodePosition(key), owner, row))
                     }
                     entry = try cursor.next()
@@ -112,7 +113,8 @@ final class LMDBReadModelTransaction: ReadModelTransaction {
 
     static func storedState(of stream: String, _ txn: Transaction, _ database: Database) throws -> (state: StreamState, version: Int)? {
         guard let value = try txn.get(database, key: Array(stream.utf8)), value.count > 8,
-              let state = StreamState.decode(UnsafeRawBufferPointer(rebasing: value[8...])) else { return nil }
+            let state = StreamState.decode(UnsafeRawBufferPointer(rebasing: value[8...]))
+        else { return nil }
         return (state, Keys.decodeInt(value))
     }
 }

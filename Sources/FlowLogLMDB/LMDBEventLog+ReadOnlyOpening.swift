@@ -1,5 +1,5 @@
-import LMDB
 import FlowLogSystem
+import LMDB
 
 extension LMDBEventLog {
     /// Opens the environment. A read-only open of a log whose lock file this user may not write

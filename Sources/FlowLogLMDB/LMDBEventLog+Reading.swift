@@ -1,6 +1,6 @@
 import FlowLog
-import LMDB
 import FlowLogSystem
+import LMDB
 
 extension LMDBEventLog: LogFollowing {
     // MARK: Reading
@@ -30,8 +30,10 @@ extension LMDBEventLog: LogFollowing {
     /// The records from `from` through `through` in position order, through one cursor, each checked
     /// against its predecessor's chain hash and decoded into one reused record.
     /// Forgotten records are checked and left out, unless `includingForgotten`.
-    func walk(from: Int, through: Int?, includingForgotten: Bool = false, _ txn: Transaction,
-              _ body: (RecordedEvent) throws -> Bool) throws {
+    func walk(
+        from: Int, through: Int?, includingForgotten: Bool = false, _ txn: Transaction,
+        _ body: (RecordedEvent) throws -> Bool
+    ) throws {
         let start = max(from, 1)
         if let through, through < start { return }
         // Past the end there is nothing to read (and no predecessor to check the chain against).
@@ -47,7 +49,8 @@ extension LMDBEventLog: LogFollowing {
                 let position = Keys.decodePosition(key)
                 if let through, position > through { return }
                 guard position == expected else {
-                    throw FlowLogError.damaged(RecordDamage(position: expected, stream: nil, problem: "it is missing (the next stored position is \(position))"))
+                    throw FlowLogError.damaged(
+                        RecordDamage(position: expected, stream: nil, problem: "it is missing (the next stored position is \(position))"))
                 }
                 previousHash = try decode(value, position: position, previousHash: previousHash, into: &event)
                 if includingForgotten || !event.isForgotten {
@@ -72,16 +75,20 @@ extension LMDBEventLog: LogFollowing {
         try reading { txn in try state(ofStream: stream, throughPosition: throughPosition, txn) }
     }
 
-    func state(ofStream stream: String, throughPosition: Int?, pending: PendingIndex? = nil, slimmingPast: Int? = nil,
-               _ txn: Transaction) throws -> (state: StreamState, version: Int) {
+    func state(
+        ofStream stream: String, throughPosition: Int?, pending: PendingIndex? = nil, slimmingPast: Int? = nil,
+        _ txn: Transaction
+    ) throws -> (state: StreamState, version: Int) {
         var pending = pending
         return try state(ofStream: stream, throughPosition: throughPosition, pending: &pending, slimmingPast: slimmingPast, txn)
     }
 
     /// `pending`: the pending batch records, loaded here the first time a stream with events needs
     /// them and kept for the caller's next stream (a run of new sessions never loads them).
-    func state(ofStream stream: String, throughPosition: Int?, pending: inout PendingIndex?, slimmingPast: Int?,
-               _ txn: Transaction) throws -> (state: StreamState, version: Int) {
+    func state(
+        ofStream stream: String, throughPosition: Int?, pending: inout PendingIndex?, slimmingPast: Int?,
+        _ txn: Transaction
+    ) throws -> (state: StreamState, version: Int) {
         // A stream without a stored version has no events (every append stores the versions it
         // reaches, and the append checks commands against them): one lookup answers the first
         // command of a new session, where a head, a snapshot, the stream index and the pending
@@ -90,7 +97,8 @@ extension LMDBEventLog: LogFollowing {
         // The head is the newest state kept; past positions come from snapshots.
         if pending == nil { pending = try PendingIndex.load(self, txn) }
         let pending = pending!
-        var (state, version) = try head(of: stream, throughPosition: throughPosition, slimmingPast: slimmingPast, pending, txn)
+        var (state, version) =
+            try head(of: stream, throughPosition: throughPosition, slimmingPast: slimmingPast, pending, txn)
             ?? latestSnapshot(of: stream, throughPosition: throughPosition, pending, txn) ?? (StreamState.initial, 0)
         try scan(stream: stream, fromVersion: version + 1, throughPosition: throughPosition, pending: pending, txn) { event in
             state.apply(event)
@@ -105,8 +113,10 @@ extension LMDBEventLog: LogFollowing {
     /// before each (whose stored hash seeds the check) and the record itself are one descent and
     /// one step, and a run of the stream's events at adjacent positions (a session's visit) needs
     /// no descent at all.
-    func scan(stream: String, fromVersion: Int, throughPosition: Int?, pending: PendingIndex? = nil, _ txn: Transaction,
-              _ body: (RecordedEvent) throws -> Bool) throws {
+    func scan(
+        stream: String, fromVersion: Int, throughPosition: Int?, pending: PendingIndex? = nil, _ txn: Transaction,
+        _ body: (RecordedEvent) throws -> Bool
+    ) throws {
         let prefix = Keys.streamPrefix(stream)
         let pending = try pending ?? PendingIndex.load(self, txn)
         try txn.withCursor(streamIndexDB) { index in
@@ -127,7 +137,8 @@ extension LMDBEventLog: LogFollowing {
                     } else if position > 1 {
                         let before = try withUnsafeBytes(of: UInt64(position - 1).bigEndian) { try records.seek(atOrAfter: $0) }
                         guard let (beforeKey, beforeValue) = before, Keys.decodePosition(beforeKey) == position - 1,
-                              let hash = RecordCodec.storedHash(of: beforeValue) else {
+                            let hash = RecordCodec.storedHash(of: beforeValue)
+                        else {
                             throw FlowLogError.damaged(RecordDamage(position: position - 1, stream: nil, problem: "it is missing or truncated"))
                         }
                         previousHash = hash
@@ -136,12 +147,18 @@ extension LMDBEventLog: LogFollowing {
                         record = try withUnsafeBytes(of: UInt64(position).bigEndian) { try records.seek(atOrAfter: $0) }
                     }
                     guard let (recordKey, bytes) = record, Keys.decodePosition(recordKey) == position else {
-                        throw FlowLogError.damaged(RecordDamage(position: position, stream: stream, problem: "the stream index points at it, but it is missing"))
+                        throw FlowLogError.damaged(
+                            RecordDamage(position: position, stream: stream, problem: "the stream index points at it, but it is missing"))
                     }
                     atHash = try decode(bytes, position: position, previousHash: previousHash, into: &event)
                     at = position
                     guard event.stream == stream, event.version == expectedVersion else {
-                        throw FlowLogError.damaged(RecordDamage(position: position, stream: stream, problem: "the stream index says version \(expectedVersion) of \(stream), the record says version \(event.version) of \(event.stream)"))
+                        throw FlowLogError.damaged(
+                            RecordDamage(
+                                position: position, stream: stream,
+                                problem:
+                                    "the stream index says version \(expectedVersion) of \(stream), the record says version \(event.version) of \(event.stream)"
+                            ))
                     }
                     guard try body(event) else { return false }
                     expectedVersion += 1
@@ -154,7 +171,10 @@ extension LMDBEventLog: LogFollowing {
                 }
                 try pending.forEachEntry(of: stream, fromVersion: expectedVersion) { version, position in
                     guard version == expectedVersion else {
-                        throw FlowLogError.damaged(RecordDamage(position: position, stream: stream, problem: "a batch record says version \(version) of \(stream), where version \(expectedVersion) was next"))
+                        throw FlowLogError.damaged(
+                            RecordDamage(
+                                position: position, stream: stream,
+                                problem: "a batch record says version \(version) of \(stream), where version \(expectedVersion) was next"))
                     }
                     return try visit(position)
                 }
@@ -170,7 +190,8 @@ extension LMDBEventLog: LogFollowing {
     /// As `event(inStream:version:)`, in a transaction of the caller's (`retain` reads a session's
     /// last event in the one that forgets it).
     func event(inStream stream: String, version: Int, _ txn: Transaction) throws -> RecordedEvent? {
-        guard version >= 1, let position = try indexedPosition(ofStream: stream, version: version, pending: { try PendingIndex.load(self, txn) }, txn) else {
+        guard version >= 1, let position = try indexedPosition(ofStream: stream, version: version, pending: { try PendingIndex.load(self, txn) }, txn)
+        else {
             return nil
         }
         guard let bytes = try txn.get(eventsDB, key: Keys.position(position)) else {

@@ -39,15 +39,19 @@ extension LMDBEventLog: SnapshotStore {
     /// The stream's head, when it is at or before `throughPosition`, intact and from today's reducers.
     /// `slimmingPast`: a head with more kept rows than this comes with the latest only made, the
     /// others remembered by their ids' hashes (`KeptRows(latestOf:)`), as a writer's cache keeps it.
-    func head(of stream: String, throughPosition: Int?, slimmingPast: Int? = nil, _ pending: PendingIndex,
-              _ txn: Transaction) throws -> (state: StreamState, version: Int)? {
+    func head(
+        of stream: String, throughPosition: Int?, slimmingPast: Int? = nil, _ pending: PendingIndex,
+        _ txn: Transaction
+    ) throws -> (state: StreamState, version: Int)? {
         guard let headsDB, let value = try txn.get(headsDB, key: Array(stream.utf8)), value.count > 8 else { return nil }
         let body = UnsafeRawBufferPointer(rebasing: value[8...])
         guard body.count > 24, let verified = BinaryWriter.verifiedBody(of: body) else { return nil }
         if let throughPosition, Keys.decodeInt(verified, at: 8) > throughPosition { return nil }
         guard var head = Self.decodeSnapshot(version: Keys.decodeInt(value), value: body),
-              let rows = try keptRows(of: stream, count: head.keptRowCount, room: AppendRules.headInterval,
-                                      slim: slimmingPast.map { head.keptRowCount > $0 } ?? false, pending, txn) else { return nil }
+            let rows = try keptRows(
+                of: stream, count: head.keptRowCount, room: AppendRules.headInterval,
+                slim: slimmingPast.map { head.keptRowCount > $0 } ?? false, pending, txn)
+        else { return nil }
         head.state.restoreKeptRows(rows)
         return (head.state, head.version)
     }
@@ -86,7 +90,8 @@ extension LMDBEventLog: SnapshotStore {
             entry = entry == nil ? try cursor.last() : try cursor.previous()
             while let (key, value) = entry, Keys.key(key, startsWith: prefix) {
                 if var snapshot = Self.decodeSnapshot(key: key, value: value),
-                   let rows = try keptRows(of: stream, count: snapshot.keptRowCount, pending, txn) {
+                    let rows = try keptRows(of: stream, count: snapshot.keptRowCount, pending, txn)
+                {
                     snapshot.state.restoreKeptRows(rows)
                     return (snapshot.state, snapshot.version)
                 }
@@ -104,8 +109,8 @@ extension LMDBEventLog: SnapshotStore {
     /// A snapshot value's state, at `version`; `nil` when it is damaged or from other reducers.
     static func decodeSnapshot(version: Int, value: UnsafeRawBufferPointer) -> (state: StreamState, version: Int, keptRowCount: Int)? {
         guard value.count > 24, let body = BinaryWriter.verifiedBody(of: value),
-              Keys.decodeInt(body) == StreamState.reducerVersion,
-              let (state, count) = StreamState.decodeWithoutKeptRows(UnsafeRawBufferPointer(rebasing: body[16...]))
+            Keys.decodeInt(body) == StreamState.reducerVersion,
+            let (state, count) = StreamState.decodeWithoutKeptRows(UnsafeRawBufferPointer(rebasing: body[16...]))
         else { return nil }
         return (state, version, count)
     }

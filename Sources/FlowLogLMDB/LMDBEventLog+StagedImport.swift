@@ -1,6 +1,6 @@
 import FlowLog
-import LMDB
 import FlowLogSystem
+import LMDB
 
 /// `flowlog import` into an LMDB log, in bounded memory and still all or nothing.
 ///
@@ -30,8 +30,9 @@ extension LMDBEventLog {
     public static let stagedImportName = "import.partial"
 
     /// The largest input (in bytes of NDJSON) that goes into a log with data in one transaction in
-    /// place: about 235,000 events, 196 MB of anonymous memory into a log of 5M events over 10,000
-    /// streams (270 MB at 128 MB), where a staged import would copy the whole log for them.
+    /// place, where a staged import would copy the whole log for it. That transaction's memory grows
+    /// with the input (LMDB holds every page it changes until the commit), so the limit trades that
+    /// memory, once, against a copy of the whole log.
     public static let inPlaceImportLimit = 64 << 20
 
     /// Pages (of 4 KB) a staged import's step changes before it commits (`ImportSteps`): LMDB holds
@@ -43,16 +44,21 @@ extension LMDBEventLog {
     /// Imports `reader`'s lines into the log at `path` (created when missing); returns the number
     /// of events imported. `pagesPerStep` and `inPlaceLimit` are for tests: many small steps, and
     /// a staged import however small.
-    public static func importNDJSON(intoLogAt path: String, from reader: consuming LineReader, expectedBytes: Int, progress: Progress?,
-                                    pagesPerStep: Int = defaultPagesPerStep, inPlaceLimit: Int = inPlaceImportLimit) throws -> Int {
-        try importStaged(intoLogAt: path, .lines(reader), expectedBytes: expectedBytes, progress: progress,
-                         pagesPerStep: pagesPerStep, inPlaceLimit: inPlaceLimit)
+    public static func importNDJSON(
+        intoLogAt path: String, from reader: consuming LineReader, expectedBytes: Int, progress: Progress?,
+        pagesPerStep: Int = defaultPagesPerStep, inPlaceLimit: Int = inPlaceImportLimit
+    ) throws -> Int {
+        try importStaged(
+            intoLogAt: path, .lines(reader), expectedBytes: expectedBytes, progress: progress,
+            pagesPerStep: pagesPerStep, inPlaceLimit: inPlaceLimit)
     }
 
     /// As `importNDJSON(intoLogAt:…)`, for the events `produce` hands its sink (`flowlog copy`), in
     /// the order a log holds them; always staged unless another process holds the log open.
-    public static func importEvents(intoLogAt path: String, pagesPerStep: Int = defaultPagesPerStep,
-                                    _ produce: @escaping (any EventSink) throws -> Void) throws -> Int {
+    public static func importEvents(
+        intoLogAt path: String, pagesPerStep: Int = defaultPagesPerStep,
+        _ produce: @escaping (any EventSink) throws -> Void
+    ) throws -> Int {
         try importStaged(intoLogAt: path, .events(produce), expectedBytes: 0, progress: nil, pagesPerStep: pagesPerStep, inPlaceLimit: 0)
     }
 
@@ -70,8 +76,10 @@ extension LMDBEventLog {
         }
     }
 
-    private static func importStaged(intoLogAt path: String, _ input: consuming ImportInput, expectedBytes: Int, progress: Progress?,
-                                     pagesPerStep: Int, inPlaceLimit: Int) throws -> Int {
+    private static func importStaged(
+        intoLogAt path: String, _ input: consuming ImportInput, expectedBytes: Int, progress: Progress?,
+        pagesPerStep: Int, inPlaceLimit: Int
+    ) throws -> Int {
         try LogFolder.prepare(path: path, creating: true)
         var info = stat()
         let hasData = stat(path + "/data.mdb", &info) == 0
@@ -95,8 +103,9 @@ extension LMDBEventLog {
         }
         let count: Int
         do {
-            count = try importStaged(at: staging, input, expectedBytes: expectedBytes, copiedBytes: copiedBytes,
-                                     progress: progress, pagesPerStep: pagesPerStep)
+            count = try importStaged(
+                at: staging, input, expectedBytes: expectedBytes, copiedBytes: copiedBytes,
+                progress: progress, pagesPerStep: pagesPerStep)
         } catch let error as FlowLogError {
             throw error.naming(path, for: staging)
         }
@@ -112,8 +121,10 @@ extension LMDBEventLog {
     /// Builds the staged log: opened without syncing each step, imported into in steps, then
     /// synced (the rename that follows must find every byte on the disk). The log is closed when
     /// this returns.
-    private static func importStaged(at staging: String, _ input: consuming ImportInput, expectedBytes: Int, copiedBytes: Int,
-                                     progress: Progress?, pagesPerStep: Int) throws -> Int {
+    private static func importStaged(
+        at staging: String, _ input: consuming ImportInput, expectedBytes: Int, copiedBytes: Int,
+        progress: Progress?, pagesPerStep: Int
+    ) throws -> Int {
         // The input is read once, so the map must be large enough from the start; an input of unknown
         // size (a pipe) gets 64 GiB of address space (not of disk: the file grows as it is written).
         let room = expectedBytes > 0 ? expectedBytes * 3 : 1 << 36
@@ -142,8 +153,8 @@ extension LMDBEventLog {
     /// A copy of the file's bytes, made in the kernel (`sendfile`), not LMDB's compacting copy: with
     /// the log lock held exclusively no process writes the file, so its bytes are an environment as
     /// its last commit left it. LMDB's compacting copy (`mdb_env_copyfd2`) walks the B-trees and
-    /// writes every page through user space: 1.7 s for a log of 1.2 GB (with an `fsync`, as `flowlog
-    /// backup` makes it), against 0.34 s here.
+    /// writes every page through user space, several times slower for a large log (with an `fsync`,
+    /// as `flowlog backup` makes it).
     private static func copyForImport(of path: String, into staging: String, lock: LogLock, mode: mode_t) throws(FlowLogError) -> Int {
         var options = Environment.Options()
         options.readOnly = true
@@ -229,10 +240,10 @@ private struct StagedImportTarget: ImportTarget {
     }
 }
 
-private extension FlowLogError {
+extension FlowLogError {
     /// The same error about the log at `path`, where it names the staged copy: the user asked for
     /// `path`, and the copy is gone once the error is reported.
-    func naming(_ path: String, for staging: String) -> FlowLogError {
+    fileprivate func naming(_ path: String, for staging: String) -> FlowLogError {
         func mapped(_ named: String) -> String { named.hasPrefix(staging) ? path : named }
         switch self {
         case .notFound(let named): return .notFound(path: mapped(named))

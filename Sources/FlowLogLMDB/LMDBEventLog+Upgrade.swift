@@ -24,7 +24,9 @@ extension LMDBEventLog {
                 var entry = try cursor.seek(atOrAfter: Keys.position(position))
                 while let (key, value) = entry, chunk.count < Self.rewriteChunk {
                     guard Keys.decodePosition(key) == position else {
-                        throw FlowLogError.damaged(RecordDamage(position: position, stream: nil, problem: "it is missing (the next stored position is \(Keys.decodePosition(key)))"))
+                        throw FlowLogError.damaged(
+                            RecordDamage(
+                                position: position, stream: nil, problem: "it is missing (the next stored position is \(Keys.decodePosition(key)))"))
                     }
                     oldHash = try decode(value, position: position, previousHash: oldHash, into: &event)
                     newHash = RecordCodec.encode(event, previousHash: newHash, layout: layout, salts: &salts, into: &encoder)

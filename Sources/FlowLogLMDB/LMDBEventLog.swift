@@ -1,6 +1,6 @@
 import FlowLog
-import LMDB
 import FlowLogSystem
+import LMDB
 
 /// The durable event log: an LMDB environment (a folder holding `data.mdb` and `lock.mdb`).
 ///
@@ -41,8 +41,10 @@ public final class LMDBEventLog: EventLog {
 
     /// Snapshots, following and backups; one process's reads are local, and its commits synchronous.
     public var capabilities: LogCapabilities {
-        LogCapabilities(snapshots: self, batchReading: nil, deferredCommits: nil, following: self, backup: self,
-                        forgetting: self, keptRowRepair: self, predictedAppends: self, prefetching: self, eventIds: self, newestLogSchema: Self.logSchemaVersion, keepsRowsApart: true)
+        LogCapabilities(
+            snapshots: self, batchReading: nil, deferredCommits: nil, following: self, backup: self,
+            forgetting: self, keptRowRepair: self, predictedAppends: self, prefetching: self, eventIds: self, newestLogSchema: Self.logSchemaVersion,
+            keepsRowsApart: true)
     }
     let environment: Environment
 
@@ -85,8 +87,10 @@ public final class LMDBEventLog: EventLog {
 
     /// Opens the log at `path` (a folder). `initialMapSize` only matters for a new log or a larger
     /// map: the map grows by itself whenever it is full.
-    public init(path: String, access: Access = .readWriteCreating, initialMapSize: Int = 1 << 30,
-                foldPolicy: FoldPolicy = .fromEnvironment) throws(FlowLogError) {
+    public init(
+        path: String, access: Access = .readWriteCreating, initialMapSize: Int = 1 << 30,
+        foldPolicy: FoldPolicy = .fromEnvironment
+    ) throws(FlowLogError) {
         self.path = path
         self.foldPolicy = foldPolicy
         try LogFolder.prepare(path: path, creating: access == .readWriteCreating)
@@ -213,7 +217,8 @@ public final class LMDBEventLog: EventLog {
     func hashBefore(position: Int, _ txn: Transaction) throws -> UInt64 {
         guard position > 1 else { return RecordCodec.genesisHash }
         guard let bytes = try txn.get(eventsDB, key: Keys.position(position - 1)),
-              let hash = RecordCodec.storedHash(of: bytes) else {
+            let hash = RecordCodec.storedHash(of: bytes)
+        else {
             throw FlowLogError.damaged(RecordDamage(position: position - 1, stream: nil, problem: "it is missing or truncated"))
         }
         return hash

@@ -1,13 +1,15 @@
 import FlowLog
-import LMDB
 import FlowLogSystem
+import LMDB
 
 /// The checks made before LMDB touches a path, so that a wrong `--db` never creates anything by accident.
 enum LogFolder {
     static func prepare(path: String, creating: Bool) throws(FlowLogError) {
         var info = stat()
         if stat(path, &info) != 0 {
-            guard errno == ENOENT else { throw errno == EACCES ? .permissionDenied(path: path) : .notALog(path: path, reason: String(cString: strerror(errno))) }
+            guard errno == ENOENT else {
+                throw errno == EACCES ? .permissionDenied(path: path) : .notALog(path: path, reason: String(cString: strerror(errno)))
+            }
             guard creating else { throw .notFound(path: path) }
             let parent = parentFolder(of: path)
             var parentInfo = stat()
@@ -15,7 +17,9 @@ enum LogFolder {
                 throw .missingParent(path: path, parent: parent)
             }
             guard mkdir(path, 0o755) == 0 else {
-                throw errno == EACCES ? .permissionDenied(path: path) : .notALog(path: path, reason: "the folder could not be created (\(String(cString: strerror(errno))))")
+                throw errno == EACCES
+                    ? .permissionDenied(path: path)
+                    : .notALog(path: path, reason: "the folder could not be created (\(String(cString: strerror(errno))))")
             }
             return
         }
@@ -43,14 +47,21 @@ enum LogFolder {
         case ENOSPC: return .diskFull(path: path)
         default:
             if error.isInvalidFile, hasOneMetaPage(path + "/data.mdb") {
-                return .notALog(path: path, reason: "its data.mdb is damaged: LMDB reports \(error.message.prefix(1).lowercased())\(error.message.dropFirst()) for one of its two meta pages; nothing was changed, restore the log from a backup")
+                return .notALog(
+                    path: path,
+                    reason:
+                        "its data.mdb is damaged: LMDB reports \(error.message.prefix(1).lowercased())\(error.message.dropFirst()) for one of its two meta pages; nothing was changed, restore the log from a backup"
+                )
             }
             if error.isInvalidFile { return .notALog(path: path, reason: "its data.mdb is not an LMDB database of a compatible format") }
             if error.isCorrupted, error.detail != nil {
                 let advice = error.message.contains("backup") ? "" : ", restore the log from a backup"
                 return .notALog(path: path, reason: "its data.mdb is damaged (\(error.message)); nothing was changed\(advice)")
             }
-            if error.isCorrupted { return .notALog(path: path, reason: "its data.mdb is damaged (LMDB reports \(error.message)); nothing was changed, restore the log from a backup") }
+            if error.isCorrupted {
+                return .notALog(
+                    path: path, reason: "its data.mdb is damaged (LMDB reports \(error.message)); nothing was changed, restore the log from a backup")
+            }
             return .io(path: path, detail: "\(error)")
         }
     }
@@ -69,7 +80,8 @@ enum LogFolder {
             guard header.withUnsafeMutableBytes({ pread(descriptor, $0.baseAddress, 48, off_t(offset)) }) == 48 else { return nil }
             return header.withUnsafeBytes { bytes in
                 let size = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 40, as: UInt32.self))
-                let whole = UInt64(littleEndian: bytes.loadUnaligned(as: UInt64.self)) == page
+                let whole =
+                    UInt64(littleEndian: bytes.loadUnaligned(as: UInt64.self)) == page
                     && UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: 10, as: UInt16.self)) & 0x08 != 0
                     && UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 16, as: UInt32.self)) == 0xBEEF_C0DE
                     && UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 20, as: UInt32.self)) == 1

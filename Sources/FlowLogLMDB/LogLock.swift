@@ -134,7 +134,8 @@ public final class LogLock {
             guard fields.count >= 6, fields[1] == "FLOCK", let pid = Int32(fields[4]), pid > 0 else { continue }
             let parts = fields[5].split(separator: ":")
             guard parts.count == 3, let fieldMajor = UInt64(parts[0], radix: 16), let fieldMinor = UInt64(parts[1], radix: 16),
-                  String(fieldMajor, radix: 16) + ":" + String(fieldMinor, radix: 16) + ":" + parts[2] == file else { continue }
+                String(fieldMajor, radix: 16) + ":" + String(fieldMinor, radix: 16) + ":" + parts[2] == file
+            else { continue }
             if !pids.contains(pid) { pids.append(pid) }
         }
         return pids.sorted()

@@ -1,6 +1,6 @@
+import CLMDB
 import FlowLog
 import LMDB
-import CLMDB
 
 /// What an LMDB environment holds, judged in a read transaction before FlowLog opens (and, for a
 /// writing command, creates) its databases. Opened read-write, `LMDBEventLog` used to create its
@@ -39,8 +39,9 @@ enum LogRecognition: Equatable {
             guard names.contains("meta") else {
                 // FlowLog's own databases but for meta: a damaged name in the main database's page.
                 if names.contains("events"), names.contains("eventIds"), names.contains("streams") {
-                    throw LMDBError(code: MDB_CORRUPTED, operation: "reading the main database",
-                                    detail: "its main database names FlowLog's databases but not \"meta\": its page is damaged; restore the log from a backup")
+                    throw LMDBError(
+                        code: MDB_CORRUPTED, operation: "reading the main database",
+                        detail: "its main database names FlowLog's databases but not \"meta\": its page is damaged; restore the log from a backup")
                 }
                 return .foreign(names: Array(names.prefix(3)))
             }
@@ -52,8 +53,10 @@ enum LogRecognition: Equatable {
                 return .foreign(names: Array(names.prefix(3)))
             } catch let error as LMDBError where error.isNotFound {
                 // Listed in order, yet not found by a search: the main database's page is damaged.
-                throw LMDBError(code: MDB_CORRUPTED, operation: error.operation,
-                                detail: "its main database lists \"meta\", but a search of it does not find it: its page is damaged; restore the log from a backup")
+                throw LMDBError(
+                    code: MDB_CORRUPTED, operation: error.operation,
+                    detail:
+                        "its main database lists \"meta\", but a search of it does not find it: its page is damaged; restore the log from a backup")
             }
             if try txn.get(meta, key: Array("schema".utf8)) != nil { return .log }
             guard Set(names).isSubset(of: flowLogDatabases) else { return .damagedLog }

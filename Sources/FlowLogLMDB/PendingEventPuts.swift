@@ -48,12 +48,15 @@ struct PendingEventPuts {
     /// the record's chain hash. `tag` comes back if its event id is refused; `run` names its stream
     /// (the stream's versions are added in ascending order). Without `indexed`, its stream-index
     /// entry is the caller's (a batch record's).
-    mutating func add(_ record: RecordedEvent, chainedTo previousHash: UInt64, layout: RecordLayout, salts: inout RecordSalts,
-                      encoder: inout BinaryWriter, fingerprint: UInt64?, tag: Int, run: Int, indexed: Bool = true) -> UInt64 {
+    mutating func add(
+        _ record: RecordedEvent, chainedTo previousHash: UInt64, layout: RecordLayout, salts: inout RecordSalts,
+        encoder: inout BinaryWriter, fingerprint: UInt64?, tag: Int, run: Int, indexed: Bool = true
+    ) -> UInt64 {
         let hash = RecordCodec.encode(record, previousHash: previousHash, layout: layout, salts: &salts, into: &encoder)
         encoder.withUnsafeBytes {
             if indexed {
-                add(position: record.position, record: $0, eventId: record.eventId, stream: record.stream, version: record.version,
+                add(
+                    position: record.position, record: $0, eventId: record.eventId, stream: record.stream, version: record.version,
                     fingerprint: fingerprint, tag: tag, run: run)
             } else {
                 addUnindexed(position: record.position, record: $0, eventId: record.eventId, fingerprint: fingerprint, tag: tag)
@@ -62,8 +65,10 @@ struct PendingEventPuts {
         return hash
     }
 
-    mutating func add(position: Int, record: UnsafeRawBufferPointer, eventId: EventID, stream: String, version: Int,
-                              fingerprint: UInt64?, tag: Int, run: Int) {
+    mutating func add(
+        position: Int, record: UnsafeRawBufferPointer, eventId: EventID, stream: String, version: Int,
+        fingerprint: UInt64?, tag: Int, run: Int
+    ) {
         keys.withPosition(position) { positionKey in
             records.add(key: positionKey, value: record, tag: tag)
             keys.withEventID(eventId) { eventIds.add(key: $0, value: positionKey, tag: tag) }
@@ -101,7 +106,8 @@ struct PendingEventPuts {
             fingerprints = FingerprintRuns()
         }
         guard let refused = try eventIds.write(to: log.eventIdsDB, in: txn, flags: .noOverwrite, appending: true),
-              let id = Keys.decodeEventID(refused.key) else { return nil }
+            let id = Keys.decodeEventID(refused.key)
+        else { return nil }
         return (refused.tag, id)
     }
 }

@@ -84,10 +84,13 @@ struct PendingIndex {
     }
 
     static func damage(at position: Int, _ problem: String) -> FlowLogError {
-        .damaged(RecordDamage(position: position, stream: nil, problem: """
-            the batch record of the commit from this position (the stream index and kept rows of its events, log schema 4) \
-            is damaged: \(problem); restore the log from a backup, or export it and import the export into a new log
-            """))
+        .damaged(
+            RecordDamage(
+                position: position, stream: nil,
+                problem: """
+                    the batch record of the commit from this position (the stream index and kept rows of its events, log schema 4) \
+                    is damaged: \(problem); restore the log from a backup, or export it and import the export into a new log
+                    """))
     }
 
     /// Whether `id`'s entries in `record` are already in the indexes (a fold in progress).
@@ -124,7 +127,9 @@ struct PendingIndex {
             for record in records where !isFolded(record, id) {
                 let index = record.lowerBound(id)
                 guard index < record.streamCount, let name = record.streamID(at: index), BatchRecordView.compare(name, id) == 0 else { continue }
-                guard let entry = record.stream(at: index) else { throw Self.damage(at: record.key, "the entry of stream \(stream) runs past its end") }
+                guard let entry = record.stream(at: index) else {
+                    throw Self.damage(at: record.key, "the entry of stream \(stream) runs past its end")
+                }
                 found.append(entry)
             }
             return found
@@ -166,4 +171,3 @@ struct PendingIndex {
         }
     }
 }
-

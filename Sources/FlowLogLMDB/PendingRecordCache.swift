@@ -33,7 +33,8 @@ final class PendingRecordCache: @unchecked Sendable {
         defer { lock.unlock() }
         var pending = loaded.fresh()
         let old = self.pending
-        let extends = old.map != nil && old.records.count <= loaded.records.count && self.addresses.count == old.records.count
+        let extends =
+            old.map != nil && old.records.count <= loaded.records.count && self.addresses.count == old.records.count
             && old.folded?.through == loaded.folded?.through && old.folded?.below == loaded.folded?.below
             && zip(old.records, loaded.records).allSatisfy { $0.key == $1.key }
             && zip(self.addresses, addresses).allSatisfy { $0 == $1 }

@@ -1,6 +1,6 @@
 import FlowLog
-import LMDB
 import FlowLogSystem
+import LMDB
 
 /// The streams an import in steps sets aside (`ImportStreamSpill`), in an LMDB environment of their
 /// own inside the staged import's folder: stream id → version, last position, then the state with
@@ -104,7 +104,7 @@ package final class SpilledStreams: ImportStreamSpill {
     }
 
     /// Every stream set aside, in stream id order.
-    package func forEach(_ body: (String, Int, Int, StreamState) throws -> Void) throws {
+    package func forEachStream(_ body: (String, Int, Int, StreamState) throws -> Void) throws {
         do {
             try environment.read { txn in
                 try txn.withCursor(database) { cursor in

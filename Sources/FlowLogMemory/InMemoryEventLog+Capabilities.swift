@@ -1,11 +1,12 @@
-import FlowLog
 import FlowDomain
+import FlowLog
 import FlowLogSystem
 
 /// Every capability of a complete backend, in memory, so that the contract suite runs each of
 /// them against memory as against LMDB (and PostgreSQL).
 extension InMemoryEventLog: SnapshotStore, FingerprintedLog, CheckpointStore, ReadModelStore, EventImporting,
-    IntegrityChecking, LogFollowing {
+    IntegrityChecking, LogFollowing
+{
     // MARK: Snapshots
 
     public func snapshotInterval() throws -> Int { snapshotEvery }
@@ -88,7 +89,9 @@ extension InMemoryEventLog: SnapshotStore, FingerprintedLog, CheckpointStore, Re
     /// The read models as a stable text, so a rebuild can be compared with what it replaced.
     public func readModelDump() throws -> [UInt8] {
         var text = ""
-        for stream in readModels.states.keys.sorted() { text += "state \(stream) \(readModels.states[stream]!.version) \(readModels.states[stream]!.state)\n" }
+        for stream in readModels.states.keys.sorted() {
+            text += "state \(stream) \(readModels.states[stream]!.version) \(readModels.states[stream]!.state)\n"
+        }
         for order in readModels.orders { text += "order \(order.position) \(order.stream) \(order.order)\n" }
         for stream in readModels.flags.values.keys.sorted() { text += "flag \(stream) \(readModels.flags.values[stream]!)\n" }
         return Array(text.utf8)
@@ -105,7 +108,8 @@ extension InMemoryEventLog: SnapshotStore, FingerprintedLog, CheckpointStore, Re
                 for line in lines {
                     lineNumber += 1
                     guard case .text(let bytes) = line else {
-                        throw FlowLogError.refusedImport(ImportError(line: lineNumber, problem: "it is longer than \(LineReader.maximumLineLength) bytes"))
+                        throw FlowLogError.refusedImport(
+                            ImportError(line: lineNumber, problem: "it is longer than \(LineReader.maximumLineLength) bytes"))
                     }
                     do {
                         try sink.add(try RecordedEventJSON.decode(bytes), line: lineNumber)
@@ -119,7 +123,9 @@ extension InMemoryEventLog: SnapshotStore, FingerprintedLog, CheckpointStore, Re
 
     public func importEvents(_ produce: (any EventSink) throws -> Void) throws -> Int {
         try MemoryImportTarget(log: self).withImportSession(expectedBytes: 0) { session in
-            let sink = PreparingSink(session: session) { [self] stream in try (self.version(of: stream), self.streamState(ofStream: stream, throughPosition: nil).state) }
+            let sink = PreparingSink(session: session) { [self] stream in
+                try (self.version(of: stream), self.streamState(ofStream: stream, throughPosition: nil).state)
+            }
             try produce(sink)
             try sink.finish()
             return sink.count

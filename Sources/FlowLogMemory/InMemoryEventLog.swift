@@ -1,5 +1,5 @@
-import FlowLog
 import FlowDomain
+import FlowLog
 
 /// An event log in memory with the same contract and capabilities as every other backend, for
 /// tests, for scratch logs (a session file dropped on the inspector) and for fast what-if runs.
@@ -33,8 +33,10 @@ public final class InMemoryEventLog: EventLog {
 
     /// Snapshots and following; nothing to batch, defer or back up in memory.
     public var capabilities: LogCapabilities {
-        LogCapabilities(snapshots: self, batchReading: nil, deferredCommits: nil, following: self, backup: nil,
-                        forgetting: nil, keptRowRepair: nil, predictedAppends: nil, prefetching: nil, eventIds: nil, newestLogSchema: LogSettings.newestLogSchema, keepsRowsApart: false)
+        LogCapabilities(
+            snapshots: self, batchReading: nil, deferredCommits: nil, following: self, backup: nil,
+            forgetting: nil, keptRowRepair: nil, predictedAppends: nil, prefetching: nil, eventIds: nil, newestLogSchema: LogSettings.newestLogSchema,
+            keepsRowsApart: false)
     }
 
     public func append(_ requests: [AppendRequest]) throws -> [AppendResult] {

@@ -1,6 +1,6 @@
+import FlowDomain
 import FlowLog
 import FlowLogSystem
-import FlowDomain
 
 /// A side effect driven by the log: it handles recorded events in position order and remembers the
 /// last position it handled (its checkpoint), so it can be stopped, restarted or rebuilt at any time.
@@ -52,7 +52,8 @@ public struct ProjectionRunner {
     /// Between catch-ups it waits on the log when the log can wake it (`LogFollowing`: PostgreSQL's
     /// LISTEN/NOTIFY, LMDB's own check of its last position), for at most `interval` seconds, so an
     /// idle runner costs nothing and a new event is projected at once.
-    public func follow(_ projectors: [any Projector], pollEvery interval: Double = 0.2, retryFailedAfter: Double = 30, shouldStop: () -> Bool) throws {
+    public func follow(_ projectors: [any Projector], pollEvery interval: Double = 0.2, retryFailedAfter: Double = 30, shouldStop: () -> Bool) throws
+    {
         let following = log.capabilities.following
         var notBefore = [Double](repeating: 0, count: projectors.count)
         while !shouldStop() {

@@ -8,8 +8,10 @@ import Foundation
 /// commit on the server whatever the number of streams in it. Each stream is answered on its own;
 /// a stream refused is not sent further, the others go on.
 extension Pusher {
-    func pushBatched(_ locals: [(stream: String, version: Int)], tips: [String: (version: Int, eventId: EventID?)?],
-                     from log: any EventLog, into report: inout PushReport) throws {
+    func pushBatched(
+        _ locals: [(stream: String, version: Int)], tips: [String: (version: Int, eventId: EventID?)?],
+        from log: any EventLog, into report: inout PushReport
+    ) throws {
         var batch = JSONWriter(capacity: 64 << 10)
         var count = 0
         var streamsInBatch: [String] = []
@@ -39,9 +41,10 @@ extension Pusher {
                     guard case .string(let stream)? = answer.first(where: { $0.0 == "stream" })?.1 else { continue }
                     if case .object(let error)? = answer.first(where: { $0.0 == "error" })?.1 {
                         guard case .integer(let status)? = answer.first(where: { $0.0 == "status" })?.1,
-                              case .string(let code)? = error.first(where: { $0.0 == "code" })?.1,
-                              case .string(let message)? = error.first(where: { $0.0 == "message" })?.1,
-                              let refusal = Self.refusal(status: status, code: code, message: message, stream: stream) else {
+                            case .string(let code)? = error.first(where: { $0.0 == "code" })?.1,
+                            case .string(let message)? = error.first(where: { $0.0 == "message" })?.1,
+                            let refusal = Self.refusal(status: status, code: code, message: message, stream: stream)
+                        else {
                             throw SyncFailure.notFlowLog("\(server.base) refused stream \(stream) in a way push does not know")
                         }
                         refused[stream] = refusal
@@ -59,8 +62,12 @@ extension Pusher {
         for (stream, local) in locals {
             let after: Int
             switch try plan(stream, local: local, tip: tips[stream] ?? nil, log: log) {
-            case .refused(let refusal): report.refused.append(refusal); continue
-            case .upToDate: report.upToDate += 1; continue
+            case .refused(let refusal):
+                report.refused.append(refusal)
+                continue
+            case .upToDate:
+                report.upToDate += 1
+                continue
             case .send(let version): after = version
             }
             sent.append(stream)
@@ -90,7 +97,8 @@ extension SyncServer {
     func tips(of streams: [String]) throws(SyncFailure) -> [String: (version: Int, eventId: EventID?)?]? {
         var body = JSONWriter(capacity: 32 * streams.count + 16)
         body.beginObject()
-        body.key("streams"); body.beginArray()
+        body.key("streams")
+        body.beginArray()
         for stream in streams { body.string(stream) }
         body.endArray()
         body.endObject()

@@ -55,7 +55,8 @@ public struct Pusher {
         let locals = try streams.map { stream in
             let version = try log.version(of: stream)
             guard version > 0 else {
-                throw SyncFailure.usage("There is no stream \(stream) in \(log.location); list its streams with `flowlog streams --db \(log.location)`")
+                throw SyncFailure.usage(
+                    "There is no stream \(stream) in \(log.location); list its streams with `flowlog streams --db \(log.location)`")
             }
             return (stream: stream, version: version)
         }
@@ -80,15 +81,20 @@ public struct Pusher {
     /// The plan for `stream` (`local` events here) against the server's `tip` (nil: forgotten there).
     func plan(_ stream: String, local: Int, tip: (version: Int, eventId: EventID?)?, log: any EventLog) throws -> Plan {
         guard let tip else {
-            return .refused(.init(stream: stream, reason: .gone, message: "forgotten on the server (an erasure request); nothing of it is stored again"))
+            return .refused(
+                .init(stream: stream, reason: .gone, message: "forgotten on the server (an erasure request); nothing of it is stored again"))
         }
         if tip.version > local {
-            return .refused(.init(stream: stream, reason: .conflict,
-                                  message: "the server holds version \(tip.version), this log only \(local): another writer wrote the stream there"))
+            return .refused(
+                .init(
+                    stream: stream, reason: .conflict,
+                    message: "the server holds version \(tip.version), this log only \(local): another writer wrote the stream there"))
         }
         if tip.version > 0, try log.event(inStream: stream, version: tip.version)?.eventId != tip.eventId {
-            return .refused(.init(stream: stream, reason: .conflict,
-                                  message: "the server's version \(tip.version) is another event than this log's: two writers recorded the same session id"))
+            return .refused(
+                .init(
+                    stream: stream, reason: .conflict,
+                    message: "the server's version \(tip.version) is another event than this log's: two writers recorded the same session id"))
         }
         return tip.version < local ? .send(after: tip.version) : .upToDate
     }
@@ -97,8 +103,12 @@ public struct Pusher {
     func pushSingly(_ stream: String, localVersion local: Int, from log: any EventLog, into report: inout PushReport) throws {
         let after: Int
         switch try plan(stream, local: local, tip: try server.tip(of: stream), log: log) {
-        case .refused(let refused): report.refused.append(refused); return
-        case .upToDate: report.upToDate += 1; return
+        case .refused(let refused):
+            report.refused.append(refused)
+            return
+        case .upToDate:
+            report.upToDate += 1
+            return
         case .send(let version): after = version
         }
         var batch = JSONWriter(capacity: 64 << 10)
@@ -135,7 +145,8 @@ public struct Pusher {
     /// Adds an ingest answer's `appended` and `duplicates` to the report.
     static func count(_ members: [(String, JSONValue)], into report: inout PushReport) throws {
         guard case .integer(let appended)? = members.first(where: { $0.0 == "appended" })?.1,
-              case .integer(let duplicates)? = members.first(where: { $0.0 == "duplicates" })?.1 else {
+            case .integer(let duplicates)? = members.first(where: { $0.0 == "duplicates" })?.1
+        else {
             throw SyncFailure.notFlowLog("an ingest answer without its counts")
         }
         report.appended += appended

@@ -23,10 +23,15 @@ public struct SyncServer {
 
     /// `base`: the server's address, `http://` or `https://` with a host; anything else is refused
     /// before a request is made.
-    public init(base: String, token: String?, transport: any SyncTransport, retry: RetryPolicy = RetryPolicy(deadline: 300, firstDelay: 0.2, maximumDelay: 10, timeout: 60)) throws(SyncFailure) {
+    public init(
+        base: String, token: String?, transport: any SyncTransport,
+        retry: RetryPolicy = RetryPolicy(deadline: 300, firstDelay: 0.2, maximumDelay: 10, timeout: 60)
+    ) throws(SyncFailure) {
         guard let url = URL(string: base), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              let host = url.host, !host.isEmpty else {
-            throw SyncFailure.usage("\(JSONWriter.quoted(base)) is not a server address; give one such as http://127.0.0.1:8080 or https://flowlog.example.com")
+            let host = url.host, !host.isEmpty
+        else {
+            throw SyncFailure.usage(
+                "\(JSONWriter.quoted(base)) is not a server address; give one such as http://127.0.0.1:8080 or https://flowlog.example.com")
         }
         (self.base, self.token, self.transport, self.retry) = (url, token, transport, retry)
     }
@@ -89,9 +94,13 @@ public struct SyncServer {
     func expectSuccess(_ reply: HTTPReply, asking what: String) throws(SyncFailure) {
         switch reply.status {
         case 200..<300: return
-        case 401: throw SyncFailure.denied("\(redacted(base)) refused the token (401) when asked \(what); give a token it knows in FLOWLOG_TOKEN or --token-file")
+        case 401:
+            throw SyncFailure.denied(
+                "\(redacted(base)) refused the token (401) when asked \(what); give a token it knows in FLOWLOG_TOKEN or --token-file")
         case 403: throw SyncFailure.denied("\(redacted(base)) refused the token (403): \(Self.message(of: reply))")
-        case 404, 405: throw SyncFailure.notFlowLog("\(redacted(base)) does not know the route for \(what) (\(reply.status)): not a FlowLog server, or one older than sync; upgrade it")
+        case 404, 405:
+            throw SyncFailure.notFlowLog(
+                "\(redacted(base)) does not know the route for \(what) (\(reply.status)): not a FlowLog server, or one older than sync; upgrade it")
         case 501: throw SyncFailure.notFlowLog("\(redacted(base)): \(Self.message(of: reply))")
         default: throw SyncFailure.notFlowLog("\(redacted(base)) answered \(reply.status) when asked \(what): \(Self.message(of: reply))")
         }

@@ -25,8 +25,10 @@ public struct FlowLogProcess {
         .deletingLastPathComponent().appendingPathComponent("Fixtures")
 
     /// `launcher`: a program (with its arguments) that runs `flowlog`, such as `setpriv` as another user.
-    public static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:], in directory: String? = nil,
-                    launcher: [String] = []) throws -> Result {
+    public static func run(
+        _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:], in directory: String? = nil,
+        launcher: [String] = []
+    ) throws -> Result {
         let process = Process()
         if let program = launcher.first {
             process.executableURL = URL(fileURLWithPath: program)
@@ -56,8 +58,9 @@ public struct FlowLogProcess {
         process.waitUntilExit()
         let outData = try Data(contentsOf: URL(fileURLWithPath: paths[1]))
         let errData = try Data(contentsOf: URL(fileURLWithPath: paths[2]))
-        return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                      stderr: String(decoding: errData, as: UTF8.self))
+        return Result(
+            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData, as: UTF8.self))
     }
 }
 
@@ -83,7 +86,10 @@ extension FlowLogProcess {
         public func feed(_ lines: [String]) {
             guard let input else { return }
             let text = Data((lines.joined(separator: "\n") + "\n").utf8)
-            Thread { try? input.fileHandleForWriting.write(contentsOf: text); try? input.fileHandleForWriting.close() }.start()
+            Thread {
+                try? input.fileHandleForWriting.write(contentsOf: text)
+                try? input.fileHandleForWriting.close()
+            }.start()
         }
 
         /// Its standard output to the end, once it has exited.

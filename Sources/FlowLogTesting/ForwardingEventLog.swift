@@ -12,8 +12,10 @@ open class ForwardingEventLog: EventLog, @unchecked Sendable {
     open var location: String { inner.location }
     /// None: the contract alone, unless a subclass states more (a deferring log, `deferredCommits`).
     open var capabilities: LogCapabilities {
-        LogCapabilities(snapshots: nil, batchReading: nil, deferredCommits: nil, following: nil, backup: nil,
-                        forgetting: nil, keptRowRepair: nil, predictedAppends: nil, prefetching: nil, eventIds: inner.capabilities.eventIds, newestLogSchema: inner.capabilities.newestLogSchema, keepsRowsApart: inner.capabilities.keepsRowsApart)
+        LogCapabilities(
+            snapshots: nil, batchReading: nil, deferredCommits: nil, following: nil, backup: nil,
+            forgetting: nil, keptRowRepair: nil, predictedAppends: nil, prefetching: nil, eventIds: inner.capabilities.eventIds,
+            newestLogSchema: inner.capabilities.newestLogSchema, keepsRowsApart: inner.capabilities.keepsRowsApart)
     }
     open func append(_ requests: [AppendRequest]) throws -> [AppendResult] { try inner.append(requests) }
     open func version(of stream: String) throws -> Int { try inner.version(of: stream) }

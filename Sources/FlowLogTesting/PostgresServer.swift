@@ -1,5 +1,5 @@
-import Foundation
 import FlowLogSystem
+import Foundation
 
 /// A throwaway PostgreSQL server for the tests of one test process: Debian's binaries (installed by
 /// `scripts/ensure-deps postgres` when they are missing), `initdb` into a temporary folder, trust
@@ -67,8 +67,9 @@ public final class PostgresServer: @unchecked Sendable {
         port = try Self.freePort()
         let data = folder + "/data"
         let runAsPostgres = self.runAsPostgres
-        try Self.runAsServerUser(binaries + "/initdb", ["-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync", "--no-instructions"],
-                                 runAsPostgres: runAsPostgres)
+        try Self.runAsServerUser(
+            binaries + "/initdb", ["-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync", "--no-instructions"],
+            runAsPostgres: runAsPostgres)
         certificateAuthority = try? Self.makeCertificates(in: data, folder: folder, runAsPostgres: runAsPostgres)
         var settings = """
 
@@ -87,8 +88,9 @@ public final class PostgresServer: @unchecked Sendable {
             settings += "ssl = on\nssl_cert_file = 'server.crt'\nssl_key_file = 'server.key'\n"
         }
         try Self.append(settings, to: data + "/postgresql.conf", runAsPostgres: runAsPostgres)
-        try Self.append("local all all trust\nhost all \(Self.passwordRole) 127.0.0.1/32 scram-sha-256\nhost all all 127.0.0.1/32 trust\n",
-                        to: data + "/pg_hba.conf", replacing: true, runAsPostgres: runAsPostgres)
+        try Self.append(
+            "local all all trust\nhost all \(Self.passwordRole) 127.0.0.1/32 scram-sha-256\nhost all all 127.0.0.1/32 trust\n",
+            to: data + "/pg_hba.conf", replacing: true, runAsPostgres: runAsPostgres)
         try runAsServerUser(binaries + "/pg_ctl", ["-D", data, "-l", folder + "/server.log", "-w", "-t", "60", "start"])
         startWatchdog()
         try psql("CREATE DATABASE \(Self.database)", database: "postgres")
@@ -101,10 +103,13 @@ public final class PostgresServer: @unchecked Sendable {
     }
 
     /// A URL over TCP on the loopback address, as `user` (with `password`, if any).
-    public func tcpURL(user: String = "postgres", password: String? = nil, database: String = PostgresServer.database,
-                       schema: String? = nil, parameters: String = "") -> String {
+    public func tcpURL(
+        user: String = "postgres", password: String? = nil, database: String = PostgresServer.database,
+        schema: String? = nil, parameters: String = ""
+    ) -> String {
         let credentials = password.map { "\(user):\($0)" } ?? user
-        return "postgres://\(credentials)@127.0.0.1:\(port)/\(database)?schema=\(schema ?? freshName("log"))\(parameters.isEmpty ? "" : "&" + parameters)"
+        return
+            "postgres://\(credentials)@127.0.0.1:\(port)/\(database)?schema=\(schema ?? freshName("log"))\(parameters.isEmpty ? "" : "&" + parameters)"
     }
 
     /// A name no other test of this process used.
@@ -141,8 +146,12 @@ public final class PostgresServer: @unchecked Sendable {
     /// Runs SQL with psql as the superuser over the socket; returns what it printed (unaligned, tuples only).
     @discardableResult
     public func psql(_ sql: String, database: String = PostgresServer.database) throws -> String {
-        try Self.run(binaries + "/psql", ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", folder, "-p", String(port),
-                                          "-U", "postgres", "-d", database, "-c", sql])
+        try Self.run(
+            binaries + "/psql",
+            [
+                "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", folder, "-p", String(port),
+                "-U", "postgres", "-d", database, "-c", sql,
+            ])
     }
 
     /// Stops the server at once and removes its folder.
@@ -176,7 +185,8 @@ public final class PostgresServer: @unchecked Sendable {
             .first { FileManager.default.isExecutableFile(atPath: $0 + "/initdb") }
     }
 
-    private static func freePort() throws -> Int {
+    /// A loopback TCP port nothing listens on now (bound, read back and closed again).
+    public static func freePort() throws -> Int {
         let socket = FlowLogSystem.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { throw Failure("no socket for finding a free port") }
         defer { close(socket) }
@@ -200,13 +210,25 @@ public final class PostgresServer: @unchecked Sendable {
         let openssl = ["/usr/bin/openssl", "/bin/openssl"].first { FileManager.default.isExecutableFile(atPath: $0) }
         guard let openssl else { throw Failure("no openssl") }
         let ca = folder + "/ca"
-        try run(openssl, ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=FlowLog test CA",
-                               "-keyout", ca + ".key", "-out", ca + ".crt"])
-        try run(openssl, ["req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost",
-                               "-keyout", data + "/server.key", "-out", folder + "/server.csr"])
+        try run(
+            openssl,
+            [
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=FlowLog test CA",
+                "-keyout", ca + ".key", "-out", ca + ".crt",
+            ])
+        try run(
+            openssl,
+            [
+                "req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost",
+                "-keyout", data + "/server.key", "-out", folder + "/server.csr",
+            ])
         try "subjectAltName=DNS:localhost,IP:127.0.0.1\n".write(toFile: folder + "/san.ext", atomically: true, encoding: .utf8)
-        try run(openssl, ["x509", "-req", "-in", folder + "/server.csr", "-CA", ca + ".crt", "-CAkey", ca + ".key",
-                               "-CAcreateserial", "-days", "2", "-extfile", folder + "/san.ext", "-out", data + "/server.crt"])
+        try run(
+            openssl,
+            [
+                "x509", "-req", "-in", folder + "/server.csr", "-CA", ca + ".crt", "-CAkey", ca + ".key",
+                "-CAcreateserial", "-days", "2", "-extfile", folder + "/san.ext", "-out", data + "/server.crt",
+            ])
         try run("/bin/chmod", ["0600", data + "/server.key"])
         if runAsPostgres {
             try run("/bin/chown", ["postgres:postgres", data + "/server.key", data + "/server.crt"])
@@ -240,7 +262,7 @@ public final class PostgresServer: @unchecked Sendable {
         Self.closeInherited(&actions)
         let words: [String] = ["/usr/bin/setsid", "/bin/sh", "-c", script]
         let argv = words.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
+        defer { for argument in argv { free(argument) } }
         var pid: pid_t = 0
         _ = posix_spawn(&pid, "/usr/bin/setsid", &actions, nil, argv, environ)
     }
@@ -276,7 +298,7 @@ public final class PostgresServer: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 2, base + ".err", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         closeInherited(&actions)
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
+        defer { for argument in argv { free(argument) } }
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
         guard spawned == 0 else { throw Failure("cannot run \(executable): \(String(cString: strerror(spawned)))") }

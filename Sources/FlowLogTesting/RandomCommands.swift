@@ -29,9 +29,11 @@ public struct RandomCommands {
     public var discountIds = ["D1", "D2", "D3"]
     /// How often a kind is drawn, relative to 1 for a kind not listed: the cart's commands come
     /// more often than taps, so carts fill up and check out.
-    public var weights: [String: Int] = ["cart.addProduct": 12, "cart.removeProduct": 4, "cart.applyDiscount": 4,
-                                         "cart.removeDiscount": 2, "cart.checkout": 3, "payment.succeeded": 2,
-                                         "app.launched": 2]
+    public var weights: [String: Int] = [
+        "cart.addProduct": 12, "cart.removeProduct": 4, "cart.applyDiscount": 4,
+        "cart.removeDiscount": 2, "cart.checkout": 3, "payment.succeeded": 2,
+        "app.launched": 2,
+    ]
 
     public init() {}
 
@@ -42,7 +44,10 @@ public struct RandomCommands {
         var chosen = kinds[0]
         for kind in kinds {
             draw -= weight(of: kind)
-            if draw < 0 { chosen = kind; break }
+            if draw < 0 {
+                chosen = kind
+                break
+            }
         }
         var values = FieldValues(generator: self, rng: rng)
         let command = try! AppCommand.decode(chosen.kind, &values)
@@ -105,7 +110,10 @@ public struct RandomCommands {
         }
 
         mutating func visit(_ field: Field, _ value: inout String?) {
-            if Bool.random(using: &rng) { value = nil; return }
+            if Bool.random(using: &rng) {
+                value = nil
+                return
+            }
             value = field.type == .identifier ? identifier(field) : text(field)
         }
 

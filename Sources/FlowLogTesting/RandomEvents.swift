@@ -33,7 +33,9 @@ public struct RandomEvents {
         var rng: Generator
 
         private static var identifiers: [String] { ["p1", "A", "x.y_z:1-2", String(repeating: "i", count: Identifier.maximumLength)] }
-        private static var texts: [String] { ["", "Mug", "Tee, \"quoted\"\nline", "Crème brûlée ☕️", " padded ", String(repeating: "long ", count: 40)] }
+        private static var texts: [String] {
+            ["", "Mug", "Tee, \"quoted\"\nline", "Crème brûlée ☕️", " padded ", String(repeating: "long ", count: 40)]
+        }
         /// The ends of the field's recorded range and values between.
         private static func integers(_ field: Field) -> [Int] {
             let range = field.type.recordedRange ?? 0...0
@@ -59,14 +61,19 @@ public struct RandomEvents {
         }
 
         mutating func visit(_ field: Field, _ value: inout Int) { value = Self.integers(field).randomElement(using: &rng)! }
-        mutating func visit(_ field: Field, _ value: inout Int?) { value = Bool.random(using: &rng) ? nil : Self.integers(field).randomElement(using: &rng)! }
+        mutating func visit(_ field: Field, _ value: inout Int?) {
+            value = Bool.random(using: &rng) ? nil : Self.integers(field).randomElement(using: &rng)!
+        }
         mutating func visit(_ field: Field, _ value: inout Bool) { value = Bool.random(using: &rng) }
     }
 }
 
 /// A recorded event with a made-up envelope around `event`, for codec and log tests.
-public func sampleRecord(_ event: AppEvent, position: Int, stream: String = "s1", correlation: String? = "c-1", causation: String? = nil) -> RecordedEvent {
-    RecordedEvent(position: position, stream: stream, version: position, eventId: EventID(high: 0x0123_4567_89ab_cdef, low: UInt64(position)),
-                  timestamp: Timestamp(microseconds: 1_798_761_600_123_456 + Int64(position)), actor: position % 2 == 0 ? .user : .system,
-                  correlationId: correlation, causationId: causation, event: event)
+public func sampleRecord(_ event: AppEvent, position: Int, stream: String = "s1", correlation: String? = "c-1", causation: String? = nil)
+    -> RecordedEvent
+{
+    RecordedEvent(
+        position: position, stream: stream, version: position, eventId: EventID(high: 0x0123_4567_89ab_cdef, low: UInt64(position)),
+        timestamp: Timestamp(microseconds: 1_798_761_600_123_456 + Int64(position)), actor: position % 2 == 0 ? .user : .system,
+        correlationId: correlation, causationId: causation, event: event)
 }

@@ -5,7 +5,8 @@ public final class TemporaryDirectory {
     public let path: String
 
     public init(prefix: String = "flowlog-test") {
-        path = FileManager.default.temporaryDirectory
+        path =
+            FileManager.default.temporaryDirectory
             .appendingPathComponent("\(prefix)-\(UInt64.random(in: 0...UInt64.max))").path
         try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }

@@ -66,7 +66,8 @@ struct DataFilePage {
     /// file: its two meta pages' first `metas` bytes, copied from the map, are the file's.
     mutating func useMap(_ bounds: MapBounds, metas: [[UInt8]], scans: PageScans?) {
         guard bounds.base != 0, bounds.pageSize == UInt(pageSize), bounds.used != .max,
-              let base = UnsafeRawPointer(bitPattern: bounds.base) else { return }
+            let base = UnsafeRawPointer(bitPattern: bounds.base)
+        else { return }
         let pages = Int(bounds.used / bounds.pageSize)
         guard pages >= 2 else { return }
         for (page, bytes) in metas.enumerated() {
@@ -88,7 +89,8 @@ struct DataFilePage {
         plainLeafFilled = nil
         if let map, number >= 0, number < map.pages {
             if !wholePage, let scans, scans.contains(number),
-               flowlog_guarded_copy(buffer, map.base + number &* pageSize, Self.headerSize) == 0 {
+                flowlog_guarded_copy(buffer, map.base + number &* pageSize, Self.headerSize) == 0
+            {
                 // Checked whole where it was found (`flowlog_leaf_is_whole`): its nodes fill the page past `upper`.
                 plainLeafFilled = pageSize - upper
                 return true

@@ -82,10 +82,12 @@ public final class Environment {
         let (bytes, tooLarge) = pages.multipliedReportingOverflow(by: UInt(database.ms_psize))
         let needed = tooMany || tooLarge || bytes > UInt(Int.max) ? Int.max : Int(bytes)
         guard Int(file.st_size) < needed else { return }
-        throw LMDBError(code: MDB_CORRUPTED, operation: "opening the LMDB environment at \(path)", detail: """
-            data.mdb holds \(file.st_size) bytes, but its last commit uses \(needed): the file was cut short, as by a copy \
-            that did not finish; restore it from a backup, or copy it again from its source
-            """)
+        throw LMDBError(
+            code: MDB_CORRUPTED, operation: "opening the LMDB environment at \(path)",
+            detail: """
+                data.mdb holds \(file.st_size) bytes, but its last commit uses \(needed): the file was cut short, as by a copy \
+                that did not finish; restore it from a backup, or copy it again from its source
+                """)
     }
 
     /// The current size of the memory map in bytes (the upper bound of the data file's size).
@@ -111,7 +113,7 @@ public final class Environment {
         /// (Linux's `sync_file_range(…, SYNC_FILE_RANGE_WRITE)`). Errors (a file system without
         /// writeback, say) only mean nothing was started early.
         public func startWriteback() {
-            _ = sync_file_range(descriptor, 0, 0, 2 /* SYNC_FILE_RANGE_WRITE */)
+            _ = sync_file_range(descriptor, 0, 0, 2)  // SYNC_FILE_RANGE_WRITE
         }
     }
 
@@ -150,8 +152,10 @@ public final class Environment {
     /// a caller that works beside it while it runs (FlowLogLMDB's `CommitWriteback`, for an import).
     /// Without `growingMap`, a full map is thrown as it is: growing it needs every other transaction
     /// of the process closed, which a writer on a thread of its own (while another reads) cannot know.
-    public func write<Result>(retryingWhenMapIsFull: Bool, growingMap: Bool = true, aroundCommit: (_ commit: () -> Void) -> Void = { $0() },
-                              _ body: (Transaction) throws -> Result) throws -> Result {
+    public func write<Result>(
+        retryingWhenMapIsFull: Bool, growingMap: Bool = true, aroundCommit: (_ commit: () -> Void) -> Void = { $0() },
+        _ body: (Transaction) throws -> Result
+    ) throws -> Result {
         while true {
             let transaction = try begin(flags: 0)
             let result: Result

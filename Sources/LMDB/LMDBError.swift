@@ -54,8 +54,9 @@ public struct LMDBError: Error, Equatable, Sendable, CustomStringConvertible {
 @inline(__always)
 func check(_ code: Int32, _ operation: @autoclosure () -> String) throws(LMDBError) {
     if code == FLOWLOG_GUARD_FAULT {
-        throw LMDBError(code: MDB_CORRUPTED, operation: operation(),
-                        detail: "LMDB faulted reading a damaged page (a signal, caught while it read the map)")
+        throw LMDBError(
+            code: MDB_CORRUPTED, operation: operation(),
+            detail: "LMDB faulted reading a damaged page (a signal, caught while it read the map)")
     }
     if code != 0 { throw LMDBError(code: code, operation: operation()) }
 }

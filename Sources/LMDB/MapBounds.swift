@@ -66,9 +66,10 @@ public struct MapBounds: Sendable {
         let page = askedFor || !keyInside ? self.page(of: value.mv_data) : self.page(of: key.mv_data)
         let keyBytes = keyInside && key.mv_size <= 4096 ? key.mv_data.map { Array(UnsafeRawBufferPointer(start: $0, count: key.mv_size)) } : nil
         let what = keyInside ? "value of \(value.mv_size) bytes" : "key of \(key.mv_size) bytes"
-        return LMDBError(code: MDB_CORRUPTED, operation: "\(operation) in database \(database)",
-                         detail: "a stored \(what) runs past the last page the meta page names",
-                         damage: LMDBError.Damage(database: database, page: page, key: keyBytes))
+        return LMDBError(
+            code: MDB_CORRUPTED, operation: "\(operation) in database \(database)",
+            detail: "a stored \(what) runs past the last page the meta page names",
+            damage: LMDBError.Damage(database: database, page: page, key: keyBytes))
     }
 }
 
@@ -105,8 +106,9 @@ final class MapLocation: @unchecked Sendable {
         guard mdb_env_info(env, &info) == 0 else { return .unchecked }
         // The file holds the used pages (checked when the environment opened), so this cannot overflow.
         let used = (UInt(bitPattern: info.me_last_pgno) &+ 1) &* pageSize
-        return MapBounds(base: base, used: used, reserved: UInt(bitPattern: info.me_mapsize),
-                         pageSize: pageSize, writing: writing)
+        return MapBounds(
+            base: base, used: used, reserved: UInt(bitPattern: info.me_mapsize),
+            pageSize: pageSize, writing: writing)
     }
 
     /// The map moved (a resize maps the file again): found again at the next transaction.
@@ -131,9 +133,10 @@ final class MapLocation: @unchecked Sendable {
             guard let leaf = PageReader(descriptor: descriptor, pageSize: pageSize).leftmostMainLeaf(snapshot: snapshot) else { continue }
             guard let leaf = leaf else { return (0, 0) }
             var cursor: OpaquePointer?
-            guard mdb_cursor_open(txn, 1 /* MAIN_DBI */, &cursor) == 0 else { return (0, 0) }
+            guard mdb_cursor_open(txn, 1, &cursor) == 0 else { return (0, 0) }  // 1: MAIN_DBI
             defer { mdb_cursor_close(cursor) }
-            var key = MDB_val(), value = MDB_val()
+            var key = MDB_val()
+            var value = MDB_val()
             guard mdb_cursor_get(cursor, &key, &value, MDB_FIRST) == 0, let found = key.mv_data else { return (0, 0) }
             let page = UInt(bitPattern: found) &- 8 &- UInt(leaf.firstNode)
             let base = page &- UInt(leaf.number) &* UInt(pageSize)
@@ -165,14 +168,16 @@ struct PageReader {
         var page = [UInt8](repeating: 0, count: pageSize)
         for _ in 0..<32 {
             guard number != UInt64.max, read(page: number, count: pageSize, into: &page) else { return .some(nil) }
-            let flags = Self.load(UInt16.self, page, 10), lower = Int(Self.load(UInt16.self, page, 12))
+            let flags = Self.load(UInt16.self, page, 10)
+            let lower = Int(Self.load(UInt16.self, page, 12))
             guard lower >= 18, Self.load(UInt64.self, page, 0) == number else { return .some(nil) }
             let first = Int(Self.load(UInt16.self, page, 16))
             guard first >= 18, first + 8 <= pageSize else { return .some(nil) }
             if flags & 0x02 != 0 { return (number, UInt16(first)) }
             guard flags & 0x01 != 0 else { return .some(nil) }
             // A branch node holds its child's number in its first six bytes.
-            number = UInt64(Self.load(UInt16.self, page, first)) | UInt64(Self.load(UInt16.self, page, first + 2)) << 16
+            number =
+                UInt64(Self.load(UInt16.self, page, first)) | UInt64(Self.load(UInt16.self, page, first + 2)) << 16
                 | UInt64(Self.load(UInt16.self, page, first + 4)) << 32
         }
         return .some(nil)

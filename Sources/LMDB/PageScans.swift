@@ -21,7 +21,8 @@ public final class PageScans: @unchecked Sendable {
     public init?(_ txn: Transaction) {
         let bounds = txn.bounds
         guard txn.isReadOnly, bounds.base != 0, bounds.used != .max, bounds.pageSize >= 512,
-              bounds.pageSize & (bounds.pageSize - 1) == 0 else { return nil }
+            bounds.pageSize & (bounds.pageSize - 1) == 0
+        else { return nil }
         snapshot = txn.snapshotID
         base = bounds.base
         pageSize = Int(bounds.pageSize)

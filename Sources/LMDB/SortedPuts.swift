@@ -1,5 +1,4 @@
 import CLMDB
-
 import FlowLogSystem
 
 /// Puts gathered for one database and written in key order through a single cursor.
@@ -65,8 +64,10 @@ public struct SortedPuts {
     /// among the refused is returned, with its key. With `appending`, puts first try `MDB_APPEND`
     /// (no search at all) and fall back to an ordinary put where a key does not sort after the
     /// database's last (see `AppendAttempts`).
-    public mutating func write(to database: Database, in txn: Transaction, flags: Transaction.PutFlags = [],
-                               appending: Bool = false) throws -> (tag: Int, key: [UInt8])? {
+    public mutating func write(
+        to database: Database, in txn: Transaction, flags: Transaction.PutFlags = [],
+        appending: Bool = false
+    ) throws -> (tag: Int, key: [UInt8])? {
         defer {
             entries.removeAll(keepingCapacity: true)
             buffer.removeAll()
@@ -83,8 +84,9 @@ public struct SortedPuts {
         insertedByLastWrite = 0
         for entry in entries {
             var key = MDB_val(mv_size: entry.keyCount, mv_data: UnsafeMutableRawPointer(mutating: bytes.baseAddress! + entry.start))
-            var value = MDB_val(mv_size: entry.valueCount,
-                                mv_data: UnsafeMutableRawPointer(mutating: bytes.baseAddress! + entry.start + entry.keyCount))
+            var value = MDB_val(
+                mv_size: entry.valueCount,
+                mv_data: UnsafeMutableRawPointer(mutating: bytes.baseAddress! + entry.start + entry.keyCount))
             var code: Int32
             if appends.shouldTry() {
                 code = mdb_cursor_put(cursorHandle, &key, &value, flags.rawValue | UInt32(MDB_APPEND))

@@ -10,12 +10,16 @@ extension StructureWalk {
     /// looked at again by `readNode`, which names what is wrong.
     mutating func readLeaf(_ page: Int, _ tree: inout Tree) {
         if !runs.isEmpty { runs.removeAll(keepingCapacity: true) }
-        var filled = 0, nodesWhole = true
-        let size = file.pageSize, upper = file.upper, plain = !tree.isFreeList
+        var filled = 0
+        var nodesWhole = true
+        let size = file.pageSize
+        let upper = file.upper
+        let plain = !tree.isFreeList
         for index in 0..<file.nodeCount {
             let node = file.nodeOffset(index)
             if plain, node >= upper, node + DataFilePage.nodeHeaderSize <= size, file.u16(node + 4) == 0 {
-                let keySize = file.u16(node + 6), dataSize = file.u16(node) | file.u16(node + 2) << 16
+                let keySize = file.u16(node + 6)
+                let dataSize = file.u16(node) | file.u16(node + 2) << 16
                 let whole = DataFilePage.nodeHeaderSize + keySize + dataSize
                 if node + whole <= size {
                     filled += Self.even(whole)
@@ -36,7 +40,8 @@ extension StructureWalk {
     @inline(never)
     mutating func readNode(_ page: Int, _ index: Int, _ tree: inout Tree) -> Int? {
         guard let node = checkNode(page, index, &tree) else { return nil }
-        let flags = UInt16(file.u16(node + 4)), keySize = file.u16(node + 6)
+        let flags = UInt16(file.u16(node + 4))
+        let keySize = file.u16(node + 6)
         let size = file.u16(node) | file.u16(node + 2) << 16
         let data = node + DataFilePage.nodeHeaderSize + keySize
         let fills = Self.even(DataFilePage.nodeHeaderSize + keySize + (flags & DataFilePage.bigData != 0 ? 8 : size))
@@ -88,10 +93,13 @@ extension StructureWalk {
             return
         }
         guard file.flags & DataFilePage.roles == DataFilePage.overflow else {
-            problem(first, &tree, "its flags (0x\(String(file.flags, radix: 16))) are not those of the overflow page a leaf node names (from page \(parent))")
+            problem(
+                first, &tree,
+                "its flags (0x\(String(file.flags, radix: 16))) are not those of the overflow page a leaf node names (from page \(parent))")
             return
         }
-        let count = file.overflowPages, needed = file.overflowPagesNeeded(size)
+        let count = file.overflowPages
+        let needed = file.overflowPagesNeeded(size)
         guard count >= needed else {
             problem(first, &tree, "its overflow run holds \(count) pages, where the value of \(size) bytes needs \(needed)")
             return
@@ -126,7 +134,8 @@ extension StructureWalk {
         for index in 0..<Int(count) {
             let listed = DataFilePage.load(UInt64.self, bytes, start + 8 + 8 * index)
             guard listed >= 2, listed <= UInt64(lastPage) else {
-                problem(page, &tree, "a record of the free list names page \(listed), \(listed < 2 ? "a meta page" : "past the last page \(lastPage)")")
+                problem(
+                    page, &tree, "a record of the free list names page \(listed), \(listed < 2 ? "a meta page" : "past the last page \(lastPage)")")
                 freeListComplete = false
                 continue
             }
@@ -149,7 +158,8 @@ extension StructureWalk {
     /// tree leaves behind: the newer tree's pages, reached by nothing.
     mutating func accountForFreePages() {
         guard problems.isEmpty, freeListComplete else { return }
-        var unaccounted = 0, firstUnaccounted = 0
+        var unaccounted = 0
+        var firstUnaccounted = 0
         for (word, (inTree, listed)) in zip(reached.words, free.words).enumerated() {
             var bits = ~(inTree | listed)
             if word == reached.words.count - 1, (lastPage + 1) % 64 != 0 { bits &= (UInt64(1) << UInt64((lastPage + 1) % 64)) - 1 }
@@ -157,7 +167,9 @@ extension StructureWalk {
             unaccounted += bits.nonzeroBitCount
         }
         guard unaccounted > 0 else { return }
-        note(firstUnaccounted, "(no database)", """
+        note(
+            firstUnaccounted, "(no database)",
+            """
             is in no database's tree and not listed as free\(unaccounted > 1 ? ", nor are \(unaccounted - 1) other pages" : ""): \
             a database's root may name an older commit's tree, or a branch node another page
             """)

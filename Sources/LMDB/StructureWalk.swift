@@ -83,7 +83,8 @@ public struct StructureWalk {
         }
         guard metas.count == 2 else { return nil }
         let txnid = { (meta: [UInt8]) in DataFilePage.load(UInt64.self, meta, 144) }
-        let chosen = snapshot.map { id in metas.first { txnid($0.bytes) == UInt64(id) } }
+        let chosen =
+            snapshot.map { id in metas.first { txnid($0.bytes) == UInt64(id) } }
             ?? metas.max { txnid($0.bytes) < txnid($1.bytes) }
         // The meta page read again, unchanged: no writer was writing it as it was read.
         guard let meta = chosen, file.bytes(at: meta.page * file.pageSize, count: 152) == meta.bytes else { return nil }
@@ -141,7 +142,9 @@ public struct StructureWalk {
         guard tree.problems == 0, tree.countable else { return }
         let found = (tree.branchPages, tree.leafPages, tree.overflowPages, tree.entries)
         if found != (record.branchPages, record.leafPages, record.overflowPages, record.entries) {
-            note(tree.recordPage, tree.name, """
+            note(
+                tree.recordPage, tree.name,
+                """
                 the database's record counts \(record.branchPages) branch, \(record.leafPages) leaf and \(record.overflowPages) overflow pages \
                 and \(record.entries) entries; its tree holds \(found.0), \(found.1), \(found.2) and \(found.3)
                 """)
@@ -173,7 +176,8 @@ public struct StructureWalk {
 
     private mutating func visit(_ page: Int, level: Int, parent: Int, _ tree: inout Tree) {
         guard reach(page, from: parent, &tree, what: level == 1 ? "the database's record" : "a branch node"),
-              checkHeader(page, level: level, &tree) else { return }
+            checkHeader(page, level: level, &tree)
+        else { return }
         if file.flags & DataFilePage.roles == DataFilePage.branch {
             tree.branchPages += 1
             var children: [Int] = []
@@ -181,7 +185,9 @@ public struct StructureWalk {
             var filled = 0
             for index in 0..<file.nodeCount {
                 guard let node = checkNode(page, index, &tree) else { continue }
-                let low = UInt64(file.u16(node)), high = UInt64(file.u16(node + 2)), top = UInt64(file.u16(node + 4))
+                let low = UInt64(file.u16(node))
+                let high = UInt64(file.u16(node + 2))
+                let top = UInt64(file.u16(node + 4))
                 children.append(Int(clamping: low | high << 16 | top << 32))
                 filled += Self.even(DataFilePage.nodeHeaderSize + file.u16(node + 6))
             }
@@ -214,9 +220,11 @@ public struct StructureWalk {
             problem(page, &tree, "its header names page \(file.number), not \(page)")
             return false
         }
-        let role = file.flags & DataFilePage.roles, depth = tree.record.depth
+        let role = file.flags & DataFilePage.roles
+        let depth = tree.record.depth
         guard role == DataFilePage.branch || role == DataFilePage.leaf else {
-            problem(page, &tree, "its flags (0x\(String(file.flags, radix: 16))) are not those of a branch or leaf page, at depth \(level) of \(depth)")
+            problem(
+                page, &tree, "its flags (0x\(String(file.flags, radix: 16))) are not those of a branch or leaf page, at depth \(level) of \(depth)")
             return false
         }
         if role == DataFilePage.branch, level >= depth {
@@ -242,7 +250,9 @@ public struct StructureWalk {
     /// either bound, or a node's key size, leaves a gap or an overlap.
     mutating func checkFilled(_ page: Int, _ filled: Int, _ tree: inout Tree) -> Bool {
         guard filled == file.pageSize - file.upper else {
-            problem(page, &tree, "its \(file.nodeCount) nodes fill \(filled) bytes, where the page's upper bound leaves \(file.pageSize - file.upper) for them")
+            problem(
+                page, &tree,
+                "its \(file.nodeCount) nodes fill \(filled) bytes, where the page's upper bound leaves \(file.pageSize - file.upper) for them")
             return false
         }
         return true
@@ -254,9 +264,11 @@ public struct StructureWalk {
     /// (and a problem named) otherwise.
     @inline(__always)
     mutating func checkNode(_ page: Int, _ index: Int, _ tree: inout Tree) -> Int? {
-        let node = file.nodeOffset(index), size = file.pageSize
+        let node = file.nodeOffset(index)
+        let size = file.pageSize
         guard node >= file.upper, node + DataFilePage.nodeHeaderSize <= size,
-              node + DataFilePage.nodeHeaderSize + file.u16(node + 6) <= size else {
+            node + DataFilePage.nodeHeaderSize + file.u16(node + 6) <= size
+        else {
             problem(page, &tree, "node \(index) at byte \(node) does not lie in the page's nodes (bytes \(file.upper) to \(size))")
             return nil
         }

@@ -108,17 +108,20 @@ public struct Transaction {
     /// each checked against the map as one read is. Such a cursor only moves forward: `next()`, or
     /// `first()`, `last()` and the seeks, which start again from where they land. With `scans` of
     /// this transaction's snapshot, it also checks each leaf page its records lie on (`PageScans`).
-    public func withCursor<Result>(_ database: Database, readingAhead: Bool = false, scans: PageScans? = nil,
-                                   _ body: (inout Cursor) throws -> Result) throws -> Result {
+    public func withCursor<Result>(
+        _ database: Database, readingAhead: Bool = false, scans: PageScans? = nil,
+        _ body: (inout Cursor) throws -> Result
+    ) throws -> Result {
         var cursorHandle: OpaquePointer?
         try check(mdb_cursor_open(handle, database.dbi, &cursorHandle), "mdb_cursor_open")
         var cursor = Cursor(handle: cursorHandle!, bounds: bounds, database: database.name)
         defer { mdb_cursor_close(cursorHandle) }
         guard readingAhead, isReadOnly else { return try body(&cursor) }
         // A write transaction's records may move as it writes: only a read-only one's stay put.
-        assert(MemoryLayout<MDB_val>.stride == 16 && MemoryLayout<MDB_val>.offset(of: \MDB_val.mv_data) == 8
-               && MemoryLayout<flowlog_ahead>.offset(of: \flowlog_ahead.values) == Cursor.aheadValuesOffset,
-               "Cursor.next reads the records read ahead as flowlog_ahead lays them out")
+        assert(
+            MemoryLayout<MDB_val>.stride == 16 && MemoryLayout<MDB_val>.offset(of: \MDB_val.mv_data) == 8
+                && MemoryLayout<flowlog_ahead>.offset(of: \flowlog_ahead.values) == Cursor.aheadValuesOffset,
+            "Cursor.next reads the records read ahead as flowlog_ahead lays them out")
         let ahead = UnsafeMutablePointer<flowlog_ahead>.allocate(capacity: 1)
         ahead.initialize(to: flowlog_ahead())
         defer { ahead.deallocate() }
@@ -162,16 +165,25 @@ public struct Cursor {
         self.database = database
     }
 
-    public mutating func first() throws(LMDBError) -> Record? { startAgain(); return try move(MDB_FIRST) }
-    public mutating func last() throws(LMDBError) -> Record? { startAgain(); return try move(MDB_LAST) }
+    public mutating func first() throws(LMDBError) -> Record? {
+        startAgain()
+        return try move(MDB_FIRST)
+    }
+    public mutating func last() throws(LMDBError) -> Record? {
+        startAgain()
+        return try move(MDB_LAST)
+    }
 
     @inlinable
     public mutating func next() throws(LMDBError) -> Record? {
         if aheadNext < aheadCount, let keys = aheadKeys {
-            let key = keys + 16 &* aheadNext, value = key + Self.aheadValuesOffset
+            let key = keys + 16 &* aheadNext
+            let value = key + Self.aheadValuesOffset
             aheadNext &+= 1
-            return (UnsafeRawBufferPointer(start: key.load(fromByteOffset: 8, as: UnsafeRawPointer?.self), count: key.load(as: Int.self)),
-                    UnsafeRawBufferPointer(start: value.load(fromByteOffset: 8, as: UnsafeRawPointer?.self), count: value.load(as: Int.self)))
+            return (
+                UnsafeRawBufferPointer(start: key.load(fromByteOffset: 8, as: UnsafeRawPointer?.self), count: key.load(as: Int.self)),
+                UnsafeRawBufferPointer(start: value.load(fromByteOffset: 8, as: UnsafeRawPointer?.self), count: value.load(as: Int.self))
+            )
         }
         return try stepOrReadAhead()
     }
@@ -199,9 +211,12 @@ public struct Cursor {
     }
 
     private func record(_ index: Int) -> Record {
-        let key = ahead![index: index, values: false], value = ahead![index: index, values: true]
-        return (UnsafeRawBufferPointer(start: key.mv_data, count: key.mv_size),
-                UnsafeRawBufferPointer(start: value.mv_data, count: value.mv_size))
+        let key = ahead![index: index, values: false]
+        let value = ahead![index: index, values: true]
+        return (
+            UnsafeRawBufferPointer(start: key.mv_data, count: key.mv_size),
+            UnsafeRawBufferPointer(start: value.mv_data, count: value.mv_size)
+        )
     }
 
     /// One step, for a cursor that does not read ahead; or, with the records read ahead all
@@ -228,11 +243,14 @@ public struct Cursor {
                 return nil
             case FLOWLOG_GUARD_OUTSIDE:
                 // Outside the used pages: damage (a read-only transaction has no pages of its own).
-                let key = ahead[index: aheadCount, values: false], value = ahead[index: aheadCount, values: true]
+                let key = ahead[index: aheadCount, values: false]
+                let value = ahead[index: aheadCount, values: true]
                 startAgain()
                 try checkOutside(key, value, "mdb_cursor_get")
-                return (UnsafeRawBufferPointer(start: key.mv_data, count: key.mv_size),
-                        UnsafeRawBufferPointer(start: value.mv_data, count: value.mv_size))
+                return (
+                    UnsafeRawBufferPointer(start: key.mv_data, count: key.mv_size),
+                    UnsafeRawBufferPointer(start: value.mv_data, count: value.mv_size)
+                )
             case let code:
                 startAgain()
                 try check(code, "mdb_cursor_get")
@@ -259,8 +277,10 @@ public struct Cursor {
         if !bounds.admits(key.mv_data, key.mv_size) || !bounds.admits(value.mv_data, value.mv_size) {
             try checkOutside(key, value, name)
         }
-        return (UnsafeRawBufferPointer(start: key.mv_data, count: key.mv_size),
-                UnsafeRawBufferPointer(start: value.mv_data, count: value.mv_size))
+        return (
+            UnsafeRawBufferPointer(start: key.mv_data, count: key.mv_size),
+            UnsafeRawBufferPointer(start: value.mv_data, count: value.mv_size)
+        )
     }
 
     /// A record outside the used pages: a write transaction's own, or damage.

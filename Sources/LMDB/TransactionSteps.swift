@@ -61,8 +61,10 @@ extension Environment {
     /// commit part of and continue (`TransactionSteps.commitAndContinue`); the last step is committed
     /// when `body` returns, through `aroundCommit`. When `body` throws, the open step is aborted and
     /// the steps committed before it stay. A full map is thrown, after growing the map for next time.
-    public func writeInSteps<Result>(aroundLastCommit: (_ commit: () -> Void) -> Void = { $0() },
-                                     _ body: (TransactionSteps) throws -> Result) throws -> Result {
+    public func writeInSteps<Result>(
+        aroundLastCommit: (_ commit: () -> Void) -> Void = { $0() },
+        _ body: (TransactionSteps) throws -> Result
+    ) throws -> Result {
         let steps = TransactionSteps(environment: self, first: try begin(flags: 0))
         let result: Result
         do {

@@ -11,8 +11,11 @@ import Foundation
 func runGroupCommit(_ options: Options, work: String, report: inout Report) throws {
     let perThread = 400
     let window = 32
-    var single = Timings(), blocking = Timings(), pipelined = Timings()
-    var blockingGrouping = "", pipelinedGrouping = ""
+    var single = Timings()
+    var blocking = Timings()
+    var pipelined = Timings()
+    var blockingGrouping = ""
+    var pipelinedGrouping = ""
     for run in 0..<options.runs {
         fresh(work + "/group.lmdb")
         let log = try LMDBEventLog(path: work + "/group.lmdb")
@@ -27,7 +30,10 @@ func runGroupCommit(_ options: Options, work: String, report: inout Report) thro
                 let done = DispatchGroup()
                 for thread in 0..<8 {
                     done.enter()
-                    Thread { body(thread); done.leave() }.start()
+                    Thread {
+                        body(thread)
+                        done.leave()
+                    }.start()
                 }
                 done.wait()
             }
@@ -41,37 +47,43 @@ func runGroupCommit(_ options: Options, work: String, report: inout Report) thro
         }
         // Blocking: each thread waits for each command to be durable before sending the next.
         let (blockingWriter, blockingCount) = writer()
-        blocking.samples.append(eightThreads { thread in
-            for _ in 0..<perThread { _ = try! blockingWriter.handle([CommitCount.command("blocking-\(thread)")]) }
-        })
+        blocking.samples.append(
+            eightThreads { thread in
+                for _ in 0..<perThread { _ = try! blockingWriter.handle([CommitCount.command("blocking-\(thread)")]) }
+            })
         blockingWriter.stop()
         // Pipelined: each thread keeps up to `window` commands in flight; a command counts only
         // once its answer (durable) is back.
         let (pipelinedWriter, pipelinedCount) = writer()
-        pipelined.samples.append(eightThreads { thread in
-            let room = DispatchSemaphore(value: window)
-            let answered = DispatchGroup()
-            for _ in 0..<perThread {
-                room.wait()
-                answered.enter()
-                pipelinedWriter.submit([CommitCount.command("pipelined-\(thread)")]) { result in
-                    _ = try! result.get()
-                    room.signal()
-                    answered.leave()
+        pipelined.samples.append(
+            eightThreads { thread in
+                let room = DispatchSemaphore(value: window)
+                let answered = DispatchGroup()
+                for _ in 0..<perThread {
+                    room.wait()
+                    answered.enter()
+                    pipelinedWriter.submit([CommitCount.command("pipelined-\(thread)")]) { result in
+                        _ = try! result.get()
+                        room.signal()
+                        answered.leave()
+                    }
                 }
-            }
-            answered.wait()
-        })
+                answered.wait()
+            })
         pipelinedWriter.stop()
         if run == 0 {
             blockingGrouping = "\(blockingCount.commands) commands in \(blockingCount.commits) commits"
             pipelinedGrouping = "\(pipelinedCount.commands) commands in \(pipelinedCount.commits) commits"
         }
     }
-    report.add("group commit: 8 threads, one-event commands through the log's writer, each waiting for its own", work: Double(8 * perThread), unit: "commands", blocking,
-               baseline: ("one thread, one durable commit per command", single, Double(perThread)), note: "ceiling 8 commands a commit; \(blockingGrouping)")
-    report.add("group commit: 8 threads, one-event commands through the log's writer, \(window) in flight each", work: Double(8 * perThread), unit: "commands", pipelined,
-               baseline: ("one thread, one durable commit per command", single, Double(perThread)), note: "target ratio ≥ 20; \(pipelinedGrouping)")
+    report.add(
+        "group commit: 8 threads, one-event commands through the log's writer, each waiting for its own", work: Double(8 * perThread),
+        unit: "commands", blocking,
+        baseline: ("one thread, one durable commit per command", single, Double(perThread)), note: "ceiling 8 commands a commit; \(blockingGrouping)")
+    report.add(
+        "group commit: 8 threads, one-event commands through the log's writer, \(window) in flight each", work: Double(8 * perThread),
+        unit: "commands", pipelined,
+        baseline: ("one thread, one durable commit per command", single, Double(perThread)), note: "target ratio ≥ 20; \(pipelinedGrouping)")
 
     // What one synchronous commit costs as it carries more appends.
     for size in [1, 8, 64] {
@@ -82,8 +94,11 @@ func runGroupCommit(_ options: Options, work: String, report: inout Report) thro
             var ids = UUIDv7Generator()
             let batches = (0..<200).map { _ in
                 (0..<size).map { index in
-                    AppendRequest(stream: "t\(index)", expectedVersion: nil, commandId: nil,
-                                  events: [NewEvent(eventId: ids.next(), timestamp: Timestamp(microseconds: 0), actor: .user, event: .navigation(.modalPresented))])
+                    AppendRequest(
+                        stream: "t\(index)", expectedVersion: nil, commandId: nil,
+                        events: [
+                            NewEvent(eventId: ids.next(), timestamp: Timestamp(microseconds: 0), actor: .user, event: .navigation(.modalPresented))
+                        ])
                 }
             }
             timings.samples.append(try seconds { for batch in batches { _ = try log.append(batch) } } / 200)
@@ -96,7 +111,12 @@ func runGroupCommit(_ options: Options, work: String, report: inout Report) thro
 final class CommitCount: @unchecked Sendable {
     private let lock = NSLock()
     private var counts = (commits: 0, commands: 0)
-    func add(_ commands: Int) { lock.withLock { counts.commits += 1; counts.commands += commands } }
+    func add(_ commands: Int) {
+        lock.withLock {
+            counts.commits += 1
+            counts.commands += commands
+        }
+    }
     var commits: Int { lock.withLock { counts.commits } }
     var commands: Int { lock.withLock { counts.commands } }
 

@@ -31,7 +31,9 @@ func seconds(_ body: () throws -> Void) rethrows -> Double {
 /// polling, which would swamp whole-process timings); returns its standard output unless `stdout`
 /// names a file to write it to. Standard error passes through.
 @discardableResult
-func run(_ executable: String, _ arguments: [String], stdout: String? = nil, stderrToStdout: Bool = false, captureStderr: Bool = false) throws -> String {
+func run(_ executable: String, _ arguments: [String], stdout: String? = nil, stderrToStdout: Bool = false, captureStderr: Bool = false) throws
+    -> String
+{
     let outputPath = stdout ?? NSTemporaryDirectory() + "/flowlog-bench-\(UInt64.random(in: 0...UInt64.max)).out"
     let errorPath = NSTemporaryDirectory() + "/flowlog-bench-\(UInt64.random(in: 0...UInt64.max)).err"
     var actions = posix_spawn_file_actions_t()
@@ -79,18 +81,25 @@ struct Report {
 
     var rows: [Row] = []
 
-    mutating func add(_ name: String, work: Double, unit: String, _ timings: Timings,
-                      baseline: (String, Timings, Double)? = nil, note: String = "") {
-        rows.append(Row(name: name, unit: unit, timings: timings, work: work, baselineName: baseline?.0,
-                        baseline: baseline?.1, baselineWork: baseline?.2 ?? 0, note: note))
+    mutating func add(
+        _ name: String, work: Double, unit: String, _ timings: Timings,
+        baseline: (String, Timings, Double)? = nil, note: String = ""
+    ) {
+        rows.append(
+            Row(
+                name: name, unit: unit, timings: timings, work: work, baselineName: baseline?.0,
+                baseline: baseline?.1, baselineWork: baseline?.2 ?? 0, note: note))
     }
 
     func render() -> String {
         func rate(_ work: Double, _ time: Double) -> String {
             let value = work / time
-            return value >= 1e6 ? String(format: "%.2fM", value / 1e6) : value >= 1e3 ? String(format: "%.1fk", value / 1e3) : String(format: "%.1f", value)
+            return value >= 1e6
+                ? String(format: "%.2fM", value / 1e6) : value >= 1e3 ? String(format: "%.1fk", value / 1e3) : String(format: "%.1f", value)
         }
-        var lines = ["case | median | min | max | rate (median) | baseline | baseline rate (median) | ratio | note", "---|---|---|---|---|---|---|---|---"]
+        var lines = [
+            "case | median | min | max | rate (median) | baseline | baseline rate (median) | ratio | note", "---|---|---|---|---|---|---|---|---",
+        ]
         for row in rows {
             let t = row.timings
             var line = "\(row.name) | \(ms(t.median)) | \(ms(t.min)) | \(ms(t.max)) | \(rate(row.work, t.median)) \(row.unit)/s"

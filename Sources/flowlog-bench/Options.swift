@@ -71,8 +71,10 @@ struct Options {
             case "--peer-python": peerPython = value
             case "--cases":
                 cases = Set(value.split(separator: ",").map(String.init))
-                let known: Set = ["send", "import", "replay", "export", "state", "longstream", "group", "postgres",
-                                  "sendparts", "replayonly", "decodeonly", "none", "push", "dispatch"]
+                let known: Set = [
+                    "send", "import", "replay", "export", "state", "longstream", "group", "postgres",
+                    "sendparts", "replayonly", "decodeonly", "none", "push", "dispatch",
+                ]
                 if let unknown = cases.subtracting(known).sorted().first { throw BenchError("--cases has no case '\(unknown)'") }
             case "--scale": scaleSizes = try value.split(separator: ",").map(number)
             case "--sessions": sessionSizes = try value.split(separator: ",").map(number)

@@ -27,7 +27,8 @@ func measureProcess(_ executable: String, _ arguments: [String], stdin: String? 
     let start = DispatchTime.now().uptimeNanoseconds
     let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
     guard spawned == 0 else { throw BenchError("cannot start \(executable): \(String(cString: strerror(spawned)))") }
-    var peakRSS = 0, peakAnon = 0
+    var peakRSS = 0
+    var peakAnon = 0
     var status: Int32 = 0
     while true {
         let done = waitpid(pid, &status, WNOHANG)
@@ -102,37 +103,49 @@ func runScale(_ options: Options, finished: ([ScaleRow]) throws -> Void = { _ in
         let ceiling = Double(events) / ceilings.median
         log("scale \(size): ceiling \(Int(ceiling)) records/s")
         func add(_ command: String, work: Int, _ measure: ProcessMeasure, ceilinged: Bool = false, pairedRatio: Double? = nil) {
-            rows.append(ScaleRow(events: events, streams: streams, command: command, work: work, measure: measure,
-                                 ceiling: ceilinged ? ceiling : nil, pairedRatio: pairedRatio))
+            rows.append(
+                ScaleRow(
+                    events: events, streams: streams, command: command, work: work, measure: measure,
+                    ceiling: ceilinged ? ceiling : nil, pairedRatio: pairedRatio))
             log("  \(command): \(Int(Double(work) / measure.seconds))/s, RSS \(measure.peakRSS >> 20) MB, anon \(measure.peakAnon >> 20) MB")
         }
-        add("replay --summary", work: events, try medianMeasure(runs: options.runs) {
-            try measureProcess(options.flowlog, ["replay", "--summary", "--db", path])
-        }, ceilinged: true)
-        add("export", work: events, try medianMeasure(runs: options.runs) {
-            try measureProcess(options.flowlog, ["export", "--db", path])
-        }, ceilinged: true)
-        add("verify", work: events, try medianMeasure(runs: options.runs) {
-            try measureProcess(options.flowlog, ["verify", "--db", path])
-        }, ceilinged: true)
+        add(
+            "replay --summary", work: events,
+            try medianMeasure(runs: options.runs) {
+                try measureProcess(options.flowlog, ["replay", "--summary", "--db", path])
+            }, ceilinged: true)
+        add(
+            "export", work: events,
+            try medianMeasure(runs: options.runs) {
+                try measureProcess(options.flowlog, ["export", "--db", path])
+            }, ceilinged: true)
+        add(
+            "verify", work: events,
+            try medianMeasure(runs: options.runs) {
+                try measureProcess(options.flowlog, ["verify", "--db", path])
+            }, ceilinged: true)
         // import: the log's own export into a new log (staged and committed in steps, so its
         // anonymous memory stays bounded whatever the log's size; decisions.md, Performance).
         let exported = options.work + "/scale-export.ndjson"
         try run(options.flowlog, ["export", "--db", path], stdout: exported)
         sync()
-        add("import", work: events, try medianMeasure(runs: min(options.runs, 3)) {
-            let target = options.work + "/scale-import.lmdb"
-            fresh(target)
-            defer { fresh(target) }
-            return try measureProcess(options.flowlog, ["import", exported, "--db", target])
-        })
+        add(
+            "import", work: events,
+            try medianMeasure(runs: min(options.runs, 3)) {
+                let target = options.work + "/scale-import.lmdb"
+                fresh(target)
+                defer { fresh(target) }
+                return try measureProcess(options.flowlog, ["import", exported, "--db", target])
+            })
         fresh(exported)
         var positions = SplitMix64Bench(seed: 9)
-        add("state --at (random position)", work: 1, try medianMeasure(runs: max(options.runs, 11)) {
-            let position = 1 + Int(positions.next() % UInt64(events))
-            let stream = "session-\(Int(positions.next() % UInt64(streams)))"
-            return try measureProcess(options.flowlog, ["state", "--db", path, "--stream", stream, "--at", "\(position)"])
-        })
+        add(
+            "state --at (random position)", work: 1,
+            try medianMeasure(runs: max(options.runs, 11)) {
+                let position = 1 + Int(positions.next() % UInt64(events))
+                let stream = "session-\(Int(positions.next() % UInt64(streams)))"
+                return try measureProcess(options.flowlog, ["state", "--db", path, "--stream", stream, "--at", "\(position)"])
+            })
         // send: the next visits of the same sessions, 100,000 commands a run, into this log and into an empty one.
         let visitsSoFar = events / max(1, workload.commands(count: streams * 2).count / 2)
         var sends: [ProcessMeasure] = []
@@ -151,18 +164,24 @@ func runScale(_ options: Options, finished: ([ScaleRow]) throws -> Void = { _ in
             empties.append(try measureProcess(options.flowlog, ["send", "--db", options.work + "/scale-empty.lmdb"], stdin: input))
         }
         let work = Double(options.commands)
-        add("send 100k commands", work: options.commands, medianOf(sends),
-            pairedRatio: Timings(samples: sends.map(\.seconds)).pairedRatio(work: work, against: Timings(samples: empties.map(\.seconds)), otherWork: work))
+        add(
+            "send 100k commands", work: options.commands, medianOf(sends),
+            pairedRatio: Timings(samples: sends.map(\.seconds)).pairedRatio(
+                work: work, against: Timings(samples: empties.map(\.seconds)), otherWork: work))
         add("send 100k commands into an empty log", work: options.commands, medianOf(empties))
         // send, one command for each session in turn: a commit then names as many streams as it
         // holds commands (where a read of visits names about 1,000), each with pages of its own.
         let turns = options.work + "/scale-turns.ndjson"
-        try Data((0..<options.commands).map {
-            #"{"type":"cart.addProduct","stream":"session-\#($0 % streams)","productId":"turn\#($0)","unitPrice":350,"quantity":1}"# + "\n"
-        }.joined().utf8).write(to: URL(fileURLWithPath: turns))
-        add("send 100k commands, one per session in turn", work: options.commands, try medianMeasure(runs: options.runs) {
-            try sendIntoCopy(of: path, input: turns, options)
-        })
+        try Data(
+            (0..<options.commands).map {
+                #"{"type":"cart.addProduct","stream":"session-\#($0 % streams)","productId":"turn\#($0)","unitPrice":350,"quantity":1}"# + "\n"
+            }.joined().utf8
+        ).write(to: URL(fileURLWithPath: turns))
+        add(
+            "send 100k commands, one per session in turn", work: options.commands,
+            try medianMeasure(runs: options.runs) {
+                try sendIntoCopy(of: path, input: turns, options)
+            })
         fresh(turns)
         try finished(rows)
     }
@@ -195,14 +214,22 @@ struct SplitMix64Bench {
 
 /// The scale table, as the README shows it.
 func renderScale(_ rows: [ScaleRow]) -> String {
-    var lines = ["log | command | median | rate | python3-lmdb walk (same run) | ratio | peak RSS | peak anonymous memory",
-                 "---|---|---|---|---|---|---|---"]
+    var lines = [
+        "log | command | median | rate | python3-lmdb walk (same run) | ratio | peak RSS | peak anonymous memory",
+        "---|---|---|---|---|---|---|---",
+    ]
     for row in rows {
-        let rate = row.rate >= 1e6 ? String(format: "%.2fM/s", row.rate / 1e6) : row.rate >= 1e3 ? String(format: "%.0fk/s", row.rate / 1e3) : String(format: "%.0f/s", row.rate)
+        let rate =
+            row.rate >= 1e6
+            ? String(format: "%.2fM/s", row.rate / 1e6)
+            : row.rate >= 1e3 ? String(format: "%.0fk/s", row.rate / 1e3) : String(format: "%.0f/s", row.rate)
         let ceiling = row.ceiling.map { String(format: "%.2fM/s", $0 / 1e6) } ?? ""
-        let ratio = row.ceiling.map { String(format: "%.2f×", row.rate / $0) }
+        let ratio =
+            row.ceiling.map { String(format: "%.2f×", row.rate / $0) }
             ?? row.pairedRatio.map { String(format: "%.2f× the empty log's, run by run", $0) } ?? ""
-        lines.append("\(row.events / 1_000_000)M events, \(row.streams) streams | \(row.command) | \(String(format: "%.1f ms", row.measure.seconds * 1000)) | \(rate) | \(ceiling) | \(ratio) | \(row.measure.peakRSS >> 20) MB | \(row.measure.peakAnon >> 20) MB")
+        lines.append(
+            "\(row.events / 1_000_000)M events, \(row.streams) streams | \(row.command) | \(String(format: "%.1f ms", row.measure.seconds * 1000)) | \(rate) | \(ceiling) | \(ratio) | \(row.measure.peakRSS >> 20) MB | \(row.measure.peakAnon >> 20) MB"
+        )
     }
     return lines.joined(separator: "\n")
 }

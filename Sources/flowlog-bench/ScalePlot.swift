@@ -22,7 +22,8 @@ enum ScalePlot {
         reading.append(Series(name: "python3-lmdb walk (ceiling)", points: ceiling, dashed: true))
 
         let frame = Frame(sizes: sizes)
-        var svg = #"<svg xmlns="http://www.w3.org/2000/svg" width="\#(Int(frame.width))" height="\#(Int(frame.height))" font-family="sans-serif" font-size="12">"#
+        var svg =
+            #"<svg xmlns="http://www.w3.org/2000/svg" width="\#(Int(frame.width))" height="\#(Int(frame.height))" font-family="sans-serif" font-size="12">"#
         svg += #"<rect width="100%" height="100%" fill="white"/>"#
         svg += #"<text x="\#(Int(frame.left))" y="18" font-size="14">Rate against log size (higher is better)</text>"#
         svg += frame.panel(reading, title: "events a second", top: 56, height: 234, unit: 1e6, suffix: "M", colours: 0)
@@ -72,7 +73,8 @@ enum ScalePlot {
                 svg += #"<polyline points="\#(points)" fill="none" stroke="\#(colour)" stroke-width="2"\#(dash)/>"#
                 for point in line.points { svg += #"<circle cx="\#(x(point.0))" cy="\#(y(point.1))" r="3" fill="\#(colour)"/>"# }
                 let legendY = top + 12 + Double(index) * 18
-                svg += #"<line x1="\#(width - right + 12)" y1="\#(legendY - 4)" x2="\#(width - right + 32)" y2="\#(legendY - 4)" stroke="\#(colour)" stroke-width="2"\#(dash)/>"#
+                svg +=
+                    #"<line x1="\#(width - right + 12)" y1="\#(legendY - 4)" x2="\#(width - right + 32)" y2="\#(legendY - 4)" stroke="\#(colour)" stroke-width="2"\#(dash)/>"#
                 svg += #"<text x="\#(width - right + 38)" y="\#(legendY)">\#(line.name)</text>"#
             }
             return svg

@@ -15,8 +15,12 @@ struct Workload {
         if visit == 0 { commands += [.welcome(.signUp), .onboarding(.next), .onboarding(.finish)] }
         let products = 2 + (stream + visit) % 3
         for product in 0..<products {
-            commands.append(.cart(.addProduct(.init(productId: "p\(product)", name: ["Mug", "T-shirt", "Sticker pack", "Cap"][product % 4],
-                                              unitPrice: 350 + 250 * product, quantity: 1 + (stream + product) % 3))))
+            commands.append(
+                .cart(
+                    .addProduct(
+                        .init(
+                            productId: "p\(product)", name: ["Mug", "T-shirt", "Sticker pack", "Cap"][product % 4],
+                            unitPrice: 350 + 250 * product, quantity: 1 + (stream + product) % 3))))
         }
         commands += [
             .home(.selectTab(.init(tab: 1))),

@@ -1,8 +1,8 @@
 import FlowDomain
 import FlowLog
-import FlowLogMemory
 import FlowLogHistory
 import FlowLogLMDB
+import FlowLogMemory
 import Foundation
 import LMDB
 
@@ -25,7 +25,8 @@ func fresh(_ path: String) { try? FileManager.default.removeItem(atPath: path) }
 func pythonBaseline(_ options: Options, _ arguments: [String]) throws -> (seconds: Double, records: Double) {
     let output = try run(options.python, [options.baselineScript] + arguments)
     guard case .object = try JSONParser.parse(output), case .number(let seconds)? = try JSONParser.parse(output)["seconds"],
-          case .integer(let records)? = try JSONParser.parse(output)["records"] else { throw BenchError("baseline said \(output)") }
+        case .integer(let records)? = try JSONParser.parse(output)["records"]
+    else { throw BenchError("baseline said \(output)") }
     return (seconds, Double(records))
 }
 
@@ -86,7 +87,11 @@ if (try? LMDBEventLog(path: sourcePath, access: .readOnly).lastPosition()) != op
     for start in stride(from: 0, to: commands.count, by: 10_000) {
         _ = try processor.handle(Array(commands[start..<min(start + 10_000, commands.count)]))
     }
-    let output = FileHandle(forWritingAtPath: { _ = FileManager.default.createFile(atPath: exportPath, contents: nil); return exportPath }())!
+    let output = FileHandle(
+        forWritingAtPath: {
+            _ = FileManager.default.createFile(atPath: exportPath, contents: nil)
+            return exportPath
+        }())!
     final class FileOutput: OutputSink {
         let handle: FileHandle
         init(_ handle: FileHandle) { self.handle = handle }
@@ -105,7 +110,8 @@ let pythonPutsBaseline = "python3-lmdb puts of the same lines, 1,000 per commit"
 /// `flowlog COMMAND INPUT` into a fresh log, against python3-lmdb putting INPUT's lines into a fresh
 /// environment, 1,000 per durable commit; each run once per `--runs`.
 func againstPythonPuts(_ command: String, input: String) throws -> (flowlog: Timings, baseline: Timings) {
-    var flowlog = Timings(), baseline = Timings()
+    var flowlog = Timings()
+    var baseline = Timings()
     for _ in 0..<options.runs {
         fresh(work + "/\(command).lmdb")
         flowlog.samples.append(try seconds { try run(options.flowlog, [command, input, "--db", work + "/\(command).lmdb"], stdout: "/dev/null") })
@@ -126,16 +132,18 @@ if options.cases.contains("send") {
     let commands = Workload(streams: 1_000).commands(count: options.commands)
     try Data((commands.map(WireCommand.encode).joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: commandsPath))
     let (flowlog, baseline) = try againstPythonPuts("send", input: commandsPath)
-    report.add("send \(options.commands) commands (whole process: parse, decide, append, answer)", work: Double(options.commands), unit: "commands", flowlog,
-               baseline: (pythonPutsBaseline, baseline, Double(options.commands)), note: "target ≥ 200k commands/s")
+    report.add(
+        "send \(options.commands) commands (whole process: parse, decide, append, answer)", work: Double(options.commands), unit: "commands", flowlog,
+        baseline: (pythonPutsBaseline, baseline, Double(options.commands)), note: "target ≥ 200k commands/s")
 }
 
 // MARK: import
 
 if options.cases.contains("import") {
     let (flowlog, baseline) = try againstPythonPuts("import", input: exportPath)
-    report.add("import \(eventCount) events from NDJSON (whole process)", work: Double(eventCount), unit: "events", flowlog,
-               baseline: (pythonPutsBaseline, baseline, Double(eventCount)), note: "target ratio ≥ 1")
+    report.add(
+        "import \(eventCount) events from NDJSON (whole process)", work: Double(eventCount), unit: "events", flowlog,
+        baseline: (pythonPutsBaseline, baseline, Double(eventCount)), note: "target ratio ≥ 1")
 }
 
 // MARK: replay
@@ -150,11 +158,13 @@ func replayAll(_ log: LMDBEventLog) throws -> Int {
     var current = -1
     try log.forEachEvent(from: 1, through: nil) { record in
         if current < 0 || record.stream != currentStream {
-            current = slots[record.stream] ?? {
-                states.append(FlowDecider.initialState)
-                slots[record.stream] = states.count - 1
-                return states.count - 1
-            }()
+            current =
+                slots[record.stream]
+                ?? {
+                    states.append(FlowDecider.initialState)
+                    slots[record.stream] = states.count - 1
+                    return states.count - 1
+                }()
             currentStream = record.stream
         }
         FlowDecider.evolve(&states[current], record.event)
@@ -169,39 +179,49 @@ if options.cases.contains("replay") {
     rawOptions.readOnly = true
     let rawEnvironment = try Environment(path: sourcePath, options: rawOptions)
     let rawEvents = try rawEnvironment.openDatabases(named: ["events"], create: false)[0]
-    var flowlog = Timings(), walk = Timings(), decoder = Timings()
+    var flowlog = Timings()
+    var walk = Timings()
+    var decoder = Timings()
     var checksum = 0
     for _ in 0..<options.runs {
         flowlog.samples.append(try seconds { checksum &+= try replayAll(log) })
-        walk.samples.append(try seconds {
-            var bytes = 0
-            try rawEnvironment.read { txn in
-                try txn.withCursor(rawEvents) { cursor in
-                    var record = try cursor.first()
-                    while let (_, value) = record { bytes &+= value.count; record = try cursor.next() }
+        walk.samples.append(
+            try seconds {
+                var bytes = 0
+                try rawEnvironment.read { txn in
+                    try txn.withCursor(rawEvents) { cursor in
+                        var record = try cursor.first()
+                        while let (_, value) = record {
+                            bytes &+= value.count
+                            record = try cursor.next()
+                        }
+                    }
                 }
-            }
-            checksum &+= bytes
-        })
+                checksum &+= bytes
+            })
     }
     // Foundation's JSONDecoder on the same events (decoding only, no evolve), on the first 200,000 lines.
     let lines = try String(contentsOfFile: exportPath, encoding: .utf8).split(separator: "\n").prefix(200_000).map { Data($0.utf8) }
     let jsonDecoder = JSONDecoder()
     for _ in 0..<options.runs {
-        decoder.samples.append(try seconds {
-            for line in lines { checksum &+= try jsonDecoder.decode(CodableEvent.self, from: line).position }
-        })
+        decoder.samples.append(
+            try seconds {
+                for line in lines { checksum &+= try jsonDecoder.decode(CodableEvent.self, from: line).position }
+            })
     }
-    report.add("replay \(eventCount) events (decode, check, evolve cart and onboarding)", work: Double(eventCount), unit: "events", flowlog,
-               baseline: ("Foundation JSONDecoder, same events", decoder, Double(lines.count)), note: "targets ≥ 3M events/s and ≥ 25× JSONDecoder")
-    report.add("raw LMDB cursor walk of the same records (Swift wrapper over the C API)", work: Double(eventCount), unit: "records", walk,
-               note: "the ceiling replay works under (checksum \(checksum % 10))")
+    report.add(
+        "replay \(eventCount) events (decode, check, evolve cart and onboarding)", work: Double(eventCount), unit: "events", flowlog,
+        baseline: ("Foundation JSONDecoder, same events", decoder, Double(lines.count)), note: "targets ≥ 3M events/s and ≥ 25× JSONDecoder")
+    report.add(
+        "raw LMDB cursor walk of the same records (Swift wrapper over the C API)", work: Double(eventCount), unit: "records", walk,
+        note: "the ceiling replay works under (checksum \(checksum % 10))")
 }
 
 // MARK: export
 
 if options.cases.contains("export") {
-    var flowlog = Timings(), baseline = Timings()
+    var flowlog = Timings()
+    var baseline = Timings()
     let pyDB = work + "/py-reads.lmdb"
     fresh(pyDB)
     _ = try pythonBaseline(options, ["puts", exportPath, pyDB, "10000"])
@@ -209,8 +229,9 @@ if options.cases.contains("export") {
         flowlog.samples.append(try seconds { try run(options.flowlog, ["export", "--db", sourcePath], stdout: "/dev/null") })
         baseline.samples.append(try pythonBaseline(options, ["reads", pyDB]).seconds)
     }
-    report.add("export \(eventCount) events as NDJSON (whole process)", work: Double(eventCount), unit: "events", flowlog,
-               baseline: ("python3-lmdb cursor read of the same lines", baseline, Double(eventCount)), note: "target ≥ 1M events/s")
+    report.add(
+        "export \(eventCount) events as NDJSON (whole process)", work: Double(eventCount), unit: "events", flowlog,
+        baseline: ("python3-lmdb cursor read of the same lines", baseline, Double(eventCount)), note: "target ≥ 1M events/s")
 }
 
 // MARK: state --at
@@ -221,7 +242,12 @@ if options.cases.contains("state") {
     for _ in 0..<max(options.runs, 20) {
         let position = Int.random(in: 1...eventCount, using: &rng)
         let stream = "session-\(Int.random(in: 0..<1_000, using: &rng))"
-        flowlog.samples.append(try seconds { try run(options.flowlog, ["state", "--db", sourcePath, "--stream", stream, "--at", String(position), "--format", "json"], stdout: "/dev/null") })
+        flowlog.samples.append(
+            try seconds {
+                try run(
+                    options.flowlog, ["state", "--db", sourcePath, "--stream", stream, "--at", String(position), "--format", "json"],
+                    stdout: "/dev/null")
+            })
     }
     report.add("state --at a random position of a random stream (whole process)", work: 1, unit: "calls", flowlog, note: "target < 20 ms")
 }
@@ -261,9 +287,16 @@ if options.cases.contains("longstream") {
     var flowlog = Timings()
     for _ in 0..<max(options.runs, 20) {
         let position = Int.random(in: 1...total, using: &rng)
-        flowlog.samples.append(try seconds { try run(options.flowlog, ["state", "--db", path, "--stream", "session-0", "--at", String(position), "--format", "json"], stdout: "/dev/null") })
+        flowlog.samples.append(
+            try seconds {
+                try run(
+                    options.flowlog, ["state", "--db", path, "--stream", "session-0", "--at", String(position), "--format", "json"],
+                    stdout: "/dev/null")
+            })
     }
-    report.add("state --at a random position of ONE stream of \(total) events (whole process, snapshots every \(try longLog.snapshotInterval()))", work: 1, unit: "calls", flowlog, note: "target < 20 ms")
+    report.add(
+        "state --at a random position of ONE stream of \(total) events (whole process, snapshots every \(try longLog.snapshotInterval()))", work: 1,
+        unit: "calls", flowlog, note: "target < 20 ms")
 }
 
 // MARK: group commit
@@ -288,11 +321,12 @@ if options.cases.contains("decodeonly") {
     let lines = try Data(contentsOf: URL(fileURLWithPath: exportPath)).split(separator: UInt8(ascii: "\n")).map(Array.init)
     var timings = Timings()
     for _ in 0..<options.runs {
-        timings.samples.append(try seconds {
-            for line in lines {
-                _ = try line.withUnsafeBytes { try RecordedEventJSON.decode($0) }
-            }
-        })
+        timings.samples.append(
+            try seconds {
+                for line in lines {
+                    _ = try line.withUnsafeBytes { try RecordedEventJSON.decode($0) }
+                }
+            })
     }
     report.add("decoding NDJSON alone (for profiling: no baseline)", work: Double(lines.count), unit: "events", timings)
 }
@@ -323,16 +357,26 @@ if options.cases.contains("sendparts") {
     }
     let memory = try seconds {
         let processor = CommandProcessor(log: InMemoryEventLog())
-        for start in stride(from: 0, to: envelopes.count, by: 5000) { _ = try processor.handle(Array(envelopes[start..<min(start + 5000, envelopes.count)])) }
+        for start in stride(from: 0, to: envelopes.count, by: 5000) {
+            _ = try processor.handle(Array(envelopes[start..<min(start + 5000, envelopes.count)]))
+        }
     }
     fresh(work + "/parts.lmdb")
     let lmdbLog = try LMDBEventLog(path: work + "/parts.lmdb")
     var outcomes: [CommandOutcome] = []
     let onDisk = try seconds {
         let processor = CommandProcessor(log: lmdbLog)
-        for start in stride(from: 0, to: envelopes.count, by: 5000) { outcomes += try processor.handle(Array(envelopes[start..<min(start + 5000, envelopes.count)])) }
+        for start in stride(from: 0, to: envelopes.count, by: 5000) {
+            outcomes += try processor.handle(Array(envelopes[start..<min(start + 5000, envelopes.count)]))
+        }
     }
     var json = JSONWriter(capacity: 1 << 20)
-    let answer = seconds { for outcome in outcomes { FlowJSON.writeAnswer(outcome, into: &json); json.newline() } }
-    print("parse \(parse * 1000) ms, decide+in-memory append \(memory * 1000) ms, decide+LMDB append \(onDisk * 1000) ms, answers \(answer * 1000) ms")
+    let answer = seconds {
+        for outcome in outcomes {
+            FlowJSON.writeAnswer(outcome, into: &json)
+            json.newline()
+        }
+    }
+    print(
+        "parse \(parse * 1000) ms, decide+in-memory append \(memory * 1000) ms, decide+LMDB append \(onDisk * 1000) ms, answers \(answer * 1000) ms")
 }

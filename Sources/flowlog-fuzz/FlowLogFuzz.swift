@@ -13,9 +13,9 @@ import Foundation
 struct FlowLogFuzz {
     static func main() {
         #if FLOWLOG_FUZZING
-        exit(runFuzzer())
+            exit(runFuzzer())
         #else
-        replay()
+            replay()
         #endif
     }
 
@@ -48,43 +48,48 @@ struct FlowLogFuzz {
 }
 
 #if FLOWLOG_FUZZING
-/// The target libFuzzer runs, chosen once, before the first input.
-nonisolated(unsafe) private var chosen: FuzzTarget?
+    /// The target libFuzzer runs, chosen once, before the first input.
+    nonisolated(unsafe) private var chosen: FuzzTarget?
 
-@_cdecl("LLVMFuzzerInitialize")
-public func fuzzerInitialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>) -> CInt {
-    if CommandLine.arguments.dropFirst().first == "--list" {
-        for target in FuzzTargets.all { print("\(target.name)\t\(target.checks)") }
-        exit(0)
+    @_cdecl("LLVMFuzzerInitialize")
+    public func fuzzerInitialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>)
+        -> CInt
+    {
+        if CommandLine.arguments.dropFirst().first == "--list" {
+            for target in FuzzTargets.all { print("\(target.name)\t\(target.checks)") }
+            exit(0)
+        }
+        let name = ProcessInfo.processInfo.environment["FLOWLOG_FUZZ_TARGET"] ?? ""
+        guard let target = FuzzTargets.named(name) else {
+            let names = FuzzTargets.all.map(\.name).joined(separator: ", ")
+            FileHandle.standardError.write(Data("flowlog-fuzz: set FLOWLOG_FUZZ_TARGET to one of \(names) (got '\(name)')\n".utf8))
+            exit(64)
+        }
+        chosen = target
+        return 0
     }
-    let name = ProcessInfo.processInfo.environment["FLOWLOG_FUZZ_TARGET"] ?? ""
-    guard let target = FuzzTargets.named(name) else {
-        let names = FuzzTargets.all.map(\.name).joined(separator: ", ")
-        FileHandle.standardError.write(Data("flowlog-fuzz: set FLOWLOG_FUZZ_TARGET to one of \(names) (got '\(name)')\n".utf8))
-        exit(64)
+
+    /// libFuzzer's driver, which `main` hands the process to where the linker kept this program's
+    /// `main` rather than libFuzzer's (which one it keeps differs between builds).
+    // swift-format-ignore: AlwaysUseLowerCamelCase
+    @_silgen_name("LLVMFuzzerRunDriver")
+    private func LLVMFuzzerRunDriver(
+        _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
+        _ body: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
+    ) -> CInt
+
+    extension FlowLogFuzz {
+        static func runFuzzer() -> CInt {
+            var argc = CommandLine.argc
+            var argv = CommandLine.unsafeArgv
+            _ = fuzzerInitialize(&argc, &argv)
+            return LLVMFuzzerRunDriver(&argc, &argv, fuzzerTestOneInput)
+        }
     }
-    chosen = target
-    return 0
-}
 
-/// libFuzzer's driver, which `main` hands the process to where the linker kept this program's
-/// `main` rather than libFuzzer's (which one it keeps differs between builds).
-@_silgen_name("LLVMFuzzerRunDriver")
-private func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
-                                 _ body: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt) -> CInt
-
-extension FlowLogFuzz {
-    static func runFuzzer() -> CInt {
-        var argc = CommandLine.argc
-        var argv = CommandLine.unsafeArgv
-        _ = fuzzerInitialize(&argc, &argv)
-        return LLVMFuzzerRunDriver(&argc, &argv, fuzzerTestOneInput)
+    @_cdecl("LLVMFuzzerTestOneInput")
+    public func fuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+        chosen?.run(UnsafeRawBufferPointer(start: data, count: size))
+        return 0
     }
-}
-
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-    chosen?.run(UnsafeRawBufferPointer(start: data, count: size))
-    return 0
-}
 #endif

@@ -1,6 +1,7 @@
-@testable import FlowDomain
 import FlowLogTesting
 import Testing
+
+@testable import FlowDomain
 
 private func added(_ productId: String, price: Int = 1250, quantity: Int = 1, name: String? = nil) -> AppEvent {
     .cart(.productAdded(.init(productId: productId, name: name ?? productId, unitPrice: price, quantity: quantity)))
@@ -53,13 +54,17 @@ struct AddProductTests {
 struct RemoveProductTests {
     @Test func removesPartOfALine() {
         let scenario = DeciderScenario.given(added("p1", quantity: 5))
-        #expect(scenario.when(.cart(.removeProduct(.init(productId: "p1", quantity: 2)))) == .events([.cart(.productRemoved(.init(productId: "p1", quantity: 2)))]))
+        #expect(
+            scenario.when(.cart(.removeProduct(.init(productId: "p1", quantity: 2))))
+                == .events([.cart(.productRemoved(.init(productId: "p1", quantity: 2)))]))
         #expect(scenario.stateAfter(.cart(.removeProduct(.init(productId: "p1", quantity: 2))))!.cart.lines[0].quantity == 3)
     }
 
     @Test func removesTheWholeLineWhenNoQuantityIsGivenRecordingWhatWasRemoved() {
         let scenario = DeciderScenario.given(added("p1", quantity: 5))
-        #expect(scenario.when(.cart(.removeProduct(.init(productId: "p1", quantity: nil)))) == .events([.cart(.productRemoved(.init(productId: "p1", quantity: 5)))]))
+        #expect(
+            scenario.when(.cart(.removeProduct(.init(productId: "p1", quantity: nil))))
+                == .events([.cart(.productRemoved(.init(productId: "p1", quantity: 5)))]))
     }
 
     @Test func aLineThatReachesZeroGoesWithItsProductDiscount() {
@@ -71,7 +76,9 @@ struct RemoveProductTests {
         // The discount id is free again once its line is gone.
         let readded = DeciderScenario(state: state).stateAfter(add("p1"))!
         #expect(readded.cart.lines[0].discount == nil)
-        #expect(DeciderScenario(state: readded).when(.cart(.applyDiscount(.init(discountId: "D1", percent: 5, productId: nil)))) == .events([.cart(.discountApplied(.init(discountId: "D1", percent: 5, productId: nil)))]))
+        #expect(
+            DeciderScenario(state: readded).when(.cart(.applyDiscount(.init(discountId: "D1", percent: 5, productId: nil))))
+                == .events([.cart(.discountApplied(.init(discountId: "D1", percent: 5, productId: nil)))]))
     }
 
     @Test func refusesAProductThatIsNotInTheCart() {
@@ -79,22 +86,30 @@ struct RemoveProductTests {
     }
 
     @Test func refusesMoreThanTheLineHolds() {
-        #expect(DeciderScenario.given(added("p1", quantity: 2)).when(.cart(.removeProduct(.init(productId: "p1", quantity: 3)))) == .rejected(.invalidQuantity))
+        #expect(
+            DeciderScenario.given(added("p1", quantity: 2)).when(.cart(.removeProduct(.init(productId: "p1", quantity: 3))))
+                == .rejected(.invalidQuantity))
     }
 
     @Test func refusesWhileCheckingOut() {
-        #expect(DeciderScenario.given(added("p1"), checkoutStarted).when(.cart(.removeProduct(.init(productId: "p1", quantity: nil)))) == .rejected(.cartNotOpen))
+        #expect(
+            DeciderScenario.given(added("p1"), checkoutStarted).when(.cart(.removeProduct(.init(productId: "p1", quantity: nil))))
+                == .rejected(.cartNotOpen))
     }
 }
 
 @Suite("cart.applyDiscount and cart.removeDiscount")
 struct DiscountTests {
     @Test func aProductDiscountNeedsTheProductInTheCart() {
-        #expect(DeciderScenario.given().when(.cart(.applyDiscount(.init(discountId: "D1", percent: 10, productId: "p1")))) == .rejected(.productNotInCart))
+        #expect(
+            DeciderScenario.given().when(.cart(.applyDiscount(.init(discountId: "D1", percent: 10, productId: "p1")))) == .rejected(.productNotInCart)
+        )
     }
 
     @Test func aCartDiscountNeedsNoProducts() {
-        #expect(DeciderScenario.given().when(.cart(.applyDiscount(.init(discountId: "D1", percent: 10, productId: nil)))) == .events([.cart(.discountApplied(.init(discountId: "D1", percent: 10, productId: nil)))]))
+        #expect(
+            DeciderScenario.given().when(.cart(.applyDiscount(.init(discountId: "D1", percent: 10, productId: nil))))
+                == .events([.cart(.discountApplied(.init(discountId: "D1", percent: 10, productId: nil)))]))
     }
 
     @Test func anAppliedIdIsRefusedWhereverItIsApplied() {
@@ -122,15 +137,17 @@ struct DiscountTests {
     }
 
     @Test func removesAProductOrCartDiscount() {
-        let scenario = DeciderScenario.given(added("p1"), .cart(.discountApplied(.init(discountId: "D1", percent: 10, productId: "p1"))),
-                                             .cart(.discountApplied(.init(discountId: "D2", percent: 10, productId: nil))))
+        let scenario = DeciderScenario.given(
+            added("p1"), .cart(.discountApplied(.init(discountId: "D1", percent: 10, productId: "p1"))),
+            .cart(.discountApplied(.init(discountId: "D2", percent: 10, productId: nil))))
         #expect(scenario.stateAfter(.cart(.removeDiscount(.init(discountId: "D1"))))!.cart.lines[0].discount == nil)
         #expect(scenario.stateAfter(.cart(.removeDiscount(.init(discountId: "D2"))))!.cart.cartDiscount == nil)
         #expect(scenario.when(.cart(.removeDiscount(.init(discountId: "D3")))) == .rejected(.discountNotApplied))
     }
 
     @Test func discountsCannotChangeWhileCheckingOut() {
-        let scenario = DeciderScenario.given(added("p1"), .cart(.discountApplied(.init(discountId: "D1", percent: 10, productId: nil))), checkoutStarted)
+        let scenario = DeciderScenario.given(
+            added("p1"), .cart(.discountApplied(.init(discountId: "D1", percent: 10, productId: nil))), checkoutStarted)
         #expect(scenario.when(.cart(.applyDiscount(.init(discountId: "D2", percent: 5, productId: nil)))) == .rejected(.cartNotOpen))
         #expect(scenario.when(.cart(.removeDiscount(.init(discountId: "D1")))) == .rejected(.cartNotOpen))
     }
@@ -143,8 +160,9 @@ struct CheckoutTests {
     }
 
     @Test func checkoutRecordsTheTotalAndItemCount() {
-        let scenario = DeciderScenario.given(added("p1", price: 1000, quantity: 2), added("p2", price: 500, quantity: 1),
-                                             .cart(.discountApplied(.init(discountId: "D", percent: 10, productId: nil))))
+        let scenario = DeciderScenario.given(
+            added("p1", price: 1000, quantity: 2), added("p2", price: 500, quantity: 1),
+            .cart(.discountApplied(.init(discountId: "D", percent: 10, productId: nil))))
         #expect(scenario.when(.cart(.checkout)) == .events([.cart(.checkoutStarted(.init(total: 2250, itemCount: 3)))]))
         #expect(scenario.stateAfter(.cart(.checkout))!.cart.status == .checkingOut)
     }
@@ -159,20 +177,26 @@ struct CheckoutTests {
     }
 
     @Test func aSuccessfulPaymentPlacesTheOrderAndEmptiesTheCart() {
-        let scenario = DeciderScenario.given(added("p1", price: 1250, quantity: 2), .cart(.discountApplied(.init(discountId: "D", percent: 10, productId: "p1"))),
-                                             .cart(.discountApplied(.init(discountId: "C", percent: 50, productId: nil))),
-                                             .cart(.checkoutStarted(.init(total: 1125, itemCount: 2))))
-        #expect(scenario.when(.payment(.succeeded(.init(orderId: "o1")))) == .events([.cart(.orderPlaced(.init(orderId: "o1", total: 1125, itemCount: 2)))]))
+        let scenario = DeciderScenario.given(
+            added("p1", price: 1250, quantity: 2), .cart(.discountApplied(.init(discountId: "D", percent: 10, productId: "p1"))),
+            .cart(.discountApplied(.init(discountId: "C", percent: 50, productId: nil))),
+            .cart(.checkoutStarted(.init(total: 1125, itemCount: 2))))
+        #expect(
+            scenario.when(.payment(.succeeded(.init(orderId: "o1"))))
+                == .events([.cart(.orderPlaced(.init(orderId: "o1", total: 1125, itemCount: 2)))]))
         let state = scenario.stateAfter(.payment(.succeeded(.init(orderId: "o1"))))!
         #expect(state.orders.orders == [Order(orderId: "o1", total: 1125, itemCount: 2)])
         #expect(state.cart == Cart())
     }
 
     @Test func anOrderIdIsUsedOncePerStream() {
-        let scenario = DeciderScenario.given(added("p1"), checkoutStarted, .cart(.orderPlaced(.init(orderId: "o1", total: 1250, itemCount: 1))),
-                                             added("p1"), checkoutStarted)
+        let scenario = DeciderScenario.given(
+            added("p1"), checkoutStarted, .cart(.orderPlaced(.init(orderId: "o1", total: 1250, itemCount: 1))),
+            added("p1"), checkoutStarted)
         #expect(scenario.when(.payment(.succeeded(.init(orderId: "o1")))) == .rejected(.duplicateOrder))
-        #expect(scenario.when(.payment(.succeeded(.init(orderId: "o2")))) == .events([.cart(.orderPlaced(.init(orderId: "o2", total: 1250, itemCount: 1)))]))
+        #expect(
+            scenario.when(.payment(.succeeded(.init(orderId: "o2"))))
+                == .events([.cart(.orderPlaced(.init(orderId: "o2", total: 1250, itemCount: 1)))]))
     }
 
     @Test(arguments: [false, true])
@@ -190,11 +214,14 @@ struct CheckoutTests {
             #expect(reopened.when(.payment(.succeeded(.init(orderId: used)))) == .rejected(.duplicateOrder), "order id \(used)")
         }
         #expect(reopened.state.orders.orders.map(\.orderId) == ["o1", "o2", "o3"])
-        #expect(reopened.when(.payment(.succeeded(.init(orderId: "o4")))) == .events([.cart(.orderPlaced(.init(orderId: "o4", total: 1250, itemCount: 1)))]))
+        #expect(
+            reopened.when(.payment(.succeeded(.init(orderId: "o4"))))
+                == .events([.cart(.orderPlaced(.init(orderId: "o4", total: 1250, itemCount: 1)))]))
     }
 
     @Test func aFailedPaymentReopensTheCartKeepingLinesAndDiscounts() {
-        let scenario = DeciderScenario.given(added("p1"), .cart(.discountApplied(.init(discountId: "D", percent: 10, productId: nil))), checkoutStarted)
+        let scenario = DeciderScenario.given(
+            added("p1"), .cart(.discountApplied(.init(discountId: "D", percent: 10, productId: nil))), checkoutStarted)
         let state = scenario.stateAfter(.payment(.failed(.init(reason: "card declined"))))!
         #expect(state.cart.status == .open)
         #expect(state.cart.lines.count == 1)
@@ -252,8 +279,22 @@ struct DroppedOrderIdsTests {
         #expect(history.count == 5 && history.orders.map(\.orderId) == ["o4"])
         for old in ["o0", "o1", "o2", "o3"] { #expect(history.mayHaveDropped(orderId: old), "\(old)") }
         #expect(!history.mayHaveDropped(orderId: "o4") && !history.mayHaveDropped(orderId: "o5"))
-        #expect(FlowDecider.needsKeptRows(.payment(.succeeded(.init(orderId: "o1"))), state: { var s = FlowState(); s.orders = history; return s }()))
-        #expect(!FlowDecider.needsKeptRows(.payment(.succeeded(.init(orderId: "new"))), state: { var s = FlowState(); s.orders = history; return s }()))
+        #expect(
+            FlowDecider.needsKeptRows(
+                .payment(.succeeded(.init(orderId: "o1"))),
+                state: {
+                    var s = FlowState()
+                    s.orders = history
+                    return s
+                }()))
+        #expect(
+            !FlowDecider.needsKeptRows(
+                .payment(.succeeded(.init(orderId: "new"))),
+                state: {
+                    var s = FlowState()
+                    s.orders = history
+                    return s
+                }()))
         #expect(!FlowDecider.needsKeptRows(.cart(.checkout), state: FlowState()))
     }
 

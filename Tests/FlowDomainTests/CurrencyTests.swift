@@ -33,8 +33,10 @@ struct CurrencyTests {
     }
 
     @Test func anOrderKeepsItsCurrencyAndTheNextCartTakesTheNextProducts() {
-        let state = DeciderScenario.given(added("p1", currency: "EUR"), .cart(.checkoutStarted(.init(total: 1000, itemCount: 1))),
-                                          .cart(.orderPlaced(.init(orderId: "o1", total: 1000, itemCount: 1))), added("p2", currency: "JPY")).state
+        let state = DeciderScenario.given(
+            added("p1", currency: "EUR"), .cart(.checkoutStarted(.init(total: 1000, itemCount: 1))),
+            .cart(.orderPlaced(.init(orderId: "o1", total: 1000, itemCount: 1))), added("p2", currency: "JPY")
+        ).state
         #expect(state.orders.orders.map(\.currency) == ["EUR"])
         #expect(state.cart.currency == "JPY")
         let emptied = DeciderScenario.given(added("p1", currency: "EUR"), .cart(.productRemoved(.init(productId: "p1", quantity: 1)))).state

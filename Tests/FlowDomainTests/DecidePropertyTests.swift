@@ -32,7 +32,9 @@ struct DecidePropertyTests {
         }
         #expect(FlowDecider.replay(accepted) == state, "seed \(seed)")
         // Long random runs reach most of the state rules.
-        #expect(codes.isSuperset(of: [.cartNotOpen, .productNotInCart, .duplicateDiscount, .invalidTransition, .invalidQuantity, .invalidPercent]), "seed \(seed): \(codes)")
+        #expect(
+            codes.isSuperset(of: [.cartNotOpen, .productNotInCart, .duplicateDiscount, .invalidTransition, .invalidQuantity, .invalidPercent]),
+            "seed \(seed): \(codes)")
     }
 
     @Test func aRejectedCommandLeavesTheStateAsItWas() {

@@ -35,8 +35,10 @@ struct FixedAmountDiscountTests {
     }
 
     @Test func anAmountNeverTakesALineOrTheCartBelowZero() {
-        let state = DeciderScenario.given(added("p1", price: 300), added("p2", price: 1000), applied("BIG", amountOff: 500, product: "p1"),
-                                          applied("ALL", amountOff: 5_000)).state
+        let state = DeciderScenario.given(
+            added("p1", price: 300), added("p2", price: 1000), applied("BIG", amountOff: 500, product: "p1"),
+            applied("ALL", amountOff: 5_000)
+        ).state
         #expect(state.cart.lines[0].discountedAmount == 0)
         #expect(state.cart.subtotal == 1000)
         #expect(state.cart.total == 0)
@@ -45,12 +47,12 @@ struct FixedAmountDiscountTests {
     @Test func productDiscountsComeFirstThenTheCartsOnTheSubtotal() {
         // A percent on a line, an amount off the cart.
         var state = DeciderScenario.given(added("p1", price: 999), applied("P10", percent: 10, product: "p1"), applied("C1", amountOff: 100)).state
-        #expect(state.cart.lines[0].discountedAmount == 899) // 999 − round(99.9)
+        #expect(state.cart.lines[0].discountedAmount == 899)  // 999 − round(99.9)
         #expect(state.cart.total == 799)
         // An amount off a line, a percent on the cart: the percent of the reduced subtotal, rounded half-up.
         state = DeciderScenario.given(added("p1", price: 1000), applied("L", amountOff: 5, product: "p1"), applied("C", percent: 10)).state
         #expect(state.cart.subtotal == 995)
-        #expect(state.cart.total == 995 - 100) // round(99.5) = 100
+        #expect(state.cart.total == 995 - 100)  // round(99.5) = 100
     }
 
     @Test func aVersionOneEventUpcastsToThePercentItWasAndDowncastsBack() {

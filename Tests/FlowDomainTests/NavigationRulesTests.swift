@@ -31,15 +31,18 @@ struct NavigationRulesTests {
 
     @Test func relaunchResetsTabModalAndStack() {
         let state = DeciderScenario.given(commands: [
-            .app(.launched(.init(hasOnboarded: true))), .home(.selectTab(.init(tab: 1))), .home(.presentModal), .app(.launched(.init(hasOnboarded: false))),
+            .app(.launched(.init(hasOnboarded: true))), .home(.selectTab(.init(tab: 1))), .home(.presentModal),
+            .app(.launched(.init(hasOnboarded: false))),
         ]).state
-        #expect(state.navigation == {
-            var expected = Navigation()
-            expected.launched = true
-            expected.stack = [.home]
-            expected.hasOnboarded = true
-            return expected
-        }())
+        #expect(
+            state.navigation
+                == {
+                    var expected = Navigation()
+                    expected.launched = true
+                    expected.stack = [.home]
+                    expected.hasOnboarded = true
+                    return expected
+                }())
     }
 
     @Test func signUpThroughOnboardingToHome() {
@@ -80,7 +83,13 @@ struct NavigationRulesTests {
     }
 
     @Test(arguments: [
-        (Screen.welcome, [AppCommand.onboarding(.next), .onboarding(.back), .onboarding(.finish), .login(.succeeded), .login(.cancel), .home(.selectTab(.init(tab: 0))), .home(.presentModal)]),
+        (
+            Screen.welcome,
+            [
+                AppCommand.onboarding(.next), .onboarding(.back), .onboarding(.finish), .login(.succeeded), .login(.cancel),
+                .home(.selectTab(.init(tab: 0))), .home(.presentModal),
+            ]
+        ),
         (.onboardingFirst, [.welcome(.signUp), .welcome(.logIn), .onboarding(.finish), .login(.succeeded), .home(.presentModal)]),
         (.onboardingSecond, [.welcome(.signUp), .onboarding(.next), .login(.cancel), .home(.selectTab(.init(tab: 1)))]),
         (.login, [.welcome(.logIn), .onboarding(.next), .onboarding(.back), .home(.presentModal)]),
@@ -102,8 +111,12 @@ struct NavigationRulesTests {
     }
 
     @Test func cartCommandsDoNotDependOnNavigation() {
-        #expect(DeciderScenario.given().when(.cart(.addProduct(.init(productId: "p", name: nil, unitPrice: 1, quantity: 1)))) == .events([.cart(.productAdded(.init(productId: "p", name: "p", unitPrice: 1, quantity: 1)))]))
+        #expect(
+            DeciderScenario.given().when(.cart(.addProduct(.init(productId: "p", name: nil, unitPrice: 1, quantity: 1))))
+                == .events([.cart(.productAdded(.init(productId: "p", name: "p", unitPrice: 1, quantity: 1)))]))
         let modal = DeciderScenario.given(commands: [.app(.launched(.init(hasOnboarded: true))), .home(.presentModal)])
-        #expect(modal.when(.cart(.applyDiscount(.init(discountId: "D", percent: 1, productId: nil)))) == .events([.cart(.discountApplied(.init(discountId: "D", percent: 1, productId: nil)))]))
+        #expect(
+            modal.when(.cart(.applyDiscount(.init(discountId: "D", percent: 1, productId: nil))))
+                == .events([.cart(.discountApplied(.init(discountId: "D", percent: 1, productId: nil)))]))
     }
 }

@@ -67,7 +67,9 @@ struct TotalFoldTests {
 
     @Test(arguments: [(Int.max, 1), (Int.min, -1), (Int.max, Int.max), (Int.min, Int.max), (-3, 4)])
     func sumsProductsAndDifferencesNeverTrap(a: Int, b: Int) {
-        let sum = Money.sum(a, b), difference = Money.difference(a, b), product = Money.product(a, b)
+        let sum = Money.sum(a, b)
+        let difference = Money.difference(a, b)
+        let product = Money.product(a, b)
         #expect(sum == (a.addingReportingOverflow(b).overflow ? (b > 0 ? Int.max : Int.min) : a + b))
         #expect(difference == (a.subtractingReportingOverflow(b).overflow ? (b < 0 ? Int.max : Int.min) : a - b))
         #expect(product == (a.multipliedReportingOverflow(by: b).overflow ? ((a < 0) == (b < 0) ? Int.max : Int.min) : a * b))
@@ -75,9 +77,9 @@ struct TotalFoldTests {
 
     @Test func recordedRangesHoldWhatTheRulesMakeAndWhatOlderBuildsRecorded() {
         #expect(FieldType.cents.recordedRange!.contains(FieldChecks.largestCartTotal))
-        #expect(FieldType.percent.recordedRange!.contains(150)) // Fixtures/bugs/coupon-over-100
-        #expect(FieldType.percent.recordedRange!.contains(0)) // a fixed amount's percent
-        #expect(FieldType.amount.recordedRange!.contains(0)) // a percent's amountOff
+        #expect(FieldType.percent.recordedRange!.contains(150))  // Fixtures/bugs/coupon-over-100
+        #expect(FieldType.percent.recordedRange!.contains(0))  // a fixed amount's percent
+        #expect(FieldType.amount.recordedRange!.contains(0))  // a percent's amountOff
         #expect(!FieldType.quantity.recordedRange!.contains(0))
         #expect(FieldType.cents.recordedRange!.contains(-FieldChecks.largestCartTotal))
         #expect(!FieldType.cents.recordedRange!.contains(-FieldChecks.largestCartTotal - 1))

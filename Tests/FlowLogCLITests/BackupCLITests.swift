@@ -1,10 +1,11 @@
-@testable import FlowLogCLI
 import FlowLog
-import FlowLogMemory
 import FlowLogLMDB
+import FlowLogMemory
 import FlowLogTesting
 import Foundation
 import Testing
+
+@testable import FlowLogCLI
 
 /// `flowlog backup --to DIR`: a consistent, compacted copy of a live log, made while writers go on,
 /// that passes `verify`; a folder that exists and holds something, or lies inside a log, is refused.
@@ -14,13 +15,17 @@ struct BackupCLITests {
         let folder = TemporaryDirectory()
         let db = ["--db", folder.child("log")]
         _ = try FlowLogProcess.run(["demo"] + db)
-        let lines = (0..<40_000).map { #"{"type":"cart.addProduct","stream":"w\#($0 % 50)","productId":"p\#($0 % 30)","unitPrice":100,"quantity":1}"# }
+        let lines = (0..<40_000).map {
+            #"{"type":"cart.addProduct","stream":"w\#($0 % 50)","productId":"p\#($0 % 30)","unitPrice":100,"quantity":1}"#
+        }
         try (lines.joined(separator: "\n") + "\n").write(toFile: folder.child("in"), atomically: true, encoding: .utf8)
         // A writer that goes on while the backup runs: many small batches through a slow pipe.
         let writer = Process()
         writer.executableURL = URL(fileURLWithPath: "/bin/sh")
-        writer.arguments = ["-c", "while IFS= read -r line; do printf '%s\\n' \"$line\"; done < \"$0\" | \"$1\" send --db \"$2\" > /dev/null", folder.child("in"),
-                            FlowLogProcess.executable.path, folder.child("log")]
+        writer.arguments = [
+            "-c", "while IFS= read -r line; do printf '%s\\n' \"$line\"; done < \"$0\" | \"$1\" send --db \"$2\" > /dev/null", folder.child("in"),
+            FlowLogProcess.executable.path, folder.child("log"),
+        ]
         try writer.run()
         defer { if writer.isRunning { kill(writer.processIdentifier, SIGKILL) } }
         var during = 0
@@ -34,7 +39,10 @@ struct BackupCLITests {
         #expect(backup.status == 0, "\(backup.stderr)")
         #expect(stillWriting, "the writer was still writing when the backup ended")
         let answer = try JSONParser.parse(backup.stdout)
-        guard case .integer(let events)? = answer["events"] else { Issue.record("\(backup.stdout)"); return }
+        guard case .integer(let events)? = answer["events"] else {
+            Issue.record("\(backup.stdout)")
+            return
+        }
         #expect(events >= during)
         let total = try LMDBEventLog(path: folder.child("log"), access: .readOnly).lastPosition()
         #expect(events < total, "the copy is of one moment, not of the end")
@@ -57,8 +65,10 @@ struct BackupCLITests {
         try FileManager.default.createDirectory(atPath: folder.child("full"), withIntermediateDirectories: false)
         try "keep me".write(toFile: folder.child("full/notes.txt"), atomically: true, encoding: .utf8)
         try "x".write(toFile: folder.child("file"), atomically: true, encoding: .utf8)
-        for (target, message) in [(folder.child("full"), "is not empty"), (folder.child("log"), "inside"), (folder.child("log/sub"), "inside"),
-                                  (folder.child("file"), "is a file")] {
+        for (target, message) in [
+            (folder.child("full"), "is not empty"), (folder.child("log"), "inside"), (folder.child("log/sub"), "inside"),
+            (folder.child("file"), "is a file"),
+        ] {
             let result = try FlowLogProcess.run(["backup", "--to", target] + db)
             #expect(result.status == 64, "\(target): \(result.stderr)")
             #expect(result.stderr.contains(message), "\(target): \(result.stderr)")
@@ -87,7 +97,8 @@ struct BackupCLITests {
             _ = try BackupCommand.backupCapability(of: InMemoryEventLog())
         } throws: { error in
             guard let failure = error as? CLIFailure else { return false }
-            return failure.status == .usage && failure.message?.contains("flowlog export") == true && failure.message?.contains("flowlog import") == true
+            return failure.status == .usage && failure.message?.contains("flowlog export") == true
+                && failure.message?.contains("flowlog import") == true
         }
     }
 }

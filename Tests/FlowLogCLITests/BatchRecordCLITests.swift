@@ -35,10 +35,15 @@ struct BatchRecordCLITests {
         #expect(verify["intact"] == .bool(true))
         _ = try run(["replay", "--verify", "--db", db])
         let state = try JSONParser.parse(try run(["state", "--stream", "eur", "--format", "json", "--db", db]).stdout)
-        guard case .array(let orders) = state["orders"] else { Issue.record("no orders in \(state)"); return }
+        guard case .array(let orders) = state["orders"] else {
+            Issue.record("no orders in \(state)")
+            return
+        }
         #expect(orders.count == 3)
         // Appended to, the log keeps every event it had.
-        _ = try run(["send", "--db", db], stdin: #"{"type":"cart.addProduct","stream":"eur","productId":"p9","name":"Cup","unitPrice":100,"quantity":1}"# + "\n")
+        _ = try run(
+            ["send", "--db", db],
+            stdin: #"{"type":"cart.addProduct","stream":"eur","productId":"p9","name":"Cup","unitPrice":100,"quantity":1}"# + "\n")
         #expect(try run(["export", "--db", db]).stdout.hasPrefix(export))
         #expect(try JSONParser.parse(try run(["verify", "--format", "json", "--db", db]).stdout)["intact"] == .bool(true))
     }

@@ -88,7 +88,8 @@ struct BisectCheckCLITests {
         let folder = TemporaryDirectory()
         let db = ["--db", folder.child("log")]
         #expect(try FlowLogProcess.run(["import", coupon] + db).status == 0)
-        let positions = try FlowLogProcess.run(["log", "--stream", "session-4711", "--format", "json"] + db).stdoutLines.compactMap { line -> (Int, Int)? in
+        let positions = try FlowLogProcess.run(["log", "--stream", "session-4711", "--format", "json"] + db).stdoutLines.compactMap {
+            line -> (Int, Int)? in
             let event = try JSONParser.parse(line)
             guard case .integer(let version)? = event["version"], case .integer(let position)? = event["position"] else { return nil }
             return (version, position)
@@ -102,7 +103,11 @@ struct BisectCheckCLITests {
             #expect(states.count >= 3)
             for state in states {
                 guard case .integer(let version)? = try JSONParser.parse(state)["version"],
-                      let position = positions.first(where: { $0.0 == version })?.1 else { Issue.record("no version in \(state)"); continue }
+                    let position = positions.first(where: { $0.0 == version })?.1
+                else {
+                    Issue.record("no version in \(state)")
+                    continue
+                }
                 let printed = try FlowLogProcess.run(["state", "--stream", "session-4711", "--at", "\(position)", "--format", "json"] + db)
                 #expect(state + "\n" == printed.stdout, "version \(version) from \(source[0])")
             }

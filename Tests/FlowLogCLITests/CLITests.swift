@@ -48,7 +48,10 @@ struct CLITests {
         let expectedStates = try String(contentsOf: directory.appendingPathComponent("\(name).states.ndjson"), encoding: .utf8)
         for expected in expectedStates.split(separator: "\n") {
             let stream = try JSONParser.parse(String(expected))["stream"]
-            guard case .string(let streamId)? = stream else { Issue.record("fixture without stream"); continue }
+            guard case .string(let streamId)? = stream else {
+                Issue.record("fixture without stream")
+                continue
+            }
             let state = try FlowLogProcess.run(["state", "--stream", streamId, "--format", "json", "--db", folder.child("log")])
             if expected.contains(#""version":0,"#) {
                 // Every command of the stream was rejected: the log holds no such stream.
@@ -57,7 +60,8 @@ struct CLITests {
             } else {
                 // Compared on what the build that wrote the fixture knew: members added since count as their defaults.
                 let recorded = try JSONParser.parse(String(expected))
-                #expect(StateDiff.matching(try JSONParser.parse(state.stdout), olderShape: recorded) == recorded, "stream \(streamId): \(state.stdout)")
+                #expect(
+                    StateDiff.matching(try JSONParser.parse(state.stdout), olderShape: recorded) == recorded, "stream \(streamId): \(state.stdout)")
             }
         }
     }
@@ -67,14 +71,18 @@ struct CLITests {
         let input = #"{"type":"app.launched","hasOnboarded":true,"stream":"s"}"# + "\n" + #"{"type":"home.selectTab","tab":1,"stream":"s"}"# + "\n"
         let result = try FlowLogProcess.run(["send", "--db", folder.child("log")], stdin: input)
         #expect(result.status == 0)
-        #expect(result.stdoutLines == [#"{"ok":true,"stream":"s","positions":[1],"version":1}"#, #"{"ok":true,"stream":"s","positions":[2],"version":2}"#])
+        #expect(
+            result.stdoutLines == [
+                #"{"ok":true,"stream":"s","positions":[1],"version":1}"#, #"{"ok":true,"stream":"s","positions":[2],"version":2}"#,
+            ])
         #expect(result.stderr.isEmpty)
     }
 
     @Test func aTypedCommandPrintsItsEventsAndARejectionExitsOneWithASentence() throws {
         let folder = TemporaryDirectory()
         let db = ["--db", folder.child("log")]
-        let added = try FlowLogProcess.run(["cart", "add", "--product", "p1", "--name", "Mug", "--price", "12.50", "--quantity", "2", "--stream", "s1"] + db)
+        let added = try FlowLogProcess.run(
+            ["cart", "add", "--product", "p1", "--name", "Mug", "--price", "12.50", "--quantity", "2", "--stream", "s1"] + db)
         #expect(added.status == 0)
         #expect(added.stdout.contains(#"cart.productAdded {"productId":"p1","name":"Mug","unitPrice":1250,"quantity":2,"currency":"USD"}"#))
         let mismatch = try FlowLogProcess.run(["cart", "add", "--product", "p1", "--price", "12", "--stream", "s1", "--format", "json"] + db)
@@ -118,8 +126,10 @@ struct CLITests {
 
     @Test func usageErrorsExit64() throws {
         let folder = TemporaryDirectory()
-        for arguments in [["cart", "add", "--product", "p1", "--price", "12.505"], ["cart", "add", "--price", "1"], ["nonsense"],
-                          ["home", "select-tab", "--tab", "x"], ["state", "--format", "yaml"]] {
+        for arguments in [
+            ["cart", "add", "--product", "p1", "--price", "12.505"], ["cart", "add", "--price", "1"], ["nonsense"],
+            ["home", "select-tab", "--tab", "x"], ["state", "--format", "yaml"],
+        ] {
             let result = try FlowLogProcess.run(arguments + ["--db", folder.child("log")])
             #expect(result.status == 64, "\(arguments)")
             #expect(result.stdout.isEmpty, "\(arguments)")
@@ -143,7 +153,8 @@ struct CLITests {
 
     @Test func theLogPathComesFromDbOrTheEnvironment() throws {
         let folder = TemporaryDirectory()
-        let viaEnvironment = try FlowLogProcess.run(["system", "app-launched"], environment: ["FLOWLOG_DB": folder.child("env.lmdb")], in: folder.path)
+        let viaEnvironment = try FlowLogProcess.run(
+            ["system", "app-launched"], environment: ["FLOWLOG_DB": folder.child("env.lmdb")], in: folder.path)
         #expect(viaEnvironment.status == 0)
         #expect(FileManager.default.fileExists(atPath: folder.child("env.lmdb/data.mdb")))
         let beforeSubcommand = try FlowLogProcess.run(["--db", folder.child("env.lmdb"), "state", "--format", "json"])
@@ -175,7 +186,10 @@ struct CLITests {
         #expect(event["type"] == .string("app.launched"))
         #expect(event["causationId"] == .string("demo-01"))
         #expect(event["correlationId"] == .string("demo-session"))
-        guard case .string(let id)? = event["eventId"], case .string(let time)? = event["timestamp"] else { Issue.record("envelope"); return }
+        guard case .string(let id)? = event["eventId"], case .string(let time)? = event["timestamp"] else {
+            Issue.record("envelope")
+            return
+        }
         #expect(EventID(id) != nil)
         #expect(Timestamp(rfc3339: time) != nil)
     }

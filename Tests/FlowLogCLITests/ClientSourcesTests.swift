@@ -26,9 +26,11 @@ struct ClientSourcesTests {
         }
         let staleForDocument = heads.filter { !$0.1.contains("// docs/openapi.json SHA-256: \(document)") }.map(\.0)
         let staleForConfig = heads.filter { !$0.1.contains("// openapi-generator-config.yaml SHA-256: \(config)") }.map(\.0)
-        #expect(staleForDocument.isEmpty,
-                "\(staleForDocument) were generated from another docs/openapi.json: run scripts/generate-client and commit what it writes")
-        #expect(staleForConfig.isEmpty,
-                "\(staleForConfig) were generated with another openapi-generator-config.yaml: run scripts/generate-client and commit what it writes")
+        #expect(
+            staleForDocument.isEmpty,
+            "\(staleForDocument) were generated from another docs/openapi.json: run scripts/generate-client and commit what it writes")
+        #expect(
+            staleForConfig.isEmpty,
+            "\(staleForConfig) were generated with another openapi-generator-config.yaml: run scripts/generate-client and commit what it writes")
     }
 }

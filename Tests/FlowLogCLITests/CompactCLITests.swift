@@ -32,8 +32,10 @@ struct CompactCLITests {
 
     /// What the log answers: every event, some states, streams, orders and verify.
     private func answers(_ db: [String]) throws -> [String] {
-        let commands = [["export"], ["streams", "--format", "json"], ["orders", "--format", "json"], ["state", "--stream", "demo-2", "--format", "json"],
-                        ["state", "--stream", "w3", "--format", "json"], ["verify"], ["replay", "--verify"]]
+        let commands = [
+            ["export"], ["streams", "--format", "json"], ["orders", "--format", "json"], ["state", "--stream", "demo-2", "--format", "json"],
+            ["state", "--stream", "w3", "--format", "json"], ["verify"], ["replay", "--verify"],
+        ]
         return try commands.map { arguments in
             let result = try FlowLogProcess.run(arguments + db)
             #expect(result.status == 0, "\(arguments): \(result.stderr)")
@@ -89,7 +91,10 @@ struct CompactCLITests {
         follower.standardOutput = FileHandle.nullDevice
         follower.standardError = FileHandle.nullDevice
         try follower.run()
-        defer { kill(follower.processIdentifier, SIGKILL); follower.waitUntilExit() }
+        defer {
+            kill(follower.processIdentifier, SIGKILL)
+            follower.waitUntilExit()
+        }
         var refused = try FlowLogProcess.run(["compact"] + db)
         for _ in 0..<200 where refused.status == 0 || !refused.stderr.contains("process \(follower.processIdentifier)") {
             usleep(25_000)

@@ -63,7 +63,9 @@ struct CrashSafetyTests {
         var acknowledged = 0
         for answer in answers {
             let value = try JSONParser.parse(answer)
-            guard value["ok"] == .bool(true), case .array(let positions)? = value["positions"], case .string(let stream)? = value["stream"] else { continue }
+            guard value["ok"] == .bool(true), case .array(let positions)? = value["positions"], case .string(let stream)? = value["stream"] else {
+                continue
+            }
             for case .integer(let position) in positions {
                 acknowledged += 1
                 #expect(position <= recorded.count, "acknowledged position \(position) is missing")

@@ -12,8 +12,10 @@ struct EventEvolutionCLITests {
         let db = try KindsV1FixtureTests.copyOfLog(in: scratch)
         let percent = try FlowLogProcess.run(["cart", "apply-discount", "--discount", "P5", "--percent", "5", "--stream", "extra", "--db", db])
         #expect(percent.status == 0, "\(percent.stderr)")
-        let amount = try FlowLogProcess.run(["cart", "apply-discount", "--discount", "A1", "--amount", "1.50", "--product", "p6",
-                                             "--stream", "cart", "--db", db])
+        let amount = try FlowLogProcess.run([
+            "cart", "apply-discount", "--discount", "A1", "--amount", "1.50", "--product", "p6",
+            "--stream", "cart", "--db", db,
+        ])
         #expect(amount.status == 1)
         #expect(amount.stderr.contains("logUpgradeRequired") && amount.stderr.contains("flowlog upgrade"), "\(amount.stderr)")
         let before = try KindsV1FixtureTests.run(["export", "--db", db]).stdout
@@ -25,8 +27,10 @@ struct EventEvolutionCLITests {
         let again = try KindsV1FixtureTests.run(["upgrade", "--db", db])
         #expect(again.stdout.contains("already"))
 
-        let accepted = try FlowLogProcess.run(["cart", "apply-discount", "--discount", "A1", "--amount", "1.50", "--product", "p6",
-                                               "--stream", "cart", "--db", db])
+        let accepted = try FlowLogProcess.run([
+            "cart", "apply-discount", "--discount", "A1", "--amount", "1.50", "--product", "p6",
+            "--stream", "cart", "--db", db,
+        ])
         #expect(accepted.status == 0, "\(accepted.stderr)")
         #expect(accepted.stdout.contains(#""amountOff":150"#))
         #expect(try KindsV1FixtureTests.run(["verify", "--db", db]).status == 0)
@@ -60,7 +64,9 @@ struct CurrencyCLITests {
         _ = try KindsV1FixtureTests.run(["init", "--currency", "EUR", "--db", euro])
         let added = try KindsV1FixtureTests.run(["cart", "add", "--product", "p1", "--price", "2.00", "--stream", "s", "--db", euro])
         #expect(added.stdout.contains(#""currency":"EUR""#), "\(added.stdout)")
-        let mismatch = try FlowLogProcess.run(["cart", "add", "--product", "p2", "--price", "1.00", "--currency", "USD", "--stream", "s", "--db", euro])
+        let mismatch = try FlowLogProcess.run([
+            "cart", "add", "--product", "p2", "--price", "1.00", "--currency", "USD", "--stream", "s", "--db", euro,
+        ])
         #expect(mismatch.status == 1 && mismatch.stderr.contains("currencyMismatch"), "\(mismatch.stderr)")
         let state = try KindsV1FixtureTests.run(["state", "--stream", "s", "--db", euro]).stdout
         #expect(state.contains("total 2.00 EUR"), "\(state)")
@@ -70,9 +76,13 @@ struct CurrencyCLITests {
 
         // The log of the build before: dollars are version 1 and welcome; euros wait for the upgrade.
         let old = try KindsV1FixtureTests.copyOfLog(in: scratch)
-        let dollars = try FlowLogProcess.run(["cart", "add", "--product", "p-new", "--price", "1.00", "--currency", "USD", "--stream", "fresh", "--db", old])
+        let dollars = try FlowLogProcess.run([
+            "cart", "add", "--product", "p-new", "--price", "1.00", "--currency", "USD", "--stream", "fresh", "--db", old,
+        ])
         #expect(dollars.status == 0, "\(dollars.stderr)")
-        let euros = try FlowLogProcess.run(["cart", "add", "--product", "p-new", "--price", "1.00", "--currency", "EUR", "--stream", "fresh2", "--db", old])
+        let euros = try FlowLogProcess.run([
+            "cart", "add", "--product", "p-new", "--price", "1.00", "--currency", "EUR", "--stream", "fresh2", "--db", old,
+        ])
         #expect(euros.status == 1 && euros.stderr.contains("logUpgradeRequired"), "\(euros.stderr)")
         let segment = scratch.child("trackers")
         _ = try KindsV1FixtureTests.run(["projections", "run", "--tracker-dir", segment, "--db", euro])

@@ -39,7 +39,10 @@ struct ExitStatusTableTests {
         66: { folder in (try FlowLogProcess.run(["state", "--db", folder.child("missing")]), "There is no FlowLog log") },
         70: { folder in
             // Debug builds only: an error FlowLog does not know, as a bug would throw.
-            (try FlowLogProcess.run(["state", "--db", folder.child("missing")], environment: ["FLOWLOG_TEST_UNEXPECTED_FAILURE": "1"]), "Please report it")
+            (
+                try FlowLogProcess.run(["state", "--db", folder.child("missing")], environment: ["FLOWLOG_TEST_UNEXPECTED_FAILURE": "1"]),
+                "Please report it"
+            )
         },
         73: { folder in (try FlowLogProcess.run(["system", "app-launched", "--db", folder.child("a/b/log")]), "does not exist") },
         74: { folder in
@@ -54,7 +57,10 @@ struct ExitStatusTableTests {
             follower.standardOutput = FileHandle.nullDevice
             follower.standardError = FileHandle.nullDevice
             try follower.run()
-            defer { kill(follower.processIdentifier, SIGKILL); follower.waitUntilExit() }
+            defer {
+                kill(follower.processIdentifier, SIGKILL)
+                follower.waitUntilExit()
+            }
             // The holder writes its pid into the lock file once it has the lock.
             for _ in 0..<400 {
                 let holder = try? String(contentsOfFile: folder.child("log/projector-storage.lock"), encoding: .utf8)

@@ -36,7 +36,9 @@ struct ForgetAuditCLITests {
         let otherKey = scratch.child("other-key")
         try Data(repeating: 1, count: 32).write(to: URL(fileURLWithPath: otherKey))
         _ = try Self.run(["forget", "--stream", "alice", "--key-file", otherKey, "--db", db], expecting: 66)
-        #expect(try Self.run(["log", "--stream", "flowlog:erasures", "--db", db]).stdoutLines.count == 2, "one header, one event: nothing more was recorded")
+        #expect(
+            try Self.run(["log", "--stream", "flowlog:erasures", "--db", db]).stdoutLines.count == 2,
+            "one header, one event: nothing more was recorded")
     }
 
     @Test func theTrailIsHiddenUnlessAskedFor() throws {

@@ -128,7 +128,8 @@ struct ForgetCLITests {
 
     @Test func aTombstoneThatCarriesDataIsRefused() throws {
         let scratch = TemporaryDirectory()
-        let line = #"{"position":1,"version":1,"eventId":"01a2199d-8e22-7ec9-968e-44d276fc6ce7","type":"app.launched","actor":"system","timestamp":"2026-11-26T20:48:05.666298Z","stream":"s","forgotten":true}"#
+        let line =
+            #"{"position":1,"version":1,"eventId":"01a2199d-8e22-7ec9-968e-44d276fc6ce7","type":"app.launched","actor":"system","timestamp":"2026-11-26T20:48:05.666298Z","stream":"s","forgotten":true}"#
         let refused = try Self.run(["import", "-", "--db", scratch.child("log")], stdin: line + "\n", expecting: 65)
         #expect(refused.stderr.contains("carries no"), "\(refused.stderr)")
     }

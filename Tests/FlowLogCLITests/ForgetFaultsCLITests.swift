@@ -11,7 +11,10 @@ struct ForgetFaultsCLITests {
     /// A log with a long stream "big" (`count` events) and a short one.
     static func logWithABigStream(_ folder: TemporaryDirectory, count: Int) throws -> String {
         let db = folder.child("log")
-        let lines = (0..<count).map { #"{"type":"cart.addProduct","stream":"big","productId":"p\#($0 % 50)","name":"Thing of big","unitPrice":100,"quantity":1}"# }
+        let lines =
+            (0..<count).map {
+                #"{"type":"cart.addProduct","stream":"big","productId":"p\#($0 % 50)","name":"Thing of big","unitPrice":100,"quantity":1}"#
+            }
             + [#"{"type":"cart.addProduct","stream":"small","productId":"p1","unitPrice":100,"quantity":1}"#]
         _ = try ForgetCLITests.run(["send", "--db", db], stdin: lines.joined(separator: "\n") + "\n")
         return db
@@ -61,7 +64,10 @@ struct ForgetFaultsCLITests {
         let db = try Self.logWithABigStream(scratch, count: 20_000)
         let writers = try (0..<4).map { writer in
             let started = try FlowLogProcess.start(["send", "--db", db], piped: true)
-            started.feed((0..<3_000).map { #"{"type":"cart.addProduct","stream":"w\#(writer)-\#($0 % 5)","productId":"p\#($0 % 40)","unitPrice":100,"quantity":1}"# })
+            started.feed(
+                (0..<3_000).map {
+                    #"{"type":"cart.addProduct","stream":"w\#(writer)-\#($0 % 5)","productId":"p\#($0 % 40)","unitPrice":100,"quantity":1}"#
+                })
             return started
         }
         usleep(30_000)
@@ -72,7 +78,8 @@ struct ForgetFaultsCLITests {
             #expect(writer.process.terminationStatus == 0)
             for line in answers.split(separator: "\n") {
                 let answer = try JSONParser.parse(String(line))
-                guard answer["ok"] == .bool(true), case .string(let stream)? = answer["stream"], case .array(let positions)? = answer["positions"] else {
+                guard answer["ok"] == .bool(true), case .string(let stream)? = answer["stream"], case .array(let positions)? = answer["positions"]
+                else {
                     Issue.record("a line was not accepted: \(line)")
                     continue
                 }
@@ -107,7 +114,8 @@ struct ForgetFaultsCLITests {
         }
         // Every event of big is either forgotten or in the stream as it starts again after the forget.
         let state = try FlowLogProcess.run(["state", "--stream", "big", "--format", "json", "--db", db])
-        let remaining = state.status == 66 ? 0 : (try JSONParser.parse(state.stdout)["version"]).flatMap { if case .integer(let n) = $0 { n } else { nil } } ?? -1
+        let remaining =
+            state.status == 66 ? 0 : (try JSONParser.parse(state.stdout)["version"]).flatMap { if case .integer(let n) = $0 { n } else { nil } } ?? -1
         #expect(forgottenEvents >= 2_000 && forgottenEvents + remaining == 6_000, "\(forgottenEvents) forgotten, \(remaining) after")
         #expect(try Self.forgottenCount(db) == forgottenEvents)
     }

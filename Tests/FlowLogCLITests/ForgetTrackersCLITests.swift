@@ -22,7 +22,8 @@ struct ForgetTrackersCLITests {
         _ = try Self.run(["projections", "run", "--tracker-dir", trackers, "--db", db])
         // A dead letter of alice's, as a refusing collector would have left it.
         let deadLetters = trackers + "/segment.dead-letters.ndjson"
-        try (#"{"tracker":"segment","id":"x","position":20,"client":"alice","status":400,"message":{}}"# + "\n"
+        try
+            (#"{"tracker":"segment","id":"x","position":20,"client":"alice","status":400,"message":{}}"# + "\n"
             + #"{"tracker":"segment","id":"y","position":1,"client":"bob","status":400,"message":{}}"# + "\n")
             .write(toFile: deadLetters, atomically: true, encoding: .utf8)
         let before = try ["segment.ndjson", "ga4.ndjson"].map { try Self.lines(trackers + "/" + $0) }

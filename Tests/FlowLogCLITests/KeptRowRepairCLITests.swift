@@ -38,7 +38,10 @@ struct KeptRowRepairCLITests {
         #expect(upgrade["repaired"]?["streams"] == .integer(1))
         #expect(upgrade["repaired"]?["rows"] == .integer(3))
         #expect(upgrade["repaired"]?["fingerprints"] == .integer(17))
-        guard case .string(let backup) = upgrade["backup"] else { Issue.record("no backup: \(upgrade)"); return }
+        guard case .string(let backup) = upgrade["backup"] else {
+            Issue.record("no backup: \(upgrade)")
+            return
+        }
 
         #expect(try currencies(of: "eur", db) == ["EUR", "EUR", "EUR"])
         #expect(try currencies(of: "usd", db) == ["USD", "USD", "USD"])

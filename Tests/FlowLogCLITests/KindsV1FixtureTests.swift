@@ -53,7 +53,8 @@ struct KindsV1FixtureTests {
             answers["view \(stream)"] = try run(["view", "--stream", stream, "--db", db]).stdout
         }
         for position in [1, 9, 30, 64] {
-            answers["state demo --at \(position)"] = try run(["state", "--stream", "demo", "--at", String(position), "--format", "json", "--db", db]).stdout
+            answers["state demo --at \(position)"] = try run(["state", "--stream", "demo", "--at", String(position), "--format", "json", "--db", db])
+                .stdout
         }
         return answers
     }
@@ -182,13 +183,23 @@ struct CSVTable {
             if quoted {
                 if character == "\"" {
                     if let next = iterator.next() {
-                        if next == "\"" { current.append("\"") } else { quoted = false; pending = next }
-                    } else { quoted = false }
-                } else { current.append(character) }
+                        if next == "\"" {
+                            current.append("\"")
+                        } else {
+                            quoted = false
+                            pending = next
+                        }
+                    } else {
+                        quoted = false
+                    }
+                } else {
+                    current.append(character)
+                }
             } else if character == "\"" {
                 quoted = true
             } else if character == "," {
-                fields.append(current); current = ""
+                fields.append(current)
+                current = ""
             } else {
                 current.append(character)
             }

@@ -1,5 +1,6 @@
-@testable import FlowLogCLI
 import Testing
+
+@testable import FlowLogCLI
 
 @Suite("Prices as people type them")
 struct MoneyTextTests {

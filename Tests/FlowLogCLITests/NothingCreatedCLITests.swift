@@ -1,9 +1,10 @@
 import FlowLog
-@testable import FlowLogCLI
 import FlowLogLMDB
 import FlowLogTesting
 import Foundation
 import Testing
+
+@testable import FlowLogCLI
 
 /// A command that appends nothing creates nothing: a `send` whose lines are all rejected or
 /// malformed, or a typed command that is rejected, leaves no log folder behind.
@@ -29,8 +30,9 @@ struct NothingCreatedCLITests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
 
         // The first accepted line creates it, and the answers around it are as before.
-        let mixed = try FlowLogProcess.run(["send", "--db", folder.child("log")],
-                                           stdin: #"{"type":"cart.checkout"}"# + "\n" + #"{"type":"app.launched","hasOnboarded":false}"# + "\n")
+        let mixed = try FlowLogProcess.run(
+            ["send", "--db", folder.child("log")],
+            stdin: #"{"type":"cart.checkout"}"# + "\n" + #"{"type":"app.launched","hasOnboarded":false}"# + "\n")
         #expect(mixed.status == 1)
         #expect(mixed.stdoutLines.last == #"{"ok":true,"stream":"default","positions":[1],"version":1}"#)
         #expect(try LMDBEventLog(path: folder.child("log"), access: .readOnly).lastPosition() == 1)

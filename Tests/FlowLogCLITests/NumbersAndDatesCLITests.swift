@@ -13,17 +13,29 @@ struct NumbersAndDatesCLITests {
         let db = ["--db", folder.child("log")]
         _ = try FlowLogProcess.run(["demo", "--stream", "d"] + db)
         let cases: [([String], String)] = [
-            (["cart", "add", "--product", "p", "--price", "1e2"], "The value '1e2' is invalid for '--price <price>': not a price; write decimal text with at most two decimals, such as 12.50 or 100"),
+            (
+                ["cart", "add", "--product", "p", "--price", "1e2"],
+                "The value '1e2' is invalid for '--price <price>': not a price; write decimal text with at most two decimals, such as 12.50 or 100"
+            ),
             (["cart", "add", "--product", "p", "--price", "1,50"], "The value '1,50' is invalid for '--price <price>': not a price"),
-            (["cart", "add", "--product", "p", "--price", "1", "--quantity", "1e2"], "The value '1e2' is invalid for '--quantity <quantity>': not a whole number; write digits only"),
-            (["cart", "add", "--product", "p", "--price", "1", "--quantity", "2.0"], "The value '2.0' is invalid for '--quantity <quantity>': not a whole number"),
+            (
+                ["cart", "add", "--product", "p", "--price", "1", "--quantity", "1e2"],
+                "The value '1e2' is invalid for '--quantity <quantity>': not a whole number; write digits only"
+            ),
+            (
+                ["cart", "add", "--product", "p", "--price", "1", "--quantity", "2.0"],
+                "The value '2.0' is invalid for '--quantity <quantity>': not a whole number"
+            ),
             (["log", "--limit", "1e2"], "The value '1e2' is invalid for '--limit <limit>': not a whole number"),
             (["log", "--limit", "-1"], "--limit must be 0 or more; got -1"),
             (["log", "--from", "0"], "--from must be a position, 1 or more; got 0"),
             (["snapshots", "--interval", "1.5"], "The value '1.5' is invalid for '--interval <interval>': not a whole number"),
             (["snapshots", "--interval", "-2"], "--interval must be 0 or more; got -2"),
             (["bisect", "--stream", "d", "--run", "true", "--timeout", "-1"], "--timeout must be a number of seconds, 0 or more"),
-            (["bisect", "--stream", "d", "--run", "true", "--timeout", "soon"], "The value 'soon' is invalid for '--timeout <timeout>': not a number of seconds"),
+            (
+                ["bisect", "--stream", "d", "--run", "true", "--timeout", "soon"],
+                "The value 'soon' is invalid for '--timeout <timeout>': not a number of seconds"
+            ),
             (["state", "--stream", "d", "--at", "-1"], "positions 1 through 17"),
         ]
         for (arguments, message) in cases {
@@ -49,13 +61,18 @@ struct NumbersAndDatesCLITests {
         let folder = TemporaryDirectory()
         let db = ["--db", folder.child("log")]
         _ = try FlowLogProcess.run(["demo", "--stream", "d"] + db)
-        for (value, message) in [("2026-02-30T00:00:00Z", "2026-02-30 is not a date: February 2026 has 28 days"),
-                                 ("2026-02-30", "2026-02-30 is not a date: February 2026 has 28 days"),
-                                 ("2028-02-30", "February 2028 has 29 days"),
-                                 ("2026-04-31T10:00:00+02:00", "April 2026 has 30 days"),
-                                 ("2026-13-01", "there is no month 13"),
-                                 ("2026-11-21T25:00:00Z", "is not a time"),
-                                 ("yesterday", "write an RFC 3339 time such as 2026-11-21T13:25:17Z (or with an offset, such as +01:00), or a date alone such as 2026-11-21 (midnight UTC)")] {
+        for (value, message) in [
+            ("2026-02-30T00:00:00Z", "2026-02-30 is not a date: February 2026 has 28 days"),
+            ("2026-02-30", "2026-02-30 is not a date: February 2026 has 28 days"),
+            ("2028-02-30", "February 2028 has 29 days"),
+            ("2026-04-31T10:00:00+02:00", "April 2026 has 30 days"),
+            ("2026-13-01", "there is no month 13"),
+            ("2026-11-21T25:00:00Z", "is not a time"),
+            (
+                "yesterday",
+                "write an RFC 3339 time such as 2026-11-21T13:25:17Z (or with an offset, such as +01:00), or a date alone such as 2026-11-21 (midnight UTC)"
+            ),
+        ] {
             for option in ["--since", "--until"] {
                 let result = try FlowLogProcess.run(["export", option, value] + db)
                 #expect(result.status == 64, "\(option) \(value): \(result.stderr)")

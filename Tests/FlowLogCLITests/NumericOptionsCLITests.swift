@@ -25,8 +25,14 @@ struct NumericOptionsCLITests {
         let (folder, db) = try Self.demoLog()
         defer { withExtendedLifetime(folder) {} }
         let cases: [([String], String)] = [
-            (["state", "--stream", "d", "--at", Self.past64Bits], "The value '\(Self.past64Bits)' is invalid for '--at <at>': past the whole numbers FlowLog reads"),
-            (["state", "--stream", "d", "--at", "-" + Self.past64Bits], "past the whole numbers FlowLog reads (-9223372036854775808 through 9223372036854775807)"),
+            (
+                ["state", "--stream", "d", "--at", Self.past64Bits],
+                "The value '\(Self.past64Bits)' is invalid for '--at <at>': past the whole numbers FlowLog reads"
+            ),
+            (
+                ["state", "--stream", "d", "--at", "-" + Self.past64Bits],
+                "past the whole numbers FlowLog reads (-9223372036854775808 through 9223372036854775807)"
+            ),
             (["state", "--stream", "d", "--at", Self.largest], "--at 9223372036854775807 is outside"),
             (["state", "--stream", "d", "--at", Self.smallest], "--at -9223372036854775808 is outside"),
             (["view", "--stream", "d", "--at", Self.largest], "positions 1 through 17"),
@@ -53,7 +59,10 @@ struct NumericOptionsCLITests {
             (["projections", "run", "--delivery-deadline", "inf"], "--delivery-deadline takes seconds from"),
             (["projections", "run", "--delivery-deadline", "1e400"], "--delivery-deadline takes seconds from"),
             (["projections", "run", "--delivery-deadline", "nan"], "--delivery-deadline takes seconds from"),
-            (["bisect", "--stream", "d", "--run", "true", "--timeout", "1" + String(repeating: "0", count: 400)], "--timeout must be a number of seconds"),
+            (
+                ["bisect", "--stream", "d", "--run", "true", "--timeout", "1" + String(repeating: "0", count: 400)],
+                "--timeout must be a number of seconds"
+            ),
             (["bisect", "--stream", "d", "--run", "true", "--timeout", "1e400"], "not a number of seconds"),
         ]
         for (arguments, message) in cases {
@@ -72,11 +81,20 @@ struct NumericOptionsCLITests {
         let (folder, db) = try Self.demoLog()
         defer { withExtendedLifetime(folder) {} }
         let usage: [([String], String)] = [
-            (["cart", "add", "--product", "p", "--price", Self.past64Bits], "more than 12 digits before the point, past every price and amount (at most 1000000.00)"),
+            (
+                ["cart", "add", "--product", "p", "--price", Self.past64Bits],
+                "more than 12 digits before the point, past every price and amount (at most 1000000.00)"
+            ),
             (["cart", "add", "--product", "p", "--price", "-" + Self.past64Bits + ".50"], "more than 12 digits before the point"),
-            (["cart", "add", "--product", "p", "--price", "1", "--quantity", Self.past64Bits], "'--quantity <quantity>': past the whole numbers FlowLog reads"),
+            (
+                ["cart", "add", "--product", "p", "--price", "1", "--quantity", Self.past64Bits],
+                "'--quantity <quantity>': past the whole numbers FlowLog reads"
+            ),
             (["cart", "apply-discount", "--discount", "x", "--amount", Self.past64Bits], "more than 12 digits"),
-            (["cart", "add", "--product", "p", "--price", "1", "--expected-version", Self.past64Bits], "'--expected-version <expected-version>': past the whole numbers"),
+            (
+                ["cart", "add", "--product", "p", "--price", "1", "--expected-version", Self.past64Bits],
+                "'--expected-version <expected-version>': past the whole numbers"
+            ),
         ]
         for (arguments, message) in usage {
             let result = try FlowLogProcess.run(arguments + ["--stream", "d"] + db)
@@ -141,7 +159,10 @@ struct NumericOptionsCLITests {
     @Test func aFoldPolicyPast64BitsIsNoTrap() throws {
         let folder = TemporaryDirectory()
         let db = ["--db", folder.child("log")]
-        for value in ["\(Self.past64Bits),\(Self.past64Bits)", "\(Self.largest),\(Self.largest),\(Self.largest),\(Self.largest)", "\(Self.smallest),\(Self.smallest)"] {
+        for value in [
+            "\(Self.past64Bits),\(Self.past64Bits)", "\(Self.largest),\(Self.largest),\(Self.largest),\(Self.largest)",
+            "\(Self.smallest),\(Self.smallest)",
+        ] {
             let result = try FlowLogProcess.run(["demo"] + db, environment: ["FLOWLOG_LMDB_FOLD": value])
             #expect(result.status == 0, "\(value): \(result.status) \(result.stderr)")
         }

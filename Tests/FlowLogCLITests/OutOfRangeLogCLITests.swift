@@ -48,8 +48,10 @@ struct OutOfRangeLogCLITests {
         let verify = try run(["verify", "--db", db], expecting: 65)
         #expect(verify.stdout.contains("position 4 (stream session-1)"), "\(verify.stdout)")
         #expect(verify.stdout.contains("\"unitPrice\" is 9223372036854775807, out of range (invalidPrice)"), "\(verify.stdout)")
-        for arguments in [["state", "--stream", "session-1"], ["state", "--stream", "session-1", "--at", "4"], ["export"],
-                          ["export", "--format", "csv"], ["replay", "--summary"], ["replay", "--verify"], ["log"]] {
+        for arguments in [
+            ["state", "--stream", "session-1"], ["state", "--stream", "session-1", "--at", "4"], ["export"],
+            ["export", "--format", "csv"], ["replay", "--summary"], ["replay", "--verify"], ["log"],
+        ] {
             let result = try run(arguments + ["--db", db], expecting: 65)
             #expect(result.stderr.contains("position 4"), "\(arguments): \(result.stderr)")
             #expect(result.stderr.contains("holds a value out of range"), "\(arguments): \(result.stderr)")

@@ -12,15 +12,19 @@ struct PositionsAndStreamsCLITests {
         let folder = TemporaryDirectory()
         let db = ["--db", folder.child("log")]
         _ = try FlowLogProcess.run(["demo", "--stream", "d"] + db)
-        for arguments in [["state", "--stream", "d", "--at", "18"], ["view", "--stream", "d", "--at", "999"],
-                          ["replay", "--from", "18"], ["replay", "--to", "40"], ["replay", "--stream", "d", "--from", "99"], ["log", "--from", "18"]] {
+        for arguments in [
+            ["state", "--stream", "d", "--at", "18"], ["view", "--stream", "d", "--at", "999"],
+            ["replay", "--from", "18"], ["replay", "--to", "40"], ["replay", "--stream", "d", "--from", "99"], ["log", "--from", "18"],
+        ] {
             let result = try FlowLogProcess.run(arguments + db)
             #expect(result.status == 64, "\(arguments): \(result.stderr)")
             #expect(result.stdout.isEmpty, "\(arguments)")
             #expect(result.stderr.contains("positions 1 through 17"), "\(arguments): \(result.stderr)")
         }
-        for arguments in [["state", "--stream", "d", "--at", "17"], ["view", "--stream", "d", "--at", "0"], ["replay", "--from", "17", "--to", "17"],
-                          ["log", "--from", "17"]] {
+        for arguments in [
+            ["state", "--stream", "d", "--at", "17"], ["view", "--stream", "d", "--at", "0"], ["replay", "--from", "17", "--to", "17"],
+            ["log", "--from", "17"],
+        ] {
             let result = try FlowLogProcess.run(arguments + db)
             #expect(result.status == 0, "\(arguments): \(result.stderr)")
         }
@@ -31,9 +35,11 @@ struct PositionsAndStreamsCLITests {
         let db = ["--db", folder.child("log")]
         _ = try FlowLogProcess.run(["demo"] + db)
         _ = try FlowLogProcess.run(["demo"] + db)
-        for arguments in [["state", "--stream", "nosuch"], ["view", "--stream", "nosuch"], ["replay", "--stream", "nosuch"],
-                          ["log", "--stream", "nosuch"], ["state", "--stream", "nosuch", "--at", "3"], ["bisect", "--stream", "nosuch", "--invariant", "all"],
-                          ["log", "--stream", "demo-1", "--stream", "nosuch"]] {
+        for arguments in [
+            ["state", "--stream", "nosuch"], ["view", "--stream", "nosuch"], ["replay", "--stream", "nosuch"],
+            ["log", "--stream", "nosuch"], ["state", "--stream", "nosuch", "--at", "3"], ["bisect", "--stream", "nosuch", "--invariant", "all"],
+            ["log", "--stream", "demo-1", "--stream", "nosuch"],
+        ] {
             let result = try FlowLogProcess.run(arguments + db)
             #expect(result.status == 66, "\(arguments): \(result.stderr)")
             #expect(result.stdout.isEmpty, "\(arguments)")

@@ -26,15 +26,19 @@ struct PostgresCLITests {
             for db in [imported, importedPostgres] {
                 #expect(try FlowLogProcess.run(["import", fixture(bug), "--db", db]).status == 0)
             }
-            for arguments in [["export"], ["export", "--format", "csv"], ["log", "--format", "json"], ["streams", "--format", "json"],
-                              ["replay", "--summary", "--format", "json"], ["verify"], ["replay", "--verify"]] {
+            for arguments in [
+                ["export"], ["export", "--format", "csv"], ["log", "--format", "json"], ["streams", "--format", "json"],
+                ["replay", "--summary", "--format", "json"], ["verify"], ["replay", "--verify"],
+            ] {
                 let answers = try [imported, importedPostgres].map { try FlowLogProcess.run(arguments + ["--db", $0]) }
                 #expect(answers[0].status == answers[1].status, "\(arguments): \(answers[1].stderr)")
                 if arguments == ["verify"] || arguments == ["replay", "--verify"] { continue }
                 #expect(answers[0].stdout == answers[1].stdout, "\(arguments)")
             }
         }
-        let typed = try FlowLogProcess.run(["cart", "add", "--product", "p1", "--price", "2.50", "--stream", "t", "--format", "json", "--db", postgres])
+        let typed = try FlowLogProcess.run([
+            "cart", "add", "--product", "p1", "--price", "2.50", "--stream", "t", "--format", "json", "--db", postgres,
+        ])
         #expect(typed.status == 0, "\(typed.stderr)")
         let state = try FlowLogProcess.run(["state", "--stream", "t", "--format", "json", "--db", postgres])
         #expect(state.stdout.contains(#""unitPrice":250"#))
@@ -73,8 +77,9 @@ struct PostgresCLITests {
         let scratch = folder.child("tmp")
         try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: false)
         let postgres = server.url()
-        let imported = try FlowLogProcess.run(["import", folder.child("export.ndjson"), "--db", postgres],
-                                              environment: ["FLOWLOG_TEST_IMPORT_STREAMS_HELD": "4", "TMPDIR": scratch])
+        let imported = try FlowLogProcess.run(
+            ["import", folder.child("export.ndjson"), "--db", postgres],
+            environment: ["FLOWLOG_TEST_IMPORT_STREAMS_HELD": "4", "TMPDIR": scratch])
         #expect(imported.status == 0, "\(imported.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch).isEmpty)
         #expect(try FlowLogProcess.run(["export", "--db", postgres]).stdout == exported)
@@ -88,8 +93,12 @@ struct PostgresCLITests {
         #expect(refused.status == 74)
         let wrongPassword = try FlowLogProcess.run(["state", "--db", server.tcpURL(user: PostgresServer.passwordRole, password: "topsecret")])
         #expect(wrongPassword.status == 77)
-        let missing = try FlowLogProcess.run(["state", "--db", server.tcpURL(user: PostgresServer.passwordRole, password: PostgresServer.password,
-                                                                             database: "no_such_database")])
+        let missing = try FlowLogProcess.run([
+            "state", "--db",
+            server.tcpURL(
+                user: PostgresServer.passwordRole, password: PostgresServer.password,
+                database: "no_such_database"),
+        ])
         #expect(missing.status == 66)
         for result in [refused, wrongPassword, missing] {
             #expect(!result.stderr.contains("topsecret") && !result.stderr.contains(PostgresServer.password), "\(result.stderr)")
@@ -119,16 +128,21 @@ struct PostgresCLITests {
         // while its socket was gone: each way the message says what happened to the connection,
         // and names no password.
         let message = result.stderr.lowercased()
-        #expect(message.contains("connection") || message.contains("shutting down or starting up") || message.contains("cannot connect"), "\(result.stderr)")
+        #expect(
+            message.contains("connection") || message.contains("shutting down or starting up") || message.contains("cannot connect"),
+            "\(result.stderr)")
         let answers = result.stdout.split(separator: "\n")
         #expect(answers.count > 0 && answers.count < lines.count, "the restart came mid-stream: \(answers.count) answers")
-        #expect(answers.allSatisfy { $0.contains(#""ok":true"#) }, "no line is answered as failed: \(answers.first { !$0.contains(#""ok":true"#) } ?? "")")
+        #expect(
+            answers.allSatisfy { $0.contains(#""ok":true"#) }, "no line is answered as failed: \(answers.first { !$0.contains(#""ok":true"#) } ?? "")"
+        )
         let logged = try FlowLogProcess.run(["log", "--format", "json", "--db", url])
         #expect(logged.status == 0, "\(logged.stderr)")
-        let loggedIds = Set(logged.stdout.split(separator: "\n").compactMap { line -> String? in
-            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { return nil }
-            return object["causationId"] as? String
-        })
+        let loggedIds = Set(
+            logged.stdout.split(separator: "\n").compactMap { line -> String? in
+                guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { return nil }
+                return object["causationId"] as? String
+            })
         // Answers come in input order, one a line.
         let acknowledged = (0..<answers.count).map { "r-\($0)" }
         #expect(acknowledged.filter { !loggedIds.contains($0) }.isEmpty, "every acknowledged command is in the log")
@@ -140,11 +154,14 @@ struct PostgresCLITests {
     @Test func aFollowingProjectionRunnerWakesOnNewEventsAndResumesAfterARestart() throws {
         let url = server.url()
         let order: (String) -> String = { id in
-            [#"{"type":"cart.addProduct","stream":"f","productId":"p","unitPrice":250,"quantity":2}"#,
-             #"{"type":"cart.checkout","stream":"f"}"#,
-             #"{"type":"payment.succeeded","stream":"f","orderId":"\#(id)"}"#].joined(separator: "\n") + "\n"
+            [
+                #"{"type":"cart.addProduct","stream":"f","productId":"p","unitPrice":250,"quantity":2}"#,
+                #"{"type":"cart.checkout","stream":"f"}"#,
+                #"{"type":"payment.succeeded","stream":"f","orderId":"\#(id)"}"#,
+            ].joined(separator: "\n") + "\n"
         }
-        #expect(try FlowLogProcess.run(["send", "--db", url], stdin: #"{"type":"app.launched","stream":"f","hasOnboarded":true}"# + "\n").status == 0)
+        #expect(
+            try FlowLogProcess.run(["send", "--db", url], stdin: #"{"type":"app.launched","stream":"f","hasOnboarded":true}"# + "\n").status == 0)
         func ordersOnceProjected(count: Int) throws -> [String] {
             for _ in 0..<200 {
                 let lines = try FlowLogProcess.run(["orders", "--format", "json", "--db", url]).stdout.split(separator: "\n").map(String.init)
@@ -177,16 +194,20 @@ struct PostgresCLITests {
     /// and every acknowledged command is in the log.
     @Test func eightWritersAndTwoFollowersSeeEveryPositionOnceInOrder() throws {
         let url = server.url()
-        let writers = 8, perWriter = 2_000, total = writers * perWriter + 1
+        let writers = 8
+        let perWriter = 2_000
+        let total = writers * perWriter + 1
         // The log exists before the followers start (a follower waits on a log, it does not create one).
         _ = try FlowLogProcess.run(["send", "--db", url], stdin: #"{"type":"app.launched","stream":"setup","hasOnboarded":false}"# + "\n")
         let followers = try (0..<2).map { _ in
             try Spawned(FlowLogProcess.executable.path, ["log", "--follow", "--format", "json", "--to-position", "\(total)", "--db", url])
         }
         let sends = try (0..<writers).map { writer in
-            try Spawned(FlowLogProcess.executable.path, ["send", "--db", url], input: (0..<perWriter).map { index in
-                #"{"type":"app.launched","stream":"s\#((writer * 7 + index) % 50)","hasOnboarded":\#(index % 2 == 0),"id":"w\#(writer)-\#(index)"}"#
-            })
+            try Spawned(
+                FlowLogProcess.executable.path, ["send", "--db", url],
+                input: (0..<perWriter).map { index in
+                    #"{"type":"app.launched","stream":"s\#((writer * 7 + index) % 50)","hasOnboarded":\#(index % 2 == 0),"id":"w\#(writer)-\#(index)"}"#
+                })
         }
         var acknowledged: [Int] = []
         for send in sends {
@@ -194,19 +215,22 @@ struct PostgresCLITests {
             #expect(result.status == 0, "\(result.stderr) \(result.stdout.split(separator: "\n").first { !$0.contains(#""ok":true"#) } ?? "")")
             for line in result.stdout.split(separator: "\n") {
                 guard let data = line.data(using: .utf8), let answer = try JSONSerialization.jsonObject(with: data) as? [String: Any],
-                      answer["ok"] as? Bool == true, let positions = answer["positions"] as? [Int] else { continue }
+                    answer["ok"] as? Bool == true, let positions = answer["positions"] as? [Int]
+                else { continue }
                 acknowledged += positions
             }
         }
         #expect(acknowledged.count == total - 1)
         #expect(Set(acknowledged).count == total - 1)
         // Followers wait for the last position; when a writer failed it never comes.
-        if acknowledged.count != total - 1 { followers.forEach { $0.terminate() } }
+        if acknowledged.count != total - 1 { for follower in followers { follower.terminate() } }
         for follower in followers {
             let result = follower.wait()
             #expect(result.status == 0, "\(result.stderr)")
             let positions = result.stdout.split(separator: "\n").compactMap { line -> Int? in
-                guard let data = line.data(using: .utf8), let event = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
+                guard let data = line.data(using: .utf8), let event = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+                    return nil
+                }
                 return event["position"] as? Int
             }
             // Compared by count and first difference: a whole array in a failure message drowns the log.

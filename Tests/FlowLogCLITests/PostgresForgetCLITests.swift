@@ -34,7 +34,8 @@ struct PostgresForgetCLITests {
         let audit = try JSONParser.parse(trail.first ?? "{}")
         #expect(audit["type"] == .string("log.streamForgotten"))
         #expect(audit["data"]?["events"] == .integer(3) && audit["data"]?["reason"] == .string("request 2026-118"))
-        let transactions = try server.psql(#"SELECT count(DISTINCT xmin::text) FROM "\#(schema)".events WHERE stream IS NULL OR stream = 'flowlog:erasures'"#)
+        let transactions = try server.psql(
+            #"SELECT count(DISTINCT xmin::text) FROM "\#(schema)".events WHERE stream IS NULL OR stream = 'flowlog:erasures'"#)
         #expect(transactions == "1", "the forgotten rows and the audit event in one transaction")
     }
 
@@ -58,7 +59,8 @@ struct PostgresForgetCLITests {
         #expect(!(try Self.run(["log", "--db", db]).stdout.contains("alice")))
 
         // The rows: envelope kept, personal columns NULL; derived rows gone; the order's total kept.
-        let rows = try server.psql("""
+        let rows = try server.psql(
+            """
             SELECT count(*), count(stream), count(data), count(correlation_id), count(fingerprint), min(octet_length(record))
             FROM "\(schema)".events WHERE stream IS NULL
             """)
@@ -91,7 +93,9 @@ struct PostgresForgetCLITests {
         #expect(broken.stdout.contains("position \(next)") || broken.stderr.contains("position \(next)"), "\(broken.stdout) \(broken.stderr)")
         _ = try server.psql("UPDATE \"\(schema)\".events SET record = set_byte(record, 60, get_byte(record, 60) # 1) WHERE position = \(next)")
         _ = try Self.run(["verify", "--db", db])
-        _ = try server.psql("UPDATE \"\(schema)\".events SET data = '{\"name\":\"Quill of Alice\"}' WHERE position = (SELECT min(position) FROM \"\(schema)\".events WHERE stream IS NULL)")
+        _ = try server.psql(
+            "UPDATE \"\(schema)\".events SET data = '{\"name\":\"Quill of Alice\"}' WHERE position = (SELECT min(position) FROM \"\(schema)\".events WHERE stream IS NULL)"
+        )
         let refilled = try Self.run(["verify", "--db", db], expecting: 65)
         #expect((refilled.stdout + refilled.stderr).contains("data"), "\(refilled.stdout) \(refilled.stderr)")
     }

@@ -27,7 +27,8 @@ struct PostgresForgetUpgradeCLITests {
 
     /// Every column but `record`, row by row: what the upgrade's rewrite must leave as it was.
     private func columns(_ schema: String) throws -> String {
-        try server.psql("""
+        try server.psql(
+            """
             SELECT position, stream, version, event_id, type, actor, recorded_at, correlation_id, causation_id, data::text, fingerprint
             FROM "\(schema)".events ORDER BY position
             """)
@@ -47,7 +48,9 @@ struct PostgresForgetUpgradeCLITests {
 
         let scratch = TemporaryDirectory()
         _ = try run(["upgrade", "--backup", scratch.child("backup.ndjson"), "--db", db])
-        #expect(try server.psql("SELECT value FROM \"\(schema)\".meta WHERE key = 'schema'") == String(LogSettings.newestLogSchema), "upgraded to the newest schema, which for PostgreSQL changes nothing after 3")
+        #expect(
+            try server.psql("SELECT value FROM \"\(schema)\".meta WHERE key = 'schema'") == String(LogSettings.newestLogSchema),
+            "upgraded to the newest schema, which for PostgreSQL changes nothing after 3")
         #expect(try server.psql("SELECT DISTINCT get_byte(record, 0) FROM \"\(schema)\".events") == "2")
         #expect(try columns(schema) == rows, "the rewrite changed only the records")
         #expect(try run(["export", "--db", db]).stdout == before)
@@ -68,14 +71,16 @@ struct PostgresForgetUpgradeCLITests {
     /// directory, after a checkpoint wrote every dirty buffer out.
     private func relationFiles(_ schema: String) throws -> [String] {
         _ = try server.psql("CHECKPOINT")
-        let paths = try server.psql("""
+        let paths = try server.psql(
+            """
             WITH own AS (SELECT c.oid, c.reltoastrelid FROM pg_class c WHERE c.relnamespace = '"\(schema)"'::regnamespace),
             relations AS (
                 SELECT oid FROM own
                 UNION SELECT reltoastrelid FROM own WHERE reltoastrelid <> 0
                 UNION SELECT i.indexrelid FROM pg_index i JOIN own ON i.indrelid = own.oid OR i.indrelid = own.reltoastrelid)
             SELECT pg_relation_filepath(oid) FROM relations WHERE pg_relation_filepath(oid) IS NOT NULL
-            """).split(separator: "\n").map(String.init)
+            """
+        ).split(separator: "\n").map(String.init)
         var files: [String] = []
         for path in paths {
             let main = server.folder + "/data/" + path

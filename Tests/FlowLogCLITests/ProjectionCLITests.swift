@@ -1,7 +1,7 @@
 import FlowDomain
 import FlowLog
-import FlowLogProjections
 import FlowLogLMDB
+import FlowLogProjections
 import FlowLogTesting
 import Foundation
 import Testing
@@ -34,7 +34,9 @@ struct ProjectionCLITests {
         let db = ["--db", folder.child("log")]
         var rng = SplitMix64(seed: 31)
         let generator = RandomCommands()
-        let commands = (0..<40_000).map { index in WireCommand.encode(CommandEnvelope(stream: "s\(index % 60)", command: generator.command(using: &rng))) }
+        let commands = (0..<40_000).map { index in
+            WireCommand.encode(CommandEnvelope(stream: "s\(index % 60)", command: generator.command(using: &rng)))
+        }
         _ = try FlowLogProcess.run(["send"] + db, stdin: commands.joined(separator: "\n") + "\n")
         for attempt in 0..<3 {
             let process = Process()
@@ -59,15 +61,19 @@ struct ProjectionCLITests {
         // The trackers, killed as well, delivered every message at least once: none is missing.
         for service in ["segment", "ga4"] {
             let lines = try String(contentsOfFile: folder.child("log-tracker/\(service).ndjson"), encoding: .utf8).split(separator: "\n")
-            let delivered = Set(try lines.map { line -> String in
-                let value = try JSONParser.parse(String(line))
-                let id = service == "segment" ? value["messageId"] : value["events"].flatMap { if case .array(let events) = $0 { events.first?["timestamp_micros"] } else { nil } }
-                switch id {
-                case .string(let text)?: return text
-                case .integer(let number)?: return String(number)
-                default: return ""
-                }
-            })
+            let delivered = Set(
+                try lines.map { line -> String in
+                    let value = try JSONParser.parse(String(line))
+                    let id =
+                        service == "segment"
+                        ? value["messageId"]
+                        : value["events"].flatMap { if case .array(let events) = $0 { events.first?["timestamp_micros"] } else { nil } }
+                    switch id {
+                    case .string(let text)?: return text
+                    case .integer(let number)?: return String(number)
+                    default: return ""
+                    }
+                })
             // Segment: one message id per event at least (the event id); GA4: every event's time.
             let expected = try log.events().map { service == "segment" ? $0.eventId.description : String($0.timestamp.microseconds) }
             #expect(Set(expected).isSubset(of: delivered), "\(service)")

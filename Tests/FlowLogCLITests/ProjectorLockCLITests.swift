@@ -8,7 +8,9 @@ import Testing
 @Suite("projector locks from the command line")
 struct ProjectorLockCLITests {
     private func send(_ count: Int, from start: Int = 0, _ db: [String]) throws {
-        let lines = (start..<start + count).map { #"{"type":"cart.addProduct","stream":"s\#($0 % 7)","productId":"p\#($0)","unitPrice":100,"quantity":1}"# }
+        let lines = (start..<start + count).map {
+            #"{"type":"cart.addProduct","stream":"s\#($0 % 7)","productId":"p\#($0)","unitPrice":100,"quantity":1}"#
+        }
         let sent = try FlowLogProcess.run(["send"] + db, stdin: lines.joined(separator: "\n") + "\n")
         #expect(sent.status == 0, "\(sent.stderr)")
     }

@@ -45,7 +45,8 @@ struct ReadOnlyLogCLITests {
             #expect(result.status == 0, "\(arguments): \(result.stderr)")
             #expect(result.stdout == asOwner.stdout.replacingOccurrences(of: folder.child("source"), with: log), "\(arguments)")
         }
-        let write = try FlowLogProcess.run(["cart", "add", "--product", "p1", "--price", "1", "--stream", "demo-1", "--db", log], launcher: FlowLogProcess.unprivileged)
+        let write = try FlowLogProcess.run(
+            ["cart", "add", "--product", "p1", "--price", "1", "--stream", "demo-1", "--db", log], launcher: FlowLogProcess.unprivileged)
         #expect(write.status == 77, "\(write.stderr)")
         #expect(write.stderr.contains("Permission denied"), "\(write.stderr)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: log + "/data.mdb")) == before)

@@ -45,8 +45,10 @@ struct ReadingCommandsWriteNothingCLITests {
         let folder = TemporaryDirectory()
         let db = ["--db", folder.child("log")]
         _ = try FlowLogProcess.run(["demo"] + db)
-        let session = [#"{"type":"cart.addProduct","stream":"x","productId":"p","unitPrice":300,"quantity":2}"#,
-                       #"{"type":"cart.checkout","stream":"x"}"#, #"{"type":"payment.succeeded","stream":"x","orderId":"o-x"}"#]
+        let session = [
+            #"{"type":"cart.addProduct","stream":"x","productId":"p","unitPrice":300,"quantity":2}"#,
+            #"{"type":"cart.checkout","stream":"x"}"#, #"{"type":"payment.succeeded","stream":"x","orderId":"o-x"}"#,
+        ]
         _ = try FlowLogProcess.run(["send"] + db, stdin: session.joined(separator: "\n") + "\n")
         let before = try Data(contentsOf: URL(fileURLWithPath: folder.child("log/data.mdb")))
         let orders = try FlowLogProcess.run(["orders"] + db)

@@ -12,8 +12,10 @@ struct ReplayCLITests {
     private func fixture(_ name: String) -> String { bugs.appendingPathComponent(name).path }
 
     @Test func bisectNamesTheCouponThatMadeTheTotalNegative() throws {
-        let result = try FlowLogProcess.run(["bisect", "--file", fixture("coupon-over-100.ndjson"), "--stream", "session-4711",
-                                             "--invariant", "totals-non-negative", "--format", "json"])
+        let result = try FlowLogProcess.run([
+            "bisect", "--file", fixture("coupon-over-100.ndjson"), "--stream", "session-4711",
+            "--invariant", "totals-non-negative", "--format", "json",
+        ])
         #expect(result.status == 0, "\(result.stderr)")
         let answer = try JSONParser.parse(result.stdout)
         #expect(answer["found"] == .bool(true))
@@ -40,16 +42,23 @@ struct ReplayCLITests {
             let answer = try JSONParser.parse(result.stdout)
             #expect(answer["event"]?["position"] == .integer(10), "\(source)")
             #expect(answer["event"]?["type"] == .string("cart.checkoutStarted"))
-            guard case .string(let reason)? = answer["reason"] else { Issue.record("no reason"); continue }
+            guard case .string(let reason)? = answer["reason"] else {
+                Issue.record("no reason")
+                continue
+            }
             #expect(reason.contains("checkout-not-empty"))
         }
-        let healthy = try FlowLogProcess.run(["bisect", "--stream", "session-0815", "--invariant", "all", "--file", fixture("coupon-over-100.ndjson")])
+        let healthy = try FlowLogProcess.run([
+            "bisect", "--stream", "session-0815", "--invariant", "all", "--file", fixture("coupon-over-100.ndjson"),
+        ])
         #expect(healthy.stdout.contains("passes the check: nothing to bisect"))
     }
 
     @Test func verifyNamesTheStreamAndPositionWhereTheOldReducerDiffers() throws {
-        let result = try FlowLogProcess.run(["replay", "--verify", "--file", fixture("stale-discount.ndjson"),
-                                             "--expected", fixture("stale-discount.expected.ndjson"), "--format", "json"])
+        let result = try FlowLogProcess.run([
+            "replay", "--verify", "--file", fixture("stale-discount.ndjson"),
+            "--expected", fixture("stale-discount.expected.ndjson"), "--format", "json",
+        ])
         #expect(result.status == 1)
         let lines = result.stdoutLines.map { try? JSONParser.parse($0) }
         #expect(lines.count == 2)

@@ -16,10 +16,12 @@ struct ReplayFileOrderCLITests {
 
     /// Every command that reads a file, on `file`.
     private func readers(_ file: String) -> [[String]] {
-        [["replay", "--file", file],
-         ["replay", "--file", file, "--stream", "session-4711", "--summary"],
-         ["bisect", "--file", file, "--stream", "session-4711", "--invariant", "all"],
-         ["replay", "--verify", "--file", file, "--expected", bugs.appendingPathComponent("stale-discount.expected.ndjson").path]]
+        [
+            ["replay", "--file", file],
+            ["replay", "--file", file, "--stream", "session-4711", "--summary"],
+            ["bisect", "--file", file, "--stream", "session-4711", "--invariant", "all"],
+            ["replay", "--verify", "--file", file, "--expected", bugs.appendingPathComponent("stale-discount.expected.ndjson").path],
+        ]
     }
 
     @Test(arguments: [

@@ -31,10 +31,13 @@ struct RetainCLITests {
                 let position = lines.count + 1
                 let time = Timestamp(microseconds: Int64((now - age * 86_400) * 1_000_000)).rfc3339
                 let id = String(format: "0190%04x-0000-7000-8000-%012x", index, position)
-                let (type, data) = index == 0
+                let (type, data) =
+                    index == 0
                     ? ("app.launched", #"{"hasOnboarded":true}"#)
                     : ("cart.productAdded", #"{"productId":"p\#(index)","name":"Mug of \#(stream)","unitPrice":100,"quantity":1}"#)
-                lines.append(#"{"position":\#(position),"stream":"\#(stream)","version":\#(index + 1),"eventId":"\#(id)","type":"\#(type)","actor":"user","timestamp":"\#(time)","schemaVersion":1,"data":\#(data)}"#)
+                lines.append(
+                    #"{"position":\#(position),"stream":"\#(stream)","version":\#(index + 1),"eventId":"\#(id)","type":"\#(type)","actor":"user","timestamp":"\#(time)","schemaVersion":1,"data":\#(data)}"#
+                )
             }
         }
         return lines.joined(separator: "\n") + "\n"
@@ -79,10 +82,11 @@ struct RetainCLITests {
         #expect(summary["sessions"] == .integer(6) && summary["events"] == .integer(18) && summary["batches"] == .integer(2))
         #expect(summary["complete"] == .bool(true))
 
-        let left = Set(try Self.run(["streams", "--format", "json", "--db", db]).stdoutLines.map { line -> String in
-            guard case .string(let stream)? = try JSONParser.parse(line)["stream"] else { return "" }
-            return stream
-        })
+        let left = Set(
+            try Self.run(["streams", "--format", "json", "--db", db]).stdoutLines.map { line -> String in
+                guard case .string(let stream)? = try JSONParser.parse(line)["stream"] else { return "" }
+                return stream
+            })
         #expect(listed == old && left == young && left.isDisjoint(with: listed))
         #expect(try young.sorted().map { try Self.run(["export", "--stream", $0, "--db", db]).stdout } == youngExports)
         let export = try Self.run(["export", "--db", db]).stdout

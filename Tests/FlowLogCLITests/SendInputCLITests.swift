@@ -16,8 +16,11 @@ struct SendInputCLITests {
         let input = "\u{FEFF}" + launch + "\n\n   \t\n\r\n" + signUp + "\n\n"
         let result = try FlowLogProcess.run(["send", "--db", folder.child("log")], stdin: input)
         #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
-        #expect(result.stdoutLines == [#"{"ok":true,"stream":"s","positions":[1],"version":1}"#,
-                                       #"{"ok":true,"stream":"s","positions":[2],"version":2}"#])
+        #expect(
+            result.stdoutLines == [
+                #"{"ok":true,"stream":"s","positions":[1],"version":1}"#,
+                #"{"ok":true,"stream":"s","positions":[2],"version":2}"#,
+            ])
         // Only a mark at the very start is one: elsewhere it is a character of the line.
         let inside = try FlowLogProcess.run(["send", "--db", folder.child("log")], stdin: launch + "\n\u{FEFF}" + signUp + "\n")
         #expect(inside.status == 1)
@@ -34,10 +37,14 @@ struct SendInputCLITests {
         #expect(first.status == 1)
         #expect(first.stdoutLines.count == 3)
         #expect(first.stdoutLines[0] == #"{"ok":true,"stream":"s","positions":[1],"version":1}"#)
-        #expect(first.stdoutLines[1].hasPrefix(#"{"ok":false,"stream":"s","error":{"code":"idempotencyConflict","message":"Command id c1 was used in stream s for another command"#), "\(first.stdoutLines[1])")
+        #expect(
+            first.stdoutLines[1].hasPrefix(
+                #"{"ok":false,"stream":"s","error":{"code":"idempotencyConflict","message":"Command id c1 was used in stream s for another command"#),
+            "\(first.stdoutLines[1])")
         #expect(first.stdoutLines[2] == #"{"ok":true,"stream":"s","positions":[1],"version":1,"duplicate":true}"#)
         // In a later process, and for another type of command.
-        let later = try FlowLogProcess.run(["send"] + db, stdin: other + "\n" + #"{"type":"cart.checkout","stream":"s","id":"c1"}"# + "\n" + add + "\n")
+        let later = try FlowLogProcess.run(
+            ["send"] + db, stdin: other + "\n" + #"{"type":"cart.checkout","stream":"s","id":"c1"}"# + "\n" + add + "\n")
         #expect(later.status == 1)
         #expect(later.stdoutLines[0].contains("idempotencyConflict"))
         #expect(later.stdoutLines[1].contains("idempotencyConflict"))

@@ -1,9 +1,10 @@
 import FlowDomain
 import FlowLog
-@testable import FlowLogLMDB
 import FlowLogTesting
 import Foundation
 import Testing
+
+@testable import FlowLogLMDB
 
 /// `flowlog import` stages a large import and commits it in steps (`FLOWLOG_TEST_IMPORT_STEP_PAGES`
 /// makes every import staged, in steps of a few pages, so that tens of thousands of events take
@@ -16,7 +17,9 @@ struct StagedImportCLITests {
         let folder = TemporaryDirectory()
         var rng = SplitMix64(seed: 21)
         let generator = RandomCommands()
-        let commands = (0..<40_000).map { _ in WireCommand.encode(CommandEnvelope(stream: "s\(Int.random(in: 0..<200, using: &rng))", command: generator.command(using: &rng))) }
+        let commands = (0..<40_000).map { _ in
+            WireCommand.encode(CommandEnvelope(stream: "s\(Int.random(in: 0..<200, using: &rng))", command: generator.command(using: &rng)))
+        }
         _ = try! FlowLogProcess.run(["send", "--db", folder.child("source")], stdin: commands.joined(separator: "\n") + "\n")
         let export = try! FlowLogProcess.run(["export", "--db", folder.child("source")]).stdout
         return (folder, export.split(separator: "\n").map(String.init))

@@ -45,9 +45,11 @@ struct TerminalEscapingCLITests {
     @Test func textOutputOfASentLogShowsEscapesAndJSONKeepsTheExactStrings() throws {
         let folder = TemporaryDirectory()
         let db = try Self.sentLog(in: folder)
-        for arguments in [["state", "--stream", "h"], ["log"], ["log", "--stream", "h"], ["replay"], ["replay", "--summary"],
-                          ["view", "--stream", "h"], ["view", "--stream", "h", "--at", "1"], ["verify"], ["orders"],
-                          ["bisect", "--stream", "h", "--run", "exit 1 # \u{1B}[2J\u{202E}"]] {
+        for arguments in [
+            ["state", "--stream", "h"], ["log"], ["log", "--stream", "h"], ["replay"], ["replay", "--summary"],
+            ["view", "--stream", "h"], ["view", "--stream", "h", "--at", "1"], ["verify"], ["orders"],
+            ["bisect", "--stream", "h", "--run", "exit 1 # \u{1B}[2J\u{202E}"],
+        ] {
             Self.expectEscaped(try FlowLogProcess.run(arguments + db), "\(arguments)")
         }
         let state = try FlowLogProcess.run(["state", "--stream", "h"] + db)
@@ -56,7 +58,10 @@ struct TerminalEscapingCLITests {
         #expect(log.stdout.contains(#"\u{200F}"#), "the reason's bidi mark, inside the table's JSON, is escaped too")
 
         let json = try JSONParser.parse(try FlowLogProcess.run(["state", "--stream", "h", "--format", "json"] + db).stdout)
-        guard case .array(let items)? = json["cart"]?["items"] else { Issue.record("no items"); return }
+        guard case .array(let items)? = json["cart"]?["items"] else {
+            Issue.record("no items")
+            return
+        }
         #expect(items.first?["name"] == .string(Self.name))
         let events = try FlowLogProcess.run(["log", "--format", "json"] + db).stdoutLines.map { try JSONParser.parse($0) }
         #expect(events.first?["data"]?["name"] == .string(Self.name))
@@ -64,7 +69,10 @@ struct TerminalEscapingCLITests {
         let replayed = try FlowLogProcess.run(["replay", "--format", "json"] + db).stdoutLines.map { try JSONParser.parse($0) }
         #expect(replayed.last?["data"]?["reason"] == .string(Self.reason))
         let view = try JSONParser.parse(try FlowLogProcess.run(["view", "--stream", "h", "--format", "json"] + db).stdout)
-        guard case .array(let rows)? = view["cart"]?["rows"] else { Issue.record("no rows"); return }
+        guard case .array(let rows)? = view["cart"]?["rows"] else {
+            Issue.record("no rows")
+            return
+        }
         #expect(rows.first?["title"] == .string(Self.name))
     }
 
@@ -86,17 +94,20 @@ struct TerminalEscapingCLITests {
     @Test func typedCommandsAndDiagnosticsEscapeWhatTheyEcho() throws {
         let folder = TemporaryDirectory()
         let db = ["--db", folder.child("log")]
-        Self.expectEscaped(try FlowLogProcess.run(["cart", "add", "--product", "p1", "--name", Self.name, "--price", "1", "--stream", "t"] + db), "cart add")
+        Self.expectEscaped(
+            try FlowLogProcess.run(["cart", "add", "--product", "p1", "--name", Self.name, "--price", "1", "--stream", "t"] + db), "cart add")
         let rejected = try FlowLogProcess.run(["cart", "checkout", "--stream", Self.stream] + db)
         Self.expectEscaped(rejected, "a rejected stream id", status: 1)
         #expect(rejected.stderr.contains(#"x\u{1B}[31m\u{202E}"#), "\(rejected.stderr)")
         let unknown = try FlowLogProcess.run(["state", "--stream", Self.stream] + db)
         Self.expectEscaped(unknown, "state of an unknown stream", status: 66)
         #expect(unknown.stderr.contains(#"x\u{1B}[31m\u{202E}"#), "\(unknown.stderr)")
-        Self.expectEscaped(try FlowLogProcess.run(["bisect", "--stream", Self.stream, "--invariant", "all"] + db), "bisect of an unknown stream", status: 66)
+        Self.expectEscaped(
+            try FlowLogProcess.run(["bisect", "--stream", Self.stream, "--invariant", "all"] + db), "bisect of an unknown stream", status: 66)
         Self.expectEscaped(try FlowLogProcess.run(["export", "--type", Self.stream] + db), "export --type", status: 64)
         Self.expectEscaped(try FlowLogProcess.run(["cart", "add", "--product", "p1", "--price", Self.reason] + db), "a bad price", status: 64)
-        Self.expectEscaped(try FlowLogProcess.run(["cart", "add", "--product", "p1", "--price", "1", "--\(Self.stream)"] + db), "an unknown option", status: 64)
+        Self.expectEscaped(
+            try FlowLogProcess.run(["cart", "add", "--product", "p1", "--price", "1", "--\(Self.stream)"] + db), "an unknown option", status: 64)
         let rawFeed = try FlowLogProcess.run(["cart", "add", "--product", "p1", "--price", "1\n2"] + db)
         #expect(rawFeed.status == 64)
         #expect(rawFeed.stderr.contains(#"The value '1\n2' is invalid"#), "a line feed in a value is escaped: \(rawFeed.stderr)")

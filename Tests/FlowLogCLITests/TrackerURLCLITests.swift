@@ -35,8 +35,10 @@ struct TrackerURLCLITests {
         let segment = try FlowLogProcess.run(["projections", "run", "--segment-url", "https://api.segment.io/v1/batch", "--db", folder.child("log")])
         #expect(segment.status == 64)
         #expect(segment.stderr.contains("--write-key-file") && segment.stderr.contains("FLOWLOG_SEGMENT_WRITE_KEY"), "\(segment.stderr)")
-        let ga4 = try FlowLogProcess.run(["projections", "run", "--ga4-url", "https://www.google-analytics.com/mp/collect", "--ga4-measurement-id", "G-1",
-                                          "--ga4-api-secret-file", folder.child("missing"), "--db", folder.child("log")])
+        let ga4 = try FlowLogProcess.run([
+            "projections", "run", "--ga4-url", "https://www.google-analytics.com/mp/collect", "--ga4-measurement-id", "G-1",
+            "--ga4-api-secret-file", folder.child("missing"), "--db", folder.child("log"),
+        ])
         #expect(ga4.status == 66, "\(ga4.stderr)")
         #expect(ga4.stderr.contains("--ga4-api-secret-file"), "\(ga4.stderr)")
     }

@@ -1,8 +1,9 @@
 import ArgumentParser
 import FlowDomain
-@testable import FlowLogCLI
 import FlowLogTesting
 import Testing
+
+@testable import FlowLogCLI
 
 @Suite("Typed commands, generated from the command kinds' declarations")
 struct TypedCommandTests {
@@ -48,7 +49,8 @@ struct TypedCommandTests {
         }
         #expect(TypedCommandCatalog.groupCommands.map { $0.configuration.commandName } == groups)
         for group in TypedCommandCatalog.groupCommands {
-            let verbs = CommandKinds.all.filter { $0.declaration.group.description == group.configuration.commandName }.map(\.declaration.verb.description)
+            let verbs = CommandKinds.all.filter { $0.declaration.group.description == group.configuration.commandName }.map(
+                \.declaration.verb.description)
             #expect(group.configuration.subcommands.map { $0.configuration.commandName } == verbs)
         }
     }
@@ -66,7 +68,9 @@ struct TypedCommandTests {
 
     @Test func fieldOptionsFillThePayload() throws {
         let added = try FieldOptionReader.payload(CartCommand.AddProduct.self, from: ["--price=3.5", "--product", "p1", "--name", "-"])
-        #expect(added == CartCommand.AddProduct(productId: "p1", name: "-", unitPrice: 350, quantity: 1), "a dash alone is a value; --quantity defaults to 1")
+        #expect(
+            added == CartCommand.AddProduct(productId: "p1", name: "-", unitPrice: 350, quantity: 1),
+            "a dash alone is a value; --quantity defaults to 1")
         let negative = try FieldOptionReader.payload(CartCommand.AddProduct.self, from: ["--price", "-1", "--product", "p1", "--quantity", "-2"])
         #expect(negative.unitPrice == -100 && negative.quantity == -2, "a negative number is a value, for the field checks to judge")
         let removed = try FieldOptionReader.payload(CartCommand.RemoveProduct.self, from: ["--product", "p1"])
@@ -83,7 +87,10 @@ struct TypedCommandTests {
         (["--product", "p1", "--price", "1", "-q"], "Unknown option '-q'"),
         (["--product", "p1", "--price", "1", "stray"], "Unexpected argument 'stray'"),
         (["--product", "p1", "--price", "1", "--quantity", "2.5"], "The value '2.5' is invalid for '--quantity <quantity>': not a whole number"),
-        (["--product", "p1", "--price", "1.234"], "The value '1.234' is invalid for '--price <price>': not a price; write decimal text with at most two decimals, such as 12.50"),
+        (
+            ["--product", "p1", "--price", "1.234"],
+            "The value '1.234' is invalid for '--price <price>': not a price; write decimal text with at most two decimals, such as 12.50"
+        ),
         (["--product", "p1", "--price"], "Missing value for '--price <price>'"),
         (["--product", "p1", "--price", "1", "--name=a\u{1B}[2Jb", "--x\u{202E}"], "Unknown option '--x\\u{202E}'"),
     ])

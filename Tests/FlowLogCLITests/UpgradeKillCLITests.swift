@@ -1,10 +1,11 @@
 import FlowDomain
 import FlowLog
-@testable import FlowLogLMDB
 import FlowLogTesting
 import Foundation
 import LMDB
 import Testing
+
+@testable import FlowLogLMDB
 
 /// `flowlog upgrade` to log schema 3 rewrites every record in the transaction that raises the
 /// schema: SIGKILL at any moment leaves the log as it was (schema 2, every record as before) or
@@ -20,8 +21,13 @@ struct UpgradeKillCLITests {
         }
         let processor = CommandProcessor(log: log, clock: SteppingClock(), ids: SequentialIDGenerator())
         for index in 0..<count {
-            _ = try processor.handle(CommandEnvelope(stream: "s\(index % 20)", command: .cart(.addProduct(.init(
-                productId: "p\(index % 40)", name: nil, unitPrice: 100, quantity: 1)))))
+            _ = try processor.handle(
+                CommandEnvelope(
+                    stream: "s\(index % 20)",
+                    command: .cart(
+                        .addProduct(
+                            .init(
+                                productId: "p\(index % 40)", name: nil, unitPrice: 100, quantity: 1)))))
         }
         #expect(try log.settings().logSchema == 2)
     }

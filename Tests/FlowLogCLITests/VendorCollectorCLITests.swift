@@ -13,8 +13,11 @@ private final class VendorCollector {
     init(_ folder: TemporaryDirectory, arguments: [String] = []) throws {
         self.folder = folder
         let script = FlowLogProcess.fixtures.deletingLastPathComponent().appendingPathComponent("Tests/collectors/vendor_collector.py").path
-        (process, port) = try PortPrintingServer.start(["python3", script, "--segment-write-key", "KEY", "--ga4-measurement-id", "G-TEST",
-                                                         "--ga4-api-secret", "SECRET", "--record", folder.child("record.ndjson")] + arguments)
+        (process, port) = try PortPrintingServer.start(
+            [
+                "python3", script, "--segment-write-key", "KEY", "--ga4-measurement-id", "G-TEST",
+                "--ga4-api-secret", "SECRET", "--record", folder.child("record.ndjson"),
+            ] + arguments)
         try "KEY\n".write(toFile: folder.child("segment.key"), atomically: true, encoding: .utf8)
         try "WRONG\n".write(toFile: folder.child("wrong.key"), atomically: true, encoding: .utf8)
         try "SECRET\n".write(toFile: folder.child("ga4.secret"), atomically: true, encoding: .utf8)
@@ -22,8 +25,10 @@ private final class VendorCollector {
 
     /// The options that point both trackers at this collector, with the right credentials.
     func trackers(segmentKey: String = "segment.key") -> [String] {
-        ["--segment-url", "http://127.0.0.1:\(port)/v1/batch", "--write-key-file", folder.child(segmentKey),
-         "--ga4-url", "http://127.0.0.1:\(port)/mp/collect", "--ga4-measurement-id", "G-TEST", "--ga4-api-secret-file", folder.child("ga4.secret")]
+        [
+            "--segment-url", "http://127.0.0.1:\(port)/v1/batch", "--write-key-file", folder.child(segmentKey),
+            "--ga4-url", "http://127.0.0.1:\(port)/mp/collect", "--ga4-measurement-id", "G-TEST", "--ga4-api-secret-file", folder.child("ga4.secret"),
+        ]
     }
 
     /// GET /_stats or POST /_control, through curl (the tests speak no HTTP of their own).
@@ -196,6 +201,8 @@ struct VendorCollectorCLITests {
         #expect(run.stderr.contains("tracker.segment") && !run.stderr.contains("tracker.ga4:"), "\(run.stderr)")
         #expect(count(try collector.stats()["ga4"]?["events"]) == 18)
         let status = try FlowLogProcess.run(["projections", "status", "--format", "json"] + db)
-        #expect(status.stdoutLines.contains { $0.contains(#""name":"tracker.segment","checkpoint":0,"lag":17"#) && $0.lowercased().contains("connect") }, "\(status.stdout)")
+        #expect(
+            status.stdoutLines.contains { $0.contains(#""name":"tracker.segment","checkpoint":0,"lag":17"#) && $0.lowercased().contains("connect") },
+            "\(status.stdout)")
     }
 }

@@ -11,7 +11,8 @@ struct VersionAndStreamsCLITests {
         let result = try FlowLogProcess.run(["--version"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.isEmpty)
-        #expect(result.stdout.range(of: #"^flowlog \d+\.\d+\.\d+ \(writes log schema \d+\)\n$"#, options: .regularExpression) != nil, "\(result.stdout)")
+        #expect(
+            result.stdout.range(of: #"^flowlog \d+\.\d+\.\d+ \(writes log schema \d+\)\n$"#, options: .regularExpression) != nil, "\(result.stdout)")
         #expect(result.stdout.contains("log schema \(LMDBEventLog.logSchemaVersion))"))
     }
 
@@ -64,7 +65,10 @@ struct VersionAndStreamsCLITests {
         #expect(text.stdoutLines.first == "STREAM  VERSION  FIRST  LAST  LAST EVENT")
         #expect(text.stdoutLines.count == 3)
         #expect(text.stdoutLines[1].hasPrefix("demo-1       17      2    18  "))
-        guard case .string(let last)? = time(19) else { Issue.record("no time"); return }
+        guard case .string(let last)? = time(19) else {
+            Issue.record("no time")
+            return
+        }
         #expect(text.stdoutLines[2] == "first         2      1    19  \(last)")
         let none = try FlowLogProcess.run(["streams", "--db", folder.child("missing")])
         #expect(none.status == 66)

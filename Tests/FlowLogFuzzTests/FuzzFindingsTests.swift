@@ -40,9 +40,10 @@ struct FuzzFindingsTests {
 
     /// A record of layout 1 at position 1 (its version at bytes 12 to 19).
     private static func record(version: Int) -> [UInt8] {
-        let event = RecordedEvent(position: 1, stream: "s1", version: version, eventId: EventID(high: 1, low: 2),
-                                  timestamp: Timestamp(microseconds: 0), actor: .user,
-                                  event: .navigation(.loginSucceeded))
+        let event = RecordedEvent(
+            position: 1, stream: "s1", version: version, eventId: EventID(high: 1, low: 2),
+            timestamp: Timestamp(microseconds: 0), actor: .user,
+            event: .navigation(.loginSucceeded))
         var writer = BinaryWriter()
         var salts = RecordSalts()
         _ = RecordCodec.encode(event, previousHash: RecordCodec.genesisHash, layout: .whole, salts: &salts, into: &writer)

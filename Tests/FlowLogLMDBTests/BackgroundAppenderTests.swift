@@ -1,9 +1,10 @@
 import FlowDomain
-@testable import FlowLog
 import FlowLogLMDB
 import FlowLogTesting
 import Foundation
 import Testing
+
+@testable import FlowLog
 
 /// `send` into an LMDB log decides a batch while the one before is written on another thread
 /// (`BackgroundAppender`): the answers are the synchronous ones, in order, each only once its
@@ -25,9 +26,11 @@ struct BackgroundAppenderTests {
 
         var location: String { lmdb.location }
         var capabilities: LogCapabilities {
-            LogCapabilities(snapshots: nil, batchReading: nil, deferredCommits: appender, following: nil, backup: nil,
-                            forgetting: nil, keptRowRepair: nil, predictedAppends: nil, prefetching: nil, eventIds: nil, newestLogSchema: lmdb.capabilities.newestLogSchema,
-                            keepsRowsApart: lmdb.capabilities.keepsRowsApart)
+            LogCapabilities(
+                snapshots: nil, batchReading: nil, deferredCommits: appender, following: nil, backup: nil,
+                forgetting: nil, keptRowRepair: nil, predictedAppends: nil, prefetching: nil, eventIds: nil,
+                newestLogSchema: lmdb.capabilities.newestLogSchema,
+                keepsRowsApart: lmdb.capabilities.keepsRowsApart)
         }
         func append(_ requests: [AppendRequest], asPredicted results: [AppendResult], after head: Int) throws {
             writes += 1
@@ -108,7 +111,6 @@ struct BackgroundAppenderTests {
         writer.run()
         return answers
     }
-
 
     @Test func theAnswersAndTheLogAreTheSynchronousOnes() throws {
         let folder = TemporaryDirectory()

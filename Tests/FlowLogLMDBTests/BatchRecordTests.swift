@@ -1,11 +1,11 @@
-@testable import FlowLogLMDB
-@testable import FlowLog
-
 import FlowDomain
 import FlowLogTesting
 import Foundation
 import LMDB
 import Testing
+
+@testable import FlowLog
+@testable import FlowLogLMDB
 
 /// Log schema 4: a commit's stream-index entries and kept rows wait in one batch record until a
 /// fold moves them into the indexes. Whatever is pending, folded or half folded, every read answers
@@ -20,9 +20,13 @@ struct BatchRecordTests {
     static func commands(rounds: Int, streams: Int = 10, from first: Int = 1) -> [CommandEnvelope] {
         (first..<(first + rounds)).flatMap { round in
             (0..<streams).flatMap { session in
-                [CommandEnvelope(stream: "s\(session)", command: .cart(.addProduct(.init(productId: "p\(round % 3)", name: nil, unitPrice: 100 + round, quantity: 1, currency: nil)))),
-                 CommandEnvelope(stream: "s\(session)", command: .cart(.checkout)),
-                 CommandEnvelope(stream: "s\(session)", command: .payment(.succeeded(.init(orderId: "o\(session)-\(round)"))))]
+                [
+                    CommandEnvelope(
+                        stream: "s\(session)",
+                        command: .cart(.addProduct(.init(productId: "p\(round % 3)", name: nil, unitPrice: 100 + round, quantity: 1, currency: nil)))),
+                    CommandEnvelope(stream: "s\(session)", command: .cart(.checkout)),
+                    CommandEnvelope(stream: "s\(session)", command: .payment(.succeeded(.init(orderId: "o\(session)-\(round)")))),
+                ]
             }
         }
     }
@@ -57,10 +61,16 @@ struct BatchRecordTests {
 
     static func answers(_ log: LMDBEventLog) throws -> Answers {
         var answers = Answers()
-        try log.forEachEvent(from: 1, through: nil) { answers.events.append($0); return true }
+        try log.forEachEvent(from: 1, through: nil) {
+            answers.events.append($0)
+            return true
+        }
         let last = try log.lastPosition()
         for (stream, version) in try log.streams() {
-            try log.forEachEvent(inStream: stream, throughPosition: nil) { answers.streams[stream, default: []].append($0); return true }
+            try log.forEachEvent(inStream: stream, throughPosition: nil) {
+                answers.streams[stream, default: []].append($0)
+                return true
+            }
             for position in stride(from: 1, through: last, by: max(1, last / 13)) + [last] {
                 let (state, at) = try log.streamState(ofStream: stream, throughPosition: position)
                 answers.states.append(state)
@@ -68,10 +78,11 @@ struct BatchRecordTests {
             }
             answers.lastVersions.append(try log.event(inStream: stream, version: version))
             answers.lastVersions.append(try log.event(inStream: stream, version: max(1, version / 2)))
-            answers.rows.append(try log.reading { txn in
-                let pending = try PendingIndex.load(log, txn)
-                return try log.keptRows(of: stream, count: try log.keptRowCount(of: stream, pending, txn), pending, txn)?.rows
-            })
+            answers.rows.append(
+                try log.reading { txn in
+                    let pending = try PendingIndex.load(log, txn)
+                    return try log.keptRows(of: stream, count: try log.keptRowCount(of: stream, pending, txn), pending, txn)?.rows
+                })
         }
         return answers
     }
@@ -136,12 +147,14 @@ struct BatchRecordTests {
         // One position in the second record points elsewhere.
         let key = try log.environment.write { txn -> Int in
             let database = try #require(log.batchesDB)
-            let (key, value) = try #require(try txn.withCursor(database) { cursor in
-                _ = try cursor.first()
-                return try cursor.next().map { (Array($0.key), Array($0.value)) }
-            })
+            let (key, value) = try #require(
+                try txn.withCursor(database) { cursor in
+                    _ = try cursor.first()
+                    return try cursor.next().map { (Array($0.key), Array($0.value)) }
+                })
             var changed = value
-            let record = try #require(BatchRecordView(key: 0, bytes: UnsafeRawBufferPointer(start: value.withUnsafeBytes { $0.baseAddress }, count: value.count)))
+            let record = try #require(
+                BatchRecordView(key: 0, bytes: UnsafeRawBufferPointer(start: value.withUnsafeBytes { $0.baseAddress }, count: value.count)))
             let entry = try #require(record.stream(at: 0))
             let offset = value.withUnsafeBytes { entry.positions.baseAddress! - $0.baseAddress! }
             changed[offset] ^= 1

@@ -1,7 +1,8 @@
-@testable import FlowLogLMDB
 import FlowLogTesting
-@testable import LMDB
 import Testing
+
+@testable import FlowLogLMDB
+@testable import LMDB
 
 /// A large write has the kernel start writing pages back while LMDB commits (`CommitWriteback`).
 /// That may change when bytes reach the disk, never what is committed, and the helper thread must

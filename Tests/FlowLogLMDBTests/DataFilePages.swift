@@ -54,8 +54,10 @@ struct DataFilePages {
         let count = (Int(Self.load(UInt16.self, bytes, start + 12)) - 16) / 2
         for index in 0..<count {
             let node = start + Int(Self.load(UInt16.self, bytes, start + 16 + 2 * index))
-            let (low, high, nodeFlags, keySize) = (Int(Self.load(UInt16.self, bytes, node)), Int(Self.load(UInt16.self, bytes, node + 2)),
-                                                   Self.load(UInt16.self, bytes, node + 4), Int(Self.load(UInt16.self, bytes, node + 6)))
+            let (low, high, nodeFlags, keySize) = (
+                Int(Self.load(UInt16.self, bytes, node)), Int(Self.load(UInt16.self, bytes, node + 2)),
+                Self.load(UInt16.self, bytes, node + 4), Int(Self.load(UInt16.self, bytes, node + 6))
+            )
             if flags & 0x01 != 0 {
                 walk(low | high << 16 | Int(nodeFlags) << 32, database: database)
                 continue
@@ -70,7 +72,10 @@ struct DataFilePages {
                 let overflow = Int(Self.load(UInt64.self, bytes, data))
                 let count = Int(Self.load(UInt32.self, bytes, overflow * pageSize + 12))
                 for page in overflow..<(overflow + count) { pages[page] = (database, 0x04) }
-                if database == "events" { markNode(node, data: data, size: 8); mark((overflow * pageSize + 16)..<(overflow * pageSize + 16 + size)) }
+                if database == "events" {
+                    markNode(node, data: data, size: 8)
+                    mark((overflow * pageSize + 16)..<(overflow * pageSize + 16 + size))
+                }
             } else if database == "events" {
                 markNode(node, data: data, size: size)
             }

@@ -1,9 +1,10 @@
-@testable import FlowLogLMDB
-@testable import FlowLog
-@testable import FlowLogHistory
 import FlowDomain
 import FlowLogTesting
 import Testing
+
+@testable import FlowLog
+@testable import FlowLogHistory
+@testable import FlowLogLMDB
 
 /// A whole-log export reads on a second thread (`WalkAhead`) while the first formats: the lines,
 /// their order, a damaged record's error and a failing output must be what the one-thread
@@ -19,9 +20,10 @@ struct ExportWalkAheadTests {
         let generator = RandomCommands()
         let processor = CommandProcessor(log: log, clock: SteppingClock(), ids: SequentialIDGenerator(startingAfter: 0))
         while try log.lastPosition() < Self.eventCount {
-            _ = try processor.handle((0..<50).map { _ in
-                CommandEnvelope(stream: "s\(Int.random(in: 0..<40, using: &rng))", command: generator.command(using: &rng))
-            })
+            _ = try processor.handle(
+                (0..<50).map { _ in
+                    CommandEnvelope(stream: "s\(Int.random(in: 0..<40, using: &rng))", command: generator.command(using: &rng))
+                })
         }
         return log
     }
@@ -84,7 +86,10 @@ struct ExportWalkAheadTests {
         struct Full: Error {}
         final class FullDisk: OutputSink {
             var writes = 0
-            func write(_ bytes: [UInt8]) throws { writes += 1; throw Full() }
+            func write(_ bytes: [UInt8]) throws {
+                writes += 1
+                throw Full()
+            }
         }
         let sink = FullDisk()
         #expect(throws: Full.self) { try EventExport(format: .ndjson).run(from: log, to: sink) }
@@ -92,7 +97,9 @@ struct ExportWalkAheadTests {
         // The walk's read transaction is gone: a writer and a second export proceed.
         let processor = CommandProcessor(log: log, clock: SteppingClock(), ids: SequentialIDGenerator(startingAfter: 1_000_000))
         let before = try log.lastPosition()
-        _ = try processor.handle([CommandEnvelope(stream: "after", command: .cart(.addProduct(.init(productId: "p1", name: "Mug", unitPrice: 300, quantity: 1))))])
+        _ = try processor.handle([
+            CommandEnvelope(stream: "after", command: .cart(.addProduct(.init(productId: "p1", name: "Mug", unitPrice: 300, quantity: 1))))
+        ])
         #expect(try log.lastPosition() == before + 1)
         let output = BufferOutput()
         #expect(try EventExport(format: .ndjson).run(from: log, to: output) == (try log.lastPosition()))

@@ -1,11 +1,12 @@
-@testable import FlowLogLMDB
-@testable import FlowLog
-@testable import FlowLogHistory
 import FlowDomain
+import FlowLogSystem
 import FlowLogTesting
 import LMDB
 import Testing
-import FlowLogSystem
+
+@testable import FlowLog
+@testable import FlowLogHistory
+@testable import FlowLogLMDB
 
 /// Fingerprints live in their own database, keyed by position; logs that kept them in 16-byte
 /// stream-index values (before it) still verify, read-only or with new events appended.
@@ -16,7 +17,9 @@ struct FingerprintsTests {
         let generator = RandomCommands()
         let processor = CommandProcessor(log: log, clock: SteppingClock(), ids: SequentialIDGenerator(startingAfter: UInt64(try log.lastPosition())))
         while try log.lastPosition() < last {
-            _ = try processor.handle((0..<5).map { _ in CommandEnvelope(stream: ["a", "b", "c", "d"].randomElement(using: &rng)!, command: generator.command(using: &rng)) })
+            _ = try processor.handle(
+                (0..<5).map { _ in CommandEnvelope(stream: ["a", "b", "c", "d"].randomElement(using: &rng)!, command: generator.command(using: &rng))
+                })
         }
     }
 
@@ -93,15 +96,27 @@ struct FingerprintsTests {
         let folder = TemporaryDirectory()
         let log = try LMDBEventLog(path: folder.child("log"))
         try fill(log, until: 120)
-        _ = try log.append([AppendRequest(stream: "z", expectedVersion: nil, commandId: nil,
-                                          events: [NewEvent(eventId: EventID(high: 1, low: 1), timestamp: Timestamp(microseconds: 1), actor: .user, event: .navigation(.modalPresented))])])
+        _ = try log.append([
+            AppendRequest(
+                stream: "z", expectedVersion: nil, commandId: nil,
+                events: [
+                    NewEvent(
+                        eventId: EventID(high: 1, low: 1), timestamp: Timestamp(microseconds: 1), actor: .user, event: .navigation(.modalPresented))
+                ])
+        ])
         try fill(log, until: 200, seed: 8)
         var all: [(Int, UInt64?)] = []
-        try log.forEachEventWithFingerprint(from: 1, through: nil) { all.append(($0.position, $1)); return true }
+        try log.forEachEventWithFingerprint(from: 1, through: nil) {
+            all.append(($0.position, $1))
+            return true
+        }
         #expect(all.filter { $0.1 == nil }.count == 1, "the one event appended without a fingerprint")
         for from in [1, 2, 3, 4, 5, 6, 7, 50, all.first { $0.1 == nil }!.0, all.first { $0.1 == nil }!.0 + 1, all.count] {
             var suffix: [(Int, UInt64?)] = []
-            try log.forEachEventWithFingerprint(from: from, through: nil) { suffix.append(($0.position, $1)); return true }
+            try log.forEachEventWithFingerprint(from: from, through: nil) {
+                suffix.append(($0.position, $1))
+                return true
+            }
             #expect(suffix.map(\.0) == all.dropFirst(from - 1).map(\.0))
             #expect(suffix.map(\.1) == all.dropFirst(from - 1).map(\.1), "from \(from)")
         }
@@ -112,7 +127,8 @@ struct FingerprintsTests {
     private func makeOlderLayout(at path: String) throws {
         let log = try LMDBEventLog(path: path, foldPolicy: .foldingEveryCommit)
         let fingerprintsDB = try #require(log.fingerprintsDB)
-        let byPosition = Dictionary(uniqueKeysWithValues: try stored(log).map { ($0.position, withUnsafeBytes(of: $0.fingerprint.littleEndian, Array.init)) })
+        let byPosition = Dictionary(
+            uniqueKeysWithValues: try stored(log).map { ($0.position, withUnsafeBytes(of: $0.fingerprint.littleEndian, Array.init)) })
         let index = try entries(log, log.streamIndexDB)
         try log.environment.write { txn in
             for (key, value) in index {

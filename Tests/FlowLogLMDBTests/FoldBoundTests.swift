@@ -1,10 +1,10 @@
-@testable import FlowLogLMDB
-@testable import FlowLog
-
 import FlowLogTesting
 import Foundation
 import LMDB
 import Testing
+
+@testable import FlowLog
+@testable import FlowLogLMDB
 
 /// A fold's transaction is bounded by its estimated dirty pages as well as by its streams: LMDB
 /// holds a transaction's dirty pages in memory until its commit (and keeps them for reuse after),
@@ -59,8 +59,9 @@ struct FoldBoundTests {
         let streams = try Self.pendingEntries(log)
         #expect(streams.count == 12)
         // Above two streams' estimate and below all twelve's.
-        let pageLimit = LMDBEventLog.estimatedDirtyPages(streams: 3, streamsWithRows: streams.prefix(3).filter(\.rows).count,
-                                                         entries: streams.prefix(3).reduce(0) { $0 + $1.entries })
+        let pageLimit = LMDBEventLog.estimatedDirtyPages(
+            streams: 3, streamsWithRows: streams.prefix(3).filter(\.rows).count,
+            entries: streams.prefix(3).reduce(0) { $0 + $1.entries })
         let expected = Self.expectedSteps(streams, pageLimit: pageLimit)
         #expect(expected.count > 2 && expected.count < streams.count)
         for (index, step) in expected.enumerated() {

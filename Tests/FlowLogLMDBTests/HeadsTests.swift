@@ -1,10 +1,11 @@
-@testable import FlowLogLMDB
-@testable import FlowLog
 import FlowDomain
 import FlowLogMemory
 import FlowLogTesting
 import LMDB
 import Testing
+
+@testable import FlowLog
+@testable import FlowLogLMDB
 
 /// Each stream's head keeps its latest state, so loading a stream to decide its next command folds
 /// a few events instead of hundreds since its last snapshot.
@@ -67,9 +68,11 @@ struct HeadsTests {
 
     private static func orders(_ count: Int, stream: String) -> [CommandEnvelope] {
         (1...count).flatMap { number in
-            [CommandEnvelope(stream: stream, command: .cart(.addProduct(.init(productId: "p\(number)", name: nil, unitPrice: 500, quantity: 1)))),
-             CommandEnvelope(stream: stream, command: .cart(.checkout)),
-             CommandEnvelope(stream: stream, command: .payment(.succeeded(.init(orderId: "o\(number)"))))]
+            [
+                CommandEnvelope(stream: stream, command: .cart(.addProduct(.init(productId: "p\(number)", name: nil, unitPrice: 500, quantity: 1)))),
+                CommandEnvelope(stream: stream, command: .cart(.checkout)),
+                CommandEnvelope(stream: stream, command: .payment(.succeeded(.init(orderId: "o\(number)")))),
+            ]
         }
     }
 

@@ -1,9 +1,10 @@
-@testable import FlowLogLMDB
-@testable import FlowLog
 import FlowDomain
 import FlowLogTesting
 import LMDB
 import Testing
+
+@testable import FlowLog
+@testable import FlowLogLMDB
 
 /// `verify` reads the indexes a batch at a time; whatever the damage, it must report exactly what
 /// the check record by record reported (kept here as the reference), at any batch size.
@@ -19,7 +20,9 @@ struct IntegrityBatchTests {
             var expected = 1
             func streamHolding(_ position: Int, guess: String?) throws -> String? {
                 func holds(_ stream: String) throws -> Bool {
-                    guard let entry = try txn.get(log.streamIndexDB, key: Keys.streamVersion(stream, (versions[stream] ?? 0) + 1)) else { return false }
+                    guard let entry = try txn.get(log.streamIndexDB, key: Keys.streamVersion(stream, (versions[stream] ?? 0) + 1)) else {
+                        return false
+                    }
                     return Keys.decodePosition(entry) == position
                 }
                 if let guess, try holds(guess) { return guess }
@@ -31,7 +34,9 @@ struct IntegrityBatchTests {
                 while let (key, value) = entry {
                     let position = Keys.decodePosition(key)
                     if position != expected {
-                        note(expected, nil, position > expected ? "missing (positions \(expected)…\(position - 1) are not in the log)" : "out of order")
+                        note(
+                            expected, nil, position > expected ? "missing (positions \(expected)…\(position - 1) are not in the log)" : "out of order"
+                        )
                     }
                     do {
                         let (record, hash) = try RecordCodec.decode(value, expectedPosition: position, previousHash: previousHash)
@@ -43,12 +48,18 @@ struct IntegrityBatchTests {
                         }
                         versions[record.stream] = max(last, record.version)
                         if let index = try txn.get(log.streamIndexDB, key: Keys.streamVersion(record.stream, record.version)) {
-                            if Keys.decodePosition(index) != position { note(position, record.stream, "the stream index puts version \(record.version) at position \(Keys.decodePosition(index))") }
+                            if Keys.decodePosition(index) != position {
+                                note(
+                                    position, record.stream,
+                                    "the stream index puts version \(record.version) at position \(Keys.decodePosition(index))")
+                            }
                         } else {
                             note(position, record.stream, "the stream index has no entry for version \(record.version)")
                         }
                         if let indexed = try txn.get(log.eventIdsDB, key: Keys.eventID(record.eventId)) {
-                            if Keys.decodePosition(indexed) != position { note(position, record.stream, "its event id is indexed at position \(Keys.decodePosition(indexed))") }
+                            if Keys.decodePosition(indexed) != position {
+                                note(position, record.stream, "its event id is indexed at position \(Keys.decodePosition(indexed))")
+                            }
                         } else {
                             note(position, record.stream, "its event id \(record.eventId) is not in the event id index")
                         }
@@ -97,11 +108,14 @@ struct IntegrityBatchTests {
         let log = try LMDBEventLog(path: path, foldPolicy: .foldingEveryCommit)
         var rng = SplitMix64(seed: seed)
         let generator = RandomCommands()
-        let processor = scrambledIds ? CommandProcessor(log: log, clock: SteppingClock(), ids: ScrambledIDs())
+        let processor =
+            scrambledIds
+            ? CommandProcessor(log: log, clock: SteppingClock(), ids: ScrambledIDs())
             : CommandProcessor(log: log, clock: SteppingClock(), ids: SequentialIDGenerator())
         let streams = ["a", "b", "c", "d", "e", "f", "g"]
         while try log.lastPosition() < 300 {
-            _ = try processor.handle((0..<4).map { _ in CommandEnvelope(stream: streams.randomElement(using: &rng)!, command: generator.command(using: &rng)) })
+            _ = try processor.handle(
+                (0..<4).map { _ in CommandEnvelope(stream: streams.randomElement(using: &rng)!, command: generator.command(using: &rng)) })
         }
         return log
     }
@@ -125,7 +139,8 @@ struct IntegrityBatchTests {
                 let second = Array(try txn.get(log.eventsDB, key: Keys.position(other))!)
                 try txn.put(log.eventsDB, key: Keys.position(position), value: second)
                 try txn.put(log.eventsDB, key: Keys.position(other), value: first)
-            case 3: if let victim { try txn.put(log.streamIndexDB, key: Keys.streamVersion(victim.stream, victim.version), value: Keys.position(other)) }
+            case 3:
+                if let victim { try txn.put(log.streamIndexDB, key: Keys.streamVersion(victim.stream, victim.version), value: Keys.position(other)) }
             case 4: if let victim { _ = try txn.delete(log.streamIndexDB, key: Keys.streamVersion(victim.stream, victim.version)) }
             case 5: if let victim { _ = try txn.delete(log.eventIdsDB, key: Keys.eventID(victim.eventId)) }
             case 6: if let victim { try txn.put(log.eventIdsDB, key: Keys.eventID(victim.eventId), value: Keys.position(other)) }
@@ -188,7 +203,10 @@ struct IntegrityBatchTests {
         }
         let problems = try log.checkIntegrity().problems.map(\.description)
         #expect(problems.contains { $0.hasPrefix("position 1: the state fingerprints recorded from this position are") })
-        #expect(problems.contains { $0.hasPrefix("position \(last + 1): state fingerprints are recorded from this position through position \(last + 2)") })
+        #expect(
+            problems.contains {
+                $0.hasPrefix("position \(last + 1): state fingerprints are recorded from this position through position \(last + 2)")
+            })
         #expect(problems.contains { $0.contains("holds a key of 3 bytes") })
         #expect(problems.count == 3, "\(problems)")
     }

@@ -1,12 +1,12 @@
-@testable import FlowLogLMDB
-@testable import FlowLog
-import FlowLogMemory
-
 import FlowDomain
+import FlowLogMemory
 import FlowLogTesting
-import LMDB
 import Foundation
+import LMDB
 import Testing
+
+@testable import FlowLog
+@testable import FlowLogLMDB
 
 /// A log of three interleaved streams, 240 events, written through the pipeline.
 private func sampleLog(in folder: TemporaryDirectory) throws -> LMDBEventLog {
@@ -149,7 +149,9 @@ struct FuzzTests {
                 bytes = (0..<Int.random(in: 0..<200, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
             } else {
                 bytes = valid.randomElement(using: &rng)!
-                for _ in 0..<Int.random(in: 1...4, using: &rng) { bytes[Int.random(in: 0..<bytes.count, using: &rng)] = UInt8.random(in: 0...255, using: &rng) }
+                for _ in 0..<Int.random(in: 1...4, using: &rng) {
+                    bytes[Int.random(in: 0..<bytes.count, using: &rng)] = UInt8.random(in: 0...255, using: &rng)
+                }
                 if Bool.random(using: &rng) { bytes = Array(bytes.prefix(Int.random(in: 0...bytes.count, using: &rng))) }
             }
             if (try? bytes.withUnsafeBytes { try RecordCodec.decode($0, expectedPosition: 1, previousHash: 0) }) != nil { decoded += 1 }
@@ -164,13 +166,15 @@ struct FuzzTests {
         var lines: [String] = []
         for _ in 0..<3_000 {
             switch Int.random(in: 0..<6, using: &rng) {
-            case 0: lines.append(String(valid.prefix(Int.random(in: 0..<valid.count, using: &rng))))          // truncated
-            case 1: lines.append(String(decoding: (0..<Int.random(in: 1...80, using: &rng)).map { _ in UInt8.random(in: 32...255, using: &rng) }, as: UTF8.self))
-            case 2:                                                                                            // one byte changed
+            case 0: lines.append(String(valid.prefix(Int.random(in: 0..<valid.count, using: &rng))))  // truncated
+            case 1:
+                lines.append(
+                    String(decoding: (0..<Int.random(in: 1...80, using: &rng)).map { _ in UInt8.random(in: 32...255, using: &rng) }, as: UTF8.self))
+            case 2:  // one byte changed
                 var bytes = Array(valid.utf8)
                 bytes[Int.random(in: 0..<bytes.count, using: &rng)] = UInt8.random(in: 32...126, using: &rng)
                 lines.append(String(decoding: bytes, as: UTF8.self))
-            case 3: lines.append(String(repeating: "[", count: Int.random(in: 1...5_000, using: &rng)))          // deep nesting
+            case 3: lines.append(String(repeating: "[", count: Int.random(in: 1...5_000, using: &rng)))  // deep nesting
             case 4: lines.append(#"{"type":"cart.addProduct","stream":"s","productId":"p1","unitPrice":1e999,"quantity":1}"#)
             default: lines.append("{\"type\":\"payment.failed\",\"stream\":\"s\",\"reason\":\"\(String(repeating: "\u{1F600}", count: 300))\"}")
             }

@@ -1,11 +1,11 @@
 import FlowDomain
-@testable import FlowLogLMDB
-@testable import FlowLog
-
 import FlowLogTesting
 import Foundation
 import LMDB
 import Testing
+
+@testable import FlowLog
+@testable import FlowLogLMDB
 
 /// Only an empty environment becomes a log; FlowLog never adds its databases to anything else.
 @Suite("Recognising a log")
@@ -32,7 +32,8 @@ struct LogRecognitionTests {
             try txn.put(try txn.openDatabase(named: "users", create: true), key: Array("alice".utf8), value: Array("admin".utf8))
         }
         let before = FileManager.default.contents(atPath: path + "/data.mdb")
-        let refusal = FlowLogError.notALog(path: path, reason: "it is another program's LMDB environment (its main database holds users), and FlowLog adds nothing to it")
+        let refusal = FlowLogError.notALog(
+            path: path, reason: "it is another program's LMDB environment (its main database holds users), and FlowLog adds nothing to it")
         for access in [LMDBEventLog.Access.readWriteCreating, .readWrite, .readOnly] {
             #expect(openingError(path, access) == refusal, "\(access)")
         }
@@ -46,8 +47,14 @@ struct LogRecognitionTests {
         _ = try cut.openDatabases(named: ["meta", "events", "streams", "streamIndex", "commands", "eventIds", "snapshots", "orders"], create: true)
         #expect(try LogRecognition.inspect(cut) == .unfinishedLog)
         let log = try LMDBEventLog(path: path)
-        _ = try log.append([AppendRequest(stream: "s", expectedVersion: 0, commandId: nil,
-                                          events: [NewEvent(eventId: EventID(high: 1, low: 1), timestamp: Timestamp(microseconds: 0), actor: .user, event: .navigation(.modalPresented))])])
+        _ = try log.append([
+            AppendRequest(
+                stream: "s", expectedVersion: 0, commandId: nil,
+                events: [
+                    NewEvent(
+                        eventId: EventID(high: 1, low: 1), timestamp: Timestamp(microseconds: 0), actor: .user, event: .navigation(.modalPresented))
+                ])
+        ])
         #expect(try LogRecognition.inspect(log.environment) == .log)
     }
 
@@ -56,12 +63,22 @@ struct LogRecognitionTests {
         let path = folder.child("log")
         do {
             let log = try LMDBEventLog(path: path)
-            _ = try log.append([AppendRequest(stream: "s", expectedVersion: 0, commandId: nil,
-                                              events: [NewEvent(eventId: EventID(high: 1, low: 1), timestamp: Timestamp(microseconds: 0), actor: .user, event: .navigation(.modalPresented))])])
+            _ = try log.append([
+                AppendRequest(
+                    stream: "s", expectedVersion: 0, commandId: nil,
+                    events: [
+                        NewEvent(
+                            eventId: EventID(high: 1, low: 1), timestamp: Timestamp(microseconds: 0), actor: .user,
+                            event: .navigation(.modalPresented))
+                    ])
+            ])
             try log.environment.write { txn in _ = try txn.delete(log.meta, key: Array("schema".utf8)) }
         }
         for access in [LMDBEventLog.Access.readWriteCreating, .readOnly] {
-            guard case .notALog(_, let reason)? = openingError(path, access) else { Issue.record("\(access) opened"); continue }
+            guard case .notALog(_, let reason)? = openingError(path, access) else {
+                Issue.record("\(access) opened")
+                continue
+            }
             #expect(reason.contains("damaged"))
         }
     }

@@ -1,11 +1,11 @@
-@testable import FlowLogLMDB
-@testable import FlowLog
-
 import FlowDomain
 import FlowLogTesting
-import LMDB
 import Foundation
+import LMDB
 import Testing
+
+@testable import FlowLog
+@testable import FlowLogLMDB
 
 /// A record of a kind version this build does not know (as a later FlowLog would write it): the log
 /// is not damaged, and every reader says "upgrade FlowLog", never "damaged".
@@ -15,8 +15,10 @@ struct NewerKindVersionTests {
         let folder = TemporaryDirectory()
         let log = try LMDBEventLog(path: folder.child("log"))
         let processor = CommandProcessor(log: log, clock: SteppingClock(), ids: SequentialIDGenerator())
-        for command: AppCommand in [.cart(.addProduct(.init(productId: "p1", name: nil, unitPrice: 100, quantity: 1))),
-                                    .cart(.applyDiscount(.init(discountId: "D", percent: 10, productId: nil)))] {
+        for command: AppCommand in [
+            .cart(.addProduct(.init(productId: "p1", name: nil, unitPrice: 100, quantity: 1))),
+            .cart(.applyDiscount(.init(discountId: "D", percent: 10, productId: nil))),
+        ] {
             _ = try processor.handle(CommandEnvelope(stream: "s", command: command))
         }
         // The last record, as a FlowLog that knows cart.discountApplied version 3 would write it.

@@ -1,10 +1,10 @@
-@testable import FlowLogLMDB
-@testable import FlowLog
-
 import FlowDomain
 import FlowLogTesting
 import LMDB
 import Testing
+
+@testable import FlowLog
+@testable import FlowLogLMDB
 
 /// A long stream's orders are kept twice: one entry each in the order index, and in pages of
 /// `rowsPerPage` written as each page fills. States read through pages must equal a fold of the events.
@@ -16,9 +16,14 @@ struct OrderPagesTests {
         try log.setSnapshotInterval(100)
         let processor = CommandProcessor(log: log, clock: SteppingClock(), ids: SequentialIDGenerator(startingAfter: 0))
         let commands = (1...orders).flatMap { number in
-            [CommandEnvelope(stream: "shop", command: .cart(.addProduct(.init(productId: "p\(number % 5)", name: nil, unitPrice: 100 + number, quantity: 1, currency: currency)))),
-             CommandEnvelope(stream: "shop", command: .cart(.checkout)),
-             CommandEnvelope(stream: "shop", command: .payment(.succeeded(.init(orderId: "order-\(number)"))))]
+            [
+                CommandEnvelope(
+                    stream: "shop",
+                    command: .cart(
+                        .addProduct(.init(productId: "p\(number % 5)", name: nil, unitPrice: 100 + number, quantity: 1, currency: currency)))),
+                CommandEnvelope(stream: "shop", command: .cart(.checkout)),
+                CommandEnvelope(stream: "shop", command: .payment(.succeeded(.init(orderId: "order-\(number)")))),
+            ]
         }
         for batch in stride(from: 0, to: commands.count, by: 3_000) {
             let outcomes = try processor.handle(Array(commands[batch..<min(batch + 3_000, commands.count)]))

@@ -51,7 +51,10 @@ struct PlantedRegressionTests {
         _ = scratch
         let report = try ReplayVerifier.verifyFingerprints(of: log) { state, event in
             var planted = event
-            if case .cart(.productAdded(var added)) = event { added.currency = "EUR"; planted = .cart(.productAdded(added)) }
+            if case .cart(.productAdded(var added)) = event {
+                added.currency = "EUR"
+                planted = .cart(.productAdded(added))
+            }
             FlowDecider.evolve(&state, planted)
         }
         #expect(report.disagreements.count == 4, "every stream with a product: \(report.disagreements.map(\.stream))")

@@ -1,11 +1,11 @@
-@testable import FlowLogLMDB
-@testable import FlowLog
-@testable import FlowLogProjections
-
 import FlowDomain
 import FlowLogTesting
 import Foundation
 import Testing
+
+@testable import FlowLog
+@testable import FlowLogLMDB
+@testable import FlowLogProjections
 
 /// Records what it is given.
 private final class RecordingSink: TrackerSink {
@@ -31,7 +31,9 @@ struct ProjectorLockTests {
         let log = try log(in: folder, launches: 1)
         do {
             let held = try ProjectorLock(projector: "tracker.segment", log: log)
-            #expect(throws: FlowLogError.busy(ProjectorBusy(projector: "tracker.segment", pid: getpid()))) { try ProjectorLock(projector: "tracker.segment", log: log) }
+            #expect(throws: FlowLogError.busy(ProjectorBusy(projector: "tracker.segment", pid: getpid()))) {
+                try ProjectorLock(projector: "tracker.segment", log: log)
+            }
             _ = try ProjectorLock(projector: "tracker.snake", log: log)
             withExtendedLifetime(held) {}
         }

@@ -22,8 +22,9 @@ private func at(daysBefore days: Double) -> Timestamp {
 /// Appends one session whose events happened at `times`.
 private func session(_ stream: String, _ times: [Timestamp], to log: any EventLog) throws {
     let events = times.enumerated().map { index, time in
-        NewEvent(eventId: EventID(high: .random(in: 0...UInt64.max), low: UInt64(index)), timestamp: time, actor: .user,
-                 event: .navigation(.modalPresented))
+        NewEvent(
+            eventId: EventID(high: .random(in: 0...UInt64.max), low: UInt64(index)), timestamp: time, actor: .user,
+            event: .navigation(.modalPresented))
     }
     _ = try log.append([AppendRequest(stream: stream, expectedVersion: nil, commandId: nil, events: events)])
 }
@@ -47,22 +48,37 @@ struct RetentionScheduleTests {
         var lines: [String] = []
         let schedule = RetentionSchedule(log: log, clock: clock) { lines.append($0) }
 
-        guard case .applied(let first)? = schedule.runIfDue() else { Issue.record("no run at start"); return }
+        guard case .applied(let first)? = schedule.runIfDue() else {
+            Issue.record("no run at start")
+            return
+        }
         #expect(first.sessions == 1 && first.events == 2)
         #expect(try log.streams().map(\.stream) == ["flowlog:erasures", "recent"])
         let audit = try log.events(inStream: SystemStreams.erasures)
-        #expect(audit.count == 1 && audit[0].event == .system(.streamForgotten(.init(events: 2, reason: "retention: last event older than 90d (before \(at(daysBefore: 90).rfc3339))", pseudonym: nil))))
+        #expect(
+            audit.count == 1
+                && audit[0].event
+                    == .system(
+                        .streamForgotten(
+                            .init(events: 2, reason: "retention: last event older than 90d (before \(at(daysBefore: 90).rfc3339))", pseudonym: nil)))
+        )
         #expect(lines.count == 1 && lines[0].contains("forgot 1 sessions"), "\(lines)")
 
         clock.advance(days: 0.99)
         #expect(schedule.runIfDue() == nil, "not a day yet")
         clock.advance(days: 0.02)
-        guard case .applied(let second)? = schedule.runIfDue() else { Issue.record("no run after a day"); return }
+        guard case .applied(let second)? = schedule.runIfDue() else {
+            Issue.record("no run after a day")
+            return
+        }
         #expect(second.sessions == 0, "recent's last event is 11 days old")
 
         // 80 days on, recent's last event is 91 days old: the next daily run forgets it.
         clock.advance(days: 80)
-        guard case .applied(let third)? = schedule.runIfDue() else { Issue.record("no run 81 days on"); return }
+        guard case .applied(let third)? = schedule.runIfDue() else {
+            Issue.record("no run 81 days on")
+            return
+        }
         #expect(third.sessions == 1)
         #expect(try log.streams().map(\.stream) == ["flowlog:erasures"])
         #expect(try log.checkIntegrity().isIntact)
@@ -77,7 +93,8 @@ struct RetentionScheduleTests {
         #expect(lines.isEmpty)
         #expect(try log.streams().count == 1)
 
-        let memory = InMemoryEventLog(settings: LogSettings(logSchema: LogSettings.newestLogSchema, defaultCurrency: "USD", retention: RetentionPeriod("90d")))
+        let memory = InMemoryEventLog(
+            settings: LogSettings(logSchema: LogSettings.newestLogSchema, defaultCurrency: "USD", retention: RetentionPeriod("90d")))
         try session("old", [at(daysBefore: 200)], to: memory)
         #expect(RetentionSchedule(log: memory, clock: HandClock(start)) { lines.append($0) }.runIfDue() == .cannotForget)
         #expect(lines.count == 1 && lines[0].contains("skipped"), "\(lines)")
@@ -117,10 +134,12 @@ struct RetentionScheduleTests {
         // A run's walk lists c and d; before their batch's transaction, d gets a new event.
         try session("c", [at(daysBefore: 200)], to: log)
         try session("d", [at(daysBefore: 200)], to: log)
-        let outcome = try Retention.forget(in: log, olderThan: cutoff, period: "90d", using: log, clock: HandClock(start), beforeBatch: { batch in
-            #expect(batch == ["c", "d"])
-            try session("d", [at(daysBefore: 1)], to: log)
-        })
+        let outcome = try Retention.forget(
+            in: log, olderThan: cutoff, period: "90d", using: log, clock: HandClock(start),
+            beforeBatch: { batch in
+                #expect(batch == ["c", "d"])
+                try session("d", [at(daysBefore: 1)], to: log)
+            })
         #expect(outcome.sessions == 1 && outcome.skipped == 1 && outcome.batches == 1 && !outcome.stopped)
         #expect(try log.streams().map(\.stream).filter { !SystemStreams.isReserved($0) } == ["b", "d"])
     }
@@ -132,9 +151,11 @@ struct RetentionScheduleTests {
         let log = try LMDBEventLog(path: folder.child("log"))
         for name in ["a", "b", "c"] { try session(name, [at(daysBefore: 200)], to: log) }
         let cutoff = at(daysBefore: 90)
-        let first = try Retention.forget(in: log, olderThan: cutoff, period: "90d", using: log, clock: HandClock(start), batchSize: 2, afterBatch: { _ in false })
+        let first = try Retention.forget(
+            in: log, olderThan: cutoff, period: "90d", using: log, clock: HandClock(start), batchSize: 2, afterBatch: { _ in false })
         #expect(first.sessions == 2 && first.batches == 1 && first.stopped)
-        let second = try Retention.forget(in: log, olderThan: cutoff, period: "90d", using: log, clock: HandClock(start), batchSize: 2, afterBatch: { _ in false })
+        let second = try Retention.forget(
+            in: log, olderThan: cutoff, period: "90d", using: log, clock: HandClock(start), batchSize: 2, afterBatch: { _ in false })
         #expect(second.sessions == 1 && second.batches == 1 && !second.stopped)
         #expect(try Retention.candidateCount(in: log, olderThan: cutoff) == 0)
     }

@@ -1,7 +1,8 @@
-@testable import FlowLogLMDB
 import FlowLogTesting
-@testable import LMDB
 import Testing
+
+@testable import FlowLogLMDB
+@testable import LMDB
 
 /// `SortedPuts` writes what it gathered in key order: the database must end up exactly as if each
 /// put had been made on its own, whatever order they came in.
@@ -127,9 +128,9 @@ struct SortedPutsTests {
         var random = SplitMix64(seed: seed)
         let shapes: [(Int) -> UInt64] = [
             { _ in random.next() },
-            { _ in 0x0123_4567_89AB_0000 | random.next() % 0x1_0000 },      // time-ordered ids: shared leading bytes
-            { _ in random.next() % 8 },                                        // many equal values
-            { _ in 0xFF00_0000_0000_00FF },                                    // all equal
+            { _ in 0x0123_4567_89AB_0000 | random.next() % 0x1_0000 },  // time-ordered ids: shared leading bytes
+            { _ in random.next() % 8 },  // many equal values
+            { _ in 0xFF00_0000_0000_00FF },  // all equal
         ]
         for shape in shapes {
             let values = (0..<3_000).map(shape)
@@ -143,7 +144,9 @@ struct SortedPutsTests {
     /// rest of the key decides, as LMDB's comparison does.
     @Test func keysThatShareTheirFirstEightBytesAreOrderedByTheRest() throws {
         var random = SplitMix64(seed: 7)
-        let keys = (0..<2_000).map { _ in [0, 1, 2, 3, 4, 5, 6, UInt8(random.next() % 2)] + (0..<Int(random.next() % 4)).map { _ in UInt8(random.next() % 3) } }
+        let keys = (0..<2_000).map { _ in
+            [0, 1, 2, 3, 4, 5, 6, UInt8(random.next() % 2)] + (0..<Int(random.next() % 4)).map { _ in UInt8(random.next() % 3) }
+        }
         var puts = SortedPuts()
         for (tag, key) in keys.enumerated() { add(&puts, key, [], tag: tag) }
         let expected = keys.indices.sorted { left, right in
@@ -158,10 +161,10 @@ struct SortedPutsTests {
             add(&puts, [5], [0], tag: 1)
             try environment.write { txn in _ = try puts.write(to: database, in: txn, flags: .noOverwrite, appending: true) }
             add(&puts, [9], [1], tag: 10)
-            add(&puts, [5], [1], tag: 30)   // in the database already
+            add(&puts, [5], [1], tag: 30)  // in the database already
             add(&puts, [7], [1], tag: 20)
-            add(&puts, [7], [2], tag: 40)   // the same key twice in one batch: the later one is refused
-            add(&puts, [1], [1], tag: 50)   // sorts before the last key: appending must fall back
+            add(&puts, [7], [2], tag: 40)  // the same key twice in one batch: the later one is refused
+            add(&puts, [1], [1], tag: 50)  // sorts before the last key: appending must fall back
             #expect(puts.tagsInWriteOrder() == [50, 30, 20, 40, 10])
             let refused = try environment.write { txn in try puts.write(to: database, in: txn, flags: .noOverwrite, appending: true) }
             #expect(refused?.tag == 30)

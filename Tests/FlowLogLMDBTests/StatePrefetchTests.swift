@@ -1,10 +1,11 @@
 import FlowDomain
-@testable import FlowLog
 import FlowLogLMDB
 import FlowLogTesting
 import Foundation
 import LMDB
 import Testing
+
+@testable import FlowLog
 
 /// `send`'s reading thread loads the states of the streams it meets first while the writer
 /// decides and commits (`StatePrefetcher`, `StatePrefetching`): each stream once, slim where the
@@ -39,7 +40,8 @@ struct StatePrefetchTests {
         let log = try Self.grownLog(at: folder.child("log"), streams: ["s1", "s2", "s3"])
         let prefetcher = try #require(StatePrefetcher(log: log))
         // s2 pays for an order id that one of its dropped orders had: its state stays whole.
-        let read = (1...4).map { Self.add("s1", "p\($0)") } + (1...4).map { Self.add("s2", "p\($0)") } + [Self.pay("o3", stream: "s2")]
+        let read =
+            (1...4).map { Self.add("s1", "p\($0)") } + (1...4).map { Self.add("s2", "p\($0)") } + [Self.pay("o3", stream: "s2")]
             + (1...4).map { Self.add("s3", "p\($0)") } + [Self.pay("o99", stream: "s3")]
         let states = prefetcher.states(for: read)
         #expect(Set(states.keys) == ["s1", "s2", "s3"])
@@ -116,7 +118,10 @@ struct StatePrefetchTests {
         #expect(states["s1"]?.state.orders.orders.count == 1)
         let processor = CommandProcessor(log: log, clock: SteppingClock(), ids: SequentialIDGenerator())
         let outcomes = try processor.handle(Self.order("o3", stream: "s1"), fieldsChecked: false, prefetched: states)
-        guard case .rejected(_, let rejection) = outcomes[2] else { Issue.record("\(outcomes[2])"); return }
+        guard case .rejected(_, let rejection) = outcomes[2] else {
+            Issue.record("\(outcomes[2])")
+            return
+        }
         #expect(rejection.code == .duplicateOrder)
     }
 
@@ -131,9 +136,16 @@ struct StatePrefetchTests {
         let orders = ["short": 5, "mid": 20, "long": 1_030, "euro": 40]
         for (stream, count) in orders {
             let commands = (1...count).flatMap { number in
-                [CommandEnvelope(stream: stream, command: .cart(.addProduct(.init(productId: "p\(number)", name: nil, unitPrice: 500, quantity: 1,
-                                                                                   currency: stream == "euro" ? "EUR" : nil)))),
-                 CommandEnvelope(stream: stream, command: .cart(.checkout)), Self.pay("order-\(stream)-\(number)", stream: stream)]
+                [
+                    CommandEnvelope(
+                        stream: stream,
+                        command: .cart(
+                            .addProduct(
+                                .init(
+                                    productId: "p\(number)", name: nil, unitPrice: 500, quantity: 1,
+                                    currency: stream == "euro" ? "EUR" : nil)))),
+                    CommandEnvelope(stream: stream, command: .cart(.checkout)), Self.pay("order-\(stream)-\(number)", stream: stream),
+                ]
             }
             for start in stride(from: 0, to: commands.count, by: 300) {
                 _ = try processor.handle(Array(commands[start..<min(start + 300, commands.count)]))
@@ -219,8 +231,10 @@ struct StatePrefetchTests {
     /// `send` of `envelopes` into `ahead`, reading on its own thread (reads of `chunkSize` bytes),
     /// answers as a processor alone answers them one by one on `alone`, a log grown alike, and
     /// leaves the same events; returns the answers.
-    private static func sendAnswersAsTheProcessorAlone(_ envelopes: [CommandEnvelope], ahead: LMDBEventLog, alone: LMDBEventLog,
-                                                       chunkSize: Int = 1 << 20, in folder: TemporaryDirectory) throws -> [String] {
+    private static func sendAnswersAsTheProcessorAlone(
+        _ envelopes: [CommandEnvelope], ahead: LMDBEventLog, alone: LMDBEventLog,
+        chunkSize: Int = 1 << 20, in folder: TemporaryDirectory
+    ) throws -> [String] {
         let input = folder.child("in.ndjson")
         try envelopes.map { WireCommand.encode($0) }.joined(separator: "\n").write(toFile: input, atomically: true, encoding: .utf8)
         let descriptor = open(input, O_RDONLY)
@@ -240,9 +254,10 @@ struct StatePrefetchTests {
         let folder = TemporaryDirectory()
         let streams = (1...12).map { "s\($0)" }
         // Reads of about 20 lines: the streams are met over many of them.
-        _ = try Self.sendAnswersAsTheProcessorAlone(Self.visits(streams), ahead: try Self.grownLog(at: folder.child("ahead"), streams: streams),
-                                                    alone: try Self.grownLog(at: folder.child("alone"), streams: streams),
-                                                    chunkSize: 2_048, in: folder)
+        _ = try Self.sendAnswersAsTheProcessorAlone(
+            Self.visits(streams), ahead: try Self.grownLog(at: folder.child("ahead"), streams: streams),
+            alone: try Self.grownLog(at: folder.child("alone"), streams: streams),
+            chunkSize: 2_048, in: folder)
     }
 
     /// `send` of one command per session in turn over more sessions than a slice loads: the
@@ -252,8 +267,9 @@ struct StatePrefetchTests {
         let streams = (1...(StatePrefetcher.statesPerSlice + 100)).map { "s\($0)" }
         // Two rounds: a product, then a payment, refused (no checkout is in progress).
         let envelopes = streams.map { Self.add($0, "p2") } + streams.map { Self.pay("o2", stream: $0) }
-        let answers = try Self.sendAnswersAsTheProcessorAlone(envelopes, ahead: try Self.manyStreamsLog(at: folder.child("ahead"), streams: streams),
-                                                              alone: try Self.manyStreamsLog(at: folder.child("alone"), streams: streams), in: folder)
+        let answers = try Self.sendAnswersAsTheProcessorAlone(
+            envelopes, ahead: try Self.manyStreamsLog(at: folder.child("ahead"), streams: streams),
+            alone: try Self.manyStreamsLog(at: folder.child("alone"), streams: streams), in: folder)
         #expect(answers.last?.contains("noCheckoutInProgress") == true, "\(answers.last ?? "")")
     }
 
@@ -262,14 +278,21 @@ struct StatePrefetchTests {
         let log = try Self.grownLog(at: folder.child("log"), streams: ["s1"], orders: 2)
         let states = try #require(StatePrefetcher(log: log)).states(for: [Self.add("s1", "p9")])
         // Another writer adds p9 at another price after the state was read.
-        _ = try CommandProcessor(log: log, clock: SteppingClock(), ids: SequentialIDGenerator(startingAfter: 1 << 20)).handle(Self.add("s1", "p9", price: 700))
+        _ = try CommandProcessor(log: log, clock: SteppingClock(), ids: SequentialIDGenerator(startingAfter: 1 << 20)).handle(
+            Self.add("s1", "p9", price: 700))
 
         let processor = CommandProcessor(log: log, clock: SteppingClock(), ids: SequentialIDGenerator())
         // Rejected against the log's state (p9 is in the cart at 700), accepted against the old one.
         let outcomes = try processor.handle([Self.add("s1", "p9"), Self.add("s1", "p10")], fieldsChecked: false, prefetched: states)
-        guard case .rejected(_, let rejection) = outcomes[0] else { Issue.record("\(outcomes[0])"); return }
+        guard case .rejected(_, let rejection) = outcomes[0] else {
+            Issue.record("\(outcomes[0])")
+            return
+        }
         #expect(rejection.code == .priceMismatch)
-        guard case .accepted(let acceptance) = outcomes[1] else { Issue.record("\(outcomes[1])"); return }
+        guard case .accepted(let acceptance) = outcomes[1] else {
+            Issue.record("\(outcomes[1])")
+            return
+        }
         #expect(acceptance.receipt.firstPosition == 8)
         #expect(try log.version(of: "s1") == 8)
     }
@@ -315,9 +338,9 @@ struct StatePrefetchTests {
     }
 }
 
-private extension StatePrefetcher {
+extension StatePrefetcher {
     /// The states loaded ahead for a read of `envelopes`, over all its slices.
-    func states(for envelopes: [CommandEnvelope]) -> States {
+    fileprivate func states(for envelopes: [CommandEnvelope]) -> States {
         var read = SendSession.ParsedBatch()
         read.envelopes = envelopes
         read.lineRejections = envelopes.map { _ in nil }

@@ -32,7 +32,8 @@ final class IngestLoopback: SyncTransport, @unchecked Sendable {
             try NDJSONLines.forEach(in: bytes) { line, _ in if !line.isEmpty { events.append(try RecordedEventJSON.decode(line)) } }
         }
         let stored = try server.ingest(events, stream: stream)
-        return HTTPReply(status: 200, headers: [], body: Array(#"{"appended":\#(stored.appended?.eventCount ?? 0),"duplicates":\#(stored.duplicates)}"#.utf8))
+        return HTTPReply(
+            status: 200, headers: [], body: Array(#"{"appended":\#(stored.appended?.eventCount ?? 0),"duplicates":\#(stored.duplicates)}"#.utf8))
     }
 }
 
@@ -48,7 +49,10 @@ struct AppLogTests {
         let states = try app.states(of: "ios-1")
         var iterator = states.makeAsyncIterator()
         #expect(await iterator.next()?.version == 0)
-        guard case .accepted = try app.dispatch(Self.add("p1")) else { Issue.record("rejected"); return }
+        guard case .accepted = try app.dispatch(Self.add("p1")) else {
+            Issue.record("rejected")
+            return
+        }
         #expect(await iterator.next()?.version == 1)
         _ = try app.dispatch(Self.add("p2"))
         let second = await iterator.next()

@@ -1,5 +1,6 @@
-@testable import FlowLog
 import Testing
+
+@testable import FlowLog
 
 /// `BinaryWriter` owns one growing allocation (it is noncopyable, so no copy can share it).
 @Suite("Binary writer")

@@ -7,8 +7,9 @@ import Testing
 @Suite("Bisect with skipped versions")
 struct BisectorTests {
     private func event(_ version: Int) -> RecordedEvent {
-        RecordedEvent(position: version, stream: "s", version: version, eventId: EventID(high: 0, low: UInt64(version)),
-                      timestamp: Timestamp(microseconds: 0), actor: .user, event: .navigation(.modalDismissed))
+        RecordedEvent(
+            position: version, stream: "s", version: version, eventId: EventID(high: 0, low: UInt64(version)),
+            timestamp: Timestamp(microseconds: 0), actor: .user, event: .navigation(.modalDismissed))
     }
 
     /// Versions from `firstBad` on are bad; the ones in `skipped` cannot be judged. The answer is the
@@ -30,10 +31,16 @@ struct BisectorTests {
             let label = "\(versions) versions, first bad \(firstBad), skipped \(skipped.sorted())"
             #expect(Set(judged).count == judged.count, "no version is judged twice: \(label)")
             if lastGood == firstBad - 1 && firstJudgeableBad == firstBad {
-                guard case .found(let culprit) = outcome else { Issue.record("not found: \(label)"); continue }
+                guard case .found(let culprit) = outcome else {
+                    Issue.record("not found: \(label)")
+                    continue
+                }
                 #expect(culprit.record.version == firstBad, "\(label)")
             } else {
-                guard case .undecided(let candidates, _) = outcome else { Issue.record("not undecided: \(label)"); continue }
+                guard case .undecided(let candidates, _) = outcome else {
+                    Issue.record("not undecided: \(label)")
+                    continue
+                }
                 #expect(candidates == (lastGood + 1)...firstJudgeableBad, "\(label)")
             }
         }
@@ -41,7 +48,10 @@ struct BisectorTests {
 
     @Test func aSkippedFinalStateLeavesNothingKnownBad() throws {
         let outcome = try Bisector.bisect(versions: 5, state: { _ in FlowDecider.initialState }, event: event) { _, _ in .skip }
-        guard case .finalStateSkipped(let version, let reconstructions) = outcome else { Issue.record("\(outcome)"); return }
+        guard case .finalStateSkipped(let version, let reconstructions) = outcome else {
+            Issue.record("\(outcome)")
+            return
+        }
         #expect(version == 5 && reconstructions == 1)
     }
 }

@@ -1,7 +1,8 @@
-@testable import FlowLog
 import FlowDomain
 import FlowLogTesting
 import Testing
+
+@testable import FlowLog
 
 /// Every integer is bounded where it enters (SPEC §3 and §6): a command's number beyond 64 bits is
 /// refused with its field's own code by both readers, an event's value outside its field's recorded
@@ -83,15 +84,29 @@ struct BoundedNumbersTests {
     }
 
     @Test(arguments: [
-        (#""productId":"p","name":"Cap","unitPrice":99999999999999999999,"quantity":1,"currency":"USD""#, "\"unitPrice\" is 99999999999999999999, out of range (invalidPrice)"),
-        (#""productId":"p","name":"Cap","unitPrice":9223372036854775807,"quantity":1,"currency":"USD""#, "\"unitPrice\" is 9223372036854775807, out of range (invalidPrice)"),
-        (#""productId":"p","name":"Cap","unitPrice":-9990000000001,"quantity":1,"currency":"USD""#, "\"unitPrice\" is -9990000000001, out of range (invalidPrice)"),
-        (#""productId":"p","name":"Cap","unitPrice":900,"quantity":-99999999999999999999,"currency":"USD""#, "\"quantity\" is -99999999999999999999, out of range (invalidQuantity)"),
+        (
+            #""productId":"p","name":"Cap","unitPrice":99999999999999999999,"quantity":1,"currency":"USD""#,
+            "\"unitPrice\" is 99999999999999999999, out of range (invalidPrice)"
+        ),
+        (
+            #""productId":"p","name":"Cap","unitPrice":9223372036854775807,"quantity":1,"currency":"USD""#,
+            "\"unitPrice\" is 9223372036854775807, out of range (invalidPrice)"
+        ),
+        (
+            #""productId":"p","name":"Cap","unitPrice":-9990000000001,"quantity":1,"currency":"USD""#,
+            "\"unitPrice\" is -9990000000001, out of range (invalidPrice)"
+        ),
+        (
+            #""productId":"p","name":"Cap","unitPrice":900,"quantity":-99999999999999999999,"currency":"USD""#,
+            "\"quantity\" is -99999999999999999999, out of range (invalidQuantity)"
+        ),
         (#""productId":"p","name":"Cap","unitPrice":900,"quantity":0,"currency":"USD""#, "\"quantity\" is 0, out of range (invalidQuantity)"),
         (#""productId":"p","name":"Cap","unitPrice":900,"quantity":1000,"currency":"USD""#, "\"quantity\" is 1000, out of range (invalidQuantity)"),
         // States keep a currency in a short string: one of 300 bytes trapped there once it was imported.
-        (#""productId":"p","name":"Cap","unitPrice":900,"quantity":1,"currency":""# + String(repeating: "X", count: 300) + "\"",
-         "not an ISO 4217 currency code (invalidCurrency)"),
+        (
+            #""productId":"p","name":"Cap","unitPrice":900,"quantity":1,"currency":""# + String(repeating: "X", count: 300) + "\"",
+            "not an ISO 4217 currency code (invalidCurrency)"
+        ),
         (#""productId":"p","name":"Cap","unitPrice":900,"quantity":1,"currency":"""#, "\"currency\" is \"\", not an ISO 4217 currency code"),
     ])
     func anExportedEventOutOfItsFieldsRecordedRangeIsRefusedByName(data: String, problem: String) {

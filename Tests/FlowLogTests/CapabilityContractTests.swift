@@ -1,10 +1,11 @@
-@testable import FlowLog
-@testable import FlowLogHistory
-@testable import FlowLogProjections
 import FlowDomain
 import FlowLogTesting
 import Foundation
 import Testing
+
+@testable import FlowLog
+@testable import FlowLogHistory
+@testable import FlowLogProjections
 
 /// The capabilities beyond appending and reading, each a small protocol, checked against every
 /// kind of log as the append rules are.
@@ -30,13 +31,14 @@ struct CapabilityContractTests {
         let fixture = try LogFixture(kind)
         defer { withExtendedLifetime(fixture) {} }
         let offered = fixture.log.capabilities
-        let expected: (batch: Bool, deferred: Bool, backup: Bool) = switch kind {
-        case .lmdb: (false, false, true)
-        case .memory: (false, false, false)
-        #if Network
-        case .postgres: (true, true, false)
-        #endif
-        }
+        let expected: (batch: Bool, deferred: Bool, backup: Bool) =
+            switch kind {
+            case .lmdb: (false, false, true)
+            case .memory: (false, false, false)
+            #if Network
+                case .postgres: (true, true, false)
+            #endif
+            }
         #expect(offered.snapshots === fixture.log as AnyObject, "every backend keeps snapshots")
         #expect(offered.following === fixture.log as AnyObject, "every backend can be followed")
         #expect((offered.batchReading != nil) == expected.batch)
@@ -132,7 +134,8 @@ struct CapabilityContractTests {
         defer { withExtendedLifetime(fixture) {} }
         let names = (0..<2_100).map { "s-\($0)" } + ["S-upper", "s-0a"]
         let processor = CommandProcessor(log: log, clock: SteppingClock(), ids: SequentialIDGenerator())
-        _ = try processor.handle(names.map { CommandEnvelope(stream: $0, command: .cart(.addProduct(.init(productId: "p", name: nil, unitPrice: 100, quantity: 1)))) })
+        _ = try processor.handle(
+            names.map { CommandEnvelope(stream: $0, command: .cart(.addProduct(.init(productId: "p", name: nil, unitPrice: 100, quantity: 1)))) })
         let sorted = names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         #expect(try log.streams().map(\.stream) == sorted)
         #expect(try log.streams().allSatisfy { $0.version == 1 })
@@ -143,12 +146,22 @@ struct CapabilityContractTests {
         }
         #expect(from == Array(sorted.drop { $0.utf8.lexicographicallyPrecedes("s-1500".utf8) }.prefix(1_200)))
         var count = 0
-        try log.forEachStream(from: "") { _, _ in count += 1; return true }
+        try log.forEachStream(from: "") { _, _ in
+            count += 1
+            return true
+        }
         #expect(count == names.count)
         // The listings a backend reads in one statement a page are those read by lookups.
-        var listed: [StreamListing] = [], lookedUp: [StreamListing] = []
-        try log.forEachStreamListing(from: "s-1500") { listed.append($0); return listed.count < 1_200 }
-        try log.forEachStreamListingByLookup(from: "s-1500") { lookedUp.append($0); return lookedUp.count < 1_200 }
+        var listed: [StreamListing] = []
+        var lookedUp: [StreamListing] = []
+        try log.forEachStreamListing(from: "s-1500") {
+            listed.append($0)
+            return listed.count < 1_200
+        }
+        try log.forEachStreamListingByLookup(from: "s-1500") {
+            lookedUp.append($0)
+            return lookedUp.count < 1_200
+        }
         #expect(listed == lookedUp && listed.map(\.stream) == from)
         #expect(listed.allSatisfy { $0.firstPosition == $0.lastPosition && $0.version == 1 })
     }

@@ -1,7 +1,8 @@
-@testable import FlowLog
 import FlowDomain
 import FlowLogTesting
 import Testing
+
+@testable import FlowLog
 
 @Suite("xxHash64")
 struct XXHash64Tests {
@@ -68,7 +69,9 @@ struct RecordCodecTests {
 
     @Test(arguments: [RecordLayout.whole, .salted])
     func everyFlippedBitIsDetected(layout: RecordLayout) throws {
-        let records = (1...3).map { sampleRecord(.cart(.productAdded(.init(productId: "p\($0)", name: "Mug", unitPrice: 1250, quantity: 2))), position: $0) }
+        let records = (1...3).map {
+            sampleRecord(.cart(.productAdded(.init(productId: "p\($0)", name: "Mug", unitPrice: 1250, quantity: 2))), position: $0)
+        }
         let encoded = encode(records, layout: layout)
         for byteIndex in encoded[1].indices {
             var damaged = encoded
@@ -79,7 +82,8 @@ struct RecordCodecTests {
 
     @Test func aForgottenRecordKeepsItsEnvelopeAndTheChain() throws {
         let records = (1...3).map {
-            sampleRecord(.cart(.productAdded(.init(productId: "p\($0)", name: "Mug", unitPrice: 1250, quantity: 2))), position: $0, correlation: "c-\($0)")
+            sampleRecord(
+                .cart(.productAdded(.init(productId: "p\($0)", name: "Mug", unitPrice: 1250, quantity: 2))), position: $0, correlation: "c-\($0)")
         }
         var encoded = encode(records)
         encoded[1] = forgotten(encoded[1], after: encoded[0], position: 2)

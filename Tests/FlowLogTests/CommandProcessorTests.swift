@@ -1,13 +1,17 @@
-@testable import FlowLog
-import FlowLogMemory
-import FlowLogLMDB
 import FlowDomain
+import FlowLogLMDB
+import FlowLogMemory
 import FlowLogTesting
 import Testing
 
-private func add(_ product: String, price: Int = 1250, quantity: Int = 1, stream: String = "s1", id: String? = nil, expected: Int? = nil) -> CommandEnvelope {
-    CommandEnvelope(stream: stream, commandId: id, expectedVersion: expected,
-                    command: .cart(.addProduct(.init(productId: product, name: nil, unitPrice: price, quantity: quantity))))
+@testable import FlowLog
+
+private func add(_ product: String, price: Int = 1250, quantity: Int = 1, stream: String = "s1", id: String? = nil, expected: Int? = nil)
+    -> CommandEnvelope
+{
+    CommandEnvelope(
+        stream: stream, commandId: id, expectedVersion: expected,
+        command: .cart(.addProduct(.init(productId: product, name: nil, unitPrice: price, quantity: quantity))))
 }
 
 private func code(_ outcome: CommandOutcome) -> RejectionCode? {
@@ -30,7 +34,9 @@ struct CommandProcessorTests {
         let log = InMemoryEventLog()
         let command = AppCommand.app(.launched(.init(hasOnboarded: false)))
         let outcome = try processor(log).handle(CommandEnvelope(stream: "s1", commandId: "c1", correlationId: "k1", command: command))
-        #expect(acceptance(outcome)?.receipt == CommandReceipt(firstPosition: 1, eventCount: 1, version: 1, commandFingerprint: CommandFingerprint.of(command)))
+        #expect(
+            acceptance(outcome)?.receipt
+                == CommandReceipt(firstPosition: 1, eventCount: 1, version: 1, commandFingerprint: CommandFingerprint.of(command)))
         let event = try log.events()[0]
         #expect(event.actor == .system)
         #expect(event.causationId == "c1")
@@ -64,19 +70,29 @@ struct CommandProcessorTests {
         let pipeline = processor(log, idsAfter: 100)
         #expect(code(try pipeline.handle(add("p1", quantity: 2, id: "c1"))) == .idempotencyConflict)
         #expect(code(try pipeline.handle(CommandEnvelope(stream: "s1", commandId: "c1", command: .cart(.checkout)))) == .idempotencyConflict)
-        #expect(acceptance(try pipeline.handle(add("p1", id: "c1", expected: 7)))?.duplicate == true, "the same command is a retry, whatever its envelope")
+        #expect(
+            acceptance(try pipeline.handle(add("p1", id: "c1", expected: 7)))?.duplicate == true, "the same command is a retry, whatever its envelope"
+        )
         #expect(acceptance(try pipeline.handle(add("p1", quantity: 2, stream: "s2", id: "c1"))) != nil, "command ids are per stream")
         #expect(try log.lastPosition() == 2)
         if case .rejected(_, let rejection) = try pipeline.handle(add("p1", quantity: 3, id: "c1")) {
-            #expect(rejection.message.hasPrefix("Command id c1 was used in stream s1 for another command (accepted at position 1); nothing was appended."))
+            #expect(
+                rejection.message.hasPrefix("Command id c1 was used in stream s1 for another command (accepted at position 1); nothing was appended.")
+            )
         }
     }
 
     @Test func aReceiptWithoutAFingerprintKeepsTheDuplicateAnswer() throws {
         // As written before receipts kept fingerprints: nothing to compare, so a retry is a duplicate.
         let log = InMemoryEventLog()
-        _ = try log.append([AppendRequest(stream: "s1", expectedVersion: nil, commandId: "c1", events: [
-            NewEvent(eventId: EventID(high: 9, low: 9), timestamp: Timestamp(microseconds: 1), actor: .user, event: .navigation(.modalPresented))])])
+        _ = try log.append([
+            AppendRequest(
+                stream: "s1", expectedVersion: nil, commandId: "c1",
+                events: [
+                    NewEvent(
+                        eventId: EventID(high: 9, low: 9), timestamp: Timestamp(microseconds: 1), actor: .user, event: .navigation(.modalPresented))
+                ])
+        ])
         let outcome = try processor(log).handle(add("p9", quantity: 4, id: "c1"))
         #expect(acceptance(outcome)?.duplicate == true)
         #expect(acceptance(outcome)?.receipt == CommandReceipt(firstPosition: 1, eventCount: 1, version: 1))
@@ -103,9 +119,9 @@ struct CommandProcessorTests {
         let outcomes = try processor(log).handle([
             add("p1", quantity: 998, id: "c1"),
             add("p1", quantity: 1, id: "c2"),
-            add("p1", quantity: 1, id: "c3"),      // would make 1000
-            add("p1", quantity: 998, id: "c1"),    // a twin of the first: a duplicate
-            add("p1", quantity: 5, id: "c1"),      // the first's id for another command: a conflict
+            add("p1", quantity: 1, id: "c3"),  // would make 1000
+            add("p1", quantity: 998, id: "c1"),  // a twin of the first: a duplicate
+            add("p1", quantity: 5, id: "c1"),  // the first's id for another command: a conflict
             CommandEnvelope(stream: "s1", expectedVersion: 2, command: .cart(.checkout)),
         ])
         #expect(outcomes.map(code) == [nil, nil, .quantityLimit, nil, .idempotencyConflict, nil])
@@ -121,7 +137,7 @@ struct CommandProcessorTests {
         let mine = processor(try LMDBEventLog(path: path))
         let theirs = processor(try LMDBEventLog(path: path), idsAfter: 1_000)
         _ = try mine.handle(add("p1", quantity: 990))
-        _ = try theirs.handle(add("p1", quantity: 9))   // mine still believes the line holds 990
+        _ = try theirs.handle(add("p1", quantity: 9))  // mine still believes the line holds 990
         #expect(code(try mine.handle(add("p1", quantity: 5))) == .quantityLimit)
         #expect(code(try mine.handle(add("p1", quantity: 5, expected: 1))) == .versionConflict)
         #expect(try mine.state(of: "s1").state.cart.lines[0].quantity == 999)

@@ -1,8 +1,9 @@
 import FlowDomain
-@testable import FlowLog
 import FlowLogTesting
 import Foundation
 import Testing
+
+@testable import FlowLog
 
 /// `send` on a log that answers before its commit (PostgreSQL): the next batch is decided while
 /// the commit runs, but no answer is written before its commit is confirmed, a failed commit
@@ -43,8 +44,10 @@ struct DeferredCommitTests {
         }
         var defersCommit: Bool { true }
         override var capabilities: LogCapabilities {
-            LogCapabilities(snapshots: nil, batchReading: nil, deferredCommits: self, following: nil, backup: nil,
-                            forgetting: nil, keptRowRepair: nil, predictedAppends: nil, prefetching: nil, eventIds: nil, newestLogSchema: LogSettings.newestLogSchema, keepsRowsApart: false)
+            LogCapabilities(
+                snapshots: nil, batchReading: nil, deferredCommits: self, following: nil, backup: nil,
+                forgetting: nil, keptRowRepair: nil, predictedAppends: nil, prefetching: nil, eventIds: nil,
+                newestLogSchema: LogSettings.newestLogSchema, keepsRowsApart: false)
         }
         final class Commit: PendingCommit {
             let number: Int, fails: Bool, journal: Journal
@@ -70,10 +73,14 @@ struct DeferredCommitTests {
         }
     }
 
-    private func line(_ n: Int) -> String { #"{"type":"cart.addProduct","stream":"s\#(n % 3)","productId":"p\#(n)","unitPrice":100,"quantity":1}"# + "\n" }
+    private func line(_ n: Int) -> String {
+        #"{"type":"cart.addProduct","stream":"s\#(n % 3)","productId":"p\#(n)","unitPrice":100,"quantity":1}"# + "\n"
+    }
 
-    private func run(_ input: String, log: DeferringLog, chunkSize: Int, processor: CommandProcessor? = nil,
-                     streamsPerCommit: Int = SendSession.defaultStreamsPerCommit) throws -> SendSession.Summary {
+    private func run(
+        _ input: String, log: DeferringLog, chunkSize: Int, processor: CommandProcessor? = nil,
+        streamsPerCommit: Int = SendSession.defaultStreamsPerCommit
+    ) throws -> SendSession.Summary {
         let folder = TemporaryDirectory()
         let file = folder.child("in.ndjson")
         try input.write(toFile: file, atomically: true, encoding: .utf8)

@@ -1,15 +1,19 @@
-@testable import FlowLog
-@testable import FlowLogProjections
 import FlowDomain
 import FlowLogLMDB
 import FlowLogTesting
 import Foundation
 import Testing
 
+@testable import FlowLog
+@testable import FlowLogProjections
+
 /// A collector in memory: answers each request with the next scripted reply (the last one repeats),
 /// and keeps every request's body.
 private final class ScriptedTransport: HTTPTransport {
-    enum Answer { case reply(Int, [(String, String)], String), down }
+    enum Answer {
+        case reply(Int, [(String, String)], String)
+        case down
+    }
     var script: [Answer]
     private(set) var bodies: [[UInt8]] = []
     init(_ script: [Answer]) { self.script = script }
@@ -35,21 +39,29 @@ private final class ScriptedTransport: HTTPTransport {
 /// A sink on `transport` whose waits are recorded, not slept, on a clock that the waits advance.
 private func sink(_ transport: ScriptedTransport, folder: TemporaryDirectory, deadline: Double = 3_600) -> (VendorSink, Box) {
     let clock = Box()
-    let sink = VendorSink(endpoint: .segment(url: URL(string: "http://127.0.0.1:9/v1/batch")!, writeKey: "KEY"), transport: transport,
-                          policy: RetryPolicy(deadline: deadline), journal: DeliveryJournal(folder: folder.path, tracker: "segment"))
-    sink.sleep = { clock.waits.append($0); clock.now += $0 }
+    let sink = VendorSink(
+        endpoint: .segment(url: URL(string: "http://127.0.0.1:9/v1/batch")!, writeKey: "KEY"), transport: transport,
+        policy: RetryPolicy(deadline: deadline), journal: DeliveryJournal(folder: folder.path, tracker: "segment"))
+    sink.sleep = {
+        clock.waits.append($0)
+        clock.now += $0
+    }
     sink.seconds = { clock.now }
     sink.random = { 0.5 }
     return (sink, clock)
 }
 
-private final class Box { var now = 0.0; var waits: [Double] = [] }
+private final class Box {
+    var now = 0.0
+    var waits: [Double] = []
+}
 
 private func messages(_ count: Int, bytes: Int = 100, clients: Int = 1) -> [TrackerMessage] {
     (1...count).map { index in
         let padding = String(repeating: "x", count: max(0, bytes - 40))
-        return TrackerMessage(position: index, id: "m\(index)", client: "s\(index % clients)", timestampMicros: 1_798_761_600_000_000,
-                              bytes: Array(#"{"type":"track","messageId":"m\#(index)","p":"\#(padding)"}"#.utf8))
+        return TrackerMessage(
+            position: index, id: "m\(index)", client: "s\(index % clients)", timestampMicros: 1_798_761_600_000_000,
+            bytes: Array(#"{"type":"track","messageId":"m\#(index)","p":"\#(padding)"}"#.utf8))
     }
 }
 
@@ -59,7 +71,9 @@ private let segment = SegmentService(library: LibraryInfo(version: "test"))
 struct DeliveryTests {
     @Test func segmentRequestsStayWithinItsCountAndSizeLimitsAndAnOversizedMessageIsADeadLetter() throws {
         var all = messages(700, bytes: 2_000)
-        all.insert(TrackerMessage(position: 350, id: "huge", client: "s", timestampMicros: 0, bytes: Array(repeating: UInt8(ascii: " "), count: 40_000)), at: 350)
+        all.insert(
+            TrackerMessage(position: 350, id: "huge", client: "s", timestampMicros: 0, bytes: Array(repeating: UInt8(ascii: " "), count: 40_000)),
+            at: 350)
         let steps = RequestPlanner.plan(all, limits: SegmentService(library: LibraryInfo(version: "t"), batchSize: 300).limits)
         var sent: [String] = []
         for step in steps {
@@ -92,10 +106,15 @@ struct DeliveryTests {
 
     @Test func aThrottledRequestWaitsAtLeastRetryAfterAndKeepsItsMessageIds() throws {
         let folder = TemporaryDirectory()
-        let transport = ScriptedTransport([.reply(429, [("Retry-After", "7")], ""), .reply(503, [], "busy"), .down, .reply(200, [], #"{"success":true}"#)])
+        let transport = ScriptedTransport([
+            .reply(429, [("Retry-After", "7")], ""), .reply(503, [], "busy"), .down, .reply(200, [], #"{"success":true}"#),
+        ])
         let (sink, clock) = sink(transport, folder: folder)
         var times = 0
-        sink.now = { times += 1; return Timestamp(microseconds: Int64(times) * 1_000_000) }
+        sink.now = {
+            times += 1
+            return Timestamp(microseconds: Int64(times) * 1_000_000)
+        }
         var done: [Int] = []
         try sink.deliver(messages(3), of: segment) { done.append($0) }
         #expect(clock.waits.count == 3)
@@ -128,8 +147,11 @@ struct DeliveryTests {
         let transport = ScriptedTransport([.reply(status, [], #"{"error":"no"}"#), .reply(200, [], "")])
         let (sink, clock) = sink(transport, folder: folder)
         var done: [Int] = []
-        try sink.deliver(messages(1) + messages(2).map { TrackerMessage(position: $0.position + 1, id: "n\($0.id)", client: "s", timestampMicros: 0, bytes: $0.bytes) },
-                         of: SegmentService(library: LibraryInfo(version: "t"), batchSize: 1)) { done.append($0) }
+        try sink.deliver(
+            messages(1)
+                + messages(2).map { TrackerMessage(position: $0.position + 1, id: "n\($0.id)", client: "s", timestampMicros: 0, bytes: $0.bytes) },
+            of: SegmentService(library: LibraryInfo(version: "t"), batchSize: 1)
+        ) { done.append($0) }
         #expect(clock.waits.isEmpty, "no retry")
         #expect(done == [1, 2, 3], "delivery went on past the refused message")
         let journal = DeliveryJournal(folder: folder.path, tracker: "segment")
@@ -145,11 +167,13 @@ struct DeliveryTests {
         let folder = TemporaryDirectory()
         final class RefusesM3: HTTPTransport {
             func post(_ url: URL, headers: [(String, String)], body: [UInt8], timeout: Double) throws -> HTTPReply {
-                String(decoding: body, as: UTF8.self).contains(#""m3""#) ? HTTPReply(status: 400, headers: [], body: []) : HTTPReply(status: 200, headers: [], body: [])
+                String(decoding: body, as: UTF8.self).contains(#""m3""#)
+                    ? HTTPReply(status: 400, headers: [], body: []) : HTTPReply(status: 200, headers: [], body: [])
             }
         }
-        let sink = VendorSink(endpoint: .segment(url: URL(string: "http://127.0.0.1:9/v1/batch")!, writeKey: "K"), transport: RefusesM3(),
-                              journal: DeliveryJournal(folder: folder.path, tracker: "segment"))
+        let sink = VendorSink(
+            endpoint: .segment(url: URL(string: "http://127.0.0.1:9/v1/batch")!, writeKey: "K"), transport: RefusesM3(),
+            journal: DeliveryJournal(folder: folder.path, tracker: "segment"))
         try sink.deliver(messages(8), of: segment) { _ in }
         let journal = DeliveryJournal(folder: folder.path, tracker: "segment")
         #expect(journal.stats().delivered == 7 && journal.stats().deadLettered == 1)
@@ -164,16 +188,22 @@ struct DeliveryTests {
         let folder = TemporaryDirectory()
         let log = try LMDBEventLog(path: folder.child("log"))
         _ = try CommandProcessor(log: log, clock: SteppingClock(), ids: SequentialIDGenerator())
-            .handle((1...30).map { CommandEnvelope(stream: "s", command: .cart(.addProduct(.init(productId: "p\($0)", name: nil, unitPrice: 1, quantity: 1)))) })
+            .handle(
+                (1...30).map {
+                    CommandEnvelope(stream: "s", command: .cart(.addProduct(.init(productId: "p\($0)", name: nil, unitPrice: 1, quantity: 1))))
+                })
         let down = ScriptedTransport([.down])
         let up = ScriptedTransport([.reply(204, [], "")])
-        let ga4Sink = VendorSink(endpoint: .ga4(url: URL(string: "http://127.0.0.1:9/mp/collect")!, measurementId: "G-1", apiSecret: "S"), transport: up,
-                                 journal: DeliveryJournal(folder: folder.path, tracker: "ga4"))
+        let ga4Sink = VendorSink(
+            endpoint: .ga4(url: URL(string: "http://127.0.0.1:9/mp/collect")!, measurementId: "G-1", apiSecret: "S"), transport: up,
+            journal: DeliveryJournal(folder: folder.path, tracker: "ga4"))
         let (segmentSink, _) = sink(down, folder: folder, deadline: 0.5)
         segmentSink.seconds = { MonotonicClock.seconds() }
         segmentSink.policy.firstDelay = 0.05
         segmentSink.pausesInsteadOfSleeping = true
-        let trackers: [any Projector] = [TrackerProjector(service: segment, sink: segmentSink, log: log), TrackerProjector(service: GA4Service(), sink: ga4Sink, log: log)]
+        let trackers: [any Projector] = [
+            TrackerProjector(service: segment, sink: segmentSink, log: log), TrackerProjector(service: GA4Service(), sink: ga4Sink, log: log),
+        ]
         let results = ProjectionRunner(log: log).catchUpEach(trackers)
         #expect(throws: FlowLogError.self) { try results[0].get() }
         #expect(try results[1].get() == 30)
@@ -186,7 +216,11 @@ struct DeliveryTests {
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         #expect(HTTPReply(status: 429, headers: [("retry-after", "12")], body: []).retryAfter(now: now) == 12)
         let date = "Fri, 15 Jan 2027 08:00:30 GMT"
-        let expected = (DateComponents(calendar: Calendar(identifier: .gregorian), timeZone: TimeZone(identifier: "GMT"), year: 2027, month: 1, day: 15, hour: 8, minute: 0, second: 30).date!.timeIntervalSince(now))
+        let expected =
+            (DateComponents(
+                calendar: Calendar(identifier: .gregorian), timeZone: TimeZone(identifier: "GMT"), year: 2027, month: 1, day: 15, hour: 8, minute: 0,
+                second: 30
+            ).date!.timeIntervalSince(now))
         #expect(HTTPReply(status: 503, headers: [("Retry-After", date)], body: []).retryAfter(now: now) == max(0, expected))
         #expect(HTTPReply(status: 503, headers: [], body: []).retryAfter(now: now) == nil)
     }

@@ -1,21 +1,23 @@
-@testable import FlowLog
-import FlowLogMemory
-import FlowLogLMDB
-#if Network
-import FlowLogPostgres
-#endif
 import FlowDomain
+import FlowLogLMDB
+import FlowLogMemory
 import FlowLogTesting
 import Foundation
 import Testing
+
+@testable import FlowLog
+
+#if Network
+    import FlowLogPostgres
+#endif
 
 /// The contract every backend keeps, and the suite that checks it: each test runs, unchanged,
 /// against every kind of log. A new backend is a new case here.
 enum LogKind: String, CaseIterable, CustomTestStringConvertible {
     #if Network
-    case lmdb, memory, postgres
+        case lmdb, memory, postgres
     #else
-    case lmdb, memory
+        case lmdb, memory
     #endif
     var testDescription: String { rawValue }
 }
@@ -36,9 +38,9 @@ final class LogFixture {
             self.folder = folder
             log = try LMDBEventLog(path: folder.child("log.lmdb"))
         #if Network
-        case .postgres:
-            folder = nil
-            log = try PostgresEventLog.open(url: PostgresServer.shared.url(), access: .readWriteCreating)
+            case .postgres:
+                folder = nil
+                log = try PostgresEventLog.open(url: PostgresServer.shared.url(), access: .readWriteCreating)
         #endif
         }
     }
@@ -63,11 +65,12 @@ struct EventLogContractTests {
             AppendRequest(stream: "b", expectedVersion: nil, commandId: nil, events: newEvents(modal)),
             AppendRequest(stream: "a", expectedVersion: 2, commandId: nil, events: newEvents(modal)),
         ])
-        #expect(results == [
-            .appended(CommandReceipt(firstPosition: 1, eventCount: 2, version: 2)),
-            .appended(CommandReceipt(firstPosition: 3, eventCount: 1, version: 1)),
-            .appended(CommandReceipt(firstPosition: 4, eventCount: 1, version: 3)),
-        ])
+        #expect(
+            results == [
+                .appended(CommandReceipt(firstPosition: 1, eventCount: 2, version: 2)),
+                .appended(CommandReceipt(firstPosition: 3, eventCount: 1, version: 1)),
+                .appended(CommandReceipt(firstPosition: 4, eventCount: 1, version: 3)),
+            ])
         #expect(try log.lastPosition() == 4)
         #expect(try log.version(of: "a") == 3)
         #expect(try log.version(of: "nope") == 0)
@@ -101,13 +104,17 @@ struct EventLogContractTests {
     @Test(arguments: LogKind.allCases)
     func aReceiptKeepsTheCommandsFingerprint(kind: LogKind) throws {
         let log = try LogFixture(kind).log
-        let first = try log.append([AppendRequest(stream: "a", expectedVersion: nil, commandId: "c1", events: newEvents(modal), commandFingerprint: 0xFEED_F00D_0000_0001),
-                                    AppendRequest(stream: "a", expectedVersion: nil, commandId: "c2", events: newEvents(modal))])
+        let first = try log.append([
+            AppendRequest(stream: "a", expectedVersion: nil, commandId: "c1", events: newEvents(modal), commandFingerprint: 0xFEED_F00D_0000_0001),
+            AppendRequest(stream: "a", expectedVersion: nil, commandId: "c2", events: newEvents(modal)),
+        ])
         let withFingerprint = CommandReceipt(firstPosition: 1, eventCount: 1, version: 1, commandFingerprint: 0xFEED_F00D_0000_0001)
         #expect(first == [.appended(withFingerprint), .appended(CommandReceipt(firstPosition: 2, eventCount: 1, version: 2))])
         #expect(try log.receipt(stream: "a", commandId: "c1") == withFingerprint)
         #expect(try log.receipt(stream: "a", commandId: "c2")?.commandFingerprint == nil, "a receipt without one stays without")
-        let again = try log.append([AppendRequest(stream: "a", expectedVersion: nil, commandId: "c1", events: newEvents(modal), commandFingerprint: 7)])
+        let again = try log.append([
+            AppendRequest(stream: "a", expectedVersion: nil, commandId: "c1", events: newEvents(modal), commandFingerprint: 7)
+        ])
         #expect(again == [.duplicate(withFingerprint)], "the log answers with what it kept; the pipeline compares")
     }
 
@@ -123,20 +130,28 @@ struct EventLogContractTests {
             AppendRequest(stream: "b", expectedVersion: 0, commandId: nil, events: newEvents(modal)),
             AppendRequest(stream: "a", expectedVersion: nil, commandId: nil, events: newEvents(modal)),
         ])
-        #expect(results == [.conflict(actualVersion: 1), .conflict(actualVersion: 1), .appended(CommandReceipt(firstPosition: 2, eventCount: 1, version: 1)),
-                            .appended(CommandReceipt(firstPosition: 3, eventCount: 1, version: 2))],
-                "an unchained request stands on its own")
+        #expect(
+            results == [
+                .conflict(actualVersion: 1), .conflict(actualVersion: 1), .appended(CommandReceipt(firstPosition: 2, eventCount: 1, version: 1)),
+                .appended(CommandReceipt(firstPosition: 3, eventCount: 1, version: 2)),
+            ],
+            "an unchained request stands on its own")
     }
 
     @Test(arguments: LogKind.allCases)
     func recordedEventsKeepTheirEnvelope(kind: LogKind) throws {
         let log = try LogFixture(kind).log
-        let new = NewEvent(eventId: EventID(high: 1, low: 2), timestamp: Timestamp(microseconds: 1_798_761_600_000_000), actor: .system,
-                           correlationId: "corr", causationId: "cmd", event: .cart(.orderPlaced(.init(orderId: "o", total: 5, itemCount: 1))))
+        let new = NewEvent(
+            eventId: EventID(high: 1, low: 2), timestamp: Timestamp(microseconds: 1_798_761_600_000_000), actor: .system,
+            correlationId: "corr", causationId: "cmd", event: .cart(.orderPlaced(.init(orderId: "o", total: 5, itemCount: 1))))
         _ = try log.append([AppendRequest(stream: "s", expectedVersion: nil, commandId: nil, events: [new])])
-        #expect(try log.events() == [RecordedEvent(position: 1, stream: "s", version: 1, eventId: EventID(high: 1, low: 2),
-                                                   timestamp: Timestamp(microseconds: 1_798_761_600_000_000), actor: .system,
-                                                   correlationId: "corr", causationId: "cmd", event: new.event)])
+        #expect(
+            try log.events() == [
+                RecordedEvent(
+                    position: 1, stream: "s", version: 1, eventId: EventID(high: 1, low: 2),
+                    timestamp: Timestamp(microseconds: 1_798_761_600_000_000), actor: .system,
+                    correlationId: "corr", causationId: "cmd", event: new.event)
+            ])
     }
 }
 
@@ -145,8 +160,14 @@ struct EventLogReadingContractTests {
     @Test(arguments: LogKind.allCases)
     func readingFromPastTheLastPositionYieldsNothing(kind: LogKind) throws {
         let log = try LogFixture(kind).log
-        _ = try log.append([AppendRequest(stream: "a", expectedVersion: nil, commandId: nil,
-                                          events: [NewEvent(eventId: EventID(high: 9, low: 9), timestamp: Timestamp(microseconds: 0), actor: .user, event: .navigation(.modalPresented))])])
+        _ = try log.append([
+            AppendRequest(
+                stream: "a", expectedVersion: nil, commandId: nil,
+                events: [
+                    NewEvent(
+                        eventId: EventID(high: 9, low: 9), timestamp: Timestamp(microseconds: 0), actor: .user, event: .navigation(.modalPresented))
+                ])
+        ])
         #expect(try log.events(from: 2).isEmpty)
         #expect(try log.events(from: 50).isEmpty)
     }

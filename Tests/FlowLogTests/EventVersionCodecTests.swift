@@ -1,16 +1,18 @@
-@testable import FlowLog
-import FlowLogMemory
 import FlowDomain
+import FlowLogMemory
 import FlowLogTesting
 import Testing
+
+@testable import FlowLog
 
 /// Records and exported lines keep the version of their kind they were written in; readers upcast
 /// older ones and refuse newer ones as newer, never as damage.
 @Suite("Event kind versions in records and exports")
 struct EventVersionCodecTests {
     private func record(_ event: AppEvent, position: Int = 1) -> RecordedEvent {
-        RecordedEvent(position: position, stream: "s", version: position, eventId: EventID(high: 1, low: UInt64(position)),
-                      timestamp: Timestamp(microseconds: 1_700_000_000_000_000), actor: .user, event: event)
+        RecordedEvent(
+            position: position, stream: "s", version: position, eventId: EventID(high: 1, low: UInt64(position)),
+            timestamp: Timestamp(microseconds: 1_700_000_000_000_000), actor: .user, event: event)
     }
 
     private func encoded(_ record: RecordedEvent) -> [UInt8] {
@@ -35,7 +37,7 @@ struct EventVersionCodecTests {
 
     @Test func aRecordOfANewerVersionIsNewerNotDamaged() throws {
         var bytes = encoded(record(percent))
-        bytes[3] = UInt8(2 << 4) // version 3 of cart.discountApplied, which no build knows yet
+        bytes[3] = UInt8(2 << 4)  // version 3 of cart.discountApplied, which no build knows yet
         let body = bytes.count - RecordCodec.trailerSize
         let hash = XXHash64.hash(Array(bytes[0..<body]), seed: RecordCodec.genesisHash)
         withUnsafeBytes(of: hash.littleEndian) { bytes.replaceSubrange(body..., with: $0) }
@@ -85,13 +87,20 @@ struct EventVersionCodecTests {
         let processor = CommandProcessor(log: log, clock: SteppingClock(), ids: SequentialIDGenerator())
         let add = CommandEnvelope(stream: "s", command: .cart(.addProduct(.init(productId: "p1", name: nil, unitPrice: 1000, quantity: 1))))
         let byPercent = CommandEnvelope(stream: "s", command: .cart(.applyDiscount(.init(discountId: "P", percent: 10, productId: nil))))
-        let byAmount = CommandEnvelope(stream: "s", command: .cart(.applyDiscount(.init(discountId: "A", percent: nil, amountOff: 100, productId: "p1"))))
+        let byAmount = CommandEnvelope(
+            stream: "s", command: .cart(.applyDiscount(.init(discountId: "A", percent: nil, amountOff: 100, productId: "p1"))))
         let outcomes = try processor.handle([add, byPercent, byAmount])
-        guard case .accepted = outcomes[1], case .rejected(_, let refusal) = outcomes[2] else { Issue.record("\(outcomes)"); return }
+        guard case .accepted = outcomes[1], case .rejected(_, let refusal) = outcomes[2] else {
+            Issue.record("\(outcomes)")
+            return
+        }
         #expect(refusal.code == .logUpgradeRequired)
         #expect(refusal.message.contains("flowlog upgrade"))
         #expect(try log.lastPosition() == 2, "the refused command appended nothing")
         _ = try log.updateSettings { settings, _ in LogSettings(logSchema: 2, defaultCurrency: settings.defaultCurrency) }
-        guard case .accepted = try processor.handle(byAmount) else { Issue.record("refused after the upgrade"); return }
+        guard case .accepted = try processor.handle(byAmount) else {
+            Issue.record("refused after the upgrade")
+            return
+        }
     }
 }

@@ -1,8 +1,9 @@
-@testable import FlowLog
-@testable import FlowLogHistory
 import FlowDomain
 import FlowLogTesting
 import Testing
+
+@testable import FlowLog
+@testable import FlowLogHistory
 
 /// Every declared kind, with random field values, through every codec: a new kind is covered the
 /// moment it is declared, and no codec can drop one of its fields.
@@ -15,9 +16,11 @@ struct EveryKindCodecTests {
         for info in EventKinds.all {
             for _ in 0..<25 {
                 let position = records.count + 1
-                records.append(RecordedEvent(position: position, stream: "s", version: position, eventId: EventID(high: 7, low: UInt64(position)),
-                                             timestamp: Timestamp(microseconds: 1_790_000_000_000_000 + Int64(position)), actor: .user,
-                                             event: events.event(of: info.kind, using: &rng)))
+                records.append(
+                    RecordedEvent(
+                        position: position, stream: "s", version: position, eventId: EventID(high: 7, low: UInt64(position)),
+                        timestamp: Timestamp(microseconds: 1_790_000_000_000_000 + Int64(position)), actor: .user,
+                        event: events.event(of: info.kind, using: &rng)))
             }
         }
         return records
@@ -55,7 +58,10 @@ struct EveryKindCodecTests {
         for record in samples() {
             var json = JSONWriter()
             FlowJSON.writeEventData(record.event, into: &json)
-            guard case .object(let members) = try JSONParser.parse(json.text) else { Issue.record("not an object"); continue }
+            guard case .object(let members) = try JSONParser.parse(json.text) else {
+                Issue.record("not an object")
+                continue
+            }
             #expect(members.map(\.0) == record.event.declarationFields.map(\.field.nameText))
         }
     }
@@ -81,7 +87,8 @@ struct EveryKindCodecTests {
         let commands = RandomCommands()
         var seen = Set<AppCommand.Kind>()
         for _ in 0..<2_000 {
-            let envelope = CommandEnvelope(stream: "s1", commandId: "id-1", expectedVersion: 3, correlationId: "c", command: commands.command(using: &rng))
+            let envelope = CommandEnvelope(
+                stream: "s1", commandId: "id-1", expectedVersion: 3, correlationId: "c", command: commands.command(using: &rng))
             seen.insert(envelope.command.kind)
             #expect(try WireCommand.decode(WireCommand.encode(envelope)).get() == envelope)
         }
@@ -98,15 +105,28 @@ struct EveryKindCodecTests {
             let byte = bytes[index]
             if quoted {
                 if byte == UInt8(ascii: "\"") {
-                    if index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "\"") { cell.append(byte); index += 1 } else { quoted = false }
-                } else { cell.append(byte) }
+                    if index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "\"") {
+                        cell.append(byte)
+                        index += 1
+                    } else {
+                        quoted = false
+                    }
+                } else {
+                    cell.append(byte)
+                }
             } else if byte == UInt8(ascii: "\"") {
                 quoted = true
-                if cell.isEmpty, index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "\"") { cell = Array("\"\"".utf8); index += 1 ; quoted = false }
+                if cell.isEmpty, index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "\"") {
+                    cell = Array("\"\"".utf8)
+                    index += 1
+                    quoted = false
+                }
             } else if byte == UInt8(ascii: ",") || byte == 0x0A {
                 cells.append(String(decoding: cell, as: UTF8.self))
                 cell = []
-            } else { cell.append(byte) }
+            } else {
+                cell.append(byte)
+            }
             index += 1
         }
         return cells
@@ -127,8 +147,9 @@ struct EventLineTests {
         let events = RandomEvents()
         var fast = 0
         for position in 1...3_000 {
-            var record = sampleRecord(events.event(using: &rng), position: position, correlation: position % 3 == 0 ? nil : "c-\(position)",
-                                      causation: position % 2 == 0 ? "cmd.\(position)" : nil)
+            var record = sampleRecord(
+                events.event(using: &rng), position: position, correlation: position % 3 == 0 ? nil : "c-\(position)",
+                causation: position % 2 == 0 ? "cmd.\(position)" : nil)
             record.timestamp = Timestamp(microseconds: Int64(rng.next() % 4_000_000_000_000_000) - 1_000_000_000_000_000)
             record.eventId = EventID(high: rng.next(), low: rng.next())
             if position % 2 == 0 { record.timestamp = Timestamp(microseconds: Int64(rng.next() % 253_402_300_800_000_000)) }

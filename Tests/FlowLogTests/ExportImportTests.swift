@@ -1,10 +1,11 @@
-@testable import FlowLog
-@testable import FlowLogHistory
-import FlowLogLMDB
 import FlowDomain
+import FlowLogLMDB
 import FlowLogTesting
 import Foundation
 import Testing
+
+@testable import FlowLog
+@testable import FlowLogHistory
 
 /// A log with awkward strings in every text field and several streams.
 private func awkwardLog(in folder: TemporaryDirectory) throws -> LMDBEventLog {
@@ -14,8 +15,10 @@ private func awkwardLog(in folder: TemporaryDirectory) throws -> LMDBEventLog {
     var envelopes: [CommandEnvelope] = []
     for (index, name) in names.enumerated() {
         let stream = "s\(index % 3)"
-        envelopes.append(CommandEnvelope(stream: stream, commandId: "c\(index)", correlationId: "k:\(index)",
-                                         command: .cart(.addProduct(.init(productId: "p\(index)", name: name, unitPrice: 100 * (index + 1), quantity: index + 1)))))
+        envelopes.append(
+            CommandEnvelope(
+                stream: stream, commandId: "c\(index)", correlationId: "k:\(index)",
+                command: .cart(.addProduct(.init(productId: "p\(index)", name: name, unitPrice: 100 * (index + 1), quantity: index + 1)))))
     }
     envelopes += [
         CommandEnvelope(stream: "s0", command: .cart(.applyDiscount(.init(discountId: "D", percent: 10, productId: nil)))),
@@ -99,10 +102,23 @@ struct ExportImportTests {
         #expect(try positions { $0.streams = ["s1"] } == [2, 5, 12, 13])
         #expect(try positions { $0.streams = ["s1", "s2"] } == [2, 3, 5, 6, 12, 13])
         #expect(try positions { $0.types = ["cart.checkoutStarted"] } == [8, 10])
-        #expect(try positions { $0.fromPosition = 11; $0.toPosition = 12 } == [11, 12])
-        #expect(try positions { $0.streams = ["s1"]; $0.fromPosition = 3; $0.toPosition = 12 } == [5, 12])
+        #expect(
+            try positions {
+                $0.fromPosition = 11
+                $0.toPosition = 12
+            } == [11, 12])
+        #expect(
+            try positions {
+                $0.streams = ["s1"]
+                $0.fromPosition = 3
+                $0.toPosition = 12
+            } == [5, 12])
         // SteppingClock: one second per command, starting at 2027-01-01T00:00:00Z.
-        #expect(try positions { $0.since = Timestamp(rfc3339: "2027-01-01T00:00:03Z"); $0.until = Timestamp(rfc3339: "2027-01-01T00:00:05Z") } == [4, 5])
+        #expect(
+            try positions {
+                $0.since = Timestamp(rfc3339: "2027-01-01T00:00:03Z")
+                $0.until = Timestamp(rfc3339: "2027-01-01T00:00:05Z")
+            } == [4, 5])
     }
 
     @Test(arguments: [false, true])
@@ -114,13 +130,16 @@ struct ExportImportTests {
             try FlowLogTests.importNDJSON(text, into: log, pipelined: pipelined)
         }
         func refusal(_ text: String) -> ImportError? {
-            do { _ = try importNDJSON(text, into: target); return nil } catch {
+            do {
+                _ = try importNDJSON(text, into: target)
+                return nil
+            } catch {
                 if case .refusedImport(let refusal)? = error as? FlowLogError { return refusal }
                 return nil
             }
         }
-        #expect(refusal(([lines[0], lines[2]]).joined(separator: "\n"))?.line == 2)           // position gap
-        #expect(refusal(lines[1])?.problem.contains("next position is 1") == true)          // does not start at 1
+        #expect(refusal(([lines[0], lines[2]]).joined(separator: "\n"))?.line == 2)  // position gap
+        #expect(refusal(lines[1])?.problem.contains("next position is 1") == true)  // does not start at 1
         let versionGap = lines[3].replacingOccurrences(of: #""version":2"#, with: #""version":3"#)
         #expect(refusal(([lines[0], lines[1], lines[2], versionGap]).joined(separator: "\n"))?.line == 4)
         let sameId = lines[1].replacingOccurrences(of: "00000000-0000-0000-0000-000000000002", with: "00000000-0000-0000-0000-000000000001")

@@ -1,8 +1,9 @@
-@testable import FlowLog
-@testable import FlowLogHistory
 import FlowDomain
 import FlowLogTesting
 import Testing
+
+@testable import FlowLog
+@testable import FlowLogHistory
 
 /// `replay --verify` walks the log once in position order; its report must be the one the walk
 /// stream by stream made: streams in the log's order, each compared up to its first disagreement.
@@ -26,8 +27,10 @@ struct FingerprintVerificationTests {
                 guard let recorded else { continue }
                 report.comparisons += 1
                 if StateCodec.fingerprint(state, scratch: &scratch) != recorded {
-                    report.disagreements.append(Disagreement(stream: stream, position: record.position, version: record.version,
-                                                             eventType: record.event.typeName, replayed: state, recorded: nil, reason: ""))
+                    report.disagreements.append(
+                        Disagreement(
+                            stream: stream, position: record.position, version: record.version,
+                            eventType: record.event.typeName, replayed: state, recorded: nil, reason: ""))
                     break
                 }
             }
@@ -51,7 +54,8 @@ struct FingerprintVerificationTests {
         for index in 0..<600 {
             let stream = ["d", "b", "a", "c", "e"].randomElement(using: &rng)!
             guard let events = try? FlowDecider.decide(generator.command(using: &rng), state: states[stream, default: FlowDecider.initialState]),
-                  !events.isEmpty else { continue }
+                !events.isEmpty
+            else { continue }
             var fingerprints: [UInt64] = []
             for event in events {
                 FlowDecider.evolve(&states[stream, default: FlowDecider.initialState], event)
@@ -64,9 +68,12 @@ struct FingerprintVerificationTests {
                 fingerprints.append(fingerprint)
             }
             let withFingerprints = Int.random(in: 0..<8, using: &rng) != 0
-            _ = try log.append([AppendRequest(stream: stream, expectedVersion: nil, commandId: nil,
-                                              events: events.map { NewEvent(eventId: ids.next(), timestamp: Timestamp(microseconds: 1), actor: .user, event: $0) },
-                                              fingerprints: withFingerprints ? fingerprints : [])])
+            _ = try log.append([
+                AppendRequest(
+                    stream: stream, expectedVersion: nil, commandId: nil,
+                    events: events.map { NewEvent(eventId: ids.next(), timestamp: Timestamp(microseconds: 1), actor: .user, event: $0) },
+                    fingerprints: withFingerprints ? fingerprints : [])
+            ])
         }
         let report = try ReplayVerifier.verifyFingerprints(of: log)
         let expected = try streamByStream(log)
@@ -89,9 +96,12 @@ struct FingerprintVerificationTests {
         defer { withExtendedLifetime(fixture) {} }
         var ids = SequentialIDGenerator()
         for index in 1...50 {
-            _ = try log.append([AppendRequest(stream: "s\(index % 3)", expectedVersion: nil, commandId: nil,
-                                              events: [NewEvent(eventId: ids.next(), timestamp: Timestamp(microseconds: 1), actor: .user, event: .navigation(.modalPresented))],
-                                              fingerprints: index % 5 == 0 ? [] : [UInt64(index) * 1_000])])
+            _ = try log.append([
+                AppendRequest(
+                    stream: "s\(index % 3)", expectedVersion: nil, commandId: nil,
+                    events: [NewEvent(eventId: ids.next(), timestamp: Timestamp(microseconds: 1), actor: .user, event: .navigation(.modalPresented))],
+                    fingerprints: index % 5 == 0 ? [] : [UInt64(index) * 1_000])
+            ])
         }
         var seen: [(Int, UInt64?)] = []
         try log.forEachEventWithFingerprint(from: 10, through: 20) { record, recorded in
@@ -107,6 +117,9 @@ struct FingerprintVerificationTests {
             return record.position < 47
         }
         #expect(stopped == [45, 46, 47])
-        try log.forEachEventWithFingerprint(from: 51, through: nil) { _, _ in Issue.record("past the end"); return true }
+        try log.forEachEventWithFingerprint(from: 51, through: nil) { _, _ in
+            Issue.record("past the end")
+            return true
+        }
     }
 }

@@ -1,8 +1,9 @@
-@testable import FlowLog
 import FlowDomain
 import FlowLogMemory
 import FlowLogTesting
 import Testing
+
+@testable import FlowLog
 
 /// `GroupCommitWriter.perform`: work on the writer's thread that no commit straddles (the server's
 /// `DELETE /streams/{stream}` forgets this way).

@@ -1,7 +1,8 @@
-@testable import FlowLog
 import FlowDomain
 import Foundation
 import Testing
+
+@testable import FlowLog
 
 /// The queue between the threads that submit commands and the log's writer (`GroupCommitWriter`),
 /// and between an import's or an export's stages: a commit takes every submission that waits, in

@@ -1,5 +1,6 @@
-@testable import FlowLog
 import Testing
+
+@testable import FlowLog
 
 /// `plainStringBytes` tests eight bytes at a time before it tests one at a time, so a quote, a
 /// backslash or a control byte must stop it wherever it falls: in the first word, a later one,
@@ -26,7 +27,8 @@ struct JSONScannerTests {
     @Test func aBackslashOrControlByteAtAnyOffsetIsNotPlain() {
         for ending in ["\\n\"", "\\\"\"", "\u{01}\"", "\n\"", "\u{1F}\""] {
             for length in 0..<40 {
-                #expect(plain(length: length, ending: ending, rest: "zzzzzzzzzzzz").slice == nil, "length \(length), ending \(ending.debugDescription)")
+                #expect(
+                    plain(length: length, ending: ending, rest: "zzzzzzzzzzzz").slice == nil, "length \(length), ending \(ending.debugDescription)")
             }
         }
     }

@@ -1,6 +1,7 @@
-@testable import FlowLog
 import FlowDomain
 import Testing
+
+@testable import FlowLog
 
 @Suite("JSON writer")
 struct JSONWriterTests {
@@ -8,8 +9,10 @@ struct JSONWriterTests {
     /// separated from a value before it like any other value.
     @Test func answersAreWrittenAsTheirMembersWouldBe() {
         func acceptance(_ first: Int, _ count: Int, duplicate: Bool) -> CommandOutcome {
-            .accepted(Acceptance(stream: "s-1", receipt: CommandReceipt(firstPosition: first, eventCount: count, version: 7),
-                                 duplicate: duplicate, events: []))
+            .accepted(
+                Acceptance(
+                    stream: "s-1", receipt: CommandReceipt(firstPosition: first, eventCount: count, version: 7),
+                    duplicate: duplicate, events: []))
         }
         #expect(FlowJSON.answer(acceptance(12, 1, duplicate: false)) == #"{"ok":true,"stream":"s-1","positions":[12],"version":7}"#)
         #expect(FlowJSON.answer(acceptance(3, 3, duplicate: true)) == #"{"ok":true,"stream":"s-1","positions":[3,4,5],"version":7,"duplicate":true}"#)
@@ -17,9 +20,11 @@ struct JSONWriterTests {
         // On the stack, or member by member (a stream that needs escaping, or too many positions
         // for the buffer): the same bytes.
         for (stream, count) in [("s-1", 1), ("s-1", 90), ("a\"b", 2), (String(repeating: "x", count: 64), 3)] {
-            let outcome = Acceptance(stream: stream, receipt: CommandReceipt(firstPosition: 999_990, eventCount: count, version: 123_456_789),
-                                     duplicate: count == 2, events: [])
-            var fast = JSONWriter(), fragments = JSONWriter()
+            let outcome = Acceptance(
+                stream: stream, receipt: CommandReceipt(firstPosition: 999_990, eventCount: count, version: 123_456_789),
+                duplicate: count == 2, events: [])
+            var fast = JSONWriter()
+            var fragments = JSONWriter()
             FlowJSON.writeAcceptance(outcome, into: &fast)
             FlowJSON.writeAcceptanceByMembers(outcome, into: &fragments)
             #expect(fast.text == fragments.text)
@@ -31,7 +36,10 @@ struct JSONWriterTests {
         FlowJSON.writeAnswer(.rejected(stream: "s\"2", Rejection(.invalidTab, "empty")), into: &json)
         FlowJSON.writeAnswer(acceptance(2, 1, duplicate: false), into: &json)
         json.endArray()
-        #expect(json.text == #"[{"ok":true,"stream":"s-1","positions":[1],"version":7},{"ok":false,"stream":"s\"2","error":{"code":"invalidTab","message":"empty"}},{"ok":true,"stream":"s-1","positions":[2],"version":7}]"#)
+        #expect(
+            json.text
+                == #"[{"ok":true,"stream":"s-1","positions":[1],"version":7},{"ok":false,"stream":"s\"2","error":{"code":"invalidTab","message":"empty"}},{"ok":true,"stream":"s-1","positions":[2],"version":7}]"#
+        )
     }
 
     @Test func integersAreWrittenInDecimalAsSwiftPrintsThem() {

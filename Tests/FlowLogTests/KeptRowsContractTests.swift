@@ -1,7 +1,8 @@
-@testable import FlowLog
 import FlowDomain
 import FlowLogTesting
 import Testing
+
+@testable import FlowLog
 
 /// What the domain keeps beside its events (`KeptRow`: the orders) comes back whole on every
 /// backend, however the state is loaded: from a head, from a snapshot and the backend's rows, or
@@ -15,14 +16,24 @@ struct KeptRowsContractTests {
         try log.setSnapshotInterval(25)
         let processor = CommandProcessor(log: log, clock: SteppingClock(), ids: SequentialIDGenerator(startingAfter: 0))
         let commands = (1...30).flatMap { number in
-            [CommandEnvelope(stream: "shop", command: .cart(.addProduct(.init(productId: "p\(number % 3)", name: nil, unitPrice: 100 + number,
-                                                                                quantity: 1, currency: number < 20 ? "EUR" : "JPY")))),
-             CommandEnvelope(stream: "shop", command: .cart(.checkout)),
-             CommandEnvelope(stream: "shop", command: .payment(.succeeded(.init(orderId: "order-\(number)"))))]
+            [
+                CommandEnvelope(
+                    stream: "shop",
+                    command: .cart(
+                        .addProduct(
+                            .init(
+                                productId: "p\(number % 3)", name: nil, unitPrice: 100 + number,
+                                quantity: 1, currency: number < 20 ? "EUR" : "JPY")))),
+                CommandEnvelope(stream: "shop", command: .cart(.checkout)),
+                CommandEnvelope(stream: "shop", command: .payment(.succeeded(.init(orderId: "order-\(number)")))),
+            ]
         }
         for command in commands {
             let outcome = try processor.handle([command])[0]
-            guard case .accepted = outcome else { Issue.record("\(outcome)"); return }
+            guard case .accepted = outcome else {
+                Issue.record("\(outcome)")
+                return
+            }
         }
         for position in [16, 33, 50, 75, 89, 90] {
             let (state, version) = try log.state(ofStream: "shop", throughPosition: position)

@@ -1,9 +1,10 @@
-@testable import FlowLog
-import FlowLogMemory
-import FlowLogLMDB
 import FlowDomain
+import FlowLogLMDB
+import FlowLogMemory
 import FlowLogTesting
 import Testing
+
+@testable import FlowLog
 
 /// The processor caches states that do not fit its budget whole without their older orders
 /// (`StateCache`); the duplicate-order check, the one decision that reads them, must still see
@@ -11,9 +12,11 @@ import Testing
 @Suite("Lean cached states")
 struct LeanStateCacheTests {
     private static func order(_ id: String, stream: String = "s1") -> [CommandEnvelope] {
-        [CommandEnvelope(stream: stream, command: .cart(.addProduct(.init(productId: "p-\(id)", name: nil, unitPrice: 500, quantity: 1)))),
-         CommandEnvelope(stream: stream, command: .cart(.checkout)),
-         CommandEnvelope(stream: stream, command: .payment(.succeeded(.init(orderId: id))))]
+        [
+            CommandEnvelope(stream: stream, command: .cart(.addProduct(.init(productId: "p-\(id)", name: nil, unitPrice: 500, quantity: 1)))),
+            CommandEnvelope(stream: stream, command: .cart(.checkout)),
+            CommandEnvelope(stream: stream, command: .payment(.succeeded(.init(orderId: id)))),
+        ]
     }
 
     private static func code(_ outcome: CommandOutcome) -> RejectionCode? {
@@ -28,7 +31,8 @@ struct LeanStateCacheTests {
     @Test(arguments: [false, true])
     func anOrderIdBeforeTheLatestIsRefusedAfterTheStreamWasCached(lmdb: Bool) throws {
         let folder = TemporaryDirectory()
-        let processor = CommandProcessor(log: try Self.log(lmdb: lmdb, in: folder), clock: SteppingClock(), ids: SequentialIDGenerator(), cacheBudget: 1)
+        let processor = CommandProcessor(
+            log: try Self.log(lmdb: lmdb, in: folder), clock: SteppingClock(), ids: SequentialIDGenerator(), cacheBudget: 1)
         for id in ["o1", "o2", "o3"] { _ = try processor.handle(Self.order(id)) }
         let cached = try #require(processor.cache["s1"])
         // LMDB keeps orders apart from its heads; memory's snapshots hold whole states.
@@ -43,7 +47,8 @@ struct LeanStateCacheTests {
     @Test(arguments: [false, true])
     func aBatchThatPlacesAndRepeatsOrdersSeesThemAll(lmdb: Bool) throws {
         let folder = TemporaryDirectory()
-        let processor = CommandProcessor(log: try Self.log(lmdb: lmdb, in: folder), clock: SteppingClock(), ids: SequentialIDGenerator(), cacheBudget: 1)
+        let processor = CommandProcessor(
+            log: try Self.log(lmdb: lmdb, in: folder), clock: SteppingClock(), ids: SequentialIDGenerator(), cacheBudget: 1)
         _ = try processor.handle(Self.order("o1") + Self.order("o2"))
         // o1 is older than the cached state's latest order; the batch's own o3 is newer.
         let outcomes = try processor.handle(Self.order("o3") + Self.order("o1") + Self.order("o3"))
@@ -57,7 +62,8 @@ struct LeanStateCacheTests {
 
     @Test func onlyAnIdTheDroppedOrdersMayHoldDropsTheSlimState() throws {
         let folder = TemporaryDirectory()
-        let processor = CommandProcessor(log: try Self.log(lmdb: true, in: folder), clock: SteppingClock(), ids: SequentialIDGenerator(), cacheBudget: 1)
+        let processor = CommandProcessor(
+            log: try Self.log(lmdb: true, in: folder), clock: SteppingClock(), ids: SequentialIDGenerator(), cacheBudget: 1)
         for id in ["o1", "o2", "o3"] { _ = try processor.handle(Self.order(id)) }
         // A new id: the dropped orders' id hashes rule it out, so the slim state decides it.
         processor.dropStatesMissingRows([Self.order("o4")[2]], indices: [0])

@@ -23,10 +23,11 @@ struct LineReaderTests {
         var reader = LineReader(fileDescriptor: descriptor, chunkSize: 128 << 10, firstRead: 16 << 10)
         var batches: [[String]] = []
         while try reader.readBatch({ read in
-            batches.append(read.compactMap { line in
-                guard case .text(let bytes) = line else { return nil }
-                return String(decoding: bytes, as: UTF8.self)
-            })
+            batches.append(
+                read.compactMap { line in
+                    guard case .text(let bytes) = line else { return nil }
+                    return String(decoding: bytes, as: UTF8.self)
+                })
         }) {}
 
         // Then every line comes once, whole and in order

@@ -1,7 +1,7 @@
 import FlowDomain
 import FlowLog
-import FlowLogMemory
 import FlowLogLMDB
+import FlowLogMemory
 import FlowLogTesting
 import Testing
 
@@ -21,10 +21,11 @@ struct LogAgreementPropertyTests {
         let streams = ["s1", "s2", "s3"]
         for _ in 0..<60 {
             let batch = (0..<Int.random(in: 1...40, using: &rng)).map { _ in
-                CommandEnvelope(stream: streams.randomElement(using: &rng)!,
-                                commandId: Int.random(in: 0..<4, using: &rng) == 0 ? "c\(Int.random(in: 0..<30, using: &rng))" : nil,
-                                expectedVersion: Int.random(in: 0..<10, using: &rng) == 0 ? Int.random(in: 0..<50, using: &rng) : nil,
-                                command: generator.command(using: &rng))
+                CommandEnvelope(
+                    stream: streams.randomElement(using: &rng)!,
+                    commandId: Int.random(in: 0..<4, using: &rng) == 0 ? "c\(Int.random(in: 0..<30, using: &rng))" : nil,
+                    expectedVersion: Int.random(in: 0..<10, using: &rng) == 0 ? Int.random(in: 0..<50, using: &rng) : nil,
+                    command: generator.command(using: &rng))
             }
             #expect(try onDisk.handle(batch) == inMemory.handle(batch), "seed \(seed)")
         }

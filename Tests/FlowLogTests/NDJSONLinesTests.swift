@@ -26,8 +26,9 @@ struct NDJSONLinesTests {
     }
 
     private func record(_ position: Int, _ stream: String, _ version: Int) -> RecordedEvent {
-        RecordedEvent(position: position, stream: stream, version: version, eventId: EventID(high: 0, low: UInt64(position)),
-                      timestamp: Timestamp(microseconds: 0), actor: .user, event: .navigation(.modalDismissed))
+        RecordedEvent(
+            position: position, stream: stream, version: version, eventId: EventID(high: 0, low: UInt64(position)),
+            timestamp: Timestamp(microseconds: 0), actor: .user, event: .navigation(.modalDismissed))
     }
 
     @Test func aSessionTakesPositionGapsButNotVersionGaps() {

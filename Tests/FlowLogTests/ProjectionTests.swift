@@ -1,10 +1,11 @@
-@testable import FlowLog
-@testable import FlowLogProjections
-import FlowLogLMDB
 import FlowDomain
+import FlowLogLMDB
 import FlowLogTesting
 import Foundation
 import Testing
+
+@testable import FlowLog
+@testable import FlowLogProjections
 
 /// A log of eight streams with orders, written through the pipeline.
 private func busyLog(in folder: TemporaryDirectory, commands: Int = 4_000, seed: UInt64 = 21) throws -> LMDBEventLog {
@@ -12,7 +13,8 @@ private func busyLog(in folder: TemporaryDirectory, commands: Int = 4_000, seed:
     var rng = SplitMix64(seed: seed)
     let generator = RandomCommands()
     let processor = CommandProcessor(log: log, clock: SteppingClock(), ids: SequentialIDGenerator())
-    _ = try processor.handle((0..<commands).map { _ in CommandEnvelope(stream: "s\(Int.random(in: 0..<8, using: &rng))", command: generator.command(using: &rng)) })
+    _ = try processor.handle(
+        (0..<commands).map { _ in CommandEnvelope(stream: "s\(Int.random(in: 0..<8, using: &rng))", command: generator.command(using: &rng)) })
     return log
 }
 
@@ -22,7 +24,10 @@ private final class FlakySink: TrackerSink {
     private(set) var delivered: [TrackerMessage] = []
     init(failures: Int) { self.failures = failures }
     func deliver(_ messages: [TrackerMessage], of service: any AnalyticsService, done: (Int) throws -> Void) throws {
-        if failures > 0 { failures -= 1; throw FlowLogError.input("collector unavailable") }
+        if failures > 0 {
+            failures -= 1
+            throw FlowLogError.input("collector unavailable")
+        }
         delivered += messages
     }
 }
@@ -164,7 +169,11 @@ struct ProjectionTests {
             .cart(.checkout),
         ])
         let cart = ViewProjector.cart(scenario.state)
-        #expect(cart.rows == [CartViewConfiguration.Row(title: "Mug", quantityText: "2 × 12.50", amountText: "25.00", discountText: "-10% (D)", finalAmountText: "22.50")])
+        #expect(
+            cart.rows == [
+                CartViewConfiguration.Row(
+                    title: "Mug", quantityText: "2 × 12.50", amountText: "25.00", discountText: "-10% (D)", finalAmountText: "22.50")
+            ])
         #expect(cart.totalText == "Total 22.50")
         #expect(!cart.isCheckoutEnabled)
         #expect(cart.statusText == "Waiting for the payment provider to confirm 22.50.")
@@ -172,7 +181,10 @@ struct ProjectionTests {
         #expect(screen.title == "Orders")
         #expect(screen.selectedTab == 1)
         #expect(ViewProjector.cart(FlowState()).isCheckoutEnabled == false)
-        #expect(ViewProjector.cart(DeciderScenario.given(commands: [.cart(.addProduct(.init(productId: "p", name: nil, unitPrice: 1, quantity: 1)))]).state).isCheckoutEnabled)
+        #expect(
+            ViewProjector.cart(
+                DeciderScenario.given(commands: [.cart(.addProduct(.init(productId: "p", name: nil, unitPrice: 1, quantity: 1)))]).state
+            ).isCheckoutEnabled)
         // The JSON face: only strings, numbers, booleans, null, and arrays and objects of those.
         var json = JSONWriter()
         ViewProjector.writeJSON(cart: cart, screen: screen, stream: "s", version: 5, into: &json)
@@ -206,7 +218,8 @@ struct FollowTests {
             rounds += 1
             if rounds <= 3 {
                 // Another writer appends while the runner follows.
-                _ = try? processor.handle(CommandEnvelope(stream: "s", command: .cart(.addProduct(.init(productId: "p\(rounds)", name: nil, unitPrice: 1, quantity: 1)))))
+                _ = try? processor.handle(
+                    CommandEnvelope(stream: "s", command: .cart(.addProduct(.init(productId: "p\(rounds)", name: nil, unitPrice: 1, quantity: 1)))))
                 return false
             }
             return (try? storage.checkpoint()) == (try? log.lastPosition())
@@ -222,7 +235,10 @@ struct ConcurrentProjectionTests {
         let folder = TemporaryDirectory()
         let log = try LMDBEventLog(path: folder.child("log"))
         _ = try CommandProcessor(log: log, clock: SteppingClock(), ids: SequentialIDGenerator())
-            .handle((1...50).map { CommandEnvelope(stream: "s", command: .cart(.addProduct(.init(productId: "p\($0 % 5)", name: nil, unitPrice: 1, quantity: 1)))) })
+            .handle(
+                (1...50).map {
+                    CommandEnvelope(stream: "s", command: .cart(.addProduct(.init(productId: "p\($0 % 5)", name: nil, unitPrice: 1, quantity: 1))))
+                })
         let events = try log.events()
         // Both read the same checkpoint (0) and try the same events: the second must skip them.
         try StorageProjector(store: log).project(Array(events[0..<30]))

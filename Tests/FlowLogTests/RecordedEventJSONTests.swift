@@ -1,9 +1,10 @@
-@testable import FlowLog
-@testable import FlowLogHistory
-import FlowLogLMDB
 import FlowDomain
+import FlowLogLMDB
 import FlowLogTesting
 import Testing
+
+@testable import FlowLog
+@testable import FlowLogHistory
 
 /// An import reads most lines through `RecordedEventJSON.canonical`, which matches the export's own
 /// layout, and falls back to `general` for anything else. The two must never disagree: a line the
@@ -23,8 +24,11 @@ struct RecordedEventJSONTests {
             if index % 7 == 0 {
                 command = .cart(.addProduct(.init(productId: "p\(index)", name: "Mug \"\(index)\"\\\n\u{E9}", unitPrice: 100 + index, quantity: 1)))
             }
-            _ = try processor.handle([CommandEnvelope(stream: ["a", "b.c", "d:e-1"][index % 3], commandId: index % 2 == 0 ? "c\(index)" : nil,
-                                                      correlationId: index % 3 == 0 ? "k\(index)" : nil, command: command)])
+            _ = try processor.handle([
+                CommandEnvelope(
+                    stream: ["a", "b.c", "d:e-1"][index % 3], commandId: index % 2 == 0 ? "c\(index)" : nil,
+                    correlationId: index % 3 == 0 ? "k\(index)" : nil, command: command)
+            ])
         }
         let output = BufferOutput()
         try EventExport(format: .ndjson).run(from: log, to: output)
@@ -64,7 +68,9 @@ struct RecordedEventJSONTests {
                 case 0: mutated[at] = UInt8(truncatingIfNeeded: rng.next())
                 case 1: mutated.remove(at: at)
                 case 2: mutated.insert(UInt8(ascii: " "), at: at)
-                case 3: mutated[at] = [UInt8(ascii: "0"), UInt8(ascii: "\""), UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "9")][Int(rng.next() % 5)]
+                case 3:
+                    mutated[at] =
+                        [UInt8(ascii: "0"), UInt8(ascii: "\""), UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "9")][Int(rng.next() % 5)]
                 case 4: mutated.insert(contentsOf: Array(#","extra":null"#.utf8), at: at)
                 default: mutated.append([UInt8(ascii: "}"), UInt8(ascii: " "), UInt8(ascii: "x")][Int(rng.next() % 3)])
                 }

@@ -1,9 +1,10 @@
-@testable import FlowLog
-@testable import FlowLogHistory
-@testable import FlowLogLMDB
 import FlowDomain
 import FlowLogTesting
 import Testing
+
+@testable import FlowLog
+@testable import FlowLogHistory
+@testable import FlowLogLMDB
 
 /// Commands for one long stream that the rules accept, cycling through shopping and navigation.
 private func session(stream: String, commands count: Int) -> [CommandEnvelope] {
@@ -100,7 +101,8 @@ struct VerifyTests {
         var rng = SplitMix64(seed: 3)
         let generator = RandomCommands()
         let processor = CommandProcessor(log: log, clock: SteppingClock(), ids: SequentialIDGenerator())
-        _ = try processor.handle((0..<3000).map { _ in CommandEnvelope(stream: ["s1", "s2", "s3"].randomElement(using: &rng)!, command: generator.command(using: &rng)) })
+        _ = try processor.handle(
+            (0..<3000).map { _ in CommandEnvelope(stream: ["s1", "s2", "s3"].randomElement(using: &rng)!, command: generator.command(using: &rng)) })
         let report = try ReplayVerifier.verifyFingerprints(of: log)
         #expect(report.streams == 3)
         #expect(report.comparisons == report.events)
@@ -135,11 +137,17 @@ struct VerifyTests {
                 remembered[product] = Discount(id: applied.discountId, percent: applied.percent)
             }
             if case .cart(.productAdded(let added)) = event, let discount = remembered[added.productId],
-               let index = state.cart.lineIndex(of: added.productId) { state.cart.lines[index].discount = discount }
+                let index = state.cart.lineIndex(of: added.productId)
+            {
+                state.cart.lines[index].discount = discount
+            }
             oldStates[stream] = state
-            _ = try log.append([AppendRequest(stream: stream, expectedVersion: nil, commandId: nil,
-                                              events: [NewEvent(eventId: ids.next(), timestamp: Timestamp(microseconds: 0), actor: .user, event: event)],
-                                              fingerprints: [StateCodec.fingerprint(state, scratch: &scratch)])])
+            _ = try log.append([
+                AppendRequest(
+                    stream: stream, expectedVersion: nil, commandId: nil,
+                    events: [NewEvent(eventId: ids.next(), timestamp: Timestamp(microseconds: 0), actor: .user, event: event)],
+                    fingerprints: [StateCodec.fingerprint(state, scratch: &scratch)])
+            ])
         }
         let report = try ReplayVerifier.verifyFingerprints(of: log)
         #expect(report.disagreements.map(\.stream) == ["buggy"])
@@ -179,13 +187,18 @@ struct BisectTests {
             if events.count + 1 == planted {
                 event = .cart(.discountApplied(.init(discountId: "BAD", percent: 150, productId: nil)))
             } else {
-                guard let decided = try? FlowDecider.decide(commands[index % commands.count], state: state).first else { index += 1; continue }
+                guard let decided = try? FlowDecider.decide(commands[index % commands.count], state: state).first else {
+                    index += 1
+                    continue
+                }
                 event = decided
                 index += 1
             }
             FlowDecider.evolve(&state, event)
-            events.append(RecordedEvent(position: events.count + 1, stream: "s", version: events.count + 1, eventId: ids.next(),
-                                        timestamp: Timestamp(microseconds: 0), actor: .user, event: event))
+            events.append(
+                RecordedEvent(
+                    position: events.count + 1, stream: "s", version: events.count + 1, eventId: ids.next(),
+                    timestamp: Timestamp(microseconds: 0), actor: .user, event: event))
         }
         return events
     }
@@ -203,10 +216,16 @@ struct BisectTests {
             var reconstructions = 0
             let outcome = try Bisector.bisect(
                 versions: size,
-                state: { version in reconstructions += 1; return FlowDecider.replay(events[0..<version].map(\.event)) },
+                state: { version in
+                    reconstructions += 1
+                    return FlowDecider.replay(events[0..<version].map(\.event))
+                },
                 event: { events[$0 - 1] },
                 isBad: { state in state.cart.cartDiscount?.percent == 150 || stuck.violation(in: state) != nil })
-            guard case .found(let culprit) = outcome else { Issue.record("size \(size): nothing found"); continue }
+            guard case .found(let culprit) = outcome else {
+                Issue.record("size \(size): nothing found")
+                continue
+            }
             #expect(culprit.record.version == planted, "size \(size)")
             let log2Ceiling = Int.bitWidth - (size - 1).leadingZeroBitCount
             #expect(culprit.reconstructions <= log2Ceiling + 2, "size \(size): \(culprit.reconstructions) reconstructions")
@@ -218,16 +237,21 @@ struct BisectTests {
         let log = try LMDBEventLog(path: folder.child("log"))
         try log.setSnapshotInterval(50)
         let events = plantedStream(size: 3_000, planted: 2_222)
-        _ = try log.append(events.map { record in
-            AppendRequest(stream: "s", expectedVersion: nil, commandId: nil,
-                          events: [NewEvent(eventId: record.eventId, timestamp: record.timestamp, actor: record.actor, event: record.event)])
-        })
+        _ = try log.append(
+            events.map { record in
+                AppendRequest(
+                    stream: "s", expectedVersion: nil, commandId: nil,
+                    events: [NewEvent(eventId: record.eventId, timestamp: record.timestamp, actor: record.actor, event: record.event)])
+            })
         let outcome = try Bisector.bisect(
             versions: try log.version(of: "s"),
             state: { version in try log.state(ofStream: "s", throughPosition: version).state },
             event: { try log.event(inStream: "s", version: $0)! },
             isBad: { state in state.cart.cartDiscount?.percent == 150 || stuck.violation(in: state) != nil })
-        guard case .found(let culprit) = outcome else { Issue.record("nothing found"); return }
+        guard case .found(let culprit) = outcome else {
+            Issue.record("nothing found")
+            return
+        }
         #expect(culprit.record.position == 2_222)
     }
 }
@@ -236,19 +260,22 @@ struct BisectTests {
 struct StateDiffTests {
     @Test func itemsAreMatchedByProductIdAndChangesNamedByPath() {
         var before = FlowState()
-        before.cart.lines = [CartLine(productId: "a", name: "A", unitPrice: 100, quantity: 1), CartLine(productId: "b", name: "B", unitPrice: 200, quantity: 1)]
+        before.cart.lines = [
+            CartLine(productId: "a", name: "A", unitPrice: 100, quantity: 1), CartLine(productId: "b", name: "B", unitPrice: 200, quantity: 1),
+        ]
         var after = before
         after.cart.lines.remove(at: 0)
         after.cart.lines[0].quantity = 2
         let rendered = StateDiff.changes(from: before, to: after).map(StateDiff.render)
-        #expect(rendered == [
-            #"- cart.items[a]: {"productId":"a","name":"A","unitPrice":100,"quantity":1,"discount":null,"regularAmount":100,"discountedAmount":100}"#,
-            "~ cart.items[b].quantity: 1 → 2",
-            "~ cart.items[b].regularAmount: 200 → 400",
-            "~ cart.items[b].discountedAmount: 200 → 400",
-            "~ cart.subtotal: 300 → 400",
-            "~ cart.total: 300 → 400",
-        ])
+        #expect(
+            rendered == [
+                #"- cart.items[a]: {"productId":"a","name":"A","unitPrice":100,"quantity":1,"discount":null,"regularAmount":100,"discountedAmount":100}"#,
+                "~ cart.items[b].quantity: 1 → 2",
+                "~ cart.items[b].regularAmount: 200 → 400",
+                "~ cart.items[b].discountedAmount: 200 → 400",
+                "~ cart.subtotal: 300 → 400",
+                "~ cart.total: 300 → 400",
+            ])
         #expect(StateDiff.changes(from: after, to: after).isEmpty)
     }
 }

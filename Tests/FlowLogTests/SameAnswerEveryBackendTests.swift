@@ -1,7 +1,8 @@
-@testable import FlowLog
 import FlowDomain
 import FlowLogTesting
 import Testing
+
+@testable import FlowLog
 
 /// One input gives one answer, byte for byte, on every backend and however it is cut into batches:
 /// a reused command id is answered with the position it was accepted at even when the command that
@@ -13,7 +14,8 @@ struct SameAnswerEveryBackendTests {
     static let input: [CommandEnvelope] = (0..<600).map { index in
         let stream = "s\(index % 5)"
         let product = "p\((index / 3) % 11)"
-        let command: AppCommand = index % 17 == 0
+        let command: AppCommand =
+            index % 17 == 0
             ? .cart(.checkout)
             : .cart(.addProduct(.init(productId: product, name: nil, unitPrice: 100 + index % 11, quantity: 1)))
         return CommandEnvelope(stream: stream, commandId: index % 4 == 0 ? nil : "c\(index % 45)", command: command)
@@ -42,7 +44,10 @@ struct SameAnswerEveryBackendTests {
         for kind in LogKind.allCases {
             for chunk in [1, 7, 64, Self.input.count] {
                 let answers = try Self.answers(kind, chunk: chunk)
-                #expect(answers == reference, "\(kind) in chunks of \(chunk): first difference at line \(answers.indices.first { $0 >= reference.count || answers[$0] != reference[$0] } ?? -1)")
+                #expect(
+                    answers == reference,
+                    "\(kind) in chunks of \(chunk): first difference at line \(answers.indices.first { $0 >= reference.count || answers[$0] != reference[$0] } ?? -1)"
+                )
             }
         }
     }

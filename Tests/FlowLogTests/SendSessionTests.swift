@@ -7,8 +7,10 @@ import Testing
 
 @Suite("send sessions")
 struct SendSessionTests {
-    private func send(_ input: String, to log: any EventLog = InMemoryEventLog(), chunkSize: Int = 1 << 16,
-                      streamsPerCommit: Int = SendSession.defaultStreamsPerCommit) throws -> (lines: [String], summary: SendSession.Summary) {
+    private func send(
+        _ input: String, to log: any EventLog = InMemoryEventLog(), chunkSize: Int = 1 << 16,
+        streamsPerCommit: Int = SendSession.defaultStreamsPerCommit
+    ) throws -> (lines: [String], summary: SendSession.Summary) {
         let folder = TemporaryDirectory()
         let file = folder.child("in.ndjson")
         try input.write(toFile: file, atomically: true, encoding: .utf8)
@@ -16,20 +18,21 @@ struct SendSessionTests {
         defer { close(descriptor) }
         let reader = LineReader(fileDescriptor: descriptor, chunkSize: chunkSize)
         let output = BufferOutput()
-        let session = SendSession(processor: CommandProcessor(log: log, clock: SteppingClock(), ids: SequentialIDGenerator()), output: output,
-                                  streamsPerCommit: streamsPerCommit)
+        let session = SendSession(
+            processor: CommandProcessor(log: log, clock: SteppingClock(), ids: SequentialIDGenerator()), output: output,
+            streamsPerCommit: streamsPerCommit)
         let summary = try session.run(reader: reader)
         return (output.text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init), summary)
     }
 
     @Test func answersEveryLineInOrderAndGoesOnAfterARejection() throws {
         let input = """
-        {"type":"cart.addProduct","stream":"s1","productId":"p1","unitPrice":1250,"quantity":2,"id":"a"}
-        {"type":"cart.addProduct","stream":"s1","productId":"p1","unitPrice":999,"quantity":1}
-        not json
-        {"type":"cart.checkout","stream":"s1"}
-        {"type":"cart.addProduct","stream":"s1","productId":"p1","unitPrice":1250,"quantity":2,"id":"a"}
-        """
+            {"type":"cart.addProduct","stream":"s1","productId":"p1","unitPrice":1250,"quantity":2,"id":"a"}
+            {"type":"cart.addProduct","stream":"s1","productId":"p1","unitPrice":999,"quantity":1}
+            not json
+            {"type":"cart.checkout","stream":"s1"}
+            {"type":"cart.addProduct","stream":"s1","productId":"p1","unitPrice":1250,"quantity":2,"id":"a"}
+            """
         let (lines, summary) = try send(input)
         #expect(lines.count == 5)
         #expect(lines[0] == #"{"ok":true,"stream":"s1","positions":[1],"version":1}"#)
@@ -88,7 +91,8 @@ struct SendSessionTests {
     func blankLinesAndALeadingByteOrderMarkGetNoAnswer(chunkSize: Int) throws {
         let launch = #"{"type":"app.launched","hasOnboarded":true}"#
         let (lines, summary) = try send("\u{FEFF}\n" + launch + "\n \t\n\r\n" + launch + "\n\n", chunkSize: chunkSize)
-        #expect(lines == [#"{"ok":true,"stream":"default","positions":[1],"version":1}"#, #"{"ok":true,"stream":"default","positions":[2],"version":2}"#])
+        #expect(
+            lines == [#"{"ok":true,"stream":"default","positions":[1],"version":1}"#, #"{"ok":true,"stream":"default","positions":[2],"version":2}"#])
         #expect(summary == SendSession.Summary(accepted: 2))
         let (marked, _) = try send("\u{FEFF}" + launch + "\n", chunkSize: chunkSize)
         #expect(marked == [#"{"ok":true,"stream":"default","positions":[1],"version":1}"#])

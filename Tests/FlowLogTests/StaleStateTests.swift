@@ -1,11 +1,13 @@
-@testable import FlowLog
 import FlowDomain
 import FlowLogLMDB
-#if Network
-import FlowLogPostgres
-#endif
 import FlowLogTesting
 import Testing
+
+@testable import FlowLog
+
+#if Network
+    import FlowLogPostgres
+#endif
 
 /// Two writers on one log (`flowlog serve` beside a `send`, two `send`s on PostgreSQL): the
 /// server's processor caches a stream's state, the other writer moves the stream, and the server
@@ -28,11 +30,11 @@ struct StaleStateTests {
             var otherLog: any EventLog = fixture.log
             var keep: [AnyObject] = [fixture]
             #if Network
-            if kind == .postgres, let postgres = fixture.log as? PostgresEventLog {
-                let second = try PostgresEventLog(url: postgres.url, access: .readWrite)
-                otherLog = second
-                keep.append(second)
-            }
+                if kind == .postgres, let postgres = fixture.log as? PostgresEventLog {
+                    let second = try PostgresEventLog(url: postgres.url, access: .readWrite)
+                    otherLog = second
+                    keep.append(second)
+                }
             #endif
             self.keep = keep
             server = CommandProcessor(log: log, clock: SteppingClock(), ids: SequentialIDGenerator())
@@ -44,8 +46,9 @@ struct StaleStateTests {
     }
 
     private func add(_ product: String, price: Int, expectedVersion: Int? = nil) -> CommandEnvelope {
-        CommandEnvelope(stream: "s1", expectedVersion: expectedVersion,
-                        command: .cart(.addProduct(.init(productId: product, name: nil, unitPrice: price, quantity: 1))))
+        CommandEnvelope(
+            stream: "s1", expectedVersion: expectedVersion,
+            command: .cart(.addProduct(.init(productId: product, name: nil, unitPrice: price, quantity: 1))))
     }
 
     private let remove = CommandEnvelope(stream: "s1", command: .cart(.removeProduct(.init(productId: "p1", quantity: nil))))

@@ -1,8 +1,9 @@
-@testable import FlowLog
-import FlowLogMemory
 import FlowDomain
+import FlowLogMemory
 import FlowLogTesting
 import Testing
+
+@testable import FlowLog
 
 /// The command processor keeps streams' states between batches within a budget; a stream it
 /// dropped is loaded again, and nothing it answers or appends changes.
@@ -67,7 +68,9 @@ struct StateCacheTests {
         var rng = SplitMix64(seed: seed)
         let generator = RandomCommands()
         let batches = (0..<60).map { _ in
-            (0..<Int.random(in: 1...30, using: &rng)).map { _ in CommandEnvelope(stream: streams.randomElement(using: &rng)!, command: generator.command(using: &rng)) }
+            (0..<Int.random(in: 1...30, using: &rng)).map { _ in
+                CommandEnvelope(stream: streams.randomElement(using: &rng)!, command: generator.command(using: &rng))
+            }
         }
         func run(budget: Int) throws -> ([CommandOutcome], [RecordedEvent]) {
             let log = InMemoryEventLog()

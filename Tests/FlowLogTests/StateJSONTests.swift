@@ -1,6 +1,7 @@
 import FlowDomain
-@testable import FlowLog
 import Testing
+
+@testable import FlowLog
 
 /// `state --format json` writes a stream's state in pieces, so a history of many orders needs no
 /// buffer of megabytes; the pieces must make the same document as writing it whole.

@@ -1,9 +1,10 @@
-@testable import FlowLog
-@testable import FlowLogProjections
 import FlowDomain
 import FlowLogTesting
 import Foundation
 import Testing
+
+@testable import FlowLog
+@testable import FlowLogProjections
 
 /// The events of `commands` in one stream, each with the stream's analytics state just before it.
 private func tracked(_ commands: [AppCommand]) throws -> [TrackedEvent] {
@@ -13,8 +14,9 @@ private func tracked(_ commands: [AppCommand]) throws -> [TrackedEvent] {
     for command in commands {
         for event in try FlowDecider.decide(command, state: state.flow) {
             version += 1
-            let record = RecordedEvent(position: version, stream: "s1", version: version, eventId: EventID(high: 9, low: UInt64(version)),
-                                       timestamp: Timestamp(microseconds: 1_798_761_600_000_000 + Int64(version)), actor: .user, event: event)
+            let record = RecordedEvent(
+                position: version, stream: "s1", version: version, eventId: EventID(high: 9, low: UInt64(version)),
+                timestamp: Timestamp(microseconds: 1_798_761_600_000_000 + Int64(version)), actor: .user, event: event)
             tracked.append(TrackedEvent(record: record, before: state))
             state.apply(record)
         }
@@ -52,10 +54,18 @@ struct TrackerMappingTests {
     }
 
     @Test func aKindWithoutAMappingGetsACustomEventDerivedFromItsDeclaration() throws {
-        let failed = try tracked([.cart(.addProduct(.init(productId: "p", name: nil, unitPrice: 100, quantity: 1))), .cart(.checkout),
-                                  .payment(.failed(.init(reason: "card declined")))]).last!
-        #expect(SegmentMapping.calls(for: failed, settings: AnalyticsSettings()) == [SegmentCall(.track, "Cart Payment Failed", [AnalyticsProperty("reason", .string("card declined"))])])
-        #expect(GA4Mapping.events(for: failed, settings: AnalyticsSettings()) == [GA4Event("cart_payment_failed", [AnalyticsProperty("reason", .string("card declined"))])])
+        let failed = try tracked([
+            .cart(.addProduct(.init(productId: "p", name: nil, unitPrice: 100, quantity: 1))), .cart(.checkout),
+            .payment(.failed(.init(reason: "card declined"))),
+        ]).last!
+        #expect(
+            SegmentMapping.calls(for: failed, settings: AnalyticsSettings()) == [
+                SegmentCall(.track, "Cart Payment Failed", [AnalyticsProperty("reason", .string("card declined"))])
+            ])
+        #expect(
+            GA4Mapping.events(for: failed, settings: AnalyticsSettings()) == [
+                GA4Event("cart_payment_failed", [AnalyticsProperty("reason", .string("card declined"))])
+            ])
         // The names a kind the team adds next will get, with no tracker edit.
         #expect(DerivedMapping.segmentName("cart.quantityChanged") == "Cart Quantity Changed")
         #expect(DerivedMapping.ga4Name("cart.quantityChanged") == "cart_quantity_changed")
@@ -85,10 +95,13 @@ struct TrackerMappingTests {
             return
         }
         #expect(products.count == 2)
-        #expect(mug["product_id"] == .string("p-mug") && mug["price"] == .money(1250) && mug["quantity"] == .int(2) && mug["coupon"] == .string("MUG10"))
+        #expect(
+            mug["product_id"] == .string("p-mug") && mug["price"] == .money(1250) && mug["quantity"] == .int(2) && mug["coupon"] == .string("MUG10"))
         let purchase = try #require(GA4Mapping.events(for: order, settings: AnalyticsSettings()).first)
         #expect(purchase.name == "purchase")
-        #expect(purchase.params["transaction_id"] == .string("order-1") && purchase.params["value"] == .money(4037) && purchase.params["currency"] == .string("USD"))
+        #expect(
+            purchase.params["transaction_id"] == .string("order-1") && purchase.params["value"] == .money(4037)
+                && purchase.params["currency"] == .string("USD"))
         guard case .list(let items)? = purchase.params["items"], case .object(let item)? = items.first else {
             Issue.record("purchase has no items")
             return
@@ -109,23 +122,30 @@ struct TrackerMappingTests {
             .cart(.removeProduct(.init(productId: "p-mug", quantity: 1))),
         ])
         let applied = SegmentMapping.calls(for: events[1], settings: AnalyticsSettings())[0]
-        #expect(applied.name == "Coupon Applied" && applied.properties["coupon_id"] == .string("D10") && applied.properties["discount"] == .money(250))
+        #expect(
+            applied.name == "Coupon Applied" && applied.properties["coupon_id"] == .string("D10") && applied.properties["discount"] == .money(250))
         let removedCoupon = SegmentMapping.calls(for: events[2], settings: AnalyticsSettings())[0]
         #expect(removedCoupon.name == "Coupon Removed" && removedCoupon.properties["discount"] == .money(250))
         let removed = SegmentMapping.calls(for: events[3], settings: AnalyticsSettings())[0]
         #expect(removed.name == "Product Removed")
-        #expect(removed.properties["name"] == .string("Mug") && removed.properties["price"] == .money(1250) && removed.properties["quantity"] == .int(1))
+        #expect(
+            removed.properties["name"] == .string("Mug") && removed.properties["price"] == .money(1250) && removed.properties["quantity"] == .int(1))
         let ga4 = GA4Mapping.events(for: events[3], settings: AnalyticsSettings())[0]
         #expect(ga4.name == "remove_from_cart" && ga4.params["value"] == .money(1250))
     }
 
     @Test func theOnboardingFlowIsScreensSignUpAndSignIn() throws {
-        let events = try tracked([.app(.launched(.init(hasOnboarded: false))), .welcome(.signUp), .onboarding(.next), .onboarding(.back),
-                                  .onboarding(.next), .onboarding(.finish), .app(.launched(.init(hasOnboarded: false))), .home(.presentModal)])
+        let events = try tracked([
+            .app(.launched(.init(hasOnboarded: false))), .welcome(.signUp), .onboarding(.next), .onboarding(.back),
+            .onboarding(.next), .onboarding(.finish), .app(.launched(.init(hasOnboarded: false))), .home(.presentModal),
+        ])
         let segment = events.map { SegmentMapping.calls(for: $0, settings: AnalyticsSettings()).map { "\($0.type.rawValue) \($0.name)" } }
-        #expect(segment == [["track Application Opened", "screen Welcome"], ["screen Onboarding First"],
-                            ["screen Onboarding Second"], ["screen Onboarding First"], ["screen Onboarding Second"],
-                            ["track Signed Up", "screen Home"], ["track Application Opened", "screen Home"], ["screen Modal"]])
+        #expect(
+            segment == [
+                ["track Application Opened", "screen Welcome"], ["screen Onboarding First"],
+                ["screen Onboarding Second"], ["screen Onboarding First"], ["screen Onboarding Second"],
+                ["track Signed Up", "screen Home"], ["track Application Opened", "screen Home"], ["screen Modal"],
+            ])
         let ga4 = events.map { GA4Mapping.events(for: $0, settings: AnalyticsSettings()).map(\.name) }
         #expect(ga4[1] == ["tutorial_begin"] && ga4[5] == ["tutorial_complete", "sign_up"])
         let login = try tracked([.app(.launched(.init(hasOnboarded: false))), .welcome(.logIn), .login(.succeeded)]).last!
@@ -155,13 +175,17 @@ struct TrackerMappingTests {
         #expect(first["anonymousId"] == .string("s1"))
         let body = try JSONParser.parse(String(decoding: service.body(of: messages[...], sentAt: Timestamp(microseconds: 5)), as: UTF8.self))
         #expect(body["sentAt"] == .string(Timestamp(microseconds: 5).rfc3339))
-        guard case .array(let batch)? = body["batch"] else { Issue.record("no batch"); return }
+        guard case .array(let batch)? = body["batch"] else {
+            Issue.record("no batch")
+            return
+        }
         #expect(batch.count == 2)
     }
 
     @Test func moneyIsWrittenAsExactCurrencyUnits() {
         var json = JSONWriter()
-        AnalyticsProperty.write([AnalyticsProperty("a", .money(1999)), AnalyticsProperty("b", .money(5)), AnalyticsProperty("c", .money(100_000_000))], into: &json)
+        AnalyticsProperty.write(
+            [AnalyticsProperty("a", .money(1999)), AnalyticsProperty("b", .money(5)), AnalyticsProperty("c", .money(100_000_000))], into: &json)
         #expect(json.text == #"{"a":19.99,"b":0.05,"c":1000000.00}"#)
     }
 
@@ -174,7 +198,9 @@ struct TrackerMappingTests {
         // Line by line, so a failure names the rows that differ and not the whole page.
         let documented = table.split(separator: "\n").map(String.init)
         let generated = MappingTable.markdown().split(separator: "\n").map(String.init)
-        #expect(documented.count == generated.count, "docs/analytics.md's table has \(documented.count) lines, the code \(generated.count): run scripts/update-analytics-table")
+        #expect(
+            documented.count == generated.count,
+            "docs/analytics.md's table has \(documented.count) lines, the code \(generated.count): run scripts/update-analytics-table")
         for (line, expected) in zip(documented, generated) where line != expected {
             Issue.record("docs/analytics.md differs from the code at \(expected.prefix(60))…: run scripts/update-analytics-table")
         }

@@ -1,5 +1,6 @@
-@testable import FlowLog
 import Testing
+
+@testable import FlowLog
 
 /// `UTF8Check`, which stored strings are read through, accepts exactly what the standard library's
 /// `String(validating:as:)` accepts, whatever the length and wherever the bad byte sits.

@@ -1,7 +1,8 @@
-@testable import FlowLog
 import FlowDomain
 import FlowLogTesting
 import Testing
+
+@testable import FlowLog
 
 /// `WireCommand.decodeCommonForm` may only ever agree with the general reader: whatever line it
 /// accepts, the general reader accepts as the same envelope, and everything else it leaves alone.
@@ -22,11 +23,12 @@ struct WireCommandCommonFormTests {
         var rng = SplitMix64(seed: seed)
         let commands = RandomCommands()
         return (0..<count).map { number in
-            let envelope = CommandEnvelope(stream: number % 5 == 0 ? "default" : "session-\(number % 7)",
-                                           commandId: number % 3 == 0 ? "c-\(number)" : nil,
-                                           expectedVersion: number % 4 == 0 ? number % 9 : nil,
-                                           correlationId: number % 6 == 0 ? "k.\(number)" : nil,
-                                           command: commands.command(using: &rng))
+            let envelope = CommandEnvelope(
+                stream: number % 5 == 0 ? "default" : "session-\(number % 7)",
+                commandId: number % 3 == 0 ? "c-\(number)" : nil,
+                expectedVersion: number % 4 == 0 ? number % 9 : nil,
+                correlationId: number % 6 == 0 ? "k.\(number)" : nil,
+                command: commands.command(using: &rng))
             return WireCommand.encode(envelope)
         }
     }

@@ -46,7 +46,9 @@ struct WireCommandTests {
 
     @Test func decodesEveryCommandTypeAndEncodesItBack() throws {
         let envelopes: [CommandEnvelope] = [
-            .init(stream: "s1", commandId: "c1", expectedVersion: 0, correlationId: "k", command: .cart(.addProduct(.init(productId: "p1", name: "Mug", unitPrice: 1250, quantity: 2)))),
+            .init(
+                stream: "s1", commandId: "c1", expectedVersion: 0, correlationId: "k",
+                command: .cart(.addProduct(.init(productId: "p1", name: "Mug", unitPrice: 1250, quantity: 2)))),
             .init(command: .cart(.addProduct(.init(productId: "p1", name: nil, unitPrice: 0, quantity: 1)))),
             .init(command: .cart(.removeProduct(.init(productId: "p1", quantity: nil)))),
             .init(command: .cart(.removeProduct(.init(productId: "p1", quantity: 2)))),
@@ -81,9 +83,9 @@ struct WireCommandTests {
 
     @Test(arguments: [
         "[]", "42", "\"cart.checkout\"", "not json", "{\"type\":\"cart.checkout\"", "",
-        #"{"stream":"s"}"#,                                                   // no type
-        #"{"type":7}"#,                                                       // type of the wrong type
-        #"{"type":"cart.addProduct","productId":"p","quantity":1}"#,          // no unitPrice
+        #"{"stream":"s"}"#,  // no type
+        #"{"type":7}"#,  // type of the wrong type
+        #"{"type":"cart.addProduct","productId":"p","quantity":1}"#,  // no unitPrice
         #"{"type":"cart.addProduct","productId":"p","unitPrice":12.5,"quantity":1}"#,
         #"{"type":"cart.addProduct","productId":"p","unitPrice":"1250","quantity":1}"#,
         #"{"type":"cart.addProduct","productId":1,"unitPrice":1250,"quantity":1}"#,
@@ -106,11 +108,16 @@ struct WireCommandTests {
     /// and how to write one (it said "a number with a fraction", which 1e2 is not).
     @Test(arguments: ["1e2", "2.0", "1E+2", "12.5"])
     func aNumberThatIsNotAnIntegerLiteralSaysWhatIsAccepted(literal: String) {
-        guard case .failure(let failure) = WireCommand.decode(#"{"type":"cart.addProduct","productId":"p","unitPrice":\#(literal),"quantity":1}"#) else {
-            Issue.record("\(literal) was accepted"); return
+        guard case .failure(let failure) = WireCommand.decode(#"{"type":"cart.addProduct","productId":"p","unitPrice":\#(literal),"quantity":1}"#)
+        else {
+            Issue.record("\(literal) was accepted")
+            return
         }
         #expect(failure.rejection.code == .malformedCommand)
-        #expect(failure.rejection.message == #""unitPrice" must be an integer, not a number written with a decimal point or an exponent; write it in digits only, such as 12 (not 12.0 or 1.2e1)."#)
+        #expect(
+            failure.rejection.message
+                == #""unitPrice" must be an integer, not a number written with a decimal point or an exponent; write it in digits only, such as 12 (not 12.0 or 1.2e1)."#
+        )
     }
 
     @Test func unknownTypesAreUnknownCommands() {
@@ -119,9 +126,15 @@ struct WireCommandTests {
     }
 
     @Test func theStreamIsReportedWhenItCouldBeRead() {
-        guard case .failure(let failure) = WireCommand.decode(#"{"type":"nope","stream":"s9"}"#) else { Issue.record("expected failure"); return }
+        guard case .failure(let failure) = WireCommand.decode(#"{"type":"nope","stream":"s9"}"#) else {
+            Issue.record("expected failure")
+            return
+        }
         #expect(failure.stream == "s9")
-        guard case .failure(let other) = WireCommand.decode("[1]") else { Issue.record("expected failure"); return }
+        guard case .failure(let other) = WireCommand.decode("[1]") else {
+            Issue.record("expected failure")
+            return
+        }
         #expect(other.stream == nil)
     }
 
@@ -134,7 +147,8 @@ struct WireCommandTests {
     /// the kind does not declare is refused, naming it.
     @Test func aMemberTheKindDoesNotDeclareIsMalformedAndNamed() {
         guard case .failure(let failure) = WireCommand.decode(#"{"type":"home.selectTab","tab":0,"extra":{"x":[1]}}"#) else {
-            Issue.record("an undeclared member was accepted"); return
+            Issue.record("an undeclared member was accepted")
+            return
         }
         #expect(failure.rejection.code == .malformedCommand)
         #expect(failure.rejection.message.contains(#"no member "extra""#))

@@ -8,8 +8,9 @@ public enum CartCommand: CommandFamily {
     case checkout
 
     public struct AddProduct: CommandPayload {
-        public static let declaration = CommandDeclaration("cart.addProduct", actor: .user, cli: "cart", "add",
-                                                           "Add a quantity of a product.")
+        public static let declaration = CommandDeclaration(
+            "cart.addProduct", actor: .user, cli: "cart", "add",
+            "Add a quantity of a product.")
         public var productId = ""
         /// Absent means the product id is used as its name.
         public var name: String?
@@ -35,8 +36,9 @@ public enum CartCommand: CommandFamily {
     }
 
     public struct RemoveProduct: CommandPayload {
-        public static let declaration = CommandDeclaration("cart.removeProduct", actor: .user, cli: "cart", "remove",
-                                                           "Remove a quantity of a product, or its whole line.")
+        public static let declaration = CommandDeclaration(
+            "cart.removeProduct", actor: .user, cli: "cart", "remove",
+            "Remove a quantity of a product, or its whole line.")
         public var productId = ""
         /// Absent means the whole line.
         public var quantity: Int?
@@ -46,15 +48,17 @@ public enum CartCommand: CommandFamily {
 
         public mutating func visitFields<V: FieldVisitor>(_ v: inout V) throws {
             try v.visit(Field("productId", .identifier, role: "product id", option: "product", "The product id."), &productId)
-            try v.visit(Field("quantity", .quantity, role: "quantity", option: "quantity", "How many to remove (default: the whole line)."), &quantity)
+            try v.visit(
+                Field("quantity", .quantity, role: "quantity", option: "quantity", "How many to remove (default: the whole line)."), &quantity)
         }
 
         public var command: AppCommand { .cart(.removeProduct(self)) }
     }
 
     public struct ChangeQuantity: CommandPayload {
-        public static let declaration = CommandDeclaration("cart.changeQuantity", actor: .user, cli: "cart", "change-quantity",
-                                                           "Set the quantity of a product in the cart.")
+        public static let declaration = CommandDeclaration(
+            "cart.changeQuantity", actor: .user, cli: "cart", "change-quantity",
+            "Set the quantity of a product in the cart.")
         public var productId = ""
         public var quantity = 0
 
@@ -70,8 +74,9 @@ public enum CartCommand: CommandFamily {
     }
 
     public struct ApplyDiscount: CommandPayload {
-        public static let declaration = CommandDeclaration("cart.applyDiscount", actor: .user, cli: "cart", "apply-discount",
-                                                           "Apply a percent or a fixed amount off to a product or to the whole cart.")
+        public static let declaration = CommandDeclaration(
+            "cart.applyDiscount", actor: .user, cli: "cart", "apply-discount",
+            "Apply a percent or a fixed amount off to a product or to the whole cart.")
         public var discountId = ""
         /// Either `percent` or `amountOff`, never both.
         public var percent: Int?
@@ -86,15 +91,20 @@ public enum CartCommand: CommandFamily {
 
         public mutating func visitFields<V: FieldVisitor>(_ v: inout V) throws {
             try v.visit(Field("discountId", .identifier, role: "discount id", option: "discount", "The discount id."), &discountId)
-            try v.visit(Field("percent", .percent, role: "percent", option: "percent", "The discount in whole percent (or give amountOff)."), &percent)
+            try v.visit(
+                Field("percent", .percent, role: "percent", option: "percent", "The discount in whole percent (or give amountOff)."), &percent)
             try v.visit(Field("amountOff", .amount, role: "amount off", option: "amount", "A fixed amount off (or give percent)."), &amountOff)
-            try v.visit(Field("productId", .identifier, role: "product id", option: "product", "The product it applies to (default: the whole cart)."), &productId)
+            try v.visit(
+                Field("productId", .identifier, role: "product id", option: "product", "The product it applies to (default: the whole cart)."),
+                &productId)
         }
 
         public func violation() -> Rejection? {
             switch (percent, amountOff) {
             case (nil, nil): Rejection(.malformedCommand, "The discount names neither \"percent\" nor \"amountOff\"; give one of them.")
-            case (.some, .some): Rejection(.malformedCommand, "The discount names both \"percent\" and \"amountOff\"; give one of them (apply two discounts for both).")
+            case (.some, .some):
+                Rejection(
+                    .malformedCommand, "The discount names both \"percent\" and \"amountOff\"; give one of them (apply two discounts for both).")
             default: nil
             }
         }
@@ -103,8 +113,9 @@ public enum CartCommand: CommandFamily {
     }
 
     public struct RemoveDiscount: CommandPayload {
-        public static let declaration = CommandDeclaration("cart.removeDiscount", actor: .user, cli: "cart", "remove-discount",
-                                                           "Remove an applied discount.")
+        public static let declaration = CommandDeclaration(
+            "cart.removeDiscount", actor: .user, cli: "cart", "remove-discount",
+            "Remove an applied discount.")
         public var discountId = ""
 
         public init() {}
@@ -118,8 +129,9 @@ public enum CartCommand: CommandFamily {
     }
 
     public struct Checkout: CommandPayload {
-        public static let declaration = CommandDeclaration("cart.checkout", actor: .user, cli: "cart", "checkout",
-                                                           "Start checking out the cart.")
+        public static let declaration = CommandDeclaration(
+            "cart.checkout", actor: .user, cli: "cart", "checkout",
+            "Start checking out the cart.")
         public init() {}
         public mutating func visitFields<V: FieldVisitor>(_ v: inout V) throws {}
         public var command: AppCommand { .cart(.checkout) }
@@ -156,8 +168,9 @@ public enum PaymentCommand: CommandFamily {
     case failed(Failed)
 
     public struct Succeeded: CommandPayload {
-        public static let declaration = CommandDeclaration("payment.succeeded", actor: .system, cli: "system", "payment-succeeded",
-                                                           "The payment provider said yes.")
+        public static let declaration = CommandDeclaration(
+            "payment.succeeded", actor: .system, cli: "system", "payment-succeeded",
+            "The payment provider said yes.")
         public var orderId = ""
 
         public init() {}
@@ -171,8 +184,9 @@ public enum PaymentCommand: CommandFamily {
     }
 
     public struct Failed: CommandPayload {
-        public static let declaration = CommandDeclaration("payment.failed", actor: .system, cli: "system", "payment-failed",
-                                                           "The payment provider said no.")
+        public static let declaration = CommandDeclaration(
+            "payment.failed", actor: .system, cli: "system", "payment-failed",
+            "The payment provider said no.")
         public var reason = ""
 
         public init() {}

@@ -18,9 +18,10 @@ public enum CartEvent: EventFamily {
     /// 1 (`V1`) was written by builds whose every cart was in USD, and upcasts to USD; a product in
     /// USD is still stored as version 1.
     public struct ProductAdded: UpcastingPayload {
-        public static let declaration = EventDeclaration("cart.productAdded", tag: 1, version: 2, logSchema: 2,
-                                                         change: "adds currency, the product's ISO 4217 code; version 1 is USD",
-                                                         "A quantity of a product went into the cart.")
+        public static let declaration = EventDeclaration(
+            "cart.productAdded", tag: 1, version: 2, logSchema: 2,
+            change: "adds currency, the product's ISO 4217 code; version 1 is USD",
+            "A quantity of a product went into the cart.")
         public var productId = ""
         /// Resolved: the product id where the command had no name.
         public var name = ""
@@ -89,7 +90,8 @@ public enum CartEvent: EventFamily {
         @inlinable
         public mutating func visitFields<V: FieldVisitor>(_ v: inout V) throws {
             try v.visit(Field("productId", .identifier, column: .productId, "The product id."), &productId)
-            try v.visit(Field("quantity", .quantity, column: .quantity, "How many were removed (the whole line's when the command named none)."), &quantity)
+            try v.visit(
+                Field("quantity", .quantity, column: .quantity, "How many were removed (the whole line's when the command named none)."), &quantity)
         }
     }
 
@@ -111,9 +113,10 @@ public enum CartEvent: EventFamily {
     /// Version 2: a discount is a whole percent or a fixed amount off; exactly one of the two is
     /// not 0. Version 1 (`V1`) knew percents only and upcasts with `amountOff` 0.
     public struct DiscountApplied: UpcastingPayload {
-        public static let declaration = EventDeclaration("cart.discountApplied", tag: 3, version: 2, logSchema: 2,
-                                                         change: "adds amountOff, cents off instead of a percent, whose percent is then 0",
-                                                         "A discount was applied to a product or to the whole cart.")
+        public static let declaration = EventDeclaration(
+            "cart.discountApplied", tag: 3, version: 2, logSchema: 2,
+            change: "adds amountOff, cents off instead of a percent, whose percent is then 0",
+            "A discount was applied to a product or to the whole cart.")
         public var discountId = ""
         /// 0 for a fixed amount.
         public var percent = 0
@@ -148,7 +151,8 @@ public enum CartEvent: EventFamily {
 
         /// Version 1, as logs before fixed amounts hold it.
         public struct V1: EventPayload {
-            public static let declaration = EventDeclaration("cart.discountApplied", tag: 3, "A percent discount was applied to a product or to the whole cart.")
+            public static let declaration = EventDeclaration(
+                "cart.discountApplied", tag: 3, "A percent discount was applied to a product or to the whole cart.")
             public var discountId = ""
             public var percent = 0
             public var productId: String?
@@ -261,10 +265,12 @@ public enum CartEvent: EventFamily {
 
 /// The CSV columns the cart's events introduce, in the schema's order.
 extension EventColumn {
-    public static let productId = EventColumn("product_id", "VARCHAR", order: 10, "productAdded, productRemoved, quantityChanged, discountApplied (product discounts)")
+    public static let productId = EventColumn(
+        "product_id", "VARCHAR", order: 10, "productAdded, productRemoved, quantityChanged, discountApplied (product discounts)")
     public static let name = EventColumn("name", "VARCHAR", order: 11, "productAdded: the product's name")
     public static let unitPrice = EventColumn("unit_price", "BIGINT", order: 12, "productAdded: unit price in cents")
-    public static let quantity = EventColumn("quantity", "INTEGER", order: 13, "productAdded: quantity added; productRemoved: quantity removed; quantityChanged: the new quantity")
+    public static let quantity = EventColumn(
+        "quantity", "INTEGER", order: 13, "productAdded: quantity added; productRemoved: quantity removed; quantityChanged: the new quantity")
     public static let discountId = EventColumn("discount_id", "VARCHAR", order: 14, "discountApplied, discountRemoved")
     public static let percent = EventColumn("percent", "INTEGER", order: 15, "discountApplied: whole percent")
     public static let orderId = EventColumn("order_id", "VARCHAR", order: 16, "orderPlaced")

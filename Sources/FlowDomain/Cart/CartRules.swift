@@ -7,27 +7,41 @@ enum CartRules {
             let (productId, unitPrice, quantity) = (command.productId, command.unitPrice, command.quantity)
             let currency = command.currency ?? context.defaultCurrency
             if let held = cart.currency, held != currency {
-                throw Rejection(.currencyMismatch, "The cart is in \(held), and product \(productId) is in \(currency); a cart holds one currency. Add it in \(held), or check out first.")
+                throw Rejection(
+                    .currencyMismatch,
+                    "The cart is in \(held), and product \(productId) is in \(currency); a cart holds one currency. Add it in \(held), or check out first."
+                )
             }
             if let index = cart.lineIndex(of: productId) {
                 let line = cart.lines[index]
                 guard line.unitPrice == unitPrice else {
-                    throw Rejection(.priceMismatch, "Product \(productId) is in the cart at \(Money.format(cents: line.unitPrice)), not \(Money.format(cents: unitPrice)); add it at the same unit price, or remove it first.")
+                    throw Rejection(
+                        .priceMismatch,
+                        "Product \(productId) is in the cart at \(Money.format(cents: line.unitPrice)), not \(Money.format(cents: unitPrice)); add it at the same unit price, or remove it first."
+                    )
                 }
                 guard Money.sum(line.quantity, quantity) <= Cart.maximumLineQuantity else {
-                    throw Rejection(.quantityLimit, "Product \(productId) has \(line.quantity) in the cart; adding \(quantity) would exceed \(Cart.maximumLineQuantity). Add at most \(Cart.maximumLineQuantity - line.quantity).")
+                    throw Rejection(
+                        .quantityLimit,
+                        "Product \(productId) has \(line.quantity) in the cart; adding \(quantity) would exceed \(Cart.maximumLineQuantity). Add at most \(Cart.maximumLineQuantity - line.quantity)."
+                    )
                 }
             } else if cart.lines.count >= Cart.maximumLines {
                 throw Rejection(.cartFull, "The cart already holds \(Cart.maximumLines) different products; remove one before adding \(productId).")
             }
-            return .productAdded(.init(productId: productId, name: command.name ?? productId, unitPrice: unitPrice, quantity: quantity,
-                                       currency: currency))
+            return .productAdded(
+                .init(
+                    productId: productId, name: command.name ?? productId, unitPrice: unitPrice, quantity: quantity,
+                    currency: currency))
 
         case .removeProduct(let command):
             let productId = command.productId
             let line = try requireLine(productId, in: cart)
             if let quantity = command.quantity, quantity > line.quantity {
-                throw Rejection(.invalidQuantity, "Product \(productId) has only \(line.quantity) in the cart; remove at most \(line.quantity), or leave out the quantity to remove the whole line.")
+                throw Rejection(
+                    .invalidQuantity,
+                    "Product \(productId) has only \(line.quantity) in the cart; remove at most \(line.quantity), or leave out the quantity to remove the whole line."
+                )
             }
             return .productRemoved(.init(productId: productId, quantity: command.quantity ?? line.quantity))
 
@@ -42,13 +56,17 @@ enum CartRules {
                 throw Rejection(.duplicateDiscount, "Discount \(discountId) is already applied; remove it first or use another discount id.")
             }
             if let productId = command.productId { _ = try requireLine(productId, in: cart) }
-            return .discountApplied(.init(discountId: discountId, percent: command.percent ?? 0, amountOff: command.amountOff ?? 0,
-                                          productId: command.productId))
+            return .discountApplied(
+                .init(
+                    discountId: discountId, percent: command.percent ?? 0, amountOff: command.amountOff ?? 0,
+                    productId: command.productId))
 
         case .removeDiscount(let command):
             let discountId = command.discountId
             guard cart.isApplied(discountId: discountId) else {
-                throw Rejection(.discountNotApplied, "Discount \(discountId) is not applied to the cart or any of its products; check the id with `flowlog state`.")
+                throw Rejection(
+                    .discountNotApplied,
+                    "Discount \(discountId) is not applied to the cart or any of its products; check the id with `flowlog state`.")
             }
             return .discountRemoved(.init(discountId: discountId))
 
@@ -115,8 +133,10 @@ enum CartRules {
         case .checkoutStarted:
             state.cart.status = .checkingOut
         case .orderPlaced(let event):
-            state.orders.append(Order(orderId: event.orderId, total: event.total, itemCount: event.itemCount,
-                                      currency: state.cart.currency ?? Money.currencyOfEarlierCarts))
+            state.orders.append(
+                Order(
+                    orderId: event.orderId, total: event.total, itemCount: event.itemCount,
+                    currency: state.cart.currency ?? Money.currencyOfEarlierCarts))
             state.cart = Cart()
         case .paymentFailed:
             state.cart.status = .open
@@ -125,7 +145,8 @@ enum CartRules {
 
     private static func requireOpen(_ cart: Cart) throws(Rejection) {
         guard cart.status == .open else {
-            throw Rejection(.cartNotOpen, "The cart is checking out and cannot change; settle the payment (payment.succeeded or payment.failed) first.")
+            throw Rejection(
+                .cartNotOpen, "The cart is checking out and cannot change; settle the payment (payment.succeeded or payment.failed) first.")
         }
     }
 

@@ -43,9 +43,13 @@ public enum FieldChecks {
         }
 
         mutating func visit(_ field: Field, _ value: inout String) { note(field.type.violation(value, role: field.role.description), field) }
-        mutating func visit(_ field: Field, _ value: inout String?) { if let value { note(field.type.violation(value, role: field.role.description), field) } }
+        mutating func visit(_ field: Field, _ value: inout String?) {
+            if let value { note(field.type.violation(value, role: field.role.description), field) }
+        }
         mutating func visit(_ field: Field, _ value: inout Int) { note(field.type.violation(value, role: field.role.description), field) }
-        mutating func visit(_ field: Field, _ value: inout Int?) { if let value { note(field.type.violation(value, role: field.role.description), field) } }
+        mutating func visit(_ field: Field, _ value: inout Int?) {
+            if let value { note(field.type.violation(value, role: field.role.description), field) }
+        }
         mutating func visit(_ field: Field, _ value: inout Bool) {}
     }
 }

@@ -27,7 +27,9 @@ public enum FlowDecider {
 
     /// The state checks alone, for callers that ran the field checks earlier (SPEC §3 puts the command-id
     /// and version checks between the two).
-    public static func decideValidated(_ command: AppCommand, state: FlowState, context: DecisionContext = DecisionContext()) throws(Rejection) -> [AppEvent] {
+    public static func decideValidated(_ command: AppCommand, state: FlowState, context: DecisionContext = DecisionContext()) throws(Rejection)
+        -> [AppEvent]
+    {
         switch command {
         case .cart(let cartCommand):
             return [.cart(try CartRules.decide(cartCommand, state.cart, context))]

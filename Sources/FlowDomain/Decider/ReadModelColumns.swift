@@ -18,7 +18,8 @@ extension FlowDecider {
     /// An order read back from its columns (in `keptRowColumns`' order).
     public static func keptRow(fromColumns values: [ReadModelColumn<Order>.Value]) -> Order? {
         guard values.count == 3, case .text(let id) = values[0], case .bigint(let total) = values[1],
-              case .integer(let count) = values[2] else { return nil }
+            case .integer(let count) = values[2]
+        else { return nil }
         return Order(orderId: id, total: total, itemCount: count)
     }
 }

@@ -22,7 +22,8 @@ public enum AppCommand: Equatable, Sendable {
         case modal(ModalCommand.Kind)
 
         /// Every kind, in declaration order (SPEC §2's table).
-        public static let allCases: [Kind] = CartCommand.Kind.allCases.map(Kind.cart) + PaymentCommand.Kind.allCases.map(Kind.payment)
+        public static let allCases: [Kind] =
+            CartCommand.Kind.allCases.map(Kind.cart) + PaymentCommand.Kind.allCases.map(Kind.payment)
             + AppLifecycleCommand.Kind.allCases.map(Kind.app) + WelcomeCommand.Kind.allCases.map(Kind.welcome)
             + OnboardingCommand.Kind.allCases.map(Kind.onboarding) + LoginCommand.Kind.allCases.map(Kind.login)
             + HomeCommand.Kind.allCases.map(Kind.home) + ModalCommand.Kind.allCases.map(Kind.modal)
@@ -93,8 +94,9 @@ public enum CommandKinds {
         var blank = BlankDecoder()
         var reader = DeclarationReader()
         try! AppCommand.decode(kind, &blank).visitPayload(&reader)
-        return CommandKindInfo(kind: kind, declaration: reader.declaration!, typeName: reader.declaration!.typeName.description,
-                               fields: reader.fields, payloadType: reader.payloadType!)
+        return CommandKindInfo(
+            kind: kind, declaration: reader.declaration!, typeName: reader.declaration!.typeName.description,
+            fields: reader.fields, payloadType: reader.payloadType!)
     }
 
     private static let lookup = KindLookup(kinds: all.map(\.kind), typeNames: all.map(\.typeName))

@@ -16,7 +16,8 @@ public enum AppEvent: Equatable, Sendable {
         }
 
         /// Every kind, in declaration order (the cart's, the navigation's, then the log's own).
-        public static let allCases: [Kind] = CartEvent.Kind.allCases.map(Kind.cart) + NavigationEvent.Kind.allCases.map(Kind.navigation)
+        public static let allCases: [Kind] =
+            CartEvent.Kind.allCases.map(Kind.cart) + NavigationEvent.Kind.allCases.map(Kind.navigation)
             + SystemEvent.Kind.allCases.map(Kind.system)
     }
 
@@ -79,8 +80,9 @@ public enum EventKinds {
         var reader = DeclarationReader()
         let blankEvent = try! AppEvent.decode(kind, &blank)
         try! blankEvent.visitPayload(&reader)
-        return EventKindInfo(kind: kind, declaration: reader.declaration!, typeName: reader.declaration!.typeName.description,
-                             fields: reader.fields, index: index, versions: reader.versions, blankEvent: blankEvent)
+        return EventKindInfo(
+            kind: kind, declaration: reader.declaration!, typeName: reader.declaration!.typeName.description,
+            fields: reader.fields, index: index, versions: reader.versions, blankEvent: blankEvent)
     }
 
     private static let lookup = KindLookup(kinds: all.map(\.kind), typeNames: all.map(\.typeName))

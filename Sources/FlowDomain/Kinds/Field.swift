@@ -19,8 +19,10 @@ public struct Field: Sendable {
 
     /// A command's field.
     @inlinable
-    public init(_ name: StaticString, _ type: FieldType, role: StaticString, option: StaticString,
-                optionDefault: Int? = nil, _ summary: StaticString) {
+    public init(
+        _ name: StaticString, _ type: FieldType, role: StaticString, option: StaticString,
+        optionDefault: Int? = nil, _ summary: StaticString
+    ) {
         self.name = name
         self.type = type
         self.summary = summary
@@ -90,7 +92,9 @@ public struct RecordedValueOutOfRange: Error, Equatable, Sendable, CustomStringC
     }
 
     public var description: String {
-        if type == .currency { return "\"\(field)\" is \"\(value)\", not an ISO 4217 currency code (invalidCurrency): three capital letters, such as EUR" }
+        if type == .currency {
+            return "\"\(field)\" is \"\(value)\", not an ISO 4217 currency code (invalidCurrency): three capital letters, such as EUR"
+        }
         let code = type.rangeCode.map { " (\($0.rawValue))" } ?? ""
         guard let range = type.recordedRange else { return "\"\(field)\" is \(value), which is not a number it can hold" }
         return "\"\(field)\" is \(value), out of range\(code): a recorded \(type.name) is \(range.lowerBound) through \(range.upperBound)"

@@ -87,13 +87,17 @@ public enum FieldType: Sendable, Equatable {
         let shown = digits.count > 40 ? String(digits.prefix(40)) + "…" : digits
         return switch self {
         case .cents:
-            Rejection(.invalidPrice, "The \(role) \(shown) cents is out of range; use 0 through \(FieldChecks.unitPriceRange.upperBound) cents (0.00 to 1,000,000.00).")
+            Rejection(
+                .invalidPrice,
+                "The \(role) \(shown) cents is out of range; use 0 through \(FieldChecks.unitPriceRange.upperBound) cents (0.00 to 1,000,000.00).")
         case .quantity:
             Rejection(.invalidQuantity, "The \(role) \(shown) is out of range; use a whole number from 1 through 999.")
         case .percent:
             Rejection(.invalidPercent, "The discount of \(shown)% is out of range; use a whole percent from 1 through 100.")
         case .amount:
-            Rejection(.invalidAmount, "The \(role) \(shown) cents is out of range; use 1 through \(FieldType.amountOffRange.upperBound) cents (0.01 to 1,000,000.00).")
+            Rejection(
+                .invalidAmount,
+                "The \(role) \(shown) cents is out of range; use 1 through \(FieldType.amountOffRange.upperBound) cents (0.01 to 1,000,000.00).")
         case .tab:
             Rejection(.invalidTab, "Tab \(shown) does not exist; the home screen has tabs 0 and 1.")
         case .identifier, .text, .currency, .integer, .bool:
@@ -146,9 +150,13 @@ public enum FieldType: Sendable, Equatable {
         case .identifier where !Identifier.isValid(value):
             FieldChecks.invalidIdentifier(value, role: role())
         case .currency where !Money.isCurrencyCode(value):
-            Rejection(.invalidCurrency, "The currency \"\(value.count > 20 ? String(value.prefix(20)) + "…" : value)\" is not an ISO 4217 code; use three capital letters, such as EUR or USD.")
+            Rejection(
+                .invalidCurrency,
+                "The currency \"\(value.count > 20 ? String(value.prefix(20)) + "…" : value)\" is not an ISO 4217 code; use three capital letters, such as EUR or USD."
+            )
         case .text where !FreeText.isValid(value):
-            Rejection(.invalidText, "The \(role()) is \(value.unicodeScalars.count) characters long; shorten it to at most \(FreeText.maximumLength).")
+            Rejection(
+                .invalidText, "The \(role()) is \(value.unicodeScalars.count) characters long; shorten it to at most \(FreeText.maximumLength).")
         default:
             nil
         }

@@ -42,8 +42,9 @@ extension EventPayload {
     public static var versions: [EventVersionInfo] { [info] }
 
     static var info: EventVersionInfo {
-        EventVersionInfo(version: declaration.version, change: declaration.change.description,
-                         logSchema: declaration.logSchema, fields: fieldList)
+        EventVersionInfo(
+            version: declaration.version, change: declaration.change.description,
+            logSchema: declaration.logSchema, fields: fieldList)
     }
 }
 
@@ -53,8 +54,10 @@ extension UpcastingPayload {
         guard version < declaration.version, version >= 1 else {
             throw UnknownEventVersion(typeName: declaration.typeName.description, version: version, known: declaration.version)
         }
-        let earlier = version == Earlier.declaration.version ? try decoder.payload(Earlier.self)
-                                                              : try Earlier.decodeEarlier(version: version, &decoder)
+        let earlier =
+            version == Earlier.declaration.version
+            ? try decoder.payload(Earlier.self)
+            : try Earlier.decodeEarlier(version: version, &decoder)
         return upcast(earlier)
     }
 

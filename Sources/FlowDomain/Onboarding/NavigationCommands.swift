@@ -11,7 +11,9 @@ public enum AppLifecycleCommand: CommandFamily {
         public init(hasOnboarded: Bool) { self.hasOnboarded = hasOnboarded }
 
         public mutating func visitFields<V: FieldVisitor>(_ v: inout V) throws {
-            try v.visit(Field("hasOnboarded", .bool, role: "has-onboarded flag", option: "has-onboarded", "The user has been through onboarding before."), &hasOnboarded)
+            try v.visit(
+                Field("hasOnboarded", .bool, role: "has-onboarded flag", option: "has-onboarded", "The user has been through onboarding before."),
+                &hasOnboarded)
         }
 
         public var command: AppCommand { .app(.launched(self)) }
@@ -71,7 +73,8 @@ public enum OnboardingCommand: CommandFamily {
     case finish
 
     public struct Next: CommandPayload, FieldlessPayload {
-        public static let declaration = CommandDeclaration("onboarding.next", actor: .user, cli: "onboarding", "next", "Go to the next onboarding screen.")
+        public static let declaration = CommandDeclaration(
+            "onboarding.next", actor: .user, cli: "onboarding", "next", "Go to the next onboarding screen.")
         public init() {}
         public var command: AppCommand { .onboarding(.next) }
     }
@@ -83,7 +86,8 @@ public enum OnboardingCommand: CommandFamily {
     }
 
     public struct Finish: CommandPayload, FieldlessPayload {
-        public static let declaration = CommandDeclaration("onboarding.finish", actor: .user, cli: "onboarding", "finish", "Finish onboarding and go home.")
+        public static let declaration = CommandDeclaration(
+            "onboarding.finish", actor: .user, cli: "onboarding", "finish", "Finish onboarding and go home.")
         public init() {}
         public var command: AppCommand { .onboarding(.finish) }
     }

@@ -9,7 +9,8 @@ enum NavigationRules {
         }
         if navigation.isModalPresented {
             guard case .modal(.dismiss) = command else {
-                throw Rejection(.invalidTransition, "A modal is shown, so \(command.typeName) is not possible; dismiss the modal first (modal.dismiss).")
+                throw Rejection(
+                    .invalidTransition, "A modal is shown, so \(command.typeName) is not possible; dismiss the modal first (modal.dismiss).")
             }
             return .modalDismissed
         }

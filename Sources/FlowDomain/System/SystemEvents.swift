@@ -7,7 +7,8 @@ public enum SystemEvent: EventFamily {
     /// why, and, where the operator keeps a key, a keyed pseudonym of the stream id, so that a second
     /// request about the same person is recognised without the log holding the id.
     public struct StreamForgotten: EventPayload {
-        public static let declaration = EventDeclaration("log.streamForgotten", tag: 40, "A stream was forgotten: its events' data, ids and stream are erased.")
+        public static let declaration = EventDeclaration(
+            "log.streamForgotten", tag: 40, "A stream was forgotten: its events' data, ids and stream are erased.")
         public var events = 0
         public var reason = ""
         public var pseudonym: String?
@@ -19,7 +20,10 @@ public enum SystemEvent: EventFamily {
         public mutating func visitFields<V: FieldVisitor>(_ v: inout V) throws {
             try v.visit(Field("events", .integer, column: .forgottenEvents, "How many events the stream had."), &events)
             try v.visit(Field("reason", .text, column: .erasureReason, "Why, as the operator gave it (never personal data)."), &reason)
-            try v.visit(Field("pseudonym", .identifier, column: .streamPseudonym, "HMAC-SHA256 of the stream id under the operator's key, in hex; absent without a key."), &pseudonym)
+            try v.visit(
+                Field(
+                    "pseudonym", .identifier, column: .streamPseudonym,
+                    "HMAC-SHA256 of the stream id under the operator's key, in hex; absent without a key."), &pseudonym)
         }
     }
 

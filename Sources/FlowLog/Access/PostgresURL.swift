@@ -64,7 +64,10 @@ public struct PostgresURL: Equatable, Sendable, CustomStringConvertible {
         }
         text += "/" + Self.percentEncoded(database, allowing: Self.userCharacters)
         var query: [String] = []
-        if socketFolder != nil { query.append("host=" + (socketFolder ?? "")) ; query.append("port=\(port)") }
+        if socketFolder != nil {
+            query.append("host=" + (socketFolder ?? ""))
+            query.append("port=\(port)")
+        }
         if schema != Self.defaultSchema { query.append("schema=" + schema) }
         if sslMode != .prefer { query.append("sslmode=" + sslMode.rawValue) }
         if let sslRootCertificate { query.append("sslrootcert=" + sslRootCertificate) }
@@ -162,14 +165,18 @@ public struct PostgresURL: Equatable, Sendable, CustomStringConvertible {
                 connectTimeout = seconds
             case "application_name": applicationName = value
             case "options", "target_session_attrs", "sslcert", "sslkey", "sslcrl", "sslcompression", "keepalives", "gssencmode",
-                 "fallback_application_name", "client_encoding":
+                "fallback_application_name", "client_encoding":
                 continue
             default:
-                throw invalid("it has a parameter FlowLog does not know (\(key)); use schema, sslmode, sslrootcert, host, port, user, dbname, connect_timeout or application_name")
+                throw invalid(
+                    "it has a parameter FlowLog does not know (\(key)); use schema, sslmode, sslrootcert, host, port, user, dbname, connect_timeout or application_name"
+                )
             }
         }
         guard Self.isValidSchema(schema) else {
-            throw invalid("its schema \"\(schema)\" is not a lower-case identifier of 1 to 48 letters, digits and underscores starting with a letter or underscore")
+            throw invalid(
+                "its schema \"\(schema)\" is not a lower-case identifier of 1 to 48 letters, digits and underscores starting with a letter or underscore"
+            )
         }
         if let chosen = port, !(1...65_535).contains(chosen) { throw invalid("its port \(chosen) is outside 1…65535") }
         self.port = port ?? 5432
@@ -188,15 +195,20 @@ public struct PostgresURL: Equatable, Sendable, CustomStringConvertible {
         sslRootCertificate = rootCertificate
         self.connectTimeout = connectTimeout
         self.applicationName = applicationName
-        self.password = password ?? environment["PGPASSWORD"] ?? PasswordFile.lookup(
-            host: socketFolder ?? self.host ?? "localhost", isSocket: socketFolder != nil, port: self.port,
-            database: self.database, user: resolvedUser, environment: environment)
+        self.password =
+            password ?? environment["PGPASSWORD"]
+            ?? PasswordFile.lookup(
+                host: socketFolder ?? self.host ?? "localhost", isSocket: socketFolder != nil, port: self.port,
+                database: self.database, user: resolvedUser, environment: environment)
     }
 
     package static func isValidSchema(_ name: String) -> Bool {
         guard (1...48).contains(name.utf8.count), let first = name.utf8.first,
-              first == UInt8(ascii: "_") || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first) else { return false }
-        return name.utf8.allSatisfy { $0 == UInt8(ascii: "_") || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+            first == UInt8(ascii: "_") || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first)
+        else { return false }
+        return name.utf8.allSatisfy {
+            $0 == UInt8(ascii: "_") || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+        }
     }
 
     /// `text` with any password removed, for messages about a URL that could not be parsed.
@@ -207,7 +219,8 @@ public struct PostgresURL: Equatable, Sendable, CustomStringConvertible {
             let authorityStart = schemeEnd.upperBound
             let authorityEnd = result[authorityStart...].firstIndex(where: { $0 == "/" || $0 == "?" }) ?? result.endIndex
             if let at = result[authorityStart..<authorityEnd].lastIndex(of: "@"),
-               let colon = result[authorityStart..<at].firstIndex(of: ":") {
+                let colon = result[authorityStart..<at].firstIndex(of: ":")
+            {
                 result.replaceSubrange(colon..<at, with: "")
             }
         }
@@ -237,13 +250,16 @@ public struct PostgresURL: Equatable, Sendable, CustomStringConvertible {
 /// libpq's password file: lines `hostname:port:database:username:password`, `*` matching anything,
 /// `\:` and `\\` escaping; ignored (as libpq does) when its group or others may read it.
 enum PasswordFile {
-    static func lookup(host: String, isSocket: Bool, port: Int, database: String, user: String,
-                       environment: [String: String]) -> String? {
+    static func lookup(
+        host: String, isSocket: Bool, port: Int, database: String, user: String,
+        environment: [String: String]
+    ) -> String? {
         let path = environment["PGPASSFILE"] ?? environment["HOME"].map { $0 + "/.pgpass" }
         guard let path, let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-              attributes[.type] as? FileAttributeType == .typeRegular,
-              let permissions = attributes[.posixPermissions] as? Int, permissions & 0o077 == 0,
-              let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
+            attributes[.type] as? FileAttributeType == .typeRegular,
+            let permissions = attributes[.posixPermissions] as? Int, permissions & 0o077 == 0,
+            let text = try? String(contentsOfFile: path, encoding: .utf8)
+        else { return nil }
         let hosts = isSocket ? [host, "localhost"] : [host]
         for line in text.split(whereSeparator: \.isNewline) where !line.hasPrefix("#") {
             let fields = split(line)

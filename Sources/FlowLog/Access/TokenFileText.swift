@@ -27,22 +27,30 @@ package enum TokenFileText {
             if line.isEmpty || line.hasPrefix("#") { continue }
             let parts = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
             guard parts.count == 2 else {
-                throw Problem(description: "Line \(index + 1) of the token file \(path) is not `TOKEN SCOPES` (scopes: read, write, admin, ingest, comma-separated).")
+                throw Problem(
+                    description:
+                        "Line \(index + 1) of the token file \(path) is not `TOKEN SCOPES` (scopes: read, write, admin, ingest, comma-separated).")
             }
             let token = Array(parts[0].utf8)
             guard token.count >= 16, token.allSatisfy({ (0x21...0x7E).contains($0) }) else {
-                throw Problem(description: "The token on line \(index + 1) of \(path) is shorter than 16 characters or not visible ASCII; use a long random token (such as `openssl rand -hex 32`).")
+                throw Problem(
+                    description:
+                        "The token on line \(index + 1) of \(path) is shorter than 16 characters or not visible ASCII; use a long random token (such as `openssl rand -hex 32`)."
+                )
             }
             var scopes: Set<String> = []
             for name in parts[1].split(separator: ",") {
                 guard scopeNames.contains(String(name)) else {
-                    throw Problem(description: "Line \(index + 1) of the token file \(path) names the scope \"\(name)\"; the scopes are read, write, admin and ingest.")
+                    throw Problem(
+                        description:
+                            "Line \(index + 1) of the token file \(path) names the scope \"\(name)\"; the scopes are read, write, admin and ingest.")
                 }
                 scopes.insert(String(name))
             }
             // Commas alone (`TOKEN ,`) would give a token that opens no route: a typo, refused.
             guard !scopes.isEmpty else {
-                throw Problem(description: "Line \(index + 1) of the token file \(path) names no scope; the scopes are read, write, admin and ingest.")
+                throw Problem(
+                    description: "Line \(index + 1) of the token file \(path) names no scope; the scopes are read, write, admin and ingest.")
             }
             entries.append(Entry(token: token, scopes: scopes))
         }

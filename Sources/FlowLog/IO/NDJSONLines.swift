@@ -19,8 +19,9 @@ public enum NDJSONLines {
     @inline(__always)
     public static func nextLine(in bytes: UnsafeRawBufferPointer, from start: Int, to end: Int) -> (text: Range<Int>, newline: Int)? {
         guard start < end, let base = bytes.baseAddress,
-              // memchr finds the newlines: a byte loop is several times slower on large inputs.
-              let found = memchr(base + start, 0x0A, end - start) else { return nil }
+            // memchr finds the newlines: a byte loop is several times slower on large inputs.
+            let found = memchr(base + start, 0x0A, end - start)
+        else { return nil }
         let newline = base.distance(to: UnsafeRawPointer(found))
         return (withoutCarriageReturn(bytes, start..<newline), newline)
     }
@@ -37,8 +38,10 @@ public enum NDJSONLines {
     }
 
     /// Calls `body` with each line of `bytes` (without its line end) and its number, from 1.
-    public static func forEach(in bytes: UnsafeRawBufferPointer,
-                               _ body: (_ line: UnsafeRawBufferPointer, _ number: Int) throws -> Void) rethrows {
+    public static func forEach(
+        in bytes: UnsafeRawBufferPointer,
+        _ body: (_ line: UnsafeRawBufferPointer, _ number: Int) throws -> Void
+    ) rethrows {
         var start = byteOrderMarkLength(bytes)
         var number = 0
         while let line = nextLine(in: bytes, from: start, to: bytes.count) {

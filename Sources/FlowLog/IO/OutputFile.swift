@@ -36,7 +36,9 @@ public struct OutputTarget: Equatable, Sendable {
         for _ in 0..<40 {
             let (folder, name) = OutputPath.split(path)
             guard !name.isEmpty, name != ".", name != ".." else {
-                if let environment = OutputPath.enclosingLMDBEnvironment(of: path) { throw .output(.insideLMDBEnvironment(requested, environment: environment)) }
+                if let environment = OutputPath.enclosingLMDBEnvironment(of: path) {
+                    throw .output(.insideLMDBEnvironment(requested, environment: environment))
+                }
                 throw .output(.folder(requested))
             }
             guard let realFolder = OutputPath.realPath(folder) else {
@@ -212,7 +214,8 @@ public final class OutputFile: OutputSink {
             let code = errno
             var info = stat()
             guard code == EEXIST, attempt == 0, lstat(partial, &info) == 0,
-                  [S_IFREG, S_IFLNK].contains(info.st_mode & S_IFMT), unlink(partial) == 0 else {
+                [S_IFREG, S_IFLNK].contains(info.st_mode & S_IFMT), unlink(partial) == 0
+            else {
                 throw .output(.cannotOpen(requested, errno: code))
             }
         }

@@ -51,7 +51,8 @@ public enum AppendRules {
     /// version is not the stream's is a conflict; a `chained` request whose predecessor for the
     /// same stream in this batch was not appended is a conflict too, since it was decided against
     /// events that never happened. Accepted events get the next positions and stream versions.
-    public static func apply<Transaction: AppendTransaction>(_ requests: [AppendRequest], in transaction: inout Transaction) throws -> [AppendResult] {
+    public static func apply<Transaction: AppendTransaction>(_ requests: [AppendRequest], in transaction: inout Transaction) throws -> [AppendResult]
+    {
         var (position, previousHash) = try transaction.head()
         let snapshotInterval = transaction.snapshotInterval
         var versions: [String: Int] = [:]
@@ -114,12 +115,14 @@ public enum AppendRules {
                 version += 1
                 // The record is made from the request's event in place: a copy of the event first
                 // retained and released every string it holds once more, on the thread that writes.
-                let record = RecordedEvent(position: position, stream: stream, version: version,
-                                           eventId: requests[index].events[offset].eventId, timestamp: requests[index].events[offset].timestamp,
-                                           actor: requests[index].events[offset].actor, correlationId: requests[index].events[offset].correlationId,
-                                           causationId: requests[index].events[offset].causationId, event: requests[index].events[offset].event)
-                previousHash = try transaction.store(record, chainedTo: previousHash,
-                                                     fingerprint: fingerprinted ? requests[index].fingerprints[offset] : nil, streamOrdinal: ordinal)
+                let record = RecordedEvent(
+                    position: position, stream: stream, version: version,
+                    eventId: requests[index].events[offset].eventId, timestamp: requests[index].events[offset].timestamp,
+                    actor: requests[index].events[offset].actor, correlationId: requests[index].events[offset].correlationId,
+                    causationId: requests[index].events[offset].causationId, event: requests[index].events[offset].event)
+                previousHash = try transaction.store(
+                    record, chainedTo: previousHash,
+                    fingerprint: fingerprinted ? requests[index].fingerprints[offset] : nil, streamOrdinal: ordinal)
                 if let derived = KeptRow(for: record.event) {
                     let given = keptRow < requests[index].keptRows.count ? requests[index].keptRows[keptRow] : nil
                     keptRow += 1
@@ -136,8 +139,9 @@ public enum AppendRules {
             }
             run!.version = version
             run!.appended = true
-            let receipt = CommandReceipt(firstPosition: first, eventCount: eventCount, version: version,
-                                         commandFingerprint: requests[index].commandFingerprint)
+            let receipt = CommandReceipt(
+                firstPosition: first, eventCount: eventCount, version: version,
+                commandFingerprint: requests[index].commandFingerprint)
             if let id = requests[index].commandId { try transaction.storeReceipt(receipt, stream: stream, commandId: id) }
             if !poisoned.isEmpty { poisoned.remove(stream) }
             results.append(.appended(receipt))

@@ -22,7 +22,8 @@ public struct EventID: Hashable, Sendable, CustomStringConvertible {
     /// The canonical 8-4-4-4-12 form, in either case. Table-driven: imports parse one per line.
     static func parse(_ bytes: UnsafeRawBufferPointer) -> EventID? {
         guard bytes.count == 36, bytes[8] == UInt8(ascii: "-"), bytes[13] == UInt8(ascii: "-"),
-              bytes[18] == UInt8(ascii: "-"), bytes[23] == UInt8(ascii: "-") else { return nil }
+            bytes[18] == UInt8(ascii: "-"), bytes[23] == UInt8(ascii: "-")
+        else { return nil }
         return hexTable.withUnsafeBufferPointer { table in
             var invalid: UInt8 = 0
             func hex(_ range: Range<Int>, into value: inout UInt64) {

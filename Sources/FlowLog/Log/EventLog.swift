@@ -32,8 +32,10 @@ public struct AppendRequest: Equatable, Sendable {
     /// same id can be told from a different command that reuses it.
     public var commandFingerprint: UInt64?
 
-    public init(stream: String, expectedVersion: Int?, commandId: String?, events: [NewEvent], chained: Bool = false,
-                fingerprints: [UInt64] = [], stateAfter: LogDecider.State? = nil, keptRows: [KeptRow] = [], commandFingerprint: UInt64? = nil) {
+    public init(
+        stream: String, expectedVersion: Int?, commandId: String?, events: [NewEvent], chained: Bool = false,
+        fingerprints: [UInt64] = [], stateAfter: LogDecider.State? = nil, keptRows: [KeptRow] = [], commandFingerprint: UInt64? = nil
+    ) {
         (self.stream, self.expectedVersion, self.commandId, self.events, self.chained) = (stream, expectedVersion, commandId, events, chained)
         (self.fingerprints, self.keptRows, self.commandFingerprint) = (fingerprints, keptRows, commandFingerprint)
         keptState = stateAfter.map(KeptState.init)
@@ -147,7 +149,10 @@ extension EventLog {
     /// What may meet a log of many sessions walks them with `forEachStream(from:_:)`.
     public func streams() throws -> [(stream: String, version: Int)] {
         var streams: [(stream: String, version: Int)] = []
-        try forEachStream(from: nil) { streams.append(($0, $1)); return true }
+        try forEachStream(from: nil) {
+            streams.append(($0, $1))
+            return true
+        }
         return streams
     }
 
@@ -163,7 +168,10 @@ extension EventLog {
 
     public func events(inStream stream: String, throughPosition: Int? = nil) throws -> [RecordedEvent] {
         var events: [RecordedEvent] = []
-        try forEachEvent(inStream: stream, throughPosition: throughPosition) { events.append($0); return true }
+        try forEachEvent(inStream: stream, throughPosition: throughPosition) {
+            events.append($0)
+            return true
+        }
         return events
     }
 

@@ -1,6 +1,5 @@
 import FlowLogSystem
 
-
 /// What went wrong in FlowLog's application layer, as a sentence that says how to mend it: the one
 /// error type of the layer. Opening, reading and writing a log (whatever its backend), reading
 /// input, writing output, another process holding a projector, a collector that keeps refusing.
@@ -56,10 +55,11 @@ public enum FlowLogError: Error, Equatable, CustomStringConvertible {
         case .newerSchema(let path, let found, let supported):
             "The log at \(path) was written with log schema \(found), but this FlowLog reads schemas up to \(supported). Upgrade FlowLog to read it; nothing was changed."
         case .damaged(let damage):
-            damage.isNewerThanKnown ? "\(damage) Nothing after it was read, and nothing was changed."
+            damage.isNewerThanKnown
+                ? "\(damage) Nothing after it was read, and nothing was changed."
                 : damage.outOfRange != nil
-                ? "\(damage) Nothing after it was read, and nothing was changed; restore the log from a backup taken before the import that stored it, or import its source into a new log with this FlowLog, which refuses such values line by line."
-                : "\(damage) Nothing after it was read; keep a copy of the log folder for inspection, and restore the log from a backup."
+                    ? "\(damage) Nothing after it was read, and nothing was changed; restore the log from a backup taken before the import that stored it, or import its source into a new log with this FlowLog, which refuses such values line by line."
+                    : "\(damage) Nothing after it was read; keep a copy of the log folder for inspection, and restore the log from a backup."
         case .damagedFile(let damage):
             "\(damage) Nothing after it was read; keep a copy of the log folder for inspection, and restore the log from a backup."
         case .diskFull(let path):
@@ -74,7 +74,8 @@ public enum FlowLogError: Error, Equatable, CustomStringConvertible {
             "Cannot read \(path): \(String(cString: strerror(errorNumber))). Check the path\(errorNumber == EACCES ? ", or the file's permissions" : "")."
         case .invalidInput(let message): message
         case .output(let problem): problem.description
-        case .delivery(let failure): "\(failure.description.prefix(1).uppercased())\(failure.description.dropFirst()). Check that the collector is up, then run `flowlog projections run` again."
+        case .delivery(let failure):
+            "\(failure.description.prefix(1).uppercased())\(failure.description.dropFirst()). Check that the collector is up, then run `flowlog projections run` again."
         }
     }
 
@@ -84,15 +85,19 @@ public enum FlowLogError: Error, Equatable, CustomStringConvertible {
         func isURL(_ path: String) -> Bool { path.hasPrefix("postgres://") || path.hasPrefix("postgresql://") }
         switch self {
         case .notFound(let path) where isURL(path):
-            return "There is no FlowLog log at \(path) (no such database, or no FlowLog tables in that schema). Check --db (or FLOWLOG_DB); a writing command creates the log's schema and tables, but never the database: create it first (createdb)."
+            return
+                "There is no FlowLog log at \(path) (no such database, or no FlowLog tables in that schema). Check --db (or FLOWLOG_DB); a writing command creates the log's schema and tables, but never the database: create it first (createdb)."
         case .notALog(let path, let reason) where isURL(path):
-            return "\(path) is not a FlowLog log: \(reason). Point --db at a FlowLog schema (?schema=NAME), or at an empty or new schema to start a new log."
+            return
+                "\(path) is not a FlowLog log: \(reason). Point --db at a FlowLog schema (?schema=NAME), or at an empty or new schema to start a new log."
         case .permissionDenied(let path) where isURL(path):
-            return "PostgreSQL refused access to the log at \(path): the password was wrong or missing, or the role may not use that database or schema. Check the user and the password (in the URL, PGPASSWORD or ~/.pgpass), or grant the role access."
+            return
+                "PostgreSQL refused access to the log at \(path): the password was wrong or missing, or the role may not use that database or schema. Check the user and the password (in the URL, PGPASSWORD or ~/.pgpass), or grant the role access."
         case .io(let path, let detail) where isURL(path):
             return "The log at \(path) could not be used: \(detail)."
         case .diskFull(let path) where isURL(path):
-            return "The PostgreSQL server of \(path) is out of disk space; nothing of this batch was written, and everything acknowledged before it is safe. Free some space on the server and send the unanswered commands again."
+            return
+                "The PostgreSQL server of \(path) is out of disk space; nothing of this batch was written, and everything acknowledged before it is safe. Free some space on the server and send the unanswered commands again."
         default:
             return nil
         }

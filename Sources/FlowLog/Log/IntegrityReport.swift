@@ -83,4 +83,3 @@ public struct IntegrityReport: Sendable {
         }
     }
 }
-

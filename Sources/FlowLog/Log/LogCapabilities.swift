@@ -39,10 +39,12 @@ public struct LogCapabilities {
     /// older ones. A log whose snapshots hold whole states (PostgreSQL, memory) says no.
     public var keepsRowsApart: Bool
 
-    public init(snapshots: (any SnapshotStore)?, batchReading: (any StreamBatchReading)?,
-                deferredCommits: (any DeferredCommitAppending)?, following: (any LogFollowing)?, backup: (any LogBackup)?,
-                forgetting: (any StreamForgetting)?, keptRowRepair: (any KeptRowRepairing)?, predictedAppends: (any PredictedAppending)?,
-                prefetching: (any StatePrefetching)?, eventIds: (any EventIdLookup)?, newestLogSchema: Int, keepsRowsApart: Bool) {
+    public init(
+        snapshots: (any SnapshotStore)?, batchReading: (any StreamBatchReading)?,
+        deferredCommits: (any DeferredCommitAppending)?, following: (any LogFollowing)?, backup: (any LogBackup)?,
+        forgetting: (any StreamForgetting)?, keptRowRepair: (any KeptRowRepairing)?, predictedAppends: (any PredictedAppending)?,
+        prefetching: (any StatePrefetching)?, eventIds: (any EventIdLookup)?, newestLogSchema: Int, keepsRowsApart: Bool
+    ) {
         self.eventIds = eventIds
         self.prefetching = prefetching
         self.predictedAppends = predictedAppends

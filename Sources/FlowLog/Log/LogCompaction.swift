@@ -24,11 +24,13 @@ public struct LogInUse: Equatable, Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        let holders = switch pids.count {
-        case 0: "another process"
-        case 1: "process \(pids[0])"
-        default: "processes " + pids.map(String.init).joined(separator: ", ")
-        }
-        return "The log at \(path) is open in \(holders), and \(operation) needs it to itself; nothing was changed. Stop \(pids.count > 1 ? "them" : "it") (a `serve`, `projections run --follow`, `log --follow` or another command on this log), then run \(operation) again."
+        let holders =
+            switch pids.count {
+            case 0: "another process"
+            case 1: "process \(pids[0])"
+            default: "processes " + pids.map(String.init).joined(separator: ", ")
+            }
+        return
+            "The log at \(path) is open in \(holders), and \(operation) needs it to itself; nothing was changed. Stop \(pids.count > 1 ? "them" : "it") (a `serve`, `projections run --follow`, `log --follow` or another command on this log), then run \(operation) again."
     }
 }

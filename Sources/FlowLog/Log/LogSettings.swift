@@ -61,7 +61,9 @@ public struct LogSettings: Equatable, Sendable {
         let info = EventKinds.info(of: event)
         let needed = info.versions.first { $0.version == EventKinds.storedVersion(of: event) }
         let version = needed?.version ?? info.version
-        return Rejection(.logUpgradeRequired, """
+        return Rejection(
+            .logUpgradeRequired,
+            """
             This command records \(info.typeName) version \(version), which a log of schema \(logSchema) cannot hold (version \(version) \
             \(needed?.change ?? "is newer"); builds before it read that schema). Once every writer of \(location) runs this FlowLog, \
             raise the log with `flowlog upgrade --db \(location)`, then send the command again.

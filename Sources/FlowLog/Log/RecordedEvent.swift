@@ -22,9 +22,11 @@ public struct RecordedEvent: Equatable, Sendable {
     /// event of its kind. Only `forEachRecord` yields such records.
     public var isForgotten = false
 
-    public init(position: Int, stream: String, version: Int, eventId: EventID, timestamp: Timestamp,
-                actor: Actor, correlationId: String? = nil, causationId: String? = nil,
-                schemaVersion: Int = RecordCodec.currentSchemaVersion, event: LogDecider.Event) {
+    public init(
+        position: Int, stream: String, version: Int, eventId: EventID, timestamp: Timestamp,
+        actor: Actor, correlationId: String? = nil, causationId: String? = nil,
+        schemaVersion: Int = RecordCodec.currentSchemaVersion, event: LogDecider.Event
+    ) {
         (self.position, self.stream, self.version, self.eventId, self.timestamp) = (position, stream, version, eventId, timestamp)
         (self.actor, self.correlationId, self.causationId, self.schemaVersion, self.event) = (actor, correlationId, causationId, schemaVersion, event)
     }
@@ -40,8 +42,10 @@ public struct NewEvent: Equatable, Sendable {
     public var causationId: String?
     public var event: LogDecider.Event
 
-    public init(eventId: EventID, timestamp: Timestamp, actor: Actor, correlationId: String? = nil,
-                causationId: String? = nil, event: LogDecider.Event) {
+    public init(
+        eventId: EventID, timestamp: Timestamp, actor: Actor, correlationId: String? = nil,
+        causationId: String? = nil, event: LogDecider.Event
+    ) {
         (self.eventId, self.timestamp, self.actor, self.correlationId, self.causationId) = (eventId, timestamp, actor, correlationId, causationId)
         (self.event) = (event)
     }

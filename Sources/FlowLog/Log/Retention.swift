@@ -1,4 +1,5 @@
 import FlowDomain
+
 /// Retention (`flowlog retain`, and the daily run of a retention set on the log): which sessions
 /// are old, and forgetting them in batches.
 ///
@@ -49,7 +50,10 @@ public enum Retention {
     /// The candidates, held at once: for tests and small logs.
     public static func candidates(in log: any EventLog, olderThan cutoff: Timestamp) throws -> [Candidate] {
         var old: [Candidate] = []
-        try forEachCandidate(in: log, olderThan: cutoff) { old.append($0); return true }
+        try forEachCandidate(in: log, olderThan: cutoff) {
+            old.append($0)
+            return true
+        }
         return old
     }
 
@@ -57,7 +61,10 @@ public enum Retention {
     /// and the progress line name.
     public static func candidateCount(in log: any EventLog, olderThan cutoff: Timestamp) throws -> Int {
         var count = 0
-        try forEachCandidate(in: log, olderThan: cutoff) { _ in count += 1; return true }
+        try forEachCandidate(in: log, olderThan: cutoff) { _ in
+            count += 1
+            return true
+        }
         return count
     }
 
@@ -71,9 +78,11 @@ public enum Retention {
     /// the cutoff, never a session), stamped by `clock`. `beforeBatch` hears each batch's sessions
     /// before they are forgotten (the trackers' files lose their lines first, as in `forget`, so a
     /// run killed in between leaves the sessions in the log for the next run to finish).
-    public static func forget(in log: any EventLog, olderThan cutoff: Timestamp, period: String, using forgetting: any StreamForgetting,
-                              clock: any WallClock, batchSize: Int = defaultBatchSize, beforeBatch: ([String]) throws -> Void = { _ in },
-                              afterBatch: (Outcome) -> Bool = { _ in true }) throws -> Outcome {
+    public static func forget(
+        in log: any EventLog, olderThan cutoff: Timestamp, period: String, using forgetting: any StreamForgetting,
+        clock: any WallClock, batchSize: Int = defaultBatchSize, beforeBatch: ([String]) throws -> Void = { _ in },
+        afterBatch: (Outcome) -> Bool = { _ in true }
+    ) throws -> Outcome {
         var outcome = Outcome()
         let audit = ErasureAudit.events(reason: "retention: last event older than \(period) (before \(cutoff.rfc3339))", key: nil, clock: clock)
         var batch: [String] = []
@@ -89,7 +98,10 @@ public enum Retention {
             going = afterBatch(outcome)
         }
         try forEachCandidate(in: log, olderThan: cutoff) { candidate in
-            guard going else { outcome.stopped = true; return false }
+            guard going else {
+                outcome.stopped = true
+                return false
+            }
             batch.append(candidate.stream)
             if batch.count >= max(batchSize, 1) { try forgetBatch() }
             return true

@@ -7,7 +7,9 @@
 /// is harder to state to a data protection officer than "90 days".
 public struct RetentionPeriod: Equatable, Hashable, Sendable, CustomStringConvertible {
     public enum Unit: String, CaseIterable, Sendable {
-        case hours = "h", days = "d", weeks = "w"
+        case hours = "h"
+        case days = "d"
+        case weeks = "w"
 
         var microseconds: Int64 {
             switch self {
@@ -40,7 +42,8 @@ public struct RetentionPeriod: Equatable, Hashable, Sendable, CustomStringConver
     /// 1 or more and at most 100 years' worth, so that the cutoff never overflows.
     public init?(_ text: String) {
         guard let last = text.last, let unit = Unit(rawValue: String(last)), let count = Int(text.dropLast()),
-              count >= 1, Int64(count) <= 36_525 * Unit.days.microseconds / unit.microseconds else { return nil }
+            count >= 1, Int64(count) <= 36_525 * Unit.days.microseconds / unit.microseconds
+        else { return nil }
         self.init(count: count, unit: unit)
     }
 
@@ -50,7 +53,8 @@ public struct RetentionPeriod: Equatable, Hashable, Sendable, CustomStringConver
             return "\(option) takes a number and a unit, \(unitsText), such as 90d; '\(text)' has no unit (did you mean \(number)d?)."
         }
         if let last = text.last, let unit = Unit(rawValue: String(last)), !text.dropLast().isEmpty,
-           text.dropLast().utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), Int(text.dropLast()).map({ $0 >= 1 }) ?? true {
+            text.dropLast().utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), Int(text.dropLast()).map({ $0 >= 1 }) ?? true
+        {
             let most = 36_525 * Unit.days.microseconds / unit.microseconds
             return "\(option) takes at most 100 years' worth (\(most)\(unit.rawValue)); got '\(text)'. Give a shorter period, such as 90d."
         }

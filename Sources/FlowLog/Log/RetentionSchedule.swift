@@ -41,8 +41,10 @@ public final class RetentionSchedule {
     private var nextRun: Timestamp?
 
     /// `report` gets one line for each run that did or skipped something (the runner's log).
-    public init(log: any LogStore, clock: any WallClock, interval: Int64 = day, batchSize: Int = Retention.defaultBatchSize,
-                beforeBatch: @escaping ([String]) throws -> Void = { _ in }, report: @escaping (String) -> Void) {
+    public init(
+        log: any LogStore, clock: any WallClock, interval: Int64 = day, batchSize: Int = Retention.defaultBatchSize,
+        beforeBatch: @escaping ([String]) throws -> Void = { _ in }, report: @escaping (String) -> Void
+    ) {
         self.log = log
         self.beforeBatch = beforeBatch
         self.clock = clock
@@ -73,15 +75,20 @@ public final class RetentionSchedule {
             do {
                 lease = try log.leaseProjector(Self.leaseName)
             } catch FlowLogError.busy(let holder) {
-                report("retention \(period) of \(log.location) skipped today: \(holder.pid.map { "process \($0)" } ?? "another process") is applying it.")
+                report(
+                    "retention \(period) of \(log.location) skipped today: \(holder.pid.map { "process \($0)" } ?? "another process") is applying it."
+                )
                 return .busy
             }
             return try withExtendedLifetime(lease) {
                 let cutoff = period.cutoff(now: now)
-                let outcome = try Retention.forget(in: log, olderThan: cutoff, period: period.description, using: forgetting, clock: clock,
-                                                   batchSize: batchSize, beforeBatch: beforeBatch) { _ in !shouldStop() }
-                report("retention \(period) of \(log.location): forgot \(outcome.sessions) sessions (\(outcome.events) events) whose last event was before \(cutoff.rfc3339)"
-                       + (outcome.skipped > 0 ? "; \(outcome.skipped) had new events and were kept" : "") + ".")
+                let outcome = try Retention.forget(
+                    in: log, olderThan: cutoff, period: period.description, using: forgetting, clock: clock,
+                    batchSize: batchSize, beforeBatch: beforeBatch
+                ) { _ in !shouldStop() }
+                report(
+                    "retention \(period) of \(log.location): forgot \(outcome.sessions) sessions (\(outcome.events) events) whose last event was before \(cutoff.rfc3339)"
+                        + (outcome.skipped > 0 ? "; \(outcome.skipped) had new events and were kept" : "") + ".")
                 return .applied(outcome)
             }
         } catch {

@@ -47,8 +47,10 @@ extension StreamForgetting {
 /// pseudonym of the stream id where the operator keeps a key (`HMACSHA256`); never the id itself.
 public enum ErasureAudit {
     public static func event(for forgotten: ForgottenStream, reason: String, key: [UInt8]?, eventId: EventID, timestamp: Timestamp) -> NewEvent {
-        NewEvent(eventId: eventId, timestamp: timestamp, actor: .system,
-                 event: .system(.streamForgotten(.init(events: forgotten.events, reason: reason, pseudonym: key.map { pseudonym(of: forgotten.stream, key: $0) }))))
+        NewEvent(
+            eventId: eventId, timestamp: timestamp, actor: .system,
+            event: .system(
+                .streamForgotten(.init(events: forgotten.events, reason: reason, pseudonym: key.map { pseudonym(of: forgotten.stream, key: $0) }))))
     }
 
     /// The audit events of erasures that share a reason and a key, each stamped with `clock`'s time
@@ -66,7 +68,8 @@ public enum ErasureAudit {
             return "must be at most 200 characters without control characters; give a reference, such as a ticket number"
         }
         if let named = streams.first(where: { !$0.isEmpty && reason.contains($0) }) {
-            return "names the stream \(named); the reason is kept in the log, so it must not hold the id or other personal data. Give a reference, such as a ticket number"
+            return
+                "names the stream \(named); the reason is kept in the log, so it must not hold the id or other personal data. Give a reference, such as a ticket number"
         }
         return nil
     }
@@ -95,7 +98,9 @@ public struct ForgottenStream: Equatable, Sendable {
     public var correlationIds: [String]
 
     public init(stream: String, events: Int, firstPosition: Int, lastPosition: Int, correlationIds: [String]) {
-        (self.stream, self.events, self.firstPosition, self.lastPosition, self.correlationIds) = (stream, events, firstPosition, lastPosition, correlationIds)
+        (self.stream, self.events, self.firstPosition, self.lastPosition, self.correlationIds) = (
+            stream, events, firstPosition, lastPosition, correlationIds
+        )
     }
 }
 

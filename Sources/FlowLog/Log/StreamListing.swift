@@ -8,7 +8,9 @@ public struct StreamListing: Equatable, Sendable {
     public let lastTimestamp: Timestamp
 
     public init(stream: String, version: Int, firstPosition: Int, lastPosition: Int, lastTimestamp: Timestamp) {
-        (self.stream, self.version, self.firstPosition, self.lastPosition, self.lastTimestamp) = (stream, version, firstPosition, lastPosition, lastTimestamp)
+        (self.stream, self.version, self.firstPosition, self.lastPosition, self.lastTimestamp) = (
+            stream, version, firstPosition, lastPosition, lastTimestamp
+        )
     }
 }
 
@@ -19,7 +21,9 @@ extension EventLog {
     public func forEachStreamListingByLookup(from start: String?, _ body: (StreamListing) throws -> Bool) throws {
         try forEachStream(from: start) { stream, version in
             guard let first = try event(inStream: stream, version: 1), let last = try event(inStream: stream, version: version) else { return true }
-            return try body(StreamListing(stream: stream, version: version, firstPosition: first.position, lastPosition: last.position, lastTimestamp: last.timestamp))
+            return try body(
+                StreamListing(
+                    stream: stream, version: version, firstPosition: first.position, lastPosition: last.position, lastTimestamp: last.timestamp))
         }
     }
 }

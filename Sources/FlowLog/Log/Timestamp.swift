@@ -49,13 +49,13 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
             return value
         }
         guard bytes.count >= 20,
-              let year = number(0, 4), bytes[4] == UInt8(ascii: "-"),
-              let month = number(5, 2), bytes[7] == UInt8(ascii: "-"),
-              let day = number(8, 2), bytes[10] == UInt8(ascii: "T") || bytes[10] == UInt8(ascii: "t") || bytes[10] == UInt8(ascii: " "),
-              let hour = number(11, 2), bytes[13] == UInt8(ascii: ":"),
-              let minute = number(14, 2), bytes[16] == UInt8(ascii: ":"),
-              let second = number(17, 2),
-              (1...12).contains(month), day >= 1, day <= CivilDate.days(inMonth: month, year: year), hour < 24, minute < 60, second < 61
+            let year = number(0, 4), bytes[4] == UInt8(ascii: "-"),
+            let month = number(5, 2), bytes[7] == UInt8(ascii: "-"),
+            let day = number(8, 2), bytes[10] == UInt8(ascii: "T") || bytes[10] == UInt8(ascii: "t") || bytes[10] == UInt8(ascii: " "),
+            let hour = number(11, 2), bytes[13] == UInt8(ascii: ":"),
+            let minute = number(14, 2), bytes[16] == UInt8(ascii: ":"),
+            let second = number(17, 2),
+            (1...12).contains(month), day >= 1, day <= CivilDate.days(inMonth: month, year: year), hour < 24, minute < 60, second < 61
         else { return nil }
         var index = 19
         var micros: Int64 = 0
@@ -77,7 +77,8 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
             index += 1
         case UInt8(ascii: "+"), UInt8(ascii: "-"):
             guard let offsetHours = number(index + 1, 2), bytes.count > index + 3, bytes[index + 3] == UInt8(ascii: ":"),
-                  let offsetMinutes = number(index + 4, 2) else { return nil }
+                let offsetMinutes = number(index + 4, 2)
+            else { return nil }
             offsetSeconds = (offsetHours * 3600 + offsetMinutes * 60) * (bytes[index] == UInt8(ascii: "+") ? 1 : -1)
             index += 6
         default:

@@ -34,7 +34,9 @@ package enum StateCodec {
     /// Reads what `encode(_:withoutOrders: true, …)` wrote: the state without its orders, and how many there were.
     package static func decodeWithoutOrders(_ bytes: UnsafeRawBufferPointer) -> (FlowState, orderCount: Int)? {
         var reader = BinaryReader(bytes)
-        guard let state = try? decodeCartAndNavigation(&reader), let count = try? reader.readInt(), count >= 0, reader.remaining == 0 else { return nil }
+        guard let state = try? decodeCartAndNavigation(&reader), let count = try? reader.readInt(), count >= 0, reader.remaining == 0 else {
+            return nil
+        }
         return (state, count)
     }
 
@@ -68,7 +70,8 @@ package enum StateCodec {
     /// empty id or currency, which no order has.
     @inline(__always)
     private static func orderFields(_ reader: inout BinaryReader) throws(BinaryReader.OutOfBounds)
-        -> (currency: UnsafeRawBufferPointer?, id: UnsafeRawBufferPointer, total: Int, itemCount: Int)? {
+        -> (currency: UnsafeRawBufferPointer?, id: UnsafeRawBufferPointer, total: Int, itemCount: Int)?
+    {
         var currency: UnsafeRawBufferPointer?
         if try reader.peekByte() == orderCurrencyMark {
             _ = try reader.readByte()
@@ -76,7 +79,8 @@ package enum StateCodec {
             currency = code
         }
         guard let id = try reader.readShortBytes() else { return nil }
-        let total = try reader.readInt(), itemCount = try reader.readInt()
+        let total = try reader.readInt()
+        let itemCount = try reader.readInt()
         guard FieldType.cents.recordedRange!.contains(total), FieldType.integer.recordedRange!.contains(itemCount) else { return nil }
         return (currency, id, total, itemCount)
     }
@@ -169,8 +173,10 @@ package enum StateCodec {
                 // A line of any fold holds at least 1; its quantity is a sum, so it has no upper bound.
                 let quantity = try reader.readInt()
                 guard quantity >= 1 else { throw Malformed() }
-                state.cart.lines.append(CartLine(productId: productId, name: name, unitPrice: unitPrice, quantity: quantity,
-                                                 discount: try decodeDiscount(&reader)))
+                state.cart.lines.append(
+                    CartLine(
+                        productId: productId, name: name, unitPrice: unitPrice, quantity: quantity,
+                        discount: try decodeDiscount(&reader)))
             }
             state.cart.cartDiscount = try decodeDiscount(&reader)
             state.navigation.launched = try reader.readByte() != 0
@@ -254,7 +260,10 @@ package enum StateCodec {
     /// which no rule makes but a recorded event may hold (the `discounts-valid` invariant names it):
     /// kept as 2, the percent was lost, and a state read back from a snapshot differed from its fold.
     private static func encode(_ discount: Discount?, into writer: inout BinaryWriter) {
-        guard let discount else { writer.write(UInt8(0)); return }
+        guard let discount else {
+            writer.write(UInt8(0))
+            return
+        }
         let both = discount.amountOff > 0 && discount.percent != 0
         writer.write(both ? UInt8(3) : discount.amountOff > 0 ? UInt8(2) : UInt8(1))
         writer.writeShortString(discount.id)

@@ -211,8 +211,11 @@ public final class BackgroundAppender: DeferredCommitAppending, @unchecked Senda
             let expected = requests[index].expectedVersion
             if expected == nil { predictable = false }
             let count = requests[index].events.count
-            results.append(.appended(CommandReceipt(firstPosition: position + 1, eventCount: count, version: (expected ?? 0) + count,
-                                                    commandFingerprint: requests[index].commandFingerprint)))
+            results.append(
+                .appended(
+                    CommandReceipt(
+                        firstPosition: position + 1, eventCount: count, version: (expected ?? 0) + count,
+                        commandFingerprint: requests[index].commandFingerprint)))
             position += count
         }
         return (results, predictable)

@@ -8,7 +8,10 @@ extension CommandProcessor {
     static func envelopeViolation(_ envelope: CommandEnvelope) -> Rejection? {
         if !Identifier.isValid(envelope.stream) { return FieldChecks.invalidIdentifier(envelope.stream, role: "stream id") }
         if SystemStreams.isReserved(envelope.stream) {
-            return Rejection(.invalidIdentifier, "The stream id \(envelope.stream) starts with \(SystemStreams.reservedPrefix), which names the log's own streams (its erasure audit trail); give the session another stream id.")
+            return Rejection(
+                .invalidIdentifier,
+                "The stream id \(envelope.stream) starts with \(SystemStreams.reservedPrefix), which names the log's own streams (its erasure audit trail); give the session another stream id."
+            )
         }
         if let id = envelope.commandId, !Identifier.isValid(id) { return FieldChecks.invalidIdentifier(id, role: "command id") }
         if let id = envelope.correlationId, !Identifier.isValid(id) { return FieldChecks.invalidIdentifier(id, role: "correlation id") }
@@ -25,13 +28,21 @@ extension CommandProcessor {
     }
 
     static func idempotencyConflict(_ envelope: CommandEnvelope, id: String, earlier receipt: CommandReceipt) -> Rejection {
-        let when = receipt.eventCount == 1 ? "accepted at position \(receipt.firstPosition)"
+        let when =
+            receipt.eventCount == 1
+            ? "accepted at position \(receipt.firstPosition)"
             : "accepted at positions \(receipt.firstPosition)–\(receipt.firstPosition + receipt.eventCount - 1)"
-        return Rejection(.idempotencyConflict, "Command id \(id) was used in stream \(envelope.stream) for another command (\(when)); nothing was appended. Give a new command a new id, or resend the original command unchanged to retry it.")
+        return Rejection(
+            .idempotencyConflict,
+            "Command id \(id) was used in stream \(envelope.stream) for another command (\(when)); nothing was appended. Give a new command a new id, or resend the original command unchanged to retry it."
+        )
     }
 
     static func versionConflict(_ envelope: CommandEnvelope, actual: Int) -> Rejection {
         let expected = envelope.expectedVersion.map(String.init) ?? "its version when the command was decided"
-        return Rejection(.versionConflict, "Stream \(envelope.stream) is at version \(actual), not \(expected); read its state again and resend with expectedVersion \(actual), or leave expectedVersion out.")
+        return Rejection(
+            .versionConflict,
+            "Stream \(envelope.stream) is at version \(actual), not \(expected); read its state again and resend with expectedVersion \(actual), or leave expectedVersion out."
+        )
     }
 }

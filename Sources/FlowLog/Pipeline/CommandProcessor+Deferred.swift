@@ -12,13 +12,17 @@ extension CommandProcessor {
     public var defersCommits: Bool { log.capabilities.deferredCommits?.defersCommit ?? false }
 
     /// `handle`, with the last commit left in flight: the outcomes hold once `commit.wait()` returns.
-    public func handleDeferringCommit(_ batch: [CommandEnvelope], fieldsChecked: Bool = false) throws -> (outcomes: [CommandOutcome], commit: any PendingCommit) {
+    public func handleDeferringCommit(_ batch: [CommandEnvelope], fieldsChecked: Bool = false) throws -> (
+        outcomes: [CommandOutcome], commit: any PendingCommit
+    ) {
         try handleDeferringCommit(batch, fieldsChecked: fieldsChecked, prefetched: [:])
     }
 
     /// `handleDeferringCommit`, with states of the batch's streams loaded ahead (`StatePrefetcher`).
-    func handleDeferringCommit(_ batch: [CommandEnvelope], fieldsChecked: Bool,
-                               prefetched: StatePrefetcher.States) throws -> (outcomes: [CommandOutcome], commit: any PendingCommit) {
+    func handleDeferringCommit(
+        _ batch: [CommandEnvelope], fieldsChecked: Bool,
+        prefetched: StatePrefetcher.States
+    ) throws -> (outcomes: [CommandOutcome], commit: any PendingCommit) {
         deferredCommits = []
         defer { deferredCommits = nil }
         do {

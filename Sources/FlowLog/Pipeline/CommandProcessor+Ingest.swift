@@ -87,8 +87,10 @@ extension CommandProcessor {
             prepared = try withoutTakenEventIds(prepared, runs: runs, answers: &answers)
             var requests: [AppendRequest] = []
             for item in prepared.indices {
-                requests.append(appendRequest(runs[prepared[item].index].events.dropFirst(prepared[item].held),
-                                              stream: runs[prepared[item].index].stream, folding: &prepared[item].state))
+                requests.append(
+                    appendRequest(
+                        runs[prepared[item].index].events.dropFirst(prepared[item].held),
+                        stream: runs[prepared[item].index].stream, folding: &prepared[item].state))
             }
             pending = []
             for (item, result) in zip(prepared, requests.isEmpty ? [] : try log.append(requests)) {
@@ -104,8 +106,10 @@ extension CommandProcessor {
             if !pending.isEmpty, attempt < 4 { Self.backOff(attempt) }
         }
         for index in pending {
-            answers[index] = .failure(.conflict(stream: runs[index].stream, currentVersion: try log.version(of: runs[index].stream),
-                                                detail: "Other writers kept moving the stream"))
+            answers[index] = .failure(
+                .conflict(
+                    stream: runs[index].stream, currentVersion: try log.version(of: runs[index].stream),
+                    detail: "Other writers kept moving the stream"))
         }
         return answers.map { $0! }
     }
@@ -123,27 +127,31 @@ extension CommandProcessor {
         let current = try state(of: run.stream)
         let held = try heldPrefix(of: run.events, stream: run.stream, version: current.version)
         if let first = run.events.dropFirst(held).first, first.version != current.version + 1 {
-            throw IngestRefusal.conflict(stream: run.stream, currentVersion: current.version,
-                                         detail: "The first event not held here is version \(first.version), but the stream's next is \(current.version + 1)")
+            throw IngestRefusal.conflict(
+                stream: run.stream, currentVersion: current.version,
+                detail: "The first event not held here is version \(first.version), but the stream's next is \(current.version + 1)")
         }
         return (held, current)
     }
 
     /// `prepared` without the runs that carry an event id stored anywhere in the log, or twice in
     /// the request: event ids are unique across the log, and one stored elsewhere is not a retry.
-    private func withoutTakenEventIds(_ prepared: [(index: Int, held: Int, state: (state: LogDecider.State, version: Int))], runs: [IngestRun],
-                                      answers: inout [Result<Ingested, IngestRefusal>?]) throws -> [(index: Int, held: Int, state: (state: LogDecider.State, version: Int))] {
+    private func withoutTakenEventIds(
+        _ prepared: [(index: Int, held: Int, state: (state: LogDecider.State, version: Int))], runs: [IngestRun],
+        answers: inout [Result<Ingested, IngestRefusal>?]
+    ) throws -> [(index: Int, held: Int, state: (state: LogDecider.State, version: Int))] {
         let fresh = prepared.flatMap { runs[$0.index].events.dropFirst($0.held) }
         let taken = try log.capabilities.eventIds?.positions(ofEventIds: fresh.map(\.eventId)) ?? [:]
         var seen = Set<EventID>()
         return prepared.filter { item in
             let run = runs[item.index]
             for event in run.events.dropFirst(item.held) {
-                let detail: String? = if let position = taken[event.eventId] {
-                    "The event id \(event.eventId) of version \(event.version) is already in the log, at position \(position) (another stream's or version's)"
-                } else if !seen.insert(event.eventId).inserted {
-                    "The event id \(event.eventId) of version \(event.version) comes twice in the request"
-                } else { nil }
+                let detail: String? =
+                    if let position = taken[event.eventId] {
+                        "The event id \(event.eventId) of version \(event.version) is already in the log, at position \(position) (another stream's or version's)"
+                    } else if !seen.insert(event.eventId).inserted {
+                        "The event id \(event.eventId) of version \(event.version) comes twice in the request"
+                    } else { nil }
                 if let detail {
                     answers[item.index] = .failure(.conflict(stream: run.stream, currentVersion: item.state.version, detail: detail))
                     return false
@@ -180,8 +188,9 @@ extension CommandProcessor {
                 throw IngestRefusal.conflict(stream: stream, currentVersion: version, detail: "Version \(event.version) cannot be read here")
             }
             guard stored.eventId == event.eventId else {
-                throw IngestRefusal.conflict(stream: stream, currentVersion: version,
-                                             detail: "Version \(event.version) holds another event here (\(stored.eventId), not \(event.eventId))")
+                throw IngestRefusal.conflict(
+                    stream: stream, currentVersion: version,
+                    detail: "Version \(event.version) holds another event here (\(stored.eventId), not \(event.eventId))")
             }
             held += 1
         }
@@ -190,8 +199,10 @@ extension CommandProcessor {
 
     /// The request that appends `events` after `current`, which it folds forward: fingerprints,
     /// kept rows and the state where the log keeps one, as a decided command's request has.
-    private func appendRequest(_ events: ArraySlice<RecordedEvent>, stream: String,
-                               folding current: inout (state: LogDecider.State, version: Int)) -> AppendRequest {
+    private func appendRequest(
+        _ events: ArraySlice<RecordedEvent>, stream: String,
+        folding current: inout (state: LogDecider.State, version: Int)
+    ) -> AppendRequest {
         var fingerprints: [UInt64] = []
         var keptRows: [KeptRow] = []
         var scratch = BinaryWriter(capacity: 512)
@@ -203,14 +214,17 @@ extension CommandProcessor {
             if let row = KeptRow(keptBy: event.event, after: current.state) { keptRows.append(row) }
         }
         current.version += events.count
-        let keeps = before / AppendRules.headInterval != current.version / AppendRules.headInterval
+        let keeps =
+            before / AppendRules.headInterval != current.version / AppendRules.headInterval
             || snapshotInterval.map { $0 > 0 && before / $0 != current.version / $0 } ?? true
         let newEvents = events.map { event in
-            NewEvent(eventId: event.eventId, timestamp: event.timestamp, actor: event.actor,
-                     correlationId: event.correlationId, causationId: event.causationId, event: event.event)
+            NewEvent(
+                eventId: event.eventId, timestamp: event.timestamp, actor: event.actor,
+                correlationId: event.correlationId, causationId: event.causationId, event: event.event)
         }
-        return AppendRequest(stream: stream, expectedVersion: before, commandId: nil, events: newEvents,
-                             fingerprints: fingerprints, stateAfter: keeps ? stateToKeep(current.state) : nil, keptRows: keptRows)
+        return AppendRequest(
+            stream: stream, expectedVersion: before, commandId: nil, events: newEvents,
+            fingerprints: fingerprints, stateAfter: keeps ? stateToKeep(current.state) : nil, keptRows: keptRows)
     }
 }
 

@@ -20,7 +20,8 @@ extension CommandProcessor {
             if cache.isPartial(stream) {
                 if let cached = cache[stream], LogDecider.needsKeptRows(batch[index].command, state: cached.state) { cache.remove(stream) }
             } else if let ahead = prefetched[stream], !StateUpkeep.holdsAllKeptRows(ahead.state),
-                      LogDecider.needsKeptRows(batch[index].command, state: ahead.state) {
+                LogDecider.needsKeptRows(batch[index].command, state: ahead.state)
+            {
                 prefetched[stream] = nil
             }
         }
@@ -29,8 +30,8 @@ extension CommandProcessor {
     /// The state a request carries for the log to keep as a head or a snapshot. A log that keeps
     /// the rows apart stores such states without them, so it gets the state without its older
     /// rows: a copy of the whole history, held by the request, made the stream's next row copy
-    /// the history again, once for each head (one every 16 versions). `send` of 100,000 commands
-    /// into one session, 7,142 orders, peaked at 91 MB of anonymous memory that way.
+    /// the history again, once for each head (one every 16 versions), and a `send` into one long
+    /// session went well past its memory bound that way.
     func stateToKeep(_ state: LogDecider.State) -> LogDecider.State {
         guard cache.keepsLatestRowOnly else { return state }
         var kept = state

@@ -55,9 +55,11 @@ public final class GroupCommitWriter: @unchecked Sendable {
 
     /// `queueCapacity`: commands that may wait before `submit` waits for room (`send` reads ahead no
     /// further than this); `Int.max` for callers that must never block (the server's event loops).
-    public init(processor: CommandProcessor, commandsPerCommit: Int = SendSession.defaultCommandsPerCommit,
-                streamsPerCommit: Int = SendSession.defaultStreamsPerCommit, queueCapacity: Int = .max,
-                committed: @escaping (Commit) -> Void = { _ in }) {
+    public init(
+        processor: CommandProcessor, commandsPerCommit: Int = SendSession.defaultCommandsPerCommit,
+        streamsPerCommit: Int = SendSession.defaultStreamsPerCommit, queueCapacity: Int = .max,
+        committed: @escaping (Commit) -> Void = { _ in }
+    ) {
         self.processor = processor
         self.commandsPerCommit = commandsPerCommit
         self.streamsPerCommit = streamsPerCommit
@@ -76,8 +78,10 @@ public final class GroupCommitWriter: @unchecked Sendable {
 
     /// `submit`, with states of the commands' streams that `send`'s reading thread loaded ahead,
     /// and the streams they name where it counted them.
-    func submit(_ envelopes: [CommandEnvelope], fieldsChecked: Bool, prefetched: StatePrefetcher.States, streams: Set<String>?,
-                answer: @escaping Answer) -> Bool {
+    func submit(
+        _ envelopes: [CommandEnvelope], fieldsChecked: Bool, prefetched: StatePrefetcher.States, streams: Set<String>?,
+        answer: @escaping Answer
+    ) -> Bool {
         queue.put(Submission(envelopes: envelopes, fieldsChecked: fieldsChecked, prefetched: prefetched, streams: streams, answer: answer))
     }
 
@@ -95,7 +99,14 @@ public final class GroupCommitWriter: @unchecked Sendable {
     public func handle(_ envelopes: [CommandEnvelope]) throws -> [CommandOutcome] {
         let answered = DispatchSemaphore(value: 0)
         nonisolated(unsafe) var result: Result<[CommandOutcome], any Error>?
-        guard submit(envelopes, answer: { result = $0; answered.signal() }) else { throw Finished() }
+        guard
+            submit(
+                envelopes,
+                answer: {
+                    result = $0
+                    answered.signal()
+                })
+        else { throw Finished() }
         answered.wait()
         return try result!.get()
     }
@@ -106,8 +117,10 @@ public final class GroupCommitWriter: @unchecked Sendable {
     }
 
     /// A commit handed over with its answers, not yet known durable.
-    private typealias InFlight = (submissions: [Submission], outcomes: [CommandOutcome], commit: any PendingCommit, commands: Int,
-                                  started: ContinuousClock.Instant)
+    private typealias InFlight = (
+        submissions: [Submission], outcomes: [CommandOutcome], commit: any PendingCommit, commands: Int,
+        started: ContinuousClock.Instant
+    )
 
     /// Commits until `finish()` was called and the queue is empty, or until `cancel()`.
     public func run() {
@@ -138,8 +151,9 @@ public final class GroupCommitWriter: @unchecked Sendable {
                 continue
             }
             do {
-                let (outcomes, commit) = try processor.handleDeferringCommit(envelopes, fieldsChecked: next.allSatisfy(\.fieldsChecked),
-                                                                             prefetched: Self.prefetched(of: next))
+                let (outcomes, commit) = try processor.handleDeferringCommit(
+                    envelopes, fieldsChecked: next.allSatisfy(\.fieldsChecked),
+                    prefetched: Self.prefetched(of: next))
                 if let done = inFlight, settleInFlight(done) {
                     // These were decided on top of a commit that diverged: their own write fails too
                     // (waited for here, so nothing is still being written), and they are decided again.
@@ -178,8 +192,10 @@ public final class GroupCommitWriter: @unchecked Sendable {
     /// `submissions`' commands (`envelopes`) decided and committed before this returns. A commit
     /// decided again (its prediction diverged) gets no states loaded ahead: they are as old as the
     /// ones it was decided against.
-    private func handleNow(_ submissions: [Submission], _ envelopes: [CommandEnvelope],
-                           prefetched: StatePrefetcher.States = [:]) -> Result<[CommandOutcome], any Error> {
+    private func handleNow(
+        _ submissions: [Submission], _ envelopes: [CommandEnvelope],
+        prefetched: StatePrefetcher.States = [:]
+    ) -> Result<[CommandOutcome], any Error> {
         Result { try processor.handle(envelopes, fieldsChecked: submissions.allSatisfy(\.fieldsChecked), prefetched: prefetched) }
     }
 
@@ -192,8 +208,9 @@ public final class GroupCommitWriter: @unchecked Sendable {
         do {
             try done.commit.wait()
         } catch is AppendDiverged {
-            settle(done.submissions, handleNow(done.submissions, Self.envelopes(of: done.submissions, commands: done.commands)),
-                   done.commands, done.started)
+            settle(
+                done.submissions, handleNow(done.submissions, Self.envelopes(of: done.submissions, commands: done.commands)),
+                done.commands, done.started)
             return true
         } catch {
             settle(done.submissions, .failure(error), done.commands, done.started)
@@ -241,31 +258,34 @@ public final class GroupCommitWriter: @unchecked Sendable {
         var uncounted: Submission?
         var first = true
         var jobFirst = false
-        return (try? queue.takeAll(upToWeight: commandsPerCommit, waiting: waiting) { submission in
-            defer { first = false }
-            if first {
-                jobFirst = submission.job != nil
-                uncounted = submission
-                return true
-            }
-            guard !jobFirst, submission.job == nil else { return false }
-            if let earlier = uncounted {
-                // Counted already where `send` cut its read: 4,096 streams hashed again for every
-                // commit of one command per session in turn cost the writer's thread 5%.
-                if let counted = earlier.streams {
-                    streams = StreamBudget(limit: streamsPerCommit, counted: counted)
-                } else {
-                    _ = streams.admits(earlier.envelopes.lazy.map(\.stream))
+        return
+            (try? queue.takeAll(upToWeight: commandsPerCommit, waiting: waiting) { submission in
+                defer { first = false }
+                if first {
+                    jobFirst = submission.job != nil
+                    uncounted = submission
+                    return true
                 }
-                uncounted = nil
-            }
-            return streams.admits(submission.envelopes.lazy.map(\.stream))
-        }) ?? []
+                guard !jobFirst, submission.job == nil else { return false }
+                if let earlier = uncounted {
+                    // Counted already where `send` cut its read: 4,096 streams hashed again for every
+                    // commit of one command per session in turn cost the writer's thread 5%.
+                    if let counted = earlier.streams {
+                        streams = StreamBudget(limit: streamsPerCommit, counted: counted)
+                    } else {
+                        _ = streams.admits(earlier.envelopes.lazy.map(\.stream))
+                    }
+                    uncounted = nil
+                }
+                return streams.admits(submission.envelopes.lazy.map(\.stream))
+            }) ?? []
     }
 
     /// Answers each submission with its slice of the commit's outcomes, or with the commit's error.
-    private func settle(_ submissions: [Submission], _ result: Result<[CommandOutcome], any Error>, _ commands: Int,
-                        _ started: ContinuousClock.Instant) {
+    private func settle(
+        _ submissions: [Submission], _ result: Result<[CommandOutcome], any Error>, _ commands: Int,
+        _ started: ContinuousClock.Instant
+    ) {
         let duration = ContinuousClock.now - started
         switch result {
         case .success(let outcomes):

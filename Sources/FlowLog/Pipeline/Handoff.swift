@@ -68,7 +68,7 @@ package final class Handoff<Item>: @unchecked Sendable {
         var total = 0
         while taken < items.count {
             let next = weight(items[taken])
-            guard (taken == 0 || total + next <= limit), admits(items[taken]) || taken == 0 else { break }
+            guard taken == 0 || total + next <= limit, admits(items[taken]) || taken == 0 else { break }
             total += next
             taken += 1
         }

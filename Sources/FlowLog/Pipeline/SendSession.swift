@@ -1,6 +1,6 @@
 import FlowDomain
-import Foundation
 import FlowLogSystem
+import Foundation
 
 /// `flowlog send`: reads commands one JSON object a line, answers one JSON line each, in order.
 ///
@@ -27,8 +27,10 @@ public final class SendSession: @unchecked Sendable {
     private let output: OutputSink
     private var json = JSONWriter(capacity: 1 << 16)
 
-    public init(processor: CommandProcessor, output: OutputSink, commandsPerCommit: Int = SendSession.defaultCommandsPerCommit,
-                streamsPerCommit: Int = SendSession.defaultStreamsPerCommit) {
+    public init(
+        processor: CommandProcessor, output: OutputSink, commandsPerCommit: Int = SendSession.defaultCommandsPerCommit,
+        streamsPerCommit: Int = SendSession.defaultStreamsPerCommit
+    ) {
         self.processor = processor
         self.output = output
         self.commandsPerCommit = commandsPerCommit
@@ -46,9 +48,9 @@ public final class SendSession: @unchecked Sendable {
     /// How many streams one commit's commands may name at most; a batch that names more is
     /// committed in parts, cut between lines. In a large log each stream a commit touches costs
     /// it a few pages of its own (the tails of the stream index, the order index and the heads),
-    /// which LMDB holds in memory until the commit. 100,000 commands, one for each of 30,000
-    /// sessions in turn, took `send` to 106 MB of anonymous memory; with this cap 50 MB, in 17%
-    /// more time. A 1 MiB read of sessions' visits names about 1,000 streams and is not cut.
+    /// which LMDB holds in memory until the commit. Without the cap, commands that each went to
+    /// another of many sessions took `send` well past its memory bound; the cap costs such input
+    /// some time. A 1 MiB read of sessions' visits names about 1,000 streams and is not cut.
     public static let defaultStreamsPerCommit = 4_096
     private let streamsPerCommit: Int
 
@@ -56,13 +58,15 @@ public final class SendSession: @unchecked Sendable {
     /// read before, through the log's one writer (`GroupCommitWriter`): parsing and waiting for the
     /// disk overlap, every read that queued up meanwhile shares a commit, and the answers keep
     /// their order. Reading stops while half a commit's worth of commands waits (a read goes in
-    /// whole once there is room): with two commits' worth, 10,000 sessions taking one command each
-    /// in turn (commits of 4,096 streams) kept eight commits' envelopes queued, and `send` reached
-    /// 66 MB; with half, 60 MB, in the same time, and piped input no slower.
+    /// whole once there is room): with two commits' worth, many sessions taking one command each in
+    /// turn (commits of 4,096 streams) kept several commits' envelopes queued, and `send` took more
+    /// memory; with half, less memory in the same time, and piped input no slower.
     public func run(reader: consuming LineReader) throws -> Summary {
         let state = RunState()
-        let writer = GroupCommitWriter(processor: processor, commandsPerCommit: commandsPerCommit, streamsPerCommit: streamsPerCommit,
-                                       queueCapacity: max(commandsPerCommit / 2, 1)) { [self] _ in
+        let writer = GroupCommitWriter(
+            processor: processor, commandsPerCommit: commandsPerCommit, streamsPerCommit: streamsPerCommit,
+            queueCapacity: max(commandsPerCommit / 2, 1)
+        ) { [self] _ in
             // One write per commit, of every answer it carried.
             guard !json.bytes.isEmpty, state.failure == nil else { return }
             do { try output.write(json.bytes) } catch { state.fail(error) }
@@ -77,12 +81,16 @@ public final class SendSession: @unchecked Sendable {
                 while try input.reader.readBatch({ lines in
                     for whole in SendSession.parse(lines).parts(streamsAtMost: streamsPerCommit) {
                         for (part, states) in prefetcher?.slices(of: whole) ?? [(whole, [:])] {
-                            guard writer.submit(part.envelopes, fieldsChecked: true, prefetched: states, streams: part.streams, answer: { [self] result in
-                                switch result {
-                                case .success(let outcomes): write(part, outcomes, &state.summary)
-                                case .failure(let error): state.fail(error)
-                                }
-                            }) else { throw WriterStopped() }
+                            guard
+                                writer.submit(
+                                    part.envelopes, fieldsChecked: true, prefetched: states, streams: part.streams,
+                                    answer: { [self] result in
+                                        switch result {
+                                        case .success(let outcomes): write(part, outcomes, &state.summary)
+                                        case .failure(let error): state.fail(error)
+                                        }
+                                    })
+                            else { throw WriterStopped() }
                         }
                     }
                 }) {}
@@ -215,7 +223,12 @@ public final class SendSession: @unchecked Sendable {
                     batch.lineRejections.append(failure)
                 }
             case .tooLong(let length):
-                batch.lineRejections.append(WireRejection(stream: nil, rejection: Rejection(.malformedCommand, "The line is \(length) bytes long, over the limit of \(LineReader.maximumLineLength); split it into smaller commands.")))
+                batch.lineRejections.append(
+                    WireRejection(
+                        stream: nil,
+                        rejection: Rejection(
+                            .malformedCommand,
+                            "The line is \(length) bytes long, over the limit of \(LineReader.maximumLineLength); split it into smaller commands.")))
             }
         }
         return batch

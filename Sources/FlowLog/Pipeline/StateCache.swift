@@ -4,14 +4,15 @@ import FlowDomain
 ///
 /// Keeping every stream a long `send` touched made its memory grow with the number of streams:
 /// a state holds its stream's orders (and their ids, indexed for the duplicate-order check, then),
-/// about 10 KB for a session with 75 orders, so 10,000 sessions kept 100 MB. Past the budget, the streams
-/// used least recently are dropped; one that comes back is loaded again from its head (a few events
-/// to fold). The budget is an estimate of the states' sizes, not a measurement.
+/// kilobytes for a session with tens of orders, so a log of thousands of such sessions took `send`
+/// far past its memory bound. Past the budget, the streams used least recently are dropped; one
+/// that comes back is loaded again from its head (a few events to fold). The budget is an estimate
+/// of the states' sizes, not a measurement.
 ///
 /// Where the log keeps rows apart, a state with more than `StateUpkeep.rowsKeptWhole` kept rows, or
 /// one that would not fit whole, is kept without its older ones (the count, the latest and a hash
 /// of each older order's id stay: all that folding, fingerprints, heads and a new order id need),
-/// so that 10,000 sessions of 70 orders take about 20 MB instead of 60; a command that needs the
+/// so that sessions with many orders take a fraction of their whole size; a command that needs the
 /// rows themselves (`Decider.needsKeptRows`) has its stream loaded whole again
 /// (`CommandProcessor.dropStatesMissingRows`).
 struct StateCache {
@@ -123,10 +124,10 @@ struct StateCache {
     }
 
     /// What a state costs the budget: its estimated size and what the cache spends to hold it (its
-    /// slot, its name in `index` and `recency`, the dictionary's spare room). Without the latter a
-    /// million new sessions, each a few hundred bytes of state, filled the budget with 100,000 of
-    /// them and took a `send` 15 MB further; long sessions, whose states run to kilobytes, hardly
-    /// notice it.
+    /// slot, its name in `index` and `recency`, the dictionary's spare room). Without the latter, new
+    /// sessions of a few hundred bytes of state each filled the budget with far more states than it
+    /// meant to hold, and what the cache spent on them, uncounted, raised a `send`'s peak memory;
+    /// long sessions, whose states run to kilobytes, hardly notice it.
     static func cost(of state: LogDecider.State) -> Int { StateUpkeep.estimatedCost(of: state) + 256 }
 
     /// The slot holding the stream's state, if one does.

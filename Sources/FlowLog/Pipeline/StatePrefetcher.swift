@@ -85,7 +85,7 @@ final class StatePrefetcher: @unchecked Sendable {
     /// slimmed. Returns how many of them have events.
     private func load(_ fresh: [String], for envelopes: [CommandEnvelope], rowReaders: [String: [Int]], into states: inout States) -> Int {
         guard !fresh.isEmpty,
-              let loaded = try? source.committedStates(ofStreams: fresh, slimmingPast: slims ? StateUpkeep.rowsKeptWhole : nil)
+            let loaded = try? source.committedStates(ofStreams: fresh, slimmingPast: slims ? StateUpkeep.rowsKeptWhole : nil)
         else { return 0 }
         states.reserveCapacity(states.count + fresh.count)
         var withEvents = 0

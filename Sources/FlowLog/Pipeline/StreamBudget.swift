@@ -41,7 +41,10 @@ public struct StreamBudget {
     /// `admits` for one name, without gathering.
     public mutating func admits(_ name: String) -> Bool {
         if name == last { return true }
-        if streams.contains(name) { last = name; return true }
+        if streams.contains(name) {
+            last = name
+            return true
+        }
         if !fits(adding: 1) { return false }
         streams.insert(name)
         last = name

@@ -35,7 +35,7 @@ package protocol ImportStreamSpill: AnyObject {
     /// A stream set aside, as it was then; `nil` for one never set aside.
     func takeBack(_ stream: String) throws -> (version: Int, position: Int, state: StreamState)?
     /// Every stream set aside, in stream id order: its id, version, last position and state.
-    func forEach(_ body: (String, Int, Int, StreamState) throws -> Void) throws
+    func forEachStream(_ body: (String, Int, Int, StreamState) throws -> Void) throws
 }
 
 /// A backend that imports: it opens the import's one write transaction and hands the session to `body`.
@@ -51,7 +51,6 @@ extension ImportSession {
         if !batch.finalStates.isEmpty { try writeFinalStates(batch.finalStates) }
     }
 }
-
 
 /// `flowlog import`: reads an NDJSON export and loads it into a log in one transaction, whatever its backend.
 ///
@@ -79,11 +78,12 @@ package enum ImportPipeline {
     }
 
     /// Imports every line `reader` yields into `target`; returns the number of events imported.
-    package static func run(_ reader: consuming LineReader, into target: any ImportTarget, expectedBytes: Int,
-                                                  progress: Progress? = nil) throws -> Int {
+    package static func run(
+        _ reader: consuming LineReader, into target: any ImportTarget, expectedBytes: Int,
+        progress: Progress? = nil
+    ) throws -> Int {
         // Sixteen chunks of about 4,000 lines: room for the decoder to run ahead while the preparing
-        // thread waits for the writer (with 4, a core sat idle then; medians 0.63-0.64 s against
-        // 0.64-0.67 s over two rounds of imports of 1M events).
+        // thread waits for the writer (with 4, a core sat idle then).
         let decoded = Handoff<DecodedBatch>(capacity: 16)
         let prepared = Handoff<ImportBatch>(capacity: 2)
         decode(ReaderBox(reader), into: decoded)
@@ -146,8 +146,10 @@ package enum ImportPipeline {
 
     /// The second stage: records to prepared batches. A line that breaks a rule (or could not be
     /// decoded) ends the last batch, after the lines before it.
-    private static func prepare(_ decoded: Handoff<DecodedBatch>, into prepared: Handoff<ImportBatch>,
-                                session: any ImportSession) -> DispatchSemaphore {
+    private static func prepare(
+        _ decoded: Handoff<DecodedBatch>, into prepared: Handoff<ImportBatch>,
+        session: any ImportSession
+    ) -> DispatchSemaphore {
         typealias Batch = ImportBatch
         let finished = DispatchSemaphore(value: 0)
         let shared = SharedSession(session: session)
@@ -156,8 +158,9 @@ package enum ImportPipeline {
             let session = shared.session
             do {
                 try session.withStreamLoader { load in
-                    var preparation = ImportPreparation(start: session.start, builder: session.makeBuilder(), loadStream: load,
-                                                        spill: session.streamSpill)
+                    var preparation = ImportPreparation(
+                        start: session.start, builder: session.makeBuilder(), loadStream: load,
+                        spill: session.streamSpill)
                     func end(after failure: Error) throws -> Never {
                         _ = prepared.put(preparation.take(failure: failure))
                         throw Handoff<Batch>.Cancelled()
@@ -194,8 +197,9 @@ package final class PreparingSink: EventSink {
 
     package init(session: any ImportSession, loadStream: @escaping (String) throws -> (version: Int, state: StreamState)) {
         self.session = session
-        preparation = ImportPreparation(start: session.start, builder: session.makeBuilder(), loadStream: loadStream,
-                                        spill: session.streamSpill)
+        preparation = ImportPreparation(
+            start: session.start, builder: session.makeBuilder(), loadStream: loadStream,
+            spill: session.streamSpill)
     }
 
     package func add(_ record: RecordedEvent, line: Int) throws {

@@ -42,7 +42,7 @@ package struct ImportStart: Sendable {
 ///
 /// A class behind an existential rather than a generic parameter: the preparation it serves is
 /// then one concrete type, which other modules call without instantiating generic metadata per
-/// event (a generic `ImportPreparation<Builder>` cost an import 11% more instructions).
+/// event (a generic `ImportPreparation<Builder>` cost an import measurably more instructions).
 package protocol ImportBatchBuilder: AnyObject {
     /// Events added since the last `take`.
     var count: Int { get }
@@ -136,8 +136,10 @@ package struct ImportPreparation: ~Copyable {
     /// `spill`: where streams are set aside beyond `start.streamsHeld` (with their latest kept row
     /// only where `snapshotsHoldKeptRows` is false, whole otherwise); without one, every stream met
     /// is held.
-    package init(start: ImportStart, builder: any ImportBatchBuilder, loadStream: @escaping (String) throws -> (version: Int, state: StreamState),
-                 spill: (any ImportStreamSpill)? = nil) {
+    package init(
+        start: ImportStart, builder: any ImportBatchBuilder, loadStream: @escaping (String) throws -> (version: Int, state: StreamState),
+        spill: (any ImportStreamSpill)? = nil
+    ) {
         self.spill = spill
         streamsHeld = max(2, start.streamsHeld)
         position = start.position
@@ -156,11 +158,19 @@ package struct ImportPreparation: ~Copyable {
     /// (`take()`) holds the events before it, which must be written first.
     package mutating func add(_ event: RecordedEvent, line: Int) throws {
         guard event.position == position + 1 else {
-            throw FlowLogError.refusedImport(ImportError(line: line, problem: "its position is \(event.position), but the log's next position is \(position + 1) (positions must be contiguous)"))
+            throw FlowLogError.refusedImport(
+                ImportError(
+                    line: line,
+                    problem: "its position is \(event.position), but the log's next position is \(position + 1) (positions must be contiguous)"))
         }
         if event.isForgotten {
             guard layout == .salted else {
-                throw FlowLogError.refusedImport(ImportError(line: line, problem: "it is a forgotten event, which only a log of log schema \(RecordLayout.saltedLogSchema) or later holds (a log created by this FlowLog, or one raised by `flowlog upgrade`)"))
+                throw FlowLogError.refusedImport(
+                    ImportError(
+                        line: line,
+                        problem:
+                            "it is a forgotten event, which only a log of log schema \(RecordLayout.saltedLogSchema) or later holds (a log created by this FlowLog, or one raised by `flowlog upgrade`)"
+                    ))
             }
             previousHash = RecordCodec.encodeForgotten(event, previousHash: previousHash, salts: &salts, into: &record)
             record.withUnsafeBytes { builder.addForgotten(event, record: $0, line: line) }
@@ -170,7 +180,10 @@ package struct ImportPreparation: ~Copyable {
         let slot = try slot(of: event.stream)
         let current = folds[slot].version
         guard event.version == current + 1 else {
-            throw FlowLogError.refusedImport(ImportError(line: line, problem: "it is version \(event.version) of stream \(event.stream), but that stream's next version is \(current + 1)"))
+            throw FlowLogError.refusedImport(
+                ImportError(
+                    line: line, problem: "it is version \(event.version) of stream \(event.stream), but that stream's next version is \(current + 1)")
+            )
         }
         let fingerprint = Self.fold(event, into: &folds[slot], scratch: &scratch)
         previousHash = RecordCodec.encode(event, previousHash: previousHash, layout: layout, salts: &salts, into: &record)
@@ -195,8 +208,9 @@ package struct ImportPreparation: ~Copyable {
     /// spill, every touched stream is set aside there instead, for the backend to write from.
     ///
     /// The heads are gathered into arrays sized once, and the folds are let go as soon as the heads
-    /// hold what the writer needs of them: an import of 300,000 streams of one event each peaked
-    /// at 286 MB of heap here, 120 MB of it the heads' array growing by doubling beside the folds.
+    /// hold what the writer needs of them: an import of many streams of one event each otherwise
+    /// spent a large share of its peak heap here, on the heads' array growing by doubling beside
+    /// the folds.
     package mutating func takeLast() throws -> ImportBatch {
         let count = builder.count
         var last = ImportBatch(content: builder.takeLast(), failure: nil, count: count)

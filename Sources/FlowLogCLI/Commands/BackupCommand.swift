@@ -1,18 +1,18 @@
 import ArgumentParser
 import FlowLog
-import Foundation
 import FlowLogSystem
+import Foundation
 
 struct BackupCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "backup",
         abstract: "Copy the log, consistent and compacted, into a new or empty folder, while writers go on.",
         discussion: """
-        The copy holds the log as it was at one moment (the start of the copy), is itself a log \
-        (`flowlog verify --db DIR` checks it), and appears under its name only once complete. DIR \
-        must not exist (its parent must), or be empty; a folder that holds anything else, or that is \
-        inside a log, is refused.
-        """)
+            The copy holds the log as it was at one moment (the start of the copy), is itself a log \
+            (`flowlog verify --db DIR` checks it), and appears under its name only once complete. DIR \
+            must not exist (its parent must), or be empty; a folder that holds anything else, or that is \
+            inside a log, is refused.
+            """)
 
     @Option(name: .customLong("to"), help: ArgumentHelp("The folder to write the copy into.", valueName: "folder"))
     var folder: String
@@ -34,14 +34,19 @@ struct BackupCommand: ParsableCommand {
             if format.isJSON {
                 output.json { json in
                     json.beginObject()
-                    json.key("log"); json.string(log.location)
-                    json.key("backup"); json.string(folder)
-                    json.key("events"); json.int(events)
-                    json.key("bytes"); json.int(bytes)
+                    json.key("log")
+                    json.string(log.location)
+                    json.key("backup")
+                    json.string(folder)
+                    json.key("events")
+                    json.int(events)
+                    json.key("bytes")
+                    json.int(bytes)
                     json.endObject()
                 }
             } else {
-                output.line("backed up \(events) events of \(log.location) into \(folder) (\(bytes) bytes); check it with: flowlog verify --db \(folder)")
+                output.line(
+                    "backed up \(events) events of \(log.location) into \(folder) (\(bytes) bytes); check it with: flowlog verify --db \(folder)")
             }
         }
     }
@@ -61,7 +66,9 @@ struct BackupCommand: ParsableCommand {
     /// The log's backups, or what to use instead where its backend has none.
     static func backupCapability(of log: any EventLog) throws -> any LogBackup {
         guard let backup = log.capabilities.backup else {
-            throw CLIFailure("The log at \(log.location) cannot make a backup copy (its storage has no consistent copy of its own); use `flowlog export --output FILE`, and `flowlog import FILE` into an empty log to restore it.", .usage)
+            throw CLIFailure(
+                "The log at \(log.location) cannot make a backup copy (its storage has no consistent copy of its own); use `flowlog export --output FILE`, and `flowlog import FILE` into an empty log to restore it.",
+                .usage)
         }
         return backup
     }
@@ -70,7 +77,9 @@ struct BackupCommand: ParsableCommand {
     /// anything but what a killed backup left; nothing is created here.
     static func checkTarget(_ folder: String) throws {
         if let environment = OutputPath.enclosingLMDBEnvironment(of: folder) {
-            throw CLIFailure("\(folder) is inside \(environment), an LMDB environment (a FlowLog log, or another program's database); a backup goes into a folder of its own. Choose a new folder outside it; nothing was written.", .usage)
+            throw CLIFailure(
+                "\(folder) is inside \(environment), an LMDB environment (a FlowLog log, or another program's database); a backup goes into a folder of its own. Choose a new folder outside it; nothing was written.",
+                .usage)
         }
         var info = stat()
         guard stat(folder, &info) == 0 else { return }
@@ -79,7 +88,9 @@ struct BackupCommand: ParsableCommand {
         }
         let entries = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0 != Composition.partialBackupName }.sorted()
         guard entries.isEmpty else {
-            throw CLIFailure("\(folder) is not empty (it holds \(entries.prefix(3).joined(separator: ", "))\(entries.count > 3 ? ", …" : "")); give a new folder, or an empty one. Nothing was written.", .usage)
+            throw CLIFailure(
+                "\(folder) is not empty (it holds \(entries.prefix(3).joined(separator: ", "))\(entries.count > 3 ? ", …" : "")); give a new folder, or an empty one. Nothing was written.",
+                .usage)
         }
     }
 
@@ -94,9 +105,12 @@ struct BackupCommand: ParsableCommand {
         guard mkdir(folder, 0o755) == 0 else {
             let code = errno
             if code == ENOENT || code == ENOTDIR {
-                throw CLIFailure("Cannot create \(folder): its parent folder does not exist. Create it first, or choose another folder.", .cannotCreate)
+                throw CLIFailure(
+                    "Cannot create \(folder): its parent folder does not exist. Create it first, or choose another folder.", .cannotCreate)
             }
-            throw CLIFailure("Cannot create \(folder): \(String(cString: strerror(code))).", code == EACCES || code == EPERM || code == EROFS ? .permission : .cannotCreate)
+            throw CLIFailure(
+                "Cannot create \(folder): \(String(cString: strerror(code))).",
+                code == EACCES || code == EPERM || code == EROFS ? .permission : .cannotCreate)
         }
         return true
     }

@@ -8,11 +8,11 @@ struct CopyCommand: ParsableCommand {
         commandName: "copy",
         abstract: "Copy a whole log into an empty log of any backend (LMDB folder or postgres:// URL).",
         discussion: """
-        Positions, versions, event ids, timestamps and the hash chain come out the same, so `verify` \
-        passes on the copy and its `export` is byte for byte the source's. All or nothing: the copy is \
-        the destination's import (COPY for PostgreSQL). The destination must hold no events. Progress \
-        goes to stderr when it is a terminal.
-        """)
+            Positions, versions, event ids, timestamps and the hash chain come out the same, so `verify` \
+            passes on the copy and its `export` is byte for byte the source's. All or nothing: the copy is \
+            the destination's import (COPY for PostgreSQL). The destination must hold no events. Progress \
+            goes to stderr when it is a terminal.
+            """)
 
     @Option(help: ArgumentHelp("The log to copy: a folder or a postgres:// URL.", valueName: "log")) var from: String
     @Option(help: ArgumentHelp("The empty log to copy into (created when it does not exist).", valueName: "log")) var to: String
@@ -31,7 +31,9 @@ struct CopyCommand: ParsableCommand {
                 (count, location) = try Backend(to).copy(from: source, progress: progress) { destination in
                     let existing = try destination.lastPosition()
                     guard existing == 0 else {
-                        throw CLIFailure("\(destination.location) already holds \(existing) events; copy into an empty log (a new folder, or a new ?schema= of a database).", .usage)
+                        throw CLIFailure(
+                            "\(destination.location) already holds \(existing) events; copy into an empty log (a new folder, or a new ?schema= of a database).",
+                            .usage)
                     }
                 }
             } catch {
@@ -43,9 +45,12 @@ struct CopyCommand: ParsableCommand {
             if format.isJSON {
                 output.json { json in
                     json.beginObject()
-                    json.key("copied"); json.int(count)
-                    json.key("from"); json.string(source.location)
-                    json.key("to"); json.string(location)
+                    json.key("copied")
+                    json.int(count)
+                    json.key("from")
+                    json.string(source.location)
+                    json.key("to")
+                    json.string(location)
                     json.endObject()
                 }
             } else {

@@ -42,7 +42,9 @@ struct DemoCommand: ParsableCommand {
         if let stream, used.contains(stream) {
             // Its commands would be duplicates, but the one the rules refused would now be decided
             // afresh and add a stray event: the session is played into a new stream only.
-            throw CLIFailure("Stream \(stream) already has \(try log.version(of: stream)) events; the demo plays its session into a stream of its own. Leave --stream out (the first unused demo-N), or name a stream that has no events; nothing was written.", .usage)
+            throw CLIFailure(
+                "Stream \(stream) already has \(try log.version(of: stream)) events; the demo plays its session into a stream of its own. Leave --stream out (the first unused demo-N), or name a stream that has no events; nothing was written.",
+                .usage)
         }
         let stream = stream ?? (1...).lazy.map { "demo-\($0)" }.first { !used.contains($0) }!
         let processor = Composition.processor(for: log)
@@ -64,7 +66,11 @@ struct DemoCommand: ParsableCommand {
             }
             let calls = try DemoText.calls(recorded, services: services, log: log)
             if json {
-                output.json { DemoJSON.step(number: index + 1, envelope: envelope, outcome: outcome, recorded: recorded, calls: calls, after: after, version: version, into: &$0) }
+                output.json {
+                    DemoJSON.step(
+                        number: index + 1, envelope: envelope, outcome: outcome, recorded: recorded, calls: calls, after: after, version: version,
+                        into: &$0)
+                }
                 continue
             }
             output.lines(DemoText.step(number: index + 1, envelope: envelope, outcome: outcome, before: before, after: after))
@@ -99,8 +105,11 @@ struct DemoCommand: ParsableCommand {
         let folder = tracker.folder(for: logOptions)
         let events = try log.lastPosition()
         if json {
-            output.json { DemoJSON.summary(stream: stream, log: log.location, events: events, state: state, version: version,
-                                           projectors: results, trackerFolder: folder, into: &$0) }
+            output.json {
+                DemoJSON.summary(
+                    stream: stream, log: log.location, events: events, state: state, version: version,
+                    projectors: results, trackerFolder: folder, into: &$0)
+            }
             return
         }
         output.line("")
@@ -108,11 +117,15 @@ struct DemoCommand: ParsableCommand {
         for (name, result) in results {
             switch result {
             case .caughtUp(let checkpoint): output.line("  \(TextPadding.pad(name, 16)) checkpoint \(checkpoint)")
-            case .runBy(let pid): output.line("  \(TextPadding.pad(name, 16)) being run by \(pid.map { "process \($0)" } ?? "another process"), which projects these events")
+            case .runBy(let pid):
+                output.line(
+                    "  \(TextPadding.pad(name, 16)) being run by \(pid.map { "process \($0)" } ?? "another process"), which projects these events")
             }
         }
         output.line("  analytics messages are in \(folder)/segment.ndjson and ga4.ndjson (or went to the endpoints given)")
         output.line("")
-        output.line("The log \(log.location) now holds \(events) events. Try: flowlog log --stream \(stream), flowlog orders, flowlog view --stream \(stream)")
+        output.line(
+            "The log \(log.location) now holds \(events) events. Try: flowlog log --stream \(stream), flowlog orders, flowlog view --stream \(stream)"
+        )
     }
 }

@@ -1,8 +1,8 @@
 import ArgumentParser
 import FlowDomain
 import FlowLog
-import Foundation
 import FlowLogProjections
+import Foundation
 
 /// `flowlog forget --stream S`: erasure on request (GDPR art. 17) without breaking the hash chain.
 struct ForgetCommand: ParsableCommand {
@@ -10,36 +10,50 @@ struct ForgetCommand: ParsableCommand {
         commandName: "forget",
         abstract: "Forget a stream for good: its data, id and correlation ids become unreadable; the chain still verifies.",
         discussion: """
-        In one transaction, each of the stream's events loses its stream id, correlation and \
-        causation ids and data; its position, version, event id, kind, actor and timestamp stay, so \
-        positions stay contiguous and counts by kind and day still add up, and `verify` counts it as \
-        forgotten. Everything derived from the stream goes too: its snapshots, head, command \
-        receipts, orders and state fingerprints, and in the storage read model its state and flags \
-        (its orders keep their totals, without the stream or order id), and the trackers' files \
-        (messages and dead letters) lose its lines; tracker calls not yet delivered are never sent. \
-        A tracker runner (`projections run`) must not be running: forget exits 75 naming it, \
-        before changing anything. Afterwards the log answers for the \
-        stream as for one that never existed (exit 66), and a second forget of it exits 66 as well. \
-        The erased bytes stay in the log file's free pages until `flowlog compact`. The output names \
-        the ids to pass to Segment's deletion and GA4's user deletion (the stream is their \
-        anonymousId and client_id): events the trackers delivered before are theirs to delete. \
-        A log below log schema 3 cannot forget: run `flowlog upgrade` once first. Each forgotten \
-        stream gets an event in the log's audit trail, the system stream flowlog:erasures (`log \
-        --stream flowlog:erasures`; hidden from trackers, `streams` and exports unless asked for): \
-        when, how many events, the reason, and with --key-file a keyed pseudonym of the stream id, \
-        so that a second request for the same id answers "already forgotten" (exit 0). The reason \
-        is kept in the log: it must not itself hold personal data.
-        """)
+            In one transaction, each of the stream's events loses its stream id, correlation and \
+            causation ids and data; its position, version, event id, kind, actor and timestamp stay, so \
+            positions stay contiguous and counts by kind and day still add up, and `verify` counts it as \
+            forgotten. Everything derived from the stream goes too: its snapshots, head, command \
+            receipts, orders and state fingerprints, and in the storage read model its state and flags \
+            (its orders keep their totals, without the stream or order id), and the trackers' files \
+            (messages and dead letters) lose its lines; tracker calls not yet delivered are never sent. \
+            A tracker runner (`projections run`) must not be running: forget exits 75 naming it, \
+            before changing anything. Afterwards the log answers for the \
+            stream as for one that never existed (exit 66), and a second forget of it exits 66 as well. \
+            The erased bytes stay in the log file's free pages until `flowlog compact`. The output names \
+            the ids to pass to Segment's deletion and GA4's user deletion (the stream is their \
+            anonymousId and client_id): events the trackers delivered before are theirs to delete. \
+            A log below log schema 3 cannot forget: run `flowlog upgrade` once first. Each forgotten \
+            stream gets an event in the log's audit trail, the system stream flowlog:erasures (`log \
+            --stream flowlog:erasures`; hidden from trackers, `streams` and exports unless asked for): \
+            when, how many events, the reason, and with --key-file a keyed pseudonym of the stream id, \
+            so that a second request for the same id answers "already forgotten" (exit 0). The reason \
+            is kept in the log: it must not itself hold personal data.
+            """)
 
     @Option(help: "The stream to forget.")
     var stream: String?
-    @Option(name: .customLong("correlation-id"), help: ArgumentHelp("Forget every stream whose events carry this correlation id (one conversation that spans sessions), all in one transaction.", valueName: "id"))
+    @Option(
+        name: .customLong("correlation-id"),
+        help: ArgumentHelp(
+            "Forget every stream whose events carry this correlation id (one conversation that spans sessions), all in one transaction.",
+            valueName: "id"))
     var correlationId: String?
-    @Option(help: "Why, for the audit trail, such as \"erasure request 2026-118\". Kept in the log: it must not itself hold personal data (no name, e-mail address or stream id).")
+    @Option(
+        help:
+            "Why, for the audit trail, such as \"erasure request 2026-118\". Kept in the log: it must not itself hold personal data (no name, e-mail address or stream id)."
+    )
     var reason = ""
-    @Option(name: .customLong("key-file"), help: ArgumentHelp("A file holding a secret key (16 bytes or more, kept outside the log): the audit trail then records HMAC-SHA256 of the stream id under it, and a second forget of the same id answers \"already forgotten\".", valueName: "path"))
+    @Option(
+        name: .customLong("key-file"),
+        help: ArgumentHelp(
+            "A file holding a secret key (16 bytes or more, kept outside the log): the audit trail then records HMAC-SHA256 of the stream id under it, and a second forget of the same id answers \"already forgotten\".",
+            valueName: "path"))
     var keyFile: String?
-    @Option(help: "The folder of the trackers' files, whose lines of the stream are taken out too (default: LOG-tracker beside the log, as `projections run` writes them).")
+    @Option(
+        help:
+            "The folder of the trackers' files, whose lines of the stream are taken out too (default: LOG-tracker beside the log, as `projections run` writes them)."
+    )
     var trackerDir: String?
     @OptionGroup var format: FormatOptions
     @OptionGroup var logOptions: LogOptions
@@ -67,18 +81,24 @@ struct ForgetCommand: ParsableCommand {
             let leases = try Composition.leaseTrackers(of: log)
             let key = try keyFile.map(Self.key(from:))
             if let stream, let key, try log.version(of: stream) == 0,
-               let earlier = try Self.erasure(of: ErasureAudit.pseudonym(of: stream, key: key), in: log) {
+                let earlier = try Self.erasure(of: ErasureAudit.pseudonym(of: stream, key: key), in: log)
+            {
                 // Recognised by its pseudonym: the id itself is in the log no more.
                 if format.isJSON {
                     output.json { json in
                         json.beginObject()
-                        json.key("stream"); json.string(stream)
-                        json.key("alreadyForgotten"); json.bool(true)
-                        json.key("forgottenAt"); json.string(earlier.timestamp.rfc3339)
+                        json.key("stream")
+                        json.string(stream)
+                        json.key("alreadyForgotten")
+                        json.bool(true)
+                        json.key("forgottenAt")
+                        json.string(earlier.timestamp.rfc3339)
                         json.endObject()
                     }
                 } else {
-                    output.line("stream \(stream) was forgotten already, at \(earlier.timestamp.rfc3339) (position \(earlier.position) of \(SystemStreams.erasures)); nothing was changed.")
+                    output.line(
+                        "stream \(stream) was forgotten already, at \(earlier.timestamp.rfc3339) (position \(earlier.position) of \(SystemStreams.erasures)); nothing was changed."
+                    )
                 }
                 return
             }
@@ -96,7 +116,8 @@ struct ForgetCommand: ParsableCommand {
                 for one in forgotten { output.json { json in FlowJSON.writeForgotten(one, into: &json) } }
             } else {
                 for one in forgotten {
-                    output.line("forgot stream \(one.stream) in \(log.location): \(one.events) events (positions \(one.firstPosition)…\(one.lastPosition)).")
+                    output.line(
+                        "forgot stream \(one.stream) in \(log.location): \(one.events) events (positions \(one.firstPosition)…\(one.lastPosition)).")
                     output.line("Ask the vendors to delete what they received: Segment anonymousId \(one.stream), GA4 client_id \(one.stream).")
                 }
                 for (file, lines) in files { output.line("took \(lines) line\(lines == 1 ? "" : "s") of it out of \(file).") }
@@ -108,11 +129,15 @@ struct ForgetCommand: ParsableCommand {
     /// The key of `path`: its bytes, without one trailing line break.
     static func key(from path: String) throws -> [UInt8] {
         guard var bytes = FileManager.default.contents(atPath: path).map(Array.init) else {
-            throw CLIFailure("Cannot read the key file \(path); give a readable file holding the pseudonyms' key (16 bytes or more). Nothing was changed.", .noInput)
+            throw CLIFailure(
+                "Cannot read the key file \(path); give a readable file holding the pseudonyms' key (16 bytes or more). Nothing was changed.",
+                .noInput)
         }
         if bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
         guard bytes.count >= 16 else {
-            throw CLIFailure("The key file \(path) holds \(bytes.count) bytes; a pseudonym's key needs 16 or more (for example `head -c 32 /dev/urandom > \(path)`). Nothing was changed.", .usage)
+            throw CLIFailure(
+                "The key file \(path) holds \(bytes.count) bytes; a pseudonym's key needs 16 or more (for example `head -c 32 /dev/urandom > \(path)`). Nothing was changed.",
+                .usage)
         }
         return bytes
     }
@@ -136,7 +161,9 @@ struct ForgetCommand: ParsableCommand {
             return true
         }
         guard !found.isEmpty else {
-            throw CLIFailure("No event in \(log.location) carries correlation id \(correlationId) (none ever did, or its streams were forgotten already). Check the id; nothing was changed.", .noInput)
+            throw CLIFailure(
+                "No event in \(log.location) carries correlation id \(correlationId) (none ever did, or its streams were forgotten already). Check the id; nothing was changed.",
+                .noInput)
         }
         return found
     }

@@ -7,11 +7,11 @@ struct InitCommand: ParsableCommand {
         commandName: "init",
         abstract: "Create an empty log, in the newest log schema, with its default currency.",
         discussion: """
-        Every writing command creates the log it needs, in USD; `init` is for a log in another \
-        currency. The currency is what `cart.addProduct` takes when a command names none; it is \
-        fixed once the log holds an event. On a log that exists, `init` prints its settings, and \
-        sets the currency only while the log is empty.
-        """)
+            Every writing command creates the log it needs, in USD; `init` is for a log in another \
+            currency. The currency is what `cart.addProduct` takes when a command names none; it is \
+            fixed once the log holds an event. On a log that exists, `init` prints its settings, and \
+            sets the currency only while the log is empty.
+            """)
 
     @Option(help: ArgumentHelp("The log's default currency: three capital letters (ISO 4217), such as EUR.", valueName: "code"))
     var currency: String?
@@ -31,7 +31,9 @@ struct InitCommand: ParsableCommand {
             let settings = try log.updateSettings { settings, isEmpty in
                 guard let currency, currency != settings.defaultCurrency else { return settings }
                 guard isEmpty else {
-                    throw CLIFailure("The log at \(location) holds events in \(settings.defaultCurrency), and a log's currency is fixed once it holds one; create a new log for \(currency) (a command may still name its own currency). Nothing was changed.", .usage)
+                    throw CLIFailure(
+                        "The log at \(location) holds events in \(settings.defaultCurrency), and a log's currency is fixed once it holds one; create a new log for \(currency) (a command may still name its own currency). Nothing was changed.",
+                        .usage)
                 }
                 var changed = settings
                 changed.defaultCurrency = currency
@@ -40,9 +42,12 @@ struct InitCommand: ParsableCommand {
             if format.isJSON {
                 output.json { json in
                     json.beginObject()
-                    json.key("log"); json.string(location)
-                    json.key("logSchema"); json.int(settings.logSchema)
-                    json.key("currency"); json.string(settings.defaultCurrency)
+                    json.key("log")
+                    json.string(location)
+                    json.key("logSchema")
+                    json.int(settings.logSchema)
+                    json.key("currency")
+                    json.string(settings.defaultCurrency)
                     json.endObject()
                 }
             } else {

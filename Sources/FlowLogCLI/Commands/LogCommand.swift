@@ -6,11 +6,11 @@ struct LogCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "log", abstract: "List recorded events, as a table or as JSON lines, and follow new ones as they commit.",
         discussion: """
-        Selects events as `export` does (--stream and --type repeatable, --from-position and \
-        --to-position inclusive, --since inclusive and --until exclusive). --follow keeps printing \
-        new events as they commit, each batch written at once, until Ctrl-C (SIGINT) or SIGTERM ends \
-        it with exit status 0, or --limit or --to-position is reached.
-        """)
+            Selects events as `export` does (--stream and --type repeatable, --from-position and \
+            --to-position inclusive, --since inclusive and --until exclusive). --follow keeps printing \
+            new events as they commit, each batch written at once, until Ctrl-C (SIGINT) or SIGTERM ends \
+            it with exit status 0, or --limit or --to-position is reached.
+            """)
 
     /// The log's text face is a table.
     enum Format: String, ExpressibleByArgument, CaseIterable { case table, json }

@@ -9,17 +9,17 @@ struct ReplayCommand: ParsableCommand {
         commandName: "replay",
         abstract: "Replay events and show the state change each one made, or check that today's reducers still agree with the log.",
         discussion: """
-        Each event is printed with the paths of the state it changed (`~ cart.total: 2250 → 4249`); \
-        --format json writes one object per event with its "changes". A replay from a position starts \
-        each stream from its nearest snapshot. --summary prints only the final state of each stream. \
-        --trace writes the state after every event, as `state --format json` prints it: a file of those \
-        is what --expected reads.
+            Each event is printed with the paths of the state it changed (`~ cart.total: 2250 → 4249`); \
+            --format json writes one object per event with its "changes". A replay from a position starts \
+            each stream from its nearest snapshot. --summary prints only the final state of each stream. \
+            --trace writes the state after every event, as `state --format json` prints it: a file of those \
+            is what --expected reads.
 
-        --verify replays with today's reducers and compares every stream with what was recorded: the \
-        state fingerprints stored with each event (a log written by FlowLog), or, with --expected FILE, \
-        the states in that file. It names each stream that disagrees and the first position where it \
-        does, and exits 1 if any does.
-        """)
+            --verify replays with today's reducers and compares every stream with what was recorded: the \
+            state fingerprints stored with each event (a log written by FlowLog), or, with --expected FILE, \
+            the states in that file. It names each stream that disagrees and the first position where it \
+            does, and exits 1 if any does.
+            """)
 
     @Option(help: "Only this stream.") var stream: String?
     @OptionGroup var start: FromPositionOptions
@@ -60,7 +60,9 @@ struct ReplayCommand: ParsableCommand {
     private func replay(_ source: any ReplaySource, log: (any LogStore)?, output: OutputWriter) throws {
         let replayer = Replayer(source: source)
         var count = 0
-        let progress = Progress(label: "replay", total: try log?.lastPosition() ?? 0, enabled: log != nil && isatty(STDERR_FILENO) == 1 && (summary || isatty(STDOUT_FILENO) != 1))
+        let progress = Progress(
+            label: "replay", total: try log?.lastPosition() ?? 0,
+            enabled: log != nil && isatty(STDERR_FILENO) == 1 && (summary || isatty(STDOUT_FILENO) != 1))
         let states = try replayer.run(stream: stream, from: start.from, to: to, keepBefore: !summary && !trace) { step in
             count += 1
             progress.advance(to: step.record.position)
@@ -104,8 +106,13 @@ struct ReplayCommand: ParsableCommand {
             if report.comparisons == 0 {
                 // Nothing compared is no agreement: the file belongs to another log, or is empty.
                 let streams = expectations.keys.sorted()
-                let named = streams.isEmpty ? "it holds no states" : "it holds states of \(streams.count == 1 ? "stream" : "streams") \(streams.prefix(3).joined(separator: ", "))\(streams.count > 3 ? ", …" : "")"
-                throw CLIFailure("The expected states in \(expected) cover no event of \(self.source.file ?? "the log \(Backend.redacted(logOptions.logPath))"): \(named). Give the states of this log's streams (`flowlog replay --trace` writes one a line).", .dataError)
+                let named =
+                    streams.isEmpty
+                    ? "it holds no states"
+                    : "it holds states of \(streams.count == 1 ? "stream" : "streams") \(streams.prefix(3).joined(separator: ", "))\(streams.count > 3 ? ", …" : "")"
+                throw CLIFailure(
+                    "The expected states in \(expected) cover no event of \(self.source.file ?? "the log \(Backend.redacted(logOptions.logPath))"): \(named). Give the states of this log's streams (`flowlog replay --trace` writes one a line).",
+                    .dataError)
             }
         } else {
             report = try ReplayVerifier.verifyFingerprints(of: log!, progress: Progress(label: "replay --verify", total: try log!.lastPosition()))

@@ -10,22 +10,24 @@ struct RetainCommand: ParsableCommand {
         commandName: "retain",
         abstract: "Forget every session whose last event is older than a period, or set the retention the log applies daily.",
         discussion: """
-        --older-than 90d forgets, as `flowlog forget` does, every session (stream) whose last event \
-        is more than 90 days before now; units: h (hours), d (days), w (weeks). It forgets them 500 \
-        at a time, each batch in one transaction: a retain that is stopped or killed leaves whole \
-        batches, and running it again forgets the rest. A session that gets a new event while retain \
-        runs is kept. It asks before forgetting, unless --yes; without a terminal it needs --yes. \
-        --dry-run lists the sessions it would forget, one a line (--format json: one object a line, \
-        as `flowlog streams` writes them), and changes nothing: keep that list to ask Segment and \
-        GA4 to delete what they received (the stream is their anonymousId and client_id).
+            --older-than 90d forgets, as `flowlog forget` does, every session (stream) whose last event \
+            is more than 90 days before now; units: h (hours), d (days), w (weeks). It forgets them 500 \
+            at a time, each batch in one transaction: a retain that is stopped or killed leaves whole \
+            batches, and running it again forgets the rest. A session that gets a new event while retain \
+            runs is kept. It asks before forgetting, unless --yes; without a terminal it needs --yes. \
+            --dry-run lists the sessions it would forget, one a line (--format json: one object a line, \
+            as `flowlog streams` writes them), and changes nothing: keep that list to ask Segment and \
+            GA4 to delete what they received (the stream is their anonymousId and client_id).
 
-        --set 90d stores a retention on the log, which `flowlog projections run --follow` and \
-        `flowlog serve` apply when they start and then once a day (one process at a time); --set off \
-        removes it; `flowlog retain` alone shows it. Each forgotten session gets its event in the \
-        log's audit trail (flowlog:erasures), and its lines leave the trackers' files.
-        """)
+            --set 90d stores a retention on the log, which `flowlog projections run --follow` and \
+            `flowlog serve` apply when they start and then once a day (one process at a time); --set off \
+            removes it; `flowlog retain` alone shows it. Each forgotten session gets its event in the \
+            log's audit trail (flowlog:erasures), and its lines leave the trackers' files.
+            """)
 
-    @Option(name: .customLong("older-than"), help: ArgumentHelp("Forget the sessions whose last event is older than this (90d, 12h, 2w).", valueName: "period"))
+    @Option(
+        name: .customLong("older-than"),
+        help: ArgumentHelp("Forget the sessions whose last event is older than this (90d, 12h, 2w).", valueName: "period"))
     var olderThan: String?
     @Option(name: .customLong("set"), help: ArgumentHelp("Store a retention on the log (90d), or remove it (off).", valueName: "period|off"))
     var setting: String?
@@ -42,8 +44,12 @@ struct RetainCommand: ParsableCommand {
 
     func validate() throws {
         if let olderThan, RetentionPeriod(olderThan) == nil { throw ValidationError(RetentionPeriod.refusal(of: olderThan, option: "--older-than")) }
-        if let setting, setting != "off", RetentionPeriod(setting) == nil { throw ValidationError(RetentionPeriod.refusal(of: setting, option: "--set") + " (or off)") }
-        if olderThan != nil, setting != nil { throw ValidationError("--older-than forgets now and --set stores a retention for later: give one of them.") }
+        if let setting, setting != "off", RetentionPeriod(setting) == nil {
+            throw ValidationError(RetentionPeriod.refusal(of: setting, option: "--set") + " (or off)")
+        }
+        if olderThan != nil, setting != nil {
+            throw ValidationError("--older-than forgets now and --set stores a retention for later: give one of them.")
+        }
         if olderThan == nil, dryRun || yes { throw ValidationError("--dry-run and --yes go with --older-than (such as --older-than 90d).") }
         if batchSize < 1 { throw ValidationError("--batch-size must be 1 or more.") }
     }
@@ -63,7 +69,9 @@ struct RetainCommand: ParsableCommand {
 
     private func forget(olderThan period: RetentionPeriod, _ output: OutputWriter) throws {
         if !dryRun, !yes, isatty(STDIN_FILENO) != 1 {
-            throw CLIFailure("retain forgets sessions for good and asks first, but standard input is not a terminal to answer on: pass --yes to forget without asking (--dry-run lists them first). Nothing was changed.", .usage)
+            throw CLIFailure(
+                "retain forgets sessions for good and asks first, but standard input is not a terminal to answer on: pass --yes to forget without asking (--dry-run lists them first). Nothing was changed.",
+                .usage)
         }
         let log = try Composition.openLog(logOptions, access: dryRun ? .readOnly : .readWrite)
         let cutoff = period.cutoff(now: SystemClock().now())
@@ -72,9 +80,11 @@ struct RetainCommand: ParsableCommand {
                 if format.isJSON {
                     output.json { json in
                         json.object { json in
-                            json.field("stream", candidate.stream); json.field("version", candidate.version)
+                            json.field("stream", candidate.stream)
+                            json.field("version", candidate.version)
                             json.field("lastPosition", candidate.lastPosition)
-                            json.key("lastTimestamp"); json.timestamp(candidate.lastTimestamp)
+                            json.key("lastTimestamp")
+                            json.timestamp(candidate.lastTimestamp)
                         }
                     }
                 } else {
@@ -93,17 +103,23 @@ struct RetainCommand: ParsableCommand {
         defer { withExtendedLifetime((lease, trackerLeases)) {} }
         let trackerFolder = trackerDir ?? TrackerOptions.defaultFolder(for: logOptions)
         let count = try Retention.candidateCount(in: log, olderThan: cutoff)
-        if count > 0, !yes, !confirmed("forget \(count) sessions whose last event is before \(cutoff.rfc3339) (older than \(period.spelledOut)) in \(log.location)? [y/N] ") {
+        if count > 0, !yes,
+            !confirmed(
+                "forget \(count) sessions whose last event is before \(cutoff.rfc3339) (older than \(period.spelledOut)) in \(log.location)? [y/N] ")
+        {
             Diagnostics.write("Nothing was forgotten.")
             return
         }
         // Ctrl-C or SIGTERM stops it after the batch under way: every batch stays whole.
         Interruption.hold()
         let progress = Progress(label: "forgetting sessions", total: count, step: max(batchSize, count / 200))
-        let outcome = try Retention.forget(in: log, olderThan: cutoff, period: period.description, using: forgetting, clock: SystemClock(),
-                                           batchSize: batchSize, beforeBatch: { batch in
-            _ = try TrackerFileErasure.forget(streams: Set(batch), in: trackerFolder)
-        }) { done in
+        let outcome = try Retention.forget(
+            in: log, olderThan: cutoff, period: period.description, using: forgetting, clock: SystemClock(),
+            batchSize: batchSize,
+            beforeBatch: { batch in
+                _ = try TrackerFileErasure.forget(streams: Set(batch), in: trackerFolder)
+            }
+        ) { done in
             progress.advance(to: done.sessions + done.skipped)
             return !Interruption.requested
         }
@@ -112,18 +128,25 @@ struct RetainCommand: ParsableCommand {
         if format.isJSON {
             output.json { json in
                 json.object { json in
-                    json.field("log", log.location); json.field("olderThan", period.description)
-                    json.key("cutoff"); json.timestamp(cutoff)
-                    json.field("sessions", outcome.sessions); json.field("events", outcome.events)
-                    json.field("kept", outcome.skipped); json.field("batches", outcome.batches)
+                    json.field("log", log.location)
+                    json.field("olderThan", period.description)
+                    json.key("cutoff")
+                    json.timestamp(cutoff)
+                    json.field("sessions", outcome.sessions)
+                    json.field("events", outcome.events)
+                    json.field("kept", outcome.skipped)
+                    json.field("batches", outcome.batches)
                     json.field("complete", !stopped)
                 }
             }
         } else {
-            output.line("forgot \(outcome.sessions) sessions (\(outcome.events) events) of \(log.location) whose last event was before \(cutoff.rfc3339) (older than \(period.spelledOut))"
-                        + (outcome.skipped > 0 ? "; kept \(outcome.skipped) that got new events meanwhile." : "."))
+            output.line(
+                "forgot \(outcome.sessions) sessions (\(outcome.events) events) of \(log.location) whose last event was before \(cutoff.rfc3339) (older than \(period.spelledOut))"
+                    + (outcome.skipped > 0 ? "; kept \(outcome.skipped) that got new events meanwhile." : "."))
             if stopped { output.line("Stopped before the end: run the same retain again to forget the rest.") }
-            if outcome.sessions > 0 { output.line("The erased bytes stay in the log file's free pages until `flowlog compact --db \(log.location)`.") }
+            if outcome.sessions > 0 {
+                output.line("The erased bytes stay in the log file's free pages until `flowlog compact --db \(log.location)`.")
+            }
         }
     }
 
@@ -136,7 +159,9 @@ struct RetainCommand: ParsableCommand {
         }
         show(settings.retention, of: log, output)
         if settings.retention != nil, log.capabilities.forgetting == nil {
-            Diagnostics.write("\(log.location) cannot forget sessions (only LMDB and PostgreSQL logs can): the retention is stored, and the daily run skips this log.")
+            Diagnostics.write(
+                "\(log.location) cannot forget sessions (only LMDB and PostgreSQL logs can): the retention is stored, and the daily run skips this log."
+            )
         }
     }
 
@@ -149,7 +174,9 @@ struct RetainCommand: ParsableCommand {
                 }
             }
         } else if let retention {
-            output.line("retention of \(log.location): \(retention) (sessions whose last event is older than \(retention.spelledOut) are forgotten daily by `projections run --follow` and `serve`)")
+            output.line(
+                "retention of \(log.location): \(retention) (sessions whose last event is older than \(retention.spelledOut) are forgotten daily by `projections run --follow` and `serve`)"
+            )
         } else {
             output.line("retention of \(log.location): off (every session is kept)")
         }
@@ -160,7 +187,9 @@ struct RetainCommand: ParsableCommand {
         do {
             return try log.leaseProjector(RetentionSchedule.leaseName)
         } catch FlowLogError.busy(let holder) {
-            throw CLIFailure("\(holder.pid.map { "Process \($0)" } ?? "Another process") is applying the retention of \(log.location) (`projections run --follow` and `serve` apply a retention set on the log); wait for it to finish, then run retain again. Nothing was changed.", .busy)
+            throw CLIFailure(
+                "\(holder.pid.map { "Process \($0)" } ?? "Another process") is applying the retention of \(log.location) (`projections run --follow` and `serve` apply a retention set on the log); wait for it to finish, then run retain again. Nothing was changed.",
+                .busy)
         }
     }
 

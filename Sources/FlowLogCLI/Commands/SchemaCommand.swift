@@ -45,7 +45,9 @@ struct SchemaCommand: ParsableCommand {
         @Option(help: "The ISO 4217 currency of every amount.") var currency = "USD"
 
         func validate() throws {
-            if let problem = AnalyticsSettings.problem(withCurrency: currency) { throw ValidationError("--currency '\(TerminalText.escaped(currency))' \(problem).") }
+            if let problem = AnalyticsSettings.problem(withCurrency: currency) {
+                throw ValidationError("--currency '\(TerminalText.escaped(currency))' \(problem).")
+            }
         }
 
         func run() throws {

@@ -7,11 +7,11 @@ struct SendCommand: ParsableCommand {
         commandName: "send",
         abstract: "Send many commands: one JSON object a line in, one JSON answer a line out.",
         discussion: """
-        Reads FILE, or standard input when FILE is absent or '-'. Each answer is written only after the \
-        command's events are on disk. It goes on after a rejected line; the exit status is 0 when every \
-        line was accepted (duplicates included) and 1 when any was rejected. Lines longer than 1 MiB are \
-        answered as malformed.
-        """)
+            Reads FILE, or standard input when FILE is absent or '-'. Each answer is written only after the \
+            command's events are on disk. It goes on after a rejected line; the exit status is 0 when every \
+            line was accepted (duplicates included) and 1 when any was rejected. Lines longer than 1 MiB are \
+            answered as malformed.
+            """)
 
     @Argument(help: "The file of commands (default: standard input).")
     var file: String?

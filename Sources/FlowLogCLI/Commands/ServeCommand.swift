@@ -1,150 +1,164 @@
 #if Network
-import ArgumentParser
-import FlowLog
-import FlowLogProjections
-import FlowLogServer
-import Foundation
-import FlowLogSystem
+    import ArgumentParser
+    import FlowLog
+    import FlowLogProjections
+    import FlowLogServer
+    import Foundation
+    import FlowLogSystem
 
-/// `flowlog serve`: the HTTP API (docs/openapi.json), live subscriptions and the inspector.
-/// All of the server's wiring in the command line is in this file.
-struct ServeCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "serve",
-        abstract: "Serve the log over HTTP: the API of docs/openapi.json, live event streams, and the inspector at /.",
-        discussion: """
-        Listens on loopback (127.0.0.1:8080) unless told otherwise; any other address needs \
-        --token-file, a file of `TOKEN SCOPES` lines (scopes read, write, admin and ingest, comma-separated) that \
-        only its owner may read. With --key-file (the key `flowlog forget --key-file` takes) it records a \
-        forgotten stream's keyed pseudonym and takes devices' recorded events (`flowlog push`), refusing \
-        those of a stream forgotten here. Port 0 takes any free port. Once listening it prints its address on standard \
-        output; access logs go to standard error as JSON lines. SIGINT or SIGTERM stop it gracefully: \
-        commands in flight are committed and answered first.
-        """)
+    /// `flowlog serve`: the HTTP API (docs/openapi.json), live subscriptions and the inspector.
+    /// All of the server's wiring in the command line is in this file.
+    struct ServeCommand: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "serve",
+            abstract: "Serve the log over HTTP: the API of docs/openapi.json, live event streams, and the inspector at /.",
+            discussion: """
+                Listens on loopback (127.0.0.1:8080) unless told otherwise; any other address needs \
+                --token-file, a file of `TOKEN SCOPES` lines (scopes read, write, admin and ingest, comma-separated) that \
+                only its owner may read. With --key-file (the key `flowlog forget --key-file` takes) it records a \
+                forgotten stream's keyed pseudonym and takes devices' recorded events (`flowlog push`), refusing \
+                those of a stream forgotten here. Port 0 takes any free port. Once listening it prints its address on standard \
+                output; access logs go to standard error as JSON lines. SIGINT or SIGTERM stop it gracefully: \
+                commands in flight are committed and answered first.
+                """)
 
-    @Option(help: ArgumentHelp("The address to listen on, HOST:PORT ([::1]:PORT for IPv6).", valueName: "host:port"))
-    var listen = "127.0.0.1:8080"
+        @Option(help: ArgumentHelp("The address to listen on, HOST:PORT ([::1]:PORT for IPv6).", valueName: "host:port"))
+        var listen = "127.0.0.1:8080"
 
-    @Option(name: .customLong("token-file"), help: ArgumentHelp("Bearer tokens and their scopes, one `TOKEN SCOPES` a line; needed off loopback.", valueName: "path"))
-    var tokenFile: String?
+        @Option(
+            name: .customLong("token-file"),
+            help: ArgumentHelp("Bearer tokens and their scopes, one `TOKEN SCOPES` a line; needed off loopback.", valueName: "path"))
+        var tokenFile: String?
 
-    @Option(name: .customLong("key-file"), help: ArgumentHelp("A file holding the pseudonyms' secret key (16 bytes or more): forgets record the stream's pseudonym under it, and devices may push their sessions (POST /streams/{stream}/events).", valueName: "path"))
-    var keyFile: String?
+        @Option(
+            name: .customLong("key-file"),
+            help: ArgumentHelp(
+                "A file holding the pseudonyms' secret key (16 bytes or more): forgets record the stream's pseudonym under it, and devices may push their sessions (POST /streams/{stream}/events).",
+                valueName: "path"))
+        var keyFile: String?
 
-    @Option(name: .customLong("cors-origin"), help: ArgumentHelp("An origin whose pages may call the API (repeatable); none by default.", valueName: "origin"))
-    var corsOrigins: [String] = []
+        @Option(
+            name: .customLong("cors-origin"),
+            help: ArgumentHelp("An origin whose pages may call the API (repeatable); none by default.", valueName: "origin"))
+        var corsOrigins: [String] = []
 
-    @Option(name: .customLong("max-subscribers"), parsing: .unconditional, help: "The most event-stream subscribers at once.")
-    var maxSubscribers = 256
+        @Option(name: .customLong("max-subscribers"), parsing: .unconditional, help: "The most event-stream subscribers at once.")
+        var maxSubscribers = 256
 
-    // Tuning the tests use; the defaults are the documented ones.
-    @Option(name: .customLong("request-timeout"), help: .hidden) var requestTimeout: Double = 30
-    @Option(name: .customLong("heartbeat"), help: .hidden) var heartbeat: Double = 15
-    @Option(name: .customLong("subscriber-buffer"), help: .hidden) var subscriberBuffer: Int = 8 << 20
+        // Tuning the tests use; the defaults are the documented ones.
+        @Option(name: .customLong("request-timeout"), help: .hidden) var requestTimeout: Double = 30
+        @Option(name: .customLong("heartbeat"), help: .hidden) var heartbeat: Double = 15
+        @Option(name: .customLong("subscriber-buffer"), help: .hidden) var subscriberBuffer: Int = 8 << 20
 
-    @OptionGroup var logOptions: LogOptions
+        @OptionGroup var logOptions: LogOptions
 
-    /// The seconds `--request-timeout` and `--heartbeat` take: from a millisecond (what the
-    /// timers count in) to a day. Past that the nanoseconds of the timers (and a session's four
-    /// times as long) would no longer fit 64 bits.
-    static let secondsRange = 0.001...86_400.0
+        /// The seconds `--request-timeout` and `--heartbeat` take: from a millisecond (what the
+        /// timers count in) to a day. Past that the nanoseconds of the timers (and a session's four
+        /// times as long) would no longer fit 64 bits.
+        static let secondsRange = 0.001...86_400.0
 
-    func validate() throws {
-        for (name, value) in [("--request-timeout", requestTimeout), ("--heartbeat", heartbeat)] where !Self.secondsRange.contains(value) {
-            throw ValidationError("\(name) takes seconds from 0.001 through 86400 (a day); got \(value). Give, say, 30.")
-        }
-        guard subscriberBuffer > 0 else { throw ValidationError("--subscriber-buffer must be a number of bytes above 0; got \(subscriberBuffer).") }
-        guard maxSubscribers >= 1 else { throw ValidationError("--max-subscribers must be 1 or more; got \(maxSubscribers).") }
-        guard Self.address(listen) != nil else {
-            throw ValidationError("--listen takes HOST:PORT (such as 127.0.0.1:8080, or [::1]:8080), with a port from 0 through 65535; got '\(TerminalText.escaped(listen))'.")
-        }
-        for origin in corsOrigins where origin != "*" && !(origin.hasPrefix("http://") || origin.hasPrefix("https://")) {
-            throw ValidationError("--cors-origin takes an origin such as https://example.com (or *); got '\(TerminalText.escaped(origin))'.")
-        }
-    }
-
-    /// HOST:PORT, or [IPv6]:PORT.
-    static func address(_ text: String) -> (host: String, port: Int)? {
-        guard let colon = text.lastIndex(of: ":") else { return nil }
-        var host = String(text[..<colon])
-        guard let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port), !host.isEmpty else { return nil }
-        if host.hasPrefix("[") {
-            guard host.hasSuffix("]"), host.count > 2 else { return nil }
-            host = String(host.dropFirst().dropLast())
-        }
-        return (host, port)
-    }
-
-    static func isLoopback(_ host: String) -> Bool {
-        if host == "localhost" || host == "::1" { return true }
-        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
-    }
-
-    func run() throws {
-        try CommandExecution.run { output in
-            let (host, port) = Self.address(listen)!
-            guard tokenFile != nil || Self.isLoopback(host) else {
-                throw CLIFailure("flowlog serve listens off loopback (\(host)) only with --token-file: anyone who can reach the address could read and write the log. Give a token file, or listen on 127.0.0.1.", .usage)
+        func validate() throws {
+            for (name, value) in [("--request-timeout", requestTimeout), ("--heartbeat", heartbeat)] where !Self.secondsRange.contains(value) {
+                throw ValidationError("\(name) takes seconds from 0.001 through 86400 (a day); got \(value). Give, say, 30.")
             }
-            let tokens: TokenFile?
-            do {
-                tokens = try tokenFile.map { try TokenFile(path: $0) }
-            } catch {
-                throw CLIFailure("\(error)", .usage)
+            guard subscriberBuffer > 0 else {
+                throw ValidationError("--subscriber-buffer must be a number of bytes above 0; got \(subscriberBuffer).")
             }
-            let key = try keyFile.map { try ForgetCommand.key(from: $0) }
-            let log = try Composition.openServedLog(logOptions)
-            // Called once, from the server's thread, while this one waits below: the writer is not shared.
-            let announcer = UncheckedBox(output)
-            var options = FlowLogHTTPServer.Options(host: host, port: port, tokens: tokens, corsOrigins: corsOrigins, limits: limits) { address in
-                announcer.value.line("flowlog serve: listening on \(address) (the inspector: \(address)/inspector/)")
-                announcer.value.flush()
+            guard maxSubscribers >= 1 else { throw ValidationError("--max-subscribers must be 1 or more; got \(maxSubscribers).") }
+            guard Self.address(listen) != nil else {
+                throw ValidationError(
+                    "--listen takes HOST:PORT (such as 127.0.0.1:8080, or [::1]:8080), with a port from 0 through 65535; got '\(TerminalText.escaped(listen))'."
+                )
             }
-            options.erasureKey = key
-            // A forget (DELETE, the daily retention) takes the sessions' lines out of the trackers'
-            // files beside the log, as `flowlog forget` does, under the trackers' leases.
-            let trackerFolder = TrackerOptions.defaultFolder(for: logOptions)
-            let leasing = UncheckedBox(log)
-            options.beforeForgetting = { streams in
-                let leases = try Composition.leaseTrackers(of: leasing.value)
-                defer { withExtendedLifetime(leases) {} }
-                _ = try TrackerFileErasure.forget(streams: Set(streams), in: trackerFolder)
+            for origin in corsOrigins where origin != "*" && !(origin.hasPrefix("http://") || origin.hasPrefix("https://")) {
+                throw ValidationError("--cors-origin takes an origin such as https://example.com (or *); got '\(TerminalText.escaped(origin))'.")
             }
-            let outcome = ServeOutcome()
-            let done = DispatchSemaphore(value: 0)
-            let server = UncheckedBox(log)
-            Task.detached {
-                do {
-                    try await FlowLogHTTPServer.run(log: server.value, options: options)
-                } catch {
-                    outcome.failure = error
+        }
+
+        /// HOST:PORT, or [IPv6]:PORT.
+        static func address(_ text: String) -> (host: String, port: Int)? {
+            guard let colon = text.lastIndex(of: ":") else { return nil }
+            var host = String(text[..<colon])
+            guard let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port), !host.isEmpty else { return nil }
+            if host.hasPrefix("[") {
+                guard host.hasSuffix("]"), host.count > 2 else { return nil }
+                host = String(host.dropFirst().dropLast())
+            }
+            return (host, port)
+        }
+
+        static func isLoopback(_ host: String) -> Bool {
+            if host == "localhost" || host == "::1" { return true }
+            let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+            return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
+        }
+
+        func run() throws {
+            try CommandExecution.run { output in
+                let (host, port) = Self.address(listen)!
+                guard tokenFile != nil || Self.isLoopback(host) else {
+                    throw CLIFailure(
+                        "flowlog serve listens off loopback (\(host)) only with --token-file: anyone who can reach the address could read and write the log. Give a token file, or listen on 127.0.0.1.",
+                        .usage)
                 }
-                done.signal()
+                let tokens: TokenFile?
+                do {
+                    tokens = try tokenFile.map { try TokenFile(path: $0) }
+                } catch {
+                    throw CLIFailure("\(error)", .usage)
+                }
+                let key = try keyFile.map { try ForgetCommand.key(from: $0) }
+                let log = try Composition.openServedLog(logOptions)
+                // Called once, from the server's thread, while this one waits below: the writer is not shared.
+                let announcer = UncheckedBox(output)
+                var options = FlowLogHTTPServer.Options(host: host, port: port, tokens: tokens, corsOrigins: corsOrigins, limits: limits) { address in
+                    announcer.value.line("flowlog serve: listening on \(address) (the inspector: \(address)/inspector/)")
+                    announcer.value.flush()
+                }
+                options.erasureKey = key
+                // A forget (DELETE, the daily retention) takes the sessions' lines out of the trackers'
+                // files beside the log, as `flowlog forget` does, under the trackers' leases.
+                let trackerFolder = TrackerOptions.defaultFolder(for: logOptions)
+                let leasing = UncheckedBox(log)
+                options.beforeForgetting = { streams in
+                    let leases = try Composition.leaseTrackers(of: leasing.value)
+                    defer { withExtendedLifetime(leases) {} }
+                    _ = try TrackerFileErasure.forget(streams: Set(streams), in: trackerFolder)
+                }
+                let outcome = ServeOutcome()
+                let done = DispatchSemaphore(value: 0)
+                let server = UncheckedBox(log)
+                Task.detached {
+                    do {
+                        try await FlowLogHTTPServer.run(log: server.value, options: options)
+                    } catch {
+                        outcome.failure = error
+                    }
+                    done.signal()
+                }
+                done.wait()
+                if let failure = outcome.failure {
+                    throw CLIFailure("flowlog serve cannot go on at \(listen): \(failure).", .ioError)
+                }
             }
-            done.wait()
-            if let failure = outcome.failure {
-                throw CLIFailure("flowlog serve cannot go on at \(listen): \(failure).", .ioError)
-            }
+        }
+
+        var limits: ServerLimits {
+            var limits = ServerLimits()
+            limits.subscribers = maxSubscribers
+            limits.requestTimeout = .milliseconds(Int64(requestTimeout * 1000))
+            limits.heartbeat = .milliseconds(Int64(heartbeat * 1000))
+            limits.subscriberBufferBytes = subscriberBuffer
+            return limits
         }
     }
 
-    var limits: ServerLimits {
-        var limits = ServerLimits()
-        limits.subscribers = maxSubscribers
-        limits.requestTimeout = .milliseconds(Int64(requestTimeout * 1000))
-        limits.heartbeat = .milliseconds(Int64(heartbeat * 1000))
-        limits.subscriberBufferBytes = subscriberBuffer
-        return limits
+    private final class ServeOutcome: @unchecked Sendable {
+        var failure: (any Error)?
     }
-}
 
-private final class ServeOutcome: @unchecked Sendable {
-    var failure: (any Error)?
-}
-
-private struct UncheckedBox<Value>: @unchecked Sendable {
-    let value: Value
-    init(_ value: Value) { self.value = value }
-}
+    private struct UncheckedBox<Value>: @unchecked Sendable {
+        let value: Value
+        init(_ value: Value) { self.value = value }
+    }
 #endif

@@ -25,9 +25,12 @@ struct SnapshotsCommand: ParsableCommand {
             if format.isJSON {
                 output.json { json in
                     json.beginObject()
-                    json.key("interval"); json.int(interval)
-                    json.key("snapshots"); json.int(count)
-                    json.key("reducerVersion"); json.int(Int(FlowDecider.reducerVersion))
+                    json.key("interval")
+                    json.int(interval)
+                    json.key("snapshots")
+                    json.int(count)
+                    json.key("reducerVersion")
+                    json.int(Int(FlowDecider.reducerVersion))
                     json.endObject()
                 }
             } else {

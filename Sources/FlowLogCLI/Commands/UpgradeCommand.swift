@@ -9,22 +9,25 @@ struct UpgradeCommand: ParsableCommand {
         commandName: "upgrade",
         abstract: "Raise the log to the newest log schema this FlowLog writes, after writing a backup.",
         discussion: """
-        A log holds only the event kind versions its schema allows (`flowlog schema events` says \
-        which schema each version needs); until it is raised, this FlowLog writes every event in a \
-        version the log's schema holds and refuses a command whose event needs a newer one \
-        (logUpgradeRequired). Builds before the new schema refuse an upgraded log ("Upgrade \
-        FlowLog", exit 65): upgrade every writer and reader of the log first. The schema in the \
-        log's metadata is raised in one transaction, after the backup is complete (raising it to 3 \
-        rewrites every record into the salted layout that `forget` needs, in that same \
-        transaction), so a killed upgrade leaves the log as it was, or raised with its backup \
-        written. The backup is a copy of the log folder (`flowlog backup`), or for PostgreSQL an \
-        NDJSON export that `flowlog import` restores into an empty log. \
-        It also repairs, after the backup and in one transaction, what earlier FlowLogs kept wrong \
-        beside the events of an LMDB log (orders in a currency other than USD, read back in USD, \
-        and the state fingerprints taken from them); the events themselves never change.
-        """)
+            A log holds only the event kind versions its schema allows (`flowlog schema events` says \
+            which schema each version needs); until it is raised, this FlowLog writes every event in a \
+            version the log's schema holds and refuses a command whose event needs a newer one \
+            (logUpgradeRequired). Builds before the new schema refuse an upgraded log ("Upgrade \
+            FlowLog", exit 65): upgrade every writer and reader of the log first. The schema in the \
+            log's metadata is raised in one transaction, after the backup is complete (raising it to 3 \
+            rewrites every record into the salted layout that `forget` needs, in that same \
+            transaction), so a killed upgrade leaves the log as it was, or raised with its backup \
+            written. The backup is a copy of the log folder (`flowlog backup`), or for PostgreSQL an \
+            NDJSON export that `flowlog import` restores into an empty log. \
+            It also repairs, after the backup and in one transaction, what earlier FlowLogs kept wrong \
+            beside the events of an LMDB log (orders in a currency other than USD, read back in USD, \
+            and the state fingerprints taken from them); the events themselves never change.
+            """)
 
-    @Option(help: ArgumentHelp("Where to write the backup: a new folder for an LMDB log, a new file for PostgreSQL (default: beside the log, or in the current folder, named after it).", valueName: "path"))
+    @Option(
+        help: ArgumentHelp(
+            "Where to write the backup: a new folder for an LMDB log, a new file for PostgreSQL (default: beside the log, or in the current folder, named after it).",
+            valueName: "path"))
     var backup: String?
     @OptionGroup var format: FormatOptions
     @OptionGroup var logOptions: LogOptions
@@ -52,23 +55,35 @@ struct UpgradeCommand: ParsableCommand {
             if format.isJSON {
                 output.json { json in
                     json.beginObject()
-                    json.key("log"); json.string(log.location)
-                    json.key("from"); json.int(before.logSchema)
-                    json.key("to"); json.int(max(before.logSchema, target))
-                    json.key("backup"); if let backupPath { json.string(backupPath) } else { json.null() }
-                    json.key("repaired"); json.beginObject()
-                    json.key("streams"); json.int(repaired.streams)
-                    json.key("rows"); json.int(repaired.rows)
-                    json.key("fingerprints"); json.int(repaired.fingerprints)
+                    json.key("log")
+                    json.string(log.location)
+                    json.key("from")
+                    json.int(before.logSchema)
+                    json.key("to")
+                    json.int(max(before.logSchema, target))
+                    json.key("backup")
+                    if let backupPath { json.string(backupPath) } else { json.null() }
+                    json.key("repaired")
+                    json.beginObject()
+                    json.key("streams")
+                    json.int(repaired.streams)
+                    json.key("rows")
+                    json.int(repaired.rows)
+                    json.key("fingerprints")
+                    json.int(repaired.fingerprints)
                     json.endObject()
                     json.endObject()
                 }
             } else if let backupPath {
                 if before.logSchema < target {
-                    output.line("upgraded \(log.location) from log schema \(before.logSchema) to \(target); the log as it was is in \(backupPath). FlowLog builds before schema \(target) refuse the log from now on.")
+                    output.line(
+                        "upgraded \(log.location) from log schema \(before.logSchema) to \(target); the log as it was is in \(backupPath). FlowLog builds before schema \(target) refuse the log from now on."
+                    )
                 }
                 if !repaired.isEmpty {
-                    output.line("repaired what an earlier FlowLog kept beside the events: the orders of \(repaired.streams) stream\(repaired.streams == 1 ? "" : "s") (\(repaired.rows) kept), which had lost their cart's currency, and \(repaired.fingerprints) recorded state fingerprint\(repaired.fingerprints == 1 ? "" : "s") taken from them; the events are unchanged, and the log as it was is in \(backupPath).")
+                    output.line(
+                        "repaired what an earlier FlowLog kept beside the events: the orders of \(repaired.streams) stream\(repaired.streams == 1 ? "" : "s") (\(repaired.rows) kept), which had lost their cart's currency, and \(repaired.fingerprints) recorded state fingerprint\(repaired.fingerprints == 1 ? "" : "s") taken from them; the events are unchanged, and the log as it was is in \(backupPath)."
+                    )
                 }
             } else {
                 output.line("\(log.location) is at log schema \(before.logSchema) already, the newest this FlowLog writes; nothing was changed.")

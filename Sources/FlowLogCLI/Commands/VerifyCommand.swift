@@ -7,10 +7,10 @@ struct VerifyCommand: ParsableCommand {
         commandName: "verify",
         abstract: "Check the whole log: its hash chain, the contiguity of positions and versions, and its indexes.",
         discussion: """
-        Every problem is named with its position and stream (a flipped byte, a removed, reordered or \
-        altered event, an index that points elsewhere). Exit status 0 when the log is intact, 65 when \
-        anything is wrong. Progress goes to stderr when it is a terminal.
-        """)
+            Every problem is named with its position and stream (a flipped byte, a removed, reordered or \
+            altered event, an index that points elsewhere). Exit status 0 when the log is intact, 65 when \
+            anything is wrong. Progress goes to stderr when it is a terminal.
+            """)
 
     @OptionGroup var format: FormatOptions
     @OptionGroup var logOptions: LogOptions

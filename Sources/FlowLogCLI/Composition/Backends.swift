@@ -1,10 +1,11 @@
 import FlowLog
 import FlowLogHistory
 import FlowLogLMDB
-#if Network
-import FlowLogPostgres
-#endif
 import FlowLogSystem
+
+#if Network
+    import FlowLogPostgres
+#endif
 
 /// Which backend a `--db` value names: a `postgres://` or `postgresql://` URL is a PostgreSQL log
 /// (a schema of a database), anything else an LMDB folder. The one place that knows both.
@@ -23,15 +24,17 @@ enum Backend {
             return try LMDBEventLog(path: path, access: access)
         case .postgres(let url):
             #if Network
-            var options = PostgresEventLog.Options()
-            // An import or a copy into PostgreSQL sets the streams it stops holding aside on local
-            // disk, so that its memory does not grow with the number of sessions (docs/memory.md).
-            options.importSpill = { try SpilledStreams.temporary() }
-            // For tests: so few streams held that a modest import sets some aside.
-            if let held = Self.testNumber("FLOWLOG_TEST_IMPORT_STREAMS_HELD") { options.importStreamsHeld = held }
-            return try PostgresEventLog.open(url: url, access: access, options: options)
+                var options = PostgresEventLog.Options()
+                // An import or a copy into PostgreSQL sets the streams it stops holding aside on local
+                // disk, so that its memory does not grow with the number of sessions (docs/memory.md).
+                options.importSpill = { try SpilledStreams.temporary() }
+                // For tests: so few streams held that a modest import sets some aside.
+                if let held = Self.testNumber("FLOWLOG_TEST_IMPORT_STREAMS_HELD") { options.importStreamsHeld = held }
+                return try PostgresEventLog.open(url: url, access: access, options: options)
             #else
-            throw CLIFailure("This flowlog was built without PostgreSQL (the package's Network trait is off); build the whole flowlog with `scripts/build` to open \(Backend.redacted(url)).", .usage)
+                throw CLIFailure(
+                    "This flowlog was built without PostgreSQL (the package's Network trait is off); build the whole flowlog with `scripts/build` to open \(Backend.redacted(url)).",
+                    .usage)
             #endif
         }
     }
@@ -47,11 +50,13 @@ enum Backend {
             return try LMDBEventLog.compact(path: path)
         case .postgres(let url):
             #if Network
-            let log = try PostgresEventLog.open(url: url, access: .readWrite)
-            defer { log.close() }
-            return try log.compact()
+                let log = try PostgresEventLog.open(url: url, access: .readWrite)
+                defer { log.close() }
+                return try log.compact()
             #else
-            throw CLIFailure("This flowlog was built without PostgreSQL (the package's Network trait is off); build the whole flowlog with `scripts/build` to compact \(Backend.redacted(url)).", .usage)
+                throw CLIFailure(
+                    "This flowlog was built without PostgreSQL (the package's Network trait is off); build the whole flowlog with `scripts/build` to compact \(Backend.redacted(url)).",
+                    .usage)
             #endif
         }
     }
@@ -64,8 +69,11 @@ enum Backend {
         case .lmdb(let path):
             // For tests: every import staged, in steps this small, so that a modest one takes several.
             if let steps = Self.testNumber("FLOWLOG_TEST_IMPORT_STEP_PAGES") {
-                return (try LMDBEventLog.importNDJSON(intoLogAt: path, from: reader, expectedBytes: expectedBytes, progress: progress,
-                                                      pagesPerStep: steps, inPlaceLimit: 0), path)
+                return (
+                    try LMDBEventLog.importNDJSON(
+                        intoLogAt: path, from: reader, expectedBytes: expectedBytes, progress: progress,
+                        pagesPerStep: steps, inPlaceLimit: 0), path
+                )
             }
             return (try LMDBEventLog.importNDJSON(intoLogAt: path, from: reader, expectedBytes: expectedBytes, progress: progress), path)
         case .postgres:
@@ -78,7 +86,8 @@ enum Backend {
     /// `flowlog import` is (`LMDBEventLog.importEvents(intoLogAt:…)`, so that its memory stays
     /// bounded), the log closed first so that the import may take it exclusively; into PostgreSQL
     /// through the opened log's import. Returns the events copied and the log's location.
-    func copy(from source: any EventLog, progress: Progress?, checking check: (any LogStore) throws -> Void) throws -> (count: Int, location: String) {
+    func copy(from source: any EventLog, progress: Progress?, checking check: (any LogStore) throws -> Void) throws -> (count: Int, location: String)
+    {
         let destination = try open(access: .readWriteCreating)
         try check(destination)
         guard case .lmdb(let path) = self else {
@@ -109,11 +118,12 @@ enum Backend {
     /// A URL as messages may show it: without its password.
     static func redacted(_ location: String) -> String {
         #if Network
-        return PostgresURL.redact(location)
+            return PostgresURL.redact(location)
         #else
-        guard let at = location.firstIndex(of: "@"), let scheme = location.range(of: "://"),
-              let colon = location[scheme.upperBound..<at].firstIndex(of: ":") else { return location }
-        return String(location[..<location.index(after: colon)]) + "…" + String(location[at...])
+            guard let at = location.firstIndex(of: "@"), let scheme = location.range(of: "://"),
+                let colon = location[scheme.upperBound..<at].firstIndex(of: ":")
+            else { return location }
+            return String(location[..<location.index(after: colon)]) + "…" + String(location[at...])
         #endif
     }
 }

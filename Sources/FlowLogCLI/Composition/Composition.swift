@@ -22,8 +22,8 @@ enum Composition {
     /// look-ahead), mapped large from the start. LMDB may move its map only when no transaction of
     /// the process is open: a 64 GiB map (address space, not disk) means it never has to grow under
     /// them. Grown instead, the commits written beside the reads failed for want of room and were
-    /// decided and written again, and a `send` of millions of sessions kept about 9 MB more for
-    /// each growth (docs/memory.md). A PostgreSQL log is opened as any writer opens it.
+    /// decided and written again, and a `send` of millions of sessions kept more memory after each
+    /// growth, to its end (docs/memory.md). A PostgreSQL log is opened as any writer opens it.
     static func openMappedLarge(_ options: LogOptions, access: LogAccess) throws -> any LogStore {
         switch Backend(options.logPath) {
         case .lmdb(let path): try LMDBEventLog(path: path, access: access, initialMapSize: 1 << 36)
@@ -35,8 +35,10 @@ enum Composition {
     static let partialBackupName = LMDBEventLog.partialBackupName
 
     /// `flowlog import` into the log at `--db`, created when missing (`Backend.importNDJSON`).
-    static func importNDJSON(_ options: LogOptions, from reader: consuming LineReader, expectedBytes: Int,
-                             progress: Progress?) throws -> (count: Int, location: String) {
+    static func importNDJSON(
+        _ options: LogOptions, from reader: consuming LineReader, expectedBytes: Int,
+        progress: Progress?
+    ) throws -> (count: Int, location: String) {
         try Backend(options.logPath).importNDJSON(from: reader, expectedBytes: expectedBytes, progress: progress)
     }
 
@@ -57,7 +59,9 @@ enum Composition {
     }
 
     /// Where `replay` and `bisect` read: the NDJSON file of `--file`, or the log; and what it holds.
-    static func replaySource(_ source: SourceOptions, _ options: LogOptions) throws -> (source: any ReplaySource, log: (any LogStore)?, scope: ReadingScope) {
+    static func replaySource(_ source: SourceOptions, _ options: LogOptions) throws -> (
+        source: any ReplaySource, log: (any LogStore)?, scope: ReadingScope
+    ) {
         if let path = source.file {
             let file = try NDJSONFileSource(path: path, allowingGaps: source.allowGaps)
             return (file, nil, ReadingScope(file: file))
@@ -69,9 +73,11 @@ enum Composition {
     /// The daily run of `log`'s retention, on the system clock, reporting to standard error as
     /// diagnostics do; the forgotten sessions' lines leave the trackers' files in `trackerFolder`.
     static func retentionSchedule(for log: any LogStore, trackerFolder: String?, clock: any WallClock = SystemClock()) -> RetentionSchedule {
-        RetentionSchedule(log: log, clock: clock, beforeBatch: { streams in
-            if let trackerFolder { _ = try TrackerFileErasure.forget(streams: Set(streams), in: trackerFolder) }
-        }, report: { Diagnostics.write($0) })
+        RetentionSchedule(
+            log: log, clock: clock,
+            beforeBatch: { streams in
+                if let trackerFolder { _ = try TrackerFileErasure.forget(streams: Set(streams), in: trackerFolder) }
+            }, report: { Diagnostics.write($0) })
     }
 
     /// The command pipeline on `log`, with the system clock and UUIDv7 event ids.

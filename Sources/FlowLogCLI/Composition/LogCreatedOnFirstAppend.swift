@@ -10,12 +10,11 @@ import FlowLogSystem
 /// It reads many streams at once, and answers before a commit is confirmed, when the log it opened
 /// can (`StreamBatchReading`, `DeferredCommitAppending`: PostgreSQL); an embedded log's writes go to
 /// a `BackgroundAppender` (`PredictedAppending`), so `send` decides a batch while the one before
-/// is written. It tells its snapshot
-/// interval (`SnapshotStore`): a `CommandProcessor` that cannot learn it hands each request's
-/// state to the log, in case the log keeps a snapshot there, and `send` then held a copy of the
-/// stream's state for every command until the commit (134 MB of anonymous memory for 100,000
-/// commands that filled 1,000 carts to 100 lines each; 59 MB, in a quarter less time, once the
-/// interval was known).
+/// is written. It tells its snapshot interval (`SnapshotStore`): a `CommandProcessor` that cannot
+/// learn it hands each request's state to the log, in case the log keeps a snapshot there, and
+/// `send` then held a copy of the stream's state for every command until the commit: commands that
+/// filled carts with many lines took it well past its memory bound, and took longer than once the
+/// interval was known.
 final class LogCreatedOnFirstAppend: EventLog, StreamBatchReading, DeferredCommitAppending, SnapshotStore {
     private let options: LogOptions
     private var opened: (any LogStore)?
@@ -76,12 +75,13 @@ final class LogCreatedOnFirstAppend: EventLog, StreamBatchReading, DeferredCommi
     var capabilities: LogCapabilities {
         // Batch reads only where the opened log has them: the processor's preparing of them (a
         // lookup of every command's stream) bought nothing from a log that reads one by one.
-        LogCapabilities(snapshots: self, batchReading: opened?.capabilities.batchReading == nil ? nil : self, deferredCommits: self,
-                        following: opened?.capabilities.following, backup: opened?.capabilities.backup,
-                        forgetting: opened?.capabilities.forgetting, keptRowRepair: opened?.capabilities.keptRowRepair,
-                        predictedAppends: nil, prefetching: opened?.capabilities.prefetching, eventIds: opened?.capabilities.eventIds,
-                        newestLogSchema: opened?.capabilities.newestLogSchema ?? LogSettings.newestLogSchema,
-                        keepsRowsApart: opened?.capabilities.keepsRowsApart ?? false)
+        LogCapabilities(
+            snapshots: self, batchReading: opened?.capabilities.batchReading == nil ? nil : self, deferredCommits: self,
+            following: opened?.capabilities.following, backup: opened?.capabilities.backup,
+            forgetting: opened?.capabilities.forgetting, keptRowRepair: opened?.capabilities.keptRowRepair,
+            predictedAppends: nil, prefetching: opened?.capabilities.prefetching, eventIds: opened?.capabilities.eventIds,
+            newestLogSchema: opened?.capabilities.newestLogSchema ?? LogSettings.newestLogSchema,
+            keepsRowsApart: opened?.capabilities.keepsRowsApart ?? false)
     }
 
     /// A log not yet created will be an embedded one (PostgreSQL's is opened at once), which

@@ -1,7 +1,7 @@
 import FlowLog
 import FlowLogProjections
-import Foundation
 import FlowLogSystem
+import Foundation
 
 extension Composition {
     static let trackerNames = ["tracker.segment", "tracker.ga4"]
@@ -18,11 +18,12 @@ extension Composition {
     /// instead of sleeping through them, so one collector down does not hold up the others.
     static func projectors(_ log: any LogStore, tracker: TrackerOptions, options: LogOptions, cooperative: Bool = false) throws -> [any Projector] {
         let folder = try trackerFolder(tracker, options: options)
-        return try [StorageProjector(store: log) as any Projector] + tracker.services().map { service in
-            let sink = try sink(for: service, tracker: tracker, folder: folder)
-            (sink as? VendorSink)?.pausesInsteadOfSleeping = cooperative
-            return TrackerProjector(service: service, sink: sink, log: log) as any Projector
-        }
+        return try [StorageProjector(store: log) as any Projector]
+            + tracker.services().map { service in
+                let sink = try sink(for: service, tracker: tracker, folder: folder)
+                (sink as? VendorSink)?.pausesInsteadOfSleeping = cooperative
+                return TrackerProjector(service: service, sink: sink, log: log) as any Projector
+            }
     }
 
     /// The tracker folder, created if need be; refused inside an LMDB environment.
@@ -33,20 +34,26 @@ extension Composition {
         let files = [folder] + ["segment", "ga4"].map { "\(folder)/\($0).ndjson" }
         for file in files {
             if let environment = OutputPath.enclosingLMDBEnvironment(of: file) {
-                throw CLIFailure("The tracker's \(file == folder ? "folder" : "file") \(file) is inside \(environment), an LMDB environment (a FlowLog log, or another program's database); analytics messages are never written there. Choose another folder with --tracker-dir; nothing was written.", .usage)
+                throw CLIFailure(
+                    "The tracker's \(file == folder ? "folder" : "file") \(file) is inside \(environment), an LMDB environment (a FlowLog log, or another program's database); analytics messages are never written there. Choose another folder with --tracker-dir; nothing was written.",
+                    .usage)
             }
         }
         if mkdir(folder, 0o755) != 0 && errno != EEXIST {
-            throw CLIFailure("Cannot create the tracker folder \(folder): \(String(cString: strerror(errno))). Choose another with --tracker-dir.", .cannotCreate)
+            throw CLIFailure(
+                "Cannot create the tracker folder \(folder): \(String(cString: strerror(errno))). Choose another with --tracker-dir.", .cannotCreate)
         }
         return folder
     }
 
     /// A file sink, or the vendor's endpoint with its credentials.
     static func sink(for service: any AnalyticsService, tracker: TrackerOptions, folder: String) throws -> any TrackerSink {
-        guard let endpoint = try endpoint(for: service.name, tracker: tracker) else { return NDJSONFileSink(path: "\(folder)/\(service.name).ndjson") }
-        return VendorSink(endpoint: endpoint, transport: HTTPTransports.make(), policy: RetryPolicy(deadline: tracker.deliveryDeadline),
-                          journal: DeliveryJournal(folder: folder, tracker: service.name))
+        guard let endpoint = try endpoint(for: service.name, tracker: tracker) else {
+            return NDJSONFileSink(path: "\(folder)/\(service.name).ndjson")
+        }
+        return VendorSink(
+            endpoint: endpoint, transport: HTTPTransports.make(), policy: RetryPolicy(deadline: tracker.deliveryDeadline),
+            journal: DeliveryJournal(folder: folder, tracker: service.name))
     }
 
     /// The endpoint of tracker `name` (`segment`, `ga4`), or `nil` when it writes a file.
@@ -54,11 +61,13 @@ extension Composition {
         switch name {
         case "segment":
             guard let text = tracker.segmentURL, let url = URL(string: text) else { return nil }
-            let key = try secret(file: tracker.writeKeyFile, option: "--write-key-file", environment: "FLOWLOG_SEGMENT_WRITE_KEY", what: "the Segment write key")
+            let key = try secret(
+                file: tracker.writeKeyFile, option: "--write-key-file", environment: "FLOWLOG_SEGMENT_WRITE_KEY", what: "the Segment write key")
             return .segment(url: url, writeKey: key)
         case "ga4":
             guard let text = tracker.ga4URL, let url = URL(string: text), let measurementId = tracker.ga4MeasurementId else { return nil }
-            let apiSecret = try secret(file: tracker.ga4APISecretFile, option: "--ga4-api-secret-file", environment: "FLOWLOG_GA4_API_SECRET", what: "the GA4 api_secret")
+            let apiSecret = try secret(
+                file: tracker.ga4APISecretFile, option: "--ga4-api-secret-file", environment: "FLOWLOG_GA4_API_SECRET", what: "the GA4 api_secret")
             return .ga4(url: url, measurementId: measurementId, apiSecret: apiSecret)
         default:
             return nil
@@ -69,13 +78,19 @@ extension Composition {
     static func secret(file: String?, option: String, environment: String, what: String) throws -> String {
         if let file {
             guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
-                throw CLIFailure("Cannot read \(what) from \(option) \(TerminalText.escaped(file)): no such readable file. Give a file that holds it on its first line.", .noInput)
+                throw CLIFailure(
+                    "Cannot read \(what) from \(option) \(TerminalText.escaped(file)): no such readable file. Give a file that holds it on its first line.",
+                    .noInput)
             }
             let value = text.split(whereSeparator: \.isNewline).first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
             guard !value.isEmpty else { throw CLIFailure("\(option) \(TerminalText.escaped(file)) is empty: put \(what) on its first line.", .usage) }
             return value
         }
-        if let value = ProcessInfo.processInfo.environment[environment]?.trimmingCharacters(in: .whitespacesAndNewlines), !value.isEmpty { return value }
-        throw CLIFailure("Posting to the vendor needs \(what): give \(option) PATH (a file holding it) or set \(environment). It is never taken on the command line. Nothing was sent.", .usage)
+        if let value = ProcessInfo.processInfo.environment[environment]?.trimmingCharacters(in: .whitespacesAndNewlines), !value.isEmpty {
+            return value
+        }
+        throw CLIFailure(
+            "Posting to the vendor needs \(what): give \(option) PATH (a file holding it) or set \(environment). It is never taken on the command line. Nothing was sent.",
+            .usage)
     }
 }

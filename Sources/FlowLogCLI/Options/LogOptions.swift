@@ -3,8 +3,11 @@ import FlowLogSystem
 
 /// `--db`: the log every subcommand works on.
 struct LogOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("The log: a folder (LMDB), or postgres://USER@HOST:PORT/DBNAME[?schema=NAME] (PostgreSQL).",
-                                            discussion: "Default: $FLOWLOG_DB, or ./flowlog.lmdb.", valueName: "path"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The log: a folder (LMDB), or postgres://USER@HOST:PORT/DBNAME[?schema=NAME] (PostgreSQL).",
+            discussion: "Default: $FLOWLOG_DB, or ./flowlog.lmdb.", valueName: "path"))
     var db: String?
 
     /// As ArgumentParser writes it in a usage line (see `EnvelopeOptions.usage`).

@@ -48,8 +48,9 @@ struct StreamStateOptions: ParsableArguments {
 
 /// `--from N`: where a walk through the log starts.
 struct FromPositionOptions: ParsableArguments {
-    @Option(name: .customLong("from"), parsing: .unconditional, help: ArgumentHelp("Start at this global position (default: 1).", valueName: "from"),
-            transform: ValueArguments.wholeNumber)
+    @Option(
+        name: .customLong("from"), parsing: .unconditional, help: ArgumentHelp("Start at this global position (default: 1).", valueName: "from"),
+        transform: ValueArguments.wholeNumber)
     var given: Int?
 
     /// The first position of the walk.

@@ -10,11 +10,13 @@ struct SelectionOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "End at this global position (inclusive).", transform: ValueArguments.wholeNumber) var toPosition: Int?
     @Option(help: "Only events recorded at or after this time (RFC 3339, or a date alone: midnight UTC).") var since: String?
     @Option(help: "Only events recorded before this time (RFC 3339, or a date alone: midnight UTC).") var until: String?
-    @Flag(help: "Include the log's own streams (flowlog:erasures, the erasure audit trail), which are left out unless named with --stream.") var system = false
+    @Flag(help: "Include the log's own streams (flowlog:erasures, the erasure audit trail), which are left out unless named with --stream.")
+    var system = false
 
     func validate() throws {
         if let unknown = type.first(where: { !ExportFilter.eventTypes.contains($0) }) {
-            throw ValidationError("--type \(TerminalText.escaped(unknown)) is not an event type; use one of: \(ExportFilter.eventTypes.joined(separator: ", ")).")
+            throw ValidationError(
+                "--type \(TerminalText.escaped(unknown)) is not an event type; use one of: \(ExportFilter.eventTypes.joined(separator: ", ")).")
         }
         for (name, value) in [("--since", since), ("--until", until)] {
             if let value, case .failure(let problem) = ValueArguments.time(value) {

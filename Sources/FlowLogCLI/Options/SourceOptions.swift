@@ -5,8 +5,10 @@ struct SourceOptions: ParsableArguments {
     @Option(help: "Replay this NDJSON export directly instead of the log (no import needed).")
     var file: String?
 
-    @Flag(help: ArgumentHelp("With --file: accept missing positions and versions (a file of some streams or types).",
-                             discussion: "Repeated events and events that go back are refused all the same."))
+    @Flag(
+        help: ArgumentHelp(
+            "With --file: accept missing positions and versions (a file of some streams or types).",
+            discussion: "Repeated events and events that go back are refused all the same."))
     var allowGaps = false
 
     func validate() throws {

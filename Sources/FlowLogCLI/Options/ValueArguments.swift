@@ -40,14 +40,16 @@ enum ValueArguments {
         let unsigned = text.hasPrefix("-") ? text.dropFirst() : Substring(text)
         let parts = unsigned.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
         guard let whole = parts.first, !whole.isEmpty, parts.allSatisfy({ !$0.isEmpty && $0.utf8.allSatisfy { $0 >= 48 && $0 <= 57 } }),
-              let value = Double(text) else {
+            let value = Double(text)
+        else {
             throw Problem(description: "not a number of seconds; write digits, with a decimal point if need be, such as 30 or 2.5")
         }
         return value
     }
 
     /// What `--since` and `--until` take: an RFC 3339 time, or a date alone (midnight UTC).
-    static let timeAdvice = "write an RFC 3339 time such as 2026-11-21T13:25:17Z (or with an offset, such as +01:00), or a date alone such as 2026-11-21 (midnight UTC)"
+    static let timeAdvice =
+        "write an RFC 3339 time such as 2026-11-21T13:25:17Z (or with an offset, such as +01:00), or a date alone such as 2026-11-21 (midnight UTC)"
 
     /// The moment `text` names, or the rest of a sentence that starts with the option and the value,
     /// saying why it names none.
@@ -58,7 +60,8 @@ enum ValueArguments {
             return utf8[range].reduce(0) { $0 * 10 + Int64($1 - 48) }
         }
         if utf8.count >= 10, let year = number(0..<4), utf8[4] == UInt8(ascii: "-"), let month = number(5..<7),
-           utf8[7] == UInt8(ascii: "-"), let day = number(8..<10) {
+            utf8[7] == UInt8(ascii: "-"), let day = number(8..<10)
+        {
             let date = String(text.prefix(10))
             guard (1...12).contains(month) else { return .failure(Problem(description: "is refused: there is no month \(month); \(timeAdvice)")) }
             let days = CivilDate.days(inMonth: month, year: year)
@@ -71,6 +74,8 @@ enum ValueArguments {
         return .success(timestamp)
     }
 
-    private static let monthNames = ["January", "February", "March", "April", "May", "June", "July", "August", "September",
-                                     "October", "November", "December"]
+    private static let monthNames = [
+        "January", "February", "March", "April", "May", "June", "July", "August", "September",
+        "October", "November", "December",
+    ]
 }

@@ -11,7 +11,9 @@ enum DemoText {
         switch outcome {
         case .accepted(let acceptance):
             for (offset, event) in acceptance.events.enumerated() {
-                lines.append("      event #\(acceptance.receipt.firstPosition + offset) v\(acceptance.receipt.version - acceptance.events.count + offset + 1): \(EventText.summary(event))")
+                lines.append(
+                    "      event #\(acceptance.receipt.firstPosition + offset) v\(acceptance.receipt.version - acceptance.events.count + offset + 1): \(EventText.summary(event))"
+                )
             }
         case .rejected(_, let rejection):
             lines.append("      rejected, nothing appended: \(rejection.code.rawValue): \(rejection.message)")
@@ -19,7 +21,9 @@ enum DemoText {
         if before.navigation != after.navigation { lines.append("      navigation: \(StateText.navigation(after.navigation))") }
         if before.cart != after.cart || before.orders != after.orders {
             let cart = after.cart
-            lines.append("      cart: \(cart.status.rawValue), \(cart.lines.count) line\(cart.lines.count == 1 ? "" : "s"), \(cart.itemCount) items, subtotal \(Money.format(cents: cart.subtotal)), total \(Money.format(cents: cart.total)); orders: \(after.orders.orders.count)")
+            lines.append(
+                "      cart: \(cart.status.rawValue), \(cart.lines.count) line\(cart.lines.count == 1 ? "" : "s"), \(cart.itemCount) items, subtotal \(Money.format(cents: cart.subtotal)), total \(Money.format(cents: cart.total)); orders: \(after.orders.orders.count)"
+            )
         }
         return lines
     }

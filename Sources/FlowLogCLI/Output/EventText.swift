@@ -15,7 +15,9 @@ enum EventText {
     static func acceptance(_ acceptance: Acceptance, command: AppCommand) -> [String] {
         let positions = acceptance.receipt.positions
         let range = positions.count == 1 ? "position \(positions[0])" : "positions \(positions.first!)–\(positions.last!)"
-        var lines = ["\(acceptance.duplicate ? "already accepted" : "accepted") \(command.typeName): stream \(acceptance.stream), \(range), version \(acceptance.receipt.version)"]
+        var lines = [
+            "\(acceptance.duplicate ? "already accepted" : "accepted") \(command.typeName): stream \(acceptance.stream), \(range), version \(acceptance.receipt.version)"
+        ]
         for (offset, event) in acceptance.events.enumerated() {
             lines.append("  #\(acceptance.receipt.firstPosition + offset) \(summary(event))")
         }

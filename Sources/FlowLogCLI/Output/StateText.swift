@@ -11,7 +11,9 @@ enum StateText {
         for line in cart.lines {
             let discount = line.discount.map { "  \($0.label) (\($0.id)) → \(Money.format(cents: line.discountedAmount))" } ?? ""
             // Escaped before padding, so the columns line up as shown.
-            lines.append("  \(TextPadding.pad(line.productId, 12)) \(TextPadding.pad(TerminalText.escaped(line.name), 16)) \(line.quantity) × \(Money.format(cents: line.unitPrice)) = \(Money.format(cents: line.regularAmount))\(discount)")
+            lines.append(
+                "  \(TextPadding.pad(line.productId, 12)) \(TextPadding.pad(TerminalText.escaped(line.name), 16)) \(line.quantity) × \(Money.format(cents: line.unitPrice)) = \(Money.format(cents: line.regularAmount))\(discount)"
+            )
         }
         if let discount = cart.cartDiscount { lines.append("  Cart discount \(discount.id): \(discount.label)") }
         lines.append("  Subtotal \(Money.format(cents: cart.subtotal)), total \(Money.format(cents: cart.total, in: cart.currency))")
@@ -19,7 +21,9 @@ enum StateText {
         lines.append("Orders")
         if state.orders.orders.isEmpty { lines.append("  (none)") }
         for order in state.orders.orders {
-            lines.append("  \(order.orderId): \(Money.format(cents: order.total, in: order.currency)) for \(order.itemCount) item\(order.itemCount == 1 ? "" : "s")")
+            lines.append(
+                "  \(order.orderId): \(Money.format(cents: order.total, in: order.currency)) for \(order.itemCount) item\(order.itemCount == 1 ? "" : "s")"
+            )
         }
         lines.append("")
         lines.append("Onboarding")
@@ -30,7 +34,8 @@ enum StateText {
     static func navigation(_ navigation: Navigation) -> String {
         guard navigation.launched else { return "not launched" }
         let stack = navigation.stack.map(\.rawValue).joined(separator: " › ")
-        return "screen \(navigation.topScreen?.rawValue ?? "none") (stack \(stack)), tab \(navigation.tab), modal \(navigation.isModalPresented ? "shown" : "none"), onboarded \(navigation.hasOnboarded ? "yes" : "no")"
+        return
+            "screen \(navigation.topScreen?.rawValue ?? "none") (stack \(stack)), tab \(navigation.tab), modal \(navigation.isModalPresented ? "shown" : "none"), onboarded \(navigation.hasOnboarded ? "yes" : "no")"
     }
 
     /// One line: the cart, the number of orders and the navigation (`replay --summary`).

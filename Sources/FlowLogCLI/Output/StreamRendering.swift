@@ -5,9 +5,12 @@ import FlowLog
 enum StreamRendering {
     static func json(_ listing: StreamListing, into json: inout JSONWriter) {
         json.object { json in
-            json.field("stream", listing.stream); json.field("version", listing.version)
-            json.field("firstPosition", listing.firstPosition); json.field("lastPosition", listing.lastPosition)
-            json.key("lastTimestamp"); json.timestamp(listing.lastTimestamp)
+            json.field("stream", listing.stream)
+            json.field("version", listing.version)
+            json.field("firstPosition", listing.firstPosition)
+            json.field("lastPosition", listing.lastPosition)
+            json.key("lastTimestamp")
+            json.timestamp(listing.lastTimestamp)
         }
     }
 
@@ -34,7 +37,9 @@ enum StreamRendering {
     }
 
     static func row(_ listing: StreamListing) -> [String] {
-        [TerminalText.escaped(listing.stream), String(listing.version), String(listing.firstPosition),
-         String(listing.lastPosition), listing.lastTimestamp.rfc3339]
+        [
+            TerminalText.escaped(listing.stream), String(listing.version), String(listing.firstPosition),
+            String(listing.lastPosition), listing.lastTimestamp.rfc3339,
+        ]
     }
 }

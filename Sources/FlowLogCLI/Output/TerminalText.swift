@@ -46,13 +46,17 @@ enum TerminalText {
         var runStart = 0
         while index < utf8.count {
             let length = escapedLength(utf8, at: index, keepingLineFeeds: keepingLineFeeds)
-            guard length > 0 else { index += 1; continue }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
-            let scalar: UInt32 = switch length {
-            case 1: UInt32(utf8[index])
-            case 2: UInt32(utf8[index] & 0x1F) << 6 | UInt32(utf8[index + 1] & 0x3F)
-            default: UInt32(utf8[index] & 0x0F) << 12 | UInt32(utf8[index + 1] & 0x3F) << 6 | UInt32(utf8[index + 2] & 0x3F)
+            guard length > 0 else {
+                index += 1
+                continue
             }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+            let scalar: UInt32 =
+                switch length {
+                case 1: UInt32(utf8[index])
+                case 2: UInt32(utf8[index] & 0x1F) << 6 | UInt32(utf8[index + 1] & 0x3F)
+                default: UInt32(utf8[index] & 0x0F) << 12 | UInt32(utf8[index + 1] & 0x3F) << 6 | UInt32(utf8[index + 2] & 0x3F)
+                }
             bytes.append(contentsOf: escape(scalar).utf8)
             index += length
             runStart = index
@@ -68,13 +72,13 @@ enum TerminalText {
         guard byte == 0xC2 || byte == 0xD8 || byte == 0xE2, index + 1 < utf8.count else { return 0 }
         let second = utf8[index + 1]
         switch byte {
-        case 0xC2: return second <= 0x9F ? 2 : 0                      // U+0080–U+009F
-        case 0xD8: return second == 0x9C ? 2 : 0                      // U+061C
+        case 0xC2: return second <= 0x9F ? 2 : 0  // U+0080–U+009F
+        case 0xD8: return second == 0x9C ? 2 : 0  // U+061C
         default:
             guard index + 2 < utf8.count else { return 0 }
             let third = utf8[index + 2]
             if second == 0x80, third == 0x8E || third == 0x8F || (0xA8...0xAE).contains(third) { return 3 }  // U+200E, U+200F, U+2028–U+202E
-            if second == 0x81, (0xA6...0xA9).contains(third) { return 3 }                                      // U+2066–U+2069
+            if second == 0x81, (0xA6...0xA9).contains(third) { return 3 }  // U+2066–U+2069
             return 0
         }
     }

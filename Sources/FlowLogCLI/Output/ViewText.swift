@@ -13,14 +13,18 @@ enum ViewText {
         if screen.isBackVisible { lines.append("│ ‹ Back") }
         lines.append("│ \(screen.message)")
         if !screen.tabTitles.isEmpty {
-            lines.append("│ " + screen.tabTitles.enumerated().map { $0.offset == screen.selectedTab ? "▸\($0.element)◂" : " \($0.element) " }.joined(separator: " | "))
+            lines.append(
+                "│ "
+                    + screen.tabTitles.enumerated().map { $0.offset == screen.selectedTab ? "▸\($0.element)◂" : " \($0.element) " }.joined(
+                        separator: " | "))
         }
         if !screen.buttons.isEmpty { lines.append("│ " + buttons(screen.buttons)) }
         if let modal = screen.modalTitle { lines.append("│ ╔═ \(modal) ═╗  " + buttons(screen.modalButtons)) }
         lines.append("├─ \(cart.title)")
         if let empty = cart.emptyText { lines.append("│ \(empty)") }
         for row in cart.rows {
-            lines.append("│ \(row.title): \(row.quantityText) = \(row.amountText)\(row.discountText.map { "  \($0) → \(row.finalAmountText)" } ?? "")")
+            lines.append(
+                "│ \(row.title): \(row.quantityText) = \(row.amountText)\(row.discountText.map { "  \($0) → \(row.finalAmountText)" } ?? "")")
         }
         if let discount = cart.cartDiscountText { lines.append("│ \(discount)") }
         lines.append("│ \(cart.subtotalText) · \(cart.totalText)")

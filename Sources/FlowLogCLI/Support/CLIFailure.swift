@@ -22,18 +22,20 @@ struct CLIFailure: Error {
 
     /// Every application error's exit status, in one place.
     init(_ error: FlowLogError) {
-        let status: ExitStatus = switch error {
-        case .notFound: .noInput
-        case .missingParent: .cannotCreate
-        case .notALog, .newerSchema, .damaged, .damagedFile, .refusedImport, .invalidInput: .dataError
-        case .unreadableInput(_, let errorNumber): errorNumber == EACCES || errorNumber == EPERM ? .permission : errorNumber == ENOENT || errorNumber == ENOTDIR ? .noInput : .ioError
-        case .permissionDenied: .permission
-        case .diskFull, .io, .input, .delivery: .ioError
-        case .busy, .logInUse: .busy
-        case .output(.missingFolder), .output(.cannotOpen): .cannotCreate
-        case .output(.cannotFinish): .ioError
-        case .output: .usage
-        }
+        let status: ExitStatus =
+            switch error {
+            case .notFound: .noInput
+            case .missingParent: .cannotCreate
+            case .notALog, .newerSchema, .damaged, .damagedFile, .refusedImport, .invalidInput: .dataError
+            case .unreadableInput(_, let errorNumber):
+                errorNumber == EACCES || errorNumber == EPERM ? .permission : errorNumber == ENOENT || errorNumber == ENOTDIR ? .noInput : .ioError
+            case .permissionDenied: .permission
+            case .diskFull, .io, .input, .delivery: .ioError
+            case .busy, .logInUse: .busy
+            case .output(.missingFolder), .output(.cannotOpen): .cannotCreate
+            case .output(.cannotFinish): .ioError
+            case .output: .usage
+            }
         self.init(error.description, status)
     }
 

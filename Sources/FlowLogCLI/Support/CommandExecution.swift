@@ -8,7 +8,7 @@ enum CommandExecution {
         let output = OutputWriter()
         do {
             #if DEBUG
-            try FailureForTesting.throwIfAsked()
+                try FailureForTesting.throwIfAsked()
             #endif
             try body(output)
             output.flush()
@@ -23,14 +23,14 @@ enum CommandExecution {
 }
 
 #if DEBUG
-/// Debug builds only (the tests' builds): `FLOWLOG_TEST_UNEXPECTED_FAILURE` set makes every
-/// subcommand throw an error FlowLog does not know, as a bug would, so that the exit status of an
-/// unexpected failure (70) can be provoked and checked like every other (README's table).
-private struct FailureForTesting: Error, CustomStringConvertible {
-    var description: String { "a failure injected by FLOWLOG_TEST_UNEXPECTED_FAILURE" }
+    /// Debug builds only (the tests' builds): `FLOWLOG_TEST_UNEXPECTED_FAILURE` set makes every
+    /// subcommand throw an error FlowLog does not know, as a bug would, so that the exit status of an
+    /// unexpected failure (70) can be provoked and checked like every other (README's table).
+    private struct FailureForTesting: Error, CustomStringConvertible {
+        var description: String { "a failure injected by FLOWLOG_TEST_UNEXPECTED_FAILURE" }
 
-    static func throwIfAsked() throws {
-        if getenv("FLOWLOG_TEST_UNEXPECTED_FAILURE") != nil { throw FailureForTesting() }
+        static func throwIfAsked() throws {
+            if getenv("FLOWLOG_TEST_UNEXPECTED_FAILURE") != nil { throw FailureForTesting() }
+        }
     }
-}
 #endif

@@ -28,8 +28,9 @@ enum DemoScript {
         ]
         return steps.enumerated().map { index, command in
             let number = index + 1
-            return CommandEnvelope(stream: stream, commandId: "demo-\(number < 10 ? "0" : "")\(number)",
-                                   correlationId: "demo-session", command: command)
+            return CommandEnvelope(
+                stream: stream, commandId: "demo-\(number < 10 ? "0" : "")\(number)",
+                correlationId: "demo-session", command: command)
         }
     }
 }

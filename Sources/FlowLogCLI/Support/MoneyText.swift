@@ -4,7 +4,10 @@ enum MoneyText {
     static func cents(_ text: String) -> Int? {
         var utf8 = Substring(text).utf8[...]
         var negative = false
-        if utf8.first == UInt8(ascii: "-") { negative = true; utf8 = utf8.dropFirst() }
+        if utf8.first == UInt8(ascii: "-") {
+            negative = true
+            utf8 = utf8.dropFirst()
+        }
         let parts = utf8.split(separator: UInt8(ascii: "."), maxSplits: 1, omittingEmptySubsequences: false)
         guard let whole = parts.first, !whole.isEmpty, whole.count <= wholeDigits, whole.allSatisfy(isDigit) else { return nil }
         var cents = 0

@@ -1,5 +1,5 @@
-import FlowLog
 import FlowDomain
+import FlowLog
 
 /// The flat, warehouse-friendly CSV schema: one row per event, snake_case columns, money in integer
 /// cents, every event field in a typed column of its own (empty where the event has no such field).
@@ -12,9 +12,11 @@ public enum CSVSchema {
     }
 
     /// The envelope's columns, then every event column the kinds' fields declare, in its order.
-    public static let columns: [Column] = envelopeColumns + EventKinds.columns.map {
-        Column(name: $0.name.description, type: $0.sqlType.description, meaning: $0.meaning.description)
-    }
+    public static let columns: [Column] =
+        envelopeColumns
+        + EventKinds.columns.map {
+            Column(name: $0.name.description, type: $0.sqlType.description, meaning: $0.meaning.description)
+        }
 
     private static let envelopeColumns: [Column] = [
         Column(name: "message_id", type: "UUID", meaning: "the event id (unique; use it to deduplicate)"),
@@ -94,16 +96,26 @@ package struct CSVRowWriter {
     package mutating func write(_ record: RecordedEvent) {
         ByteFormatting.appendUUID(record.eventId, to: &bytes)
         let kind = EventKinds.info(of: record.event)
-        comma(); text(kind.typeName)
-        comma(); text(record.stream)
-        comma(); int(record.position)
-        comma(); int(record.version)
-        comma(); text(record.actor.rawValue)
-        comma(); ByteFormatting.appendRFC3339(record.timestamp, to: &bytes)
-        comma(); text(record.correlationId)
-        comma(); text(record.causationId)
-        comma(); int(record.schemaVersion)
-        comma(); int(kind.version)
+        comma()
+        text(kind.typeName)
+        comma()
+        text(record.stream)
+        comma()
+        int(record.position)
+        comma()
+        int(record.version)
+        comma()
+        text(record.actor.rawValue)
+        comma()
+        ByteFormatting.appendRFC3339(record.timestamp, to: &bytes)
+        comma()
+        text(record.correlationId)
+        comma()
+        text(record.causationId)
+        comma()
+        int(record.schemaVersion)
+        comma()
+        int(kind.version)
         cells.withUnsafeMutableBufferPointer { cells in
             for index in cells.indices { cells[index] = .empty }
             var filler = CellFiller(cells: cells)
@@ -128,7 +140,10 @@ package struct CSVRowWriter {
         guard let value else { return }
         if value < 0 { bytes.append(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
-        if magnitude == 0 { bytes.append(UInt8(ascii: "0")); return }
+        if magnitude == 0 {
+            bytes.append(UInt8(ascii: "0"))
+            return
+        }
         let start = bytes.count
         while magnitude > 0 {
             bytes.append(UInt8(magnitude % 10) + 48)
@@ -140,9 +155,13 @@ package struct CSVRowWriter {
     private mutating func text(_ value: String?) {
         guard let value else { return }
         let utf8 = value.utf8
-        let needsQuotes = utf8.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }
+        let needsQuotes =
+            utf8.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }
             || utf8.first == UInt8(ascii: " ") || utf8.last == UInt8(ascii: " ") || utf8.isEmpty
-        guard needsQuotes else { bytes.append(contentsOf: utf8); return }
+        guard needsQuotes else {
+            bytes.append(contentsOf: utf8)
+            return
+        }
         bytes.append(UInt8(ascii: "\""))
         for byte in utf8 {
             if byte == UInt8(ascii: "\"") { bytes.append(byte) }

@@ -1,5 +1,5 @@
-import FlowLog
 import FlowDomain
+import FlowLog
 import FlowLogSystem
 
 /// Streams a log's events out as NDJSON (SPEC §5's envelope) or CSV (`CSVSchema`), from one read
@@ -41,10 +41,16 @@ public struct EventExport {
             case .ndjson:
                 FlowJSON.writeEvent(record, into: &json)
                 json.newline()
-                if json.bytes.count >= blockSize { try output.write(json.bytes); json.reset() }
+                if json.bytes.count >= blockSize {
+                    try output.write(json.bytes)
+                    json.reset()
+                }
             case .csv:
                 csv.write(record)
-                if csv.bytes.count >= blockSize { try output.write(csv.bytes); csv.reset() }
+                if csv.bytes.count >= blockSize {
+                    try output.write(csv.bytes)
+                    csv.reset()
+                }
             }
             written += 1
             progress?.advance(to: record.position)
@@ -55,8 +61,9 @@ public struct EventExport {
                 record.position < filter.fromPosition ? true : try body(record)
             }
         } else {
-            try WalkAhead.forEachEvent(in: log, from: filter.fromPosition, through: filter.toPosition,
-                                       includingForgotten: includesForgotten, body)
+            try WalkAhead.forEachEvent(
+                in: log, from: filter.fromPosition, through: filter.toPosition,
+                includingForgotten: includesForgotten, body)
         }
         switch format {
         case .ndjson: if !json.bytes.isEmpty { try output.write(json.bytes) }

@@ -1,4 +1,5 @@
 import FlowLog
+
 /// `flowlog copy --from SRC --to DST`: a whole log into another of any backend, through the
 /// destination's import (all or nothing), keeping positions, versions, event ids, timestamps and
 /// actors; records are encoded the same way everywhere, so the hash chain comes out the same and

@@ -17,8 +17,10 @@ enum WalkAhead {
     /// before them; when `body` stops or throws, the walk stops too. Returns only once the walk's
     /// thread is done with the log.
     /// With `includingForgotten`, forgotten records come too, where the log has any (`StreamForgetting`).
-    static func forEachEvent(in log: any EventLog, from: Int, through: Int?, includingForgotten: Bool = false,
-                             _ body: (RecordedEvent) throws -> Bool) throws {
+    static func forEachEvent(
+        in log: any EventLog, from: Int, through: Int?, includingForgotten: Bool = false,
+        _ body: (RecordedEvent) throws -> Bool
+    ) throws {
         let batches = Handoff<[RecordedEvent]>(capacity: capacity)
         let finished = DispatchSemaphore(value: 0)
         let source = LogBox(log)

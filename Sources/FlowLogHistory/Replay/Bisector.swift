@@ -1,5 +1,5 @@
-import FlowLog
 import FlowDomain
+import FlowLog
 
 /// `flowlog bisect`: finds the first version of a stream whose state a check calls bad, in
 /// O(log n) state reconstructions (each from the nearest snapshot, where the log has them).
@@ -36,8 +36,10 @@ public enum Bisector {
     /// `state(v)` gives the state after version `v` (0: the initial state); `check` judges a version's
     /// state; `event(v)` is the event that made version `v`. The initial state is taken as good, as
     /// `git bisect` takes its good commit, and the final state is judged first.
-    public static func bisect(versions: Int, state: (Int) throws -> LogDecider.State, event: (Int) throws -> RecordedEvent,
-                              check: (Int, LogDecider.State) throws -> Verdict) throws -> Outcome {
+    public static func bisect(
+        versions: Int, state: (Int) throws -> LogDecider.State, event: (Int) throws -> RecordedEvent,
+        check: (Int, LogDecider.State) throws -> Verdict
+    ) throws -> Outcome {
         var reconstructions = 1
         let final = try state(versions)
         switch try check(versions, final) {
@@ -69,8 +71,10 @@ public enum Bisector {
     }
 
     /// As `bisect(…check:)` for a check that never skips.
-    public static func bisect(versions: Int, state: (Int) throws -> LogDecider.State, event: (Int) throws -> RecordedEvent,
-                              isBad: (LogDecider.State) throws -> Bool) throws -> Outcome {
+    public static func bisect(
+        versions: Int, state: (Int) throws -> LogDecider.State, event: (Int) throws -> RecordedEvent,
+        isBad: (LogDecider.State) throws -> Bool
+    ) throws -> Outcome {
         try bisect(versions: versions, state: state, event: event) { _, state in try isBad(state) ? .bad : .good }
     }
 

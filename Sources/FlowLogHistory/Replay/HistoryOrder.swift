@@ -1,4 +1,5 @@
 import FlowLog
+
 /// Checks that events come as a log holds them: positions increasing by one, and each stream's
 /// versions running 1, 2, 3, … A file that breaks this would replay into states that never were:
 /// a repeated event is folded twice, a missing one not at all. Gaps (missing positions or versions,
@@ -21,10 +22,12 @@ public struct HistoryOrder: Sendable {
 
     /// The command line's rules: gaps of both kinds when `--allow-gaps` says they are meant.
     public init(allowingGaps: Bool) {
-        self.init(allowingPositionGaps: allowingGaps, allowingVersionGaps: allowingGaps, gapHint: """
-            If the file holds only some streams, types or times on purpose (an export with --stream, --type or --since), give \
-            --allow-gaps; otherwise export the log again.
-            """)
+        self.init(
+            allowingPositionGaps: allowingGaps, allowingVersionGaps: allowingGaps,
+            gapHint: """
+                If the file holds only some streams, types or times on purpose (an export with --stream, --type or --since), give \
+                --allow-gaps; otherwise export the log again.
+                """)
     }
 
     public init(allowingPositionGaps: Bool, allowingVersionGaps: Bool, gapHint: String) {
@@ -40,20 +43,26 @@ public struct HistoryOrder: Sendable {
     /// Takes the event on `line`; returns what is wrong with its place, as the rest of a sentence
     /// that starts with "Line N of FILE", or `nil` when it follows on from the events before it.
     public mutating func admit(_ record: RecordedEvent, line: Int) -> String? {
-        if let last, let problem = follows(record.position, after: (last.position, last.line), "position", of: nil,
-                                           gapsAllowed: allowingPositionGaps,
-                                           repeated: "each event appears once in a log's history.",
-                                           backwards: "positions must increase. Sort the file by position, as an export writes it.") {
+        if let last,
+            let problem = follows(
+                record.position, after: (last.position, last.line), "position", of: nil,
+                gapsAllowed: allowingPositionGaps,
+                repeated: "each event appears once in a log's history.",
+                backwards: "positions must increase. Sort the file by position, as an export writes it.")
+        {
             return problem
         }
         if let previous = versions[record.stream] {
-            if let problem = follows(record.version, after: (previous.version, previous.line), "version", of: record.stream,
-                                     gapsAllowed: allowingVersionGaps,
-                                     repeated: "each version of a stream appears once.", backwards: "a stream's versions must increase.") {
+            if let problem = follows(
+                record.version, after: (previous.version, previous.line), "version", of: record.stream,
+                gapsAllowed: allowingVersionGaps,
+                repeated: "each version of a stream appears once.", backwards: "a stream's versions must increase.")
+            {
                 return problem
             }
         } else if record.version > 1, !allowingVersionGaps {
-            return "is version \(record.version) of stream \(record.stream), the stream's first event in the file: \(Self.missing("version", 1, record.version - 1, of: record.stream)). \(gapHint)"
+            return
+                "is version \(record.version) of stream \(record.stream), the stream's first event in the file: \(Self.missing("version", 1, record.version - 1, of: record.stream)). \(gapHint)"
         }
         if firstPosition == nil { firstPosition = record.position }
         last = (record.position, line)
@@ -63,8 +72,10 @@ public struct HistoryOrder: Sendable {
 
     /// The rules positions and a stream's versions both follow: no number twice, none going back,
     /// none skipped (unless gaps are allowed).
-    private func follows(_ value: Int, after previous: (value: Int, line: Int), _ noun: String, of stream: String?, gapsAllowed: Bool,
-                         repeated: String, backwards: String) -> String? {
+    private func follows(
+        _ value: Int, after previous: (value: Int, line: Int), _ noun: String, of stream: String?, gapsAllowed: Bool,
+        repeated: String, backwards: String
+    ) -> String? {
         let owner = stream.map { " of stream \($0)" } ?? ""
         if value == previous.value {
             return "is \(noun) \(value)\(owner) again (line \(previous.line) has it too): \(repeated) Remove the repeated line."
@@ -73,7 +84,8 @@ public struct HistoryOrder: Sendable {
             return "is \(noun) \(value)\(owner), which goes back from \(noun) \(previous.value) on line \(previous.line): \(backwards)"
         }
         if value > previous.value + 1, !gapsAllowed {
-            return "is \(noun) \(value)\(owner), after \(noun) \(previous.value) on line \(previous.line): \(Self.missing(noun, previous.value + 1, value - 1, of: stream)). \(gapHint)"
+            return
+                "is \(noun) \(value)\(owner), after \(noun) \(previous.value) on line \(previous.line): \(Self.missing(noun, previous.value + 1, value - 1, of: stream)). \(gapHint)"
         }
         return nil
     }

@@ -1,5 +1,5 @@
-import FlowLog
 import FlowDomain
+import FlowLog
 import FlowLogSystem
 
 /// An NDJSON export read directly as a replay source (`replay --file`, `bisect --file`): no import
@@ -54,21 +54,25 @@ public struct NDJSONFileSource: ReplaySource {
         var reader = LineReader(fileDescriptor: descriptor)
         var lineNumber = 0
         var stop = false
-        while try !stop && reader.readBatch({ lines in
-            for line in lines where !stop {
-                lineNumber += 1
-                guard case .text(let bytes) = line else {
-                    throw FlowLogError.invalidInput("Line \(lineNumber) of \(path) is longer than \(LineReader.maximumLineLength) bytes; it is not an exported event.")
+        while try !stop
+            && reader.readBatch({ lines in
+                for line in lines where !stop {
+                    lineNumber += 1
+                    guard case .text(let bytes) = line else {
+                        throw FlowLogError.invalidInput(
+                            "Line \(lineNumber) of \(path) is longer than \(LineReader.maximumLineLength) bytes; it is not an exported event.")
+                    }
+                    if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
+                    let record: RecordedEvent
+                    do {
+                        record = try RecordedEventJSON.decode(bytes)
+                    } catch let problem as RecordedEventJSON.Problem {
+                        throw FlowLogError.invalidInput(
+                            "Line \(lineNumber) of \(path) is not an exported event: \(problem.message). Give a file that `flowlog export` wrote.")
+                    }
+                    stop = try !body(record, lineNumber)
                 }
-                if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
-                let record: RecordedEvent
-                do {
-                    record = try RecordedEventJSON.decode(bytes)
-                } catch let problem as RecordedEventJSON.Problem {
-                    throw FlowLogError.invalidInput("Line \(lineNumber) of \(path) is not an exported event: \(problem.message). Give a file that `flowlog export` wrote.")
-                }
-                stop = try !body(record, lineNumber)
-            }
-        }) {}
+            })
+        {}
     }
 }

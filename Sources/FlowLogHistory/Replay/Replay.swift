@@ -18,11 +18,14 @@ public struct Replayer {
     /// Replays events `from...to` (of `stream`, or of every stream); each stream starts from its state
     /// just before `from` (from a snapshot where the source has them). Returns the final states.
     @discardableResult
-    public func run(stream: String?, from: Int = 1, to: Int? = nil, keepBefore: Bool = true,
-                    _ body: (Step) throws -> Bool = { _ in true }) throws -> [String: (state: LogDecider.State, version: Int)] {
+    public func run(
+        stream: String?, from: Int = 1, to: Int? = nil, keepBefore: Bool = true,
+        _ body: (Step) throws -> Bool = { _ in true }
+    ) throws -> [String: (state: LogDecider.State, version: Int)] {
         var states: [String: (state: LogDecider.State, version: Int)] = [:]
         try source.forEachEvent(stream: stream, from: from, to: to) { record in
-            var current = try states.removeValue(forKey: record.stream)
+            var current =
+                try states.removeValue(forKey: record.stream)
                 ?? (from > 1 ? try source.state(ofStream: record.stream, before: from) : LogDecider.initialState, record.version - 1)
             let before = keepBefore ? current.state : LogDecider.initialState
             LogDecider.evolve(&current.state, record.event)

@@ -1,6 +1,6 @@
+import FlowDomain
 import FlowLog
 import FlowLogSystem
-import FlowDomain
 
 /// A place where today's reducers disagree with what was recorded.
 public struct Disagreement: Sendable {
@@ -38,9 +38,11 @@ public enum ReplayVerifier {
     ///
     /// `evolve` is today's reducer; a test hands in a broken one to see the log's fingerprints catch
     /// it, and lowers `positionWalkLimit` to compare the walks.
-    public static func verifyFingerprints(of log: any EventLog & FingerprintedLog, progress: Progress? = nil,
-                                          positionWalkLimit: Int = StreamSummaries.positionWalkLimit,
-                                          evolve: (inout LogDecider.State, LogDecider.Event) -> Void = LogDecider.evolve) throws -> Report {
+    public static func verifyFingerprints(
+        of log: any EventLog & FingerprintedLog, progress: Progress? = nil,
+        positionWalkLimit: Int = StreamSummaries.positionWalkLimit,
+        evolve: (inout LogDecider.State, LogDecider.Event) -> Void = LogDecider.evolve
+    ) throws -> Report {
         var comparison = Comparison(lastBefore: try log.lastPosition(), progress: progress)
         if try StreamSummaries.hasMoreStreams(than: positionWalkLimit, in: log) {
             var current: String?
@@ -93,8 +95,10 @@ public enum ReplayVerifier {
 
         init(lastBefore: Int, progress: Progress?) { (self.lastBefore, self.progress) = (lastBefore, progress) }
 
-        mutating func compare(_ record: RecordedEvent, _ recorded: UInt64?, state: inout LogDecider.State, settled: inout Bool,
-                              evolve: (inout LogDecider.State, LogDecider.Event) -> Void) {
+        mutating func compare(
+            _ record: RecordedEvent, _ recorded: UInt64?, state: inout LogDecider.State, settled: inout Bool,
+            evolve: (inout LogDecider.State, LogDecider.Event) -> Void
+        ) {
             count += 1
             if record.position <= lastBefore { metBefore += 1 }
             if count & 0xFFF == 0 { progress?.advance(to: count) }
@@ -107,12 +111,13 @@ public enum ReplayVerifier {
             settled = true
             // Told apart from a change of meaning: a defect of earlier FlowLogs that `upgrade` repairs.
             let earlierDefect = EarlierRowDefect.misrecordedFingerprint(of: StreamState(state), scratch: &scratch) == recorded
-            report.disagreements.append(Disagreement(
-                stream: record.stream, position: record.position, version: record.version, eventType: record.event.typeName,
-                replayed: state, recorded: nil,
-                reason: earlierDefect
-                    ? "the state recorded when it was appended has its last order in USD, not in its cart's currency: an earlier FlowLog read orders back so, and `flowlog upgrade` repairs what it recorded (the events are right)"
-                    : "the state after this event differs from the one recorded when it was appended"))
+            report.disagreements.append(
+                Disagreement(
+                    stream: record.stream, position: record.position, version: record.version, eventType: record.event.typeName,
+                    replayed: state, recorded: nil,
+                    reason: earlierDefect
+                        ? "the state recorded when it was appended has its last order in USD, not in its cart's currency: an earlier FlowLog read orders back so, and `flowlog upgrade` repairs what it recorded (the events are right)"
+                        : "the state after this event differs from the one recorded when it was appended"))
             // Nothing more of this stream is replayed: its state is reported, not kept.
             state = LogDecider.initialState
         }
@@ -140,18 +145,24 @@ public enum ReplayVerifier {
             if replayed != recorded {
                 settled.insert(stream)
                 let changes = StateDiff.changes(from: recorded, to: replayed)
-                report.disagreements.append(Disagreement(
-                    stream: stream, position: step.record.position, version: step.record.version, eventType: step.record.event.typeName,
-                    replayed: step.after, recorded: recorded,
-                    reason: "\(changes.count) difference\(changes.count == 1 ? "" : "s") from the expected state: " + changes.prefix(3).map(StateDiff.render).joined(separator: "; ")))
+                report.disagreements.append(
+                    Disagreement(
+                        stream: stream, position: step.record.position, version: step.record.version, eventType: step.record.event.typeName,
+                        replayed: step.after, recorded: recorded,
+                        reason: "\(changes.count) difference\(changes.count == 1 ? "" : "s") from the expected state: "
+                            + changes.prefix(3).map(StateDiff.render).joined(separator: "; ")))
             }
             return true
         }
         report.streams = seen.count
         for (stream, versions) in expected where !seen.contains(stream) || versions.keys.contains(where: { $0 > (states[stream]?.version ?? 0) }) {
-            report.disagreements.append(Disagreement(stream: stream, position: 0, version: states[stream]?.version ?? 0, eventType: "",
-                                                     replayed: states[stream]?.state ?? LogDecider.initialState, recorded: nil,
-                                                     reason: "the expected states go up to version \(versions.keys.max() ?? 0), but the log's stream ends at version \(states[stream]?.version ?? 0)"))
+            report.disagreements.append(
+                Disagreement(
+                    stream: stream, position: 0, version: states[stream]?.version ?? 0, eventType: "",
+                    replayed: states[stream]?.state ?? LogDecider.initialState, recorded: nil,
+                    reason:
+                        "the expected states go up to version \(versions.keys.max() ?? 0), but the log's stream ends at version \(states[stream]?.version ?? 0)"
+                ))
         }
         return report
     }
@@ -161,9 +172,12 @@ public enum ReplayVerifier {
         var expected: [String: [Int: JSONValue]] = [:]
         for (index, line) in lines.enumerated() where !line.allSatisfy(\.isWhitespace) {
             guard case .object(let members)? = try? JSONParser.parse(line),
-                  case .string(let stream)? = JSONValue.object(members)["stream"],
-                  case .integer(let version)? = JSONValue.object(members)["version"] else {
-                throw FlowLogError.invalidInput("Line \(index + 1) of \(source) is not a state as `flowlog state --format json` prints it (with \"stream\" and \"version\"); `flowlog replay --trace` writes a file of them.")
+                case .string(let stream)? = JSONValue.object(members)["stream"],
+                case .integer(let version)? = JSONValue.object(members)["version"]
+            else {
+                throw FlowLogError.invalidInput(
+                    "Line \(index + 1) of \(source) is not a state as `flowlog state --format json` prints it (with \"stream\" and \"version\"); `flowlog replay --trace` writes a file of them."
+                )
             }
             expected[stream, default: [:]][version] = .object(members.filter { $0.0 != "stream" && $0.0 != "version" })
         }
@@ -180,7 +194,8 @@ public enum ReplayVerifier {
         while try reader.readBatch({ batch in
             for line in batch {
                 guard case .text(let bytes) = line else {
-                    throw FlowLogError.invalidInput("Line \(lines.count + 1) of \(path) is longer than \(LineReader.maximumLineLength) bytes; it is not a state.")
+                    throw FlowLogError.invalidInput(
+                        "Line \(lines.count + 1) of \(path) is longer than \(LineReader.maximumLineLength) bytes; it is not a state.")
                 }
                 lines.append(String(decoding: bytes, as: UTF8.self))
             }

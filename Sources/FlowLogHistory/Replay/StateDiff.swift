@@ -1,5 +1,5 @@
-import FlowLog
 import FlowDomain
+import FlowLog
 
 /// One difference between two states, at a path in their JSON face (`cart.items[p1].quantity`).
 public struct StateChange: Equatable, Sendable {
@@ -31,7 +31,7 @@ public enum StateDiff {
     /// a state written before them meant: an older build's state, lacking the member, agrees with
     /// one that holds any of these (a cart with no currency, or in USD, the only one there was).
     public static let membersAddedLater: [String: [JSONValue]] = [
-        "currency": [.null, .string(Money.currencyOfEarlierCarts)],
+        "currency": [.null, .string(Money.currencyOfEarlierCarts)]
     ]
 
     /// `replayed` without the members `recorded` lacks where they hold a value that means what their
@@ -43,10 +43,11 @@ public enum StateDiff {
         case (.object(let members), .object(let old)):
             let oldNames = Set(old.map(\.0))
             let oldByName = Dictionary(old, uniquingKeysWith: { $1 })
-            return .object(members.compactMap { name, value in
-                if !oldNames.contains(name), membersAddedLater[name]?.contains(value) == true { return nil }
-                return (name, oldByName[name].map { matching(value, olderShape: $0) } ?? value)
-            })
+            return .object(
+                members.compactMap { name, value in
+                    if !oldNames.contains(name), membersAddedLater[name]?.contains(value) == true { return nil }
+                    return (name, oldByName[name].map { matching(value, olderShape: $0) } ?? value)
+                })
         case (.array(let values), .array(let old)) where values.count == old.count:
             return .array(zip(values, old).map { matching($0, olderShape: $1) })
         default:
@@ -72,10 +73,18 @@ public enum StateDiff {
 
     public static func write(_ change: StateChange, into json: inout JSONWriter) {
         json.beginObject()
-        json.key("path"); json.string(change.path)
-        json.key("op"); json.string(change.kind.rawValue)
-        if let before = change.before { json.key("before"); json.value(before) }
-        if let after = change.after { json.key("after"); json.value(after) }
+        json.key("path")
+        json.string(change.path)
+        json.key("op")
+        json.string(change.kind.rawValue)
+        if let before = change.before {
+            json.key("before")
+            json.value(before)
+        }
+        if let after = change.after {
+            json.key("after")
+            json.value(after)
+        }
         json.endObject()
     }
 

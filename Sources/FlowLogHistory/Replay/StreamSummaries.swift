@@ -1,14 +1,14 @@
-import FlowLog
 import FlowDomain
+import FlowLog
 
 /// Every stream's final state (`replay --summary`), in stream id order (byte order, as the log
 /// lists streams), by one of two walks chosen by the number of streams.
 ///
 /// A walk in position order reads the records where they lie, one after another; a walk stream by
-/// stream reads them through the stream index in scattered order, one random read per event (6×
-/// slower on a log of 2,000 interleaved sessions). But the walk in position order keeps every
-/// stream's state until it ends, so its memory grows with the number of streams: 400 MB for a
-/// million sessions. Up to `positionWalkLimit` streams the log is walked in position order; beyond,
+/// stream reads them through the stream index in scattered order, one random read per event, several
+/// times slower on a log of interleaved sessions. But the walk in position order keeps every
+/// stream's state until it ends, so its memory grows with the number of streams (hundreds of MB for
+/// a million sessions). Up to `positionWalkLimit` streams the log is walked in position order; beyond,
 /// stream by stream, holding one state at a time, however many sessions there are.
 public enum StreamSummaries {
     public struct Summary: Sendable {
@@ -36,8 +36,10 @@ public enum StreamSummaries {
     /// which tests lower to compare the walks). Beyond the limit the walk is the log's own walk by
     /// stream (`FingerprintedLog.forEachEventWithFingerprintByStream`: pages of events in stream
     /// order, where a read of each stream was a round trip each on PostgreSQL).
-    public static func forEachFinalState(of log: any EventLog & FingerprintedLog, progress: Progress? = nil,
-                                         positionWalkLimit limit: Int = positionWalkLimit, _ body: (Summary) throws -> Void) throws {
+    public static func forEachFinalState(
+        of log: any EventLog & FingerprintedLog, progress: Progress? = nil,
+        positionWalkLimit limit: Int = positionWalkLimit, _ body: (Summary) throws -> Void
+    ) throws {
         guard try hasMoreStreams(than: limit, in: log) else {
             for summary in try finalStates(of: log, progress: progress) { try body(summary) }
             return

@@ -49,10 +49,14 @@ public final class DeliveryJournal {
         if let error { stats.lastError = error }
         var json = JSONWriter()
         json.beginObject()
-        json.key("delivered"); json.int(stats.delivered)
-        json.key("retried"); json.int(stats.retried)
-        json.key("deadLettered"); json.int(stats.deadLettered)
-        json.key("lastError"); json.string(stats.lastError)
+        json.key("delivered")
+        json.int(stats.delivered)
+        json.key("retried")
+        json.int(stats.retried)
+        json.key("deadLettered")
+        json.int(stats.deadLettered)
+        json.key("lastError")
+        json.string(stats.lastError)
         json.endObject()
         json.newline()
         let temporary = statsPath + ".new"
@@ -67,15 +71,24 @@ public final class DeliveryJournal {
         let responseText = String(decoding: response.prefix(4_096), as: UTF8.self)
         for message in messages {
             json.beginObject()
-            json.key("tracker"); json.string(tracker)
-            json.key("id"); json.string(message.id)
-            json.key("position"); json.int(message.position)
-            json.key("client"); json.string(message.client)
-            json.key("timestamp_micros"); json.int(Int(message.timestampMicros))
-            json.key("status"); if let status { json.int(status) } else { json.null() }
-            json.key("reason"); json.string(reason)
-            json.key("response"); json.string(responseText)
-            json.key("message"); json.encodedValue(message.bytes)
+            json.key("tracker")
+            json.string(tracker)
+            json.key("id")
+            json.string(message.id)
+            json.key("position")
+            json.int(message.position)
+            json.key("client")
+            json.string(message.client)
+            json.key("timestamp_micros")
+            json.int(Int(message.timestampMicros))
+            json.key("status")
+            if let status { json.int(status) } else { json.null() }
+            json.key("reason")
+            json.string(reason)
+            json.key("response")
+            json.string(responseText)
+            json.key("message")
+            json.encodedValue(message.bytes)
             json.endObject()
             json.newline()
         }
@@ -89,14 +102,19 @@ public final class DeliveryJournal {
         let aside = deadLetterPath + ".replaying"
         if access(aside, F_OK) != 0 {
             guard access(deadLetterPath, F_OK) == 0 else { return 0 }
-            guard rename(deadLetterPath, aside) == 0 else { throw FlowLogError.input("Cannot move \(deadLetterPath) aside: \(String(cString: strerror(errno))).") }
+            guard rename(deadLetterPath, aside) == 0 else {
+                throw FlowLogError.input("Cannot move \(deadLetterPath) aside: \(String(cString: strerror(errno))).")
+            }
         }
         var messages: [TrackerMessage] = []
         for line in try readText(aside).split(separator: "\n") where !line.isEmpty {
             guard let letter = try? JSONParser.parse(String(line)), case .string(let id)? = letter["id"],
-                  case .integer(let position)? = letter["position"], case .string(let client)? = letter["client"],
-                  case .integer(let micros)? = letter["timestamp_micros"], let message = letter["message"] else {
-                throw FlowLogError.input("\(aside) has a line that is not a dead letter of FlowLog's: \(TerminalSafe.short(String(line))). Mend or remove that line, then run replay-dead-letters again.")
+                case .integer(let position)? = letter["position"], case .string(let client)? = letter["client"],
+                case .integer(let micros)? = letter["timestamp_micros"], let message = letter["message"]
+            else {
+                throw FlowLogError.input(
+                    "\(aside) has a line that is not a dead letter of FlowLog's: \(TerminalSafe.short(String(line))). Mend or remove that line, then run replay-dead-letters again."
+                )
             }
             var json = JSONWriter()
             json.value(message)
@@ -124,7 +142,9 @@ public final class DeliveryJournal {
 
     private func writeFile(_ path: String, _ bytes: [UInt8], append: Bool) throws {
         let descriptor = open(path, O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC), 0o644)
-        guard descriptor >= 0 else { throw FlowLogError.input("Cannot write \(path): \(String(cString: strerror(errno))). Choose another folder with --tracker-dir.") }
+        guard descriptor >= 0 else {
+            throw FlowLogError.input("Cannot write \(path): \(String(cString: strerror(errno))). Choose another folder with --tracker-dir.")
+        }
         defer { close(descriptor) }
         try FileDescriptorOutput(fileDescriptor: descriptor).write(bytes)
         guard fsync(descriptor) == 0 else { throw FlowLogError.input("Cannot sync \(path): \(String(cString: strerror(errno))).") }

@@ -1,6 +1,6 @@
 import FlowLog
-import Foundation
 import FlowLogSystem
+import Foundation
 
 /// HTTP/1.1 over a socket of its own, one connection a request, for loopback collectors only: the
 /// embedded build (`--disable-default-traits`) has no TLS and no NIO, and sends its trackers to a
@@ -11,7 +11,9 @@ public final class PlainHTTPTransport: HTTPTransport {
 
     public func post(_ url: URL, headers: [(String, String)], body: [UInt8], timeout: Double) throws -> HTTPReply {
         guard url.scheme?.lowercased() == "http", let host = url.host else {
-            throw FlowLogError.input("this build of flowlog speaks plain http:// to loopback collectors only (got \(redacted(url))); use the full build (swift build, with the default Network trait) for HTTPS")
+            throw FlowLogError.input(
+                "this build of flowlog speaks plain http:// to loopback collectors only (got \(redacted(url))); use the full build (swift build, with the default Network trait) for HTTPS"
+            )
         }
         let port = url.port ?? 80
         var hints = addrinfo()

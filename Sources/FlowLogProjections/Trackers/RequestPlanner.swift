@@ -1,4 +1,5 @@
 import FlowLog
+
 /// What delivering a list of messages takes, in order: requests within the vendor's limits, and
 /// dead letters for the messages no request may carry. Pure, so the limits are tested without a network.
 public enum DeliveryStep: Equatable, Sendable {
@@ -29,7 +30,11 @@ public enum RequestPlanner {
             let message = messages[index]
             if message.bytes.count > limits.messageBytes {
                 flush(upTo: index)
-                steps.append(.deadLetter(message, reason: "the message is \(message.bytes.count) bytes; \(limitName(limits)) takes at most \(limits.messageBytes) bytes a message"))
+                steps.append(
+                    .deadLetter(
+                        message,
+                        reason:
+                            "the message is \(message.bytes.count) bytes; \(limitName(limits)) takes at most \(limits.messageBytes) bytes a message"))
                 index += 1
                 start = index
                 continue

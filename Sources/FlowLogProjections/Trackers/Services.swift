@@ -1,5 +1,5 @@
-import FlowLog
 import FlowDomain
+import FlowLog
 
 /// Who sends the calls: every Segment message carries it as `context.library`, as every Segment
 /// library does, so a warehouse can tell FlowLog's calls from the app's own.
@@ -35,19 +35,31 @@ public struct SegmentService: AnalyticsService {
             let id = TrackerMessage.id(record.eventId, index)
             var json = JSONWriter()
             json.beginObject()
-            json.key("type"); json.string(call.type.rawValue)
-            json.key(dynamic: call.type == .track ? "event" : "name"); json.string(call.name)
-            json.key("anonymousId"); json.string(record.stream)
-            json.key("messageId"); json.string(id)
-            json.key("timestamp"); json.timestamp(record.timestamp)
-            json.key("context"); json.beginObject()
-            json.key("library"); json.beginObject()
-            json.key("name"); json.string(library.name)
-            json.key("version"); json.string(library.version)
-            json.endObject(); json.endObject()
-            json.key("properties"); AnalyticsProperty.write(call.properties, into: &json)
+            json.key("type")
+            json.string(call.type.rawValue)
+            json.key(dynamic: call.type == .track ? "event" : "name")
+            json.string(call.name)
+            json.key("anonymousId")
+            json.string(record.stream)
+            json.key("messageId")
+            json.string(id)
+            json.key("timestamp")
+            json.timestamp(record.timestamp)
+            json.key("context")
+            json.beginObject()
+            json.key("library")
+            json.beginObject()
+            json.key("name")
+            json.string(library.name)
+            json.key("version")
+            json.string(library.version)
             json.endObject()
-            return TrackerMessage(position: record.position, id: id, client: record.stream, timestampMicros: record.timestamp.microseconds, bytes: json.bytes)
+            json.endObject()
+            json.key("properties")
+            AnalyticsProperty.write(call.properties, into: &json)
+            json.endObject()
+            return TrackerMessage(
+                position: record.position, id: id, client: record.stream, timestampMicros: record.timestamp.microseconds, bytes: json.bytes)
         }
     }
 
@@ -59,7 +71,10 @@ public struct SegmentService: AnalyticsService {
             body += message.bytes
         }
         var json = JSONWriter()
-        json.beginObject(); json.key("sentAt"); json.timestamp(sentAt); json.endObject()
+        json.beginObject()
+        json.key("sentAt")
+        json.timestamp(sentAt)
+        json.endObject()
         body += Array("],".utf8) + json.bytes.dropFirst()
         return body
     }
@@ -85,12 +100,16 @@ public struct GA4Service: AnalyticsService {
         return GA4Mapping.events(for: tracked, settings: settings).enumerated().map { index, event in
             var json = JSONWriter()
             json.beginObject()
-            json.key("name"); json.string(GA4Names.eventName(event.name))
-            json.key("params"); AnalyticsProperty.write(GA4Names.limited(event.params), into: &json)
-            json.key("timestamp_micros"); json.int(Int(record.timestamp.microseconds))
+            json.key("name")
+            json.string(GA4Names.eventName(event.name))
+            json.key("params")
+            AnalyticsProperty.write(GA4Names.limited(event.params), into: &json)
+            json.key("timestamp_micros")
+            json.int(Int(record.timestamp.microseconds))
             json.endObject()
-            return TrackerMessage(position: record.position, id: TrackerMessage.id(record.eventId, index), client: record.stream,
-                                  timestampMicros: record.timestamp.microseconds, bytes: json.bytes)
+            return TrackerMessage(
+                position: record.position, id: TrackerMessage.id(record.eventId, index), client: record.stream,
+                timestampMicros: record.timestamp.microseconds, bytes: json.bytes)
         }
     }
 
@@ -99,11 +118,15 @@ public struct GA4Service: AnalyticsService {
         guard let first = messages.first else { return Array("{}".utf8) }
         var json = JSONWriter()
         json.beginObject()
-        json.key("client_id"); json.string(first.client)
-        json.key("timestamp_micros"); json.int(Int(first.timestampMicros))
-        json.key("events"); json.beginArray(); json.endArray()
+        json.key("client_id")
+        json.string(first.client)
+        json.key("timestamp_micros")
+        json.int(Int(first.timestampMicros))
+        json.key("events")
+        json.beginArray()
+        json.endArray()
         json.endObject()
-        var body = Array(json.bytes.dropLast(3))   // `]}` and the `[`: the events go in between
+        var body = Array(json.bytes.dropLast(3))  // `]}` and the `[`: the events go in between
         body.append(UInt8(ascii: "["))
         for (index, message) in messages.enumerated() {
             if index > 0 { body.append(UInt8(ascii: ",")) }

@@ -1,6 +1,6 @@
+import FlowDomain
 import FlowLog
 import FlowLogSystem
-import FlowDomain
 
 /// One analytics vendor: the messages it takes for an event (its mapping and envelope, pure), how
 /// its requests are put together, and its limits.
@@ -130,7 +130,10 @@ public final class NDJSONFileSink: TrackerSink {
         defer { close(descriptor) }
         try dropTornLine(descriptor)
         var bytes: [UInt8] = []
-        for message in messages { bytes += service.fileLine(for: message); bytes.append(0x0A) }
+        for message in messages {
+            bytes += service.fileLine(for: message)
+            bytes.append(0x0A)
+        }
         try FileDescriptorOutput(fileDescriptor: descriptor).write(bytes)
         guard fsync(descriptor) == 0 else { throw FlowLogError.input("Cannot sync \(path): \(String(cString: strerror(errno))).") }
     }

@@ -71,12 +71,19 @@ public enum TrackerFileErasure {
                     start = newline + 1
                 }
                 pending.removeSubrange(..<start)
-                if kept.count >= 1 << 20 { try writeAll(kept, to: output, path: temporary); kept.removeAll(keepingCapacity: true) }
+                if kept.count >= 1 << 20 {
+                    try writeAll(kept, to: output, path: temporary)
+                    kept.removeAll(keepingCapacity: true)
+                }
             }
             // A torn last line (a runner killed mid-write) stays as it was, unless it is the stream's.
             if !pending.isEmpty { if belongs(pending[...], to: ids) { dropped += 1 } else { kept.append(contentsOf: pending) } }
             try writeAll(kept, to: output, path: temporary)
-            guard dropped > 0 else { close(output); unlink(temporary); return 0 }
+            guard dropped > 0 else {
+                close(output)
+                unlink(temporary)
+                return 0
+            }
             guard fsync(output) == 0 else { throw FlowLogError.input("Cannot sync \(temporary): \(String(cString: strerror(errno))).") }
             close(output)
             guard rename(temporary, path) == 0 else { throw FlowLogError.input("Cannot replace \(path): \(String(cString: strerror(errno))).") }

@@ -1,5 +1,5 @@
-import FlowLog
 import FlowDomain
+import FlowLog
 
 /// What a screen shows, as plain values: strings, numbers and flags, nothing from the domain (seed
 /// "CodeVerificationView.Configuration"). The view projector computes these from a stream's state,
@@ -79,10 +79,11 @@ public enum ViewProjector {
     public static func screen(_ navigation: Navigation) -> ScreenConfiguration {
         let modalShown = navigation.isModalPresented
         func button(_ title: String) -> ScreenConfiguration.Button { .init(title: title, isEnabled: !modalShown) }
-        var configuration = ScreenConfiguration(screen: "launching", title: "Starting…", message: "The app has not been launched yet.",
-                                                buttons: [], tabTitles: [], selectedTab: nil, isBackVisible: false,
-                                                modalTitle: modalShown ? "A special offer" : nil,
-                                                modalButtons: modalShown ? [.init(title: "Dismiss", isEnabled: true)] : [])
+        var configuration = ScreenConfiguration(
+            screen: "launching", title: "Starting…", message: "The app has not been launched yet.",
+            buttons: [], tabTitles: [], selectedTab: nil, isBackVisible: false,
+            modalTitle: modalShown ? "A special offer" : nil,
+            modalButtons: modalShown ? [.init(title: "Dismiss", isEnabled: true)] : [])
         guard navigation.launched, let top = navigation.topScreen else { return configuration }
         configuration.screen = top.rawValue
         configuration.isBackVisible = navigation.stack.count > 1
@@ -113,16 +114,24 @@ public enum ViewProjector {
         return configuration
     }
 
-    public static func writeJSON(cart: CartViewConfiguration, screen: ScreenConfiguration, stream: String, version: Int, into json: inout JSONWriter) {
+    public static func writeJSON(cart: CartViewConfiguration, screen: ScreenConfiguration, stream: String, version: Int, into json: inout JSONWriter)
+    {
         json.object { json in
-            json.field("stream", stream); json.field("version", version)
+            json.field("stream", stream)
+            json.field("version", version)
             json.key("screen")
             json.object { json in
-                json.field("screen", screen.screen); json.field("title", screen.title); json.field("message", screen.message)
-                json.key("buttons"); writeButtons(screen.buttons, into: &json)
-                json.field("tabTitles", screen.tabTitles); json.field("selectedTab", screen.selectedTab)
-                json.field("isBackVisible", screen.isBackVisible); json.field("modalTitle", screen.modalTitle)
-                json.key("modalButtons"); writeButtons(screen.modalButtons, into: &json)
+                json.field("screen", screen.screen)
+                json.field("title", screen.title)
+                json.field("message", screen.message)
+                json.key("buttons")
+                writeButtons(screen.buttons, into: &json)
+                json.field("tabTitles", screen.tabTitles)
+                json.field("selectedTab", screen.selectedTab)
+                json.field("isBackVisible", screen.isBackVisible)
+                json.field("modalTitle", screen.modalTitle)
+                json.key("modalButtons")
+                writeButtons(screen.modalButtons, into: &json)
             }
             json.key("cart")
             json.object { json in
@@ -130,21 +139,31 @@ public enum ViewProjector {
                 json.key("rows")
                 json.array(cart.rows) { json, row in
                     json.object { json in
-                        json.field("title", row.title); json.field("quantityText", row.quantityText); json.field("amountText", row.amountText)
-                        json.field("discountText", row.discountText); json.field("finalAmountText", row.finalAmountText)
+                        json.field("title", row.title)
+                        json.field("quantityText", row.quantityText)
+                        json.field("amountText", row.amountText)
+                        json.field("discountText", row.discountText)
+                        json.field("finalAmountText", row.finalAmountText)
                     }
                 }
-                json.field("emptyText", cart.emptyText); json.field("cartDiscountText", cart.cartDiscountText)
-                json.field("subtotalText", cart.subtotalText); json.field("totalText", cart.totalText)
-                json.field("checkoutButtonTitle", cart.checkoutButtonTitle); json.field("isCheckoutEnabled", cart.isCheckoutEnabled)
-                json.field("statusText", cart.statusText); json.field("ordersText", cart.ordersText)
+                json.field("emptyText", cart.emptyText)
+                json.field("cartDiscountText", cart.cartDiscountText)
+                json.field("subtotalText", cart.subtotalText)
+                json.field("totalText", cart.totalText)
+                json.field("checkoutButtonTitle", cart.checkoutButtonTitle)
+                json.field("isCheckoutEnabled", cart.isCheckoutEnabled)
+                json.field("statusText", cart.statusText)
+                json.field("ordersText", cart.ordersText)
             }
         }
     }
 
     private static func writeButtons(_ buttons: [ScreenConfiguration.Button], into json: inout JSONWriter) {
         json.array(buttons) { json, button in
-            json.object { json in json.field("title", button.title); json.field("isEnabled", button.isEnabled) }
+            json.object { json in
+                json.field("title", button.title)
+                json.field("isEnabled", button.isEnabled)
+            }
         }
     }
 }

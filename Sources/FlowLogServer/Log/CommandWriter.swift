@@ -1,92 +1,97 @@
 #if Network
-import FlowDomain
-import FlowLog
-import Foundation
+    import FlowDomain
+    import FlowLog
+    import Foundation
 
-/// The server's side of the log's one writer (`GroupCommitWriter`, which `send` and the bench use
-/// too): each request's commands are queued, and every request that arrived meanwhile shares one
-/// durable commit; a request is answered only after that commit returns. This adds what only the
-/// server needs: answers for async handlers, a 503 once shutting down, and the commit metrics.
-final class CommandWriter: @unchecked Sendable {
-    private let writer: GroupCommitWriter
+    /// The server's side of the log's one writer (`GroupCommitWriter`, which `send` and the bench use
+    /// too): each request's commands are queued, and every request that arrived meanwhile shares one
+    /// durable commit; a request is answered only after that commit returns. This adds what only the
+    /// server needs: answers for async handlers, a 503 once shutting down, and the commit metrics.
+    final class CommandWriter: @unchecked Sendable {
+        private let writer: GroupCommitWriter
 
-    init(log: LogHandle, metrics: ServerMetrics, commandsPerCommit: Int = 20_000,
-         streamsPerCommit: Int = SendSession.defaultStreamsPerCommit, onCommit: @escaping @Sendable () -> Void) {
-        let clock = SystemClock()
-        let processor = CommandProcessor(log: log.log, clock: clock, ids: UUIDv7Generator(clock: clock))
-        writer = GroupCommitWriter(processor: processor, commandsPerCommit: commandsPerCommit, streamsPerCommit: streamsPerCommit) { commit in
-            metrics.recordCommit(duration: commit.duration, commands: commit.commands)
-            if let outcomes = commit.outcomes {
-                metrics.recordOutcomes(outcomes)
-                onCommit()
+        init(
+            log: LogHandle, metrics: ServerMetrics, commandsPerCommit: Int = 20_000,
+            streamsPerCommit: Int = SendSession.defaultStreamsPerCommit, onCommit: @escaping @Sendable () -> Void
+        ) {
+            let clock = SystemClock()
+            let processor = CommandProcessor(log: log.log, clock: clock, ids: UUIDv7Generator(clock: clock))
+            writer = GroupCommitWriter(processor: processor, commandsPerCommit: commandsPerCommit, streamsPerCommit: streamsPerCommit) { commit in
+                metrics.recordCommit(duration: commit.duration, commands: commit.commands)
+                if let outcomes = commit.outcomes {
+                    metrics.recordOutcomes(outcomes)
+                    onCommit()
+                }
+            }
+            writer.start(name: "flowlog-writer")
+        }
+
+        /// Decides and appends `envelopes` (in one commit, possibly shared with other requests) and
+        /// returns their answers once every accepted event is durable. `fieldsChecked`: the envelopes
+        /// passed `CommandProcessor.envelopeViolation` already (`SendSession.parse` checks them).
+        func submit(_ envelopes: [CommandEnvelope], fieldsChecked: Bool = false) async throws -> [CommandOutcome] {
+            if envelopes.isEmpty { return [] }
+            return try await withCheckedThrowingContinuation { continuation in
+                let queued = writer.submit(envelopes, fieldsChecked: fieldsChecked) { result in
+                    continuation.resume(with: result.mapError { APIError.from($0) })
+                }
+                if !queued {
+                    continuation.resume(
+                        throwing: APIError.unavailable("The server is shutting down and takes no more commands; send them again once it is back."))
+                }
             }
         }
-        writer.start(name: "flowlog-writer")
-    }
 
-    /// Decides and appends `envelopes` (in one commit, possibly shared with other requests) and
-    /// returns their answers once every accepted event is durable. `fieldsChecked`: the envelopes
-    /// passed `CommandProcessor.envelopeViolation` already (`SendSession.parse` checks them).
-    func submit(_ envelopes: [CommandEnvelope], fieldsChecked: Bool = false) async throws -> [CommandOutcome] {
-        if envelopes.isEmpty { return [] }
-        return try await withCheckedThrowingContinuation { continuation in
-            let queued = writer.submit(envelopes, fieldsChecked: fieldsChecked) { result in
-                continuation.resume(with: result.mapError { APIError.from($0) })
-            }
-            if !queued {
-                continuation.resume(throwing: APIError.unavailable("The server is shutting down and takes no more commands; send them again once it is back."))
+        /// Forgets `stream` on the writer's thread between two commits (`GroupCommitWriter.perform`):
+        /// never inside a group commit, after every command queued before it is durable and answered,
+        /// and with the processor's cached state of the stream dropped. Throws what the processor
+        /// throws (`ForgetRefusal`, `CommandProcessor.ForgettingUnsupported`, the log's own errors).
+        func forget(_ stream: String, reason: String, key: [UInt8]?) async throws -> ForgottenStream {
+            try await onWriter(refusing: "The server is shutting down and forgets nothing more; ask again once it is back.") { processor in
+                try processor.forget(streams: [stream], reason: reason, key: key)[0]
             }
         }
-    }
 
-    /// Forgets `stream` on the writer's thread between two commits (`GroupCommitWriter.perform`):
-    /// never inside a group commit, after every command queued before it is durable and answered,
-    /// and with the processor's cached state of the stream dropped. Throws what the processor
-    /// throws (`ForgetRefusal`, `CommandProcessor.ForgettingUnsupported`, the log's own errors).
-    func forget(_ stream: String, reason: String, key: [UInt8]?) async throws -> ForgottenStream {
-        try await onWriter(refusing: "The server is shutting down and forgets nothing more; ask again once it is back.") { processor in
-            try processor.forget(streams: [stream], reason: reason, key: key)[0]
+        /// Appends a device's recorded events of one stream on the writer's thread between two commits
+        /// (`CommandProcessor.ingest`): serialised with commands and forgets, so a forget of the same
+        /// stream lands wholly before the ingest (which then finds it gone) or after it.
+        func ingest(_ events: [RecordedEvent], stream: String, erased: ErasedStreams) async throws -> CommandProcessor.Ingested {
+            try await onWriter(refusing: Self.storesNoMore) { processor in try processor.ingest(events, stream: stream, erased: erased) }
+        }
+
+        /// Many streams' recorded events in one commit (`CommandProcessor.ingest(runs:)`), each answered on its own.
+        func ingest(runs: [CommandProcessor.IngestRun], erased: ErasedStreams) async throws -> [Result<
+            CommandProcessor.Ingested, CommandProcessor.IngestRefusal
+        >] {
+            try await onWriter(refusing: Self.storesNoMore) { processor in try processor.ingest(runs: runs, erased: erased) }
+        }
+
+        /// Where each of `streams` stands (`CommandProcessor.ingestTips`; nil: forgotten here), read
+        /// between two commits.
+        func ingestTips(of streams: [String], erased: ErasedStreams) async throws -> [(version: Int, eventId: EventID?)?] {
+            try await onWriter(refusing: Self.asksNoMore) { processor in try processor.ingestTips(of: streams, erased: erased) }
+        }
+
+        /// Where `stream` stands for a device (`CommandProcessor.ingestTip`), read between two commits.
+        func ingestTip(of stream: String, erased: ErasedStreams) async throws -> (version: Int, eventId: EventID?) {
+            try await onWriter(refusing: Self.asksNoMore) { processor in try processor.ingestTip(of: stream, erased: erased) }
+        }
+
+        private static let storesNoMore = "The server is shutting down and stores no more events; send them again once it is back."
+        private static let asksNoMore = "The server is shutting down; ask again once it is back."
+
+        /// Runs `body` on the writer's thread between two commits (`GroupCommitWriter.perform`); once
+        /// the writer is finishing, answers 503 with `refusing`.
+        private func onWriter<Value: Sendable>(refusing: String, _ body: @escaping (CommandProcessor) throws -> Value) async throws -> Value {
+            try await withCheckedThrowingContinuation { continuation in
+                let queued = writer.perform(body) { result in continuation.resume(with: result) }
+                if !queued { continuation.resume(throwing: APIError.unavailable(refusing)) }
+            }
+        }
+
+        /// Takes no new commands, answers those queued, and returns once the writer's thread is done.
+        func stop() {
+            writer.stop()
         }
     }
-
-    /// Appends a device's recorded events of one stream on the writer's thread between two commits
-    /// (`CommandProcessor.ingest`): serialised with commands and forgets, so a forget of the same
-    /// stream lands wholly before the ingest (which then finds it gone) or after it.
-    func ingest(_ events: [RecordedEvent], stream: String, erased: ErasedStreams) async throws -> CommandProcessor.Ingested {
-        try await onWriter(refusing: Self.storesNoMore) { processor in try processor.ingest(events, stream: stream, erased: erased) }
-    }
-
-    /// Many streams' recorded events in one commit (`CommandProcessor.ingest(runs:)`), each answered on its own.
-    func ingest(runs: [CommandProcessor.IngestRun], erased: ErasedStreams) async throws -> [Result<CommandProcessor.Ingested, CommandProcessor.IngestRefusal>] {
-        try await onWriter(refusing: Self.storesNoMore) { processor in try processor.ingest(runs: runs, erased: erased) }
-    }
-
-    /// Where each of `streams` stands (`CommandProcessor.ingestTips`; nil: forgotten here), read
-    /// between two commits.
-    func ingestTips(of streams: [String], erased: ErasedStreams) async throws -> [(version: Int, eventId: EventID?)?] {
-        try await onWriter(refusing: Self.asksNoMore) { processor in try processor.ingestTips(of: streams, erased: erased) }
-    }
-
-    /// Where `stream` stands for a device (`CommandProcessor.ingestTip`), read between two commits.
-    func ingestTip(of stream: String, erased: ErasedStreams) async throws -> (version: Int, eventId: EventID?) {
-        try await onWriter(refusing: Self.asksNoMore) { processor in try processor.ingestTip(of: stream, erased: erased) }
-    }
-
-    private static let storesNoMore = "The server is shutting down and stores no more events; send them again once it is back."
-    private static let asksNoMore = "The server is shutting down; ask again once it is back."
-
-    /// Runs `body` on the writer's thread between two commits (`GroupCommitWriter.perform`); once
-    /// the writer is finishing, answers 503 with `refusing`.
-    private func onWriter<Value: Sendable>(refusing: String, _ body: @escaping (CommandProcessor) throws -> Value) async throws -> Value {
-        try await withCheckedThrowingContinuation { continuation in
-            let queued = writer.perform(body) { result in continuation.resume(with: result) }
-            if !queued { continuation.resume(throwing: APIError.unavailable(refusing)) }
-        }
-    }
-
-    /// Takes no new commands, answers those queued, and returns once the writer's thread is done.
-    func stop() {
-        writer.stop()
-    }
-}
 #endif

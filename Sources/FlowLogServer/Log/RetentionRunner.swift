@@ -1,62 +1,66 @@
 #if Network
-import FlowLog
-import Foundation
-import Logging
+    import FlowLog
+    import Foundation
+    import Logging
 
-/// `serve`'s side of the log's retention (`flowlog retain --set`): a thread of its own that asks
-/// the `RetentionSchedule` every `checkEvery` seconds, so the retention is applied when the server
-/// starts and then once a day, and a run of many batches never holds up a request.
-///
-/// It forgets beside the writer thread's appends: on LMDB both are write transactions, which LMDB
-/// serialises, and forgetting uses none of the log object's append buffers; an append to a session
-/// being forgotten lands before its batch (the session is young again and kept) or after it (the
-/// session starts anew). Before each batch, `beforeBatch` (the composition root's) takes the
-/// sessions' lines out of the trackers' files, holding the trackers' leases: when a tracker runner
-/// holds them, the day's run fails before forgetting anything, and that runner, whose own schedule
-/// rewrites its files, applies the retention on its daily run. A log that cannot forget is only read here.
-final class RetentionRunner: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var stopping = false
-    private var running = true
-    /// Used by the runner's thread alone.
-    private let schedule: RetentionSchedule
-    private let checkEvery: Double
+    /// `serve`'s side of the log's retention (`flowlog retain --set`): a thread of its own that asks
+    /// the `RetentionSchedule` every `checkEvery` seconds, so the retention is applied when the server
+    /// starts and then once a day, and a run of many batches never holds up a request.
+    ///
+    /// It forgets beside the writer thread's appends: on LMDB both are write transactions, which LMDB
+    /// serialises, and forgetting uses none of the log object's append buffers; an append to a session
+    /// being forgotten lands before its batch (the session is young again and kept) or after it (the
+    /// session starts anew). Before each batch, `beforeBatch` (the composition root's) takes the
+    /// sessions' lines out of the trackers' files, holding the trackers' leases: when a tracker runner
+    /// holds them, the day's run fails before forgetting anything, and that runner, whose own schedule
+    /// rewrites its files, applies the retention on its daily run. A log that cannot forget is only read here.
+    final class RetentionRunner: @unchecked Sendable {
+        private let condition = NSCondition()
+        private var stopping = false
+        private var running = true
+        /// Used by the runner's thread alone.
+        private let schedule: RetentionSchedule
+        private let checkEvery: Double
 
-    init(log: LogHandle, clock: any WallClock = SystemClock(), checkEvery: Double = 60,
-         beforeBatch: @escaping @Sendable ([String]) throws -> Void = { _ in }, logger: Logger) {
-        schedule = RetentionSchedule(log: log.log, clock: clock, beforeBatch: beforeBatch) { line in logger.info("\(line)", metadata: ["task": "retention"]) }
-        self.checkEvery = checkEvery
-        let thread = Thread { [self] in loop() }
-        thread.name = "flowlog-retention"
-        thread.start()
-    }
+        init(
+            log: LogHandle, clock: any WallClock = SystemClock(), checkEvery: Double = 60,
+            beforeBatch: @escaping @Sendable ([String]) throws -> Void = { _ in }, logger: Logger
+        ) {
+            schedule = RetentionSchedule(log: log.log, clock: clock, beforeBatch: beforeBatch) { line in
+                logger.info("\(line)", metadata: ["task": "retention"])
+            }
+            self.checkEvery = checkEvery
+            let thread = Thread { [self] in loop() }
+            thread.name = "flowlog-retention"
+            thread.start()
+        }
 
-    private func loop() {
-        while !isStopping {
-            schedule.runIfDue { isStopping }
+        private func loop() {
+            while !isStopping {
+                schedule.runIfDue { isStopping }
+                condition.lock()
+                if !stopping { _ = condition.wait(until: Date(timeIntervalSinceNow: checkEvery)) }
+                condition.unlock()
+            }
             condition.lock()
-            if !stopping { _ = condition.wait(until: Date(timeIntervalSinceNow: checkEvery)) }
+            running = false
+            condition.broadcast()
             condition.unlock()
         }
-        condition.lock()
-        running = false
-        condition.broadcast()
-        condition.unlock()
-    }
 
-    private var isStopping: Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        return stopping
-    }
+        private var isStopping: Bool {
+            condition.lock()
+            defer { condition.unlock() }
+            return stopping
+        }
 
-    /// Ends the thread once the batch under way (if any) is committed, and waits for it.
-    func stop() {
-        condition.lock()
-        stopping = true
-        condition.broadcast()
-        while running { condition.wait() }
-        condition.unlock()
+        /// Ends the thread once the batch under way (if any) is committed, and waits for it.
+        func stop() {
+            condition.lock()
+            stopping = true
+            condition.broadcast()
+            while running { condition.wait() }
+            condition.unlock()
+        }
     }
-}
 #endif

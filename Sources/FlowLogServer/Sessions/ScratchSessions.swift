@@ -1,63 +1,63 @@
 #if Network
-import Foundation
+    import Foundation
 
-/// The scratch sessions `POST /sessions` made: at most `capacity`, the least recently used dropped
-/// first, each dropped `lifetime` after its last use. They never touch the server's log.
-final class ScratchSessions: @unchecked Sendable {
-    private let lock = NSLockLike()
-    private var sessions: [String: (log: SessionLog, lastUse: ContinuousClock.Instant)] = [:]
-    let capacity: Int
-    let lifetime: Duration
-    private let metrics: ServerMetrics
+    /// The scratch sessions `POST /sessions` made: at most `capacity`, the least recently used dropped
+    /// first, each dropped `lifetime` after its last use. They never touch the server's log.
+    final class ScratchSessions: @unchecked Sendable {
+        private let lock = NSLockLike()
+        private var sessions: [String: (log: SessionLog, lastUse: ContinuousClock.Instant)] = [:]
+        let capacity: Int
+        let lifetime: Duration
+        private let metrics: ServerMetrics
 
-    init(capacity: Int, lifetime: Duration, metrics: ServerMetrics) {
-        self.capacity = capacity
-        self.lifetime = lifetime
-        self.metrics = metrics
-    }
+        init(capacity: Int, lifetime: Duration, metrics: ServerMetrics) {
+            self.capacity = capacity
+            self.lifetime = lifetime
+            self.metrics = metrics
+        }
 
-    /// A new random id: 16 random bytes in base64url, 22 characters.
-    static func newID() -> String {
-        var generator = SystemRandomNumberGenerator()
-        let bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        return Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-    }
+        /// A new random id: 16 random bytes in base64url, 22 characters.
+        static func newID() -> String {
+            var generator = SystemRandomNumberGenerator()
+            let bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            return Data(bytes).base64EncodedString()
+                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        }
 
-    func add(_ log: SessionLog) {
-        lock.withLock {
-            expire()
-            while sessions.count >= capacity, let oldest = sessions.min(by: { $0.value.lastUse < $1.value.lastUse })?.key {
-                sessions[oldest] = nil
+        func add(_ log: SessionLog) {
+            lock.withLock {
+                expire()
+                while sessions.count >= capacity, let oldest = sessions.min(by: { $0.value.lastUse < $1.value.lastUse })?.key {
+                    sessions[oldest] = nil
+                }
+                sessions[log.id] = (log, .now)
+                metrics.setSessions(sessions.count)
             }
-            sessions[log.id] = (log, .now)
+        }
+
+        /// The session, its use recorded; `nil` when it is gone.
+        func use(_ id: String) -> SessionLog? {
+            lock.withLock {
+                expire()
+                guard let found = sessions[id] else { return nil }
+                sessions[id] = (found.log, .now)
+                return found.log
+            }
+        }
+
+        func remove(_ id: String) -> Bool {
+            lock.withLock {
+                expire()
+                let removed = sessions.removeValue(forKey: id) != nil
+                metrics.setSessions(sessions.count)
+                return removed
+            }
+        }
+
+        private func expire() {
+            let now = ContinuousClock.now
+            sessions = sessions.filter { now - $0.value.lastUse < lifetime }
             metrics.setSessions(sessions.count)
         }
     }
-
-    /// The session, its use recorded; `nil` when it is gone.
-    func use(_ id: String) -> SessionLog? {
-        lock.withLock {
-            expire()
-            guard let found = sessions[id] else { return nil }
-            sessions[id] = (found.log, .now)
-            return found.log
-        }
-    }
-
-    func remove(_ id: String) -> Bool {
-        lock.withLock {
-            expire()
-            let removed = sessions.removeValue(forKey: id) != nil
-            metrics.setSessions(sessions.count)
-            return removed
-        }
-    }
-
-    private func expire() {
-        let now = ContinuousClock.now
-        sessions = sessions.filter { now - $0.value.lastUse < lifetime }
-        metrics.setSessions(sessions.count)
-    }
-}
 #endif

@@ -47,7 +47,10 @@ extension HostileCatalogue {
                 requests.append(.get(.queryNumber, "\(parameter.path)?\(parameter.name)=\(value)"))
             }
             for value in Self.hugePositive where !(parameter.path == "/events/subscribe") {
-                requests.append(.get(.queryNumber, "\(parameter.path)?\(parameter.name)=\(value)", expect: parameter.hugeIsLawful ? .notServerError : .clientError))
+                requests.append(
+                    .get(
+                        .queryNumber, "\(parameter.path)?\(parameter.name)=\(value)", expect: parameter.hugeIsLawful ? .notServerError : .clientError)
+                )
             }
         }
         // A parameter twice, and one that is lawful beside one that is not.
@@ -71,8 +74,10 @@ extension HostileCatalogue {
             for value in Self.hugePositive {
                 requests.append(.get(.pathSegment, "\(prefix)/streams/\(stream)/versions/\(value)"))
             }
-            for segment in [String(repeating: "s", count: 65), String(repeating: "s", count: 100_000), "a%20b", "%2E%2E", "a%2Fb", "a%00", "%", "%G1",
-                            "..", "a;b", "%FF%FF"] {
+            for segment in [
+                String(repeating: "s", count: 65), String(repeating: "s", count: 100_000), "a%20b", "%2E%2E", "a%2Fb", "a%00", "%", "%G1",
+                "..", "a;b", "%FF%FF",
+            ] {
                 requests.append(.get(.pathSegment, "\(prefix)/streams/\(segment)"))
                 requests.append(.get(.pathSegment, "\(prefix)/streams/\(segment)/events?fromVersion=99999999999999999999"))
                 requests.append(.get(.pathSegment, "\(prefix)/streams/\(segment)/versions/99999999999999999999"))
@@ -82,18 +87,25 @@ extension HostileCatalogue {
         for id in ["x", String(repeating: "A", count: 22), "%FF", String(repeating: "s", count: 10_000), "..%2F..", "99999999999999999999"] {
             requests.append(.get(.pathSegment, "/sessions/\(id)/streams"))
             requests.append(.get(.pathSegment, "/sessions/\(id)/streams/\(stream)?at=99999999999999999999"))
-            requests.append(HostileRequest(kind: .pathSegment, label: "DELETE /sessions/\(id.prefix(40))",
-                                           bytes: HostileRequest.bytes("DELETE", Array("/sessions/\(id)".utf8))))
+            requests.append(
+                HostileRequest(
+                    kind: .pathSegment, label: "DELETE /sessions/\(id.prefix(40))",
+                    bytes: HostileRequest.bytes("DELETE", Array("/sessions/\(id)".utf8))))
         }
         // The wrong scope, the wrong method, no token.
         requests.append(.post(.pathSegment, "/commands", Array(Self.command.utf8), token: HostileRequest.readToken, label: "with a read token"))
         requests.append(.get(.pathSegment, "/streams", token: HostileRequest.writeToken))
         requests.append(.get(.pathSegment, "/streams", token: nil))
         requests.append(.get(.pathSegment, "/streams", token: "\u{7F}\u{1}", expect: .clientErrorOrClosed))
-        requests.append(HostileRequest(kind: .pathSegment, label: "DELETE a stream with a write token",
-                                       bytes: HostileRequest.bytes("DELETE", Array("/streams/\(stream)?reason=99999999999999999999".utf8), token: HostileRequest.writeToken)))
-        requests.append(HostileRequest(kind: .pathSegment, label: "PUT /commands",
-                                       bytes: HostileRequest.bytes("PUT", Array("/commands".utf8), token: HostileRequest.writeToken, body: Array(Self.command.utf8))))
+        requests.append(
+            HostileRequest(
+                kind: .pathSegment, label: "DELETE a stream with a write token",
+                bytes: HostileRequest.bytes("DELETE", Array("/streams/\(stream)?reason=99999999999999999999".utf8), token: HostileRequest.writeToken))
+        )
+        requests.append(
+            HostileRequest(
+                kind: .pathSegment, label: "PUT /commands",
+                bytes: HostileRequest.bytes("PUT", Array("/commands".utf8), token: HostileRequest.writeToken, body: Array(Self.command.utf8))))
         return requests
     }
 }

@@ -54,10 +54,15 @@ struct HostileCatalogue {
         var optionalNumberGiven = false
         for field in info.fields {
             let name = field.field.nameText
-            if name == hostile?.0 { members.append(hostile!); optionalNumberGiven = optionalNumberGiven || field.optional; continue }
+            if name == hostile?.0 {
+                members.append(hostile!)
+                optionalNumberGiven = optionalNumberGiven || field.optional
+                continue
+            }
             if field.optional {
                 guard Self.isNumber(field.field.type), !optionalNumberGiven,
-                      !info.fields.contains(where: { $0.optional && $0.field.nameText == hostile?.0 }) else { continue }
+                    !info.fields.contains(where: { $0.optional && $0.field.nameText == hostile?.0 })
+                else { continue }
                 optionalNumberGiven = true
             }
             members.append((name, lawful(field.field.type)))
@@ -90,8 +95,10 @@ struct HostileCatalogue {
         }
         for start in stride(from: 0, to: lines.count, by: 97) {
             let batch = lines[start..<min(start + 97, lines.count)]
-            requests.append(.post(.hugeNumber, "/commands", Array((batch.joined(separator: "\n") + "\n").utf8), contentType: "application/x-ndjson",
-                                  label: "batch of \(batch.count) from \(start)", expect: .everyLineRefused(lines: batch.count)))
+            requests.append(
+                .post(
+                    .hugeNumber, "/commands", Array((batch.joined(separator: "\n") + "\n").utf8), contentType: "application/x-ndjson",
+                    label: "batch of \(batch.count) from \(start)", expect: .everyLineRefused(lines: batch.count)))
         }
         return requests
     }
@@ -110,11 +117,16 @@ struct HostileCatalogue {
             for (index, body) in bodies.enumerated() {
                 requests.append(.post(.deepNesting, "/commands", Array(body.utf8), label: "depth \(depth) form \(index)"))
             }
-            requests.append(.post(.deepNesting, "/sessions", Array((open + "\n").utf8), contentType: "application/x-ndjson",
-                                  token: HostileRequest.readToken, label: "depth \(depth)"))
-            let event = #"{"position":1,"stream":"deep","version":1,"eventId":"01a1fe6e-ef04-7e85-b661-7184b7e8597e","type":"app.launched","actor":"system","timestamp":"2026-11-21T14:07:25.444001Z","schemaVersion":1,"data":"#
-            requests.append(.post(.deepNesting, "/sessions", Array((event + open + "\n").utf8), contentType: "application/x-ndjson",
-                                  token: HostileRequest.readToken, label: "data at depth \(depth)"))
+            requests.append(
+                .post(
+                    .deepNesting, "/sessions", Array((open + "\n").utf8), contentType: "application/x-ndjson",
+                    token: HostileRequest.readToken, label: "depth \(depth)"))
+            let event =
+                #"{"position":1,"stream":"deep","version":1,"eventId":"01a1fe6e-ef04-7e85-b661-7184b7e8597e","type":"app.launched","actor":"system","timestamp":"2026-11-21T14:07:25.444001Z","schemaVersion":1,"data":"#
+            requests.append(
+                .post(
+                    .deepNesting, "/sessions", Array((event + open + "\n").utf8), contentType: "application/x-ndjson",
+                    token: HostileRequest.readToken, label: "data at depth \(depth)"))
         }
         return requests
     }
@@ -122,29 +134,42 @@ struct HostileCatalogue {
     /// Bytes that are no UTF-8 (a lone continuation byte, an overlong form, a surrogate, 0xFF,
     /// a sequence cut short) in strings and member names, and escapes of lone surrogates.
     mutating func invalidUTF8() -> [HostileRequest] {
-        let broken: [[UInt8]] = [[0xFF], [0x80], [0xC0, 0x80], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xE2, 0x82], [0xFE, 0xFE, 0xFF], [0xC3]]
+        let broken: [[UInt8]] = [
+            [0xFF], [0x80], [0xC0, 0x80], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xE2, 0x82], [0xFE, 0xFE, 0xFF], [0xC3],
+        ]
         var requests: [HostileRequest] = []
         for bytes in broken {
             let hex = bytes.map { String($0, radix: 16) }.joined(separator: " ")
-            for (member, template) in [("stream", #"{"type":"app.launched","stream":"aXb","hasOnboarded":false}"#),
-                                       ("type", #"{"type":"app.lauXnched","stream":"s","hasOnboarded":false}"#),
-                                       ("name", #"{"type":"cart.addProduct","stream":"s","productId":"p","name":"MuXg","unitPrice":100,"quantity":1}"#),
-                                       ("member name", #"{"type":"app.launched","stream":"s","hasOnbXoarded":false}"#),
-                                       ("reason", #"{"type":"payment.failed","stream":"s","reason":"X"}"#)] {
+            for (member, template) in [
+                ("stream", #"{"type":"app.launched","stream":"aXb","hasOnboarded":false}"#),
+                ("type", #"{"type":"app.lauXnched","stream":"s","hasOnboarded":false}"#),
+                ("name", #"{"type":"cart.addProduct","stream":"s","productId":"p","name":"MuXg","unitPrice":100,"quantity":1}"#),
+                ("member name", #"{"type":"app.launched","stream":"s","hasOnbXoarded":false}"#),
+                ("reason", #"{"type":"payment.failed","stream":"s","reason":"X"}"#),
+            ] {
                 let parts = template.split(separator: "X", omittingEmptySubsequences: false)
                 let body = Array(parts[0].utf8) + bytes + Array(parts[1].utf8)
                 requests.append(.post(.invalidUTF8, "/commands", body, label: "\(hex) in \(member)"))
-                requests.append(.post(.invalidUTF8, "/commands", body + [0x0A] + body + [0x0A], contentType: "application/x-ndjson",
-                                      label: "\(hex) in \(member), batch", expect: .everyLineRefused(lines: 2)))
+                requests.append(
+                    .post(
+                        .invalidUTF8, "/commands", body + [0x0A] + body + [0x0A], contentType: "application/x-ndjson",
+                        label: "\(hex) in \(member), batch", expect: .everyLineRefused(lines: 2)))
             }
-            let event = Array(#"{"position":1,"stream":"u"#.utf8) + bytes
-                + Array(#"","version":1,"eventId":"01a1fe6e-ef04-7e85-b661-7184b7e8597e","type":"app.launched","actor":"system","timestamp":"2026-11-21T14:07:25.444001Z","schemaVersion":1,"data":{"hasOnboarded":false}}"#.utf8)
-            requests.append(.post(.invalidUTF8, "/sessions", event + [0x0A], contentType: "application/x-ndjson",
-                                  token: HostileRequest.readToken, label: "\(hex) in an export's stream"))
+            let event =
+                Array(#"{"position":1,"stream":"u"#.utf8) + bytes
+                + Array(
+                    #"","version":1,"eventId":"01a1fe6e-ef04-7e85-b661-7184b7e8597e","type":"app.launched","actor":"system","timestamp":"2026-11-21T14:07:25.444001Z","schemaVersion":1,"data":{"hasOnboarded":false}}"#
+                        .utf8)
+            requests.append(
+                .post(
+                    .invalidUTF8, "/sessions", event + [0x0A], contentType: "application/x-ndjson",
+                    token: HostileRequest.readToken, label: "\(hex) in an export's stream"))
             // In the path and the query: a stream name, a type filter.
             let path = Array("/streams/".utf8) + bytes
-            requests.append(HostileRequest(kind: .invalidUTF8, label: "GET /streams/\(hex)", bytes: HostileRequest.bytes("GET", path),
-                                           expectation: .clientErrorOrClosed))
+            requests.append(
+                HostileRequest(
+                    kind: .invalidUTF8, label: "GET /streams/\(hex)", bytes: HostileRequest.bytes("GET", path),
+                    expectation: .clientErrorOrClosed))
             let escaped = bytes.map { "%" + ($0 < 16 ? "0" : "") + String($0, radix: 16, uppercase: true) }.joined()
             requests.append(.get(.invalidUTF8, "/streams/\(escaped)"))
             requests.append(.get(.invalidUTF8, "/events?type=\(escaped)"))

@@ -43,31 +43,40 @@ struct HostileRequest: Sendable {
     static let writeToken = "writer-token-0123456789abcdef"
 
     /// A request head and body; `contentLength` (default: the body's length) may lie, `nil` sends none.
-    static func bytes(_ method: String, _ target: [UInt8], token: String? = readToken, headers: [(String, String)] = [],
-                      body: [UInt8] = [], contentLength: Int?? = .none) -> [UInt8] {
+    static func bytes(
+        _ method: String, _ target: [UInt8], token: String? = readToken, headers: [(String, String)] = [],
+        body: [UInt8] = [], contentLength: Int?? = .none
+    ) -> [UInt8] {
         var head = Array("\(method) ".utf8) + target + Array(" HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n".utf8)
         if let token { head += Array("Authorization: Bearer \(token)\r\n".utf8) }
         for (name, value) in headers { head += Array("\(name): \(value)\r\n".utf8) }
-        let length: Int? = switch contentLength {
-        case .none: method == "GET" && body.isEmpty ? nil : body.count
-        case .some(let given): given
-        }
+        let length: Int? =
+            switch contentLength {
+            case .none: method == "GET" && body.isEmpty ? nil : body.count
+            case .some(let given): given
+            }
         if let length { head += Array("Content-Length: \(length)\r\n".utf8) }
         return head + Array("\r\n".utf8) + body
     }
 
-    static func get(_ kind: Kind, _ path: String, token: String? = readToken, headers: [(String, String)] = [],
-                    expect: Expectation = .clientError) -> HostileRequest {
+    static func get(
+        _ kind: Kind, _ path: String, token: String? = readToken, headers: [(String, String)] = [],
+        expect: Expectation = .clientError
+    ) -> HostileRequest {
         // A target past what the HTTP parser takes may be refused before any route sees it.
-        HostileRequest(kind: kind, label: "GET \(path.prefix(120))", bytes: bytes("GET", Array(path.utf8), token: token, headers: headers),
-                       expectation: path.utf8.count > 16_384 && expect == .clientError ? .clientErrorOrClosed : expect)
+        HostileRequest(
+            kind: kind, label: "GET \(path.prefix(120))", bytes: bytes("GET", Array(path.utf8), token: token, headers: headers),
+            expectation: path.utf8.count > 16_384 && expect == .clientError ? .clientErrorOrClosed : expect)
     }
 
-    static func post(_ kind: Kind, _ path: String, _ body: [UInt8], contentType: String? = "application/json",
-                     token: String = writeToken, label: String, expect: Expectation = .clientError) -> HostileRequest {
-        HostileRequest(kind: kind, label: "POST \(path) \(label)",
-                       bytes: bytes("POST", Array(path.utf8), token: token, headers: contentType.map { [("Content-Type", $0)] } ?? [], body: body),
-                       expectation: expect)
+    static func post(
+        _ kind: Kind, _ path: String, _ body: [UInt8], contentType: String? = "application/json",
+        token: String = writeToken, label: String, expect: Expectation = .clientError
+    ) -> HostileRequest {
+        HostileRequest(
+            kind: kind, label: "POST \(path) \(label)",
+            bytes: bytes("POST", Array(path.utf8), token: token, headers: contentType.map { [("Content-Type", $0)] } ?? [], body: body),
+            expectation: expect)
     }
 
     /// What the server did with one request.

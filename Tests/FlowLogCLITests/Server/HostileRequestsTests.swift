@@ -1,8 +1,8 @@
 import FlowLog
+import FlowLogSystem
 import FlowLogTesting
 import Foundation
 import Testing
-import FlowLogSystem
 
 /// Issue 40, item 4: the server outlives its clients. The real `flowlog serve` (with a token file,
 /// so commands need the write scope and everything else the read scope) gets more than a thousand
@@ -27,12 +27,14 @@ struct HostileRequestsTests {
 
     @Test func theServerOutlivesAThousandHostileRequests() throws {
         let folder = TemporaryDirectory()
-        let server = try ServedLog(arguments: ["--token-file", try writeTokenFile(in: folder), "--request-timeout", "2"],
-                                   prepare: FlowLogProcess.inspectorLog)
+        let server = try ServedLog(
+            arguments: ["--token-file", try writeTokenFile(in: folder), "--request-timeout", "2"],
+            prepare: FlowLogProcess.inspectorLog)
         let pid = server.process.processIdentifier
         let read = ["Authorization": "Bearer \(HostileRequest.readToken)"]
         guard case .array(let streams)? = try server.get("/streams", headers: read).json["streams"],
-              case .string(let stream)? = streams.first?["stream"] else {
+            case .string(let stream)? = streams.first?["stream"]
+        else {
             Issue.record("the served log lists no stream")
             return
         }
@@ -76,10 +78,14 @@ struct HostileRequestsTests {
         for request in requests where died == nil {
             let outcome = HostileExchange.send(request, port: server.port)
             judge(request, outcome)
-            guard Self.isAlive(server, after: outcome) else { died = request.label; break }
+            guard Self.isAlive(server, after: outcome) else {
+                died = request.label
+                break
+            }
             // A session a crafted export opened: its reads, at and past its edges.
             if request.kind == .craftedExport, case .answered(201, _, let body) = outcome,
-               case .string(let id)? = (try? JSONParser.parse(String(decoding: body, as: UTF8.self)))?["session"] {
+                case .string(let id)? = (try? JSONParser.parse(String(decoding: body, as: UTF8.self)))?["session"]
+            {
                 for read in HostileCatalogue.sessionReads(id) where died == nil {
                     let answer = HostileExchange.send(read, port: server.port)
                     judge(read, answer)
@@ -95,10 +101,14 @@ struct HostileRequestsTests {
         }
 
         let total = counts.values.reduce(0, +)
-        print("hostile requests (seed \(Self.seed)): \(total); " + HostileRequest.Kind.allCases.map { "\($0): \(counts[$0] ?? 0)" }.joined(separator: ", "))
+        print(
+            "hostile requests (seed \(Self.seed)): \(total); "
+                + HostileRequest.Kind.allCases.map { "\($0): \(counts[$0] ?? 0)" }.joined(separator: ", "))
         #expect(died == nil, "flowlog serve died after \(died ?? ""): \(server.stderr.suffix(2000))")
         #expect(total >= 1000)
-        #expect(failures.isEmpty, "\(failures.count) hostile requests answered wrongly (seed \(Self.seed)):\n\(failures.prefix(40).joined(separator: "\n"))")
+        #expect(
+            failures.isEmpty,
+            "\(failures.count) hostile requests answered wrongly (seed \(Self.seed)):\n\(failures.prefix(40).joined(separator: "\n"))")
         #expect(server.process.isRunning && server.process.processIdentifier == pid)
         guard server.process.isRunning else { return }
 
@@ -106,8 +116,9 @@ struct HostileRequestsTests {
         let exportAfter = try server.get("/events", headers: read)
         #expect(exportAfter.status == 200 && exportAfter.body == exportBefore.body)
         let head = try server.headPosition()
-        let normal = try server.post("/commands", json: #"{"type":"app.launched","stream":"after-the-storm","hasOnboarded":false}"#,
-                                     headers: ["Authorization": "Bearer \(HostileRequest.writeToken)"])
+        let normal = try server.post(
+            "/commands", json: #"{"type":"app.launched","stream":"after-the-storm","hasOnboarded":false}"#,
+            headers: ["Authorization": "Bearer \(HostileRequest.writeToken)"])
         #expect(normal.status == 200, "\(normal.text)")
         #expect(normal.text.hasPrefix(#"{"ok":true,"stream":"after-the-storm","positions":[\#(head + 1)],"version":1"#), "\(normal.text)")
         #expect(try server.headPosition() == head + 1)
@@ -135,10 +146,12 @@ extension HostileCatalogue {
     /// its last position, its events from and past the start, versions, the diff and bisect.
     static func sessionReads(_ id: String) -> [HostileRequest] {
         let prefix = "/sessions/\(id)/streams"
-        return ["", "/crafted", "/crafted?at=0", "/crafted?at=1", "/crafted?at=9223372036854775806", "/crafted?at=9223372036854775807",
-                "/crafted?at=99999999999999999999", "/crafted/events", "/crafted/events?fromVersion=9223372036854775807",
-                "/crafted/events?fromVersion=2&limit=1000", "/crafted/versions/0", "/crafted/versions/1", "/crafted/versions/2",
-                "/crafted/versions/9223372036854775807", "/crafted/bisect?invariant=all", "?limit=1000&after=crafted"].map {
+        return [
+            "", "/crafted", "/crafted?at=0", "/crafted?at=1", "/crafted?at=9223372036854775806", "/crafted?at=9223372036854775807",
+            "/crafted?at=99999999999999999999", "/crafted/events", "/crafted/events?fromVersion=9223372036854775807",
+            "/crafted/events?fromVersion=2&limit=1000", "/crafted/versions/0", "/crafted/versions/1", "/crafted/versions/2",
+            "/crafted/versions/9223372036854775807", "/crafted/bisect?invariant=all", "?limit=1000&after=crafted",
+        ].map {
             HostileRequest.get(.sessionRead, prefix + $0, expect: .notServerError)
         }
     }
@@ -199,7 +212,10 @@ enum HostileExchange {
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
             let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if count > 0 { result.append(contentsOf: buffer[0..<count]); continue }
+            if count > 0 {
+                result.append(contentsOf: buffer[0..<count])
+                continue
+            }
             if count == 0 { return (result, true) }
             switch errno {
             case EINTR: continue

@@ -1,7 +1,7 @@
 import FlowLog
+import FlowLogSystem
 import FlowLogTesting
 import Foundation
-import FlowLogSystem
 
 /// `flowlog serve --listen 127.0.0.1:0` on a log of its own, started as a user would start it; the
 /// bound address is read from its standard output.
@@ -154,7 +154,9 @@ enum RawHTTP {
         return Array(head.utf8) + body
     }
 
-    static func request(port: UInt16, method: String, path: String, headers: [String: String] = [:], body: [UInt8] = [], timeout: Double = 60) throws -> HTTPResult {
+    static func request(port: UInt16, method: String, path: String, headers: [String: String] = [:], body: [UInt8] = [], timeout: Double = 60) throws
+        -> HTTPResult
+    {
         let fd = try connect(port: port, timeout: timeout)
         defer { close(fd) }
         do {
@@ -190,7 +192,10 @@ enum RawHTTP {
             let size = Int(String(decoding: bytes[index..<lineEnd], as: UTF8.self).split(separator: ";")[0], radix: 16) ?? 0
             if size == 0 { break }
             let start = lineEnd + 2
-            guard start + size <= bytes.count else { result.append(contentsOf: bytes[start...]); break }
+            guard start + size <= bytes.count else {
+                result.append(contentsOf: bytes[start...])
+                break
+            }
             result.append(contentsOf: bytes[start..<start + size])
             index = start + size + 2
         }

@@ -1,8 +1,8 @@
 import FlowLog
+import FlowLogSystem
 import FlowLogTesting
 import Foundation
 import Testing
-import FlowLogSystem
 
 /// Graceful shutdown: SIGTERM while writers send commands; every answered command is in the log,
 /// the process exits 0 and the log verifies.
@@ -37,7 +37,9 @@ struct ServerLifecycleTests {
                     index += 1
                     let command = #"{"type":"cart.addProduct","stream":"w\#(writer)","productId":"p\#(index % 90)","unitPrice":100,"quantity":1}"#
                     guard let answer = try? server.post("/commands", json: command) else {
-                        answers.lock.lock(); answers.failures += 1; answers.lock.unlock()
+                        answers.lock.lock()
+                        answers.failures += 1
+                        answers.lock.unlock()
                         if answers.writersDone { return }
                         continue
                     }
@@ -67,10 +69,11 @@ struct ServerLifecycleTests {
         group.wait()
         #expect(answers.positions.count >= 50)
         let exported = try FlowLogProcess.run(["export", "--db", server.db]).stdoutLines
-        let stored = Set(exported.compactMap { line -> Int? in
-            guard case .integer(let position)? = try? JSONParser.parse(line)["position"] else { return nil }
-            return position
-        })
+        let stored = Set(
+            exported.compactMap { line -> Int? in
+                guard case .integer(let position)? = try? JSONParser.parse(line)["position"] else { return nil }
+                return position
+            })
         #expect(Set(answers.positions).isSubset(of: stored), "every acknowledged event is in the log")
         #expect(try FlowLogProcess.run(["verify", "--db", server.db]).status == 0)
     }

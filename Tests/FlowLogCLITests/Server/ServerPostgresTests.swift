@@ -1,8 +1,8 @@
 import FlowLog
+import FlowLogSystem
 import FlowLogTesting
 import Foundation
 import Testing
-import FlowLogSystem
 
 /// `flowlog serve --db postgres://…`: the server never names a backend, so a PostgreSQL log
 /// answers as an LMDB one does, and shares its log with `send` processes: subscribers see their
@@ -22,10 +22,13 @@ struct ServerPostgresTests {
         // Event ids and times are each server's own; what is served is what the CLI reads from the same log.
         let url = served.db
         #expect(try served.get("/events").text == FlowLogProcess.run(["export", "--db", url]).stdout)
-        #expect(try served.get("/events", headers: ["Accept": "text/csv"]).text == FlowLogProcess.run(["export", "--format", "csv", "--db", url]).stdout)
+        #expect(
+            try served.get("/events", headers: ["Accept": "text/csv"]).text == FlowLogProcess.run(["export", "--format", "csv", "--db", url]).stdout)
         #expect(try served.get("/events").lines.count == lmdb.get("/events").lines.count)
         #expect(try served.get("/streams/cart?at=3").text == lmdb.get("/streams/cart?at=3").text)
-        #expect(try served.get("/streams/cart?at=3").text == FlowLogProcess.run(["state", "--stream", "cart", "--at", "3", "--format", "json", "--db", url]).stdout)
+        #expect(
+            try served.get("/streams/cart?at=3").text
+                == FlowLogProcess.run(["state", "--stream", "cart", "--at", "3", "--format", "json", "--db", url]).stdout)
         #expect(served.stop(SIGTERM) == 0)
     }
 
@@ -36,7 +39,8 @@ struct ServerPostgresTests {
         #expect(try server.post("/commands", json: add(1250)).status == 200)
         let reader = try EventStreamReader(port: server.port, path: "/events/subscribe?from=1")
         // Another process removes p1: the server's cached state of `shared` is now stale.
-        let removed = try FlowLogProcess.run(["send", "--db", url], stdin: #"{"type":"cart.removeProduct","stream":"shared","productId":"p1"}"# + "\n")
+        let removed = try FlowLogProcess.run(
+            ["send", "--db", url], stdin: #"{"type":"cart.removeProduct","stream":"shared","productId":"p1"}"# + "\n")
         #expect(removed.status == 0, "\(removed.stderr)")
         // p1 at another price is a new line now, not a price mismatch against the cached line.
         let readded = try server.post("/commands", json: add(1300))

@@ -1,8 +1,8 @@
 import FlowLog
+import FlowLogSystem
 import FlowLogTesting
 import Foundation
 import Testing
-import FlowLogSystem
 
 /// Safe by default, where the binary or real sockets are the point: loopback unless a token file
 /// is given, a token on a live event stream, deadlines for slow clients, a cap on subscribers.
@@ -60,8 +60,11 @@ struct ServerSafetyTests {
         let body = try RawHTTP.connect(port: server.port)
         defer { close(body) }
         let command = #"{"type":"app.launched","stream":"slow","hasOnboarded":false}"#
-        try RawHTTP.send(body, Array("POST /commands HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(command.utf8.count)\r\n\r\n".utf8)
-                         + Array(command.utf8.prefix(10)))
+        try RawHTTP.send(
+            body,
+            Array(
+                "POST /commands HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(command.utf8.count)\r\n\r\n".utf8)
+                + Array(command.utf8.prefix(10)))
         let slow = try RawHTTP.parse(RawHTTP.readAll(body))
         #expect(slow.status == 408)
         #expect(try server.headPosition() == 0)
@@ -85,7 +88,8 @@ struct ServerSafetyTests {
         usleep(700_000)
         try RawHTTP.send(kept, first)
         usleep(700_000)
-        try RawHTTP.send(kept, RawHTTP.requestBytes(method: "POST", path: "/commands", headers: ["Content-Type": "application/json"], body: Array(command.utf8)))
+        try RawHTTP.send(
+            kept, RawHTTP.requestBytes(method: "POST", path: "/commands", headers: ["Content-Type": "application/json"], body: Array(command.utf8)))
         let answers = String(decoding: RawHTTP.readAll(kept), as: UTF8.self)
         #expect(answers.components(separatedBy: "HTTP/1.1 200 OK").count == 4, "\(answers)")
         #expect(try server.headPosition() > before)

@@ -1,8 +1,8 @@
 import FlowLog
+import FlowLogSystem
 import FlowLogTesting
 import Foundation
 import Testing
-import FlowLogSystem
 
 /// `GET /events/subscribe`: every committed event exactly once and in order, whoever wrote it,
 /// from `from` or after `Last-Event-ID`, filtered by stream and type; heartbeats; a slow client
@@ -27,7 +27,7 @@ struct ServerSubscribeTests {
         let early = try EventStreamReader(port: server.port, path: "/events/subscribe?from=1")
         let onlyNew = try EventStreamReader(port: server.port, path: "/events/subscribe")
         let filtered = try EventStreamReader(port: server.port, path: "/events/subscribe?from=1&stream=w2&type=cart.productAdded")
-        _ = onlyNew.nextFrame()   // retry: … comes first; the subscription is in place
+        _ = onlyNew.nextFrame()  // retry: … comes first; the subscription is in place
         // Four HTTP writers and one other process, at once: 4 × 10 × 20 + 200 events.
         let group = DispatchGroup()
         for writer in 0..<4 {
@@ -64,10 +64,10 @@ struct ServerSubscribeTests {
         // Nobody subscribes while these commit: the follower moves its head past them without reading them.
         for _ in 0..<3 { #expect(try server.postNDJSON("/commands", batch("q", 100)).status == 200) }
         #expect(try server.headPosition() == 300)
-        try await Task.sleep(for: .seconds(1))   // the follower polls the log every 50 ms
+        try await Task.sleep(for: .seconds(1))  // the follower polls the log every 50 ms
         let fromStart = try EventStreamReader(port: server.port, path: "/events/subscribe?from=1")
         let onlyNew = try EventStreamReader(port: server.port, path: "/events/subscribe")
-        _ = onlyNew.nextFrame()   // retry: … first; it starts after the follower's head, 300
+        _ = onlyNew.nextFrame()  // retry: … first; it starts after the follower's head, 300
         _ = fromStart.nextFrame()
         for _ in 0..<2 { #expect(try server.postNDJSON("/commands", batch("q", 100)).status == 200) }
         #expect(firstDifference(fromStart.events(500).map(\.id), 1...500) == nil)

@@ -15,7 +15,9 @@ struct ServerToolTests {
     /// Runs `program` (found on PATH) with its output in a file; returns its status and the output's tail.
     /// It waits for the exit without holding a thread: the tools take seconds, and the tests run
     /// on as many threads as there are cores (two here), which other tests can use meanwhile.
-    private func run(_ program: String, _ arguments: [String], in folder: TemporaryDirectory, timeout: TimeInterval) async throws -> (status: Int32, tail: String) {
+    private func run(_ program: String, _ arguments: [String], in folder: TemporaryDirectory, timeout: TimeInterval) async throws -> (
+        status: Int32, tail: String
+    ) {
         let log = folder.child("\(program).log")
         _ = FileManager.default.createFile(atPath: log, contents: nil)
         let output = FileHandle(forWritingAtPath: log)!
@@ -64,19 +66,24 @@ struct ServerToolTests {
         let key = folder.child("key")
         try Data(repeating: 0x6B, count: 32).write(to: URL(fileURLWithPath: key))
         let server = try ServedLog(arguments: ["--key-file", key], prepare: FlowLogProcess.inspectorLog)
-        let (status, tail) = try await run("schemathesis", [
-            "run", "\(server.base)/openapi.json", "--url", server.base,
-            "--checks", "not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance",
-            "--exclude-path", "/events/subscribe",
-            "--phases", "examples,coverage,fuzzing", "--max-examples", "6", "--seed", "17", "--workers", "1",
-            "--request-timeout", "20", "--no-color", "--generation-database", "none",
-        ], in: folder, timeout: 240)
+        let (status, tail) = try await run(
+            "schemathesis",
+            [
+                "run", "\(server.base)/openapi.json", "--url", server.base,
+                "--checks",
+                "not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance",
+                "--exclude-path", "/events/subscribe",
+                "--phases", "examples,coverage,fuzzing", "--max-examples", "6", "--seed", "17", "--workers", "1",
+                "--request-timeout", "20", "--no-color", "--generation-database", "none",
+            ], in: folder, timeout: 240)
         #expect(status == 0, "schemathesis (last lines):\n\(tail)")
         #expect(tail.contains("passed"), "schemathesis printed no summary:\n\(tail)")
         #expect(!server.stderr.contains(#""status":"500""#), "no request ended in a 500")
         // Without a token file every route is open, DELETE /streams/{stream} too: schemathesis forgets
         // the document's example stream, and the operations after it get the documented 404.
-        let forgets = server.stderr.split(separator: "\n").filter { $0.contains(#""method":"DELETE""#) && $0.contains(#""route":"/streams/{stream}""#) }
+        let forgets = server.stderr.split(separator: "\n").filter {
+            $0.contains(#""method":"DELETE""#) && $0.contains(#""route":"/streams/{stream}""#)
+        }
         #expect(forgets.contains { $0.contains(#""status":"200""#) }, "schemathesis forgot no stream")
         #expect(try FlowLogProcess.run(["verify", "--db", server.db]).status == 0)
     }
@@ -87,10 +94,12 @@ struct ServerToolTests {
         let downloads = folder.child("downloads")
         try FileManager.default.createDirectory(atPath: downloads, withIntermediateDirectories: true)
         let screenshot = ProcessInfo.processInfo.environment["FLOWLOG_SCREENSHOT"] ?? folder.child("inspector.png")
-        let (status, tail) = try await run("python3", [
-            Self.repository.appendingPathComponent("Tests/inspector/test_inspector.py").path, "--base", server.base, "--db", server.db,
-            "--flowlog", FlowLogProcess.executable.path, "--downloads", downloads, "--screenshot", screenshot,
-        ], in: folder, timeout: 240)
+        let (status, tail) = try await run(
+            "python3",
+            [
+                Self.repository.appendingPathComponent("Tests/inspector/test_inspector.py").path, "--base", server.base, "--db", server.db,
+                "--flowlog", FlowLogProcess.executable.path, "--downloads", downloads, "--screenshot", screenshot,
+            ], in: folder, timeout: 240)
         #expect(status == 0, "test_inspector.py (last lines):\n\(tail)")
         #expect(tail.contains(" 0 failed"), "\(tail)")
         #expect(FileManager.default.fileExists(atPath: screenshot))

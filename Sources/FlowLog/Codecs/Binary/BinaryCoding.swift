@@ -102,7 +102,10 @@ package struct BinaryWriter: ~Copyable {
     /// A string of at most 255 UTF-8 bytes (identifiers); an absent one is written as length 0,
     /// which is unambiguous because identifiers are never empty.
     package mutating func writeShortString(_ value: String?) {
-        guard let value else { write(UInt8(0)); return }
+        guard let value else {
+            write(UInt8(0))
+            return
+        }
         withUTF8(of: value) { writer, utf8 in
             precondition(utf8.count <= 255, "short strings are identifiers of at most 64 bytes")
             writer.write(UInt8(utf8.count))
@@ -231,7 +234,8 @@ package enum UTF8Check {
         // The high bit of every byte, read in words that may overlap but never leave the bytes.
         let high: UInt64
         if count >= 8 {
-            var index = 0, gathered: UInt64 = 0
+            var index = 0
+            var gathered: UInt64 = 0
             while index &+ 8 < count {
                 gathered |= base.loadUnaligned(fromByteOffset: index, as: UInt64.self)
                 index &+= 8

@@ -20,7 +20,9 @@ package enum EventFieldsCodec {
         }
     }
 
-    package static func decode(_ kind: LogDecider.Event.Kind, version: Int, currentVersion: Int, from reader: inout BinaryReader) throws -> LogDecider.Event {
+    package static func decode(_ kind: LogDecider.Event.Kind, version: Int, currentVersion: Int, from reader: inout BinaryReader) throws
+        -> LogDecider.Event
+    {
         var decoder = FieldDecoder(reader: reader, eventVersion: version, currentVersion: currentVersion)
         let event = try LogDecider.Event.decode(kind, &decoder)
         reader = decoder.reader

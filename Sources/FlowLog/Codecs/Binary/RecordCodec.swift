@@ -1,5 +1,5 @@
-import FlowLogSystem
 import FlowDomain
+import FlowLogSystem
 
 /// The storage encoding of one recorded event: compact binary with a hash chain, in one of two
 /// layouts (`RecordLayout`), told apart by the first byte.
@@ -67,12 +67,14 @@ public enum RecordCodec {
     }
 
     /// Encodes `record` into `writer` in `layout` and returns its chain hash, to seed the next record's.
-    package static func encode(_ record: RecordedEvent, previousHash: UInt64, layout: RecordLayout,
-                               salts: inout RecordSalts, into writer: inout BinaryWriter) -> UInt64 {
+    package static func encode(
+        _ record: RecordedEvent, previousHash: UInt64, layout: RecordLayout,
+        salts: inout RecordSalts, into writer: inout BinaryWriter
+    ) -> UInt64 {
         writer.reset()
         writer.write(layout.rawValue)
         writer.write(record.actor == .user ? UInt8(0) : UInt8(1))
-        writer.write(UInt16(0)) // the tag, once the fields say which version they were written in
+        writer.write(UInt16(0))  // the tag, once the fields say which version they were written in
         if layout == .whole { writer.write(UInt64(record.position)) }
         writer.write(UInt64(record.version))
         writer.write(record.timestamp.microseconds)
@@ -96,8 +98,10 @@ public enum RecordCodec {
 
     /// Encodes a forgotten record (layout 2) for an event whose payload is gone already (an imported
     /// tombstone): its chain hash is drawn at random, as no payload is left to hash.
-    package static func encodeForgotten(_ record: RecordedEvent, previousHash: UInt64, salts: inout RecordSalts,
-                                        into writer: inout BinaryWriter) -> UInt64 {
+    package static func encodeForgotten(
+        _ record: RecordedEvent, previousHash: UInt64, salts: inout RecordSalts,
+        into writer: inout BinaryWriter
+    ) -> UInt64 {
         writer.reset()
         writer.write(forgottenMark)
         writer.write(record.actor == .user ? UInt8(0) : UInt8(1))
@@ -181,8 +185,10 @@ public enum RecordCodec {
     /// or it is copied when passed on): a record built and returned was copied on its way out of
     /// this function, each of its strings retained and released again. Without those copies a
     /// replay runs 15% fewer instructions.
-    package static func decode(_ bytes: UnsafeRawBufferPointer, expectedPosition: Int, previousHash: UInt64,
-                       into record: inout RecordedEvent) throws(RecordDamage) -> UInt64 {
+    package static func decode(
+        _ bytes: UnsafeRawBufferPointer, expectedPosition: Int, previousHash: UInt64,
+        into record: inout RecordedEvent
+    ) throws(RecordDamage) -> UInt64 {
         guard let stored = storedHash(of: bytes), bytes.count > trailerSize else {
             throw RecordDamage(position: expectedPosition, stream: nil, problem: "the record is truncated (\(bytes.count) bytes)")
         }
@@ -193,7 +199,9 @@ public enum RecordCodec {
             return stored
         }
         guard layout == RecordLayout.whole.rawValue || layout == RecordLayout.salted.rawValue else {
-            throw RecordDamage(position: expectedPosition, stream: nil, problem: "the record has layout \(layout), but this FlowLog reads layouts 1 and 2; upgrade FlowLog")
+            throw RecordDamage(
+                position: expectedPosition, stream: nil,
+                problem: "the record has layout \(layout), but this FlowLog reads layouts 1 and 2; upgrade FlowLog")
         }
         let salted = layout == RecordLayout.salted.rawValue
         var reader = BinaryReader(body)
@@ -219,7 +227,8 @@ public enum RecordCodec {
             // Versions start at 1 and are written as such; one beyond `Int.max` read as negative
             // would trap whatever writes the record again (`upgrade`).
             guard version >= 1 else {
-                throw RecordDamage(position: expectedPosition, stream: stream, problem: "the record says it is version \(UInt64(bitPattern: Int64(version)))")
+                throw RecordDamage(
+                    position: expectedPosition, stream: stream, problem: "the record says it is version \(UInt64(bitPattern: Int64(version)))")
             }
             let tag = tagValue & (1 << EventDeclaration.tagBits - 1)
             guard let (kind, currentVersion) = EventKinds.stored(tag: tag) else {
@@ -227,16 +236,19 @@ public enum RecordCodec {
             }
             let event: LogDecider.Event
             do {
-                event = try EventFieldsCodec.decode(kind, version: Int(tagValue >> EventDeclaration.tagBits) + 1,
-                                                    currentVersion: currentVersion, from: &reader)
+                event = try EventFieldsCodec.decode(
+                    kind, version: Int(tagValue >> EventDeclaration.tagBits) + 1,
+                    currentVersion: currentVersion, from: &reader)
             } catch let unknown as UnknownEventVersion {
                 throw RecordDamage(position: expectedPosition, stream: stream, problem: unknown.description, unknownVersion: unknown)
             } catch let range as RecordedValueOutOfRange {
-                throw RecordDamage(position: expectedPosition, stream: stream, problem: "\(range); an earlier build stored it unchecked",
-                                   outOfRange: range)
+                throw RecordDamage(
+                    position: expectedPosition, stream: stream, problem: "\(range); an earlier build stored it unchecked",
+                    outOfRange: range)
             }
             guard reader.remaining == 0 else {
-                throw RecordDamage(position: expectedPosition, stream: stream, problem: "\(reader.remaining) unexpected bytes after the event's fields")
+                throw RecordDamage(
+                    position: expectedPosition, stream: stream, problem: "\(reader.remaining) unexpected bytes after the event's fields")
             }
             record.position = position
             record.stream = stream
@@ -261,10 +273,13 @@ public enum RecordCodec {
     /// an empty stream, no ids and a blank event of its kind. Apart from the live path, which every
     /// read takes.
     @inline(never)
-    private static func decodeForgotten(_ bytes: UnsafeRawBufferPointer, stored: UInt64, expectedPosition: Int, previousHash: UInt64,
-                                        into record: inout RecordedEvent) throws(RecordDamage) {
+    private static func decodeForgotten(
+        _ bytes: UnsafeRawBufferPointer, stored: UInt64, expectedPosition: Int, previousHash: UInt64,
+        into record: inout RecordedEvent
+    ) throws(RecordDamage) {
         guard bytes.count == forgottenSize else {
-            throw RecordDamage(position: expectedPosition, stream: nil, problem: "it is marked forgotten but is \(bytes.count) bytes long, not \(forgottenSize)")
+            throw RecordDamage(
+                position: expectedPosition, stream: nil, problem: "it is marked forgotten but is \(bytes.count) bytes long, not \(forgottenSize)")
         }
         let check = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: saltOffset, as: UInt64.self))
         guard forgottenCheck(bytes, previousHash: previousHash, hash: stored, position: expectedPosition) == check else {
@@ -277,14 +292,16 @@ public enum RecordCodec {
         }
         let version = Int(truncatingIfNeeded: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 4, as: UInt64.self)))
         guard version >= 1 else {
-            throw RecordDamage(position: expectedPosition, stream: nil, problem: "the record says it is version \(UInt64(bitPattern: Int64(version)))")
+            throw RecordDamage(
+                position: expectedPosition, stream: nil, problem: "the record says it is version \(UInt64(bitPattern: Int64(version)))")
         }
         record.position = expectedPosition
         record.stream = ""
         record.version = version
         record.timestamp = Timestamp(microseconds: Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: 12, as: Int64.self)))
-        record.eventId = EventID(high: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 20, as: UInt64.self)),
-                                 low: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 28, as: UInt64.self)))
+        record.eventId = EventID(
+            high: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 20, as: UInt64.self)),
+            low: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 28, as: UInt64.self)))
         record.actor = bytes[1] == 0 ? .user : .system
         record.correlationId = nil
         record.causationId = nil
@@ -296,7 +313,9 @@ public enum RecordCodec {
     private static let chainBroken = "its checksum does not match (the record, or one before it, was altered, removed or reordered)"
 
     /// Decodes and checks one record. `expectedPosition` is the position of its key in the log.
-    package static func decode(_ bytes: UnsafeRawBufferPointer, expectedPosition: Int, previousHash: UInt64) throws(RecordDamage) -> (RecordedEvent, hash: UInt64) {
+    package static func decode(_ bytes: UnsafeRawBufferPointer, expectedPosition: Int, previousHash: UInt64) throws(RecordDamage) -> (
+        RecordedEvent, hash: UInt64
+    ) {
         var record = RecordedEvent.placeholder
         let hash = try decode(bytes, expectedPosition: expectedPosition, previousHash: previousHash, into: &record)
         return (record, hash)
@@ -305,8 +324,9 @@ public enum RecordCodec {
 
 extension RecordedEvent {
     /// A record to decode into (`RecordCodec.decode(_:expectedPosition:previousHash:into:)`).
-    package static let placeholder = RecordedEvent(position: 0, stream: "", version: 0, eventId: EventID(high: 0, low: 0),
-                                           timestamp: Timestamp(microseconds: 0), actor: .system, event: StateUpkeep.placeholderEvent)
+    package static let placeholder = RecordedEvent(
+        position: 0, stream: "", version: 0, eventId: EventID(high: 0, low: 0),
+        timestamp: Timestamp(microseconds: 0), actor: .system, event: StateUpkeep.placeholderEvent)
 }
 
 /// A record that cannot be trusted: where it is and what is wrong with it.
@@ -323,8 +343,10 @@ public struct RecordDamage: Error, Equatable, Sendable, CustomStringConvertible 
     /// build's import stored unchecked: no reader folds it, and `verify` names it.
     public let outOfRange: RecordedValueOutOfRange?
 
-    public init(position: Int, stream: String?, problem: String, unknownVersion: UnknownEventVersion? = nil,
-                outOfRange: RecordedValueOutOfRange? = nil) {
+    public init(
+        position: Int, stream: String?, problem: String, unknownVersion: UnknownEventVersion? = nil,
+        outOfRange: RecordedValueOutOfRange? = nil
+    ) {
         self.position = position
         self.stream = stream
         self.problem = problem
@@ -342,4 +364,3 @@ public struct RecordDamage: Error, Equatable, Sendable, CustomStringConvertible 
         return "\(place) is damaged: \(problem)."
     }
 }
-

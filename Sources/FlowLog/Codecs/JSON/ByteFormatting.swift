@@ -6,7 +6,10 @@ package enum ByteFormatting {
     package static func appendDigits(_ value: Int64, width: Int, to bytes: inout [UInt8]) {
         var digits = width
         var divisor: Int64 = 1
-        while digits > 1 { divisor *= 10; digits -= 1 }
+        while digits > 1 {
+            divisor *= 10
+            digits -= 1
+        }
         var remaining = value
         while divisor > 0 {
             bytes.append(UInt8(truncatingIfNeeded: remaining / divisor) + 48)
@@ -18,9 +21,15 @@ package enum ByteFormatting {
     /// `2026-11-21T13:25:17.123456Z`, as `Timestamp.rfc3339`.
     package static func appendRFC3339(_ timestamp: Timestamp, to bytes: inout [UInt8]) {
         var (seconds, micros) = timestamp.microseconds.quotientAndRemainder(dividingBy: 1_000_000)
-        if micros < 0 { seconds -= 1; micros += 1_000_000 }
+        if micros < 0 {
+            seconds -= 1
+            micros += 1_000_000
+        }
         var (days, secondOfDay) = seconds.quotientAndRemainder(dividingBy: 86_400)
-        if secondOfDay < 0 { days -= 1; secondOfDay += 86_400 }
+        if secondOfDay < 0 {
+            days -= 1
+            secondOfDay += 86_400
+        }
         let (year, month, day) = CivilDate.from(daysSinceEpoch: days)
         if (0...9999).contains(year) {
             appendDigits(year, width: 4, to: &bytes)
@@ -52,7 +61,10 @@ package enum ByteFormatting {
         withUnsafeMutableBytes(of: &text) { buffer in
             var out = 0
             for nibble in 0..<32 {
-                if nibble == 8 || nibble == 12 || nibble == 16 || nibble == 20 { buffer[out] = UInt8(ascii: "-"); out += 1 }
+                if nibble == 8 || nibble == 12 || nibble == 16 || nibble == 20 {
+                    buffer[out] = UInt8(ascii: "-")
+                    out += 1
+                }
                 let word = nibble < 16 ? id.high : id.low
                 buffer[out] = hexDigit(Int((word >> UInt64(60 - (nibble % 16) * 4)) & 0xF))
                 out += 1

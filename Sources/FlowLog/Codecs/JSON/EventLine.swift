@@ -17,20 +17,33 @@ enum EventLine {
     }
 
     private static func write(_ record: RecordedEvent, into line: inout LineBuffer) -> Bool {
-        line.raw(#"{"position":"#); line.int(record.position)
-        line.raw(#","stream":""#); guard line.plain(record.stream) else { return false }
-        line.raw(#"","version":"#); line.int(record.version)
-        line.raw(#","eventId":""#); line.uuid(record.eventId)
-        line.raw(#"","type":""#); let eventVersion = line.typeName(of: record.event)
-        line.raw(#"","actor":""#); line.raw(record.actor == .user ? "user" : "system")
-        line.raw(#"","timestamp":""#); line.timestamp(record.timestamp)
-        line.raw(#"","schemaVersion":"#); line.int(record.schemaVersion)
-        line.raw(#","eventVersion":"#); line.int(eventVersion)
+        line.raw(#"{"position":"#)
+        line.int(record.position)
+        line.raw(#","stream":""#)
+        guard line.plain(record.stream) else { return false }
+        line.raw(#"","version":"#)
+        line.int(record.version)
+        line.raw(#","eventId":""#)
+        line.uuid(record.eventId)
+        line.raw(#"","type":""#)
+        let eventVersion = line.typeName(of: record.event)
+        line.raw(#"","actor":""#)
+        line.raw(record.actor == .user ? "user" : "system")
+        line.raw(#"","timestamp":""#)
+        line.timestamp(record.timestamp)
+        line.raw(#"","schemaVersion":"#)
+        line.int(record.schemaVersion)
+        line.raw(#","eventVersion":"#)
+        line.int(eventVersion)
         if let correlation = record.correlationId {
-            line.raw(#","correlationId":""#); guard line.plain(correlation) else { return false }; line.raw(#"""#)
+            line.raw(#","correlationId":""#)
+            guard line.plain(correlation) else { return false }
+            line.raw(#"""#)
         }
         if let causation = record.causationId {
-            line.raw(#","causationId":""#); guard line.plain(causation) else { return false }; line.raw(#"""#)
+            line.raw(#","causationId":""#)
+            guard line.plain(causation) else { return false }
+            line.raw(#"""#)
         }
         line.raw(#","data":"#)
         var data = DataWriter(line: line)
@@ -68,17 +81,26 @@ enum EventLine {
             line.raw(#"""#)
         }
 
-        mutating func visit(_ field: Field, _ value: inout String) throws { key(field); try string(value) }
+        mutating func visit(_ field: Field, _ value: inout String) throws {
+            key(field)
+            try string(value)
+        }
         mutating func visit(_ field: Field, _ value: inout String?) throws {
             key(field)
             if let value { try string(value) } else { line.raw("null") }
         }
-        mutating func visit(_ field: Field, _ value: inout Int) throws { key(field); line.int(value) }
+        mutating func visit(_ field: Field, _ value: inout Int) throws {
+            key(field)
+            line.int(value)
+        }
         mutating func visit(_ field: Field, _ value: inout Int?) throws {
             key(field)
             if let value { line.int(value) } else { line.raw("null") }
         }
-        mutating func visit(_ field: Field, _ value: inout Bool) throws { key(field); line.raw(value ? "true" : "false") }
+        mutating func visit(_ field: Field, _ value: inout Bool) throws {
+            key(field)
+            line.raw(value ? "true" : "false")
+        }
     }
 }
 
@@ -114,7 +136,10 @@ struct LineBuffer {
 
     @inline(__always)
     private mutating func room(_ needed: Int) -> Bool {
-        guard count + needed <= capacity else { overflowed = true; return false }
+        guard count + needed <= capacity else {
+            overflowed = true
+            return false
+        }
         return true
     }
 
@@ -157,7 +182,8 @@ struct LineBuffer {
     }
 
     /// "00" through "99": the two digits of each number below 100, read two bytes at a time.
-    private static let digitPairs: StaticString = "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
+    private static let digitPairs: StaticString =
+        "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
 
     @inline(__always)
     private static func pair(_ value: Int) -> UInt16 {
@@ -184,7 +210,10 @@ struct LineBuffer {
                 start -= 1
                 buffer[start] = UInt8(truncatingIfNeeded: magnitude) &+ 48
             }
-            if value < 0 { start -= 1; buffer[start] = UInt8(ascii: "-") }
+            if value < 0 {
+                start -= 1
+                buffer[start] = UInt8(ascii: "-")
+            }
             let length = buffer.count - start
             (base + count).update(from: buffer.baseAddress!.assumingMemoryBound(to: UInt8.self) + start, count: length)
             return length
@@ -231,9 +260,15 @@ struct LineBuffer {
     mutating func timestamp(_ timestamp: Timestamp) {
         guard room(27) else { return }
         var (seconds, micros) = timestamp.microseconds.quotientAndRemainder(dividingBy: 1_000_000)
-        if micros < 0 { seconds -= 1; micros += 1_000_000 }
+        if micros < 0 {
+            seconds -= 1
+            micros += 1_000_000
+        }
         var (days, secondOfDay) = seconds.quotientAndRemainder(dividingBy: 86_400)
-        if secondOfDay < 0 { days -= 1; secondOfDay += 86_400 }
+        if secondOfDay < 0 {
+            days -= 1
+            secondOfDay += 86_400
+        }
         let out = UnsafeMutableRawPointer(base + count)
         /// Two digits of a value below 100 at `offset`.
         func put(_ value: Int64, at offset: Int) {
@@ -242,20 +277,31 @@ struct LineBuffer {
         if days != lastDay.days {
             let (year, month, day) = CivilDate.from(daysSinceEpoch: days)
             // Years of other than four digits are left to the general writer.
-            guard (0...9_999).contains(year) else { overflowed = true; return }
+            guard (0...9_999).contains(year) else {
+                overflowed = true
+                return
+            }
             let (century, yearOfCentury) = year.quotientAndRemainder(dividingBy: 100)
-            put(century, at: 0); put(yearOfCentury, at: 2); out.storeBytes(of: UInt8(ascii: "-"), toByteOffset: 4, as: UInt8.self)
-            put(month, at: 5); out.storeBytes(of: UInt8(ascii: "-"), toByteOffset: 7, as: UInt8.self)
+            put(century, at: 0)
+            put(yearOfCentury, at: 2)
+            out.storeBytes(of: UInt8(ascii: "-"), toByteOffset: 4, as: UInt8.self)
+            put(month, at: 5)
+            out.storeBytes(of: UInt8(ascii: "-"), toByteOffset: 7, as: UInt8.self)
             put(day, at: 8)
             lastDay = DayText(days: days, text: out.loadUnaligned(as: (UInt64, UInt16).self))
         } else {
             out.storeBytes(of: lastDay.text, as: (UInt64, UInt16).self)
         }
         out.storeBytes(of: UInt8(ascii: "T"), toByteOffset: 10, as: UInt8.self)
-        put(secondOfDay / 3600, at: 11); out.storeBytes(of: UInt8(ascii: ":"), toByteOffset: 13, as: UInt8.self)
-        put(secondOfDay % 3600 / 60, at: 14); out.storeBytes(of: UInt8(ascii: ":"), toByteOffset: 16, as: UInt8.self)
-        put(secondOfDay % 60, at: 17); out.storeBytes(of: UInt8(ascii: "."), toByteOffset: 19, as: UInt8.self)
-        put(micros / 10_000, at: 20); put(micros / 100 % 100, at: 22); put(micros % 100, at: 24)
+        put(secondOfDay / 3600, at: 11)
+        out.storeBytes(of: UInt8(ascii: ":"), toByteOffset: 13, as: UInt8.self)
+        put(secondOfDay % 3600 / 60, at: 14)
+        out.storeBytes(of: UInt8(ascii: ":"), toByteOffset: 16, as: UInt8.self)
+        put(secondOfDay % 60, at: 17)
+        out.storeBytes(of: UInt8(ascii: "."), toByteOffset: 19, as: UInt8.self)
+        put(micros / 10_000, at: 20)
+        put(micros / 100 % 100, at: 22)
+        put(micros % 100, at: 24)
         out.storeBytes(of: UInt8(ascii: "Z"), toByteOffset: 26, as: UInt8.self)
         count += 27
     }

@@ -41,24 +41,36 @@ public enum FlowJSON {
     /// which the test of the stack's form compares with.
     static func writeAcceptanceByMembers(_ acceptance: Acceptance, into json: inout JSONWriter) {
         json.beginObject()
-        json.key("ok"); json.bool(true)
-        json.key("stream"); json.string(acceptance.stream)
-        json.key("positions"); json.beginArray()
+        json.key("ok")
+        json.bool(true)
+        json.key("stream")
+        json.string(acceptance.stream)
+        json.key("positions")
+        json.beginArray()
         let receipt = acceptance.receipt
         for position in receipt.firstPosition..<receipt.firstPosition + receipt.eventCount { json.int(position) }
         json.endArray()
-        json.key("version"); json.int(receipt.version)
-        if acceptance.duplicate { json.key("duplicate"); json.bool(true) }
+        json.key("version")
+        json.int(receipt.version)
+        if acceptance.duplicate {
+            json.key("duplicate")
+            json.bool(true)
+        }
         json.endObject()
     }
 
     /// The members of a rejected answer; `stream` is `null` for a line whose stream could not be read.
     public static func writeRejection(stream: String?, _ rejection: Rejection, into json: inout JSONWriter) {
-        json.key("ok"); json.bool(false)
-        json.key("stream"); json.string(stream)
-        json.key("error"); json.beginObject()
-        json.key("code"); json.string(rejection.code.rawValue)
-        json.key("message"); json.string(rejection.message)
+        json.key("ok")
+        json.bool(false)
+        json.key("stream")
+        json.string(stream)
+        json.key("error")
+        json.beginObject()
+        json.key("code")
+        json.string(rejection.code.rawValue)
+        json.key("message")
+        json.string(rejection.message)
         json.endObject()
     }
 
@@ -71,7 +83,10 @@ public enum FlowJSON {
     /// One recorded event with its whole envelope, as `log --format json` and the NDJSON export write it.
     /// `correlationId` and `causationId` appear only where set.
     public static func writeEvent(_ record: RecordedEvent, into json: inout JSONWriter) {
-        if record.isForgotten { writeTombstone(record, into: &json); return }
+        if record.isForgotten {
+            writeTombstone(record, into: &json)
+            return
+        }
         if EventLine.append(record, to: &json) { return }
         writeEventByFragments(record, into: &json)
     }
@@ -81,17 +96,34 @@ public enum FlowJSON {
     static func writeEventByFragments(_ record: RecordedEvent, into json: inout JSONWriter) {
         // A fixed layout, written as fragments: exports write millions of these.
         json.separate()
-        json.raw(#"{"position":"#); json.rawInt(record.position)
-        json.raw(#","stream":"#); json.rawString(record.stream)
-        json.raw(#","version":"#); json.rawInt(record.version)
-        json.raw(#","eventId":"#); json.commaBits &= ~1; json.eventID(record.eventId)
-        json.raw(#","type":"#); let eventVersion = writeTypeName(record.event, into: &json)
-        json.raw(#","actor":"#); json.rawString(record.actor.rawValue)
-        json.raw(#","timestamp":"#); json.commaBits &= ~1; json.timestamp(record.timestamp)
-        json.raw(#","schemaVersion":"#); json.rawInt(record.schemaVersion)
-        json.raw(#","eventVersion":"#); json.rawInt(eventVersion)
-        if let correlation = record.correlationId { json.raw(#","correlationId":"#); json.rawString(correlation) }
-        if let causation = record.causationId { json.raw(#","causationId":"#); json.rawString(causation) }
+        json.raw(#"{"position":"#)
+        json.rawInt(record.position)
+        json.raw(#","stream":"#)
+        json.rawString(record.stream)
+        json.raw(#","version":"#)
+        json.rawInt(record.version)
+        json.raw(#","eventId":"#)
+        json.commaBits &= ~1
+        json.eventID(record.eventId)
+        json.raw(#","type":"#)
+        let eventVersion = writeTypeName(record.event, into: &json)
+        json.raw(#","actor":"#)
+        json.rawString(record.actor.rawValue)
+        json.raw(#","timestamp":"#)
+        json.commaBits &= ~1
+        json.timestamp(record.timestamp)
+        json.raw(#","schemaVersion":"#)
+        json.rawInt(record.schemaVersion)
+        json.raw(#","eventVersion":"#)
+        json.rawInt(eventVersion)
+        if let correlation = record.correlationId {
+            json.raw(#","correlationId":"#)
+            json.rawString(correlation)
+        }
+        if let causation = record.causationId {
+            json.raw(#","causationId":"#)
+            json.rawString(causation)
+        }
         json.raw(#","data":"#)
         json.commaBits &= ~1
         writeEventData(record.event, into: &json)
@@ -102,13 +134,22 @@ public enum FlowJSON {
     /// instead of a stream, ids and data. `import` reads it back into a forgotten record.
     static func writeTombstone(_ record: RecordedEvent, into json: inout JSONWriter) {
         json.separate()
-        json.raw(#"{"position":"#); json.rawInt(record.position)
-        json.raw(#","version":"#); json.rawInt(record.version)
-        json.raw(#","eventId":"#); json.commaBits &= ~1; json.eventID(record.eventId)
-        json.raw(#","type":"#); json.rawString(record.event.typeName)
-        json.raw(#","actor":"#); json.rawString(record.actor.rawValue)
-        json.raw(#","timestamp":"#); json.commaBits &= ~1; json.timestamp(record.timestamp)
-        json.raw(#","schemaVersion":"#); json.rawInt(record.schemaVersion)
+        json.raw(#"{"position":"#)
+        json.rawInt(record.position)
+        json.raw(#","version":"#)
+        json.rawInt(record.version)
+        json.raw(#","eventId":"#)
+        json.commaBits &= ~1
+        json.eventID(record.eventId)
+        json.raw(#","type":"#)
+        json.rawString(record.event.typeName)
+        json.raw(#","actor":"#)
+        json.rawString(record.actor.rawValue)
+        json.raw(#","timestamp":"#)
+        json.commaBits &= ~1
+        json.timestamp(record.timestamp)
+        json.raw(#","schemaVersion":"#)
+        json.rawInt(record.schemaVersion)
         json.raw(#","forgotten":true}"#)
     }
 
@@ -168,13 +209,25 @@ public enum FlowJSON {
             json.pointee.endObject()
         }
 
-        mutating func visit(_ field: Field, _ value: inout String) { json.pointee.key(field.name); json.pointee.string(value) }
-        mutating func visit(_ field: Field, _ value: inout String?) { json.pointee.key(field.name); json.pointee.string(value) }
-        mutating func visit(_ field: Field, _ value: inout Int) { json.pointee.key(field.name); json.pointee.int(value) }
+        mutating func visit(_ field: Field, _ value: inout String) {
+            json.pointee.key(field.name)
+            json.pointee.string(value)
+        }
+        mutating func visit(_ field: Field, _ value: inout String?) {
+            json.pointee.key(field.name)
+            json.pointee.string(value)
+        }
+        mutating func visit(_ field: Field, _ value: inout Int) {
+            json.pointee.key(field.name)
+            json.pointee.int(value)
+        }
         mutating func visit(_ field: Field, _ value: inout Int?) {
             json.pointee.key(field.name)
             if let value { json.pointee.int(value) } else { json.pointee.null() }
         }
-        mutating func visit(_ field: Field, _ value: inout Bool) { json.pointee.key(field.name); json.pointee.bool(value) }
+        mutating func visit(_ field: Field, _ value: inout Bool) {
+            json.pointee.key(field.name)
+            json.pointee.bool(value)
+        }
     }
 }

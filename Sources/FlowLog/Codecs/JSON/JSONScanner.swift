@@ -1,3 +1,5 @@
+import FlowLogSystem
+
 /// A pull scanner over one JSON text, for hot paths that know the shape they expect (an exported event)
 /// and want its members without building a `JSONValue` tree: keys are compared as bytes, and only the
 /// values that are kept become Strings. Anything unexpected is reported as a `JSONSyntaxError`, or
@@ -35,7 +37,10 @@ struct JSONScanner {
     /// The next member's key (a slice of the text, escapes not allowed in keys) with the `:` consumed,
     /// or `nil` at the object's end (`}` consumed).
     mutating func nextKey(first: inout Bool) throws(JSONSyntaxError) -> UnsafeRawBufferPointer? {
-        if peek() == UInt8(ascii: "}") { offset += 1; return nil }
+        if peek() == UInt8(ascii: "}") {
+            offset += 1
+            return nil
+        }
         if !first { try expect(UInt8(ascii: ","), "',' or '}' in an object") }
         first = false
         try expect(UInt8(ascii: "\""), "a member name in quotes")
@@ -54,7 +59,7 @@ struct JSONScanner {
     /// Whether the next value is `null` (consumed if so).
     mutating func takeNull() -> Bool {
         guard peek() == UInt8(ascii: "n"), offset + 4 <= bytes.count,
-              bytes[offset + 1] == UInt8(ascii: "u"), bytes[offset + 2] == UInt8(ascii: "l"), bytes[offset + 3] == UInt8(ascii: "l")
+            bytes[offset + 1] == UInt8(ascii: "u"), bytes[offset + 2] == UInt8(ascii: "l"), bytes[offset + 3] == UInt8(ascii: "l")
         else { return false }
         offset += 4
         return true
@@ -69,7 +74,8 @@ struct JSONScanner {
         // flagged byte is exact, bytes above it may be false alarms), then one byte a load.
         let count = bytes.count
         var end = offset + 1
-        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
         while end + 8 <= count {
             let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: end, as: UInt64.self))
             let quotes = word ^ (ones &* UInt64(UInt8(ascii: "\"")))
@@ -99,9 +105,10 @@ struct JSONScanner {
     @inline(__always)
     mutating func fixedLengthString<Value>(_ length: Int, _ parse: (UnsafeRawBufferPointer) -> Value?) -> Value? {
         guard offset + length + 2 <= bytes.count, let base = bytes.baseAddress,
-              base.load(fromByteOffset: offset, as: UInt8.self) == UInt8(ascii: "\""),
-              base.load(fromByteOffset: offset + length + 1, as: UInt8.self) == UInt8(ascii: "\""),
-              let value = parse(UnsafeRawBufferPointer(start: base + offset + 1, count: length)) else { return nil }
+            base.load(fromByteOffset: offset, as: UInt8.self) == UInt8(ascii: "\""),
+            base.load(fromByteOffset: offset + length + 1, as: UInt8.self) == UInt8(ascii: "\""),
+            let value = parse(UnsafeRawBufferPointer(start: base + offset + 1, count: length))
+        else { return nil }
         offset += length + 2
         return value
     }
@@ -157,7 +164,10 @@ struct JSONScanner {
     private mutating func checkedInteger(_ first: UInt8) -> Int? {
         var index = offset
         var negative = false
-        if first == UInt8(ascii: "-") { negative = true; index += 1 }
+        if first == UInt8(ascii: "-") {
+            negative = true
+            index += 1
+        }
         var value = 0
         var digits = 0
         while index < bytes.count, bytes[index] >= 48, bytes[index] <= 57 {
@@ -169,7 +179,9 @@ struct JSONScanner {
             index += 1
         }
         guard digits > 0, digits == 1 || bytes[index - digits] != 48 else { return nil }
-        if index < bytes.count, bytes[index] == UInt8(ascii: ".") || bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") { return nil }
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") || bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            return nil
+        }
         offset = index
         return negative ? -value : value
     }
@@ -212,11 +224,14 @@ struct JSONScanner {
             default:
                 offset += 1
             }
-        } while depth > 0 || (offset < bytes.count && !Self.endsScalar(bytes[offset]) && bytes[offset - 1] != UInt8(ascii: "\"") && bytes[offset - 1] != UInt8(ascii: "}") && bytes[offset - 1] != UInt8(ascii: "]"))
+        } while depth > 0
+            || (offset < bytes.count && !Self.endsScalar(bytes[offset]) && bytes[offset - 1] != UInt8(ascii: "\"")
+                && bytes[offset - 1] != UInt8(ascii: "}") && bytes[offset - 1] != UInt8(ascii: "]"))
     }
 
     private static func endsScalar(_ byte: UInt8) -> Bool {
-        byte == UInt8(ascii: ",") || byte == UInt8(ascii: "}") || byte == UInt8(ascii: "]") || byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
+        byte == UInt8(ascii: ",") || byte == UInt8(ascii: "}") || byte == UInt8(ascii: "]") || byte == 0x20 || byte == 0x09 || byte == 0x0A
+            || byte == 0x0D
     }
 
     /// Whether only whitespace is left.
@@ -257,5 +272,3 @@ extension UnsafeRawBufferPointer {
         count == text.utf8CodeUnitCount && (count == 0 || memcmp(baseAddress!, text.utf8Start, count) == 0)
     }
 }
-
-import FlowLogSystem

@@ -104,9 +104,15 @@ public struct JSONParser {
         case UInt8(ascii: "{"): return try parseObject()
         case UInt8(ascii: "["): return try parseArray()
         case UInt8(ascii: "\""): return .string(try parseString())
-        case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
-        case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
-        case UInt8(ascii: "n"): try expectLiteral("null"); return .null
+        case UInt8(ascii: "t"):
+            try expectLiteral("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try expectLiteral("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try expectLiteral("null")
+            return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
         default: throw error("unexpected character")
         }
@@ -171,15 +177,24 @@ public struct JSONParser {
     private mutating func continues(closing: Unicode.Scalar, _ container: String) throws(JSONSyntaxError) -> Bool {
         skipWhitespace()
         guard offset < bytes.count else { throw error("the \(container) is not closed") }
-        if bytes[offset] == UInt8(ascii: ",") { offset += 1; return true }
-        if bytes[offset] == UInt8(ascii: closing) { offset += 1; return false }
+        if bytes[offset] == UInt8(ascii: ",") {
+            offset += 1
+            return true
+        }
+        if bytes[offset] == UInt8(ascii: closing) {
+            offset += 1
+            return false
+        }
         throw error("expected ',' or '\(closing)' in an \(container)")
     }
 
     private mutating func parseNumber() throws(JSONSyntaxError) -> JSONValue {
         let start = offset
         var negative = false
-        if bytes[offset] == UInt8(ascii: "-") { negative = true; offset += 1 }
+        if bytes[offset] == UInt8(ascii: "-") {
+            negative = true
+            offset += 1
+        }
         guard offset < bytes.count, isDigit(bytes[offset]) else { throw error("a number needs digits") }
         if bytes[offset] == UInt8(ascii: "0"), offset + 1 < bytes.count, isDigit(bytes[offset + 1]) {
             throw error("a number may not start with 0")

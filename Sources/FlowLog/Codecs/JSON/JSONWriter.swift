@@ -23,10 +23,24 @@ public struct JSONWriter {
         commaBits = 0
     }
 
-    public mutating func beginObject() { separate(); bytes.append(UInt8(ascii: "{")); commaBits <<= 1 }
-    public mutating func endObject() { commaBits >>= 1; bytes.append(UInt8(ascii: "}")) }
-    public mutating func beginArray() { separate(); bytes.append(UInt8(ascii: "[")); commaBits <<= 1 }
-    public mutating func endArray() { commaBits >>= 1; bytes.append(UInt8(ascii: "]")) }
+    public mutating func beginObject() {
+        separate()
+        bytes.append(UInt8(ascii: "{"))
+        commaBits <<= 1
+    }
+    public mutating func endObject() {
+        commaBits >>= 1
+        bytes.append(UInt8(ascii: "}"))
+    }
+    public mutating func beginArray() {
+        separate()
+        bytes.append(UInt8(ascii: "["))
+        commaBits <<= 1
+    }
+    public mutating func endArray() {
+        commaBits >>= 1
+        bytes.append(UInt8(ascii: "]"))
+    }
 
     /// A member name; the next value written is its value.
     public mutating func key(_ name: StaticString) {
@@ -91,12 +105,23 @@ public struct JSONWriter {
 
     private mutating func appendEscaped(_ byte: UInt8) {
         switch byte {
-        case UInt8(ascii: "\""): bytes.append(0x5C); bytes.append(0x22)
-        case UInt8(ascii: "\\"): bytes.append(0x5C); bytes.append(0x5C)
-        case 0x0A: bytes.append(0x5C); bytes.append(UInt8(ascii: "n"))
-        case 0x0D: bytes.append(0x5C); bytes.append(UInt8(ascii: "r"))
-        case 0x09: bytes.append(0x5C); bytes.append(UInt8(ascii: "t"))
-        case 0..<0x20, 0x7F where escapesDelete:
+        case UInt8(ascii: "\""):
+            bytes.append(0x5C)
+            bytes.append(0x22)
+        case UInt8(ascii: "\\"):
+            bytes.append(0x5C)
+            bytes.append(0x5C)
+        case 0x0A:
+            bytes.append(0x5C)
+            bytes.append(UInt8(ascii: "n"))
+        case 0x0D:
+            bytes.append(0x5C)
+            bytes.append(UInt8(ascii: "r"))
+        case 0x09:
+            bytes.append(0x5C)
+            bytes.append(UInt8(ascii: "t"))
+        case 0..<0x20,
+            0x7F where escapesDelete:
             bytes.append(contentsOf: [0x5C, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
             bytes.append(EventID.hexDigits[Int(byte >> 4)])
             bytes.append(EventID.hexDigits[Int(byte & 0xF)])
@@ -164,8 +189,12 @@ public struct JSONWriter {
         case .null: null()
         case .bool(let flag): bool(flag)
         case .integer(let number): int(number)
-        case .bigInteger(let digits): separate(); bytes.append(contentsOf: Array(digits.utf8))
-        case .number(let number): separate(); bytes.append(contentsOf: Array("\(number)".utf8))
+        case .bigInteger(let digits):
+            separate()
+            bytes.append(contentsOf: Array(digits.utf8))
+        case .number(let number):
+            separate()
+            bytes.append(contentsOf: Array("\(number)".utf8))
         case .string(let text): string(text)
         case .array(let elements):
             beginArray()
@@ -173,7 +202,10 @@ public struct JSONWriter {
             endArray()
         case .object(let members):
             beginObject()
-            for (name, member) in members { key(dynamic: name); self.value(member) }
+            for (name, member) in members {
+                key(dynamic: name)
+                self.value(member)
+            }
             endObject()
         }
     }

@@ -45,14 +45,14 @@ public enum RecordedEventJSON {
         var scanner = JSONScanner(line)
         func identifier() -> String? { try? Self.identifier(&scanner, "") }
         guard scanner.literal(#"{"position":"#), let position = scanner.integer(), countRange.contains(position),
-              scanner.literal(#","stream":"#), let stream = identifier(),
-              scanner.literal(#","version":"#), let version = scanner.integer(), countRange.contains(version),
-              scanner.literal(#","eventId":"#), let eventId = scanner.fixedLengthString(36, EventID.parse),
-              scanner.literal(#","type":"#), let rawType = scanner.plainStringBytes(), let kind = kind(typeName: rawType),
-              scanner.literal(#","actor":"#), let rawActor = scanner.plainStringBytes(),
-              let actor: Actor = rawActor.equals("user") ? .user : rawActor.equals("system") ? .system : nil,
-              scanner.literal(#","timestamp":"#), let timestamp = scanner.fixedLengthString(Timestamp.exportedLength, Timestamp.parseRFC3339),
-              scanner.literal(#","schemaVersion":"#), let schema = scanner.integer(), (1...RecordCodec.currentSchemaVersion).contains(schema)
+            scanner.literal(#","stream":"#), let stream = identifier(),
+            scanner.literal(#","version":"#), let version = scanner.integer(), countRange.contains(version),
+            scanner.literal(#","eventId":"#), let eventId = scanner.fixedLengthString(36, EventID.parse),
+            scanner.literal(#","type":"#), let rawType = scanner.plainStringBytes(), let kind = kind(typeName: rawType),
+            scanner.literal(#","actor":"#), let rawActor = scanner.plainStringBytes(),
+            let actor: Actor = rawActor.equals("user") ? .user : rawActor.equals("system") ? .system : nil,
+            scanner.literal(#","timestamp":"#), let timestamp = scanner.fixedLengthString(Timestamp.exportedLength, Timestamp.parseRFC3339),
+            scanner.literal(#","schemaVersion":"#), let schema = scanner.integer(), (1...RecordCodec.currentSchemaVersion).contains(schema)
         else { return nil }
         // Exports written before event versions have none: their events are version 1.
         var eventVersion = 1
@@ -72,9 +72,10 @@ public enum RecordedEventJSON {
         }
         guard scanner.literal(#","data":"#), let event = canonicalData(kind, version: eventVersion, &scanner), scanner.literal("}"), scanner.atEnd()
         else { return nil }
-        return RecordedEvent(position: position, stream: stream, version: version, eventId: eventId, timestamp: timestamp,
-                             actor: actor, correlationId: correlationId, causationId: causationId,
-                             schemaVersion: schema, event: event)
+        return RecordedEvent(
+            position: position, stream: stream, version: version, eventId: eventId, timestamp: timestamp,
+            actor: actor, correlationId: correlationId, causationId: causationId,
+            schemaVersion: schema, event: event)
     }
 
     /// An event's `data` in the layout `FlowJSON.writeEventData` writes for its kind (its declared
@@ -144,7 +145,10 @@ public enum RecordedEventJSON {
 
         mutating func visit(_ field: Field, _ value: inout Int?) throws {
             try member(field)
-            if scanner.literal("null") { value = nil; return }
+            if scanner.literal("null") {
+                value = nil
+                return
+            }
             guard let read = scanner.integer() else { throw Mismatch() }
             value = try field.recorded(read)
         }
@@ -161,17 +165,29 @@ public enum RecordedEventJSON {
         var scanner = JSONScanner(line)
         guard scanner.peek() == UInt8(ascii: "{") else { throw Problem(message: "it is not a JSON object") }
         try scanner.beginObject()
-        var position: Int?, version: Int?, schemaVersion: Int?, eventVersion: Int?
-        var stream: String?, correlationId: String?, causationId: String?
-        var eventId: EventID?, timestamp: Timestamp?, actor: Actor?, kind: LogDecider.Event.Kind?, typeText: String?
+        var position: Int?
+        var version: Int?
+        var schemaVersion: Int?
+        var eventVersion: Int?
+        var stream: String?
+        var correlationId: String?
+        var causationId: String?
+        var eventId: EventID?
+        var timestamp: Timestamp?
+        var actor: Actor?
+        var kind: LogDecider.Event.Kind?
+        var typeText: String?
         var data: [(String, JSONValue)]?
         var forgotten = false
         var first = true
         while let key = try scanner.nextKey(first: &first) {
-            if key.equals("position") { position = try integer(&scanner, "position") }
-            else if key.equals("stream") { stream = try identifier(&scanner, "stream") }
-            else if key.equals("version") { version = try integer(&scanner, "version") }
-            else if key.equals("eventId") {
+            if key.equals("position") {
+                position = try integer(&scanner, "position")
+            } else if key.equals("stream") {
+                stream = try identifier(&scanner, "stream")
+            } else if key.equals("version") {
+                version = try integer(&scanner, "version")
+            } else if key.equals("eventId") {
                 guard let raw = scanner.plainStringBytes(), let id = EventID.parse(raw) else { throw Problem(message: "\"eventId\" is not a UUID") }
                 eventId = id
             } else if key.equals("type") {
@@ -184,29 +200,34 @@ public enum RecordedEventJSON {
                 guard actor != nil else { throw Problem(message: "\"actor\" must be \"user\" or \"system\"") }
             } else if key.equals("timestamp") {
                 guard let raw = scanner.plainStringBytes(),
-                      let parsed = Timestamp.parseRFC3339(raw)
+                    let parsed = Timestamp.parseRFC3339(raw)
                 else { throw Problem(message: "\"timestamp\" is not an RFC 3339 time such as 2026-11-21T13:25:17.123456Z") }
                 timestamp = parsed
-            } else if key.equals("schemaVersion") { schemaVersion = scanner.takeNull() ? nil : try integer(&scanner, "schemaVersion") }
-            else if key.equals("eventVersion") { eventVersion = scanner.takeNull() ? nil : try integer(&scanner, "eventVersion") }
-            else if key.equals("correlationId") { correlationId = scanner.takeNull() ? nil : try identifier(&scanner, "correlationId") }
-            else if key.equals("causationId") { causationId = scanner.takeNull() ? nil : try identifier(&scanner, "causationId") }
-            else if key.equals("forgotten") {
+            } else if key.equals("schemaVersion") {
+                schemaVersion = scanner.takeNull() ? nil : try integer(&scanner, "schemaVersion")
+            } else if key.equals("eventVersion") {
+                eventVersion = scanner.takeNull() ? nil : try integer(&scanner, "eventVersion")
+            } else if key.equals("correlationId") {
+                correlationId = scanner.takeNull() ? nil : try identifier(&scanner, "correlationId")
+            } else if key.equals("causationId") {
+                causationId = scanner.takeNull() ? nil : try identifier(&scanner, "causationId")
+            } else if key.equals("forgotten") {
                 guard let flag = scanner.takeNull() ? false : scanner.bool() else { throw Problem(message: "\"forgotten\" must be true or false") }
                 forgotten = flag
-            }
-            else if key.equals("data") {
+            } else if key.equals("data") {
                 guard case .object(let members) = try scanner.value() else { throw Problem(message: "\"data\" must be an object") }
                 data = members
+            } else {
+                _ = try scanner.value()
             }
-            else { _ = try scanner.value() }
         }
         guard scanner.atEnd() else { throw JSONSyntaxError(offset: scanner.offset, reason: "unexpected text after the JSON value") }
         guard let position else { throw Problem(message: "\"position\" is missing") }
         guard countRange.contains(position) else { throw outOfRange("position", String(position)) }
         if forgotten {
-            return try tombstone(position: position, version: version, eventId: eventId, actor: actor, timestamp: timestamp, kind: kind,
-                                 typeText: typeText, carriesData: stream != nil || data != nil || correlationId != nil || causationId != nil)
+            return try tombstone(
+                position: position, version: version, eventId: eventId, actor: actor, timestamp: timestamp, kind: kind,
+                typeText: typeText, carriesData: stream != nil || data != nil || correlationId != nil || causationId != nil)
         }
         guard let stream else { throw Problem(message: "\"stream\" is missing") }
         guard let version else { throw Problem(message: "\"version\" is missing") }
@@ -215,23 +236,28 @@ public enum RecordedEventJSON {
         guard let actor else { throw Problem(message: "\"actor\" is missing") }
         guard let timestamp else { throw Problem(message: "\"timestamp\" is missing") }
         guard let kind else {
-            throw Problem(message: typeText.map { "\"type\" \"\($0)\" is not an event type; the types are \(EventKinds.typeNames.joined(separator: ", "))" } ?? "\"type\" is missing",
-                          isUnknownKind: typeText != nil)
+            throw Problem(
+                message: typeText.map { "\"type\" \"\($0)\" is not an event type; the types are \(EventKinds.typeNames.joined(separator: ", "))" }
+                    ?? "\"type\" is missing",
+                isUnknownKind: typeText != nil)
         }
         let schema = schemaVersion ?? RecordCodec.currentSchemaVersion
         guard (1...RecordCodec.currentSchemaVersion).contains(schema) else {
             throw Problem(message: "\"schemaVersion\" \(schema) is not one this FlowLog reads (1 through \(RecordCodec.currentSchemaVersion))")
         }
         guard let data else { throw Problem(message: "\"data\" must be an object") }
-        return RecordedEvent(position: position, stream: stream, version: version, eventId: eventId, timestamp: timestamp,
-                             actor: actor, correlationId: correlationId, causationId: causationId,
-                             schemaVersion: schema, event: try event(kind, version: eventVersion ?? 1, data))
+        return RecordedEvent(
+            position: position, stream: stream, version: version, eventId: eventId, timestamp: timestamp,
+            actor: actor, correlationId: correlationId, causationId: causationId,
+            schemaVersion: schema, event: try event(kind, version: eventVersion ?? 1, data))
     }
 
     /// A forgotten event as `export` writes it (`FlowJSON.writeTombstone`): its envelope without a
     /// stream, ids or data, which it must not carry.
-    private static func tombstone(position: Int, version: Int?, eventId: EventID?, actor: Actor?, timestamp: Timestamp?,
-                                  kind: LogDecider.Event.Kind?, typeText: String?, carriesData: Bool) throws -> RecordedEvent {
+    private static func tombstone(
+        position: Int, version: Int?, eventId: EventID?, actor: Actor?, timestamp: Timestamp?,
+        kind: LogDecider.Event.Kind?, typeText: String?, carriesData: Bool
+    ) throws -> RecordedEvent {
         guard !carriesData else {
             throw Problem(message: "a forgotten event (\"forgotten\": true) carries no \"stream\", \"correlationId\", \"causationId\" or \"data\"")
         }
@@ -242,8 +268,9 @@ public enum RecordedEventJSON {
         guard let kind else {
             throw Problem(message: typeText.map { "\"type\" \"\($0)\" is not an event type" } ?? "\"type\" is missing")
         }
-        var record = RecordedEvent(position: position, stream: "", version: version, eventId: eventId, timestamp: timestamp,
-                                   actor: actor, event: EventKinds.info(kind).blankEvent)
+        var record = RecordedEvent(
+            position: position, stream: "", version: version, eventId: eventId, timestamp: timestamp,
+            actor: actor, event: EventKinds.info(kind).blankEvent)
         record.isForgotten = true
         return record
     }
@@ -312,7 +339,9 @@ public enum RecordedEventJSON {
                 throw Problem(message: "\"\(field.name)\" must be a string")
             }
             if field.type == .identifier {
-                guard Identifier.isValid(text) else { throw Problem(message: "\"\(field.name)\" is not an identifier (1 to 64 of A-Z a-z 0-9 . _ : -)") }
+                guard Identifier.isValid(text) else {
+                    throw Problem(message: "\"\(field.name)\" is not an identifier (1 to 64 of A-Z a-z 0-9 . _ : -)")
+                }
             } else if text.utf8.count > Int(UInt16.max) {
                 throw Problem(message: "\"\(field.name)\" is longer than 65,535 bytes")
             }

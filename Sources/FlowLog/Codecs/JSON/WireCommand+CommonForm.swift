@@ -35,7 +35,11 @@ extension WireCommand {
 
 /// One member of a flat object: where its name and value are in the line.
 private struct FlatMember {
-    enum Value { case string(ascii: Bool), integer(Int), bool(Bool) }
+    enum Value {
+        case string(ascii: Bool)
+        case integer(Int)
+        case bool(Bool)
+    }
     var name: Range<Int>
     /// A string's bytes between its quotes; empty for other values.
     var text: Range<Int>
@@ -83,9 +87,13 @@ private struct FlatObject: PayloadDecoder, FieldVisitor {
                 // One table read a byte: most bytes are plain ASCII, class 0.
                 switch byteClass[Int(line[at])] {
                 case 0: at += 1
-                case 1: at += 1; return (start..<at - 1, ascii)
+                case 1:
+                    at += 1
+                    return (start..<at - 1, ascii)
                 case 2: return nil
-                default: ascii = false; at += 1
+                default:
+                    ascii = false
+                    at += 1
                 }
             }
             return nil
@@ -127,7 +135,10 @@ private struct FlatObject: PayloadDecoder, FieldVisitor {
             count += 1
             skipSpace()
             guard at < line.count else { return nil }
-            if line[at] == UInt8(ascii: ",") { at += 1; continue }
+            if line[at] == UInt8(ascii: ",") {
+                at += 1
+                continue
+            }
             guard line[at] == UInt8(ascii: "}") else { return nil }
             at += 1
             skipSpace()
@@ -139,7 +150,8 @@ private struct FlatObject: PayloadDecoder, FieldVisitor {
     /// The envelope, or nil where the general reader must judge the line.
     mutating func envelope() -> CommandEnvelope? {
         guard let typeName = take("type"), case .string = members[typeName].value,
-              let kind = kind(typeName) else { return nil }
+            let kind = kind(typeName)
+        else { return nil }
         do {
             let stream = try text("stream") ?? "default"
             let commandId = try text("id")
@@ -152,8 +164,9 @@ private struct FlatObject: PayloadDecoder, FieldVisitor {
             let command = try LogDecider.Command.decode(kind, &self)
             // A member neither the envelope nor the kind reads (`meta` among them).
             guard read == (1 << UInt32(count)) - 1 else { return nil }
-            return CommandEnvelope(stream: stream, commandId: commandId, expectedVersion: expectedVersion,
-                                   correlationId: correlationId, command: command)
+            return CommandEnvelope(
+                stream: stream, commandId: commandId, expectedVersion: expectedVersion,
+                correlationId: correlationId, command: command)
         } catch {
             return nil
         }
@@ -197,7 +210,8 @@ private struct FlatObject: PayloadDecoder, FieldVisitor {
             let range = members[index].name
             // Length and first byte before `memcmp`: most names differ in one of them.
             if range.count == bytes.count, range.count > 0, line[range.lowerBound] == bytes[0],
-               memcmp(line.baseAddress! + range.lowerBound, bytes.baseAddress!, bytes.count) == 0 {
+                memcmp(line.baseAddress! + range.lowerBound, bytes.baseAddress!, bytes.count) == 0
+            {
                 read |= 1 << UInt32(index)
                 return index
             }

@@ -36,7 +36,9 @@ public enum WireCommand {
         do {
             value = try JSONParser.parse(line)
         } catch {
-            return .failure(WireRejection(stream: nil, rejection: Rejection(.malformedCommand, "The line is not valid JSON (\(error)); send one JSON object per line.")))
+            return .failure(
+                WireRejection(
+                    stream: nil, rejection: Rejection(.malformedCommand, "The line is not valid JSON (\(error)); send one JSON object per line.")))
         }
         return decode(value)
     }
@@ -48,7 +50,12 @@ public enum WireCommand {
 
     public static func decode(_ value: JSONValue) -> Result<CommandEnvelope, WireRejection> {
         guard case .object(let members) = value else {
-            return .failure(WireRejection(stream: nil, rejection: Rejection(.malformedCommand, "The line is \(value.typeName), not a JSON object; send one object per line, such as {\"type\":\"cart.checkout\"}.")))
+            return .failure(
+                WireRejection(
+                    stream: nil,
+                    rejection: Rejection(
+                        .malformedCommand,
+                        "The line is \(value.typeName), not a JSON object; send one object per line, such as {\"type\":\"cart.checkout\"}.")))
         }
         var fields = Fields(members: members)
         do throws(Rejection) {
@@ -64,8 +71,10 @@ public enum WireCommand {
             let command = try command(typeName, &fields)
             try fields.checkMeta()
             try fields.refuseUndeclared(typeName)
-            return .success(CommandEnvelope(stream: stream, commandId: commandId, expectedVersion: expectedVersion,
-                                            correlationId: correlationId, command: command))
+            return .success(
+                CommandEnvelope(
+                    stream: stream, commandId: commandId, expectedVersion: expectedVersion,
+                    correlationId: correlationId, command: command))
         } catch {
             return .failure(WireRejection(stream: fields.stream, rejection: error))
         }
@@ -122,7 +131,10 @@ public enum WireCommand {
             guard let (name, _) = members.first(where: { !declared.contains($0.0) && !WireCommand.envelopeMembers.contains($0.0) }) else { return }
             let shown = name.count > 40 ? String(name.prefix(40)) + "…" : name
             let fields = declared.map { "\"\($0)\"" }
-            throw Rejection(.malformedCommand, "\(typeName) has no member \"\(shown)\" (its fields: \(fields.isEmpty ? "none" : fields.joined(separator: ", "))); remove it, or carry it in \"meta\", a JSON object FlowLog keeps out of the command.")
+            throw Rejection(
+                .malformedCommand,
+                "\(typeName) has no member \"\(shown)\" (its fields: \(fields.isEmpty ? "none" : fields.joined(separator: ", "))); remove it, or carry it in \"meta\", a JSON object FlowLog keeps out of the command."
+            )
         }
 
         /// `meta`, where present: an object of at most `maximumMetaBytes` bytes.
@@ -133,7 +145,9 @@ public enum WireCommand {
             json.value(meta)
             let size = json.bytes.count
             guard size <= WireCommand.maximumMetaBytes else {
-                throw Rejection(.malformedCommand, "\"meta\" takes \(size) bytes, more than the 4,096 a command may carry; keep it smaller, or send what it holds another way.")
+                throw Rejection(
+                    .malformedCommand,
+                    "\"meta\" takes \(size) bytes, more than the 4,096 a command may carry; keep it smaller, or send what it holds another way.")
             }
         }
 
@@ -181,11 +195,24 @@ public enum WireCommand {
     /// Writes the wire form of an envelope into `json`.
     public static func encode(_ envelope: CommandEnvelope, into json: inout JSONWriter) {
         json.beginObject()
-        json.key("type"); json.string(envelope.command.typeName)
-        if envelope.stream != "default" { json.key("stream"); json.string(envelope.stream) }
-        if let id = envelope.commandId { json.key("id"); json.string(id) }
-        if let expected = envelope.expectedVersion { json.key("expectedVersion"); json.int(expected) }
-        if let correlation = envelope.correlationId { json.key("correlationId"); json.string(correlation) }
+        json.key("type")
+        json.string(envelope.command.typeName)
+        if envelope.stream != "default" {
+            json.key("stream")
+            json.string(envelope.stream)
+        }
+        if let id = envelope.commandId {
+            json.key("id")
+            json.string(id)
+        }
+        if let expected = envelope.expectedVersion {
+            json.key("expectedVersion")
+            json.int(expected)
+        }
+        if let correlation = envelope.correlationId {
+            json.key("correlationId")
+            json.string(correlation)
+        }
         var fields = FieldWriter(json: json)
         try! envelope.command.visitPayload(&fields)
         json = fields.json
@@ -201,11 +228,30 @@ public enum WireCommand {
             try! fields.visitFields(&self)
         }
 
-        mutating func visit(_ field: Field, _ value: inout String) { json.key(field.name); json.string(value) }
-        mutating func visit(_ field: Field, _ value: inout String?) { if let value { json.key(field.name); json.string(value) } }
-        mutating func visit(_ field: Field, _ value: inout Int) { json.key(field.name); json.int(value) }
-        mutating func visit(_ field: Field, _ value: inout Int?) { if let value { json.key(field.name); json.int(value) } }
-        mutating func visit(_ field: Field, _ value: inout Bool) { json.key(field.name); json.bool(value) }
+        mutating func visit(_ field: Field, _ value: inout String) {
+            json.key(field.name)
+            json.string(value)
+        }
+        mutating func visit(_ field: Field, _ value: inout String?) {
+            if let value {
+                json.key(field.name)
+                json.string(value)
+            }
+        }
+        mutating func visit(_ field: Field, _ value: inout Int) {
+            json.key(field.name)
+            json.int(value)
+        }
+        mutating func visit(_ field: Field, _ value: inout Int?) {
+            if let value {
+                json.key(field.name)
+                json.int(value)
+            }
+        }
+        mutating func visit(_ field: Field, _ value: inout Bool) {
+            json.key(field.name)
+            json.bool(value)
+        }
     }
 }
 

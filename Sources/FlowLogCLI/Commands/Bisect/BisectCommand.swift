@@ -8,21 +8,22 @@ struct BisectCommand: ParsableCommand {
         commandName: "bisect",
         abstract: "Find the first event of a stream after which its state goes wrong, in O(log n) state reconstructions.",
         discussion: """
-        Give a built-in check with --invariant NAME (--list-invariants names them), or your own with \
-        --run 'COMMAND': it is run by /bin/sh with the state as JSON on standard input (exactly what \
-        `state --at POSITION --format json` prints), and, as `git bisect run` reads it, exit status 0 means \
-        good, 125 skip this version, anything else bad (a crash too). A check that runs past --timeout \
-        (default 60 seconds) is killed with every process it started, and bisect stops (exit 124). The \
-        initial state is taken as good. Prints the culprit event, the states before and after it, and \
-        what it changed; exits 0 when a culprit was found or the final state is good, and 3 when skipped \
-        versions leave several candidates (it lists them).
-        """)
+            Give a built-in check with --invariant NAME (--list-invariants names them), or your own with \
+            --run 'COMMAND': it is run by /bin/sh with the state as JSON on standard input (exactly what \
+            `state --at POSITION --format json` prints), and, as `git bisect run` reads it, exit status 0 means \
+            good, 125 skip this version, anything else bad (a crash too). A check that runs past --timeout \
+            (default 60 seconds) is killed with every process it started, and bisect stops (exit 124). The \
+            initial state is taken as good. Prints the culprit event, the states before and after it, and \
+            what it changed; exits 0 when a culprit was found or the final state is good, and 3 when skipped \
+            versions leave several candidates (it lists them).
+            """)
 
     @Option(help: "The stream to search.") var stream: String?
     @Option(help: "A built-in invariant (or 'all').") var invariant: String?
     @Option(name: .customLong("run"), help: "A shell command that reads the state as JSON on stdin and exits 0 for good.") var runCommand: String?
-    @Option(parsing: .unconditional, help: "With --run: kill the check, with every process it started, after this many seconds and stop (0: no limit).",
-            transform: ValueArguments.seconds) var timeout: Double?
+    @Option(
+        parsing: .unconditional, help: "With --run: kill the check, with every process it started, after this many seconds and stop (0: no limit).",
+        transform: ValueArguments.seconds) var timeout: Double?
     @Flag(help: "List the built-in invariants.") var listInvariants = false
     @OptionGroup var format: FormatOptions
     @OptionGroup var source: SourceOptions
@@ -37,7 +38,9 @@ struct BisectCommand: ParsableCommand {
             guard timeout >= 0, timeout.isFinite else { throw ValidationError("--timeout must be a number of seconds, 0 or more (0: no limit).") }
         }
         if let invariant, Invariant.named(invariant) == nil {
-            throw ValidationError("There is no invariant '\(TerminalText.escaped(invariant))'; the invariants are \((Invariant.all.map(\.name) + ["all"]).joined(separator: ", ")).")
+            throw ValidationError(
+                "There is no invariant '\(TerminalText.escaped(invariant))'; the invariants are \((Invariant.all.map(\.name) + ["all"]).joined(separator: ", "))."
+            )
         }
     }
 
@@ -84,7 +87,8 @@ struct BisectCommand: ParsableCommand {
             BisectRendering.found(culprit, stream: stream, reason: reasons[culprit.record.version] ?? "", format: format.format, to: output)
         case .undecided(let candidates, let reconstructions):
             let events = try candidates.map(history.event(version:))
-            BisectRendering.undecided(candidates: candidates, events: events, stream: stream, reconstructions: reconstructions, format: format.format, to: output)
+            BisectRendering.undecided(
+                candidates: candidates, events: events, stream: stream, reconstructions: reconstructions, format: format.format, to: output)
             throw CLIFailure(silently: .undecided)
         case .finalStateSkipped(let version, let reconstructions):
             BisectRendering.finalStateSkipped(stream: stream, version: version, reconstructions: reconstructions, format: format.format, to: output)
@@ -94,6 +98,7 @@ struct BisectCommand: ParsableCommand {
 
     private static func timedOut(_ shell: ShellCheck, version: Int, stream: String) -> String {
         let seconds = shell.timeout.map { $0 == $0.rounded() ? String(Int($0)) : String($0) } ?? "?"
-        return "`\(shell.command)` ran past the \(seconds)-second timeout on version \(version) of \(stream) and was killed, with every process it started; bisect stopped. Give a longer --timeout (0 for none), or make the check finish sooner."
+        return
+            "`\(shell.command)` ran past the \(seconds)-second timeout on version \(version) of \(stream) and was killed, with every process it started; bisect stopped. Give a longer --timeout (0 for none), or make the check finish sooner."
     }
 }

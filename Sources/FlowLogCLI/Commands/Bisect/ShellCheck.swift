@@ -1,5 +1,5 @@
-import FlowLogSystem
 import FlowLog
+import FlowLogSystem
 
 /// Runs a user's check the way `git bisect run` does: `/bin/sh -c COMMAND`, the state on standard
 /// input, the check's standard output sent to standard error (standard output carries results).
@@ -95,12 +95,18 @@ public struct ShellCheck: Sendable {
             var slice = 0.05
             if let deadline {
                 let remaining = deadline - MonotonicClock.seconds()
-                if remaining <= 0 { timedOut = true; break }
+                if remaining <= 0 {
+                    timedOut = true
+                    break
+                }
                 slice = min(slice, remaining)
             }
             var wait = timespec(tv_sec: 0, tv_nsec: Int(slice * 1_000_000_000))
             let signal = sigtimedwait(&watched, nil, &wait)
-            if signal > 0, endingSignals.contains(signal) { interruption = signal; break }
+            if signal > 0, endingSignals.contains(signal) {
+                interruption = signal
+                break
+            }
         }
         kill(-pid, SIGKILL)
         var status: Int32 = 0
@@ -124,7 +130,9 @@ public struct ShellCheck: Sendable {
         var template = Array((folder + "/flowlog-check-XXXXXX").utf8CString)
         let descriptor = mkstemp(&template)
         guard descriptor >= 0 else {
-            throw FlowLogError.input("Cannot create a temporary file in \(folder) for the check's input: \(String(cString: strerror(errno))). Set TMPDIR to a writable folder.")
+            throw FlowLogError.input(
+                "Cannot create a temporary file in \(folder) for the check's input: \(String(cString: strerror(errno))). Set TMPDIR to a writable folder."
+            )
         }
         unlink(template)
         _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)

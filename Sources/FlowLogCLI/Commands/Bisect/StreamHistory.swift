@@ -16,7 +16,10 @@ struct StreamHistory {
             events = []
         } else {
             var loaded: [RecordedEvent] = []
-            try source.forEachEvent(stream: stream, from: 1, to: nil) { loaded.append($0); return true }
+            try source.forEachEvent(stream: stream, from: 1, to: nil) {
+                loaded.append($0)
+                return true
+            }
             events = loaded
             versions = loaded.count
         }

@@ -12,10 +12,13 @@ struct ProjectionsRebuildCommand: ParsableCommand {
 
     func validate() throws {
         if name == "tracker.snake" {
-            throw ValidationError("The snake tracker is gone: its format was FlowLog's own, and no collector took it. GA4's Measurement Protocol replaces it: use tracker.ga4 (docs/analytics.md).")
+            throw ValidationError(
+                "The snake tracker is gone: its format was FlowLog's own, and no collector took it. GA4's Measurement Protocol replaces it: use tracker.ga4 (docs/analytics.md)."
+            )
         }
         guard Composition.projectorNames.contains(name) else {
-            throw ValidationError("There is no projector '\(TerminalText.escaped(name))'; the projectors are \(Composition.projectorNames.joined(separator: ", ")).")
+            throw ValidationError(
+                "There is no projector '\(TerminalText.escaped(name))'; the projectors are \(Composition.projectorNames.joined(separator: ", ")).")
         }
         if resend, !name.hasPrefix("tracker.") { throw ValidationError("--resend goes with a tracker (tracker.segment or tracker.ga4).") }
     }
@@ -23,7 +26,9 @@ struct ProjectionsRebuildCommand: ParsableCommand {
     func run() throws {
         try CommandExecution.run { output in
             let log = try Composition.openLog(logOptions, access: .readWrite)
-            guard let projector = try Composition.projectors(log, tracker: tracker, options: logOptions).first(where: { $0.name == name }) else { return }
+            guard let projector = try Composition.projectors(log, tracker: tracker, options: logOptions).first(where: { $0.name == name }) else {
+                return
+            }
             let lock = try log.leaseProjector(name)
             defer { withExtendedLifetime(lock) {} }
             if let tracker = projector as? TrackerProjector {
@@ -33,9 +38,12 @@ struct ProjectionsRebuildCommand: ParsableCommand {
             }
             let handled = try ProjectionRunner(log: log).catchUp(projector)
             let acknowledged = try log.acknowledgedPosition(of: name)
-            ProjectionRendering.rebuilt(name, handled: handled, notResentThrough: projector is TrackerProjector ? acknowledged : 0, format: format.format, to: output)
+            ProjectionRendering.rebuilt(
+                name, handled: handled, notResentThrough: projector is TrackerProjector ? acknowledged : 0, format: format.format, to: output)
             if projector is TrackerProjector, acknowledged > 0, !format.isJSON {
-                Diagnostics.write("\(name): the calls of positions 1 through \(acknowledged), which the collector had acknowledged, were not sent again; give --resend to send them again.")
+                Diagnostics.write(
+                    "\(name): the calls of positions 1 through \(acknowledged), which the collector had acknowledged, were not sent again; give --resend to send them again."
+                )
             }
         }
     }

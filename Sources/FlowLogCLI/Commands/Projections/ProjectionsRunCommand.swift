@@ -7,9 +7,15 @@ struct ProjectionsRunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
         abstract: "Catch every projector up with the log (and keep following it with --follow).",
-        discussion: "Each tracker delivers on its own: one whose collector is down waits and retries (up to --delivery-deadline) while the others go on; the exit status is 74 if any stopped. With --follow it also applies the log's retention (`flowlog retain --set`) when it starts and once a day.")
+        discussion:
+            "Each tracker delivers on its own: one whose collector is down waits and retries (up to --delivery-deadline) while the others go on; the exit status is 74 if any stopped. With --follow it also applies the log's retention (`flowlog retain --set`) when it starts and once a day."
+    )
     @Flag(help: "Keep following new appends until interrupted.") var follow = false
-    @Flag(name: .customLong("validate"), help: "Send the GA4 events of the whole log to GA4's validation server (/debug/mp/collect, from --ga4-url) and print its messages; nothing is collected and no checkpoint moves.")
+    @Flag(
+        name: .customLong("validate"),
+        help:
+            "Send the GA4 events of the whole log to GA4's validation server (/debug/mp/collect, from --ga4-url) and print its messages; nothing is collected and no checkpoint moves."
+    )
     var validateOnly = false
     @OptionGroup var tracker: TrackerOptions
     @OptionGroup var format: FormatOptions
@@ -17,7 +23,9 @@ struct ProjectionsRunCommand: ParsableCommand {
 
     func validate() throws {
         if validateOnly, tracker.ga4URL == nil {
-            throw ValidationError("--validate sends to GA4's validation server: give --ga4-url (such as https://www.google-analytics.com/mp/collect) and --ga4-measurement-id.")
+            throw ValidationError(
+                "--validate sends to GA4's validation server: give --ga4-url (such as https://www.google-analytics.com/mp/collect) and --ga4-measurement-id."
+            )
         }
         if validateOnly, follow { throw ValidationError("--validate checks what is in the log once; leave out --follow.") }
     }
@@ -51,13 +59,17 @@ struct ProjectionsRunCommand: ParsableCommand {
             for (projector, result) in zip(projectors, runner.catchUpEach(projectors)) {
                 switch result {
                 case .success(let handled):
-                    ProjectionRendering.caughtUp(projector.name, handled: handled, checkpoint: try projector.checkpoint(), format: format.format, to: output)
+                    ProjectionRendering.caughtUp(
+                        projector.name, handled: handled, checkpoint: try projector.checkpoint(), format: format.format, to: output)
                 case .failure(let error):
                     failures.append("\(projector.name): \(error)")
                 }
             }
             if !failures.isEmpty {
-                throw CLIFailure(failures.joined(separator: " ") + " The other projectors caught up; run `flowlog projections run` again once the collector is back (`flowlog projections status` shows where each stands).", .ioError)
+                throw CLIFailure(
+                    failures.joined(separator: " ")
+                        + " The other projectors caught up; run `flowlog projections run` again once the collector is back (`flowlog projections status` shows where each stands).",
+                    .ioError)
             }
         }
     }
@@ -65,7 +77,9 @@ struct ProjectionsRunCommand: ParsableCommand {
     /// `--validate`: the GA4 events of every event in the log (the mapping is what is checked, not
     /// what is pending), posted to the validation server.
     private func validateGA4(_ log: any LogStore, _ output: OutputWriter) throws {
-        guard let endpoint = try Composition.endpoint(for: "ga4", tracker: tracker), let url = GA4Validation.debugURL(for: endpoint.url) else { return }
+        guard let endpoint = try Composition.endpoint(for: "ga4", tracker: tracker), let url = GA4Validation.debugURL(for: endpoint.url) else {
+            return
+        }
         let service = GA4Service(settings: tracker.settings)
         var messages: [TrackerMessage] = []
         var states: [String: StreamAnalyticsState] = [:]
@@ -77,7 +91,8 @@ struct ProjectionsRunCommand: ParsableCommand {
             states[record.stream] = after
             return true
         }
-        let findings = try GA4Validation.validate(messages, service: service, endpoint: VendorEndpoint(url: url, headers: endpoint.headers), transport: HTTPTransports.make())
+        let findings = try GA4Validation.validate(
+            messages, service: service, endpoint: VendorEndpoint(url: url, headers: endpoint.headers), transport: HTTPTransports.make())
         ProjectionRendering.validation(findings, events: messages.count, format: format.format, to: output)
         if !findings.isEmpty { throw CLIFailure(silently: .rejected) }
     }

@@ -21,7 +21,8 @@ struct ReplayDeadLettersCommand: ParsableCommand {
         }
         let option = serviceName == "segment" ? "--segment-url" : "--ga4-url"
         if (serviceName == "segment" ? trackerOptions.segmentURL : trackerOptions.ga4URL) == nil {
-            throw ValidationError("Replaying dead letters posts them: give the tracker's endpoint with \(option) (and its credentials, as for projections run).")
+            throw ValidationError(
+                "Replaying dead letters posts them: give the tracker's endpoint with \(option) (and its credentials, as for projections run).")
         }
     }
 
@@ -32,15 +33,19 @@ struct ReplayDeadLettersCommand: ParsableCommand {
             let log = try Composition.openLog(logOptions, access: .readWrite)
             // The projector's runner posts to the same endpoint; two senders would interleave.
             let lock = try log.leaseProjector(name)
-            defer { withExtendedLifetime(lock) {}; HTTPTransports.shutDown() }
+            defer {
+                withExtendedLifetime(lock) {}
+                HTTPTransports.shutDown()
+            }
             guard let service = trackerOptions.services().first(where: { $0.name == serviceName }) else { return }
             let journal = DeliveryJournal(folder: folder, tracker: serviceName)
             let before = journal.stats()
             let sink = try Composition.sink(for: service, tracker: trackerOptions, folder: folder)
             let replayed = try journal.takeDeadLetters { messages in try sink.deliver(messages, of: service) { _ in } }
             let after = journal.stats()
-            ProjectionRendering.replayed(name, letters: replayed, delivered: after.delivered - before.delivered,
-                                         deadLettered: after.deadLettered - before.deadLettered, format: format.format, to: output)
+            ProjectionRendering.replayed(
+                name, letters: replayed, delivered: after.delivered - before.delivered,
+                deadLettered: after.deadLettered - before.deadLettered, format: format.format, to: output)
         }
     }
 }

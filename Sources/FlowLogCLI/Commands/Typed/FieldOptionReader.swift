@@ -45,7 +45,8 @@ struct FieldOptionReader: FieldVisitor {
             }
             if option.isFlag {
                 if let attached {
-                    throw ValidationError("The option '\(option.name)' does not take any value, but '\(TerminalText.escaped(attached))' was specified.")
+                    throw ValidationError(
+                        "The option '\(option.name)' does not take any value, but '\(TerminalText.escaped(attached))' was specified.")
                 }
                 given[name] = .flag
                 continue
@@ -61,7 +62,9 @@ struct FieldOptionReader: FieldVisitor {
             }
             if option.takesWholeNumber {
                 guard let number = ValueArguments.parseWholeNumber(value) else {
-                    throw option.usageError("The value '\(TerminalText.escaped(value))' is invalid for '\(option.synopsis)': \(ValueArguments.wholeNumberProblem(value)).")
+                    throw option.usageError(
+                        "The value '\(TerminalText.escaped(value))' is invalid for '\(option.synopsis)': \(ValueArguments.wholeNumberProblem(value))."
+                    )
                 }
                 given[name] = .number(number)
             } else {
@@ -123,7 +126,8 @@ struct FieldOptionReader: FieldVisitor {
         case .text(let text)?:
             if let cents = MoneyText.cents(text) { return cents }
             if malformedPrice == nil {
-                let problem = MoneyText.isTooLong(text)
+                let problem =
+                    MoneyText.isTooLong(text)
                     ? "more than \(MoneyText.wholeDigits) digits before the point, past every price and amount (at most 1000000.00); give a smaller one"
                     : "not a price; write decimal text with at most two decimals, such as 12.50 or 100 (no exponents or separators)"
                 malformedPrice = option.usageError("The value '\(TerminalText.escaped(text))' is invalid for '\(option.synopsis)': \(problem).")

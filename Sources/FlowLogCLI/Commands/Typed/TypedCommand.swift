@@ -24,9 +24,10 @@ struct TypedCommand<Payload: CommandPayload>: ParsableCommand {
         try CommandExecution.run { output in
             // Created only if the command is accepted.
             let log = try LogCreatedOnFirstAppend(logOptions)
-            let outcome = try Composition.processor(for: log).handle(CommandEnvelope(
-                stream: envelope.stream, commandId: envelope.id, expectedVersion: envelope.expectedVersion,
-                correlationId: envelope.correlationId, command: command))
+            let outcome = try Composition.processor(for: log).handle(
+                CommandEnvelope(
+                    stream: envelope.stream, commandId: envelope.id, expectedVersion: envelope.expectedVersion,
+                    correlationId: envelope.correlationId, command: command))
             switch envelope.format.format {
             case .json: output.json { FlowJSON.writeAnswer(outcome, into: &$0) }
             case .text: if case .accepted(let acceptance) = outcome { output.lines(EventText.acceptance(acceptance, command: command)) }

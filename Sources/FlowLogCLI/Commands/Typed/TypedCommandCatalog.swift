@@ -52,10 +52,14 @@ enum TypedCommandCatalog {
         }
     }
 
-    private static let groupConfigurations: [String: CommandConfiguration] = Dictionary(uniqueKeysWithValues: groups.map { group in
-        let abstract = groupAbstracts[group.name] ?? "The \(group.name) commands: \(group.kinds.map(\.typeName).joined(separator: ", "))."
-        return (group.name, CommandConfiguration(commandName: group.name, abstract: abstract, subcommands: group.kinds.map { command(for: $0.payloadType) }))
-    })
+    private static let groupConfigurations: [String: CommandConfiguration] = Dictionary(
+        uniqueKeysWithValues: groups.map { group in
+            let abstract = groupAbstracts[group.name] ?? "The \(group.name) commands: \(group.kinds.map(\.typeName).joined(separator: ", "))."
+            return (
+                group.name,
+                CommandConfiguration(commandName: group.name, abstract: abstract, subcommands: group.kinds.map { command(for: $0.payloadType) })
+            )
+        })
 
     /// Parsing runs on one thread, before anything else starts.
     nonisolated(unsafe) private static var kindConfigurations: [ObjectIdentifier: CommandConfiguration] = [:]
@@ -63,7 +67,10 @@ enum TypedCommandCatalog {
     private static func configuration(of info: CommandKindInfo) -> CommandConfiguration {
         let declaration = info.declaration
         let options = info.fields.map(FieldOption.init)
-        let usage = (["flowlog", declaration.group.description, declaration.verb.description] + options.map(\.usage) + [EnvelopeOptions.usage, LogOptions.usage])
+        let usage =
+            (["flowlog", declaration.group.description, declaration.verb.description] + options.map(\.usage) + [
+                EnvelopeOptions.usage, LogOptions.usage,
+            ])
             .joined(separator: " ")
         return CommandConfiguration(
             commandName: declaration.verb.description,

@@ -1,5 +1,5 @@
-import FlowLog
 import FlowDomain
+import FlowLog
 
 /// The call every event kind gets when no vendor mapping names it, derived from the kind's
 /// declaration (its type name and fields) alone. This is what keeps "one declaration per kind":
@@ -64,7 +64,12 @@ public enum DerivedMapping {
         }
         mutating func visit(_ field: Field, _ value: inout String?) { if let value { add(field, .string(value)) } }
         mutating func visit(_ field: Field, _ value: inout Int) {
-            if field.type == .cents { hasMoney = true; add(field, .money(value)) } else { add(field, .int(value)) }
+            if field.type == .cents {
+                hasMoney = true
+                add(field, .money(value))
+            } else {
+                add(field, .int(value))
+            }
         }
         mutating func visit(_ field: Field, _ value: inout Int?) {
             guard let value else { return }

@@ -1,5 +1,5 @@
-import FlowLog
 import FlowDomain
+import FlowLog
 
 /// One GA4 event: a name and its parameters.
 public struct GA4Event: Equatable, Sendable {
@@ -21,19 +21,31 @@ public enum GA4Mapping {
         let cart = tracked.cart
         switch tracked.record.event {
         case .cart(.productAdded(let added)):
-            return [GA4Event("add_to_cart", [
-                currency, .init("value", .money(added.unitPrice * added.quantity)),
-                .init("items", .list([.object([
-                    .init("item_id", .string(added.productId)), .init("item_name", .string(added.name)),
-                    .init("price", .money(added.unitPrice)), .init("quantity", .int(added.quantity)),
-                ])])),
-            ])]
+            return [
+                GA4Event(
+                    "add_to_cart",
+                    [
+                        currency, .init("value", .money(added.unitPrice * added.quantity)),
+                        .init(
+                            "items",
+                            .list([
+                                .object([
+                                    .init("item_id", .string(added.productId)), .init("item_name", .string(added.name)),
+                                    .init("price", .money(added.unitPrice)), .init("quantity", .int(added.quantity)),
+                                ])
+                            ])),
+                    ])
+            ]
         case .cart(.productRemoved(let removed)):
             let line = cart.lineIndex(of: removed.productId).map { cart.lines[$0] }
             var item: [AnalyticsProperty] = [.init("item_id", .string(removed.productId))]
             if let line { item += [.init("item_name", .string(line.name)), .init("price", .money(line.unitPrice))] }
             item.append(.init("quantity", .int(removed.quantity)))
-            return [GA4Event("remove_from_cart", [currency, .init("value", .money((line?.unitPrice ?? 0) * removed.quantity)), .init("items", .list([.object(item)]))])]
+            return [
+                GA4Event(
+                    "remove_from_cart",
+                    [currency, .init("value", .money((line?.unitPrice ?? 0) * removed.quantity)), .init("items", .list([.object(item)]))])
+            ]
         case .cart(.discountApplied(let discount)):
             var params: [AnalyticsProperty] = [.init("coupon", .string(discount.discountId)), .init("discount_percent", .int(discount.percent))]
             if let productId = discount.productId { params.append(.init("item_id", .string(productId))) }
@@ -43,7 +55,11 @@ public enum GA4Mapping {
         case .cart(.checkoutStarted(let checkout)):
             return [GA4Event("begin_checkout", [currency, .init("value", .money(checkout.total))] + coupon(cart) + [items(cart)])]
         case .cart(.orderPlaced(let order)):
-            return [GA4Event("purchase", [.init("transaction_id", .string(order.orderId)), currency, .init("value", .money(order.total))] + coupon(cart) + [items(cart)])]
+            return [
+                GA4Event(
+                    "purchase",
+                    [.init("transaction_id", .string(order.orderId)), currency, .init("value", .money(order.total))] + coupon(cart) + [items(cart)])
+            ]
         case .navigation(.signUpStarted):
             return [GA4Event("tutorial_begin")]
         case .navigation(.onboardingFinished):
@@ -64,16 +80,22 @@ public enum GA4Mapping {
 
     /// The cart's lines as GA4 items; `discount` is the product discount per unit, in currency units.
     static func items(_ cart: Cart) -> AnalyticsProperty {
-        AnalyticsProperty("items", .list(cart.lines.enumerated().map { index, line in
-            var item: [AnalyticsProperty] = [
-                .init("item_id", .string(line.productId)), .init("item_name", .string(line.name)),
-                .init("price", .money(line.unitPrice)), .init("quantity", .int(line.quantity)), .init("index", .int(index)),
-            ]
-            if let discount = line.discount {
-                item += [.init("coupon", .string(discount.id)), .init("discount", .money(Money.difference(line.regularAmount, line.discountedAmount) / max(line.quantity, 1)))]
-            }
-            return .object(item)
-        }))
+        AnalyticsProperty(
+            "items",
+            .list(
+                cart.lines.enumerated().map { index, line in
+                    var item: [AnalyticsProperty] = [
+                        .init("item_id", .string(line.productId)), .init("item_name", .string(line.name)),
+                        .init("price", .money(line.unitPrice)), .init("quantity", .int(line.quantity)), .init("index", .int(index)),
+                    ]
+                    if let discount = line.discount {
+                        item += [
+                            .init("coupon", .string(discount.id)),
+                            .init("discount", .money(Money.difference(line.regularAmount, line.discountedAmount) / max(line.quantity, 1))),
+                        ]
+                    }
+                    return .object(item)
+                }))
     }
 }
 

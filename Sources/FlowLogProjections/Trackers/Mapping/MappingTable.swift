@@ -1,5 +1,5 @@
-import FlowLog
 import FlowDomain
+import FlowLog
 
 /// docs/analytics.md's mapping table, generated from the mappings themselves (a test fails when
 /// the page differs; `flowlog schema trackers` prints it): every declared event kind, with the
@@ -32,12 +32,13 @@ public enum MappingTable {
     /// ` name type, …`; arrays of objects list their members' names; empty for none.
     static func describe(_ properties: [AnalyticsProperty]) -> String {
         guard !properties.isEmpty else { return "" }
-        return " " + properties.map { property in
-            if case .list(let values) = property.value, case .object(let members)? = values.first {
-                return "`\(property.name)[]` {\(members.map(\.name).joined(separator: ", "))}"
-            }
-            return "`\(property.name)` \(property.value.typeName)"
-        }.joined(separator: ", ")
+        return " "
+            + properties.map { property in
+                if case .list(let values) = property.value, case .object(let members)? = values.first {
+                    return "`\(property.name)[]` {\(members.map(\.name).joined(separator: ", "))}"
+                }
+                return "`\(property.name)` \(property.value.typeName)"
+            }.joined(separator: ", ")
     }
 
     /// An event of `kind` with sample field values, in a stream that has launched, is on home, and
@@ -52,8 +53,9 @@ public enum MappingTable {
         state.flow.navigation.launched = true
         state.flow.navigation.stack = [.home]
         state.checkoutVersion = 5
-        let record = RecordedEvent(position: 7, stream: "s1", version: 7, eventId: EventID(high: 1, low: 7),
-                                   timestamp: Timestamp(microseconds: 1_798_761_600_000_000), actor: .user, event: event)
+        let record = RecordedEvent(
+            position: 7, stream: "s1", version: 7, eventId: EventID(high: 1, low: 7),
+            timestamp: Timestamp(microseconds: 1_798_761_600_000_000), actor: .user, event: event)
         return TrackedEvent(record: record, before: state)
     }
 

@@ -1,5 +1,5 @@
-import FlowLog
 import FlowDomain
+import FlowLog
 
 /// One Segment call without its envelope (ids, times, context): `track` with an event name, or
 /// `screen` with a screen name.
@@ -24,17 +24,23 @@ public enum SegmentMapping {
         let cart = tracked.cart
         switch tracked.record.event {
         case .cart(.productAdded(let added)):
-            return [SegmentCall(.track, "Product Added", [
-                .init("cart_id", .string(tracked.cartId)), .init("product_id", .string(added.productId)),
-                .init("name", .string(added.name)), .init("price", .money(added.unitPrice)),
-                .init("quantity", .int(added.quantity)), currency,
-                .init("value", .money(Money.product(added.unitPrice, added.quantity))),
-            ])]
+            return [
+                SegmentCall(
+                    .track, "Product Added",
+                    [
+                        .init("cart_id", .string(tracked.cartId)), .init("product_id", .string(added.productId)),
+                        .init("name", .string(added.name)), .init("price", .money(added.unitPrice)),
+                        .init("quantity", .int(added.quantity)), currency,
+                        .init("value", .money(Money.product(added.unitPrice, added.quantity))),
+                    ])
+            ]
         case .cart(.productRemoved(let removed)):
             var properties: [AnalyticsProperty] = [.init("cart_id", .string(tracked.cartId)), .init("product_id", .string(removed.productId))]
             if let line = cart.lineIndex(of: removed.productId).map({ cart.lines[$0] }) {
                 properties += [.init("name", .string(line.name)), .init("price", .money(line.unitPrice))]
-                properties += [.init("quantity", .int(removed.quantity)), currency, .init("value", .money(Money.product(line.unitPrice, removed.quantity)))]
+                properties += [
+                    .init("quantity", .int(removed.quantity)), currency, .init("value", .money(Money.product(line.unitPrice, removed.quantity))),
+                ]
             } else {
                 properties += [.init("quantity", .int(removed.quantity))]
             }
@@ -49,10 +55,14 @@ public enum SegmentMapping {
             if let productId = discount.productId { properties.append(.init("product_id", .string(productId))) }
             return [SegmentCall(.track, "Coupon Applied", properties)]
         case .cart(.discountRemoved(let discount)):
-            return [SegmentCall(.track, "Coupon Removed", [
-                .init("cart_id", .string(tracked.cartId)), .init("coupon_id", .string(discount.discountId)),
-                .init("discount", .money(cart.amount(ofDiscount: discount.discountId))), currency,
-            ])]
+            return [
+                SegmentCall(
+                    .track, "Coupon Removed",
+                    [
+                        .init("cart_id", .string(tracked.cartId)), .init("coupon_id", .string(discount.discountId)),
+                        .init("discount", .money(cart.amount(ofDiscount: discount.discountId))), currency,
+                    ])
+            ]
         case .cart(.checkoutStarted(let checkout)):
             var properties: [AnalyticsProperty] = [.init("cart_id", .string(tracked.cartId))]
             if let checkoutId = tracked.checkoutId { properties.append(.init("checkout_id", .string(checkoutId))) }
@@ -67,20 +77,25 @@ public enum SegmentMapping {
             properties += orderAmounts(cart, subtotal: order.total, currency: currency)
             return [SegmentCall(.track, "Order Completed", properties)]
         case .navigation(.appLaunched(let launch)):
-            return [SegmentCall(.track, "Application Opened", [.init("from_background", .bool(false)), .init("has_onboarded", .bool(launch.hasOnboarded))]),
-                    screenCall(tracked)]
+            return [
+                SegmentCall(
+                    .track, "Application Opened", [.init("from_background", .bool(false)), .init("has_onboarded", .bool(launch.hasOnboarded))]),
+                screenCall(tracked),
+            ]
         case .navigation(.onboardingFinished):
             return [SegmentCall(.track, "Signed Up", [.init("type", .string("onboarding"))]), screenCall(tracked)]
         case .navigation(.loginSucceeded):
             return [SegmentCall(.track, "Signed In"), screenCall(tracked)]
         case .navigation(.signUpStarted), .navigation(.logInStarted), .navigation(.onboardingAdvanced),
-             .navigation(.onboardingWentBack), .navigation(.loginCancelled), .navigation(.tabSelected),
-             .navigation(.modalPresented), .navigation(.modalDismissed):
+            .navigation(.onboardingWentBack), .navigation(.loginCancelled), .navigation(.tabSelected),
+            .navigation(.modalPresented), .navigation(.modalDismissed):
             return [screenCall(tracked)]
         default:
             // Any kind without a spec event, today's (cart.paymentFailed) and tomorrow's.
             let typeName = tracked.record.event.typeName
-            return [SegmentCall(.track, DerivedMapping.segmentName(typeName), DerivedMapping.properties(of: tracked.record.event, settings: settings))]
+            return [
+                SegmentCall(.track, DerivedMapping.segmentName(typeName), DerivedMapping.properties(of: tracked.record.event, settings: settings))
+            ]
         }
     }
 
