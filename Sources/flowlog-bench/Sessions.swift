@@ -14,7 +14,7 @@ func sessionLength(_ index: Int) -> Int {
 /// Writes the commands of `sessions` sessions: a thousand sessions open at a time, their commands
 /// interleaved, each session adding products to its cart and, past two events, checking out.
 func writeSessionCommands(sessions: Int, to path: String) throws {
-    FileManager.default.createFile(atPath: path, contents: nil)
+    _ = FileManager.default.createFile(atPath: path, contents: nil)
     let handle = FileHandle(forWritingAtPath: path)!
     defer { try? handle.close() }
     var buffer = ""
@@ -24,7 +24,8 @@ func writeSessionCommands(sessions: Int, to path: String) throws {
         for step in 0..<longest {
             for session in open where step < sessionLength(session) {
                 let length = sessionLength(session)
-                buffer += step == length - 1 && length > 2
+                buffer +=
+                    step == length - 1 && length > 2
                     ? #"{"type":"cart.checkout","stream":"session-\#(session)"}"#
                     : #"{"type":"cart.addProduct","stream":"session-\#(session)","productId":"p\#(step)","unitPrice":350,"quantity":1}"#
                 buffer += "\n"
@@ -55,26 +56,35 @@ func runSessions(_ options: Options, finished: ([ScaleRow]) throws -> Void = { _
         fresh(commands)
         let events = try LMDBEventLog(path: path, access: .readOnly).lastPosition()
         func add(_ command: String, work: Int, _ measure: ProcessMeasure, pairedRatio: Double? = nil) {
-            rows.append(ScaleRow(events: events, streams: sessions, command: command, work: work, measure: measure, ceiling: nil, pairedRatio: pairedRatio))
+            rows.append(
+                ScaleRow(events: events, streams: sessions, command: command, work: work, measure: measure, ceiling: nil, pairedRatio: pairedRatio))
             log("  \(command): \(String(format: "%.2f", measure.seconds)) s, anon \(measure.peakAnon >> 20) MB")
         }
         add("send of every session's commands into an empty log", work: events, made)
         let runs = sessions > 2_000_000 ? 1 : options.runs
-        for arguments in [["streams"], ["streams", "--format", "json"], ["replay", "--summary"], ["replay", "--verify"], ["verify"], ["export"],
-                          ["retain", "--dry-run", "--older-than", "1h"]] {
-            add(arguments.joined(separator: " "), work: events, try medianMeasure(runs: runs) {
-                try measureProcess(options.flowlog, arguments + ["--db", path])
-            })
+        for arguments in [
+            ["streams"], ["streams", "--format", "json"], ["replay", "--summary"], ["replay", "--verify"], ["verify"], ["export"],
+            ["retain", "--dry-run", "--older-than", "1h"],
+        ] {
+            add(
+                arguments.joined(separator: " "), work: events,
+                try medianMeasure(runs: runs) {
+                    try measureProcess(options.flowlog, arguments + ["--db", path])
+                })
         }
         let exported = work + "/sessions-export.ndjson"
         try run(options.flowlog, ["export", "--db", path], stdout: exported)
-        for (command, arguments) in [("import", ["import", exported]), ("copy", ["copy", "--from", path, "--to"]), ("backup", ["backup", "--db", path, "--to"])] {
+        for (command, arguments) in [
+            ("import", ["import", exported]), ("copy", ["copy", "--from", path, "--to"]), ("backup", ["backup", "--db", path, "--to"]),
+        ] {
             let target = work + "/sessions-target.lmdb"
-            add(command, work: events, try medianMeasure(runs: min(runs, 3)) {
-                fresh(target)
-                defer { fresh(target) }
-                return try measureProcess(options.flowlog, arguments + (command == "import" ? ["--db", target] : [target]))
-            })
+            add(
+                command, work: events,
+                try medianMeasure(runs: min(runs, 3)) {
+                    fresh(target)
+                    defer { fresh(target) }
+                    return try measureProcess(options.flowlog, arguments + (command == "import" ? ["--db", target] : [target]))
+                })
         }
         fresh(exported)
         fresh(path)
@@ -88,19 +98,28 @@ func runSessions(_ options: Options, finished: ([ScaleRow]) throws -> Void = { _
 /// of as many commands into 1,000 streams, each into an empty log, alternated run by run.
 func newAgainstKnownStreams(_ options: Options) throws -> [ScaleRow] {
     let count = min(1_000_000, options.sessionSizes.max() ?? 0)
-    let new = options.work + "/sessions-new.ndjson", known = options.work + "/sessions-known.ndjson"
-    try Data((0..<count).map {
-        #"{"type":"cart.addProduct","stream":"session-\#($0)","productId":"p1","unitPrice":350,"quantity":1}"# + "\n"
-    }.joined().utf8).write(to: URL(fileURLWithPath: new))
+    let new = options.work + "/sessions-new.ndjson"
+    let known = options.work + "/sessions-known.ndjson"
+    try Data(
+        (0..<count).map {
+            #"{"type":"cart.addProduct","stream":"session-\#($0)","productId":"p1","unitPrice":350,"quantity":1}"# + "\n"
+        }.joined().utf8
+    ).write(to: URL(fileURLWithPath: new))
     // Into known streams: each of 1,000 carts adds and removes its products in turn (a cart holds at most 100).
-    try Data((0..<count).map { index in
-        let (stream, visit) = (index % 1_000, index / 1_000)
-        return visit % 2 == 0
-            ? #"{"type":"cart.addProduct","stream":"session-\#(stream)","productId":"p\#(visit / 2 % 50)","unitPrice":350,"quantity":1}"# + "\n"
-            : #"{"type":"cart.removeProduct","stream":"session-\#(stream)","productId":"p\#(visit / 2 % 50)"}"# + "\n"
-    }.joined().utf8).write(to: URL(fileURLWithPath: known))
-    defer { fresh(new); fresh(known) }
-    var news: [ProcessMeasure] = [], knowns: [ProcessMeasure] = []
+    try Data(
+        (0..<count).map { index in
+            let (stream, visit) = (index % 1_000, index / 1_000)
+            return visit % 2 == 0
+                ? #"{"type":"cart.addProduct","stream":"session-\#(stream)","productId":"p\#(visit / 2 % 50)","unitPrice":350,"quantity":1}"# + "\n"
+                : #"{"type":"cart.removeProduct","stream":"session-\#(stream)","productId":"p\#(visit / 2 % 50)"}"# + "\n"
+        }.joined().utf8
+    ).write(to: URL(fileURLWithPath: known))
+    defer {
+        fresh(new)
+        fresh(known)
+    }
+    var news: [ProcessMeasure] = []
+    var knowns: [ProcessMeasure] = []
     let target = options.work + "/sessions-send.lmdb"
     for _ in 0..<options.runs {
         for (input, into) in [(new, 0), (known, 1)] {
@@ -110,10 +129,15 @@ func newAgainstKnownStreams(_ options: Options) throws -> [ScaleRow] {
         }
     }
     fresh(target)
-    let ratio = Timings(samples: news.map(\.seconds)).pairedRatio(work: Double(count), against: Timings(samples: knowns.map(\.seconds)), otherWork: Double(count))
+    let ratio = Timings(samples: news.map(\.seconds)).pairedRatio(
+        work: Double(count), against: Timings(samples: knowns.map(\.seconds)), otherWork: Double(count))
     return [
-        ScaleRow(events: count, streams: count, command: "send, one command into each of \(count) new streams", work: count, measure: medianOf(news), ceiling: nil, pairedRatio: ratio),
-        ScaleRow(events: count, streams: 1_000, command: "send, \(count) commands into 1,000 streams", work: count, measure: medianOf(knowns), ceiling: nil, pairedRatio: nil),
+        ScaleRow(
+            events: count, streams: count, command: "send, one command into each of \(count) new streams", work: count, measure: medianOf(news),
+            ceiling: nil, pairedRatio: ratio),
+        ScaleRow(
+            events: count, streams: 1_000, command: "send, \(count) commands into 1,000 streams", work: count, measure: medianOf(knowns),
+            ceiling: nil, pairedRatio: nil),
     ]
 }
 
@@ -123,7 +147,9 @@ func renderSessions(_ rows: [ScaleRow]) -> String {
     for row in rows {
         let rate = row.rate >= 1e6 ? String(format: "%.2fM/s", row.rate / 1e6) : String(format: "%.0fk/s", row.rate / 1e3)
         let ratio = row.pairedRatio.map { String(format: "%.2f×, run by run", $0) } ?? ""
-        lines.append("\(row.streams) sessions, \(row.events) events | \(row.command) | \(String(format: "%.2f s", row.measure.seconds)) | \(rate) | \(ratio) | \(row.measure.peakAnon >> 20) MB")
+        lines.append(
+            "\(row.streams) sessions, \(row.events) events | \(row.command) | \(String(format: "%.2f s", row.measure.seconds)) | \(rate) | \(ratio) | \(row.measure.peakAnon >> 20) MB"
+        )
     }
     return lines.joined(separator: "\n")
 }

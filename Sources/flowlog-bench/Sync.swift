@@ -12,7 +12,7 @@ struct BenchServer {
 
     init(flowlog: String, db: String, key: String) throws {
         let announced = db + ".out"
-        FileManager.default.createFile(atPath: announced, contents: nil)
+        _ = FileManager.default.createFile(atPath: announced, contents: nil)
         process = Process()
         process.executableURL = URL(fileURLWithPath: flowlog)
         process.arguments = ["serve", "--db", db, "--key-file", key, "--listen", "127.0.0.1:0"]
@@ -39,7 +39,9 @@ struct BenchServer {
 /// server log on loopback, against `import` of the same events (its export) into an empty log:
 /// whole processes, alternating, `runs` times each. Adds the push's peak anonymous memory.
 func pushCase(options: Options, work: String, commands: Int, sessions: Int, report: inout Report) throws {
-    let device = work + "/push-device.lmdb", exported = work + "/push-device.ndjson", key = work + "/push.key"
+    let device = work + "/push-device.lmdb"
+    let exported = work + "/push-device.ndjson"
+    let key = work + "/push.key"
     let input = work + "/push-commands.ndjson"
     fresh(device)
     let envelopes = Workload(streams: sessions).commands(count: commands)
@@ -48,7 +50,8 @@ func pushCase(options: Options, work: String, commands: Int, sessions: Int, repo
     _ = try run(options.flowlog, ["export", "--db", device, "--output", exported, "--force"])
     try Data(repeating: 0x6B, count: 32).write(to: URL(fileURLWithPath: key))
     let events = try LMDBEventLog(path: device, access: .readOnly).lastPosition()
-    var pushes = Timings(), imports = Timings()
+    var pushes = Timings()
+    var imports = Timings()
     var peakAnon = 0
     for _ in 0..<options.runs {
         let server = work + "/push-server.lmdb"
@@ -62,9 +65,11 @@ func pushCase(options: Options, work: String, commands: Int, sessions: Int, repo
         fresh(imported)
         imports.samples.append(try measureProcess(options.flowlog, ["import", exported, "--db", imported]).seconds)
     }
-    report.add("push \(events) events over \(sessions) sessions into an empty server log (loopback, whole processes)", work: Double(events), unit: "events", pushes,
-               baseline: ("flowlog import of the same events", imports, Double(events)),
-               note: String(format: "target ratio ≥ 0.3; push's peak anonymous memory %.1f MB", Double(peakAnon) / 1e6))
+    report.add(
+        "push \(events) events over \(sessions) sessions into an empty server log (loopback, whole processes)", work: Double(events), unit: "events",
+        pushes,
+        baseline: ("flowlog import of the same events", imports, Double(events)),
+        note: String(format: "target ratio ≥ 0.3; push's peak anonymous memory %.1f MB", Double(peakAnon) / 1e6))
 }
 
 /// An app's `dispatch`: `count` commands one at a time, each decided and durable before the next
@@ -72,19 +77,22 @@ func pushCase(options: Options, work: String, commands: Int, sessions: Int, repo
 /// synchronous commits.
 func dispatchCase(options: Options, work: String, count: Int, report: inout Report) throws {
     let envelopes = Workload(streams: 20).commands(count: count)
-    var flowlog = Timings(), baseline = Timings()
+    var flowlog = Timings()
+    var baseline = Timings()
     for _ in 0..<options.runs {
         let path = work + "/dispatch.lmdb"
         fresh(path)
         let log = try LMDBEventLog(path: path, access: .readWriteCreating)
         let processor = CommandProcessor(log: log)
-        flowlog.samples.append(try seconds {
-            for envelope in envelopes { _ = try processor.handle(envelope) }
-        })
+        flowlog.samples.append(
+            try seconds {
+                for envelope in envelopes { _ = try processor.handle(envelope) }
+            })
         let python = work + "/dispatch-py.lmdb"
         fresh(python)
         baseline.samples.append(try pythonBaseline(options, ["single", python, String(count)]).seconds)
     }
-    report.add("dispatch \(count) commands one at a time, each durable (in process)", work: Double(count), unit: "commands", flowlog,
-               baseline: ("python3-lmdb single-put synchronous commits", baseline, Double(count)), note: "target ratio ≥ 0.5")
+    report.add(
+        "dispatch \(count) commands one at a time, each durable (in process)", work: Double(count), unit: "commands", flowlog,
+        baseline: ("python3-lmdb single-put synchronous commits", baseline, Double(count)), note: "target ratio ≥ 0.5")
 }

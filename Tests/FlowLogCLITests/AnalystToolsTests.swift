@@ -8,7 +8,9 @@ import Testing
 /// Exports loaded into DuckDB and pandas (installed by `scripts/test`) give FlowLog's own figures.
 @Suite("Exports in analysts' tools")
 struct AnalystToolsTests {
-    private static let awkwardNames = ["Mug, \"large\"", "two\nlines", "caf\u{E9} \u{65E5}\u{672C} \u{1F600}", " padded ", "semi;colon", "tab\there", "NULL"]
+    private static let awkwardNames = [
+        "Mug, \"large\"", "two\nlines", "caf\u{E9} \u{65E5}\u{672C} \u{1F600}", " padded ", "semi;colon", "tab\there", "NULL",
+    ]
 
     /// Many streams with orders, failed payments and awkward product names, sent through the CLI.
     private func commands(seed: UInt64) -> String {
@@ -20,15 +22,27 @@ struct AnalystToolsTests {
             for order in 0..<Int.random(in: 1...3, using: &rng) {
                 for _ in 0..<Int.random(in: 1...4, using: &rng) {
                     let product = Int.random(in: 0..<Self.awkwardNames.count, using: &rng)
-                    lines.append(WireCommand.encode(CommandEnvelope(stream: stream, command: .cart(.addProduct(.init(
-                        productId: "p\(product)", name: Self.awkwardNames[product], unitPrice: 199 * (product + 1), quantity: Int.random(in: 1...5, using: &rng)))))))
+                    lines.append(
+                        WireCommand.encode(
+                            CommandEnvelope(
+                                stream: stream,
+                                command: .cart(
+                                    .addProduct(
+                                        .init(
+                                            productId: "p\(product)", name: Self.awkwardNames[product], unitPrice: 199 * (product + 1),
+                                            quantity: Int.random(in: 1...5, using: &rng)))))))
                 }
                 if Bool.random(using: &rng) {
-                    lines.append(WireCommand.encode(CommandEnvelope(stream: stream, command: .cart(.applyDiscount(.init(discountId: "D\(order)", percent: 15, productId: nil))))))
+                    lines.append(
+                        WireCommand.encode(
+                            CommandEnvelope(
+                                stream: stream, command: .cart(.applyDiscount(.init(discountId: "D\(order)", percent: 15, productId: nil))))))
                 }
                 lines.append(WireCommand.encode(CommandEnvelope(stream: stream, command: .cart(.checkout))))
                 if Int.random(in: 0..<3, using: &rng) == 0 {
-                    lines.append(WireCommand.encode(CommandEnvelope(stream: stream, command: .payment(.failed(.init(reason: "declined, \"insufficient\" funds"))))))
+                    lines.append(
+                        WireCommand.encode(
+                            CommandEnvelope(stream: stream, command: .payment(.failed(.init(reason: "declined, \"insufficient\" funds"))))))
                     lines.append(WireCommand.encode(CommandEnvelope(stream: stream, command: .cart(.checkout))))
                 }
                 lines.append(WireCommand.encode(CommandEnvelope(stream: stream, command: .payment(.succeeded(.init(orderId: "o-\(order)"))))))
@@ -67,17 +81,21 @@ struct AnalystToolsTests {
         python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         python.arguments = ["python3", script, folder.child("events.ndjson"), folder.child("events.csv")]
         let output = folder.child("figures.json")
-        FileManager.default.createFile(atPath: output, contents: nil)
+        #expect(FileManager.default.createFile(atPath: output, contents: nil))
         python.standardOutput = FileHandle(forWritingAtPath: output)
         try python.run()
         python.waitUntilExit()
         #expect(python.terminationStatus == 0, "the analyst script failed; scripts/test installs duckdb and pandas")
         let figures = try JSONParser.parse(String(contentsOfFile: output, encoding: .utf8))
         for tool in ["duckdb_ndjson", "duckdb_csv", "pandas_ndjson", "pandas_csv"] {
-            guard let result = figures[tool] else { Issue.record("no figures from \(tool)"); continue }
+            guard let result = figures[tool] else {
+                Issue.record("no figures from \(tool)")
+                continue
+            }
             #expect(result["events"] == .integer(eventCount), "\(tool)")
             #expect(result["distinctPositions"] == .integer(eventCount), "\(tool)")
-            #expect(result["orders"] == .object(orders.sorted { $0.key < $1.key }.map { ($0.key, .array($0.value.map(JSONValue.integer))) }), "\(tool)")
+            #expect(
+                result["orders"] == .object(orders.sorted { $0.key < $1.key }.map { ($0.key, .array($0.value.map(JSONValue.integer))) }), "\(tool)")
             #expect(result["types"] == .object(types.sorted { $0.key < $1.key }.map { ($0.key, .integer($0.value)) }), "\(tool)")
             #expect(result["names"] == .array(names.map(JSONValue.string)), "\(tool)")
         }

@@ -18,7 +18,7 @@ struct CutShortLogCLITests {
         let path = folder.child("cut")
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
         let cut = bytes.prefix(bytes.count / 2)
-        FileManager.default.createFile(atPath: path + "/data.mdb", contents: cut)
+        #expect(FileManager.default.createFile(atPath: path + "/data.mdb", contents: cut))
         for command in ForeignEnvironmentCLITests.commands {
             let result = try FlowLogProcess.run(command.arguments + ["--db", path], stdin: command.stdin)
             #expect(result.status == 65, "\(command.arguments): \(result.status) \(result.stderr)")

@@ -1,5 +1,5 @@
-import FlowLogTesting
 import FlowLogSystem
+import FlowLogTesting
 import Foundation
 import Testing
 
@@ -14,7 +14,9 @@ struct DamagedFileCLITests {
         let original = Array(try Data(contentsOf: fixture))
         let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
         // The last page the newest meta page names (its transaction id at 144, its last page at 136).
-        func load(_ offset: Int) -> Int { original.withUnsafeBytes { Int(UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: UInt64.self))) } }
+        func load(_ offset: Int) -> Int {
+            original.withUnsafeBytes { Int(UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: UInt64.self))) }
+        }
         let newest = load(144) > load(pageSize + 144) ? 0 : pageSize
         let used = (load(newest + 136) + 1) * pageSize
         let folder = TemporaryDirectory()
@@ -27,7 +29,7 @@ struct DamagedFileCLITests {
             let copy = folder.child("copy")
             try? FileManager.default.removeItem(atPath: copy)
             try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: false)
-            FileManager.default.createFile(atPath: copy + "/data.mdb", contents: Data(bytes))
+            #expect(FileManager.default.createFile(atPath: copy + "/data.mdb", contents: Data(bytes)))
             for command in [["verify"], ["export"], ["replay", "--summary"], ["state", "--stream", "usd", "--at", "40"]] {
                 let result = try FlowLogProcess.run(command + ["--db", copy])
                 #expect(result.status == 0 || result.status == 65, "\(command) on byte \(offset): exit \(result.status) \(result.stderr.prefix(300))")
@@ -46,7 +48,9 @@ struct DamagedFileCLITests {
         let fixture = FlowLogProcess.fixtures.appendingPathComponent("logs/schema-4/data.mdb")
         var bytes = Array(try Data(contentsOf: fixture))
         let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
-        func load(_ offset: Int) -> Int { bytes.withUnsafeBytes { Int(UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: UInt64.self))) } }
+        func load(_ offset: Int) -> Int {
+            bytes.withUnsafeBytes { Int(UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: UInt64.self))) }
+        }
         func flags(_ page: Int) -> UInt8 { bytes[page * pageSize + 10] }
         let newest = load(144) > load(pageSize + 144) ? 0 : pageSize
         // The last leaf page of the newest commit whose header names itself.
@@ -55,7 +59,7 @@ struct DamagedFileCLITests {
         let folder = TemporaryDirectory()
         let copy = folder.child("copy")
         try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: false)
-        FileManager.default.createFile(atPath: copy + "/data.mdb", contents: Data(bytes))
+        #expect(FileManager.default.createFile(atPath: copy + "/data.mdb", contents: Data(bytes)))
         let text = try FlowLogProcess.run(["verify", "--db", copy])
         #expect(text.status == 65)
         #expect(text.stdout.contains("damaged: page \(leaf) of "), "\(text.stdout.prefix(600))")
@@ -64,7 +68,8 @@ struct DamagedFileCLITests {
         #expect(json.status == 65)
         let report = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
         let problems = try #require(report?["problems"] as? [[String: Any]])
-        #expect(problems.contains { $0["page"] as? Int == leaf && ($0["database"] as? String).map { !$0.isEmpty } == true }, "\(json.stdout.prefix(600))")
+        #expect(
+            problems.contains { $0["page"] as? Int == leaf && ($0["database"] as? String).map { !$0.isEmpty } == true }, "\(json.stdout.prefix(600))")
         #expect(report?["intact"] as? Bool == false)
     }
 }

@@ -17,7 +17,8 @@ struct LogFollowCLITests {
     @Test func logTakesTheExportsSelectionOptions() throws {
         let folder = TemporaryDirectory()
         let db = try demoLog(folder)
-        let orders = try FlowLogProcess.run(["log", "--stream", "demo-1", "--stream", "demo-2", "--type", "cart.orderPlaced", "--format", "json"] + db)
+        let orders = try FlowLogProcess.run(
+            ["log", "--stream", "demo-1", "--stream", "demo-2", "--type", "cart.orderPlaced", "--format", "json"] + db)
         #expect(orders.status == 0, "\(orders.stderr)")
         #expect(orders.stdoutLines.map { try? JSONParser.parse($0)["position"] } == [.integer(15), .integer(32)])
         let range = try FlowLogProcess.run(["log", "--from-position", "5", "--to-position", "7", "--format", "json"] + db)
@@ -26,15 +27,21 @@ struct LogFollowCLITests {
         #expect(one.stdoutLines.map { try? JSONParser.parse($0)["position"] } == [.integer(30), .integer(31)])
         let all = try FlowLogProcess.run(["log", "--format", "json"] + db).stdoutLines
         guard case .string(let tenth)? = try JSONParser.parse(all[9])["timestamp"],
-              case .string(let twelfth)? = try JSONParser.parse(all[11])["timestamp"] else { Issue.record("times"); return }
+            case .string(let twelfth)? = try JSONParser.parse(all[11])["timestamp"]
+        else {
+            Issue.record("times")
+            return
+        }
         let window = try FlowLogProcess.run(["log", "--since", tenth, "--until", twelfth, "--format", "json"] + db)
         #expect(window.stdoutLines.first.map { $0.contains(#""position":10,"#) } == true, "\(window.stdout)")
         let table = try FlowLogProcess.run(["log", "--type", "app.launched"] + db)
         #expect(table.stdoutLines.count == 3)
         #expect(table.stdoutLines[0].hasPrefix("POSITION  STREAM"))
-        for (arguments, message) in [(["log", "--from-position", "40"], "positions 1 through 34"), (["log", "--to-position", "99"], "positions 1 through 34"),
-                                     (["log", "--from", "3", "--from-position", "3"], "--from and --from-position"),
-                                     (["log", "--type", "cart.nothing"], "is not an event type")] {
+        for (arguments, message) in [
+            (["log", "--from-position", "40"], "positions 1 through 34"), (["log", "--to-position", "99"], "positions 1 through 34"),
+            (["log", "--from", "3", "--from-position", "3"], "--from and --from-position"),
+            (["log", "--type", "cart.nothing"], "is not an event type"),
+        ] {
             let result = try FlowLogProcess.run(arguments + db)
             #expect(result.status == 64, "\(arguments)")
             #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
@@ -44,7 +51,7 @@ struct LogFollowCLITests {
     /// Starts `log --follow` with its output in a file; returns the process and the file.
     private func follow(_ arguments: [String], in folder: TemporaryDirectory) throws -> (Process, String) {
         let out = folder.child("follow-\(UInt32.random(in: 0...UInt32.max)).out")
-        FileManager.default.createFile(atPath: out, contents: nil)
+        #expect(FileManager.default.createFile(atPath: out, contents: nil))
         let process = Process()
         process.executableURL = FlowLogProcess.executable
         process.arguments = ["log", "--follow"] + arguments

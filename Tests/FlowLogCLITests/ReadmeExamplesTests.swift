@@ -49,14 +49,24 @@ struct ReadmeExamplesTests {
         var title = titlePrefix + "(top)"
         var examples: [Example] = []
         var index = 0
-        func close() { if !examples.isEmpty { sections.append(Section(title: title, examples: examples)) }; examples = [] }
+        func close() {
+            if !examples.isEmpty { sections.append(Section(title: title, examples: examples)) }
+            examples = []
+        }
         while index < lines.count {
             let line = lines[index]
             index += 1
-            if line.hasPrefix("## ") { close(); title = titlePrefix + String(line.dropFirst(3)); continue }
+            if line.hasPrefix("## ") {
+                close()
+                title = titlePrefix + String(line.dropFirst(3))
+                continue
+            }
             guard line == "```console" else { continue }
             var block: [String] = []
-            while index < lines.count, lines[index] != "```" { block.append(lines[index]); index += 1 }
+            while index < lines.count, lines[index] != "```" {
+                block.append(lines[index])
+                index += 1
+            }
             index += 1
             examples += parse(block)
         }
@@ -70,10 +80,16 @@ struct ReadmeExamplesTests {
         var examples: [Example] = []
         var index = 0
         while index < block.count {
-            guard block[index].hasPrefix("$ ") else { index += 1; continue }
+            guard block[index].hasPrefix("$ ") else {
+                index += 1
+                continue
+            }
             var command = String(block[index].dropFirst(2))
             index += 1
-            while command.hasSuffix("\\"), index < block.count { command += "\n" + block[index]; index += 1 }
+            while command.hasSuffix("\\"), index < block.count {
+                command += "\n" + block[index]
+                index += 1
+            }
             if let range = command.range(of: #"<<-?'?([A-Za-z_]+)'?"#, options: .regularExpression) {
                 let terminator = command[range].trimmingCharacters(in: CharacterSet(charactersIn: "<-'"))
                 while index < block.count {
@@ -83,7 +99,10 @@ struct ReadmeExamplesTests {
                 }
             }
             var expected: [String] = []
-            while index < block.count, !block[index].hasPrefix("$ ") { expected.append(block[index]); index += 1 }
+            while index < block.count, !block[index].hasPrefix("$ ") {
+                expected.append(block[index])
+                index += 1
+            }
             examples.append(Example(command: command, expected: expected))
         }
         return examples
@@ -92,8 +111,10 @@ struct ReadmeExamplesTests {
     /// Event ids, times and microsecond timestamps as placeholders.
     static func normalized(_ line: String) -> String {
         var line = line
-        for (pattern, placeholder) in [(#"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"#, "<id>"),
-                                       (#"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z"#, "<time>"), (#"\b\d{16}\b"#, "<micros>")] {
+        for (pattern, placeholder) in [
+            (#"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"#, "<id>"),
+            (#"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z"#, "<time>"), (#"\b\d{16}\b"#, "<micros>"),
+        ] {
             line = line.replacingOccurrences(of: pattern, with: placeholder, options: .regularExpression)
         }
         while line.hasSuffix(" ") { line.removeLast() }
@@ -113,7 +134,9 @@ struct ReadmeExamplesTests {
         for i in 0..<patterns.count {
             for j in 0...actual.count where reachable[i][j] {
                 if let pattern = patterns[i] {
-                    if j < actual.count, normalized(actual[j]).range(of: pattern, options: .regularExpression) != nil { reachable[i + 1][j + 1] = true }
+                    if j < actual.count, normalized(actual[j]).range(of: pattern, options: .regularExpression) != nil {
+                        reachable[i + 1][j + 1] = true
+                    }
                 } else {
                     for k in j...actual.count { reachable[i + 1][k] = true }
                 }
@@ -124,8 +147,10 @@ struct ReadmeExamplesTests {
 
     @Test func theReadmeHasExamplesInEverySectionThatShowsTheCommandLine() throws {
         let titles = try Self.sections().map(\.title)
-        for title in ["A tour of the command line", "Reproduce a bug from a user's log", "For analysts: exports that load straight into DuckDB and pandas",
-                      "Projections: read models, analytics and views, driven by the log"] {
+        for title in [
+            "A tour of the command line", "Reproduce a bug from a user's log", "For analysts: exports that load straight into DuckDB and pandas",
+            "Projections: read models, analytics and views, driven by the log",
+        ] {
             #expect(titles.contains(title), "\(titles)")
         }
         // The docs pages' examples run too, each section in a folder of its own.
@@ -148,7 +173,7 @@ struct ReadmeExamplesTests {
             process.currentDirectoryURL = URL(fileURLWithPath: folder.path)
             process.environment = environment
             let out = folder.child(".readme-output")
-            FileManager.default.createFile(atPath: out, contents: nil)
+            #expect(FileManager.default.createFile(atPath: out, contents: nil))
             let handle = FileHandle(forWritingAtPath: out)!
             process.standardOutput = handle
             process.standardError = handle
@@ -161,7 +186,9 @@ struct ReadmeExamplesTests {
             while actual.last?.isEmpty == true { actual.removeLast() }
             var expected = example.expected
             while expected.last?.isEmpty == true { expected.removeLast() }
-            #expect(Self.matches(expected, actual), """
+            #expect(
+                Self.matches(expected, actual),
+                """
                 \(section.title): $ \(example.command)
                 --- expected
                 \(example.expected.joined(separator: "\n"))

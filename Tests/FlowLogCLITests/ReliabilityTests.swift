@@ -15,8 +15,8 @@ private func spawn(_ arguments: [String], stdin: String, stdout: String, stderr:
         process.executableURL = FlowLogProcess.executable
         process.arguments = arguments
     }
-    FileManager.default.createFile(atPath: stdout, contents: nil)
-    FileManager.default.createFile(atPath: stderr, contents: nil)
+    #expect(FileManager.default.createFile(atPath: stdout, contents: nil))
+    #expect(FileManager.default.createFile(atPath: stderr, contents: nil))
     process.standardInput = FileHandle(forReadingAtPath: stdin)
     process.standardOutput = FileHandle(forWritingAtPath: stdout)
     process.standardError = FileHandle(forWritingAtPath: stderr)
@@ -49,7 +49,10 @@ struct ReliabilityTests {
         }
         // An export reading while the writers write.
         for writer in 0..<4 {
-            processes.append(try spawn(["send", "--db", db], stdin: folder.child("in-\(writer)"), stdout: folder.child("out-\(writer)"), stderr: folder.child("err-\(writer)")))
+            processes.append(
+                try spawn(
+                    ["send", "--db", db], stdin: folder.child("in-\(writer)"), stdout: folder.child("out-\(writer)"),
+                    stderr: folder.child("err-\(writer)")))
         }
         Thread.sleep(forTimeInterval: 0.05)
         let export = try FlowLogProcess.run(["export", "--db", db])
@@ -59,7 +62,10 @@ struct ReliabilityTests {
         var raceVersions: [Int] = []
         for writer in 0..<4 {
             for answer in try answers(folder.child("out-\(writer)")) {
-                guard case .string(let stream)? = answer["stream"] else { Issue.record("answer without stream"); continue }
+                guard case .string(let stream)? = answer["stream"] else {
+                    Issue.record("answer without stream")
+                    continue
+                }
                 if answer["ok"] == .bool(true) {
                     guard case .array(let positions)? = answer["positions"] else { continue }
                     for case .integer(let position) in positions {
@@ -97,12 +103,15 @@ struct ReliabilityTests {
         let folder = TemporaryDirectory()
         let db = folder.child("log")
         let name = String(repeating: "n", count: 180)
-        let lines = (0..<120_000).map { #"{"type":"cart.addProduct","stream":"s\#($0 % 90)","productId":"p\#($0 % 90)","name":"\#(name)","unitPrice":1,"quantity":1}"# }
+        let lines = (0..<120_000).map {
+            #"{"type":"cart.addProduct","stream":"s\#($0 % 90)","productId":"p\#($0 % 90)","name":"\#(name)","unitPrice":1,"quantity":1}"#
+        }
         try (lines.joined(separator: "\n") + "\n").write(toFile: folder.child("in"), atomically: true, encoding: .utf8)
         // A file-size limit (a few MiB, well below the ~40 MiB the lines need) stands in for a full disk:
         // writes past it fail with EFBIG.
-        let process = try spawn(["send", "--db", db], stdin: folder.child("in"), stdout: folder.child("out"), stderr: folder.child("err"),
-                                shell: "ulimit -f 16384; trap '' XFSZ;")
+        let process = try spawn(
+            ["send", "--db", db], stdin: folder.child("in"), stdout: folder.child("out"), stderr: folder.child("err"),
+            shell: "ulimit -f 16384; trap '' XFSZ;")
         process.waitUntilExit()
         #expect(process.terminationStatus == 74)
         let stderr = try String(contentsOfFile: folder.child("err"), encoding: .utf8)
@@ -118,11 +127,13 @@ struct ReliabilityTests {
         let folder = TemporaryDirectory()
         var rng = SplitMix64(seed: 8)
         let generator = RandomCommands()
-        let commands = (0..<60_000).map { index in WireCommand.encode(CommandEnvelope(stream: "s\(index % 50)", command: generator.command(using: &rng))) }
+        let commands = (0..<60_000).map { index in
+            WireCommand.encode(CommandEnvelope(stream: "s\(index % 50)", command: generator.command(using: &rng)))
+        }
         _ = try FlowLogProcess.run(["send", "--db", folder.child("source")], stdin: commands.joined(separator: "\n") + "\n")
         _ = try FlowLogProcess.run(["export", "--db", folder.child("source"), "-o", folder.child("export.ndjson")])
         _ = try FlowLogProcess.run(["system", "app-launched", "--db", folder.child("target")])
-        try FileManager.default.createFile(atPath: folder.child("empty"), contents: nil)
+        #expect(FileManager.default.createFile(atPath: folder.child("empty"), contents: nil))
         let firstLine = try String(contentsOfFile: folder.child("export.ndjson"), encoding: .utf8).prefix { $0 != "\n" }
         #expect(firstLine.contains("\"position\":1"))
         // Renumber the export to follow the target's one event, then import it and kill the import midway.
@@ -136,8 +147,9 @@ struct ReliabilityTests {
             return json.text
         }
         try (shifted.joined(separator: "\n") + "\n").write(toFile: folder.child("shifted.ndjson"), atomically: true, encoding: .utf8)
-        let process = try spawn(["import", folder.child("shifted.ndjson"), "--db", folder.child("target")], stdin: folder.child("empty"),
-                                stdout: folder.child("out"), stderr: folder.child("err"))
+        let process = try spawn(
+            ["import", folder.child("shifted.ndjson"), "--db", folder.child("target")], stdin: folder.child("empty"),
+            stdout: folder.child("out"), stderr: folder.child("err"))
         Thread.sleep(forTimeInterval: 0.08)
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
@@ -158,11 +170,14 @@ struct ReliabilityTests {
         let new = export.stdout.split(separator: "\n")
         #expect(old.count == new.count)
         for (oldLine, newLine) in zip(old, new) {
-            KindsV1FixtureTests.expectSuperset(try JSONParser.parse(String(newLine)), of: try JSONParser.parse(String(oldLine)), at: String(oldLine.prefix(40)))
+            KindsV1FixtureTests.expectSuperset(
+                try JSONParser.parse(String(newLine)), of: try JSONParser.parse(String(oldLine)), at: String(oldLine.prefix(40)))
         }
         // Its states as that build printed them, compared with keys it did not know as their defaults.
-        let states = try FlowLogProcess.run(["replay", "--verify", "--expected", fixture.appendingPathComponent("schema-1.states.ndjson").path,
-                                             "--db", folder.child("log")])
+        let states = try FlowLogProcess.run([
+            "replay", "--verify", "--expected", fixture.appendingPathComponent("schema-1.states.ndjson").path,
+            "--db", folder.child("log"),
+        ])
         #expect(states.stdout == "verified: 4 streams, 51 events, 4 recorded states compared, all agree\n", "\(states.stdout)")
         let verify = try FlowLogProcess.run(["verify", "--db", folder.child("log")])
         #expect(verify.status == 0, "\(verify.stdout)")
@@ -183,7 +198,10 @@ struct ReliabilityTests {
         // Flip one byte inside the name "Sticker pack" of the demo's third product.
         var data = try Data(contentsOf: URL(fileURLWithPath: folder.child("log/data.mdb")))
         let needle = Data("Sticker pack".utf8)
-        guard let range = data.range(of: needle) else { Issue.record("fixture without the name"); return }
+        guard let range = data.range(of: needle) else {
+            Issue.record("fixture without the name")
+            return
+        }
         data[range.lowerBound] ^= 0x20
         try data.write(to: URL(fileURLWithPath: folder.child("log/data.mdb")))
         let result = try FlowLogProcess.run(["verify", "--db", folder.child("log"), "--format", "json"])
@@ -191,7 +209,10 @@ struct ReliabilityTests {
         let report = try JSONParser.parse(result.stdout)
         #expect(report["intact"] == .bool(false))
         #expect(report["problems"]?["stream"] == nil)
-        guard case .array(let problems)? = report["problems"], let first = problems.first else { Issue.record("no problems"); return }
+        guard case .array(let problems)? = report["problems"], let first = problems.first else {
+            Issue.record("no problems")
+            return
+        }
         #expect(first["position"] == .integer(8))
         #expect(first["stream"] == .string("demo"))
         let state = try FlowLogProcess.run(["state", "--db", folder.child("log"), "--stream", "demo"])

@@ -1,10 +1,11 @@
-@testable import FlowLogLMDB
-@testable import FlowLog
 import FlowLogHistory
-import FlowLogTesting
 import FlowLogSystem
+import FlowLogTesting
 import Foundation
 import Testing
+
+@testable import FlowLog
+@testable import FlowLogLMDB
 
 /// One bit flipped in a copy of a fixture log's `data.mdb`, and the reading commands run on it in
 /// this process: `verify` (`checkIntegrity`), `state --at` and `serve`'s state route (both
@@ -59,7 +60,7 @@ struct DamagedFileTests {
         static func write(_ bytes: [UInt8], to copy: String) -> String {
             try? FileManager.default.removeItem(atPath: copy)
             try! FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: true)
-            FileManager.default.createFile(atPath: copy + "/data.mdb", contents: Data(bytes))
+            #expect(FileManager.default.createFile(atPath: copy + "/data.mdb", contents: Data(bytes)))
             return copy
         }
 
@@ -106,15 +107,18 @@ struct DamagedFileTests {
                 let reports = try [IntegrityWalk.defaultMostStreamsHeld, 0].map {
                     try Self.open(path).checkIntegrity(progress: nil, batchSize: IntegrityWalk.defaultBatchSize, mostStreamsHeld: $0)
                 }
-                verify = reports[0].isIntact != reports[1].isIntact ? .failure("the bounded walk disagrees: \(reports.map(\.problems))")
+                verify =
+                    reports[0].isIntact != reports[1].isIntact
+                    ? .failure("the bounded walk disagrees: \(reports.map(\.problems))")
                     : reports[0].isIntact ? .same : .damage
             } catch let error as FlowLogError {
                 verify = Self.isDamage(error) ? .damage : .failure("\(error)")
             } catch {
                 verify = .failure("\(error)")
             }
-            return Answers(verify: verify, states: outcome(intact.states, states), export: outcome(intact.export, export),
-                           summary: outcome(intact.summary, summary))
+            return Answers(
+                verify: verify, states: outcome(intact.states, states), export: outcome(intact.export, export),
+                summary: outcome(intact.summary, summary))
         }
 
         /// Damage as the command line reports it: exit 65, with the advice to restore or keep a copy.
@@ -129,7 +133,8 @@ struct DamagedFileTests {
     }
 
     /// Flips `count` bits at random (from `seed`) at byte offsets `pick` draws, and checks each copy.
-    private func flip(_ count: Int, seed: UInt64, _ harness: Harness, pick: (inout SplitMix64) -> Int) -> [(offset: Int, bit: Int, answers: Answers)] {
+    private func flip(_ count: Int, seed: UInt64, _ harness: Harness, pick: (inout SplitMix64) -> Int) -> [(offset: Int, bit: Int, answers: Answers)]
+    {
         var rng = SplitMix64(seed: seed)
         return (0..<count).map { _ in
             let offset = pick(&rng)
@@ -143,12 +148,15 @@ struct DamagedFileTests {
     /// bytes is always reported by `verify`.
     private func check(_ results: [(offset: Int, bit: Int, answers: Answers)], _ harness: Harness) {
         for (offset, bit, answers) in results {
-            let place = "byte \(offset) (page \(offset / harness.pages.pageSize), \(harness.pages.pages[offset / harness.pages.pageSize]?.database ?? "not in a tree")) bit \(bit)"
+            let place =
+                "byte \(offset) (page \(offset / harness.pages.pageSize), \(harness.pages.pages[offset / harness.pages.pageSize]?.database ?? "not in a tree")) bit \(bit)"
             for outcome in answers.all {
                 if case .failure(let text) = outcome { Issue.record("\(place): \(text)") }
             }
             if answers.verify == .same {
-                #expect(answers.export != .different && answers.summary != .different, "\(place): the records read differently, and verify called the copy intact: \(answers)")
+                #expect(
+                    answers.export != .different && answers.summary != .different,
+                    "\(place): the records read differently, and verify called the copy intact: \(answers)")
                 // Kept rows (`orders`) carry no checksum of their own, and verify does not read them:
                 // a flipped bit in one changes `state` unseen (see reliability.md, Damaged data files).
                 if harness.pages.pages[offset / harness.pages.pageSize]?.database != "orders" {

@@ -1,10 +1,11 @@
-@testable import FlowLogLMDB
-@testable import FlowLog
 import FlowDomain
 import FlowLogTesting
-import LMDB
 import Foundation
+import LMDB
 import Testing
+
+@testable import FlowLog
+@testable import FlowLogLMDB
 
 private func randomID() -> EventID { EventID(high: .random(in: 0...UInt64.max), low: .random(in: 0...UInt64.max)) }
 
@@ -47,10 +48,14 @@ struct LMDBEventLogTests {
         #expect(openingError(folder.child("missing"), .readWrite) == .notFound(path: folder.child("missing")))
         #expect(openingError(folder.child("no/log")) == .missingParent(path: folder.child("no/log"), parent: folder.child("no")))
         try "hello".write(toFile: folder.child("file"), atomically: true, encoding: .utf8)
-        #expect(openingError(folder.child("file")) == .notALog(path: folder.child("file"), reason: "it is a file, and a log is a folder holding data.mdb and lock.mdb"))
+        #expect(
+            openingError(folder.child("file"))
+                == .notALog(path: folder.child("file"), reason: "it is a file, and a log is a folder holding data.mdb and lock.mdb"))
         try FileManager.default.createDirectory(atPath: folder.child("other"), withIntermediateDirectories: false)
         try "x".write(toFile: folder.child("other/notes.txt"), atomically: true, encoding: .utf8)
-        #expect(openingError(folder.child("other")) == .notALog(path: folder.child("other"), reason: "the folder holds other files (notes.txt) but no data.mdb"))
+        #expect(
+            openingError(folder.child("other"))
+                == .notALog(path: folder.child("other"), reason: "the folder holds other files (notes.txt) but no data.mdb"))
         #expect(!FileManager.default.fileExists(atPath: folder.child("other/data.mdb")))
         #expect(!FileManager.default.fileExists(atPath: folder.child("missing")))
     }
@@ -59,7 +64,9 @@ struct LMDBEventLogTests {
         let folder = TemporaryDirectory()
         try FileManager.default.createDirectory(atPath: folder.child("junk"), withIntermediateDirectories: false)
         try String(repeating: "not lmdb ", count: 2000).write(toFile: folder.child("junk/data.mdb"), atomically: true, encoding: .utf8)
-        #expect(openingError(folder.child("junk")) == .notALog(path: folder.child("junk"), reason: "its data.mdb is not an LMDB database of a compatible format"))
+        #expect(
+            openingError(folder.child("junk"))
+                == .notALog(path: folder.child("junk"), reason: "its data.mdb is not an LMDB database of a compatible format"))
     }
 
     /// A data file shorter than its last commit (a copy cut short) is refused when opened: LMDB
@@ -76,7 +83,7 @@ struct LMDBEventLogTests {
         let bytes = try #require(FileManager.default.contents(atPath: whole + "/data.mdb"))
         let cut = folder.child("cut")
         try FileManager.default.createDirectory(atPath: cut, withIntermediateDirectories: false)
-        FileManager.default.createFile(atPath: cut + "/data.mdb", contents: bytes.prefix(bytes.count / 2))
+        #expect(FileManager.default.createFile(atPath: cut + "/data.mdb", contents: bytes.prefix(bytes.count / 2)))
         for access in [LMDBEventLog.Access.readOnly, .readWrite] {
             guard case .notALog(let path, let reason)? = openingError(cut, access) else {
                 Issue.record("\(access): \(String(describing: openingError(cut, access)))")
@@ -107,7 +114,9 @@ struct LMDBEventLogTests {
         let folder = TemporaryDirectory()
         let log = try LMDBEventLog(path: folder.child("log.lmdb"))
         for stream in ["a", "b", "c"] {
-            _ = try log.append([AppendRequest(stream: stream, expectedVersion: nil, commandId: nil, events: newEvents(.cart(.paymentFailed(.init(reason: "why")))))])
+            _ = try log.append([
+                AppendRequest(stream: stream, expectedVersion: nil, commandId: nil, events: newEvents(.cart(.paymentFailed(.init(reason: "why")))))
+            ])
         }
         try log.environment.write { txn in
             var bytes = Array(try txn.get(log.eventsDB, key: Keys.position(2))!)
@@ -116,10 +125,16 @@ struct LMDBEventLogTests {
         }
         var seen: [Int] = []
         do {
-            try log.forEachEvent(from: 1, through: nil) { seen.append($0.position); return true }
+            try log.forEachEvent(from: 1, through: nil) {
+                seen.append($0.position)
+                return true
+            }
             Issue.record("the damage must be reported")
         } catch let error as FlowLogError {
-            guard case .damaged(let damage) = error else { Issue.record("unexpected \(error)"); return }
+            guard case .damaged(let damage) = error else {
+                Issue.record("unexpected \(error)")
+                return
+            }
             #expect(damage.position == 2)
             #expect(damage.stream == "b")
         }
@@ -145,8 +160,11 @@ struct LMDBEventLogTests {
         let name = String(repeating: "n", count: 200)
         for batch in 0..<20 {
             let events = (0..<100).map { _ in AppEvent.cart(.productAdded(.init(productId: "p", name: name, unitPrice: 1, quantity: 1))) }
-            _ = try log.append([AppendRequest(stream: "s\(batch)", expectedVersion: nil, commandId: nil,
-                                              events: events.map { NewEvent(eventId: randomID(), timestamp: Timestamp(microseconds: 0), actor: .user, event: $0) })])
+            _ = try log.append([
+                AppendRequest(
+                    stream: "s\(batch)", expectedVersion: nil, commandId: nil,
+                    events: events.map { NewEvent(eventId: randomID(), timestamp: Timestamp(microseconds: 0), actor: .user, event: $0) })
+            ])
         }
         #expect(log.mapSize > before)
         #expect(try log.lastPosition() == 2000)
@@ -165,8 +183,11 @@ struct LMDBEventLogTests {
             // Until the pages fill more than two thirds of the map the log grew to.
             for batch in 0..<200 where fileBytes * 3 <= log.mapSize * 2 {
                 let events = (0..<20).map { _ in AppEvent.cart(.productAdded(.init(productId: "p", name: name, unitPrice: 1, quantity: 1))) }
-                _ = try log.append([AppendRequest(stream: "s\(batch)", expectedVersion: nil, commandId: nil,
-                                                  events: events.map { NewEvent(eventId: randomID(), timestamp: Timestamp(microseconds: 0), actor: .user, event: $0) })])
+                _ = try log.append([
+                    AppendRequest(
+                        stream: "s\(batch)", expectedVersion: nil, commandId: nil,
+                        events: events.map { NewEvent(eventId: randomID(), timestamp: Timestamp(microseconds: 0), actor: .user, event: $0) })
+                ])
                 fileBytes = try FileManager.default.attributesOfItem(atPath: path + "/data.mdb")[.size] as! Int
             }
             #expect(fileBytes * 3 > log.mapSize * 2)

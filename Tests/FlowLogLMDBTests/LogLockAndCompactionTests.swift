@@ -1,12 +1,13 @@
-@testable import FlowLogLMDB
-import FlowLog
 import FlowDomain
+import FlowLog
 import FlowLogSystem
 import FlowLogTesting
 import Foundation
 import LMDB
 import Synchronization
 import Testing
+
+@testable import FlowLogLMDB
 
 /// The log lock (`LogLock`: shared by every open log, exclusive for `compact`) and the compaction
 /// that swaps a compacted copy in for `data.mdb`.
@@ -33,7 +34,10 @@ struct LogLockAndCompactionTests {
     private func everything(_ path: String) throws -> (events: [RecordedEvent], states: [FlowState], intact: Bool) {
         let log = try LMDBEventLog(path: path, access: .readOnly)
         var events: [RecordedEvent] = []
-        try log.forEachEvent(from: 1, through: nil) { events.append($0); return true }
+        try log.forEachEvent(from: 1, through: nil) {
+            events.append($0)
+            return true
+        }
         let states = try log.streams().map { try log.state(ofStream: $0.stream, throughPosition: nil).state }
         return (events, states, try log.checkIntegrity(progress: nil).isIntact)
     }
@@ -161,7 +165,7 @@ struct LogLockAndCompactionTests {
         let folder = TemporaryDirectory()
         let path = folder.child("log")
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
-        FileManager.default.createFile(atPath: path + "/flowlog.lock", contents: nil)
+        #expect(FileManager.default.createFile(atPath: path + "/flowlog.lock", contents: nil))
         #expect(throws: FlowLogError.notFound(path: path)) { try LMDBEventLog(path: path, access: .readOnly) }
         #expect(throws: FlowLogError.notFound(path: path)) { try LMDBEventLog.compact(path: path) }
         try makeLog(path, streams: 1)
@@ -169,8 +173,8 @@ struct LogLockAndCompactionTests {
         // Anything else beside it still makes the folder someone else's.
         let other = folder.child("other")
         try FileManager.default.createDirectory(atPath: other, withIntermediateDirectories: false)
-        FileManager.default.createFile(atPath: other + "/flowlog.lock", contents: nil)
-        FileManager.default.createFile(atPath: other + "/notes.txt", contents: nil)
+        #expect(FileManager.default.createFile(atPath: other + "/flowlog.lock", contents: nil))
+        #expect(FileManager.default.createFile(atPath: other + "/notes.txt", contents: nil))
         #expect(throws: FlowLogError.notALog(path: other, reason: "the folder holds other files (notes.txt) but no data.mdb")) {
             try LMDBEventLog(path: other)
         }

@@ -1,11 +1,12 @@
-@testable import FlowLogLMDB
-@testable import FlowLog
-@testable import FlowLogHistory
 import FlowDomain
 import FlowLogTesting
 import Foundation
 import LMDB
 import Testing
+
+@testable import FlowLog
+@testable import FlowLogHistory
+@testable import FlowLogLMDB
 
 /// `flowlog import`'s staged import (`LMDBEventLog.importNDJSON(intoLogAt:…)`): built in a copy in
 /// many committed steps, it is still all or nothing for the log, and folds and exports like an
@@ -19,7 +20,9 @@ struct StagedImportTests {
         let generator = RandomCommands()
         let processor = CommandProcessor(log: log, clock: SteppingClock(), ids: SequentialIDGenerator())
         while try log.lastPosition() < events {
-            _ = try processor.handle((0..<50).map { _ in CommandEnvelope(stream: "s\(Int.random(in: 0..<streams, using: &rng))", command: generator.command(using: &rng)) })
+            _ = try processor.handle(
+                (0..<50).map { _ in CommandEnvelope(stream: "s\(Int.random(in: 0..<streams, using: &rng))", command: generator.command(using: &rng)) }
+            )
         }
         return (log, try export(log).split(separator: "\n").map(String.init))
     }
@@ -37,12 +40,16 @@ struct StagedImportTests {
         let descriptor = open(file, O_RDONLY)
         defer { close(descriptor) }
         // Size unknown (as from a pipe): staged even into a log that holds data.
-        return try LMDBEventLog.importNDJSON(intoLogAt: path, from: LineReader(fileDescriptor: descriptor), expectedBytes: 0,
-                                             progress: nil, pagesPerStep: pages)
+        return try LMDBEventLog.importNDJSON(
+            intoLogAt: path, from: LineReader(fileDescriptor: descriptor), expectedBytes: 0,
+            progress: nil, pagesPerStep: pages)
     }
 
     private static func refusal(_ body: () throws -> Int) -> ImportError? {
-        do { _ = try body(); return nil } catch {
+        do {
+            _ = try body()
+            return nil
+        } catch {
             if case .refusedImport(let refusal)? = error as? FlowLogError { return refusal }
             Issue.record("not a refusal: \(error)")
             return nil
@@ -90,7 +97,9 @@ struct StagedImportTests {
         #expect(try copy.streams().map(\.version) == source.streams().map(\.version))
         for (stream, _) in try source.streams() {
             #expect(try copy.state(ofStream: stream) == source.state(ofStream: stream), "\(stream)")
-            #expect(try copy.streamState(ofStream: stream, throughPosition: nil).state == source.streamState(ofStream: stream, throughPosition: nil).state)
+            #expect(
+                try copy.streamState(ofStream: stream, throughPosition: nil).state == source.streamState(ofStream: stream, throughPosition: nil).state
+            )
         }
     }
 
@@ -166,10 +175,10 @@ struct StagedImportTests {
         let path = folder.child("log")
         let staging = path + "/" + LMDBEventLog.stagedImportName
         try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: staging + "/data.mdb", contents: Data(repeating: 7, count: 10_000))
-        FileManager.default.createFile(atPath: staging + "/" + LMDBEventLog.copyingName, contents: Data(repeating: 8, count: 10_000))
-        FileManager.default.createFile(atPath: staging + "/lock.mdb", contents: Data())
-        FileManager.default.createFile(atPath: path + "/" + LogLock.fileName, contents: Data())
+        #expect(FileManager.default.createFile(atPath: staging + "/data.mdb", contents: Data(repeating: 7, count: 10_000)))
+        #expect(FileManager.default.createFile(atPath: staging + "/" + LMDBEventLog.copyingName, contents: Data(repeating: 8, count: 10_000)))
+        #expect(FileManager.default.createFile(atPath: staging + "/lock.mdb", contents: Data()))
+        #expect(FileManager.default.createFile(atPath: path + "/" + LogLock.fileName, contents: Data()))
         #expect(throws: FlowLogError.notFound(path: path)) { try LMDBEventLog(path: path, access: .readOnly) }
         #expect(try Self.stagedImport(lines, into: path, in: folder) == lines.count)
         #expect(!FileManager.default.fileExists(atPath: staging))

@@ -1,11 +1,12 @@
-@testable import FlowLogLMDB
-@testable import LMDB
-import FlowLog
 import FlowDomain
+import FlowLog
 import FlowLogSystem
 import FlowLogTesting
 import Foundation
 import Testing
+
+@testable import FlowLogLMDB
+@testable import LMDB
 
 /// The structure walk (`StructureWalk`): a log that is fine is never called damaged — every fixture,
 /// and logs made by sends, imports, forgets, compactions and a growing map — and each kind of
@@ -21,7 +22,7 @@ struct StructureWalkTests {
     /// The walk of `bytes` written as a data file of their own.
     static func walk(_ bytes: [UInt8], _ folder: TemporaryDirectory) throws -> StructureWalk {
         let path = folder.child("data-\(UUID().uuidString).mdb")
-        FileManager.default.createFile(atPath: path, contents: Data(bytes))
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
         defer { try? FileManager.default.removeItem(atPath: path) }
         return try #require(StructureWalk.walk(file: path, snapshot: nil))
     }
@@ -64,9 +65,14 @@ struct StructureWalkTests {
                     for stream in 0..<12 {
                         for number in 0..<4 {
                             _ = try processor.handle([
-                                CommandEnvelope(stream: "s\(stream)", command: .cart(.addProduct(.init(productId: "p\(round)-\(number)", name: "a product \(round)", unitPrice: 500, quantity: 1)))),
+                                CommandEnvelope(
+                                    stream: "s\(stream)",
+                                    command: .cart(
+                                        .addProduct(.init(productId: "p\(round)-\(number)", name: "a product \(round)", unitPrice: 500, quantity: 1)))
+                                ),
                                 CommandEnvelope(stream: "s\(stream)", command: .cart(.checkout)),
-                                CommandEnvelope(stream: "s\(stream)", command: .payment(.succeeded(.init(orderId: "o\(round)-\(stream)-\(number)"))))])
+                                CommandEnvelope(stream: "s\(stream)", command: .payment(.succeeded(.init(orderId: "o\(round)-\(stream)-\(number)")))),
+                            ])
                         }
                     }
                     // Pages freed while a reader holds an older snapshot stay listed, held for it.
@@ -153,8 +159,10 @@ struct StructureWalkTests {
 
     @Test func aLeafMadeABranchBoundsThatCrossAndAPageNumberChangedAreNamed() throws {
         let found = try Damage()
-        let leaves = found.pages.pages.filter { $0.key >= 2 && $0.value.flags & 0x07 == 0x02 && !$0.value.database.hasPrefix("(") }.map { ($0.key, $0.value.database) }
-            .sorted { $0.0 < $1.0 }
+        let leaves = found.pages.pages.filter { $0.key >= 2 && $0.value.flags & 0x07 == 0x02 && !$0.value.database.hasPrefix("(") }.map {
+            ($0.key, $0.value.database)
+        }
+        .sorted { $0.0 < $1.0 }
         #expect(leaves.count >= 3)
         var damage = found
         let size = damage.pageSize
@@ -218,7 +226,8 @@ struct StructureWalkTests {
             // Only an overflow run's first page has a header.
             if place.flags == 0x04, DataFilePages.load(UInt64.self, original, start) != UInt64(page) { continue }
             // The page number, the flags that say what the page is, its bounds (or its run's length).
-            let bits = (0..<64).map { (start + $0 / 8, $0 % 8) } + [0, 1, 2, 3, 5, 6].map { (start + 10, $0) }
+            let bits =
+                (0..<64).map { (start + $0 / 8, $0 % 8) } + [0, 1, 2, 3, 5, 6].map { (start + 10, $0) }
                 + (0..<32).map { (start + 12 + $0 / 8, $0 % 8) }
             for (offset, bit) in bits {
                 var bytes = original
@@ -238,7 +247,10 @@ struct StructureWalkTests {
         let original = try Self.bytes("logs/schema-4")
         let pages = DataFilePages(original, pageSize: Self.pageSize)
         let folder = TemporaryDirectory()
-        var compared = 0, throughMap = 0, damaged = 0, leavesFoundWhole = 0
+        var compared = 0
+        var throughMap = 0
+        var damaged = 0
+        var leavesFoundWhole = 0
         for (page, place) in pages.pages.sorted(by: { $0.key < $1.key }) where page >= 2 && place.flags & 0x03 != 0 {
             let start = page * Self.pageSize
             let lower = Int(DataFilePages.load(UInt16.self, original, start + 12))
@@ -256,11 +268,12 @@ struct StructureWalkTests {
                     let copy = folder.child("copy")
                     try? FileManager.default.removeItem(atPath: copy)
                     try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: true)
-                    FileManager.default.createFile(atPath: copy + "/data.mdb", contents: Data(bytes))
+                    #expect(FileManager.default.createFile(atPath: copy + "/data.mdb", contents: Data(bytes)))
                     var options = Environment.Options()
                     options.readOnly = true
                     guard let environment = try? Environment(path: copy, options: options),
-                          let throughLMDB = try? environment.structureWalk() else { continue }
+                        let throughLMDB = try? environment.structureWalk()
+                    else { continue }
                     let ofTheFile = try #require(StructureWalk.walk(file: copy + "/data.mdb", snapshot: nil))
                     #expect(throughLMDB.problems == ofTheFile.problems, "page \(page) of \(place.database), byte \(offset) bit \(bit)")
                     // Reading the records of a copy whose main database, a branch page or a page header

@@ -1,10 +1,11 @@
-@testable import FlowLog
-import FlowLogMemory
-import FlowLogLMDB
 import FlowDomain
+import FlowLogLMDB
+import FlowLogMemory
 import FlowLogTesting
 import Foundation
 import Testing
+
+@testable import FlowLog
 
 /// `GroupCommitWriter`: many submitters, few commits, answers in order, and no answer before the
 /// events are in the log.
@@ -29,7 +30,7 @@ struct GroupCommitTests {
     }
 
     @Test func eightBlockingThreadsGetEveryCommandIntoTheLogInTheirOwnOrder() throws {
-        let folder = try TemporaryDirectory()
+        let folder = TemporaryDirectory()
         let log = try LMDBEventLog(path: folder.child("log"))
         let commits = Counter()
         let writer = GroupCommitWriter(processor: Self.processor(log)) { commit in commits.add(commit.commands) }
@@ -52,7 +53,9 @@ struct GroupCommitTests {
             #expect(answers.of(thread).map(Self.version) == Array(1...perThread))
             #expect(try log.events(inStream: "t\(thread)").map(\.version) == Array(1...perThread))
         }
-        let positions = (0..<8).flatMap { answers.of($0) }.compactMap { if case .accepted(let acceptance) = $0 { acceptance.receipt.firstPosition } else { nil } }
+        let positions = (0..<8).flatMap { answers.of($0) }.compactMap {
+            if case .accepted(let acceptance) = $0 { acceptance.receipt.firstPosition } else { nil }
+        }
         #expect(Set(positions) == Set(1...(8 * perThread)), "every position answered exactly once")
         #expect(commits.total == 8 * perThread)
         #expect(commits.count <= 8 * perThread)
@@ -60,7 +63,7 @@ struct GroupCommitTests {
     }
 
     @Test func queuedSubmissionsShareOneCommitAndAreInTheLogWhenAnswered() throws {
-        let folder = try TemporaryDirectory()
+        let folder = TemporaryDirectory()
         let log = try LMDBEventLog(path: folder.child("log"))
         let commits = Counter()
         let writer = GroupCommitWriter(processor: Self.processor(log)) { commit in commits.add(commit.commands) }
@@ -76,7 +79,8 @@ struct GroupCommitTests {
         writer.finish()
         writer.run()
         #expect(positionsWhenAnswered == Array(repeating: 100, count: 100), "each answer came after the whole queue's commit")
-        #expect(answers.of(0).compactMap { if case .accepted(let acceptance) = $0 { acceptance.receipt.firstPosition } else { nil } } == Array(1...100))
+        #expect(
+            answers.of(0).compactMap { if case .accepted(let acceptance) = $0 { acceptance.receipt.firstPosition } else { nil } } == Array(1...100))
         #expect(commits.count == 1)
     }
 

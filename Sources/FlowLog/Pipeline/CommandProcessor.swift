@@ -1,45 +1,6 @@
 import FlowDomain
 import FlowLogSystem
 
-/// A command with its envelope: where it goes and how it may be retried (SPEC §2).
-public struct CommandEnvelope: Equatable, Sendable {
-    public var stream: String
-    /// The idempotency key: a retried command with the same id is answered as a duplicate.
-    public var commandId: String?
-    /// The stream version the caller expects; 0 means "the stream must not exist yet".
-    public var expectedVersion: Int?
-    /// Ties the events to a wider conversation; copied onto every event the command causes.
-    public var correlationId: String?
-    public var command: LogDecider.Command
-
-    public init(stream: String = "default", commandId: String? = nil, expectedVersion: Int? = nil,
-                correlationId: String? = nil, command: LogDecider.Command) {
-        (self.stream, self.commandId, self.expectedVersion, self.correlationId, self.command) = (stream, commandId, expectedVersion, correlationId, command)
-    }
-}
-
-/// The answer to one command.
-public enum CommandOutcome: Equatable, Sendable {
-    case accepted(Acceptance)
-    case rejected(stream: String, Rejection)
-
-    public var stream: String {
-        switch self {
-        case .accepted(let acceptance): acceptance.stream
-        case .rejected(let stream, _): stream
-        }
-    }
-}
-
-public struct Acceptance: Equatable, Sendable {
-    public var stream: String
-    public var receipt: CommandReceipt
-    /// True when the command id had been accepted before and nothing new was written.
-    public var duplicate: Bool
-    /// The events this command appended (empty for a duplicate).
-    public var events: [LogDecider.Event]
-}
-
 /// The command pipeline: field checks → command id → expected version → `decide` → one durable append
 /// per batch → answers. Answers are returned only after their events are on disk.
 ///
@@ -70,9 +31,11 @@ public final class CommandProcessor {
     /// `cacheBudget`: about how many bytes of stream states to keep between batches (`StateCache`);
     /// the default holds about 13,000 sessions with ten cart lines each (whatever their orders:
     /// the cache keeps the latest only), more than the 10,000 of the bench's largest log of long
-    /// sessions; at 32 MB, a `send` of ten million short sessions peaked at 69 MB, over its 64.
-    public init(log: any EventLog, clock: any WallClock = SystemClock(), ids: any EventIDGenerator = UUIDv7Generator(),
-                cacheBudget: Int = 24 << 20) {
+    /// sessions; a budget of 32 MB took a `send` of ten million short sessions over its memory goal.
+    public init(
+        log: any EventLog, clock: any WallClock = SystemClock(), ids: any EventIDGenerator = UUIDv7Generator(),
+        cacheBudget: Int = 24 << 20
+    ) {
         self.log = log
         self.cache = StateCache(budget: cacheBudget)
         snapshotInterval = try? log.capabilities.snapshots?.snapshotInterval()
@@ -101,8 +64,9 @@ public final class CommandProcessor {
         var checked: Set<String> = []
         while !pending.isEmpty {
             attempt += 1
-            pending = try decideAndAppend(batch, indices: pending, into: &outcomes, finalAttempt: attempt >= maximumRetries,
-                                          fieldsChecked: fieldsChecked, checked: &checked)
+            pending = try decideAndAppend(
+                batch, indices: pending, into: &outcomes, finalAttempt: attempt >= maximumRetries,
+                fieldsChecked: fieldsChecked, checked: &checked)
             if !pending.isEmpty { Self.backOff(attempt) }
         }
         assert(!outcomes.contains(where: Self.isUndecided), "every command of a handled batch has its answer")
@@ -122,9 +86,12 @@ public final class CommandProcessor {
     /// Writers that keep colliding on the same streams (many processes on one PostgreSQL log) fall
     /// out of step by waiting a random while, growing with each round, before deciding again.
     static func backOff(_ attempt: Int) {
-        let ceiling = UInt32(min(1 << min(attempt, 6), 64)) * 1_000
-        usleep(UInt32.random(in: ceiling / 4...ceiling))
+        let pause = collisionRetry.delay(afterAttempt: attempt, random: Double.random(in: 0...1))
+        usleep(UInt32(pause * 1_000_000))
     }
+
+    /// From 2 ms, doubling to 64 ms, never less than a quarter of the ceiling.
+    static let collisionRetry = RetryPolicy(firstDelay: 0.002, maximumDelay: 0.064, leastShare: 0.25)
 
     /// The current state of a stream, from the cache or the log.
     public func state(of stream: String) throws -> (state: LogDecider.State, version: Int) {
@@ -168,8 +135,10 @@ public final class CommandProcessor {
     /// working state moves past the command's events, and its request and events are appended to
     /// `requests` and `decided` (there, not returned: a request handed back in an enum was copied
     /// twice more, retaining every string it holds each time). Returns the rejection otherwise.
-    private func decide(_ envelope: CommandEnvelope, against current: inout WorkingStream, fingerprint: UInt64?, round: Round,
-                        into requests: inout [AppendRequest], decided: inout [[LogDecider.Event]]) -> Rejection? {
+    private func decide(
+        _ envelope: CommandEnvelope, against current: inout WorkingStream, fingerprint: UInt64?, round: Round,
+        into requests: inout [AppendRequest], decided: inout [[LogDecider.Event]]
+    ) -> Rejection? {
         if let expected = envelope.expectedVersion, expected != current.version {
             return Self.versionConflict(envelope, actual: current.version)
         }
@@ -183,8 +152,9 @@ public final class CommandProcessor {
         let timestamp = clock.now()
         let actor = envelope.command.actor
         let newEvents = events.map { event in
-            NewEvent(eventId: ids.next(at: timestamp), timestamp: timestamp, actor: actor,
-                     correlationId: envelope.correlationId, causationId: envelope.commandId, event: event)
+            NewEvent(
+                eventId: ids.next(at: timestamp), timestamp: timestamp, actor: actor,
+                correlationId: envelope.correlationId, causationId: envelope.commandId, event: event)
         }
         var fingerprints: [UInt64] = []
         fingerprints.reserveCapacity(events.count)
@@ -197,11 +167,14 @@ public final class CommandProcessor {
         let after = current.version + events.count
         // The state goes along only where the log keeps it (a head, a snapshot): a copy held by every
         // request made the next order of its stream copy the stream's orders and their index.
-        let keeps = current.version / AppendRules.headInterval != after / AppendRules.headInterval
+        let keeps =
+            current.version / AppendRules.headInterval != after / AppendRules.headInterval
             || round.snapshotInterval.map { $0 > 0 && current.version / $0 != after / $0 } ?? true
-        requests.append(AppendRequest(stream: envelope.stream, expectedVersion: current.version, commandId: envelope.commandId,
-                                      events: newEvents, chained: current.requested, fingerprints: fingerprints,
-                                      stateAfter: keeps ? stateToKeep(current.state) : nil, keptRows: keptRows, commandFingerprint: fingerprint))
+        requests.append(
+            AppendRequest(
+                stream: envelope.stream, expectedVersion: current.version, commandId: envelope.commandId,
+                events: newEvents, chained: current.requested, fingerprints: fingerprints,
+                stateAfter: keeps ? stateToKeep(current.state) : nil, keptRows: keptRows, commandFingerprint: fingerprint))
         decided.append(events)
         current.version += events.count
         current.requested = true
@@ -241,12 +214,15 @@ public final class CommandProcessor {
     /// the indices that must be decided again because another writer moved their stream meanwhile
     /// (found by the append's version check, or, for a command rejected against a cached state, by
     /// `staleStreams`).
-    private func decideAndAppend(_ batch: [CommandEnvelope], indices: [Int], into outcomes: inout [CommandOutcome], finalAttempt: Bool,
-                                 fieldsChecked: Bool, checked: inout Set<String>) throws -> [Int] {
+    private func decideAndAppend(
+        _ batch: [CommandEnvelope], indices: [Int], into outcomes: inout [CommandOutcome], finalAttempt: Bool,
+        fieldsChecked: Bool, checked: inout Set<String>
+    ) throws -> [Int] {
         if settings == nil { settings = try log.settings() }
         let current = settings ?? .newLog()
-        let round = Round(context: DecisionContext(defaultCurrency: current.defaultCurrency), admitsEveryEvent: current.admitsEveryEvent,
-                          snapshotInterval: snapshotInterval)
+        let round = Round(
+            context: DecisionContext(defaultCurrency: current.defaultCurrency), admitsEveryEvent: current.admitsEveryEvent,
+            snapshotInterval: snapshotInterval)
         dropStatesMissingRows(batch, indices: indices)
         var working = try preload(batch, indices: indices)
         // Room for as many streams as a commit of `send` names: growing it moved every state in it,
@@ -307,8 +283,10 @@ public final class CommandProcessor {
             }
             previous = (envelope.stream, slot)
             let requestNumber = requests.count
-            if let rejection = decide(envelope, against: &working.values[slot], fingerprint: fingerprint, round: round,
-                                      into: &requests, decided: &requestEvents) {
+            if let rejection = decide(
+                envelope, against: &working.values[slot], fingerprint: fingerprint, round: round,
+                into: &requests, decided: &requestEvents)
+            {
                 outcomes[index] = .rejected(stream: envelope.stream, rejection)
                 if working.values[slot].cached, !checked.contains(envelope.stream) { cachedRejections.append((index, envelope.stream)) }
             } else {
@@ -341,7 +319,8 @@ public final class CommandProcessor {
                 outcomes[index] = .accepted(Acceptance(stream: envelope.stream, receipt: receipt, duplicate: false, events: requestEvents[offset]))
             case .duplicate(let receipt):
                 // Another writer stored the id meanwhile.
-                outcomes[index] = Self.retry(envelope, id: envelope.commandId ?? "", fingerprint: requests[offset].commandFingerprint, receipt: receipt)
+                outcomes[index] = Self.retry(
+                    envelope, id: envelope.commandId ?? "", fingerprint: requests[offset].commandFingerprint, receipt: receipt)
                 movedStreams.insert(envelope.stream)
             case .conflict(let actual):
                 movedStreams.insert(envelope.stream)
@@ -366,8 +345,9 @@ public final class CommandProcessor {
             let envelope = batch[conflict.index]
             switch outcomes[requestOwners[conflict.request]] {
             case .accepted(let acceptance):
-                outcomes[conflict.index] = .rejected(stream: envelope.stream,
-                                                     Self.idempotencyConflict(envelope, id: envelope.commandId ?? "", earlier: acceptance.receipt))
+                outcomes[conflict.index] = .rejected(
+                    stream: envelope.stream,
+                    Self.idempotencyConflict(envelope, id: envelope.commandId ?? "", earlier: acceptance.receipt))
             default:
                 // The command that took the id was not written: this one may be the first to use it.
                 retry.append(conflict.index)

@@ -1,29 +1,6 @@
 import FlowLog
 import Foundation
 
-/// How long and how often a tracker keeps trying a request that got 429, a 5xx or no answer.
-public struct RetryPolicy: Sendable {
-    /// Seconds from a request's first attempt after which the tracker stops (and resumes there
-    /// next run) instead of trying again: an hour by default (`--delivery-deadline`).
-    public var deadline: Double
-    public var firstDelay: Double
-    public var maximumDelay: Double
-    /// Seconds one attempt may take.
-    public var timeout: Double
-
-    public init(deadline: Double = 3_600, firstDelay: Double = 0.5, maximumDelay: Double = 60, timeout: Double = 30) {
-        (self.deadline, self.firstDelay, self.maximumDelay, self.timeout) = (deadline, firstDelay, maximumDelay, timeout)
-    }
-
-    /// The pause after failed attempt `attempt` (from 1): "full jitter", a random share of a ceiling
-    /// that doubles from `firstDelay` up to `maximumDelay`, so trackers that failed together do not
-    /// come back together; never shorter than the collector's `Retry-After`.
-    public func delay(afterAttempt attempt: Int, retryAfter: Double?, random: Double) -> Double {
-        let ceiling = min(maximumDelay, firstDelay * Double(1 << min(attempt - 1, 30)))
-        return max(retryAfter ?? 0, ceiling * random)
-    }
-}
-
 /// Where a vendor takes its requests: the URL and the headers that carry the credentials. Its
 /// `description` never shows the credentials (GA4's `api_secret` is in the query).
 public struct VendorEndpoint: Sendable, CustomStringConvertible {
@@ -40,7 +17,10 @@ public struct VendorEndpoint: Sendable, CustomStringConvertible {
     /// GA4: `measurement_id` and `api_secret` in the query of the collect URL.
     public static func ga4(url: URL, measurementId: String, apiSecret: String) -> VendorEndpoint {
         var components = URLComponents(url: url, resolvingAgainstBaseURL: false)!
-        components.queryItems = (components.queryItems ?? []) + [URLQueryItem(name: "measurement_id", value: measurementId), URLQueryItem(name: "api_secret", value: apiSecret)]
+        components.queryItems =
+            (components.queryItems ?? []) + [
+                URLQueryItem(name: "measurement_id", value: measurementId), URLQueryItem(name: "api_secret", value: apiSecret),
+            ]
         return VendorEndpoint(url: components.url!)
     }
 
@@ -96,7 +76,8 @@ public final class VendorSink: TrackerSink {
             var retryAfter: Double?
             do {
                 let body = service.body(of: messages, sentAt: now())
-                let reply = try transport.post(endpoint.url, headers: [("Content-Type", "application/json")] + endpoint.headers, body: body, timeout: policy.timeout)
+                let reply = try transport.post(
+                    endpoint.url, headers: [("Content-Type", "application/json")] + endpoint.headers, body: body, timeout: policy.timeout)
                 switch reply.status {
                 case 200..<300:
                     retrying = nil

@@ -1,5 +1,6 @@
 #if Network
     import ArgumentParser
+    import FlowLog
     import FlowLogHTTPClient
     import FlowLogProjections
     import FlowLogSync
