@@ -22,6 +22,9 @@ let network: TargetDependencyCondition? = .when(traits: ["Network"])
 
 let package = Package(
     name: "FlowLog",
+    /// `Mutex` (the Synchronization module) guards the code's shared state: macOS 15, iOS 18 and
+    /// their siblings on Apple platforms; Linux has it with the toolchain.
+    platforms: [.macOS(.v15), .iOS(.v18), .macCatalyst(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .executable(name: "flowlog", targets: ["flowlog"]),
         .library(name: "FlowDomain", targets: ["FlowDomain"]),
@@ -219,3 +222,14 @@ let package = Package(
             ]),
     ]
 )
+
+/// Every Swift target writes an existential as `any P` (`ExistentialAny`), so the cost of dynamic
+/// dispatch is visible where it is paid.
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("ExistentialAny")]
+    // A module's imports are its own unless a file says `public import`: what a target shows its
+    // users is written where it is shown. The generated client's sources choose their own imports.
+    if target.name != "FlowLogClient" {
+        target.swiftSettings! += [.enableUpcomingFeature("InternalImportsByDefault")]
+    }
+}

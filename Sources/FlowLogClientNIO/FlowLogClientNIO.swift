@@ -1,8 +1,8 @@
 #if Network
-    import AsyncHTTPClient
+    public import AsyncHTTPClient
     @_exported import FlowLogClient
-    import Foundation
-    import NIOCore
+    public import Foundation
+    public import NIOCore
     import OpenAPIAsyncHTTPClient
 
     extension Client {

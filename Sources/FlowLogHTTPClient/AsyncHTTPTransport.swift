@@ -3,16 +3,16 @@
     import NIOCore
     import NIOHTTP1
     import FlowLog
-    import FlowLogProjections
-    import FlowLogSync
-    import Foundation
+    public import FlowLogProjections
+    public import FlowLogSync
+    public import Foundation
 
     /// The trackers' HTTP client in the full build: AsyncHTTPClient with TLS (system roots, full
     /// verification), pooled keep-alive connections reused across requests and trackers, connect and
     /// read timeouts, and the proxy the environment names (`HTTPS_PROXY`/`HTTP_PROXY`, bypassed for
     /// `NO_PROXY` hosts and loopback). FlowLog's projectors are synchronous, so each request is awaited
     /// from the calling thread, which is never one of the client's event loops.
-    public final class AsyncHTTPTransport: HTTPTransport, SyncTransport, @unchecked Sendable {
+    public final class AsyncHTTPTransport: HTTPTransport, SyncTransport, Sendable {
         private let direct: HTTPClient
         private let proxied: HTTPClient?
         private let proxyEnvironment: ProxyEnvironment

@@ -37,14 +37,11 @@ final class CommitWriteback: Sendable {
         writeback?.stop()
     }
 
-    /// Runs on the worker's thread, holding its lock except while it asks for writeback.
+    /// Runs on the worker's thread: asks for writeback, then sleeps `interval` unless asked to stop.
     private func run() {
-        let condition = worker.condition
         while !worker.isStopping {
-            condition.unlock()
             file.startWriteback()
-            condition.lock()
-            if !worker.isStopping { _ = condition.wait(until: Date(timeIntervalSinceNow: Self.interval)) }
+            _ = worker.waitForStop(until: Date(timeIntervalSinceNow: Self.interval))
         }
     }
 

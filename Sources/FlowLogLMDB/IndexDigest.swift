@@ -1,6 +1,7 @@
 import FlowLog
 import Foundation
 import LMDB
+import Synchronization
 
 /// An order-free digest of a set of index entries: how many, and two 64-bit sums of a strong mix
 /// of each entry. `verify` computes it once from the records and once from an index, walked in key
@@ -84,16 +85,18 @@ extension LMDBEventLog {
 }
 
 /// The two index digests, read on a thread of its own in a read transaction of its own.
-final class IndexWalkThread: @unchecked Sendable {
+final class IndexWalkThread: Sendable {
     private let done = DispatchSemaphore(value: 0)
-    private var outcome: Result<(Int, (streamIndex: IndexDigest, eventIds: IndexDigest)), any Error>?
+    /// Set by the thread before it signals `done`.
+    private let outcome = Mutex<Result<(Int, (streamIndex: IndexDigest, eventIds: IndexDigest)), any Error>?>(nil)
 
     /// `scans`: the leaves its walks find whole, for the structure walk of the same snapshot.
     init(log: LMDBEventLog, scans: PageScans? = nil) {
         // The thread only reads, in a read transaction of its own; LMDB's environment allows that.
         nonisolated(unsafe) let shared = log
         Thread { [self] in
-            outcome = Result { try shared.reading { txn in (txn.snapshotID, try shared.indexDigests(txn, scans: scans)) } }
+            let found = Result { try shared.reading { txn in (txn.snapshotID, try shared.indexDigests(txn, scans: scans)) } }
+            outcome.withLock { $0 = found }
             done.signal()
         }.start()
     }
@@ -103,7 +106,7 @@ final class IndexWalkThread: @unchecked Sendable {
         done.wait()
         // Ready for the next call: a caller that failed before asking still waits (`waitUntilDone`).
         done.signal()
-        return try outcome!.get()
+        return try outcome.withLock { $0 }!.get()
     }
 
     /// Returns once the walk's read transaction is over. Every caller waits for it on every path:

@@ -1,4 +1,4 @@
-import FlowLog
+public import FlowLog
 import LMDB
 
 extension LMDBEventLog {

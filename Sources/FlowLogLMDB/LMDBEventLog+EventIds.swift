@@ -1,4 +1,4 @@
-import FlowLog
+public import FlowLog
 import LMDB
 
 /// The `eventIds` database read by id: every append writes it (never deferred), so it holds every

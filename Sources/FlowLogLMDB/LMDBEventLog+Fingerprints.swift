@@ -1,4 +1,4 @@
-import FlowLog
+public import FlowLog
 import LMDB
 
 /// `replay --verify` reads each event with the fingerprint recorded for its stream's state after it.

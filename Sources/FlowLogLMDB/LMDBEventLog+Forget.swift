@@ -1,4 +1,4 @@
-import FlowLog
+public import FlowLog
 import LMDB
 
 /// `flowlog forget` on LMDB, in one write transaction (see `StreamForgetting`).

@@ -1,4 +1,4 @@
-import FlowLog
+public import FlowLog
 import LMDB
 
 /// Imports into LMDB, fed by the core's import pipeline. The preparing thread sorts each batch's
@@ -165,6 +165,7 @@ extension LMDBImportSession {
 /// What a run of imported events writes to LMDB: their three sorted puts each, the rows they
 /// kept and the snapshots they reached.
 final class LMDBImportBuilder: ImportBatchBuilder {
+    /// Unchecked `Sendable`: its puts are copy-on-write buffers (LMDB's `ByteBuffer`), handed whole from the preparing thread to the writer.
     struct Content: @unchecked Sendable {
         var puts = PendingEventPuts()
         var rows: [(row: KeptRow, number: Int, stream: String, version: Int)] = []

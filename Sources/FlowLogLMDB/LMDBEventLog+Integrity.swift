@@ -1,4 +1,4 @@
-import FlowLog
+public import FlowLog
 import LMDB
 
 /// `flowlog verify` on LMDB: the hash chain and contiguity of the records, the indexes against

@@ -1,4 +1,4 @@
-import FlowLog
+public import FlowLog
 import LMDB
 
 /// The repair of what earlier FlowLogs kept wrong beside the events (`EarlierRowDefect`), for

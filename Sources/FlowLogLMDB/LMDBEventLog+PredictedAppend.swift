@@ -1,4 +1,4 @@
-import FlowLog
+public import FlowLog
 import LMDB
 
 /// The append `BackgroundAppender` runs on its own thread while `send` decides the next batch: the

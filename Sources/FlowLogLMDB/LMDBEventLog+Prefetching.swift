@@ -1,4 +1,4 @@
-import FlowLog
+public import FlowLog
 import LMDB
 
 /// `send`'s reading thread loads the states of the streams it meets first while the writer's

@@ -1,4 +1,4 @@
-import FlowLog
+public import FlowLog
 import LMDB
 
 /// Projectors' checkpoints, failures and acknowledged marks live in the log's `projections`

@@ -1,4 +1,4 @@
-import FlowLog
+public import FlowLog
 import LMDB
 
 /// The storage projector's read models in LMDB: `rm.state` (stream → version and state),

@@ -1,4 +1,4 @@
-import FlowLog
+public import FlowLog
 import LMDB
 
 /// The log's settings in its `meta` database: `schema` (8 bytes, little-endian), written when the

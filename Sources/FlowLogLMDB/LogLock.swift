@@ -1,4 +1,4 @@
-import FlowLog
+public import FlowLog
 import FlowLogSystem
 
 /// The log lock: `flock` on `LOG/flowlog.lock`. Every `LMDBEventLog` holds it shared for as long as

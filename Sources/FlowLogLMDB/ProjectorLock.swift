@@ -1,4 +1,4 @@
-import FlowLog
+public import FlowLog
 import FlowLogSystem
 
 /// One projector, one runner. Two processes running the same tracker both delivered every call, so

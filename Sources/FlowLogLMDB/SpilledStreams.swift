@@ -1,4 +1,4 @@
-import FlowLog
+package import FlowLog
 import FlowLogSystem
 import LMDB
 

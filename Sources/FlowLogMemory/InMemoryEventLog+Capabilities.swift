@@ -1,5 +1,5 @@
 import FlowDomain
-import FlowLog
+public import FlowLog
 import FlowLogSystem
 
 /// Every capability of a complete backend, in memory, so that the contract suite runs each of
@@ -204,7 +204,7 @@ private struct MemoryImportTarget: ImportTarget {
     }
 }
 
-private struct MemoryImportSession: ImportSession, @unchecked Sendable {
+private struct MemoryImportSession: ImportSession {
     let log: InMemoryEventLog
     var start: ImportStart { ImportStart(position: log.records.count, hash: 0, snapshotInterval: log.snapshotEvery, layout: .whole) }
 
@@ -231,7 +231,7 @@ private struct MemoryImportSession: ImportSession, @unchecked Sendable {
 }
 
 private final class MemoryImportBuilder: ImportBatchBuilder {
-    struct Content: @unchecked Sendable {
+    struct Content: Sendable {
         var events: [(RecordedEvent, UInt64, Int)] = []
         var snapshots: [(String, Int, FlowState)] = []
     }

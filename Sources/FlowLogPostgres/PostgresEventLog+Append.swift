@@ -1,5 +1,5 @@
 #if Network
-    import FlowLog
+    public import FlowLog
     import Foundation
     import PostgresNIO
 
@@ -32,8 +32,11 @@
         /// again to what was read. Another writer in between costs that second pass, never a wrong row.
         public func appendDeferringCommit(_ requests: [AppendRequest]) throws -> (results: [AppendResult], commit: any PendingCommit) {
             try requireWritable()
-            lock.lock()
-            defer { lock.unlock() }
+            return try lock.withLock { try appendHoldingLock(requests) }
+        }
+
+        /// `appendDeferringCommit`, holding `lock` from the guess to the rows sent.
+        private func appendHoldingLock(_ requests: [AppendRequest]) throws -> (results: [AppendResult], commit: any PendingCommit) {
             let guess = speculate(requests)
             let streams = Array(Set(requests.map(\.stream)))
             let commands = requests.compactMap { request in request.commandId.map { (stream: request.stream, commandId: $0) } }
@@ -171,10 +174,10 @@
         }
 
         func wait() throws {
-            log.lock.lock()
-            defer { log.lock.unlock() }
-            if outcome == nil { try log.settleCommit() }
-            try outcome!.get()
+            try log.lock.withLock {
+                if outcome == nil { try log.settleCommit() }
+                try outcome!.get()
+            }
         }
     }
 

@@ -1,5 +1,5 @@
 #if Network
-    import FlowLog
+    public import FlowLog
     import PostgresNIO
 
     extension PostgresEventLog {

@@ -1,5 +1,5 @@
 #if Network
-    import FlowLog
+    public import FlowLog
     import PostgresNIO
 
     /// The events table's unique `event_id`, read for many ids in one statement.

@@ -1,7 +1,8 @@
 #if Network
-    import FlowLog
+    public import FlowLog
     import Foundation
     import PostgresNIO
+    import Synchronization
 
     /// Imports into PostgreSQL through `COPY … FROM STDIN`: one transaction for the whole import (all or
     /// nothing), holding the log's append lock, fed by the core's import pipeline. The preparing thread
@@ -76,11 +77,11 @@
     }
 
     /// Reads streams the import continues, on whichever thread prepares, through a connection of its own.
-    final class StreamLoader: @unchecked Sendable {
+    /// The lock is held while a stream loads, so that one connection serves one load at a time.
+    final class StreamLoader: Sendable {
         private let url: PostgresURL
         private let options: PostgresEventLog.Options
-        private var reader: PostgresEventLog?
-        private let lock = NSLock()
+        private let reader = Mutex<PostgresEventLog?>(nil)
 
         init(url: PostgresURL, options: PostgresEventLog.Options) {
             self.url = url
@@ -88,24 +89,24 @@
         }
 
         func load(_ stream: String) throws -> (version: Int, state: StreamState) {
-            lock.lock()
-            defer { lock.unlock() }
-            let log = try reader ?? PostgresEventLog(url: url, access: .readOnly, options: options)
-            reader = log
-            let version = try log.version(of: stream)
-            return (version, version == 0 ? StreamState.initial : try log.streamState(ofStream: stream, throughPosition: nil).state)
+            try reader.withLock { reader in
+                let log = try reader ?? PostgresEventLog(url: url, access: .readOnly, options: options)
+                reader = log
+                let version = try log.version(of: stream)
+                return (version, version == 0 ? StreamState.initial : try log.streamState(ofStream: stream, throughPosition: nil).state)
+            }
         }
 
         func close() {
-            lock.lock()
-            defer { lock.unlock() }
-            reader?.close()
-            reader = nil
+            reader.withLock { reader in
+                reader?.close()
+                reader = nil
+            }
         }
     }
 
     /// An import's transaction as the pipeline sees it.
-    final class PostgresImportSession: ImportSession, @unchecked Sendable {
+    final class PostgresImportSession: ImportSession {
         let log: PostgresEventLog
         let session: PostgresSession
         let start: ImportStart
@@ -251,7 +252,7 @@
             "correlation_id", "causation_id", "data", "fingerprint", "record",
         ]
 
-        struct Content: @unchecked Sendable {
+        struct Content: Sendable {
             var rows = ByteBuffer()
             var count = 0
             var ids: [EventID] = []

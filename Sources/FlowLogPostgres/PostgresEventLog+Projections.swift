@@ -1,6 +1,6 @@
 #if Network
     import Deciding
-    import FlowLog
+    public import FlowLog
     import Foundation
     import PostgresNIO
 

@@ -1,5 +1,5 @@
 #if Network
-    import FlowLog
+    public import FlowLog
     import PostgresNIO
 
     /// The log's settings in its `meta` table: `schema`, written when the log is created and raised by

@@ -1,5 +1,5 @@
 #if Network
-    import FlowLog
+    public import FlowLog
     import Foundation
     import PostgresNIO
 

@@ -1,6 +1,6 @@
 #if Network
-    import FlowLog
-    import Foundation
+    public import FlowLog
+    public import Foundation
     import PostgresNIO
 
     /// The event log in PostgreSQL: one log for many machines, with the contract of every backend
@@ -14,6 +14,8 @@
     /// it. Calls are serialised per object (one transaction at a time on its connection); open one log
     /// object per thread that should write concurrently. A connection that was lost is opened again by
     /// the next call; a transaction it was in is gone (and was not acknowledged).
+    ///
+    /// Unchecked `Sendable`: the session and append state are guarded by a recursive lock (calls nest), which `Mutex` is not.
     public final class PostgresEventLog: EventLog, @unchecked Sendable {
         public struct Options: Sendable {
             /// Seconds to wait for one answer of the server (a COPY batch counts as one), after which the
@@ -49,7 +51,8 @@
         let schema: PostgresSchema
         let session: PostgresSession
         let access: LogAccess
-        /// One transaction (or one statement) at a time on the connection.
+        /// One transaction (or one statement) at a time on the connection. Recursive: a transaction's
+        /// body reads through `withSession` again, holding it.
         let lock = NSRecursiveLock()
         /// What `LISTEN` has heard: the highest position an appending transaction announced.
         let notifications = NotificationBox()
@@ -91,10 +94,10 @@
 
         /// Closes the connection; the object must not be used afterwards.
         public func close() {
-            lock.lock()
-            defer { lock.unlock() }
-            try? settleCommit()
-            session.close()
+            lock.withLock {
+                try? settleCommit()
+                session.close()
+            }
         }
 
         func table(_ name: String) -> String { schema.table(name) }
@@ -102,20 +105,20 @@
         /// Runs `body` holding the connection; errors become `FlowLogError`.
         @discardableResult
         func withSession<Result>(_ body: (PostgresSession) throws -> Result) throws -> Result {
-            lock.lock()
-            defer { lock.unlock() }
-            // Nothing runs after an append whose commit failed, and nothing reports on it before it is settled.
-            try settleCommit()
-            do {
-                return try body(session)
-            } catch let error as FlowLogError {
-                throw error
-            } catch let damage as RecordDamage {
-                throw FlowLogError.damaged(damage)
-            } catch let refusal as ForgetRefusal {
-                throw refusal
-            } catch {
-                throw PostgresErrors.map(error, url: url, during: "reading the log")
+            try lock.withLock {
+                // Nothing runs after an append whose commit failed, and nothing reports on it before it is settled.
+                try settleCommit()
+                do {
+                    return try body(session)
+                } catch let error as FlowLogError {
+                    throw error
+                } catch let damage as RecordDamage {
+                    throw FlowLogError.damaged(damage)
+                } catch let refusal as ForgetRefusal {
+                    throw refusal
+                } catch {
+                    throw PostgresErrors.map(error, url: url, during: "reading the log")
+                }
             }
         }
 

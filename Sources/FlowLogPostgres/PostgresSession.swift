@@ -3,32 +3,40 @@
     import Foundation
     import Logging
     import PostgresNIO
+    import Synchronization
 
     /// The event loops every PostgreSQL connection of the process runs on: one small group, started by
     /// the first log that opens and shut down when the last one closes (so a command that is done with
     /// its log leaves no thread behind, and a test process does not keep one per log).
-    final class EventLoopRuntime: @unchecked Sendable {
+    final class EventLoopRuntime: Sendable {
         static let shared = EventLoopRuntime()
-        private let lock = NSLock()
-        private var group: MultiThreadedEventLoopGroup?
-        private var users = 0
 
-        func acquire() -> MultiThreadedEventLoopGroup {
-            lock.lock()
-            defer { lock.unlock() }
-            users += 1
-            if let group { return group }
-            let started = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-            group = started
-            return started
+        private struct Users {
+            var group: MultiThreadedEventLoopGroup?
+            var count = 0
         }
 
+        private let users = Mutex(Users())
+
+        func acquire() -> MultiThreadedEventLoopGroup {
+            users.withLock { users in
+                users.count += 1
+                if let group = users.group { return group }
+                let started = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+                users.group = started
+                return started
+            }
+        }
+
+        /// The last user's release shuts the group down, after the lock is let go.
         func release() {
-            lock.lock()
-            users -= 1
-            let finished: MultiThreadedEventLoopGroup? = users == 0 ? group : nil
-            if users == 0 { group = nil }
-            lock.unlock()
+            let finished = users.withLock { users -> MultiThreadedEventLoopGroup? in
+                users.count -= 1
+                guard users.count == 0 else { return nil }
+                let group = users.group
+                users.group = nil
+                return group
+            }
             guard let finished else { return }
             if MultiThreadedEventLoopGroup.currentEventLoop == nil {
                 try? finished.syncShutdownGracefully()
@@ -58,7 +66,7 @@
     }
 
     /// Runs a task's jobs on a NIO event loop.
-    final class EventLoopTaskExecutor: TaskExecutor, @unchecked Sendable {
+    final class EventLoopTaskExecutor: TaskExecutor {
         let eventLoop: any EventLoop
         init(_ eventLoop: any EventLoop) { self.eventLoop = eventLoop }
 
@@ -87,8 +95,9 @@
         return try promise.futureResult.wait()
     }
 
-    private final class ResultBox<Value>: @unchecked Sendable {
-        var result: Result<Value, any Error>?
+    /// What the detached task leaves for the waiting thread, set before it signals.
+    private final class ResultBox<Value: Sendable>: Sendable {
+        let result = Mutex<Result<Value, any Error>?>(nil)
     }
 
     /// Runs async-only postgres-nio work (COPY) from a plain thread and waits for it, at most `timeout`
@@ -105,7 +114,9 @@
         // server handler calling the synchronous core), and with every pool thread blocked in a wait like
         // this one, work queued on the pool would never run.
         Task.detached(executorPreference: executor) {
-            do { box.result = .success(try await operation()) } catch { box.result = .failure(error) }
+            let result: Result<Value, any Error>
+            do { result = .success(try await operation()) } catch { result = .failure(error) }
+            box.result.withLock { $0 = result }
             done.signal()
         }
         if done.wait(timeout: .now() + timeout) == .timedOut {
@@ -113,12 +124,13 @@
             done.wait()
             throw TimedOut()
         }
-        return try box.result!.get()
+        return try box.result.withLock { $0 }!.get()
     }
 
     /// One connection to the server, used from one thread at a time (its owner serialises), with every
     /// wait bounded: a server that stops answering fails the call with `.io` instead of hanging the command.
-    final class PostgresSession: @unchecked Sendable {
+    /// Not `Sendable`: its owner (a log, a lease) is what threads share.
+    final class PostgresSession {
         let url: PostgresURL
         let timeout: Double
         private let group: MultiThreadedEventLoopGroup

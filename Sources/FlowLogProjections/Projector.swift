@@ -1,5 +1,5 @@
 import FlowDomain
-import FlowLog
+public import FlowLog
 import FlowLogSystem
 
 /// A side effect driven by the log: it handles recorded events in position order and remembers the

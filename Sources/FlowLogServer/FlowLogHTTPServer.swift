@@ -1,5 +1,5 @@
 #if Network
-    import FlowLog
+    public import FlowLog
     import Hummingbird
     import Logging
     import ServiceLifecycle

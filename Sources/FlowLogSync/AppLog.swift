@@ -1,8 +1,9 @@
-import FlowDomain
-import FlowLog
-import FlowLogLMDB
+public import FlowDomain
+public import FlowLog
+public import FlowLogLMDB
 import FlowLogSystem
-import Foundation
+public import Foundation
+import Synchronization
 
 /// What an app links: its own FlowLog log in a folder on the device, commands decided and made
 /// durable there (offline or not), each stream's state as it changes, and a sync that pushes in
@@ -10,14 +11,15 @@ import Foundation
 ///
 /// Dispatching and observing never wait for the network; the sync reads the log on a thread of
 /// its own while commands go on being appended (LMDB takes one writer and any number of readers).
+///
+/// Unchecked `Sendable`: the LMDB log is read by the sync thread beside the one writer, as LMDB allows; the rest is behind locks.
 public final class AppLog: @unchecked Sendable {
     public let log: LMDBEventLog
     private let processor: CommandProcessor
-    /// Serialises `dispatch`: the processor is one writer's.
-    private let lock = NSLock()
-    private var observers: [String: [UUID: AsyncStream<StreamState>.Continuation]] = [:]
-    private let observersLock = NSLock()
-    private var sync: BackgroundSync?
+    /// Held while the processor decides and appends (it is one writer's), so commands are serialised.
+    private let writing = Mutex(())
+    private let observers = Mutex<[String: [UUID: AsyncStream<StreamState>.Continuation]]>([:])
+    private let sync = Mutex<BackgroundSync?>(nil)
 
     /// Opens the log in `folder`, creating it when missing.
     public init(folder: String) throws {
@@ -35,17 +37,12 @@ public final class AppLog: @unchecked Sendable {
     /// Decides `command` against its stream and appends the events, durable before this returns;
     /// observers of the stream get its new state, and the background sync is woken.
     public func dispatch(_ command: CommandEnvelope) throws -> CommandOutcome {
-        let outcome: CommandOutcome
-        let current: (state: LogDecider.State, version: Int)
-        lock.lock()
-        do {
-            defer { lock.unlock() }
-            outcome = try processor.handle(command)
-            current = try processor.state(of: command.stream)
+        let (outcome, current) = try writing.withLock { _ in
+            (try processor.handle(command), try processor.state(of: command.stream))
         }
         if case .accepted(let accepted) = outcome {
             publish(StreamState(state: current.state, version: current.version), of: command.stream)
-            if !accepted.duplicate { sync?.dispatched(events: accepted.receipt.eventCount) }
+            if !accepted.duplicate { sync.withLock { $0 }?.dispatched(events: accepted.receipt.eventCount) }
         }
         return outcome
     }
@@ -53,28 +50,19 @@ public final class AppLog: @unchecked Sendable {
     /// The stream's state now, then after every accepted command of this process, until the
     /// sequence is dropped.
     public func states(of stream: String) throws -> AsyncStream<StreamState> {
-        lock.lock()
-        let now = try? processor.state(of: stream)
-        lock.unlock()
+        let now = writing.withLock { _ in try? processor.state(of: stream) }
         let id = UUID()
         let (sequence, continuation) = AsyncStream<StreamState>.makeStream(bufferingPolicy: .bufferingNewest(1))
         if let now { continuation.yield(StreamState(state: now.state, version: now.version)) }
-        observersLock.lock()
-        observers[stream, default: [:]][id] = continuation
-        observersLock.unlock()
+        observers.withLock { $0[stream, default: [:]][id] = continuation }
         continuation.onTermination = { [weak self] _ in
-            guard let self else { return }
-            self.observersLock.lock()
-            self.observers[stream]?[id] = nil
-            self.observersLock.unlock()
+            self?.observers.withLock { $0[stream]?[id] = nil }
         }
         return sequence
     }
 
     private func publish(_ state: StreamState, of stream: String) {
-        observersLock.lock()
-        let continuations = observers[stream].map { Array($0.values) } ?? []
-        observersLock.unlock()
+        let continuations = observers.withLock { $0[stream].map { Array($0.values) } ?? [] }
         for continuation in continuations { continuation.yield(state) }
     }
 
@@ -83,25 +71,23 @@ public final class AppLog: @unchecked Sendable {
     /// `server` a short retry policy: each request's own retries hold the push up meanwhile.
     /// Streams the server forgot are forgotten here too when `forgetGone`.
     public func startSync(_ server: SyncServer, interval: Double = 30, forgetGone: Bool = true) {
-        let sync = BackgroundSync(log: self, pusher: Pusher(server: server), interval: interval, forgetGone: forgetGone)
-        self.sync = sync
-        sync.start()
+        let started = BackgroundSync(log: self, interval: interval, forgetGone: forgetGone)
+        sync.withLock { $0 = started }
+        started.start(Pusher(server: server))
     }
 
     /// The background sync's status (`SyncStatus.idle` before `startSync`).
-    public var syncStatus: SyncStatus { sync?.status ?? SyncStatus() }
+    public var syncStatus: SyncStatus { sync.withLock { $0 }?.status ?? SyncStatus() }
 
     /// Stops the background sync after the push under way, if any.
     public func stopSync() {
-        sync?.stop()
-        sync = nil
+        sync.withLock { $0 }?.stop()
+        sync.withLock { $0 = nil }
     }
 
     /// Forgets `streams` here (the server forgot them): through the one writer.
     func forget(_ streams: [String]) throws {
-        lock.lock()
-        defer { lock.unlock() }
-        _ = try processor.forget(streams: streams, reason: "forgotten on the server")
+        _ = try writing.withLock { _ in try processor.forget(streams: streams, reason: "forgotten on the server") }
     }
 }
 

@@ -1,5 +1,5 @@
 import FlowDomain
-import FlowLog
+public import FlowLog
 import Foundation
 
 /// `flowlog pull`: one session from a server into a local log, with its ids, versions and times,

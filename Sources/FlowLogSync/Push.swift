@@ -1,5 +1,5 @@
 import FlowDomain
-import FlowLog
+public import FlowLog
 import FlowLogProjections
 import Foundation
 

@@ -1,6 +1,6 @@
-import FlowLog
-import FlowLogProjections
-import Foundation
+public import FlowLog
+public import FlowLogProjections
+public import Foundation
 
 /// Sends one HTTP request and returns whatever the server answered; a request that got no answer
 /// (refused, reset, timed out) throws `TransportFailure`. The `Network` build's `AsyncHTTPTransport`

@@ -1,4 +1,4 @@
-import FlowDomain
+public import FlowDomain
 
 /// A specification of the Decider in the given/when/then form:
 ///

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Runs the built `flowlog` executable as a user would: arguments, standard input, exit status,
 /// and the two output streams kept apart. The CLI's tests and the server's (which compare the

@@ -1,9 +1,11 @@
-import FlowDomain
-import FlowLog
-import FlowLogMemory
+public import FlowDomain
+public import FlowLog
+public import FlowLogMemory
 
 /// An event log that hands every call to an in-memory log: tests subclass it to change one thing
 /// (appends that fail, commits that are confirmed later) and keep the rest of the contract.
+///
+/// Unchecked `Sendable`: an open class, which the compiler cannot check; tests share it as they share the in-memory log.
 open class ForwardingEventLog: EventLog, @unchecked Sendable {
     public let inner = InMemoryEventLog()
 
@@ -32,6 +34,6 @@ open class ForwardingEventLog: EventLog, @unchecked Sendable {
     }
     open func forEachStream(from start: String?, _ body: (String, Int) throws -> Bool) throws { try inner.forEachStream(from: start, body) }
     open func event(inStream stream: String, version: Int) throws -> RecordedEvent? { try inner.event(inStream: stream, version: version) }
-    open func settings() throws -> LogSettings { try inner.settings() }
+    open func settings() throws -> LogSettings { inner.settings() }
     open func updateSettings(_ change: (LogSettings, Bool) throws -> LogSettings) throws -> LogSettings { try inner.updateSettings(change) }
 }

@@ -1,5 +1,5 @@
-import FlowLog
-import Foundation
+public import FlowLog
+public import Foundation
 
 /// An HTTP answer as the server's tests read it, whether it came over a socket from the binary or
 /// from the application in process: status, headers by name, the body as text, JSON or lines.

@@ -1,5 +1,5 @@
 import FlowLogSystem
-import Foundation
+public import Foundation
 
 /// A test server that picks a free loopback port and prints it as its first line (the vendor
 /// collector, a TLS server made for one test): started through /usr/bin/env, its port read.

@@ -1,5 +1,6 @@
 import FlowLogSystem
 import Foundation
+import Synchronization
 
 /// A throwaway PostgreSQL server for the tests of one test process: Debian's binaries (installed by
 /// `scripts/ensure-deps postgres` when they are missing), `initdb` into a temporary folder, trust
@@ -10,7 +11,7 @@ import Foundation
 /// Each test takes a fresh schema (`url(schema:)`, one log each) or a fresh database (`createDatabase()`).
 /// For the password tests, role `flowlog_pw` (password `flowlog-secret`) must use a password over TCP;
 /// every other role is trusted.
-public final class PostgresServer: @unchecked Sendable {
+public final class PostgresServer: Sendable {
     public let folder: String
     public let port: Int
     public let binaries: String
@@ -38,20 +39,20 @@ public final class PostgresServer: @unchecked Sendable {
         }
     }()
 
-    private static let stopLock = NSLock()
-    nonisolated(unsafe) private static var stopped = false
+    /// Whether the shared server was stopped; held while it stops, so a second call waits for the first.
+    private static let stopped = Mutex(false)
 
     private static func stopShared() {
-        stopLock.lock()
-        defer { stopLock.unlock() }
-        guard !stopped else { return }
-        stopped = true
-        sharedServer.stop()
+        stopped.withLock { stopped in
+            guard !stopped else { return }
+            stopped = true
+            sharedServer.stop()
+        }
     }
 
     private let runAsPostgres: Bool
-    private let counter = NSLock()
-    private var next = 0
+    /// The last number `freshName` used.
+    private let named = Mutex(0)
 
     /// A server of the caller's own (most tests share `shared`): for a test that restarts or stops
     /// it, which would cut every other test's connections. The caller stops it.
@@ -114,9 +115,10 @@ public final class PostgresServer: @unchecked Sendable {
 
     /// A name no other test of this process used.
     public func freshName(_ prefix: String) -> String {
-        counter.lock()
-        defer { counter.unlock() }
-        next += 1
+        let next = named.withLock { named in
+            named += 1
+            return named
+        }
         return "\(prefix)_\(next)_\(UInt32.random(in: 0...UInt32.max))"
     }
 

@@ -1,4 +1,4 @@
-import FlowDomain
+public import FlowDomain
 
 /// SplitMix64: a tiny, fast, seedable generator, so a failing property test can be re-run exactly
 /// from the seed it prints.

@@ -1,4 +1,4 @@
-import FlowLog
+package import FlowLog
 
 extension RecordCodec {
     /// Encodes one record with salts of its own, in the whole layout unless told (tests that build

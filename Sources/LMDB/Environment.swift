@@ -1,6 +1,6 @@
 import CLMDB
 import CLMDBGuard
-import FlowLogSystem
+public import FlowLogSystem
 
 /// An open LMDB environment: one memory map over one folder (`data.mdb` and `lock.mdb`).
 ///
@@ -25,7 +25,7 @@ public final class Environment {
         /// lock file cannot be written (a read-only folder or file); a writer that changes it
         /// meanwhile may reuse pages such a reader is reading.
         public var noLock = false
-        public var fileMode: mode_t = 0o644
+        public var fileMode: FlowLogSystem.mode_t = 0o644
 
         public init() {}
     }

@@ -1,5 +1,6 @@
 import CLMDB
 import FlowLogSystem
+import Synchronization
 
 /// The part of the memory map a transaction may read: every key and value LMDB returns is checked
 /// against it before anyone reads it.
@@ -79,28 +80,18 @@ public struct MapBounds: Sendable {
 /// out from a key LMDB returns and the page it must lie on: the main database's first key is in
 /// its leftmost leaf, whose number and whose first node's offset are read from the file itself
 /// (`pread`, never through the map), so the page's address, less its number of pages, is the map's.
-final class MapLocation: @unchecked Sendable {
-    private let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    /// 0 until found.
-    private var base: UInt = 0
-    private var pageSize: UInt = 0
+final class MapLocation: Sendable {
+    /// The map's address (0 until found) and the page size.
+    private let found = Mutex<(base: UInt, pageSize: UInt)>((0, 0))
 
-    init() {
-        lock.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(lock, nil)
-    }
-
-    deinit {
-        pthread_mutex_destroy(lock)
-        lock.deallocate()
-    }
+    init() {}
 
     /// The bounds for a transaction beginning now.
     func bounds(_ env: OpaquePointer, writing: Bool) -> MapBounds {
-        pthread_mutex_lock(lock)
-        if base == 0 { (base, pageSize) = Self.locate(env) }
-        let (base, pageSize) = (self.base, self.pageSize)
-        pthread_mutex_unlock(lock)
+        let (base, pageSize) = found.withLock { found in
+            if found.base == 0 { found = Self.locate(env) }
+            return found
+        }
         guard base != 0 else { return .unchecked }
         var info = MDB_envinfo()
         guard mdb_env_info(env, &info) == 0 else { return .unchecked }
@@ -113,9 +104,7 @@ final class MapLocation: @unchecked Sendable {
 
     /// The map moved (a resize maps the file again): found again at the next transaction.
     func forget() {
-        pthread_mutex_lock(lock)
-        base = 0
-        pthread_mutex_unlock(lock)
+        found.withLock { $0.base = 0 }
     }
 
     /// The map's address and page size, or 0 when they cannot be told (an environment with no

@@ -10,6 +10,8 @@ import CLMDBGuard
 /// the page is at hand, the check costs its comparisons only; made by the walk later, it reads the
 /// whole file from memory once more, which on a log of 1M events was a tenth of `verify`'s time.
 /// Only a read-only transaction of the same snapshot, with the map's place known, fills or reads it.
+///
+/// Unchecked `Sendable`: the bits are raw memory that concurrent walks set with atomic ORs (in C), read once they are done.
 public final class PageScans: @unchecked Sendable {
     let snapshot: Int
     let base: UInt

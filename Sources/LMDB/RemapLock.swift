@@ -7,6 +7,8 @@ import FlowLogSystem
 /// memory that is gone. FlowLog's own threads never read while their process resizes, except a
 /// reader that works ahead of the writer (`Environment.readBesideWriter`); it holds this lock
 /// shared, and every resize holds it exclusively, so each waits for the other.
+///
+/// Unchecked `Sendable`: a pthread read-write lock, which the standard library does not offer; it guards itself.
 final class RemapLock: @unchecked Sendable {
     private let lock = UnsafeMutablePointer<pthread_rwlock_t>.allocate(capacity: 1)
 

@@ -2,6 +2,7 @@ import FlowDomain
 import FlowLog
 import FlowLogLMDB
 import Foundation
+import Synchronization
 
 // MARK: group commit: the log's one writer under many threads, and what a commit costs as it grows
 
@@ -108,17 +109,16 @@ func runGroupCommit(_ options: Options, work: String, report: inout Report) thro
 }
 
 /// Commits and commands a writer reported.
-final class CommitCount: @unchecked Sendable {
-    private let lock = NSLock()
-    private var counts = (commits: 0, commands: 0)
+final class CommitCount: Sendable {
+    private let counts = Mutex((commits: 0, commands: 0))
     func add(_ commands: Int) {
-        lock.withLock {
+        counts.withLock { counts in
             counts.commits += 1
             counts.commands += commands
         }
     }
-    var commits: Int { lock.withLock { counts.commits } }
-    var commands: Int { lock.withLock { counts.commands } }
+    var commits: Int { counts.withLock { $0.commits } }
+    var commands: Int { counts.withLock { $0.commands } }
 
     /// One product added: always accepted (400 of them stay within a line's 999), one event each.
     static func command(_ stream: String) -> CommandEnvelope {

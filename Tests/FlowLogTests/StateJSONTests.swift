@@ -9,7 +9,7 @@ import Testing
 struct StateJSONTests {
     private final class PieceOutput: OutputSink {
         var pieces: [[UInt8]] = []
-        var failure: Error?
+        var failure: (any Error)?
         func write(_ bytes: [UInt8]) throws {
             if let failure { throw failure }
             pieces.append(bytes)

@@ -1,4 +1,4 @@
-import Deciding
+public import Deciding
 
 /// The cart and onboarding domain in the `Decider` shape: its orders are the rows it keeps beside
 /// the events, and its read-model columns are declared in ReadModelColumns.swift.

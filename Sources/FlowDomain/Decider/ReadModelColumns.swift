@@ -1,4 +1,4 @@
-import Deciding
+public import Deciding
 
 extension FlowDecider {
     /// `stream_states`: what an analyst asks of a session without decoding its state.

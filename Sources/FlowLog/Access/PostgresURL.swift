@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Where a PostgreSQL log lives, as `--db` names it: `postgres://USER[:PASSWORD]@HOST[:PORT]/DBNAME?schema=NAME`
 /// (or `postgresql://`), in the form libpq reads, so the same text works with `psql`.

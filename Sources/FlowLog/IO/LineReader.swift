@@ -4,7 +4,7 @@ import FlowLogSystem
 ///
 /// `send` decides and commits each chunk's lines as one batch, so a file or pipe gets big batches
 /// (group commit) while a person typing gets each line answered as soon as it is entered.
-public struct LineReader {
+public struct LineReader: Sendable {
     /// Longest accepted line; a longer one is answered as malformed and skipped (documented limit).
     public static let maximumLineLength = 1 << 20
 

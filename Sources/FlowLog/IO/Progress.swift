@@ -1,4 +1,4 @@
-import FlowLogSystem
+public import FlowLogSystem
 
 /// A line on standard error that says how far long work has come, redrawn in place. It is shown only
 /// when standard error is a terminal, so logs and pipes never see it.

@@ -51,7 +51,7 @@ public protocol CheckpointStore: AnyObject {
     func projectionStatus(of names: [String]) throws -> [ProjectionStatus]
     /// One projector, one runner: the lease holds the projector until it is released (or its
     /// process dies); a second runner gets `FlowLogError.busy` naming the first.
-    func leaseProjector(_ name: String) throws -> ProjectorLease
+    func leaseProjector(_ name: String) throws -> any ProjectorLease
 }
 
 /// Held while a process runs a projector; released when the lease goes away.

@@ -1,4 +1,4 @@
-import FlowDomain
+public import FlowDomain
 
 /// One command's worth of events for one stream, to be appended atomically.
 public struct AppendRequest: Equatable, Sendable {

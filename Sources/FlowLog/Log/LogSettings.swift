@@ -1,4 +1,4 @@
-import FlowDomain
+public import FlowDomain
 
 /// What a log's metadata fixes for it: the log schema, which says which version of each event kind
 /// its records may hold, and the currency of amounts that name none.

@@ -1,4 +1,4 @@
-import FlowDomain
+public import FlowDomain
 
 /// An event as the log holds it: the domain fact plus the envelope the log and the pipeline gave it.
 public struct RecordedEvent: Equatable, Sendable {

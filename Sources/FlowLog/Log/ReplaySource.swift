@@ -1,4 +1,4 @@
-import FlowDomain
+public import FlowDomain
 
 /// Where replayed events come from: a log, or an NDJSON export read directly (no import needed).
 public protocol ReplaySource {

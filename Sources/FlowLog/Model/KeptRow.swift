@@ -1,5 +1,5 @@
-import Deciding
-import FlowDomain
+public import Deciding
+public import FlowDomain
 
 /// A row the domain keeps beside its events (`Decider.keptRow(for:)`: the cart's orders), as
 /// storage holds it. The append rules hand each to the backend's `AppendTransaction.keep` in the

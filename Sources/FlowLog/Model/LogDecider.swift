@@ -1,5 +1,5 @@
 import Deciding
-import FlowDomain
+public import FlowDomain
 
 /// The domain this build's logs serve: the one place the core binds the `Decider` shape to a
 /// domain. Storage never names it: backends hold a stream's state as a `StreamState` and what

@@ -1,4 +1,4 @@
-import FlowDomain
+package import FlowDomain
 
 /// The binary form of a stream's state, for snapshots, and its fingerprint, for checking that a
 /// replay with today's reducers still means what the log meant when it was written.

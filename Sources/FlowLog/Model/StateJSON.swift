@@ -1,4 +1,4 @@
-import FlowDomain
+public import FlowDomain
 
 /// The JSON face of the domain's state (SPEC §5): part of the binding, beside `StateCodec`, as
 /// the one place of the core that knows what a state holds.
@@ -11,9 +11,9 @@ extension FlowJSON {
     /// A stream's state and a newline, written to `output` in pieces of about 64 KB: the state of a
     /// stream with tens of thousands of orders is megabytes, and one buffer for all of it cost more
     /// in fresh pages than writing it did.
-    public static func writeState(_ state: FlowState, stream: String, version: Int, to output: OutputSink) throws {
+    public static func writeState(_ state: FlowState, stream: String, version: Int, to output: any OutputSink) throws {
         var json = JSONWriter(capacity: drainBytes + 4096)
-        var failure: Error?
+        var failure: (any Error)?
         writeState(state, stream: stream, version: version, into: &json) { json in
             if failure == nil {
                 do { try output.write(json.bytes) } catch { failure = error }

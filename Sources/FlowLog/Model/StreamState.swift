@@ -1,5 +1,5 @@
-import Deciding
-import FlowDomain
+public import Deciding
+public import FlowDomain
 
 /// A stream's state as storage holds it: a value the backends fold events into, keep as snapshots,
 /// heads and read models, and hand back, without knowing what it holds.

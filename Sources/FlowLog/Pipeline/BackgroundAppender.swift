@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A log that can append a batch on the condition that it does exactly what its caller predicted,
 /// and write nothing otherwise: what `BackgroundAppender` needs to answer before the write. The
@@ -35,18 +36,34 @@ public struct AppendDiverged: Error, CustomStringConvertible {
 /// not), every later one fails with the same error until a synchronous `append` (which waits for
 /// the chain to drain) starts a new one, so no event is ever written after — or ahead of — one
 /// that was not, and positions keep the order of the batches.
+///
+/// Unchecked `Sendable`: the log is shared with the write threads, as LMDB allows (one writer at a time, readers beside it).
 public final class BackgroundAppender: DeferredCommitAppending, @unchecked Sendable {
     private let log: any PredictedAppending
-    private let condition = NSCondition()
-    /// The last position once every write handed over so far is committed; `nil` when no write
-    /// is under way or the chain broke, so the next prediction reads it from the log.
-    private var chainEnd: Int?
-    /// The write handed over last (the next one runs after it).
-    private var last: Write?
-    /// Why the chain broke: every write handed over since fails with it.
-    private var broken: (any Error)?
-    /// The writes handed over and not yet done, oldest first, with the streams they name.
-    private var pending: [(write: Write, requests: [AppendRequest], streams: Set<String>?)] = []
+
+    /// The chain of writes handed over, guarded together.
+    private struct Chain {
+        /// The last position once every write handed over so far is committed; `nil` when no write
+        /// is under way or the chain broke, so the next prediction reads it from the log.
+        var end: Int?
+        /// The write handed over last (the next one runs after it).
+        var last: Write?
+        /// Why the chain broke: every write handed over since fails with it.
+        var broken: (any Error)?
+        /// The writes handed over and not yet done, oldest first, with the streams they name.
+        var pending: [(write: Write, requests: [AppendRequest], streams: Set<String>?)] = []
+
+        /// A new chain, once every write of this one is done.
+        mutating func restart() {
+            last = nil
+            end = nil
+            broken = nil
+        }
+    }
+
+    /// Held only to read or change the chain (and, for a synchronous append, while it writes, so that
+    /// nothing is handed over meanwhile): never while waiting for a write.
+    private let chain = Mutex(Chain())
 
     public init(log: any PredictedAppending) {
         self.log = log
@@ -54,113 +71,105 @@ public final class BackgroundAppender: DeferredCommitAppending, @unchecked Senda
 
     public var defersCommit: Bool { true }
 
+    /// What `appendDeferringCommit` found under the lock.
+    private enum Handover {
+        /// The chain is broken: the requests fail with its error.
+        case failed([AppendResult], any Error)
+        /// Handed over as `write`, to be written after `head`.
+        case handedOver([AppendResult], Write, head: Int)
+        /// Answers that cannot be told beforehand: written synchronously once `last` is done.
+        case unpredictable([AppendResult], last: Write?)
+    }
+
     public func appendDeferringCommit(_ requests: [AppendRequest]) throws -> (results: [AppendResult], commit: any PendingCommit) {
-        condition.lock()
-        defer { condition.unlock() }
-        if let broken {
-            // Decided on top of a write that failed: it must not be written either.
-            let write = Write(previous: nil)
-            write.finish(broken)
-            return (Self.predictedResults(requests, after: 0).results, write)
+        let handover = try chain.withLock { chain -> Handover in
+            if let broken = chain.broken {
+                // Decided on top of a write that failed: it must not be written either.
+                return .failed(Self.predictedResults(requests, after: 0).results, broken)
+            }
+            let head = try chain.end ?? log.lastPosition()
+            let (results, predictable) = Self.predictedResults(requests, after: head)
+            guard predictable else { return .unpredictable(results, last: chain.last) }
+            let write = Write(previous: chain.last)
+            chain.last = write
+            chain.pending.append((write, requests, nil))
+            chain.end = head + requests.reduce(0) { $0 + $1.events.count }
+            return .handedOver(results, write, head: head)
         }
-        let head: Int
-        if let chainEnd {
-            head = chainEnd
-        } else {
-            head = try log.lastPosition()
+        switch handover {
+        case .failed(let results, let broken):
+            return (results, Self.failedWrite(broken))
+        case .handedOver(let results, let write, let head):
+            Thread { [self] in
+                write.waitForPrevious()
+                if let failure = chain.withLock({ $0.broken }) {
+                    fail(write, failure)
+                    return
+                }
+                do {
+                    try log.append(requests, asPredicted: results, after: head)
+                    done(write)
+                } catch {
+                    fail(write, error)
+                }
+            }.start()
+            return (results, write)
+        case .unpredictable(let results, let last):
+            // Written here, after the chain, and not at all if a write of the chain (which they may
+            // have been decided on) failed.
+            last?.waitUntilDone()
+            if let broken = chain.withLock({ $0.broken }) { return (results, Self.failedWrite(broken)) }
+            // As `drain`: a write handed over meanwhile is waited for too; then the chain starts
+            // anew and the requests are written, holding the lock so that nothing is handed over first.
+            chain.withLock({ $0.last })?.waitUntilDone()
+            return try chain.withLock { chain in
+                chain.restart()
+                return (try log.append(requests), SettledCommit())
+            }
         }
-        let (results, predictable) = Self.predictedResults(requests, after: head)
-        guard predictable else {
-            // Requests whose answers cannot be told beforehand: written here, after the chain, and
-            // not at all if a write of the chain (which they may have been decided on) failed.
-            if let last {
-                condition.unlock()
-                last.waitUntilDone()
-                condition.lock()
-            }
-            if let broken {
-                let write = Write(previous: nil)
-                write.finish(broken)
-                return (results, write)
-            }
-            drainLocked()
-            return (try log.append(requests), SettledCommit())
-        }
-        let write = Write(previous: last)
-        last = write
-        pending.append((write, requests, nil))
-        chainEnd = head + requests.reduce(0) { $0 + $1.events.count }
-        Thread { [self] in
-            write.waitForPrevious()
-            condition.lock()
-            let failure = broken
-            condition.unlock()
-            if let failure {
-                fail(write, failure)
-                return
-            }
-            do {
-                try log.append(requests, asPredicted: results, after: head)
-                done(write)
-            } catch {
-                fail(write, error)
-            }
-        }.start()
-        return (results, write)
+    }
+
+    /// A write that fails with `error` without writing anything.
+    private static func failedWrite(_ error: any Error) -> Write {
+        let write = Write(previous: nil)
+        write.finish(error)
+        return write
     }
 
     /// Waits until every write handed over is done, and starts a new chain: for a synchronous
     /// append (`append` on the log), which must come after them and may grow the map.
     public func drain() {
-        condition.lock()
-        drainLocked()
-        condition.unlock()
+        chain.withLock({ $0.last })?.waitUntilDone()
+        chain.withLock { $0.restart() }
     }
 
     /// Waits until every write handed over is done, leaving the chain as it is: for a read of
     /// the whole log.
     public func waitForWrites() {
-        condition.lock()
-        let last = self.last
-        condition.unlock()
-        last?.waitUntilDone()
-    }
-
-    private func drainLocked() {
-        if let last {
-            condition.unlock()
-            last.waitUntilDone()
-            condition.lock()
-        }
-        last = nil
-        chainEnd = nil
-        broken = nil
+        chain.withLock({ $0.last })?.waitUntilDone()
     }
 
     /// Waits for the writes under way that name any of `streams`: a read of those streams sees
     /// them (a state loaded while its events were still being written would be behind them, and a
     /// command rejected against it would never reach the log to be caught).
     public func settle(streams: some Sequence<String>) {
-        condition.lock()
-        defer { condition.unlock() }
-        guard !pending.isEmpty else { return }
-        // Writes finish in order: waiting for the latest that names one of them covers the rest.
-        var latest = -1
-        for stream in streams {
-            for index in pending.indices.reversed() where index > latest {
-                if pending[index].streams == nil { pending[index].streams = Self.streams(of: pending[index].requests) }
-                if pending[index].streams!.contains(stream) {
-                    latest = index
-                    break
+        let write = chain.withLock { chain -> Write? in
+            guard !chain.pending.isEmpty else { return nil }
+            // Writes finish in order: waiting for the latest that names one of them covers the rest.
+            var latest = -1
+            for stream in streams {
+                for index in chain.pending.indices.reversed() where index > latest {
+                    if chain.pending[index].streams == nil { chain.pending[index].streams = Self.streams(of: chain.pending[index].requests) }
+                    if chain.pending[index].streams!.contains(stream) {
+                        latest = index
+                        break
+                    }
                 }
+                if latest == chain.pending.count - 1 { break }
             }
-            if latest == pending.count - 1 { break }
+            return latest >= 0 ? chain.pending[latest].write : nil
         }
-        guard latest >= 0 else { return }
-        let write = pending[latest].write
-        condition.unlock()
-        write.waitUntilDone()
-        condition.lock()
+        write?.waitUntilDone()
     }
 
     /// The streams `requests` name. By index, each name once per run of it: a lazy map copied
@@ -179,18 +188,16 @@ public final class BackgroundAppender: DeferredCommitAppending, @unchecked Senda
     }
 
     private func done(_ write: Write) {
-        condition.lock()
-        pending.removeAll { $0.write === write }
-        condition.unlock()
+        chain.withLock { $0.pending.removeAll { $0.write === write } }
         write.finish(nil)
     }
 
     private func fail(_ write: Write, _ error: any Error) {
-        condition.lock()
-        if broken == nil { broken = error }
-        chainEnd = nil
-        pending.removeAll { $0.write === write }
-        condition.unlock()
+        chain.withLock { chain in
+            if chain.broken == nil { chain.broken = error }
+            chain.end = nil
+            chain.pending.removeAll { $0.write === write }
+        }
         write.finish(error)
     }
 
@@ -222,41 +229,39 @@ public final class BackgroundAppender: DeferredCommitAppending, @unchecked Senda
     }
 
     /// One write on its way: `wait` returns once it is committed, or throws why not.
-    final class Write: PendingCommit, @unchecked Sendable {
-        /// The write before, until this one's thread has waited for it (then dropped, so that
-        /// finished writes do not pile up in a chain).
-        private var previous: Write?
-        private let condition = NSCondition()
-        private var outcome: Result<Void, any Error>?
+    final class Write: PendingCommit, Sendable {
+        private struct Progress {
+            /// The write before, until this one's thread has waited for it (then dropped, so that
+            /// finished writes do not pile up in a chain).
+            var previous: Write?
+            var outcome: Result<Void, any Error>?
+        }
+
+        /// What the write's thread and its waiters share; they wait for `outcome`.
+        private let progress: ConditionBox<Progress>
 
         init(previous: Write?) {
-            self.previous = previous
+            progress = ConditionBox(Progress(previous: previous))
         }
 
         func waitForPrevious() {
-            previous?.waitUntilDone()
-            previous = nil
+            progress.withLock({ $0.previous })?.waitUntilDone()
+            progress.withLock { $0.previous = nil }
         }
 
         func finish(_ error: (any Error)?) {
-            condition.lock()
-            outcome = error.map { .failure($0) } ?? .success(())
-            condition.broadcast()
-            condition.unlock()
+            progress.withLock { progress in
+                progress.outcome = error.map { .failure($0) } ?? .success(())
+                self.progress.broadcast()
+            }
         }
 
         func waitUntilDone() {
-            condition.lock()
-            while outcome == nil { condition.wait() }
-            condition.unlock()
+            progress.withLock(waitingUntil: { $0.outcome != nil }) { _ in }
         }
 
         func wait() throws {
-            condition.lock()
-            while outcome == nil { condition.wait() }
-            let outcome = outcome!
-            condition.unlock()
-            try outcome.get()
+            try progress.withLock(waitingUntil: { $0.outcome != nil }) { $0.outcome! }.get()
         }
     }
 }

@@ -1,4 +1,4 @@
-import FlowDomain
+public import FlowDomain
 
 /// A command with its envelope: where it goes and how it may be retried (SPEC §2).
 public struct CommandEnvelope: Equatable, Sendable {

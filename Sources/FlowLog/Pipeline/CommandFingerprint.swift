@@ -1,4 +1,4 @@
-import FlowDomain
+public import FlowDomain
 
 /// What a command was, as 64 bits: xxHash64 of its wire form without the envelope (its type and
 /// fields, in declaration order, an absent optional field left out). The log keeps it with the

@@ -1,4 +1,5 @@
-import FlowDomain
+public import FlowDomain
+import Synchronization
 
 /// Recorded events from elsewhere (a device's own log: `POST /streams/{stream}/events`, `push`,
 /// `pull`), appended through the log's one writer.
@@ -230,31 +231,52 @@ extension CommandProcessor {
 
 /// The streams forgotten on a log, as keyed pseudonyms (`ErasureAudit.pseudonym`, HMAC-SHA256
 /// under the operator's key) read from its erasure audit trail: how an ingest knows a stream
-/// was forgotten without the log keeping its id. Only the writer's thread uses one.
-public final class ErasedStreams: @unchecked Sendable {
+/// was forgotten without the log keeping its id. Only the writer's thread uses one; its state sits
+/// in a `Mutex` all the same, so that the compiler checks that the server may share it.
+public final class ErasedStreams: Sendable {
     let key: [UInt8]
-    private var pseudonyms: Set<String> = []
-    /// The audit trail's version read so far: each refresh reads only the erasures after it.
-    private var readThrough = 0
+
+    private struct Trail {
+        var pseudonyms: Set<String> = []
+        /// The audit trail's version read so far: each refresh reads only the erasures after it.
+        var readThrough = 0
+    }
+
+    private let trail = Mutex(Trail())
 
     public init(key: [UInt8]) { self.key = key }
 
-    /// Reads the audit events recorded since the last refresh (by this process or another).
+    /// Reads the audit events recorded since the last refresh (by this process or another). The
+    /// log is read without the lock, which is taken only to read and add to what is known.
     func refresh(from log: any EventLog) throws {
         let version = try log.version(of: SystemStreams.erasures)
         // A log whose audit trail shrank (a copy put in its place) is read again from the start.
-        if version < readThrough { (pseudonyms, readThrough) = ([], 0) }
-        guard version > readThrough else { return }
-        try log.forEachEvent(inStream: SystemStreams.erasures, throughPosition: nil) { record in
-            if record.version > readThrough, case .system(.streamForgotten(let forgotten)) = record.event, let pseudonym = forgotten.pseudonym {
-                pseudonyms.insert(pseudonym)
-            }
-            return true
+        let known = trail.withLock { trail in
+            if version < trail.readThrough { trail = Trail() }
+            return trail.readThrough
         }
-        readThrough = version
+        guard version > known else { return }
+        var found: [String] = []
+        do {
+            try log.forEachEvent(inStream: SystemStreams.erasures, throughPosition: nil) { record in
+                if record.version > known, case .system(.streamForgotten(let forgotten)) = record.event, let pseudonym = forgotten.pseudonym {
+                    found.append(pseudonym)
+                }
+                return true
+            }
+        } catch {
+            // What a read that failed part way found counts too; only a whole read moves `readThrough`.
+            trail.withLock { $0.pseudonyms.formUnion(found) }
+            throw error
+        }
+        trail.withLock { trail in
+            trail.pseudonyms.formUnion(found)
+            trail.readThrough = version
+        }
     }
 
     public func contains(_ stream: String) -> Bool {
-        pseudonyms.contains(ErasureAudit.pseudonym(of: stream, key: key))
+        let pseudonym = ErasureAudit.pseudonym(of: stream, key: key)
+        return trail.withLock { $0.pseudonyms.contains(pseudonym) }
     }
 }

@@ -1,4 +1,4 @@
-import FlowDomain
+public import FlowDomain
 import FlowLogSystem
 
 /// The command pipeline: field checks → command id → expected version → `decide` → one durable append

@@ -18,6 +18,8 @@ import Foundation
 /// answers diverged from the log's wrote nothing, and it and the one decided on top of it are
 /// decided again, synchronously, before they are answered. When a commit fails, its submissions (and any decided on top of it)
 /// are answered with the error and the writer goes on with states read afresh from the log.
+///
+/// Unchecked `Sendable`: the processor and the answers are used on the writer's thread alone; other threads only reach the queue.
 public final class GroupCommitWriter: @unchecked Sendable {
     public typealias Answer = (Result<[CommandOutcome], any Error>) -> Void
 
@@ -222,11 +224,7 @@ public final class GroupCommitWriter: @unchecked Sendable {
 
     /// Runs `run()` on a thread of its own; `stop()` ends it.
     public func start(name: String) {
-        worker.start(name: name) { [self] in
-            worker.condition.unlock()
-            run()
-            worker.condition.lock()
-        }
+        worker.start(name: name) { [self] in run() }
     }
 
     /// Takes no new submissions; `run()` commits and answers those queued, then returns.

@@ -4,19 +4,23 @@ import Foundation
 /// than `capacity` in memory. Items count 1 each unless a `weight` says otherwise (the log's
 /// `GroupCommitWriter` weighs submissions by their commands, so that many small ones may wait
 /// where a few large ones would).
-package final class Handoff<Item>: @unchecked Sendable {
+package final class Handoff<Item> {
     struct Cancelled: Error {}
 
-    private let condition = NSCondition()
-    private var items: [Item] = []
-    private var queuedWeight = 0
-    private var closed = false
-    private var cancelled = false
-    private var failure: (any Error)?
-    private let capacity: Int
-    private let weight: (Item) -> Int
+    /// What producers and the consumer wait on: room, items, the end.
+    fileprivate struct Queue {
+        var items: [Item] = []
+        var queuedWeight = 0
+        var closed = false
+        var cancelled = false
+        var failure: (any Error)?
+    }
 
-    package init(capacity: Int, weight: @escaping (Item) -> Int = { _ in 1 }) {
+    private let queue = ConditionBox(Queue())
+    private let capacity: Int
+    private let weight: @Sendable (Item) -> Int
+
+    package init(capacity: Int, weight: @escaping @Sendable (Item) -> Int = { _ in 1 }) {
         self.capacity = capacity
         self.weight = weight
     }
@@ -24,22 +28,22 @@ package final class Handoff<Item>: @unchecked Sendable {
     /// Waits for room; `false`, queueing nothing, when the consumer gave up or the queue was
     /// closed. An item heavier than the whole capacity still goes in, once the queue is empty.
     package func put(_ item: Item) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        while queuedWeight >= capacity, !cancelled, !closed { condition.wait() }
-        guard !cancelled, !closed else { return false }
-        items.append(item)
-        queuedWeight += weight(item)
-        condition.broadcast()
-        return true
+        let capacity = capacity
+        return queue.withLock(waitingUntil: { $0.queuedWeight < capacity || $0.cancelled || $0.closed }) { state in
+            guard !state.cancelled, !state.closed else { return false }
+            state.items.append(item)
+            state.queuedWeight += weight(item)
+            queue.broadcast()
+            return true
+        }
     }
 
     package func close(error: (any Error)?) {
-        condition.lock()
-        closed = true
-        failure = error
-        condition.broadcast()
-        condition.unlock()
+        queue.withLock { state in
+            state.closed = true
+            state.failure = error
+            queue.broadcast()
+        }
     }
 
     /// The next item; `nil` once the producer closed and everything was taken; the producer's error, if it failed.
@@ -56,33 +60,35 @@ package final class Handoff<Item>: @unchecked Sendable {
     /// array when nothing waits now (the caller takes again, waiting, to learn of the end or the
     /// producer's error).
     package func takeAll(upToWeight limit: Int, waiting: Bool = true, admits: (Item) -> Bool = { _ in true }) throws -> [Item] {
-        condition.lock()
-        defer { condition.unlock() }
-        while waiting, items.isEmpty, !closed, !cancelled { condition.wait() }
-        if cancelled { throw Cancelled() }
-        guard !items.isEmpty else {
-            if waiting, let failure, !(failure is Cancelled) { throw failure }
-            return []
+        try queue.withLock(waitingUntil: { !waiting || !$0.items.isEmpty || $0.closed || $0.cancelled }) { state in
+            if state.cancelled { throw Cancelled() }
+            guard !state.items.isEmpty else {
+                if waiting, let failure = state.failure, !(failure is Cancelled) { throw failure }
+                return []
+            }
+            var taken = 0
+            var total = 0
+            while taken < state.items.count {
+                let next = weight(state.items[taken])
+                guard taken == 0 || total + next <= limit, admits(state.items[taken]) || taken == 0 else { break }
+                total += next
+                taken += 1
+            }
+            state.queuedWeight -= total
+            let batch = Array(state.items.prefix(taken))
+            state.items.removeFirst(taken)
+            queue.broadcast()
+            return batch
         }
-        var taken = 0
-        var total = 0
-        while taken < items.count {
-            let next = weight(items[taken])
-            guard taken == 0 || total + next <= limit, admits(items[taken]) || taken == 0 else { break }
-            total += next
-            taken += 1
-        }
-        queuedWeight -= total
-        let batch = Array(items.prefix(taken))
-        items.removeFirst(taken)
-        condition.broadcast()
-        return batch
     }
 
     package func cancel() {
-        condition.lock()
-        cancelled = true
-        condition.broadcast()
-        condition.unlock()
+        queue.withLock { state in
+            state.cancelled = true
+            queue.broadcast()
+        }
     }
 }
+
+extension Handoff: Sendable where Item: Sendable {}
+extension Handoff.Queue: Sendable where Item: Sendable {}

@@ -1,14 +1,14 @@
 import FlowDomain
-import FlowLogSystem
+public import FlowLogSystem
 import Foundation
+import Synchronization
 
 /// `flowlog send`: reads commands one JSON object a line, answers one JSON line each, in order.
 ///
 /// Each batch of lines that one read yields is decided and appended in one durable transaction, and
 /// its answers are written only after that commit: an `ok` answer always means "on disk".
 ///
-/// Unchecked `Sendable`: the reading thread only parses and submits; every answer is written on
-/// the thread that called `run`, where the writer runs.
+/// Unchecked `Sendable`: the reading thread only parses and submits; answers are written on `run`'s thread, the writer's.
 public final class SendSession: @unchecked Sendable {
     public struct Summary: Equatable, Sendable {
         public var accepted = 0
@@ -24,11 +24,11 @@ public final class SendSession: @unchecked Sendable {
     }
 
     private let processor: CommandProcessor
-    private let output: OutputSink
+    private let output: any OutputSink
     private var json = JSONWriter(capacity: 1 << 16)
 
     public init(
-        processor: CommandProcessor, output: OutputSink, commandsPerCommit: Int = SendSession.defaultCommandsPerCommit,
+        processor: CommandProcessor, output: any OutputSink, commandsPerCommit: Int = SendSession.defaultCommandsPerCommit,
         streamsPerCommit: Int = SendSession.defaultStreamsPerCommit
     ) {
         self.processor = processor
@@ -73,12 +73,15 @@ public final class SendSession: @unchecked Sendable {
             json.reset()
         }
         state.writer = writer
-        let input = ReaderBox(reader)
+        let input = reader
         let streamsPerCommit = streamsPerCommit
-        let prefetcher = StatePrefetcher(log: processor.log)
+        // Made here, then used by the reading thread alone; it reads the log beside the writer, as
+        // `StatePrefetching` allows.
+        nonisolated(unsafe) let prefetcher = StatePrefetcher(log: processor.log)
         Thread {
+            var reader = input
             do {
-                while try input.reader.readBatch({ lines in
+                while try reader.readBatch({ lines in
                     for whole in SendSession.parse(lines).parts(streamsAtMost: streamsPerCommit) {
                         for (part, states) in prefetcher?.slices(of: whole) ?? [(whole, [:])] {
                             guard
@@ -86,7 +89,7 @@ public final class SendSession: @unchecked Sendable {
                                     part.envelopes, fieldsChecked: true, prefetched: states, streams: part.streams,
                                     answer: { [self] result in
                                         switch result {
-                                        case .success(let outcomes): write(part, outcomes, &state.summary)
+                                        case .success(let outcomes): state.count { write(part, outcomes, &$0) }
                                         case .failure(let error): state.fail(error)
                                         }
                                     })
@@ -108,16 +111,40 @@ public final class SendSession: @unchecked Sendable {
     private struct WriterStopped: Error {}
 
     /// What the writer's answers and the reading thread leave for `run` to return or throw.
-    private final class RunState: @unchecked Sendable {
-        var summary = Summary()
+    private final class RunState: Sendable {
+        private struct Outcome {
+            var summary = Summary()
+            var failure: (any Error)?
+            var readFailure: (any Error)?
+            weak var writer: GroupCommitWriter?
+        }
+
+        private let outcome = Mutex(Outcome())
+
+        var summary: Summary { outcome.withLock { $0.summary } }
         /// The first commit or output failure: nothing after it is committed.
-        var failure: (any Error)?
+        var failure: (any Error)? { outcome.withLock { $0.failure } }
         /// Set by the reading thread before it finishes the writer, read after `run()` returns.
-        var readFailure: (any Error)?
-        weak var writer: GroupCommitWriter?
+        var readFailure: (any Error)? {
+            get { outcome.withLock { $0.readFailure } }
+            set { outcome.withLock { $0.readFailure = newValue } }
+        }
+        /// The writer that `fail` cancels.
+        var writer: GroupCommitWriter? {
+            get { outcome.withLock { $0.writer } }
+            set { outcome.withLock { $0.writer = newValue } }
+        }
+
+        /// Adds answers to the summary (`body` runs on the writer's thread, holding the lock; it only counts and formats).
+        func count(_ body: (inout Summary) -> Void) {
+            outcome.withLock { body(&$0.summary) }
+        }
 
         func fail(_ error: any Error) {
-            if failure == nil { failure = error }
+            let writer = outcome.withLock { outcome in
+                if outcome.failure == nil { outcome.failure = error }
+                return outcome.writer
+            }
             writer?.cancel()
         }
     }
@@ -190,11 +217,6 @@ public final class SendSession: @unchecked Sendable {
                 return part
             }
         }
-    }
-
-    private final class ReaderBox: @unchecked Sendable {
-        var reader: LineReader
-        init(_ reader: consuming LineReader) { self.reader = reader }
     }
 
     /// Lines as `send` reads them (blank lines skipped, an overlong line answered `malformedCommand`);

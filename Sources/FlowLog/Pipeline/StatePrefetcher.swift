@@ -17,7 +17,7 @@ import FlowDomain
 /// A stream met again after that many others is looked up again; whatever this process wrote to
 /// it is committed by then, and the cache, which the processor asks first, or the append's
 /// version check, would catch anything else.
-final class StatePrefetcher: @unchecked Sendable {
+final class StatePrefetcher {
     typealias States = [String: (state: LogDecider.State, version: Int)]
 
     private let source: any StatePrefetching

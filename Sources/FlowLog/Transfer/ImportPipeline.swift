@@ -66,17 +66,6 @@ package enum ImportPipeline {
         var failure: ImportError?
     }
 
-    private final class ReaderBox: @unchecked Sendable {
-        var reader: LineReader
-        init(_ reader: consuming LineReader) { self.reader = reader }
-    }
-
-    /// The session, for the preparing thread. It only reads, through a read context of its own
-    /// (an LMDB read transaction on that thread), and touches no state of the writer.
-    private struct SharedSession: @unchecked Sendable {
-        let session: any ImportSession
-    }
-
     /// Imports every line `reader` yields into `target`; returns the number of events imported.
     package static func run(
         _ reader: consuming LineReader, into target: any ImportTarget, expectedBytes: Int,
@@ -86,7 +75,7 @@ package enum ImportPipeline {
         // thread waits for the writer (with 4, a core sat idle then).
         let decoded = Handoff<DecodedBatch>(capacity: 16)
         let prepared = Handoff<ImportBatch>(capacity: 2)
-        decode(ReaderBox(reader), into: decoded)
+        decode(reader, into: decoded)
         // The preparing thread reads the log, so it must be gone before the caller may close it.
         // (The decoding thread only reads input; it ends at the next batch once cancelled.)
         var preparing: DispatchSemaphore?
@@ -114,11 +103,12 @@ package enum ImportPipeline {
     }
 
     /// The first stage: lines to records, in batches as the reader reads them.
-    private static func decode(_ input: ReaderBox, into decoded: Handoff<DecodedBatch>) {
+    private static func decode(_ input: LineReader, into decoded: Handoff<DecodedBatch>) {
         Thread {
+            var reader = input
             var lineNumber = 0
             do {
-                while try input.reader.readBatch({ lines in
+                while try reader.readBatch({ lines in
                     var batch = DecodedBatch(firstLine: lineNumber + 1)
                     batch.records.reserveCapacity(lines.count)
                     for line in lines {
@@ -152,16 +142,18 @@ package enum ImportPipeline {
     ) -> DispatchSemaphore {
         typealias Batch = ImportBatch
         let finished = DispatchSemaphore(value: 0)
-        let shared = SharedSession(session: session)
+        // The session, for the preparing thread. It only reads, through a read context of its own
+        // (an LMDB read transaction on that thread), and touches no state of the writer.
+        nonisolated(unsafe) let shared = session
         Thread {
             defer { finished.signal() }
-            let session = shared.session
+            let session = shared
             do {
                 try session.withStreamLoader { load in
                     var preparation = ImportPreparation(
                         start: session.start, builder: session.makeBuilder(), loadStream: load,
                         spill: session.streamSpill)
-                    func end(after failure: Error) throws -> Never {
+                    func end(after failure: any Error) throws -> Never {
                         _ = prepared.put(preparation.take(failure: failure))
                         throw Handoff<Batch>.Cancelled()
                     }

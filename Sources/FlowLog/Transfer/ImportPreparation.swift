@@ -68,9 +68,9 @@ extension ImportBatchBuilder {
 
 /// One prepared run of events: the backend's content, why the import ends after it (a line that
 /// breaks a rule, or cannot be read), and, in the last batch, each touched stream's new head.
-package struct ImportBatch: @unchecked Sendable {
+package struct ImportBatch: Sendable {
     package var content: any Sendable
-    package var failure: Error?
+    package var failure: (any Error)?
     package var count: Int
     package var heads: [(stream: String, version: Int)] = []
     /// In the last batch, each touched stream's final state, for backends that keep heads.
@@ -78,7 +78,7 @@ package struct ImportBatch: @unchecked Sendable {
 }
 
 /// A stream's latest state, where a backend keeps one (`AppendTransaction.storeHead`).
-package struct StreamHead {
+package struct StreamHead: Sendable {
     package let stream: String
     package let version: Int
     package let position: Int
@@ -199,7 +199,7 @@ package struct ImportPreparation: ~Copyable {
     }
 
     /// The batch so far; the next one starts empty.
-    package mutating func take(failure: Error? = nil) -> ImportBatch {
+    package mutating func take(failure: (any Error)? = nil) -> ImportBatch {
         let count = builder.count
         return ImportBatch(content: builder.take(), failure: failure, count: count)
     }

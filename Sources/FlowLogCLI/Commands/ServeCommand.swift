@@ -5,6 +5,7 @@
     import FlowLogServer
     import Foundation
     import FlowLogSystem
+    import Synchronization
 
     /// `flowlog serve`: the HTTP API (docs/openapi.json), live subscriptions and the inspector.
     /// All of the server's wiring in the command line is in this file.
@@ -119,6 +120,7 @@
                 // A forget (DELETE, the daily retention) takes the sessions' lines out of the trackers'
                 // files beside the log, as `flowlog forget` does, under the trackers' leases.
                 let trackerFolder = TrackerOptions.defaultFolder(for: logOptions)
+                // The hook runs on the server's thread that forgets, which the log object serves as it serves the server.
                 let leasing = UncheckedBox(log)
                 options.beforeForgetting = { streams in
                     let leases = try Composition.leaseTrackers(of: leasing.value)
@@ -127,17 +129,18 @@
                 }
                 let outcome = ServeOutcome()
                 let done = DispatchSemaphore(value: 0)
+                // The server takes the log over; this thread only waits for it below.
                 let server = UncheckedBox(log)
                 Task.detached {
                     do {
                         try await FlowLogHTTPServer.run(log: server.value, options: options)
                     } catch {
-                        outcome.failure = error
+                        outcome.failure.withLock { $0 = error }
                     }
                     done.signal()
                 }
                 done.wait()
-                if let failure = outcome.failure {
+                if let failure = outcome.failure.withLock({ $0 }) {
                     throw CLIFailure("flowlog serve cannot go on at \(listen): \(failure).", .ioError)
                 }
             }
@@ -153,10 +156,12 @@
         }
     }
 
-    private final class ServeOutcome: @unchecked Sendable {
-        var failure: (any Error)?
+    /// Why the server stopped, set by its task before it signals the waiting thread.
+    private final class ServeOutcome: Sendable {
+        let failure = Mutex<(any Error)?>(nil)
     }
 
+    /// Unchecked `Sendable`: carries what the composition root shares with the server's threads (the log, the output), each use commented.
     private struct UncheckedBox<Value>: @unchecked Sendable {
         let value: Value
         init(_ value: Value) { self.value = value }

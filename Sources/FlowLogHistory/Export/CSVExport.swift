@@ -1,5 +1,5 @@
 import FlowDomain
-import FlowLog
+package import FlowLog
 
 /// The flat, warehouse-friendly CSV schema: one row per event, snake_case columns, money in integer
 /// cents, every event field in a typed column of its own (empty where the event has no such field).

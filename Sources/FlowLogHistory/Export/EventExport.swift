@@ -1,5 +1,5 @@
 import FlowDomain
-import FlowLog
+public import FlowLog
 import FlowLogSystem
 
 /// Streams a log's events out as NDJSON (SPEC §5's envelope) or CSV (`CSVSchema`), from one read

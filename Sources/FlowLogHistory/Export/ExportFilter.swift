@@ -1,5 +1,5 @@
 import FlowDomain
-import FlowLog
+public import FlowLog
 
 /// Which events an export takes: every condition given must hold (streams and types: any of those listed).
 public struct ExportFilter: Sendable {

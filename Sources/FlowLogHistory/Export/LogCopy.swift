@@ -1,4 +1,4 @@
-import FlowLog
+public import FlowLog
 
 /// `flowlog copy --from SRC --to DST`: a whole log into another of any backend, through the
 /// destination's import (all or nothing), keeping positions, versions, event ids, timestamps and

@@ -23,7 +23,8 @@ enum WalkAhead {
     ) throws {
         let batches = Handoff<[RecordedEvent]>(capacity: capacity)
         let finished = DispatchSemaphore(value: 0)
-        let source = LogBox(log)
+        // The log, handed to the walking thread: it is used there alone until the walk returns.
+        nonisolated(unsafe) let source = log
         Thread {
             defer { finished.signal() }
             var batch: [RecordedEvent] = []
@@ -36,10 +37,10 @@ enum WalkAhead {
                     batch.removeAll(keepingCapacity: true)
                     return true
                 }
-                if includingForgotten, let forgetting = source.log.capabilities.forgetting {
+                if includingForgotten, let forgetting = source.capabilities.forgetting {
                     try forgetting.forEachRecord(from: from, through: through, gather)
                 } else {
-                    try source.log.forEachEvent(from: from, through: through, gather)
+                    try source.forEachEvent(from: from, through: through, gather)
                 }
                 if !batch.isEmpty { _ = batches.put(batch) }
                 batches.close(error: nil)
@@ -58,11 +59,5 @@ enum WalkAhead {
                 guard try body(record) else { return }
             }
         }
-    }
-
-    /// The log, handed to the walking thread: it is used there alone until the walk returns.
-    private final class LogBox: @unchecked Sendable {
-        let log: any EventLog
-        init(_ log: any EventLog) { self.log = log }
     }
 }

@@ -1,5 +1,5 @@
-import FlowDomain
-import FlowLog
+public import FlowDomain
+public import FlowLog
 
 /// `flowlog bisect`: finds the first version of a stream whose state a check calls bad, in
 /// O(log n) state reconstructions (each from the nearest snapshot, where the log has them).

@@ -1,4 +1,4 @@
-import FlowLog
+public import FlowLog
 
 /// Checks that events come as a log holds them: positions increasing by one, and each stream's
 /// versions running 1, 2, 3, … A file that breaks this would replay into states that never were:

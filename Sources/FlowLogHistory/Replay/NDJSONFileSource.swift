@@ -1,5 +1,5 @@
-import FlowDomain
-import FlowLog
+public import FlowDomain
+public import FlowLog
 import FlowLogSystem
 
 /// An NDJSON export read directly as a replay source (`replay --file`, `bisect --file`): no import

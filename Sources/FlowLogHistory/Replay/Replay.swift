@@ -1,5 +1,5 @@
-import FlowDomain
-import FlowLog
+public import FlowDomain
+public import FlowLog
 
 /// Folds events from a source, stream by stream, handing each step's states to the caller.
 public struct Replayer {

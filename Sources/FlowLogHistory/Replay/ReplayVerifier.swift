@@ -1,5 +1,5 @@
-import FlowDomain
-import FlowLog
+public import FlowDomain
+public import FlowLog
 import FlowLogSystem
 
 /// A place where today's reducers disagree with what was recorded.

@@ -1,5 +1,5 @@
-import FlowDomain
-import FlowLog
+public import FlowDomain
+public import FlowLog
 
 /// One difference between two states, at a path in their JSON face (`cart.items[p1].quantity`).
 public struct StateChange: Equatable, Sendable {

@@ -1,5 +1,5 @@
-import FlowDomain
-import FlowLog
+public import FlowDomain
+public import FlowLog
 
 /// Every stream's final state (`replay --summary`), in stream id order (byte order, as the log
 /// lists streams), by one of two walks chosen by the number of streams.

@@ -1,5 +1,5 @@
 import FlowLog
-import Foundation
+public import Foundation
 
 /// One finding of GA4's validation server, with the request it was about.
 public struct GA4ValidationMessage: Equatable, Sendable {

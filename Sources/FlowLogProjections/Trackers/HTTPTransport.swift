@@ -1,5 +1,5 @@
 import FlowLog
-import Foundation
+public import Foundation
 
 /// An HTTP answer: what a tracker's delivery decides on.
 public struct HTTPReply: Sendable {

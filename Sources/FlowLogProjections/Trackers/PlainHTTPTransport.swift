@@ -1,6 +1,6 @@
 import FlowLog
 import FlowLogSystem
-import Foundation
+public import Foundation
 
 /// HTTP/1.1 over a socket of its own, one connection a request, for loopback collectors only: the
 /// embedded build (`--disable-default-traits`) has no TLS and no NIO, and sends its trackers to a

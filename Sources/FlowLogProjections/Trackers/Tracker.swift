@@ -1,5 +1,5 @@
 import FlowDomain
-import FlowLog
+public import FlowLog
 import FlowLogSystem
 
 /// One analytics vendor: the messages it takes for an event (its mapping and envelope, pure), how

@@ -1,5 +1,5 @@
-import FlowLog
-import Foundation
+public import FlowLog
+public import Foundation
 
 /// Where a vendor takes its requests: the URL and the headers that carry the credentials. Its
 /// `description` never shows the credentials (GA4's `api_secret` is in the query).

@@ -1,5 +1,5 @@
-import FlowDomain
-import FlowLog
+public import FlowDomain
+public import FlowLog
 
 /// What a screen shows, as plain values: strings, numbers and flags, nothing from the domain (seed
 /// "CodeVerificationView.Configuration"). The view projector computes these from a stream's state,

@@ -1,6 +1,7 @@
 #if Network
     import Hummingbird
     import Logging
+    import Synchronization
 
     struct ServerContext: RequestContext {
         var coreContext: CoreRequestContextStorage
@@ -24,25 +25,30 @@
 
     /// The API's paths and their methods, for a 405 with `Allow` (and CORS preflights) on a known
     /// path asked with another method: the router itself only knows "not found".
-    final class KnownRoutes: @unchecked Sendable {
-        private var routes: [(components: [Substring], methods: [HTTPRequest.Method])] = []
+    /// Filled while the routes are registered, read by every request after.
+    final class KnownRoutes: Sendable {
+        private let routes = Mutex<[(components: [Substring], methods: [HTTPRequest.Method])]>([])
 
         func add(_ path: String, _ method: HTTPRequest.Method) {
             let components = path.split(separator: "/")
-            if let index = routes.firstIndex(where: { $0.components == components }) {
-                routes[index].methods.append(method)
-            } else {
-                routes.append((components, [method]))
+            routes.withLock { routes in
+                if let index = routes.firstIndex(where: { $0.components == components }) {
+                    routes[index].methods.append(method)
+                } else {
+                    routes.append((components, [method]))
+                }
             }
         }
 
         /// The methods of the route `path` matches, if one does.
         func methods(for path: String) -> [HTTPRequest.Method]? {
             let parts = path.split(separator: "/")
-            return routes.first { route in
-                route.components.count == parts.count
-                    && zip(route.components, parts).allSatisfy { template, part in template.hasPrefix("{") || template == part }
-            }?.methods
+            return routes.withLock { routes in
+                routes.first { route in
+                    route.components.count == parts.count
+                        && zip(route.components, parts).allSatisfy { template, part in template.hasPrefix("{") || template == part }
+                }?.methods
+            }
         }
     }
 

@@ -43,6 +43,7 @@
 
     /// Sees request heads and ends and response heads and ends (after the HTTP codec) and tells the
     /// raw handler.
+    /// Unchecked `Sendable`: a channel handler, touched only on its channel's event loop (NIO's rule).
     final class RequestWatch: ChannelDuplexHandler, RemovableChannelHandler, @unchecked Sendable {
         typealias InboundIn = HTTPRequestPart
         typealias InboundOut = HTTPRequestPart
@@ -83,6 +84,7 @@
     /// the whole request (head and body) has been decoded. When it fires, the client gets a 408 if no
     /// response is under way (else the connection is only closed), and the connection is closed: a
     /// route waiting for the rest of the body sees it cut short and applies nothing.
+    /// Unchecked `Sendable`: a channel handler, touched only on its channel's event loop (NIO's rule).
     final class RawRequestDeadline: ChannelInboundHandler, RemovableChannelHandler, @unchecked Sendable {
         typealias InboundIn = ByteBuffer
         typealias InboundOut = ByteBuffer

@@ -7,7 +7,7 @@
     /// too): each request's commands are queued, and every request that arrived meanwhile shares one
     /// durable commit; a request is answered only after that commit returns. This adds what only the
     /// server needs: answers for async handlers, a 503 once shutting down, and the commit metrics.
-    final class CommandWriter: @unchecked Sendable {
+    final class CommandWriter: Sendable {
         private let writer: GroupCommitWriter
 
         init(

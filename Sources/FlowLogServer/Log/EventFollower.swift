@@ -3,6 +3,7 @@
     import FlowLog
     import Foundation
     import NIOCore
+    import Synchronization
 
     /// Which events a subscriber wants: its streams and types (empty: all), from a position on.
     struct SubscriptionFilter: Sendable {
@@ -79,7 +80,7 @@
     /// One `GET /events/subscribe` client: a bounded queue of frames the follower fills and the
     /// response drains. A client that falls further behind than the queue holds is disconnected
     /// (it reconnects with `Last-Event-ID` and reads the rest from the log).
-    final class Subscriber: @unchecked Sendable {
+    final class Subscriber: Sendable {
         enum Delivery {
             case chunk(ByteBuffer)
             case closed(CloseReason)
@@ -90,14 +91,18 @@
             case shutdown = "the server is shutting down"
         }
 
+        /// The queue; a continuation is resumed only after the lock is let go.
+        private struct Queue {
+            var chunks: [ByteBuffer] = []
+            var queuedBytes = 0
+            var closed: CloseReason?
+            var waiter: CheckedContinuation<Delivery, Never>?
+            var lastDelivery = ContinuousClock.now
+        }
+
         let filter: SubscriptionFilter
         private let limit: Int
-        private let lock = NSLock()
-        private var chunks: [ByteBuffer] = []
-        private var queuedBytes = 0
-        private var closed: CloseReason?
-        private var waiter: CheckedContinuation<Delivery, Never>?
-        private(set) var lastDelivery = ContinuousClock.now
+        private let queue = Mutex(Queue())
         /// Finishes when the subscriber must stop at once, even in the middle of a write.
         let abort: AsyncStream<Void>
         private let abortSource: AsyncStream<Void>.Continuation
@@ -108,73 +113,71 @@
             (abort, abortSource) = AsyncStream<Void>.makeStream()
         }
 
+        /// What `enqueue` does once the lock is let go.
+        private enum Enqueued {
+            case queued
+            case handed(CheckedContinuation<Delivery, Never>)
+            case overflowed
+        }
+
         /// Follower: queues frames; past the limit the subscriber is closed instead.
         func enqueue(_ chunk: ByteBuffer) {
-            lock.lock()
-            guard closed == nil else {
-                lock.unlock()
-                return
+            let limit = limit
+            let outcome = queue.withLock { queue -> Enqueued in
+                guard queue.closed == nil else { return .queued }
+                queue.lastDelivery = .now
+                if let waiter = queue.waiter {
+                    queue.waiter = nil
+                    return .handed(waiter)
+                }
+                if queue.queuedBytes + chunk.readableBytes > limit, queue.queuedBytes > 0 { return .overflowed }
+                queue.chunks.append(chunk)
+                queue.queuedBytes += chunk.readableBytes
+                return .queued
             }
-            lastDelivery = .now
-            if let waiter {
-                self.waiter = nil
-                lock.unlock()
-                waiter.resume(returning: .chunk(chunk))
-                return
+            switch outcome {
+            case .queued: break
+            case .handed(let waiter): waiter.resume(returning: .chunk(chunk))
+            case .overflowed: close(.overflow)
             }
-            if queuedBytes + chunk.readableBytes > limit, queuedBytes > 0 {
-                lock.unlock()
-                close(.overflow)
-                return
-            }
-            chunks.append(chunk)
-            queuedBytes += chunk.readableBytes
-            lock.unlock()
         }
 
         var idleSince: ContinuousClock.Instant {
-            lock.lock()
-            defer { lock.unlock() }
-            return lastDelivery
+            queue.withLock { $0.lastDelivery }
         }
 
         /// Response: the next frames, or why the subscription ended.
         func next() async -> Delivery {
             await withCheckedContinuation { continuation in
-                lock.lock()
-                if !chunks.isEmpty {
-                    let chunk = chunks.removeFirst()
-                    queuedBytes -= chunk.readableBytes
-                    lock.unlock()
-                    continuation.resume(returning: .chunk(chunk))
-                } else if let closed {
-                    lock.unlock()
-                    continuation.resume(returning: .closed(closed))
-                } else {
-                    waiter = continuation
-                    lock.unlock()
+                let ready = queue.withLock { queue -> Delivery? in
+                    if !queue.chunks.isEmpty {
+                        let chunk = queue.chunks.removeFirst()
+                        queue.queuedBytes -= chunk.readableBytes
+                        return .chunk(chunk)
+                    }
+                    if let closed = queue.closed { return .closed(closed) }
+                    queue.waiter = continuation
+                    return nil
                 }
+                if let ready { continuation.resume(returning: ready) }
             }
         }
 
         var isClosed: Bool {
-            lock.lock()
-            defer { lock.unlock() }
-            return closed != nil
+            queue.withLock { $0.closed != nil }
         }
 
         func close(_ reason: CloseReason) {
-            lock.lock()
-            guard closed == nil else {
-                lock.unlock()
-                return
+            let (first, waiter) = queue.withLock { queue -> (Bool, CheckedContinuation<Delivery, Never>?) in
+                guard queue.closed == nil else { return (false, nil) }
+                queue.closed = reason
+                queue.chunks.removeAll()
+                queue.queuedBytes = 0
+                let waiter = queue.waiter
+                queue.waiter = nil
+                return (true, waiter)
             }
-            closed = reason
-            chunks.removeAll()
-            queuedBytes = 0
-            let waiter = self.waiter
-            self.waiter = nil
-            lock.unlock()
+            guard first else { return }
             waiter?.resume(returning: .closed(reason))
             if reason == .overflow { abortSource.finish() }
         }
@@ -183,17 +186,21 @@
     /// Follows the log (`LogFollowing.waitForEvents`, so commits of other processes count too) on a
     /// thread of its own, encodes each new event's frame once and hands it to every live subscriber.
     /// A subscriber first reads what it missed from the log, then joins under the follower's lock at
-    /// the follower's head, so it gets every event exactly once and in order.
-    final class EventFollower: @unchecked Sendable {
+    /// the follower's head, so it gets every event exactly once and in order. Under that lock the
+    /// follower takes subscribers' own locks (never the other way round), and never reads the log.
+    final class EventFollower: Sendable {
+        private struct Subscribers {
+            var head: Int
+            var live: [ObjectIdentifier: Subscriber] = [:]
+            var admitted = 0
+            var stopped = false
+        }
+
         private let handle: LogHandle
         private let metrics: ServerMetrics
-        private let lock = NSLock()
-        private var head: Int
-        private var live: [ObjectIdentifier: Subscriber] = [:]
-        private var admitted = 0
-        private var stopped = false
-        private var finished = false
-        private let finishedCondition = NSCondition()
+        private let state: Mutex<Subscribers>
+        /// Whether the following thread has ended: `stop()` waits for it.
+        private let finished = ConditionBox(false)
         let maximumSubscribers: Int
         let bufferBytes: Int
         let heartbeat: Duration
@@ -204,7 +211,8 @@
             self.maximumSubscribers = maximumSubscribers
             self.bufferBytes = bufferBytes
             self.heartbeat = heartbeat
-            head = try log.log.lastPosition()
+            let head = try log.log.lastPosition()
+            state = Mutex(Subscribers(head: head))
             metrics.setHead(head)
             let thread = Thread { [self] in loop() }
             thread.name = "flowlog-follower"
@@ -213,53 +221,48 @@
 
         /// The last position handed to subscribers.
         var currentHead: Int {
-            lock.lock()
-            defer { lock.unlock() }
-            return head
+            state.withLock { $0.head }
         }
 
         /// A place for one more subscriber, or 503 past the cap.
         func admit(filter: SubscriptionFilter) throws -> Subscriber {
-            lock.lock()
-            defer { lock.unlock() }
-            guard !stopped else { throw APIError.unavailable("The server is shutting down; reconnect in a moment.") }
-            guard admitted < maximumSubscribers else {
-                throw APIError.unavailable("The server already has \(maximumSubscribers) subscribers, its limit; try again later.")
+            try state.withLock { state in
+                guard !state.stopped else { throw APIError.unavailable("The server is shutting down; reconnect in a moment.") }
+                guard state.admitted < maximumSubscribers else {
+                    throw APIError.unavailable("The server already has \(maximumSubscribers) subscribers, its limit; try again later.")
+                }
+                state.admitted += 1
+                metrics.setSubscribers(state.admitted)
+                return Subscriber(filter: filter, bufferBytes: bufferBytes)
             }
-            admitted += 1
-            metrics.setSubscribers(admitted)
-            return Subscriber(filter: filter, bufferBytes: bufferBytes)
         }
 
         /// Joins the live subscribers when `next` follows the head; otherwise returns the head to read up to.
         func goLive(_ subscriber: Subscriber, next: Int) -> Int? {
-            lock.lock()
-            defer { lock.unlock() }
-            if stopped {
-                subscriber.close(.shutdown)
+            state.withLock { state in
+                if state.stopped {
+                    subscriber.close(.shutdown)
+                    return nil
+                }
+                guard next > state.head else { return state.head }
+                state.live[ObjectIdentifier(subscriber)] = subscriber
                 return nil
             }
-            guard next > head else { return head }
-            live[ObjectIdentifier(subscriber)] = subscriber
-            return nil
         }
 
         func remove(_ subscriber: Subscriber) {
-            lock.lock()
-            live[ObjectIdentifier(subscriber)] = nil
-            admitted -= 1
-            metrics.setSubscribers(admitted)
-            lock.unlock()
+            state.withLock { state in
+                state.live[ObjectIdentifier(subscriber)] = nil
+                state.admitted -= 1
+                metrics.setSubscribers(state.admitted)
+            }
         }
 
         private func loop() {
             let log = handle.log
             var heartbeatCheck = ContinuousClock.now
             while true {
-                lock.lock()
-                let known = head
-                let stop = stopped
-                lock.unlock()
+                let (known, stop) = state.withLock { ($0.head, $0.stopped) }
                 if stop { break }
                 do {
                     let started = ContinuousClock.now
@@ -277,23 +280,24 @@
                     sendHeartbeats()
                 }
             }
-            finishedCondition.lock()
-            finished = true
-            finishedCondition.broadcast()
-            finishedCondition.unlock()
+            finished.withLock { finished in
+                finished = true
+                self.finished.broadcast()
+            }
         }
 
         private func publish(from first: Int, through last: Int) throws {
             // With nobody live, nothing is read or encoded: the head moves on, and a subscriber that
             // joins later reads up to it from the log first (`goLive`), under the same lock.
-            lock.lock()
-            if live.isEmpty {
-                head = last
-                lock.unlock()
+            let nobodyLive = state.withLock { state in
+                guard state.live.isEmpty else { return false }
+                state.head = last
+                return true
+            }
+            if nobodyLive {
                 metrics.setHead(last)
                 return
             }
-            lock.unlock()
             var position = first
             while position <= last {
                 var batch = FrameBatch()
@@ -303,20 +307,20 @@
                     return true
                 }
                 guard let reached = batch.positions.last else { return }
-                lock.lock()
-                if !live.isEmpty {
-                    let shared = batch.all()
-                    for subscriber in live.values {
-                        if subscriber.filter.isEverything, subscriber.filter.fromPosition <= batch.positions[0] {
-                            subscriber.enqueue(shared)
-                        } else if let selected = batch.selected(by: subscriber.filter) {
-                            subscriber.enqueue(selected)
+                state.withLock { state in
+                    if !state.live.isEmpty {
+                        let shared = batch.all()
+                        for subscriber in state.live.values {
+                            if subscriber.filter.isEverything, subscriber.filter.fromPosition <= batch.positions[0] {
+                                subscriber.enqueue(shared)
+                            } else if let selected = batch.selected(by: subscriber.filter) {
+                                subscriber.enqueue(selected)
+                            }
                         }
+                        state.live = state.live.filter { !$0.value.isClosed }
                     }
-                    live = live.filter { !$0.value.isClosed }
+                    state.head = reached
                 }
-                head = reached
-                lock.unlock()
                 metrics.setHead(reached)
                 position = reached + 1
             }
@@ -324,29 +328,24 @@
 
         private func sendHeartbeats() {
             let now = ContinuousClock.now
-            lock.lock()
-            let idle = live.values.filter { now - $0.idleSince >= heartbeat }
-            lock.unlock()
+            let heartbeat = heartbeat
+            let idle = state.withLock { state in state.live.values.filter { now - $0.idleSince >= heartbeat } }
             for subscriber in idle { subscriber.enqueue(ByteBuffer(string: ": heartbeat\n\n")) }
         }
 
         /// Ends every subscription and the following thread.
         func stop() {
-            lock.lock()
-            stopped = true
-            let subscribers = Array(live.values)
-            lock.unlock()
+            let subscribers = state.withLock { state in
+                state.stopped = true
+                return Array(state.live.values)
+            }
             for subscriber in subscribers { subscriber.close(.shutdown) }
-            finishedCondition.lock()
-            while !finished { finishedCondition.wait() }
-            finishedCondition.unlock()
+            finished.withLock(waitingUntil: { $0 }) { _ in }
         }
 
         /// Closes the live subscriptions (graceful shutdown begins) without stopping the thread yet.
         func closeSubscribers() {
-            lock.lock()
-            let subscribers = Array(live.values)
-            lock.unlock()
+            let subscribers = state.withLock { Array($0.live.values) }
             for subscriber in subscribers { subscriber.close(.shutdown) }
         }
     }

@@ -37,7 +37,7 @@
     }
 
     /// The server's log, read by the reader threads: each call is one read transaction.
-    final class StoreView: InspectedLog, @unchecked Sendable {
+    final class StoreView: InspectedLog, Sendable {
         private let handle: LogHandle
         private var log: any LogStore { handle.log }
         init(_ handle: LogHandle) { self.handle = handle }

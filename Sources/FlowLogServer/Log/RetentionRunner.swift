@@ -14,53 +14,53 @@
     /// sessions' lines out of the trackers' files, holding the trackers' leases: when a tracker runner
     /// holds them, the day's run fails before forgetting anything, and that runner, whose own schedule
     /// rewrites its files, applies the retention on its daily run. A log that cannot forget is only read here.
-    final class RetentionRunner: @unchecked Sendable {
-        private let condition = NSCondition()
-        private var stopping = false
-        private var running = true
-        /// Used by the runner's thread alone.
-        private let schedule: RetentionSchedule
+    final class RetentionRunner: Sendable {
+        private struct Progress {
+            var stopping = false
+            var running = true
+        }
+
+        /// The thread sleeps here between checks, and `stop()` waits here for the thread.
+        private let progress = ConditionBox(Progress())
         private let checkEvery: Double
 
         init(
             log: LogHandle, clock: any WallClock = SystemClock(), checkEvery: Double = 60,
             beforeBatch: @escaping @Sendable ([String]) throws -> Void = { _ in }, logger: Logger
         ) {
-            schedule = RetentionSchedule(log: log.log, clock: clock, beforeBatch: beforeBatch) { line in
+            // Made here, then used by the runner's thread alone.
+            nonisolated(unsafe) let schedule = RetentionSchedule(log: log.log, clock: clock, beforeBatch: beforeBatch) { line in
                 logger.info("\(line)", metadata: ["task": "retention"])
             }
             self.checkEvery = checkEvery
-            let thread = Thread { [self] in loop() }
+            let thread = Thread { [self] in loop(schedule) }
             thread.name = "flowlog-retention"
             thread.start()
         }
 
-        private func loop() {
+        private func loop(_ schedule: RetentionSchedule) {
+            let checkEvery = checkEvery
             while !isStopping {
                 schedule.runIfDue { isStopping }
-                condition.lock()
-                if !stopping { _ = condition.wait(until: Date(timeIntervalSinceNow: checkEvery)) }
-                condition.unlock()
+                progress.withLock(waitingUntil: \.stopping, deadline: Date(timeIntervalSinceNow: checkEvery)) { _ in }
             }
-            condition.lock()
-            running = false
-            condition.broadcast()
-            condition.unlock()
+            progress.withLock { progress in
+                progress.running = false
+                self.progress.broadcast()
+            }
         }
 
         private var isStopping: Bool {
-            condition.lock()
-            defer { condition.unlock() }
-            return stopping
+            progress.withLock { $0.stopping }
         }
 
         /// Ends the thread once the batch under way (if any) is committed, and waits for it.
         func stop() {
-            condition.lock()
-            stopping = true
-            condition.broadcast()
-            while running { condition.wait() }
-            condition.unlock()
+            progress.withLock { progress in
+                progress.stopping = true
+                self.progress.broadcast()
+            }
+            progress.withLock(waitingUntil: { !$0.running }) { _ in }
         }
     }
 #endif

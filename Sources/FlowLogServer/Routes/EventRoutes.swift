@@ -7,6 +7,7 @@
     import Logging
     import NIOCore
     import ServiceLifecycle
+    import Synchronization
 
     /// `GET /events` (an export, streamed in constant memory) and `GET /events/subscribe` (server-sent
     /// events of every commit, live).
@@ -161,14 +162,16 @@
     /// a write to a stalled client is waiting).
     func untilAborted(_ signal: AsyncStream<Void>, _ operation: () async throws -> Void) async throws {
         try await withoutActuallyEscaping(operation) { operation in
-            let transfer = UnsafeTransferBox(operation)
+            // Run by a child task this function waits for, so never after the caller's borrow ends; it
+            // holds the response's writer, which is not `Sendable`, and nothing else touches it meanwhile.
+            nonisolated(unsafe) let transfer = operation
             try await withThrowingTaskGroup(of: Bool.self) { group in
                 group.addTask {
                     for await _ in signal {}
                     return false
                 }
                 group.addTask {
-                    try await transfer.value()
+                    try await transfer()
                     return true
                 }
                 let completed = try await group.next()!
@@ -178,21 +181,15 @@
         }
     }
 
-    struct UnsafeTransferBox<Value>: @unchecked Sendable {
-        let value: Value
-        init(_ value: Value) { self.value = value }
-    }
-
     /// How many exports may run at once: each holds a thread and a read transaction.
-    final class ExportSlots: @unchecked Sendable {
-        private let lock = NSLockLike()
-        private var running = 0
+    final class ExportSlots: Sendable {
+        private let running = Mutex(0)
         let capacity: Int
 
         init(capacity: Int) { self.capacity = capacity }
 
         func take() throws {
-            try lock.withLock {
+            try running.withLock { running in
                 guard running < capacity else {
                     throw APIError.unavailable("\(capacity) exports are running, the server's limit; try again when one is done.")
                 }
@@ -200,6 +197,6 @@
             }
         }
 
-        func give() { lock.withLock { running -= 1 } }
+        func give() { running.withLock { $0 -= 1 } }
     }
 #endif

@@ -1,11 +1,12 @@
 #if Network
     import Foundation
+    import Synchronization
 
     /// The scratch sessions `POST /sessions` made: at most `capacity`, the least recently used dropped
     /// first, each dropped `lifetime` after its last use. They never touch the server's log.
-    final class ScratchSessions: @unchecked Sendable {
-        private let lock = NSLockLike()
-        private var sessions: [String: (log: SessionLog, lastUse: ContinuousClock.Instant)] = [:]
+    final class ScratchSessions: Sendable {
+        private typealias Held = [String: (log: SessionLog, lastUse: ContinuousClock.Instant)]
+        private let held = Mutex<Held>([:])
         let capacity: Int
         let lifetime: Duration
         private let metrics: ServerMetrics
@@ -25,8 +26,8 @@
         }
 
         func add(_ log: SessionLog) {
-            lock.withLock {
-                expire()
+            held.withLock { sessions in
+                expire(&sessions)
                 while sessions.count >= capacity, let oldest = sessions.min(by: { $0.value.lastUse < $1.value.lastUse })?.key {
                     sessions[oldest] = nil
                 }
@@ -37,8 +38,8 @@
 
         /// The session, its use recorded; `nil` when it is gone.
         func use(_ id: String) -> SessionLog? {
-            lock.withLock {
-                expire()
+            held.withLock { sessions in
+                expire(&sessions)
                 guard let found = sessions[id] else { return nil }
                 sessions[id] = (found.log, .now)
                 return found.log
@@ -46,15 +47,16 @@
         }
 
         func remove(_ id: String) -> Bool {
-            lock.withLock {
-                expire()
+            held.withLock { sessions in
+                expire(&sessions)
                 let removed = sessions.removeValue(forKey: id) != nil
                 metrics.setSessions(sessions.count)
                 return removed
             }
         }
 
-        private func expire() {
+        /// Drops the sessions unused for `lifetime` (the caller holds the lock).
+        private func expire(_ sessions: inout Held) {
             let now = ContinuousClock.now
             sessions = sessions.filter { now - $0.value.lastUse < lifetime }
             metrics.setSessions(sessions.count)

@@ -3,6 +3,7 @@
     import FlowLog
     import FlowLogHistory
     import Foundation
+    import Synchronization
 
     /// A dropped export, held in memory and read as the server's log is read: `POST /sessions`.
     ///
@@ -11,14 +12,14 @@
     /// event ids are unique. Events are kept as they are, even those today's rules would refuse. A
     /// state is folded from the stream's events; the last one asked for is kept per stream, so
     /// stepping forward through a long stream folds each event once.
-    final class SessionLog: InspectedLog, @unchecked Sendable {
+    final class SessionLog: InspectedLog, Sendable {
         let id: String
         private let records: [RecordedEvent]
         /// Per stream, the indices of its events in `records` (index `v - 1` is version `v`).
         private let indices: [String: [Int]]
         private let names: [(stream: String, version: Int)]
-        private let lock = NSLockLike()
-        private var folded: [String: (version: Int, state: FlowState)] = [:]
+        /// The last state asked for, per stream.
+        private let folded = Mutex<[String: (version: Int, state: FlowState)]>([:])
         var eventCount: Int { records.count }
         var streamCount: Int { indices.count }
 
@@ -97,11 +98,11 @@
                 }
                 version = low
             }
-            var (from, state) = lock.withLock { folded[stream] } ?? (0, FlowDecider.initialState)
+            var (from, state) = folded.withLock { $0[stream] } ?? (0, FlowDecider.initialState)
             if from > version { (from, state) = (0, FlowDecider.initialState) }
             for index in from..<version { FlowDecider.evolve(&state, records[positions[index]].event) }
             let result = state
-            lock.withLock { folded[stream] = (version, result) }
+            folded.withLock { $0[stream] = (version, result) }
             return (result, version)
         }
     }

@@ -2,6 +2,7 @@
     import FlowLog
     import Foundation
     import Logging
+    import Synchronization
 
     /// swift-log as one JSON object a line (`time`, `level`, `label`, `message` and
     /// the metadata as members, sorted by name), so access logs can be read by a program.
@@ -15,7 +16,8 @@
         var metadata: Logger.Metadata = [:]
         /// Where each whole line goes: `standardError` for `flowlog serve`, a buffer in the tests.
         let output: @Sendable ([UInt8]) -> Void
-        private static let lock = NSLock()
+        /// Held for each line's `write(2)`, so lines never interleave.
+        private static let lock = Mutex(())
 
         init(label: String, output: @escaping @Sendable ([UInt8]) -> Void) {
             self.label = label
@@ -36,17 +38,17 @@
 
         /// One line on standard error, with one `write(2)` under a lock, so lines never interleave.
         static func standardError(_ line: [UInt8]) {
-            lock.lock()
-            line.withUnsafeBytes { raw in
-                var offset = 0
-                while offset < raw.count {
-                    let written = write(STDERR_FILENO, raw.baseAddress! + offset, raw.count - offset)
-                    if written < 0, errno == EINTR { continue }
-                    if written <= 0 { break }  // a closed stderr loses the line, never the request
-                    offset += written
+            lock.withLock { _ in
+                line.withUnsafeBytes { raw in
+                    var offset = 0
+                    while offset < raw.count {
+                        let written = write(STDERR_FILENO, raw.baseAddress! + offset, raw.count - offset)
+                        if written < 0, errno == EINTR { continue }
+                        if written <= 0 { break }  // a closed stderr loses the line, never the request
+                        offset += written
+                    }
                 }
             }
-            lock.unlock()
         }
 
         /// One log line, newline included: through the JSON writer, with DEL escaped too, since these

@@ -2,19 +2,27 @@
     import FlowLog
     import Foundation
     import Prometheus
+    import Synchronization
 
     /// The server's Prometheus metrics (swift-prometheus), served as text at `GET /metrics`.
-    final class ServerMetrics: @unchecked Sendable {
+    final class ServerMetrics: Sendable {
         let registry = PrometheusCollectorRegistry()
 
         private static func name(_ metric: String, _ unit: String, _ help: String) -> MetricNameDescriptor {
             MetricNameDescriptor(namespace: "flowlog", metricName: metric, unitName: unit, helpText: help)
         }
 
-        private let requests = name("http_requests", "total", "HTTP requests answered, by method, route template and status")
-        private let requestDuration = name("http_request_duration", "seconds", "Time to the response head, by route template")
-        private let commands = name("commands", "total", "Commands answered, by outcome (accepted, duplicate, rejected)")
-        private let rejections = name("command_rejections", "total", "Rejected commands, by error code")
+        /// Made when a metric is (the descriptor is not `Sendable`, so none is kept).
+        private static var requests: MetricNameDescriptor {
+            name("http_requests", "total", "HTTP requests answered, by method, route template and status")
+        }
+        private static var requestDuration: MetricNameDescriptor {
+            name("http_request_duration", "seconds", "Time to the response head, by route template")
+        }
+        private static var commands: MetricNameDescriptor {
+            name("commands", "total", "Commands answered, by outcome (accepted, duplicate, rejected)")
+        }
+        private static var rejections: MetricNameDescriptor { name("command_rejections", "total", "Rejected commands, by error code") }
         private let appendDuration: DurationHistogram
         private let commitSize: ValueHistogram
         private let head: Gauge
@@ -22,11 +30,14 @@
         private let sessionCount: Gauge
         /// The counters and histograms already made, by their labels: asking the registry each time
         /// (it checks the names and help text on every call) cost about 3% of the server's CPU.
-        private let cacheLock = NSLock()
-        private var requestCounters: [RequestLabels: Counter] = [:]
-        private var requestDurations: [String: DurationHistogram] = [:]
+        private struct Made {
+            var requestCounters: [RequestLabels: Counter] = [:]
+            var requestDurations: [String: DurationHistogram] = [:]
+            var rejectionCounters: [String: Counter] = [:]
+        }
+
+        private let made = Mutex(Made())
         private let outcomeCounters: [String: Counter]
-        private var rejectionCounters: [String: Counter] = [:]
 
         private struct RequestLabels: Hashable {
             let method: String
@@ -51,21 +62,22 @@
             sessionCount = registry.makeGauge(descriptor: Self.name("sessions", "", "Scratch sessions held in memory"), labels: [])
             var outcomes: [String: Counter] = [:]
             for outcome in ["accepted", "duplicate", "rejected"] {
-                outcomes[outcome] = registry.makeCounter(descriptor: commands, labels: [("outcome", outcome)])
+                outcomes[outcome] = registry.makeCounter(descriptor: Self.commands, labels: [("outcome", outcome)])
             }
             outcomeCounters = outcomes
         }
 
         func recordRequest(method: String, route: String, status: Int, duration: Duration) {
             let labels = RequestLabels(method: method, route: route, status: status)
-            cacheLock.lock()
-            let counter = Self.cached(labels, in: &requestCounters) {
-                registry.makeCounter(descriptor: requests, labels: [("method", method), ("route", route), ("status", String(status))])
+            let (counter, histogram) = made.withLock { made in
+                let counter = Self.cached(labels, in: &made.requestCounters) {
+                    registry.makeCounter(descriptor: Self.requests, labels: [("method", method), ("route", route), ("status", String(status))])
+                }
+                let histogram = Self.cached(route, in: &made.requestDurations) {
+                    registry.makeDurationHistogram(descriptor: Self.requestDuration, labels: [("route", route)], buckets: Self.latencyBuckets)
+                }
+                return (counter, histogram)
             }
-            let histogram = Self.cached(route, in: &requestDurations) {
-                registry.makeDurationHistogram(descriptor: requestDuration, labels: [("route", route)], buckets: Self.latencyBuckets)
-            }
-            cacheLock.unlock()
             counter.increment()
             histogram.record(duration)
         }
@@ -100,16 +112,16 @@
             if duplicates > 0 { outcomeCounters["duplicate"]!.increment(by: duplicates) }
             var total: Int64 = 0
             for (code, count) in rejected {
-                cacheLock.lock()
-                let counter = Self.cached(code, in: &rejectionCounters) { registry.makeCounter(descriptor: rejections, labels: [("code", code)]) }
-                cacheLock.unlock()
+                let counter = made.withLock { made in
+                    Self.cached(code, in: &made.rejectionCounters) { registry.makeCounter(descriptor: Self.rejections, labels: [("code", code)]) }
+                }
                 counter.increment(by: count)
                 total += count
             }
             if total > 0 { outcomeCounters["rejected"]!.increment(by: total) }
         }
 
-        /// The metric kept under `key`, made on its first use (the caller holds `cacheLock`).
+        /// The metric kept under `key`, made on its first use (the caller holds `made`'s lock).
         private static func cached<Key: Hashable, Metric>(_ key: Key, in cache: inout [Key: Metric], make: () -> Metric) -> Metric {
             if let metric = cache[key] { return metric }
             let made = make()

@@ -6,6 +6,8 @@
     /// The log the server serves. The core is synchronous and a log object is not thread-safe for
     /// writes, so the box is handed only to the server's own threads: the writer appends, readers
     /// read (LMDB readers each use their own read transaction), never an event loop.
+    ///
+    /// Unchecked `Sendable`: the log object is shared by the server's threads, one writer and readers beside it, as its backend allows.
     final class LogHandle: @unchecked Sendable {
         let log: any LogStore
         init(_ log: any LogStore) { self.log = log }
@@ -13,18 +15,22 @@
 
     /// A fixed set of threads that run blocking log reads off the event loops and the cooperative
     /// pool. Jobs run in the order they came.
-    final class WorkerPool: @unchecked Sendable {
-        private let condition = NSCondition()
-        private var jobs: [() -> Void] = []
-        private var head = 0
-        private var stopping = false
-        private var running = 0
+    final class WorkerPool: Sendable {
+        private struct Jobs {
+            var queued: [@Sendable () -> Void] = []
+            var head = 0
+            var stopping = false
+            var running: Int
+        }
+
+        /// The pool's threads wait here for jobs, and `stop()` for the threads.
+        private let jobs: ConditionBox<Jobs>
 
         init(name: String, threads: Int) {
+            jobs = ConditionBox(Jobs(running: threads))
             for index in 0..<threads {
                 let thread = Thread { [self] in loop() }
                 thread.name = "\(name)-\(index)"
-                running += 1
                 thread.start()
             }
         }
@@ -37,58 +43,62 @@
             }
         }
 
-        private func enqueue(_ job: @escaping () -> Void) -> Bool {
-            condition.lock()
-            defer { condition.unlock() }
-            guard !stopping else { return false }
-            jobs.append(job)
-            condition.signal()
-            return true
+        private func enqueue(_ job: @escaping @Sendable () -> Void) -> Bool {
+            jobs.withLock { jobs in
+                guard !jobs.stopping else { return false }
+                jobs.queued.append(job)
+                self.jobs.signal()
+                return true
+            }
         }
 
         private func loop() {
             while true {
-                condition.lock()
-                while head == jobs.count, !stopping { condition.wait() }
-                if head == jobs.count {
-                    running -= 1
-                    condition.broadcast()
-                    condition.unlock()
-                    return
+                let next = jobs.withLock(waitingUntil: { $0.head < $0.queued.count || $0.stopping }) { jobs -> (@Sendable () -> Void)? in
+                    if jobs.head == jobs.queued.count {
+                        jobs.running -= 1
+                        self.jobs.broadcast()
+                        return nil
+                    }
+                    let job = jobs.queued[jobs.head]
+                    jobs.head += 1
+                    if jobs.head > 1024, jobs.head * 2 > jobs.queued.count {
+                        jobs.queued.removeFirst(jobs.head)
+                        jobs.head = 0
+                    }
+                    return job
                 }
-                let job = jobs[head]
-                head += 1
-                if head > 1024, head * 2 > jobs.count {
-                    jobs.removeFirst(head)
-                    head = 0
-                }
-                condition.unlock()
-                job()
+                guard let next else { return }
+                next()
             }
         }
 
         /// Runs what was queued, then ends the threads and waits for them.
         func stop() {
-            condition.lock()
-            stopping = true
-            condition.broadcast()
-            while running > 0 { condition.wait() }
-            condition.unlock()
+            jobs.withLock { jobs in
+                jobs.stopping = true
+                self.jobs.broadcast()
+            }
+            jobs.withLock(waitingUntil: { $0.running == 0 }) { _ in }
         }
     }
 
     /// Bytes from a blocking producer (a thread reading the log) to an async consumer (a response
     /// body), at most `capacity` chunks ahead: the producer waits for the consumer, so a slow client
     /// holds memory for a few chunks, never for the whole answer.
-    final class ChunkChannel: @unchecked Sendable {
+    final class ChunkChannel: Sendable {
         struct Cancelled: Error {}
 
-        private let condition = NSCondition()
-        private var chunks: [ByteBuffer] = []
-        private var finished = false
-        private var failure: (any Error)?
-        private var cancelled = false
-        private var waiter: CheckedContinuation<ByteBuffer?, any Error>?
+        private struct Chunks {
+            var queued: [ByteBuffer] = []
+            var finished = false
+            var failure: (any Error)?
+            var cancelled = false
+            var waiter: CheckedContinuation<ByteBuffer?, any Error>?
+        }
+
+        /// The producer waits here for room; a continuation is resumed only after the lock is let go.
+        private let chunks = ConditionBox(Chunks())
         private let capacity: Int
 
         init(capacity: Int = 4) {
@@ -97,30 +107,29 @@
 
         /// Producer: waits for room; throws `Cancelled` once the consumer is gone.
         func put(_ chunk: ByteBuffer) throws {
-            condition.lock()
-            while chunks.count >= capacity, !cancelled { condition.wait() }
-            if cancelled {
-                condition.unlock()
-                throw Cancelled()
+            let capacity = capacity
+            let waiter = try chunks.withLock(waitingUntil: { $0.queued.count < capacity || $0.cancelled }) {
+                chunks -> CheckedContinuation<ByteBuffer?, any Error>? in
+                if chunks.cancelled { throw Cancelled() }
+                if let waiter = chunks.waiter {
+                    chunks.waiter = nil
+                    return waiter
+                }
+                chunks.queued.append(chunk)
+                return nil
             }
-            if let waiter {
-                self.waiter = nil
-                condition.unlock()
-                waiter.resume(returning: chunk)
-                return
-            }
-            chunks.append(chunk)
-            condition.unlock()
+            waiter?.resume(returning: chunk)
         }
 
         /// Producer: no more chunks (or a failure to report after those sent).
         func finish(error: (any Error)? = nil) {
-            condition.lock()
-            finished = true
-            failure = error
-            let waiter = self.waiter
-            self.waiter = nil
-            condition.unlock()
+            let waiter = chunks.withLock { chunks in
+                chunks.finished = true
+                chunks.failure = error
+                let waiter = chunks.waiter
+                chunks.waiter = nil
+                return waiter
+            }
             if let waiter {
                 if let error { waiter.resume(throwing: error) } else { waiter.resume(returning: nil) }
             }
@@ -129,29 +138,26 @@
         /// Consumer: the next chunk, `nil` at the end.
         func next() async throws -> ByteBuffer? {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ByteBuffer?, any Error>) in
-                condition.lock()
-                if !chunks.isEmpty {
-                    let chunk = chunks.removeFirst()
-                    condition.broadcast()
-                    condition.unlock()
-                    continuation.resume(returning: chunk)
-                } else if finished {
-                    let failure = self.failure
-                    condition.unlock()
-                    if let failure { continuation.resume(throwing: failure) } else { continuation.resume(returning: nil) }
-                } else {
-                    waiter = continuation
-                    condition.unlock()
+                let ready = chunks.withLock { chunks -> Result<ByteBuffer?, any Error>? in
+                    if !chunks.queued.isEmpty {
+                        let chunk = chunks.queued.removeFirst()
+                        self.chunks.broadcast()
+                        return .success(chunk)
+                    }
+                    if chunks.finished { return chunks.failure.map { .failure($0) } ?? .success(nil) }
+                    chunks.waiter = continuation
+                    return nil
                 }
+                if let ready { continuation.resume(with: ready) }
             }
         }
 
         /// Consumer: gives up (the client went away); the producer's next `put` throws.
         func cancel() {
-            condition.lock()
-            cancelled = true
-            condition.broadcast()
-            condition.unlock()
+            chunks.withLock { chunks in
+                chunks.cancelled = true
+                self.chunks.broadcast()
+            }
         }
     }
 

@@ -1,4 +1,4 @@
-import FlowDomain
+package import FlowDomain
 
 /// The per-type fields of an event, after the envelope, in the order its kind declares them:
 /// identifiers as short strings, free text as strings, integers as eight bytes, flags as one byte.

@@ -1,4 +1,4 @@
-import FlowDomain
+public import FlowDomain
 import FlowLogSystem
 
 /// The storage encoding of one recorded event: compact binary with a hash chain, in one of two

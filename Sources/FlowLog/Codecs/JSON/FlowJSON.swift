@@ -1,4 +1,4 @@
-import FlowDomain
+public import FlowDomain
 
 /// The CLI's JSON faces of SPEC §5: answers to commands, a stream's state, and recorded events.
 public enum FlowJSON {

@@ -1,4 +1,4 @@
-import FlowDomain
+public import FlowDomain
 
 /// A line that could not become a command: the rejection, and the stream it named, if it named one.
 public struct WireRejection: Error, Equatable, Sendable {

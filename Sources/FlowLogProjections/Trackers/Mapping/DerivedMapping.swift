@@ -1,4 +1,4 @@
-import FlowDomain
+public import FlowDomain
 import FlowLog
 
 /// The call every event kind gets when no vendor mapping names it, derived from the kind's
