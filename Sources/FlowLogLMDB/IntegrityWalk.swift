@@ -79,19 +79,27 @@ struct IntegrityWalk {
     /// The records in position order: the hash chain, the contiguity of positions and versions, and
     /// each record's stream-index and event-id entries.
     mutating func checkRecords(_ report: inout IntegrityReport, progress: Progress?) throws {
-        var previousHash = RecordCodec.genesisHash
-        var expected = 1
+        var chain = ChainWalk()
         try txn.withCursor(log.eventsDB, readingAhead: true, scans: scans) { cursor in
             var event = RecordedEvent.placeholder
             var entry = try cursor.first()
             while let (key, value) = entry {
                 let position = Keys.decodePosition(key)
-                if position != expected {
-                    note(expected, nil, position > expected ? "missing (positions \(expected)…\(position - 1) are not in the log)" : "out of order")
-                }
+                if let gap = chain.gap(before: position) { note(gap.position, nil, gap.detail) }
                 report.events += 1
-                do {
-                    previousHash = try RecordCodec.decode(value, expectedPosition: position, previousHash: previousHash, into: &event)
+                if let damage = chain.decode(value, at: position, into: &event) {
+                    // Its stored version may be what was damaged: the stream index says whose next
+                    // version it is, so the stream's later events are not blamed as well.
+                    let readable = RecordCodec.decodeUnverified(value, position: position)
+                    let owner = try bounded ? streamIndexed(at: position, guess: readable?.stream) : streamHolding(position, guess: readable?.stream)
+                    if let owner, !bounded { versions[slot(of: owner)] += 1 }
+                    if damage.isNewerThanKnown {
+                        report.noteNewer(position, damage.stream ?? owner, damage.problem)
+                    } else {
+                        note(position, damage.stream ?? owner ?? readable?.stream, damage.problem)
+                    }
+                    if digests == nil { batch.append(Entry(position: position, slot: nil, version: 0, eventId: EventID(high: 0, low: 0))) }
+                } else {
                     if event.isForgotten {
                         // Chained and intact, of no stream: only its event id is still indexed.
                         report.forgotten += 1
@@ -115,22 +123,7 @@ struct IntegrityWalk {
                             batch.append(Entry(position: position, slot: slot, version: event.version, eventId: event.eventId))
                         }
                     }
-                } catch let damage as RecordDamage {
-                    // Its stored version may be what was damaged: the stream index says whose next
-                    // version it is, so the stream's later events are not blamed as well.
-                    let readable = RecordCodec.decodeUnverified(value, position: position)
-                    let owner = try bounded ? streamIndexed(at: position, guess: readable?.stream) : streamHolding(position, guess: readable?.stream)
-                    if let owner, !bounded { versions[slot(of: owner)] += 1 }
-                    if damage.isNewerThanKnown {
-                        report.noteNewer(position, damage.stream ?? owner, damage.problem)
-                    } else {
-                        note(position, damage.stream ?? owner ?? readable?.stream, damage.problem)
-                    }
-                    if digests == nil { batch.append(Entry(position: position, slot: nil, version: 0, eventId: EventID(high: 0, low: 0))) }
-                    // Carry on from what the damaged record stored, so one bad record is reported once.
-                    previousHash = RecordCodec.storedHash(of: value) ?? previousHash
                 }
-                expected = position + 1
                 progress?.advance(to: position)
                 // A digesting walk that met a problem has done its job: the caller walks again to name it.
                 if digests != nil, foundProblems || !report.newer.isEmpty { return }

@@ -15,8 +15,7 @@
             var report = IntegrityReport()
             func note(_ position: Int, _ stream: String?, _ detail: String) { report.note(position, stream, detail) }
             let end = try lastPosition()
-            var previousHash = RecordCodec.genesisHash
-            var expected = 1
+            var chain = ChainWalk()
             var from = 1
             var json = JSONWriter(capacity: 256)
             while from <= end {
@@ -35,25 +34,15 @@
                 guard !rows.isEmpty else { break }
                 for (rowPosition, stream, version, eventId, type, actor, microseconds, correlation, causation, data, fingerprinted, record) in rows {
                     let position = Int(rowPosition)
-                    if position != expected {
-                        note(
-                            expected, nil, position > expected ? "missing (positions \(expected)…\(position - 1) are not in the log)" : "out of order"
-                        )
-                    }
-                    expected = position + 1
+                    if let gap = chain.gap(before: position) { note(gap.position, nil, gap.detail) }
                     report.events += 1
                     var event = RecordedEvent.placeholder
-                    do {
-                        previousHash = try record.withUnsafeReadableBytes { bytes throws(RecordDamage) in
-                            try RecordCodec.decode(bytes, expectedPosition: position, previousHash: previousHash, into: &event)
-                        }
-                    } catch {
-                        if error.isNewerThanKnown {
-                            report.noteNewer(position, error.stream ?? stream, error.problem)
+                    if let damage = record.withUnsafeReadableBytes({ chain.decode($0, at: position, into: &event) }) {
+                        if damage.isNewerThanKnown {
+                            report.noteNewer(position, damage.stream ?? stream, damage.problem)
                         } else {
-                            note(position, error.stream ?? stream, error.problem)
+                            note(position, damage.stream ?? stream, damage.problem)
                         }
-                        previousHash = record.withUnsafeReadableBytes { RecordCodec.storedHash(of: $0) } ?? previousHash
                         progress?.advance(to: position)
                         continue
                     }
@@ -85,9 +74,7 @@
                 }
                 from = Int(rows.last!.0) + 1
             }
-            if expected <= end {
-                note(expected, nil, "missing (positions \(expected)…\(end) are not in the log)")
-            }
+            if let gap = chain.gap(through: end) { note(gap.position, nil, gap.detail) }
             try checkStreamVersions(&report)
             progress?.finish()
             return report
