@@ -10,7 +10,7 @@ package struct ChainWalk {
 
     /// The problem with the positions up to `position`, if the walk did not expect it next: the
     /// position the problem is reported at and what it is. Call once per record, in walk order.
-    package mutating func gap(before position: Int) -> (position: Int, detail: String)? {
+    @inline(__always) package mutating func gap(before position: Int) -> (position: Int, detail: String)? {
         defer { expected = position + 1 }
         guard position != expected else { return nil }
         let detail = position > expected ? "missing (positions \(expected)…\(position - 1) are not in the log)" : "out of order"
@@ -26,7 +26,9 @@ package struct ChainWalk {
     /// Decodes the record at `position` into `event`, checking it against the chain; the damage, if
     /// the record is not what was written. The walk goes on from the hash a damaged record stored,
     /// so that one bad record is reported once, not with every record after it.
-    package mutating func decode(_ bytes: UnsafeRawBufferPointer, at position: Int, into event: inout RecordedEvent) -> RecordDamage? {
+    @inline(__always) package mutating func decode(_ bytes: UnsafeRawBufferPointer, at position: Int, into event: inout RecordedEvent)
+        -> RecordDamage?
+    {
         do {
             previousHash = try RecordCodec.decode(bytes, expectedPosition: position, previousHash: previousHash, into: &event)
             return nil
