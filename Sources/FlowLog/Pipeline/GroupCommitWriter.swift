@@ -252,7 +252,7 @@ public final class GroupCommitWriter: @unchecked Sendable {
         var streams = StreamBudget(limit: streamsPerCommit)
         /// The first submission, whose streams are counted only once a second one is weighed
         /// beside it: `send`'s reads mostly fill a commit alone, and counting every command's
-        /// stream cost the writer's thread 3% of its time.
+        /// stream showed in the writer's thread's profile for nothing.
         var uncounted: Submission?
         var first = true
         var jobFirst = false

@@ -2,7 +2,7 @@
 ///
 /// Noncopyable, and the sole owner of its one allocation: appending is a capacity check and a
 /// store. (As a copy-on-write value, each append also asked the runtime whether the buffer was
-/// shared, which cost an import's preparing thread about 6% of its instructions; a writer is
+/// shared, which showed in an import's preparing thread; a writer is
 /// scratch space that nothing ever needed to copy.)
 package struct BinaryWriter: ~Copyable {
     private var base: UnsafeMutableRawPointer

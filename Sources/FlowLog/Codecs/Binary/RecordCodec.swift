@@ -42,7 +42,7 @@ import FlowLogSystem
 /// guessed payload has about 2^32 salts that give the stored one. xxHash64, not a cryptographic
 /// hash, because every read checks every record (docs/decisions.md, "Forgetting a stream").
 ///
-/// Why binary: JSON decoding would cost about 99% of a replay (DESIGN.md). Why a chain: a record's hash
+/// Why binary: decoding JSON would be nearly all of a replay's time (docs/decisions.md). Why a chain: a record's hash
 /// covers its predecessor's, so a flipped byte, a removed, reordered or altered record is caught on read.
 public enum RecordCodec {
     /// The envelope schema that exports name (`schemaVersion`): 1 for records of either layout,
@@ -183,8 +183,8 @@ public enum RecordCodec {
     ///
     /// For walks, which reuse one `record` (declared inside the walk's closure, not captured by it,
     /// or it is copied when passed on): a record built and returned was copied on its way out of
-    /// this function, each of its strings retained and released again. Without those copies a
-    /// replay runs 15% fewer instructions.
+    /// this function, each of its strings retained and released again, a share of a replay's
+    /// instructions worth saving.
     package static func decode(
         _ bytes: UnsafeRawBufferPointer, expectedPosition: Int, previousHash: UInt64,
         into record: inout RecordedEvent
