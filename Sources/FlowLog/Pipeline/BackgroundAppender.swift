@@ -121,7 +121,7 @@ public final class BackgroundAppender: DeferredCommitAppending, @unchecked Senda
             if let broken = chain.withLock({ $0.broken }) { return (results, Self.failedWrite(broken)) }
             // As `drain`: a write handed over meanwhile is waited for too; then the chain starts
             // anew and the requests are written, holding the lock so that nothing is handed over first.
-            chain.withLock({ $0.last })?.waitUntilDone()
+            waitForWrites()
             return try chain.withLock { chain in
                 chain.restart()
                 return (try log.append(requests), SettledCommit())
@@ -139,7 +139,7 @@ public final class BackgroundAppender: DeferredCommitAppending, @unchecked Senda
     /// Waits until every write handed over is done, and starts a new chain: for a synchronous
     /// append (`append` on the log), which must come after them and may grow the map.
     public func drain() {
-        chain.withLock({ $0.last })?.waitUntilDone()
+        waitForWrites()
         chain.withLock { $0.restart() }
     }
 
