@@ -125,26 +125,20 @@ struct LogLockAndCompactionTests {
         #expect(opened.withLock { $0 }, "and opens once it is released")
     }
 
-    @Test func compactionLeavesOutFreePagesAndKeepsEveryAnswer() throws {
+    /// What LMDB's compaction is for: the pages LMDB freed are left out of the file, whose sizes
+    /// before and after it reports. That the log answers as before, verifies and takes appends
+    /// after it is the compaction contract's (`CompactionContractTests`), on every backend.
+    @Test func compactionLeavesOutFreePages() throws {
         let folder = TemporaryDirectory()
         let path = folder.child("log")
         try makeLog(path)
         try Self.addFreePages(path)
-        let before = try everything(path)
         let bytes = size(path + "/data.mdb")
         let done = try LMDBEventLog.compact(path: path)
         #expect(done.bytesBefore == bytes)
         #expect(done.bytesAfter == size(path + "/data.mdb"))
         #expect(done.bytesAfter < bytes / 4, "\(done)")
-        let after = try everything(path)
-        #expect(after.events == before.events)
-        #expect(after.states == before.states)
-        #expect(before.intact && after.intact)
         #expect(!FileManager.default.fileExists(atPath: path + "/" + LMDBEventLog.compactingName))
-        // A log compacted takes appends again, and compacts again.
-        try makeLog(path, streams: 2)
-        #expect(try LMDBEventLog(path: path, access: .readOnly).lastPosition() == 110)
-        #expect(try LMDBEventLog.compact(path: path).bytesAfter > 0)
     }
 
     @Test func aCopyAKilledCompactionLeftIsHarmlessAndRemovedByTheNext() throws {
