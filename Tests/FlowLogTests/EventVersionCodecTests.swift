@@ -1,5 +1,4 @@
 import FlowDomain
-import FlowLogMemory
 import FlowLogTesting
 import Testing
 
@@ -79,28 +78,6 @@ struct EventVersionCodecTests {
         #expect(LogSettings.newestLogSchema >= EventKinds.newestLogSchema)
         for info in EventKinds.all {
             #expect(info.newestVersion(inLogSchema: LogSettings.newestLogSchema) == info.version, "\(info.typeName)")
-        }
-    }
-
-    @Test func aLogOfSchemaOneTakesWhatVersionOneHoldsAndRefusesTheRest() throws {
-        let log = InMemoryEventLog(settings: LogSettings(logSchema: 1, defaultCurrency: "USD"))
-        let processor = CommandProcessor(log: log, clock: SteppingClock(), ids: SequentialIDGenerator())
-        let add = CommandEnvelope(stream: "s", command: .cart(.addProduct(.init(productId: "p1", name: nil, unitPrice: 1000, quantity: 1))))
-        let byPercent = CommandEnvelope(stream: "s", command: .cart(.applyDiscount(.init(discountId: "P", percent: 10, productId: nil))))
-        let byAmount = CommandEnvelope(
-            stream: "s", command: .cart(.applyDiscount(.init(discountId: "A", percent: nil, amountOff: 100, productId: "p1"))))
-        let outcomes = try processor.handle([add, byPercent, byAmount])
-        guard case .accepted = outcomes[1], case .rejected(_, let refusal) = outcomes[2] else {
-            Issue.record("\(outcomes)")
-            return
-        }
-        #expect(refusal.code == .logUpgradeRequired)
-        #expect(refusal.message.contains("flowlog upgrade"))
-        #expect(try log.lastPosition() == 2, "the refused command appended nothing")
-        _ = try log.updateSettings { settings, _ in LogSettings(logSchema: 2, defaultCurrency: settings.defaultCurrency) }
-        guard case .accepted = try processor.handle(byAmount) else {
-            Issue.record("refused after the upgrade")
-            return
         }
     }
 }
