@@ -41,7 +41,7 @@ extension LMDBEventLog: ReadModelStore {
                     // An empty owner: the row of a forgotten stream, its totals kept without it.
                     let owner = (try? reader.readShortString()) ?? ""
                     if stream == nil || owner == stream,
-                        let row = KeptRow.decode(UnsafeRawBufferPointer(rebasing: value[reader.offset...]))
+                        let row = KeptRow.decodeReadModelRow(UnsafeRawBufferPointer(rebasing: value[reader.offset...]))
                     {
                         result.append((Keys.decodePosition(key), owner, row))
                     }

@@ -29,6 +29,12 @@ public struct KeptRow: Equatable, Sendable {
 
     package static func decode(_ bytes: UnsafeRawBufferPointer) -> KeptRow? { StateCodec.decodeOrder(bytes).map(KeptRow.init) }
 
+    /// A row of the storage read model, which may be the `anonymized` row of a forgotten stream
+    /// (an order without its id): what `decode` refuses in a stream's own rows, where no row lacks it.
+    package static func decodeReadModelRow(_ bytes: UnsafeRawBufferPointer) -> KeptRow? {
+        StateCodec.decodeOrder(bytes, allowingEmptyId: true).map(KeptRow.init)
+    }
+
     /// The next row `encode` wrote, read from `reader`; `nil` when its bytes hold none.
     static func read(_ reader: inout BinaryReader) -> KeptRow? { ((try? StateCodec.readOrder(&reader)) ?? nil).map(KeptRow.init) }
 

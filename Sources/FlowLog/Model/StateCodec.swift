@@ -60,16 +60,16 @@ package enum StateCodec {
 
     package static func encode(order: Order, into writer: inout BinaryWriter) { encode(order, into: &writer) }
 
-    package static func decodeOrder(_ bytes: UnsafeRawBufferPointer) -> Order? {
+    package static func decodeOrder(_ bytes: UnsafeRawBufferPointer, allowingEmptyId: Bool = false) -> Order? {
         var reader = BinaryReader(bytes)
-        return (try? readOrder(&reader)) ?? nil
+        return (try? readOrder(&reader, allowingEmptyId: allowingEmptyId)) ?? nil
     }
 
     /// One order's fields as `encode(_:into:)` wrote them, read in place: its currency's bytes
     /// (`nil` for the first carts' currency), its id's, its total and item count; `nil` for an
     /// empty id or currency, which no order has.
     @inline(__always)
-    private static func orderFields(_ reader: inout BinaryReader) throws(BinaryReader.OutOfBounds)
+    private static func orderFields(_ reader: inout BinaryReader, allowingEmptyId: Bool = false) throws(BinaryReader.OutOfBounds)
         -> (currency: UnsafeRawBufferPointer?, id: UnsafeRawBufferPointer, total: Int, itemCount: Int)?
     {
         var currency: UnsafeRawBufferPointer?
@@ -78,7 +78,7 @@ package enum StateCodec {
             guard let code = try reader.readShortBytes() else { return nil }
             currency = code
         }
-        guard let id = try reader.readShortBytes() else { return nil }
+        guard let id = try reader.readShortBytes() ?? (allowingEmptyId ? UnsafeRawBufferPointer(start: nil, count: 0) : nil) else { return nil }
         let total = try reader.readInt()
         let itemCount = try reader.readInt()
         guard FieldType.cents.recordedRange!.contains(total), FieldType.integer.recordedRange!.contains(itemCount) else { return nil }
@@ -86,10 +86,12 @@ package enum StateCodec {
     }
 
     /// One order as `encode(_:into:)` wrote it; `nil` for an empty id, which no order has.
-    static func readOrder(_ reader: inout BinaryReader) throws(BinaryReader.OutOfBounds) -> Order? {
+    static func readOrder(_ reader: inout BinaryReader, allowingEmptyId: Bool = false) throws(BinaryReader.OutOfBounds) -> Order? {
         // Bytes that are not UTF-8 are damage: repaired, they could outgrow a short string when the
         // order is written again.
-        guard let fields = try orderFields(&reader), let id = String(validating: fields.id, as: UTF8.self) else { return nil }
+        guard let fields = try orderFields(&reader, allowingEmptyId: allowingEmptyId), let id = String(validating: fields.id, as: UTF8.self) else {
+            return nil
+        }
         let currency = fields.currency.map { String(validating: $0, as: UTF8.self) } ?? Money.currencyOfEarlierCarts
         guard let currency else { return nil }
         return Order(orderId: id, total: fields.total, itemCount: fields.itemCount, currency: currency)
