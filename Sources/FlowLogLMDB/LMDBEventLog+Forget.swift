@@ -18,49 +18,53 @@ extension LMDBEventLog: StreamForgetting {
         let readModels = try projectionDatabases(create: false)
         do {
             return try environment.write { txn in
-                let schema = try settings(txn).logSchema
-                guard RecordLayout(logSchema: schema) == .salted else {
-                    throw ForgetRefusal.upgradeRequired(location: path, logSchema: schema)
-                }
                 try foldAll(txn)
-                let forgotten = try streams.compactMap { stream -> ForgottenStream? in
-                    if let cutoff {
-                        let version = try storedVersion(of: stream, txn)
-                        guard version > 0, let last = try event(inStream: stream, version: version, txn), last.timestamp < cutoff else { return nil }
-                    }
-                    return try forget(stream: stream, readModels: readModels, txn)
-                }
-                // In the forget's transaction: an erasure and its record commit together.
-                let audits = forgotten.compactMap(audit)
-                if !audits.isEmpty {
-                    _ = try append([ErasureAudit.request(appending: audits)], txn)
-                }
-                return forgotten
+                var transaction = ForgetSteps(log: self, readModels: readModels, txn: txn)
+                return try ForgetRules.forget(streams: streams, lastEventBefore: cutoff, audit: audit, in: &transaction)
             }
         } catch let error as LMDBError {
             throw FlowLogError.writing(error, path: path)
         }
     }
 
-    private func forget(stream: String, readModels: [Database]?, _ txn: Transaction) throws -> ForgottenStream {
-        guard try storedVersion(of: stream, txn) > 0 else { throw ForgetRefusal.unknownStream(stream, location: path) }
-        var positions: [Int] = []
-        var correlationIds: [String] = []
-        try scan(stream: stream, fromVersion: 1, throughPosition: nil, txn) { event in
-            positions.append(event.position)
-            if let id = event.correlationId, !correlationIds.contains(id) { correlationIds.append(id) }
-            return true
+    /// The storage steps of `ForgetRules` in one LMDB write transaction.
+    private struct ForgetSteps: ForgetTransaction {
+        let log: LMDBEventLog
+        let readModels: [Database]?
+        let txn: Transaction
+
+        var location: String { log.path }
+        func logSchema() throws -> Int { try log.settings(txn).logSchema }
+
+        func lastEventTime(of stream: String) throws -> Timestamp? {
+            let version = try log.storedVersion(of: stream, txn)
+            guard version > 0 else { return nil }
+            return try log.event(inStream: stream, version: version, txn)?.timestamp
         }
-        for position in positions { try forgetRecord(at: position, txn) }
-        try forgetDerived(stream: stream, positions: positions, readModels: readModels, txn)
-        return ForgottenStream(
-            stream: stream, events: positions.count, firstPosition: positions.first ?? 0,
-            lastPosition: positions.last ?? 0, correlationIds: correlationIds)
+
+        func forgetRecords(of stream: String) throws -> (positions: [Int], correlationIds: [String]) {
+            guard try log.storedVersion(of: stream, txn) > 0 else { return ([], []) }
+            var positions: [Int] = []
+            var correlationIds: [String] = []
+            try log.scan(stream: stream, fromVersion: 1, throughPosition: nil, txn) { event in
+                positions.append(event.position)
+                if let id = event.correlationId, !correlationIds.contains(id) { correlationIds.append(id) }
+                return true
+            }
+            for position in positions { try log.forgetRecord(at: position, txn) }
+            return (positions, correlationIds)
+        }
+
+        func forgetDerived(stream: String, positions: [Int]) throws {
+            try log.forgetDerived(stream: stream, positions: positions, readModels: readModels, txn)
+        }
+
+        func appendAudits(_ request: AppendRequest) throws { _ = try log.append([request], txn) }
     }
 
     /// Replaces the record at `position` by its forgotten form (`RecordCodec.forgottenForm`): its
     /// envelope marked forgotten, a check seeded with the chain hash before it, and its own chain hash.
-    private func forgetRecord(at position: Int, _ txn: Transaction) throws {
+    fileprivate func forgetRecord(at position: Int, _ txn: Transaction) throws {
         let key = Keys.position(position)
         guard let bytes = try txn.get(eventsDB, key: key) else {
             throw FlowLogError.damaged(RecordDamage(position: position, stream: nil, problem: "the stream index points at it, but it is missing"))
@@ -71,7 +75,7 @@ extension LMDBEventLog: StreamForgetting {
         try txn.put(eventsDB, key: key, value: forgotten)
     }
 
-    private func forgetDerived(stream: String, positions: [Int], readModels: [Database]?, _ txn: Transaction) throws {
+    fileprivate func forgetDerived(stream: String, positions: [Int], readModels: [Database]?, _ txn: Transaction) throws {
         let id = Array(stream.utf8)
         let prefix = Keys.streamPrefix(stream)
         _ = try txn.delete(streamsDB, key: id)

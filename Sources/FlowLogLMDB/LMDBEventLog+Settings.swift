@@ -34,9 +34,7 @@ extension LMDBEventLog {
                 let empty = try txn.withCursor(eventsDB) { try $0.first() == nil }
                 let changed = try change(current, empty)
                 if changed.logSchema != current.logSchema {
-                    guard changed.logSchema > current.logSchema else {
-                        throw FlowLogError.input("A log's schema is never lowered (\(path) is at schema \(current.logSchema)).")
-                    }
+                    try current.checkSchemaChange(to: changed, location: path)
                     if changed.recordLayout != current.recordLayout { try rewriteRecords(into: changed.recordLayout, txn) }
                     try txn.put(meta, key: Self.schemaKey, value: withUnsafeBytes(of: UInt64(changed.logSchema).littleEndian, Array.init))
                 }

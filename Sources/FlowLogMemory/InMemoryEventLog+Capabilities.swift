@@ -16,7 +16,7 @@ extension InMemoryEventLog: SnapshotStore, FingerprintedLog, CheckpointStore, Re
     public func forEachEventWithFingerprint(from: Int, through: Int?, _ body: (RecordedEvent, UInt64?) throws -> Bool) throws {
         let upper = min(through ?? records.count, records.count)
         guard max(from, 1) <= upper else { return }
-        for index in max(from, 1) - 1..<upper {
+        for index in max(from, 1) - 1..<upper where !records[index].isForgotten {
             guard try body(records[index], fingerprints[index]) else { return }
         }
     }
@@ -140,6 +140,10 @@ extension InMemoryEventLog: SnapshotStore, FingerprintedLog, CheckpointStore, Re
         var versions: [String: Int] = [:]
         for (index, record) in records.enumerated() {
             if record.position != index + 1 { report.note(index + 1, record.stream, "out of order") }
+            if record.isForgotten {
+                report.forgotten += 1
+                continue
+            }
             let next = (versions[record.stream] ?? 0) + 1
             if record.version != next { report.note(record.position, record.stream, "it is version \(record.version), not \(next)") }
             versions[record.stream] = record.version

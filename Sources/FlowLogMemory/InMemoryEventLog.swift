@@ -25,17 +25,20 @@ public final class InMemoryEventLog: EventLog {
     public func settings() -> LogSettings { storedSettings }
 
     public func updateSettings(_ change: (LogSettings, Bool) throws -> LogSettings) throws -> LogSettings {
-        storedSettings = try change(storedSettings, records.isEmpty)
+        let changed = try change(storedSettings, records.isEmpty)
+        try storedSettings.checkSchemaChange(to: changed, location: location)
+        storedSettings = changed
         return storedSettings
     }
 
     public var location: String { "memory" }
 
-    /// Snapshots and following; nothing to batch, defer or back up in memory.
+    /// Snapshots, following and forgetting; nothing to batch, defer or back up in memory.
     public var capabilities: LogCapabilities {
         LogCapabilities(
             snapshots: self, batchReading: nil, deferredCommits: nil, following: self, backup: nil,
-            forgetting: nil, keptRowRepair: nil, predictedAppends: nil, prefetching: nil, eventIds: nil, newestLogSchema: LogSettings.newestLogSchema,
+            forgetting: self, keptRowRepair: nil, predictedAppends: nil, prefetching: nil, eventIds: nil,
+            newestLogSchema: LogSettings.newestLogSchema,
             keepsRowsApart: false)
     }
 
@@ -83,7 +86,7 @@ public final class InMemoryEventLog: EventLog {
     public func forEachEvent(from: Int, through: Int?, _ body: (RecordedEvent) throws -> Bool) throws {
         let upper = min(through ?? records.count, records.count)
         guard from <= upper else { return }
-        for record in records[max(from, 1) - 1..<upper] {
+        for record in records[max(from, 1) - 1..<upper] where !record.isForgotten {
             guard try body(record) else { return }
         }
     }

@@ -26,88 +26,16 @@
     extension PostgresEventLog: StreamForgetting {
         public func forget(streams: [String], lastEventBefore cutoff: Timestamp?, audit: (ForgottenStream) -> NewEvent?) throws -> [ForgottenStream] {
             try requireWritable()
-            let forgotten = try inTransaction { session in
+            return try inTransaction { session in
                 try session.query("SELECT pg_advisory_xact_lock(\(schema.appendLock))")
-                let logSchema = try Self.settings(session, table("meta")).logSchema
-                guard RecordLayout(logSchema: logSchema) == .salted else {
-                    throw ForgetRefusal.upgradeRequired(location: location, logSchema: logSchema)
-                }
-                let forgotten = try streams.compactMap { stream -> ForgottenStream? in
-                    if let cutoff, try !lastEvent(of: stream, isBefore: cutoff, session) { return nil }
-                    return try forget(stream: stream, logSchema: logSchema, session)
-                }
-                let audits = forgotten.compactMap(audit)
-                if !audits.isEmpty {
-                    _ = try append([ErasureAudit.request(appending: audits)], inTransactionOf: session)
-                }
-                return forgotten
+                var transaction = ForgetSteps(log: self, session: session)
+                return try ForgetRules.forget(streams: streams, lastEventBefore: cutoff, audit: audit, in: &transaction)
             }
-            return forgotten
-        }
-
-        /// Whether the stream's last event is before `cutoff`, as this transaction sees it (its time,
-        /// read from the record's envelope); `false` for a stream that is gone.
-        private func lastEvent(of stream: String, isBefore cutoff: Timestamp, _ session: PostgresSession) throws -> Bool {
-            let rows = try session.query(
-                """
-                SELECT record FROM \(unescaped: table("events")) WHERE stream = \(stream) ORDER BY version DESC LIMIT 1
-                """
-            ).rows
-            guard let row = rows.first else { return false }
-            let record = try row.decode(ByteBuffer.self)
-            guard let time = record.withUnsafeReadableBytes({ RecordCodec.storedTimestamp(of: $0) }) else { return false }
-            return time < cutoff
         }
 
         /// Every record from `from` through `through`, forgotten ones included.
         public func forEachRecord(from: Int, through: Int?, _ body: (RecordedEvent) throws -> Bool) throws {
             try walk(from: from, through: through, fingerprints: false, includingForgotten: true) { event, _ in try body(event) }
-        }
-
-        private func forget(stream: String, logSchema: Int, _ session: PostgresSession) throws -> ForgottenStream {
-            // Each record with the one before it, whose chain hash seeds the forgotten form's check.
-            let rows = try session.query(
-                """
-                SELECT e.position, e.record, e.correlation_id, p.record FROM \(unescaped: table("events")) e
-                LEFT JOIN \(unescaped: table("events")) p ON p.position = e.position - 1
-                WHERE e.stream = \(stream) ORDER BY e.version
-                """
-            ).rows
-            guard !rows.isEmpty else { throw ForgetRefusal.unknownStream(stream, location: location) }
-            var positions: [Int64] = []
-            var records: [ByteBuffer] = []
-            var correlationIds: [String] = []
-            for row in rows {
-                let (position, record, correlation, before) = try row.decode((Int64, ByteBuffer, String?, ByteBuffer?).self)
-                let previousHash =
-                    try before.map { before in
-                        guard let hash = before.withUnsafeReadableBytes({ RecordCodec.storedHash(of: $0) }) else {
-                            throw FlowLogError.damaged(RecordDamage(position: Int(position) - 1, stream: nil, problem: "the record is truncated"))
-                        }
-                        return hash
-                    } ?? RecordCodec.genesisHash
-                records.append(
-                    try Self.forgottenRecord(record, previousHash: previousHash, position: Int(position), logSchema: logSchema, location: location))
-                positions.append(position)
-                if let correlation, !correlationIds.contains(correlation) { correlationIds.append(correlation) }
-            }
-            _ = try session.queries(
-                [
-                    """
-                    UPDATE \(unescaped: table("events")) e SET record = u.b, stream = NULL, correlation_id = NULL, causation_id = NULL,
-                        data = NULL, fingerprint = NULL
-                    FROM unnest(\(positions)::int8[], \(records)::bytea[]) AS u(p, b) WHERE e.position = u.p
-                    """,
-                    "DELETE FROM \(unescaped: table("streams")) WHERE stream = \(stream)",
-                    "DELETE FROM \(unescaped: table("commands")) WHERE stream = \(stream)",
-                    "DELETE FROM \(unescaped: table("snapshots")) WHERE stream = \(stream)",
-                    "DELETE FROM \(unescaped: table("stream_states")) WHERE stream = \(stream)",
-                    "DELETE FROM \(unescaped: table("local_storage")) WHERE key = \(stream)",
-                    "UPDATE \(unescaped: table("orders")) SET \(unescaped: Self.blankedRowColumns) WHERE stream = \(stream)",
-                ], during: "forgetting a stream")
-            return ForgottenStream(
-                stream: stream, events: positions.count, firstPosition: Int(positions.min() ?? 0),
-                lastPosition: Int(positions.max() ?? 0), correlationIds: correlationIds)
         }
 
         /// The stream and the kept rows' personal columns (`ReadModelColumn.isPersonal`: the order id),
@@ -126,5 +54,87 @@
             }
             return ByteBuffer(bytes: forgotten)
         }
+    }
+
+    /// The storage steps of `ForgetRules` in one PostgreSQL transaction, which holds the log's
+    /// advisory append lock.
+    private struct ForgetSteps: ForgetTransaction {
+        let log: PostgresEventLog
+        let session: PostgresSession
+        /// The log schema `logSchema()` read, for a refusal met while forgetting records.
+        private var schemaRead = 0
+
+        init(log: PostgresEventLog, session: PostgresSession) { (self.log, self.session) = (log, session) }
+
+        var location: String { log.location }
+        private func table(_ name: String) -> String { log.table(name) }
+
+        mutating func logSchema() throws -> Int {
+            schemaRead = try PostgresEventLog.settings(session, table("meta")).logSchema
+            return schemaRead
+        }
+
+        /// The time of the stream's last event, read from its record's envelope.
+        func lastEventTime(of stream: String) throws -> Timestamp? {
+            let rows = try session.query(
+                """
+                SELECT record FROM \(unescaped: table("events")) WHERE stream = \(stream) ORDER BY version DESC LIMIT 1
+                """
+            ).rows
+            guard let row = rows.first else { return nil }
+            let record = try row.decode(ByteBuffer.self)
+            return record.withUnsafeReadableBytes { RecordCodec.storedTimestamp(of: $0) }
+        }
+
+        func forgetRecords(of stream: String) throws -> (positions: [Int], correlationIds: [String]) {
+            // Each record with the one before it, whose chain hash seeds the forgotten form's check.
+            let rows = try session.query(
+                """
+                SELECT e.position, e.record, e.correlation_id, p.record FROM \(unescaped: table("events")) e
+                LEFT JOIN \(unescaped: table("events")) p ON p.position = e.position - 1
+                WHERE e.stream = \(stream) ORDER BY e.version
+                """
+            ).rows
+            var positions: [Int64] = []
+            var records: [ByteBuffer] = []
+            var correlationIds: [String] = []
+            for row in rows {
+                let (position, record, correlation, before) = try row.decode((Int64, ByteBuffer, String?, ByteBuffer?).self)
+                let previousHash =
+                    try before.map { before in
+                        guard let hash = before.withUnsafeReadableBytes({ RecordCodec.storedHash(of: $0) }) else {
+                            throw FlowLogError.damaged(RecordDamage(position: Int(position) - 1, stream: nil, problem: "the record is truncated"))
+                        }
+                        return hash
+                    } ?? RecordCodec.genesisHash
+                records.append(
+                    try PostgresEventLog.forgottenRecord(
+                        record, previousHash: previousHash, position: Int(position), logSchema: schemaRead, location: location))
+                positions.append(position)
+                if let correlation, !correlationIds.contains(correlation) { correlationIds.append(correlation) }
+            }
+            guard !positions.isEmpty else { return ([], []) }
+            _ = try session.query(
+                """
+                UPDATE \(unescaped: table("events")) e SET record = u.b, stream = NULL, correlation_id = NULL, causation_id = NULL,
+                    data = NULL, fingerprint = NULL
+                FROM unnest(\(positions)::int8[], \(records)::bytea[]) AS u(p, b) WHERE e.position = u.p
+                """)
+            return (positions.map { Int($0) }, correlationIds)
+        }
+
+        func forgetDerived(stream: String, positions: [Int]) throws {
+            _ = try session.queries(
+                [
+                    "DELETE FROM \(unescaped: table("streams")) WHERE stream = \(stream)",
+                    "DELETE FROM \(unescaped: table("commands")) WHERE stream = \(stream)",
+                    "DELETE FROM \(unescaped: table("snapshots")) WHERE stream = \(stream)",
+                    "DELETE FROM \(unescaped: table("stream_states")) WHERE stream = \(stream)",
+                    "DELETE FROM \(unescaped: table("local_storage")) WHERE key = \(stream)",
+                    "UPDATE \(unescaped: table("orders")) SET \(unescaped: PostgresEventLog.blankedRowColumns) WHERE stream = \(stream)",
+                ], during: "forgetting a stream")
+        }
+
+        func appendAudits(_ request: AppendRequest) throws { _ = try log.append([request], inTransactionOf: session) }
     }
 #endif

@@ -34,9 +34,7 @@
                 let empty = try session.query("SELECT NOT EXISTS (SELECT 1 FROM \(unescaped: table("events")))").rows[0].decode(Bool.self)
                 let changed = try change(current, empty)
                 if changed.logSchema != current.logSchema {
-                    guard changed.logSchema > current.logSchema else {
-                        throw FlowLogError.input("A log's schema is never lowered (\(location) is at schema \(current.logSchema)).")
-                    }
+                    try current.checkSchemaChange(to: changed, location: location)
                     if changed.recordLayout != current.recordLayout { try rewriteRecords(into: changed.recordLayout, session) }
                 }
                 for (key, value, old) in [

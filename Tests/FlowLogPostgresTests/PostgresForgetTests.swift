@@ -87,26 +87,6 @@
             #expect(throws: ForgetRefusal.unknownStream("victim", location: log.location)) { try setup.forget(stream: "victim") }
         }
 
-        /// A batch of streams is forgotten in one transaction: an unknown one among them refuses the
-        /// whole batch, and nothing changes.
-        @Test func aBatchWithAnUnknownStreamForgetsNothing() throws {
-            let url = PostgresServer.shared.url()
-            let log = try PostgresEventLog.open(url: url, access: .readWriteCreating)
-            _ = try log.append(requests("a", count: 3) + requests("b", count: 2))
-            #expect(throws: ForgetRefusal.unknownStream("nobody", location: log.location)) {
-                try log.forget(streams: ["a", "nobody"])
-            }
-            #expect(try log.version(of: "a") == 3)
-            let both = try log.forget(streams: ["a", "b"])
-            #expect(both.map(\.events) == [3, 2])
-            #expect(try log.streams().isEmpty)
-            // The next append after the forget, on the same log object (its guessed head), chains on.
-            _ = try log.append(requests("a", count: 1))
-            #expect(try log.version(of: "a") == 1)
-            let report = try log.checkIntegrity()
-            #expect(report.isIntact && report.forgotten == 5)
-        }
-
         /// A log object that appended before another process upgraded the log writes the salted layout
         /// after it: each append reads the schema under the lock (its guessed head is not trusted).
         @Test func anAppendAfterAnUpgradeElsewhereWritesTheNewLayout() throws {

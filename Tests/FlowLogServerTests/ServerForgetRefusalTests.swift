@@ -35,8 +35,8 @@
         }
 
         @Test func aLogThatCannotForgetSaysSo() async throws {
-            // An in-memory log, whose capabilities (as PostgreSQL's today) hold no `forgetting`.
-            let log = InMemoryEventLog()
+            // A wrapper of a log that passes on the contract alone: its capabilities hold no `forgetting`.
+            let log = ForwardingEventLog()
             #expect(log.capabilities.forgetting == nil)
             let options = FlowLogHTTPServer.Options(host: "127.0.0.1", port: 0, tokens: nil) { _ in }
             var parts = try FlowLogHTTPServer.Parts(log: log, options: options, logger: FlowLogHTTPServer.logger { _ in })

@@ -44,8 +44,8 @@ struct CapabilityContractTests {
         #expect((offered.batchReading != nil) == expected.batch)
         #expect((offered.deferredCommits != nil) == expected.deferred)
         #expect((offered.backup != nil) == expected.backup)
-        // LMDB and PostgreSQL forget a stream (refusing below log schema 3); the memory log does not.
-        #expect((offered.forgetting != nil) == (kind != .memory))
+        // Every backend forgets a stream (refusing below log schema 3): `ForgetContractTests`.
+        #expect(offered.forgetting != nil)
         // The command processor learns the log's snapshot interval from it.
         try fixture.log.setSnapshotInterval(11)
         #expect(try offered.snapshots?.snapshotInterval() == 11)
@@ -102,7 +102,7 @@ struct CapabilityContractTests {
         let fixture = try filled(kind)
         let log = fixture.log
         defer { withExtendedLifetime(fixture) {} }
-        if let forgetting = log.capabilities.forgetting { _ = try forgetting.forget(streams: ["b"], lastEventBefore: nil) { _ in nil } }
+        _ = try #require(log.capabilities.forgetting).forget(streams: ["b"], lastEventBefore: nil) { _ in nil }
         func summaries(limit: Int) throws -> [String] {
             var lines: [String] = []
             try StreamSummaries.forEachFinalState(of: log, positionWalkLimit: limit) { lines.append("\($0.stream) \($0.version) \($0.state)") }
@@ -110,7 +110,7 @@ struct CapabilityContractTests {
         }
         let inPositionOrder = try summaries(limit: .max)
         #expect(try summaries(limit: 0) == inPositionOrder)
-        #expect(inPositionOrder.count == (kind == .memory ? 3 : 2), "a and c, and b where it cannot be forgotten")
+        #expect(inPositionOrder.count == 2, "a and c: b was forgotten")
         // A reducer that forgets every discount disagrees with what was recorded, in both walks alike.
         let broken: (inout LogDecider.State, LogDecider.Event) -> Void = { state, event in
             if event.typeName == "cart.discountApplied" { return }
@@ -255,17 +255,5 @@ struct CapabilityContractTests {
         }
         #expect(try target.log.lastPosition() == 0)
         #expect(try target.log.streams().isEmpty)
-    }
-
-    @Test(arguments: LogKind.allCases)
-    func anUntouchedLogIsIntact(kind: LogKind) throws {
-        let fixture = try filled(kind)
-        let log = fixture.log
-        defer { withExtendedLifetime(fixture) {} }
-        let report = try log.checkIntegrity()
-        #expect(report.isIntact, "\(report.problems)")
-        let last = try log.lastPosition()
-        #expect(report.events == last)
-        #expect(report.streams == 3)
     }
 }

@@ -122,13 +122,9 @@ struct LogAnswers: Equatable {
     init(of log: any LogStore, commands: [CommandEnvelope]) throws {
         lastPosition = try log.lastPosition()
         events = try log.events()
-        if let forgetting = log.capabilities.forgetting {
-            try forgetting.forEachRecord(from: 1, through: nil) {
-                records.append($0)
-                return true
-            }
-        } else {
-            records = events
+        try #require(log.capabilities.forgetting, "every backend forgets").forEachRecord(from: 1, through: nil) {
+            records.append($0)
+            return true
         }
         try log.forEachEventWithFingerprint(from: 1, through: nil) { event, fingerprint in
             fingerprints.append("\(event.position) \(fingerprint.map(String.init) ?? "-")")

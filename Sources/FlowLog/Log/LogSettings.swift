@@ -34,6 +34,14 @@ public struct LogSettings: Equatable, Sendable {
     /// The layout this log writes its records in.
     public var recordLayout: RecordLayout { RecordLayout(logSchema: logSchema) }
 
+    /// Throws unless `changed` keeps this log schema or raises it: every backend's
+    /// `updateSettings` asks, since builds of a lower schema would read records they cannot.
+    public func checkSchemaChange(to changed: LogSettings, location: String) throws {
+        guard changed.logSchema >= logSchema else {
+            throw FlowLogError.input("A log's schema is never lowered (\(location) is at schema \(logSchema)).")
+        }
+    }
+
     /// The currency of a log whose metadata names none (every log before logs had one): the
     /// domain's currency of earlier carts, named here so that backends need not know the domain.
     public static var currencyOfEarlierLogs: String { Money.currencyOfEarlierCarts }

@@ -7,11 +7,11 @@
 /// writer could rebuild the stream to the very version the cached state had, and the append's
 /// version check would not notice. Forgetting here drops the states with the stream.
 extension CommandProcessor {
-    /// The log cannot forget (`capabilities.forgetting` is nil: PostgreSQL, or a wrapper).
+    /// The log cannot forget (`capabilities.forgetting` is nil: a wrapper that does not pass it on).
     public struct ForgettingUnsupported: Error, CustomStringConvertible {
         public let location: String
         public var description: String {
-            "\(location) cannot forget a stream: only LMDB and PostgreSQL logs can. Nothing was changed."
+            "\(location) cannot forget a stream: open the log itself (LMDB, PostgreSQL or memory), not a wrapper of it. Nothing was changed."
         }
     }
 

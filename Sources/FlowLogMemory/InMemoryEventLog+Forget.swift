@@ -1,0 +1,75 @@
+import FlowDomain
+public import FlowLog
+
+/// `forget` in memory, by the rules every backend follows (`ForgetRules`), so that the forget
+/// contract runs against memory as against LMDB and PostgreSQL.
+///
+/// A forgotten record keeps its position, version, event id, kind, actor and timestamp, and loses
+/// its stream, ids and payload (the event becomes the blank event of its kind), as a forgotten
+/// record reads back from LMDB or PostgreSQL. Memory keeps no chain hashes, so there is no check
+/// to reseed.
+extension InMemoryEventLog: StreamForgetting {
+    public func forget(streams: [String], lastEventBefore cutoff: Timestamp?, audit: (ForgottenStream) -> NewEvent?) throws -> [ForgottenStream] {
+        // All or nothing: what a forget changes is put back if any step throws.
+        let saved = (records, fingerprints, streamPositions, receipts, snapshots, readModels, readModels.flags.values)
+        do {
+            var transaction = ForgetSteps(log: self)
+            return try ForgetRules.forget(streams: streams, lastEventBefore: cutoff, audit: audit, in: &transaction)
+        } catch {
+            (records, fingerprints, streamPositions, receipts, snapshots, readModels) = (saved.0, saved.1, saved.2, saved.3, saved.4, saved.5)
+            readModels.flags.values = saved.6
+            throw error
+        }
+    }
+
+    public func forEachRecord(from: Int, through: Int?, _ body: (RecordedEvent) throws -> Bool) throws {
+        let upper = min(through ?? records.count, records.count)
+        guard max(from, 1) <= upper else { return }
+        for record in records[max(from, 1) - 1..<upper] {
+            guard try body(record) else { return }
+        }
+    }
+
+    private struct ForgetSteps: ForgetTransaction {
+        let log: InMemoryEventLog
+        var location: String { log.location }
+
+        func logSchema() -> Int { log.storedSettings.logSchema }
+
+        func lastEventTime(of stream: String) -> Timestamp? {
+            log.streamPositions[stream]?.last.map { log.records[$0 - 1].timestamp }
+        }
+
+        func forgetRecords(of stream: String) -> (positions: [Int], correlationIds: [String]) {
+            let positions = log.streamPositions[stream] ?? []
+            var correlationIds: [String] = []
+            for position in positions {
+                var record = log.records[position - 1]
+                if let id = record.correlationId, !correlationIds.contains(id) { correlationIds.append(id) }
+                record.stream = ""
+                record.correlationId = nil
+                record.causationId = nil
+                record.event = EventKinds.info(of: record.event).blankEvent
+                record.isForgotten = true
+                log.records[position - 1] = record
+                // A state's fingerprint would confirm a guess of the state.
+                log.fingerprints[position - 1] = nil
+            }
+            return (positions, correlationIds)
+        }
+
+        func forgetDerived(stream: String, positions: [Int]) {
+            log.streamPositions[stream] = nil
+            log.receipts[stream] = nil
+            log.snapshots[stream] = nil
+            log.readModels.states[stream] = nil
+            log.readModels.flags.values[stream] = nil
+            for index in log.readModels.orders.indices where log.readModels.orders[index].stream == stream {
+                let (position, _, order) = log.readModels.orders[index]
+                log.readModels.orders[index] = (position, "", LogDecider.anonymized(order))
+            }
+        }
+
+        func appendAudits(_ request: AppendRequest) throws { _ = try log.append([request]) }
+    }
+}
