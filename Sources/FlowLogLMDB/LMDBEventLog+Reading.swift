@@ -97,15 +97,15 @@ extension LMDBEventLog: LogFollowing {
         // The head is the newest state kept; past positions come from snapshots.
         if pending == nil { pending = try PendingIndex.load(self, txn) }
         let pending = pending!
-        var (state, version) =
+        let (start, startVersion) =
             try head(of: stream, throughPosition: throughPosition, slimmingPast: slimmingPast, pending, txn)
             ?? latestSnapshot(of: stream, throughPosition: throughPosition, pending, txn) ?? (StreamState.initial, 0)
-        try scan(stream: stream, fromVersion: version + 1, throughPosition: throughPosition, pending: pending, txn) { event in
-            state.apply(event)
-            version = event.version
+        var fold = StreamFold(start, version: startVersion)
+        try scan(stream: stream, fromVersion: startVersion + 1, throughPosition: throughPosition, pending: pending, txn) { event in
+            fold.fold(event)
             return true
         }
-        return (state, version)
+        return fold.folded
     }
 
     /// One stream's events through the stream index, then its pending entries (`PendingIndex`),

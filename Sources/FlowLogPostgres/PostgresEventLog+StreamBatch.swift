@@ -76,18 +76,18 @@
                     return (stream, Int(version), snapshot.map(Int.init), state)
                 }
             }
-            var states: [String: (state: StreamState, version: Int)] = [:]
+            var states: [String: StreamFold] = [:]
             states.reserveCapacity(streams.count)
             var pending: [(stream: String, after: Int)] = []
             var pendingEvents = 0
             for head in heads {
-                var start = (state: StreamState.initial, version: 0)
+                var start = StreamFold.initial
                 if let snapshot = head.snapshot, let bytes = head.state {
                     guard let decoded = Self.decodeSnapshot(bytes) else {
-                        states[head.stream] = try streamState(ofStream: head.stream, throughPosition: nil)
+                        states[head.stream] = StreamFold(try streamState(ofStream: head.stream, throughPosition: nil))
                         continue
                     }
-                    start = (decoded, snapshot)
+                    start = StreamFold(decoded, version: snapshot)
                 }
                 states[head.stream] = start
                 if head.version > start.version {
@@ -101,12 +101,12 @@
                 }
             }
             if !pending.isEmpty { try fold(pending, into: &states) }
-            return states
+            return states.mapValues(\.folded)
         }
 
         /// Folds every event after each stream's version in `streams` into its state, checking each
         /// record against its chain link as `scan` does.
-        private func fold(_ streams: [(stream: String, after: Int)], into states: inout [String: (state: StreamState, version: Int)]) throws {
+        private func fold(_ streams: [(stream: String, after: Int)], into states: inout [String: StreamFold]) throws {
             let rows: [ChainedRow] = try withSession { session in
                 try session.query(
                     """
@@ -129,8 +129,7 @@
                                 "the record says version \(event.version) of \(event.stream), which does not follow the stream's events before it"))
                 }
                 states[event.stream] = nil
-                current.state.apply(event)
-                current.version = event.version
+                current.fold(event)
                 states[event.stream] = current
             }
         }

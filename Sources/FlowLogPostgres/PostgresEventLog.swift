@@ -354,19 +354,18 @@
                     """
                 ).rows.map { try $0.decode((Int64, ByteBuffer).self) }
             }
-            var (state, version) = (StreamState.initial, 0)
+            var fold = StreamFold.initial
             for (snapshotVersion, bytes) in snapshots {
                 if let decoded = Self.decodeSnapshot(bytes) {
-                    (state, version) = (decoded, Int(snapshotVersion))
+                    fold = StreamFold(decoded, version: Int(snapshotVersion))
                     break
                 }
             }
-            try scan(stream: stream, fromVersion: version + 1, throughPosition: throughPosition) { event in
-                state.apply(event)
-                version = event.version
+            try scan(stream: stream, fromVersion: fold.version + 1, throughPosition: throughPosition) { event in
+                fold.fold(event)
                 return true
             }
-            return (state, version)
+            return fold.folded
         }
 
         /// A snapshot's bytes: the whole state, kept rows included, and a checksum.

@@ -193,14 +193,12 @@ extension EventLog {
 
     /// The stream's state by folding all its events from the start, never from a snapshot.
     public func replayedState(ofStream stream: String, throughPosition: Int? = nil) throws -> (state: LogDecider.State, version: Int) {
-        var state = LogDecider.initialState
-        var version = 0
+        var fold = StreamFold.initial
         try forEachEvent(inStream: stream, throughPosition: throughPosition) { recorded in
-            LogDecider.evolve(&state, recorded.event)
-            version = recorded.version
+            fold.fold(recorded)
             return true
         }
-        return (state, version)
+        return fold.value
     }
 }
 
