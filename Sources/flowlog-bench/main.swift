@@ -152,7 +152,7 @@ if options.cases.contains("import") {
 /// returns the number of streams. Events of one stream come in runs, so the stream's slot is looked
 /// up only when the stream changes.
 func replayAll(_ log: LMDBEventLog) throws -> Int {
-    var states: [FlowState] = []
+    var folds: [StreamFold] = []
     var slots: [String: Int] = [:]
     var currentStream = ""
     var current = -1
@@ -161,16 +161,16 @@ func replayAll(_ log: LMDBEventLog) throws -> Int {
             current =
                 slots[record.stream]
                 ?? {
-                    states.append(FlowDecider.initialState)
-                    slots[record.stream] = states.count - 1
-                    return states.count - 1
+                    folds.append(StreamFold.initial)
+                    slots[record.stream] = folds.count - 1
+                    return folds.count - 1
                 }()
             currentStream = record.stream
         }
-        FlowDecider.evolve(&states[current], record.event)
+        folds[current].fold(record)
         return true
     }
-    return states.count
+    return folds.count
 }
 
 if options.cases.contains("replay") {

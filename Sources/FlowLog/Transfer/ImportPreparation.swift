@@ -92,12 +92,12 @@ package struct StreamHead: Sendable {
 /// one written through the pipeline. A stream it has not met is loaded through `loadStream`, which
 /// reads the log as it was before the import.
 package struct ImportPreparation: ~Copyable {
-    /// What the preparation knows of a stream the import has touched: its version and folded state.
-    private struct StreamFold {
-        var version: Int
-        var state: StreamState
+    /// What the preparation knows of a stream the import has touched: its folded state and version.
+    private struct HeldStream {
+        var fold: StreamFold
         /// The position of the stream's last event (0 before the import touched it).
         var position = 0
+        var version: Int { fold.version }
     }
 
     private var position: Int
@@ -105,7 +105,7 @@ package struct ImportPreparation: ~Copyable {
     private let snapshotInterval: Int
     private let loadStream: (String) throws -> (version: Int, state: StreamState)
     /// Folds live in an array (read and changed in place); the dictionary finds a stream's slot.
-    private var folds: [StreamFold] = []
+    private var folds: [HeldStream] = []
     private var slots: [String: Int] = [:]
     /// With a spill, each held fold's stream, by slot, and where the folds set aside go.
     private var names: [String] = []
@@ -188,12 +188,12 @@ package struct ImportPreparation: ~Copyable {
         let fingerprint = Self.fold(event, into: &folds[slot], scratch: &scratch)
         previousHash = RecordCodec.encode(event, previousHash: previousHash, layout: layout, salts: &salts, into: &record)
         record.withUnsafeBytes { builder.add(event, record: $0, fingerprint: fingerprint, line: line, streamOrdinal: slot) }
-        if let row = KeptRow(keptBy: event.event, after: folds[slot].state.value) {
-            builder.keep(row, number: folds[slot].state.keptRowCount, stream: event.stream, version: event.version)
-            if !keepsRows { folds[slot].state.keepOnlyLatestKeptRow() }
+        if let row = KeptRow(keptBy: event.event, after: folds[slot].fold.state.value) {
+            builder.keep(row, number: folds[slot].fold.state.keptRowCount, stream: event.stream, version: event.version)
+            if !keepsRows { folds[slot].fold.state.keepOnlyLatestKeptRow() }
         }
         if snapshotInterval > 0, event.version % snapshotInterval == 0 {
-            builder.snapshot(folds[slot].state, stream: event.stream, version: event.version, position: event.position)
+            builder.snapshot(folds[slot].fold.state, stream: event.stream, version: event.version, position: event.position)
         }
         position = event.position
     }
@@ -224,9 +224,9 @@ package struct ImportPreparation: ~Copyable {
         heads.reserveCapacity(slots.count)
         states.reserveCapacity(slots.count)
         for (stream, slot) in slots {
-            let fold = folds[slot]
-            heads.append((stream, fold.version))
-            if fold.position > 0 { states.append(StreamHead(stream: stream, version: fold.version, position: fold.position, state: fold.state)) }
+            let held = folds[slot]
+            heads.append((stream, held.version))
+            if held.position > 0 { states.append(StreamHead(stream: stream, version: held.version, position: held.position, state: held.fold.state)) }
         }
         (folds, slots, lastStream) = ([], [:], nil)
         (last.heads, last.finalStates) = (heads, states)
@@ -236,11 +236,10 @@ package struct ImportPreparation: ~Copyable {
     /// Folds `event` into its stream's fold and returns the new state's fingerprint. Static, with
     /// the fold and the scratch writer as separate `inout`s: read through `self` in a mutating
     /// method, the state was copied (its arrays and strings retained) three times an event.
-    private static func fold(_ event: RecordedEvent, into fold: inout StreamFold, scratch: inout BinaryWriter) -> UInt64 {
-        fold.version = event.version
-        fold.position = event.position
-        fold.state.apply(event)
-        return fold.state.fingerprint(scratch: &scratch)
+    private static func fold(_ event: RecordedEvent, into held: inout HeldStream, scratch: inout BinaryWriter) -> UInt64 {
+        held.fold.fold(event)
+        held.position = event.position
+        return held.fold.state.fingerprint(scratch: &scratch)
     }
 
     private mutating func slot(of stream: String) throws -> Int {
@@ -257,14 +256,14 @@ package struct ImportPreparation: ~Copyable {
             if folds.count >= streamsHeld { try setAsideLeastRecent() }
             names.append(stream)
             if let back = try spill.takeBack(stream) {
-                folds.append(StreamFold(version: back.version, state: back.state, position: back.position))
+                folds.append(HeldStream(fold: StreamFold(back.state, version: back.version), position: back.position))
                 slots[stream] = folds.count - 1
                 return folds.count - 1
             }
         }
         var (version, state) = try loadStream(stream)
         if !keepsRows { state.keepOnlyLatestKeptRow() }
-        folds.append(StreamFold(version: version, state: state))
+        folds.append(HeldStream(fold: StreamFold(state, version: version)))
         slots[stream] = folds.count - 1
         return folds.count - 1
     }
@@ -277,7 +276,7 @@ package struct ImportPreparation: ~Copyable {
         try setAside(Array(leaving))
         var staying = [Bool](repeating: true, count: folds.count)
         for slot in leaving { staying[slot] = false }
-        var (keptFolds, keptNames) = ([StreamFold](), [String]())
+        var (keptFolds, keptNames) = ([HeldStream](), [String]())
         keptFolds.reserveCapacity(streamsHeld)
         keptNames.reserveCapacity(streamsHeld)
         slots.removeAll(keepingCapacity: true)
@@ -292,6 +291,6 @@ package struct ImportPreparation: ~Copyable {
     /// Hands the touched streams among `slots` to the spill, in stream id order.
     private func setAside(_ leaving: [Int]) throws {
         let touched = leaving.filter { folds[$0].position > 0 }.sorted { names[$0] < names[$1] }
-        try spill!.setAside(touched.map { (names[$0], folds[$0].version, folds[$0].position, folds[$0].state) })
+        try spill!.setAside(touched.map { (names[$0], folds[$0].version, folds[$0].position, folds[$0].fold.state) })
     }
 }

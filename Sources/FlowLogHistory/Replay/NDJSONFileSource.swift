@@ -36,12 +36,12 @@ public struct NDJSONFileSource: ReplaySource {
     }
 
     public func state(ofStream stream: String, before position: Int) throws -> LogDecider.State {
-        var state = LogDecider.initialState
+        var fold = StreamFold.initial
         try forEachEvent(stream: stream, from: 1, to: position - 1) { record in
-            LogDecider.evolve(&state, record.event)
+            fold.fold(record)
             return true
         }
-        return state
+        return fold.state.value
     }
 
     /// Every event of the file with its line number, until `body` returns `false`; blank lines are skipped.

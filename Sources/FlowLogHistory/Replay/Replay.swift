@@ -22,18 +22,18 @@ public struct Replayer {
         stream: String?, from: Int = 1, to: Int? = nil, keepBefore: Bool = true,
         _ body: (Step) throws -> Bool = { _ in true }
     ) throws -> [String: (state: LogDecider.State, version: Int)] {
-        var states: [String: (state: LogDecider.State, version: Int)] = [:]
+        var states: [String: StreamFold] = [:]
         try source.forEachEvent(stream: stream, from: from, to: to) { record in
             var current =
                 try states.removeValue(forKey: record.stream)
-                ?? (from > 1 ? try source.state(ofStream: record.stream, before: from) : LogDecider.initialState, record.version - 1)
-            let before = keepBefore ? current.state : LogDecider.initialState
-            LogDecider.evolve(&current.state, record.event)
-            current.version = record.version
-            let keepGoing = try body(Step(record: record, before: before, after: current.state))
+                ?? StreamFold(
+                    from > 1 ? try source.state(ofStream: record.stream, before: from) : LogDecider.initialState, version: record.version - 1)
+            let before = keepBefore ? current.state.value : LogDecider.initialState
+            current.fold(record)
+            let keepGoing = try body(Step(record: record, before: before, after: current.state.value))
             states[record.stream] = current
             return keepGoing
         }
-        return states
+        return states.mapValues(\.value)
     }
 }

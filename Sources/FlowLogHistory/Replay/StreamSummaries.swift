@@ -15,6 +15,8 @@ public enum StreamSummaries {
         public let stream: String
         public let state: LogDecider.State
         public let version: Int
+
+        init(stream: String, _ fold: StreamFold) { (self.stream, state, version) = (stream, fold.state.value, fold.version) }
     }
 
     /// The most streams whose states the walk in position order holds at once. A log of long
@@ -45,38 +47,31 @@ public enum StreamSummaries {
             return
         }
         var stream: String?
-        var state = LogDecider.initialState
-        var version = 0
+        var fold = StreamFold.initial
         var events = 0
         try log.forEachEventWithFingerprintByStream { record, _ in
             if record.stream != stream {
-                if let stream { try body(Summary(stream: stream, state: state, version: version)) }
-                (stream, state) = (record.stream, LogDecider.initialState)
+                if let stream { try body(Summary(stream: stream, fold)) }
+                (stream, fold) = (record.stream, StreamFold.initial)
             }
-            LogDecider.evolve(&state, record.event)
-            version = record.version
+            fold.fold(record)
             events += 1
             if events & 0xFFF == 0 { progress?.advance(to: events) }
             return true
         }
-        if let stream { try body(Summary(stream: stream, state: state, version: version)) }
+        if let stream { try body(Summary(stream: stream, fold)) }
         progress?.finish()
     }
 
     /// The final states from one walk in position order, held at once (any replay source).
     public static func finalStates(of source: any ReplaySource, progress: Progress? = nil) throws -> [Summary] {
         var slots = StreamSlots()
-        var states: [LogDecider.State] = []
-        var versions: [Int] = []
+        var folds: [StreamFold] = []
         var count = 0
         try source.forEachEvent(stream: nil, from: 1, to: nil) { record in
             let (slot, isNew) = slots.slot(of: record.stream)
-            if isNew {
-                states.append(LogDecider.initialState)
-                versions.append(0)
-            }
-            LogDecider.evolve(&states[slot], record.event)
-            versions[slot] = record.version
+            if isNew { folds.append(StreamFold.initial) }
+            folds[slot].fold(record)
             count += 1
             if count & 0xFFF == 0 { progress?.advance(to: record.position) }
             return true
@@ -84,6 +79,6 @@ public enum StreamSummaries {
         progress?.finish()
         let streams = slots.streams
         return streams.indices.sorted { streams[$0].utf8.lexicographicallyPrecedes(streams[$1].utf8) }
-            .map { Summary(stream: streams[$0], state: states[$0], version: versions[$0]) }
+            .map { Summary(stream: streams[$0], folds[$0]) }
     }
 }

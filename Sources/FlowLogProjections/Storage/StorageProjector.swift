@@ -16,16 +16,16 @@ public final class StorageProjector: Projector {
 
     public func project(_ events: [RecordedEvent]) throws {
         try store.updateReadModels { transaction in
-            var states: [String: (state: StreamState, version: Int)] = [:]
+            var states: [String: StreamFold] = [:]
             // Another process may have projected some of these meanwhile: the checkpoint, read inside
             // this transaction, says which events are still to do, so none is applied twice.
             let done = try transaction.checkpoint()
             let flags = transaction.localStorage
             // The log's own streams (the erasure audit trail) are no session: no read model of theirs.
             for record in events where record.position > done && !SystemStreams.isReserved(record.stream) {
-                var current = try states.removeValue(forKey: record.stream) ?? transaction.state(of: record.stream) ?? (StreamState.initial, 0)
-                current.state.apply(record)
-                current.version = record.version
+                var current =
+                    try states.removeValue(forKey: record.stream) ?? transaction.state(of: record.stream).map { StreamFold($0) } ?? StreamFold.initial
+                current.fold(record)
                 if let row = KeptRow(keptBy: record.event, after: current.state.value) {
                     try transaction.addRow(row, stream: record.stream, position: record.position)
                 }
