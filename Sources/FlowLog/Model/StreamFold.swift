@@ -39,11 +39,6 @@ public struct StreamFold: Equatable, Sendable {
         foldedVersion = event.version
     }
 
-    /// Folds every event of `events` in, in order.
-    @inlinable public mutating func fold(_ events: some Sequence<RecordedEvent>) {
-        for event in events { fold(event) }
-    }
-
     /// The state and the version, as the logs' reads hand them back.
     @inlinable public var folded: (state: StreamState, version: Int) { (state, version) }
 
