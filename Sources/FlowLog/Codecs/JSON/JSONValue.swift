@@ -57,25 +57,25 @@ public struct JSONSyntaxError: Error, Equatable, Sendable, CustomStringConvertib
     public var description: String { "\(reason) at byte \(offset + 1)" }
 }
 
-/// A small recursive-descent JSON parser over UTF-8 bytes. Nesting is bounded so that hostile input
+/// A small recursive-descent JSON parser over UTF-8 bytes: the tree of a value, built on the
+/// lexical rules every JSON reader shares (`JSONLexer`). Nesting is bounded so that hostile input
 /// cannot exhaust the stack.
 public struct JSONParser {
-    public static let maximumDepth = 64
+    public static let maximumDepth = JSONLexer.maximumDepth
 
-    private let bytes: UnsafeRawBufferPointer
-    private var offset = 0
+    private var lexer: JSONLexer
     private var depth = 0
 
     private init(_ bytes: UnsafeRawBufferPointer) {
-        self.bytes = bytes
+        lexer = JSONLexer(bytes)
     }
 
     public static func parse(_ bytes: UnsafeRawBufferPointer) throws(JSONSyntaxError) -> JSONValue {
         var parser = JSONParser(bytes)
-        parser.skipWhitespace()
+        parser.lexer.skipWhitespace()
         let value = try parser.parseValue()
-        parser.skipWhitespace()
-        guard parser.offset == bytes.count else { throw parser.error("unexpected text after the JSON value") }
+        parser.lexer.skipWhitespace()
+        guard parser.lexer.offset == bytes.count else { throw parser.lexer.error("unexpected text after the JSON value") }
         return value
     }
 
@@ -87,44 +87,29 @@ public struct JSONParser {
         return try result.get()
     }
 
-    private func error(_ reason: String) -> JSONSyntaxError { JSONSyntaxError(offset: offset, reason: reason) }
+    private func error(_ reason: String) -> JSONSyntaxError { lexer.error(reason) }
 
-    private mutating func skipWhitespace() {
-        while offset < bytes.count {
-            switch bytes[offset] {
-            case 0x20, 0x09, 0x0A, 0x0D: offset += 1
-            default: return
-            }
-        }
-    }
+    /// The byte at the reading position, or `nil` at the end (no whitespace skipped).
+    private var current: UInt8? { lexer.offset < lexer.bytes.count ? lexer.bytes[lexer.offset] : nil }
 
     private mutating func parseValue() throws(JSONSyntaxError) -> JSONValue {
-        guard offset < bytes.count else { throw error("the text ends where a value should be") }
-        switch bytes[offset] {
+        guard let byte = current else { throw error("the text ends where a value should be") }
+        switch byte {
         case UInt8(ascii: "{"): return try parseObject()
         case UInt8(ascii: "["): return try parseArray()
-        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "\""): return .string(try lexer.string())
         case UInt8(ascii: "t"):
-            try expectLiteral("true")
+            try lexer.expectLiteral("true")
             return .bool(true)
         case UInt8(ascii: "f"):
-            try expectLiteral("false")
+            try lexer.expectLiteral("false")
             return .bool(false)
         case UInt8(ascii: "n"):
-            try expectLiteral("null")
+            try lexer.expectLiteral("null")
             return .null
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try lexer.number()
         default: throw error("unexpected character")
         }
-    }
-
-    private mutating func expectLiteral(_ literal: StaticString) throws(JSONSyntaxError) {
-        let count = literal.utf8CodeUnitCount
-        guard offset + count <= bytes.count else { throw error("unexpected end of text") }
-        for index in 0..<count where bytes[offset + index] != literal.utf8Start[index] {
-            throw error("unexpected character")
-        }
-        offset += count
     }
 
     private mutating func nest() throws(JSONSyntaxError) {
@@ -138,13 +123,11 @@ public struct JSONParser {
         var members: [(String, JSONValue)] = []
         guard try opens(closing: "}") else { return .object(members) }
         repeat {
-            skipWhitespace()
-            guard offset < bytes.count, bytes[offset] == UInt8(ascii: "\"") else { throw error("expected a member name in quotes") }
-            let key = try parseString()
-            skipWhitespace()
-            guard offset < bytes.count, bytes[offset] == UInt8(ascii: ":") else { throw error("expected ':' after a member name") }
-            offset += 1
-            skipWhitespace()
+            guard lexer.peek() == UInt8(ascii: "\"") else { throw error("expected a member name in quotes") }
+            let key = try lexer.string()
+            guard lexer.peek() == UInt8(ascii: ":") else { throw error("expected ':' after a member name") }
+            lexer.offset += 1
+            lexer.skipWhitespace()
             members.append((key, try parseValue()))
         } while try continues(closing: "}", "object")
         return .object(members)
@@ -156,7 +139,7 @@ public struct JSONParser {
         var elements: [JSONValue] = []
         guard try opens(closing: "]") else { return .array(elements) }
         repeat {
-            skipWhitespace()
+            lexer.skipWhitespace()
             elements.append(try parseValue())
         } while try continues(closing: "]", "array")
         return .array(elements)
@@ -165,155 +148,24 @@ public struct JSONParser {
     /// Steps over an object's or array's opening bracket; `false` when the bracket that closes it
     /// follows at once (an empty one, stepped over too).
     private mutating func opens(closing: Unicode.Scalar) throws(JSONSyntaxError) -> Bool {
-        offset += 1
-        skipWhitespace()
-        guard offset < bytes.count, bytes[offset] == UInt8(ascii: closing) else { return true }
-        offset += 1
+        lexer.offset += 1
+        guard lexer.peek() == UInt8(ascii: closing) else { return true }
+        lexer.offset += 1
         return false
     }
 
     /// After a member or element: `true` at a `,` (another follows), `false` at the closing
     /// bracket; both are stepped over.
     private mutating func continues(closing: Unicode.Scalar, _ container: String) throws(JSONSyntaxError) -> Bool {
-        skipWhitespace()
-        guard offset < bytes.count else { throw error("the \(container) is not closed") }
-        if bytes[offset] == UInt8(ascii: ",") {
-            offset += 1
+        guard let byte = lexer.peek() else { throw error("the \(container) is not closed") }
+        if byte == UInt8(ascii: ",") {
+            lexer.offset += 1
             return true
         }
-        if bytes[offset] == UInt8(ascii: closing) {
-            offset += 1
+        if byte == UInt8(ascii: closing) {
+            lexer.offset += 1
             return false
         }
         throw error("expected ',' or '\(closing)' in an \(container)")
-    }
-
-    private mutating func parseNumber() throws(JSONSyntaxError) -> JSONValue {
-        let start = offset
-        var negative = false
-        if bytes[offset] == UInt8(ascii: "-") {
-            negative = true
-            offset += 1
-        }
-        guard offset < bytes.count, isDigit(bytes[offset]) else { throw error("a number needs digits") }
-        if bytes[offset] == UInt8(ascii: "0"), offset + 1 < bytes.count, isDigit(bytes[offset + 1]) {
-            throw error("a number may not start with 0")
-        }
-        var magnitude: UInt64 = 0
-        var overflow = false
-        while offset < bytes.count, isDigit(bytes[offset]) {
-            let (times10, o1) = magnitude.multipliedReportingOverflow(by: 10)
-            let (sum, o2) = times10.addingReportingOverflow(UInt64(bytes[offset] - 48))
-            overflow = overflow || o1 || o2
-            magnitude = sum
-            offset += 1
-        }
-        var isInteger = true
-        if offset < bytes.count, bytes[offset] == UInt8(ascii: ".") {
-            isInteger = false
-            offset += 1
-            guard offset < bytes.count, isDigit(bytes[offset]) else { throw error("a fraction needs digits") }
-            while offset < bytes.count, isDigit(bytes[offset]) { offset += 1 }
-        }
-        if offset < bytes.count, bytes[offset] == UInt8(ascii: "e") || bytes[offset] == UInt8(ascii: "E") {
-            isInteger = false
-            offset += 1
-            if offset < bytes.count, bytes[offset] == UInt8(ascii: "+") || bytes[offset] == UInt8(ascii: "-") { offset += 1 }
-            guard offset < bytes.count, isDigit(bytes[offset]) else { throw error("an exponent needs digits") }
-            while offset < bytes.count, isDigit(bytes[offset]) { offset += 1 }
-        }
-        if isInteger, !overflow {
-            if magnitude <= UInt64(Int.max) { return .integer(negative ? -Int(magnitude) : Int(magnitude)) }
-            if negative, magnitude == Int.min.magnitude { return .integer(Int.min) }
-        }
-        let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<offset]), as: UTF8.self)
-        if isInteger { return .bigInteger(text) }
-        // `1e999` is valid JSON but no double: kept as infinity, it was echoed back as `inf`, which is not.
-        guard let number = Double(text), number.isFinite else { throw error("a number beyond what a double holds") }
-        return .number(number)
-    }
-
-    @inline(__always)
-    private func isDigit(_ byte: UInt8) -> Bool { byte >= 48 && byte <= 57 }
-
-    private mutating func parseString() throws(JSONSyntaxError) -> String {
-        offset += 1
-        let start = offset
-        // Fast path: no escapes.
-        while offset < bytes.count {
-            let byte = bytes[offset]
-            if byte == UInt8(ascii: "\"") {
-                let slice = UnsafeRawBufferPointer(rebasing: bytes[start..<offset])
-                offset += 1
-                return try validUTF8(slice)
-            }
-            if byte == UInt8(ascii: "\\") { break }
-            if byte < 0x20 { throw error("a control character inside a string must be escaped") }
-            offset += 1
-        }
-        var utf8 = Array(UnsafeRawBufferPointer(rebasing: bytes[start..<offset]))
-        while offset < bytes.count {
-            let byte = bytes[offset]
-            switch byte {
-            case UInt8(ascii: "\""):
-                offset += 1
-                guard let text = String(validating: utf8, as: UTF8.self) else { throw error("a string that is not valid UTF-8") }
-                return text
-            case UInt8(ascii: "\\"):
-                offset += 1
-                guard offset < bytes.count else { throw error("the string is not closed") }
-                let escaped = bytes[offset]
-                offset += 1
-                switch escaped {
-                case UInt8(ascii: "\""): utf8.append(0x22)
-                case UInt8(ascii: "\\"): utf8.append(0x5C)
-                case UInt8(ascii: "/"): utf8.append(0x2F)
-                case UInt8(ascii: "b"): utf8.append(0x08)
-                case UInt8(ascii: "f"): utf8.append(0x0C)
-                case UInt8(ascii: "n"): utf8.append(0x0A)
-                case UInt8(ascii: "r"): utf8.append(0x0D)
-                case UInt8(ascii: "t"): utf8.append(0x09)
-                case UInt8(ascii: "u"):
-                    var scalar = try hex4()
-                    if (0xD800...0xDBFF).contains(scalar) {
-                        guard offset + 1 < bytes.count, bytes[offset] == UInt8(ascii: "\\"), bytes[offset + 1] == UInt8(ascii: "u") else {
-                            throw error("a lone surrogate in a \\u escape")
-                        }
-                        offset += 2
-                        let low = try hex4()
-                        guard (0xDC00...0xDFFF).contains(low) else { throw error("a lone surrogate in a \\u escape") }
-                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-                    } else if (0xDC00...0xDFFF).contains(scalar) {
-                        throw error("a lone surrogate in a \\u escape")
-                    }
-                    utf8.append(contentsOf: String(Character(Unicode.Scalar(scalar)!)).utf8)
-                default:
-                    throw error("an unknown escape in a string")
-                }
-            default:
-                if byte < 0x20 { throw error("a control character inside a string must be escaped") }
-                utf8.append(byte)
-                offset += 1
-            }
-        }
-        throw error("the string is not closed")
-    }
-
-    private mutating func hex4() throws(JSONSyntaxError) -> UInt32 {
-        guard offset + 4 <= bytes.count else { throw error("a \\u escape needs four hex digits") }
-        var value: UInt32 = 0
-        for _ in 0..<4 {
-            guard let digit = EventID.hexValue(bytes[offset]) else { throw error("a \\u escape needs four hex digits") }
-            value = value << 4 | UInt32(digit)
-            offset += 1
-        }
-        return value
-    }
-
-    private func validUTF8(_ bytes: UnsafeRawBufferPointer) throws(JSONSyntaxError) -> String {
-        // ASCII (nearly every identifier and most names) is valid UTF-8 as it is.
-        if bytes.allSatisfy({ $0 < 0x80 }) { return String(decoding: bytes, as: UTF8.self) }
-        guard let text = String(validating: bytes, as: UTF8.self) else { throw error("a string that is not valid UTF-8") }
-        return text
     }
 }
