@@ -55,6 +55,10 @@ struct WireCommandCommonFormTests {
             #"{"type":"app.launched","hasOnboarded":false,"expectedVersion":0,"id":"a","correlationId":"k"}"#,
             #"{"type":"home.selectTab","tab":-3}"#,
             "{\"type\":\"cart.checkout\"}\r\n",
+            // Integers read by the lexer every JSON reader shares: up to 64 bits, as the tree holds them.
+            #"{"type":"home.selectTab","tab":1234567890123456789}"#,
+            #"{"type":"home.selectTab","tab":9223372036854775807}"#,
+            #"{"type":"home.selectTab","tab":-9223372036854775807}"#,
         ]
         for line in lines {
             let common = try #require(commonForm(line), "\(line)")
@@ -71,7 +75,9 @@ struct WireCommandCommonFormTests {
         #"{"type":"home.selectTab","tab":1.0}"#,
         #"{"type":"home.selectTab","tab":1e2}"#,
         #"{"type":"home.selectTab","tab":01}"#,
-        #"{"type":"home.selectTab","tab":1234567890123456789}"#,
+        #"{"type":"home.selectTab","tab":9223372036854775808}"#,
+        #"{"type":"home.selectTab","tab":-9223372036854775809}"#,
+        #"{"type":"home.selectTab","tab":-"}"#,
         #"{"type":"cart.checkout","colour":"red"}"#,
         #"{"type":"cart.nothing"}"#,
         #"{"type":"cart.addProduct","productId":"p1"}"#,

@@ -57,93 +57,54 @@ private struct FlatObject: PayloadDecoder, FieldVisitor {
     /// A bit for each member read so far: every member must be read by the envelope or the kind.
     var read: UInt32 = 0
 
-    /// Each byte inside a string: 0 plain ASCII, 1 the closing quote, 2 a backslash or a control
-    /// byte (escapes and raw controls are the general reader's), 3 part of a multi-byte character.
-    static let byteClass: [UInt8] = (0...255).map { byte in
-        switch byte {
-        case 0x22: 1
-        case 0x5C, 0..<0x20: 2
-        case 0x80...: 3
-        default: 0
-        }
-    }
-
     /// Thrown inside a kind's decoding where the line leaves the common form.
     struct NotCommon: Error {}
 
+    /// The members of a line that is one flat object; `nil` at anything else. Whitespace, strings
+    /// (escapes and control bytes are the general reader's), integers and literals are read by
+    /// `JSONLexer`, as the general reader reads them.
     init?(_ line: UnsafeRawBufferPointer, storage: UnsafeMutableBufferPointer<FlatMember>) {
         self.line = line
         members = storage
-        var at = 0
-        let byteClass = Self.byteClass
-        func skipSpace() { while at < line.count, line[at] == 0x20 || line[at] == 0x09 || line[at] == 0x0A || line[at] == 0x0D { at += 1 } }
-        /// The bytes up to the closing quote, or nil at an escape, a control byte or the line's end.
-        func quoted() -> (Range<Int>, ascii: Bool)? {
-            guard at < line.count, line[at] == UInt8(ascii: "\"") else { return nil }
-            at += 1
-            let start = at
-            var ascii = true
-            while at < line.count {
-                // One table read a byte: most bytes are plain ASCII, class 0.
-                switch byteClass[Int(line[at])] {
-                case 0: at += 1
-                case 1:
-                    at += 1
-                    return (start..<at - 1, ascii)
-                case 2: return nil
-                default:
-                    ascii = false
-                    at += 1
-                }
-            }
-            return nil
-        }
-        skipSpace()
-        guard at < line.count, line[at] == UInt8(ascii: "{") else { return nil }
-        at += 1
-        skipSpace()
-        if at < line.count, line[at] == UInt8(ascii: "}") { return nil }
+        var lexer = JSONLexer(line)
+        guard lexer.peek() == UInt8(ascii: "{") else { return nil }
+        lexer.offset += 1
+        if lexer.peek() == UInt8(ascii: "}") { return nil }
         while true {
             guard count < Self.capacity else { return nil }
-            skipSpace()
             // A repeated name is not looked for here: `take` reads the first of two, and the
             // other, never read, sends the line to the general reader.
-            guard let (name, _) = quoted() else { return nil }
-            skipSpace()
-            guard at < line.count, line[at] == UInt8(ascii: ":") else { return nil }
-            at += 1
-            skipSpace()
-            guard at < line.count else { return nil }
+            guard lexer.peek() == UInt8(ascii: "\""), let (name, _) = lexer.plainString() else { return nil }
+            guard lexer.peek() == UInt8(ascii: ":") else { return nil }
+            lexer.offset += 1
+            guard let first = lexer.peek() else { return nil }
             let member: FlatMember
-            switch line[at] {
+            switch first {
             case UInt8(ascii: "\""):
-                guard let (text, ascii) = quoted() else { return nil }
+                guard let (text, ascii) = lexer.plainString() else { return nil }
                 member = FlatMember(name: name, text: text, value: .string(ascii: ascii))
-            case UInt8(ascii: "t") where Self.word("true", in: line, at: at):
-                at += 4
+            case UInt8(ascii: "t"):
+                guard lexer.literal("true") else { return nil }
                 member = FlatMember(name: name, text: 0..<0, value: .bool(true))
-            case UInt8(ascii: "f") where Self.word("false", in: line, at: at):
-                at += 5
+            case UInt8(ascii: "f"):
+                guard lexer.literal("false") else { return nil }
                 member = FlatMember(name: name, text: 0..<0, value: .bool(false))
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-                guard let number = Self.integer(line, &at) else { return nil }
+                guard let number = lexer.integer() else { return nil }
                 member = FlatMember(name: name, text: 0..<0, value: .integer(number))
             default:
                 return nil
             }
             members[count] = member
             count += 1
-            skipSpace()
-            guard at < line.count else { return nil }
-            if line[at] == UInt8(ascii: ",") {
-                at += 1
-                continue
+            switch lexer.peek() {
+            case UInt8(ascii: ","): lexer.offset += 1
+            case UInt8(ascii: "}"):
+                lexer.offset += 1
+                guard lexer.peek() == nil else { return nil }
+                return
+            default: return nil
             }
-            guard line[at] == UInt8(ascii: "}") else { return nil }
-            at += 1
-            skipSpace()
-            guard at == line.count else { return nil }
-            return
         }
     }
 
@@ -192,8 +153,7 @@ private struct FlatObject: PayloadDecoder, FieldVisitor {
         guard let index = take(name) else { return nil }
         guard case .string(let ascii) = members[index].value else { throw NotCommon() }
         let bytes = UnsafeRawBufferPointer(rebasing: line[members[index].text])
-        if ascii { return String(decoding: bytes, as: UTF8.self) }
-        guard let text = String(validating: bytes, as: UTF8.self) else { throw NotCommon() }
+        guard let text = JSONLexer.text(bytes, ascii: ascii) else { throw NotCommon() }
         return text
     }
 
@@ -231,28 +191,5 @@ private struct FlatObject: PayloadDecoder, FieldVisitor {
 
     private static func equal(_ line: UnsafeRawBufferPointer, _ a: Range<Int>, _ b: UnsafeRawBufferPointer) -> Bool {
         a.count == b.count && (a.isEmpty || memcmp(line.baseAddress! + a.lowerBound, b.baseAddress!, a.count) == 0)
-    }
-
-    private static func word(_ word: StaticString, in line: UnsafeRawBufferPointer, at: Int) -> Bool {
-        let count = word.utf8CodeUnitCount
-        return at + count <= line.count && memcmp(line.baseAddress! + at, word.utf8Start, count) == 0
-    }
-
-    /// `-?(0|[1-9][0-9]*)` of at most 18 digits, not followed by a fraction or an exponent.
-    private static func integer(_ line: UnsafeRawBufferPointer, _ at: inout Int) -> Int? {
-        let negative = line[at] == UInt8(ascii: "-")
-        if negative { at += 1 }
-        let start = at
-        var magnitude = 0
-        // Digits are counted before they are multiplied: past 18 of them the line is the general
-        // reader's, which words "out of range"; multiplying first trapped on a 20-digit number.
-        while at < line.count, line[at] >= UInt8(ascii: "0"), line[at] <= UInt8(ascii: "9") {
-            if at - start < 18 { magnitude = magnitude * 10 + Int(line[at] - UInt8(ascii: "0")) }
-            at += 1
-        }
-        let digits = at - start
-        guard digits > 0, digits <= 18, !(digits > 1 && line[start] == UInt8(ascii: "0")) else { return nil }
-        if at < line.count, line[at] == UInt8(ascii: ".") || line[at] == UInt8(ascii: "e") || line[at] == UInt8(ascii: "E") { return nil }
-        return negative ? -magnitude : magnitude
     }
 }
