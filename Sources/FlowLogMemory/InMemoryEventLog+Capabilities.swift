@@ -14,6 +14,7 @@ extension InMemoryEventLog: SnapshotStore, FingerprintedLog, CheckpointStore, Re
     public func snapshotCount() throws -> Int { snapshots.values.reduce(0) { $0 + $1.count } }
 
     public func forEachEventWithFingerprint(from: Int, through: Int?, _ body: (RecordedEvent, UInt64?) throws -> Bool) throws {
+        let records = events.records
         let upper = min(through ?? records.count, records.count)
         guard max(from, 1) <= upper else { return }
         for index in max(from, 1) - 1..<upper where !records[index].isForgotten {
@@ -24,8 +25,8 @@ extension InMemoryEventLog: SnapshotStore, FingerprintedLog, CheckpointStore, Re
     public func forEachEventWithFingerprintByStream(_ body: (RecordedEvent, UInt64?) throws -> Bool) throws {
         var going = true
         try forEachStream(from: nil) { stream, _ in
-            for position in streamPositions[stream] ?? [] where going {
-                going = try body(records[position - 1], fingerprints[position - 1])
+            for index in events.indices(of: stream) where going {
+                going = try body(events.records[index], fingerprints[index])
             }
             return going
         }
@@ -45,7 +46,9 @@ extension InMemoryEventLog: SnapshotStore, FingerprintedLog, CheckpointStore, Re
     public func setProjectionStatus(_ projector: String, failure: String?) throws { failures[projector] = failure }
 
     public func projectionStatus(of names: [String]) throws -> [ProjectionStatus] {
-        names.map { ProjectionStatus(name: $0, checkpoint: checkpoints[$0] ?? 0, lag: records.count - (checkpoints[$0] ?? 0), failure: failures[$0]) }
+        names.map {
+            ProjectionStatus(name: $0, checkpoint: checkpoints[$0] ?? 0, lag: events.records.count - (checkpoints[$0] ?? 0), failure: failures[$0])
+        }
     }
 
     /// One runner per projector within this process (memory is not shared with others).
@@ -76,7 +79,7 @@ extension InMemoryEventLog: SnapshotStore, FingerprintedLog, CheckpointStore, Re
     }
 
     public func readModelState(of stream: String) throws -> (state: StreamState, version: Int)? {
-        guard checkpoints["storage"] ?? 0 == records.count else { return nil }
+        guard checkpoints["storage"] ?? 0 == events.records.count else { return nil }
         return readModels.states[stream].map { (StreamState($0.state), $0.version) } ?? (StreamState.initial, 0)
     }
 
@@ -138,7 +141,7 @@ extension InMemoryEventLog: SnapshotStore, FingerprintedLog, CheckpointStore, Re
     public func checkIntegrity(progress: Progress?) throws -> IntegrityReport {
         var report = IntegrityReport()
         var versions: [String: Int] = [:]
-        for (index, record) in records.enumerated() {
+        for (index, record) in events.records.enumerated() {
             if record.position != index + 1 { report.note(index + 1, record.stream, "out of order") }
             if record.isForgotten {
                 report.forgotten += 1
@@ -148,12 +151,12 @@ extension InMemoryEventLog: SnapshotStore, FingerprintedLog, CheckpointStore, Re
             if record.version != next { report.note(record.position, record.stream, "it is version \(record.version), not \(next)") }
             versions[record.stream] = record.version
         }
-        report.events = records.count
+        report.events = events.records.count
         report.streams = versions.count
         return report
     }
 
-    public func waitForEvents(after position: Int, timeout: Double) throws -> Int { records.count }
+    public func waitForEvents(after position: Int, timeout: Double) throws -> Int { events.records.count }
 }
 
 /// The storage projector's read models, in memory.
@@ -198,11 +201,11 @@ private struct MemoryImportTarget: ImportTarget {
     let log: InMemoryEventLog
 
     func withImportSession(expectedBytes: Int, _ body: (any ImportSession) throws -> Int) throws -> Int {
-        let saved = (log.records, log.fingerprints, log.streamPositions, log.snapshots)
+        let saved = (log.events, log.fingerprints, log.snapshots)
         do {
             return try body(MemoryImportSession(log: log))
         } catch {
-            (log.records, log.fingerprints, log.streamPositions, log.snapshots) = saved
+            (log.events, log.fingerprints, log.snapshots) = saved
             throw error
         }
     }
@@ -210,7 +213,7 @@ private struct MemoryImportTarget: ImportTarget {
 
 private struct MemoryImportSession: ImportSession {
     let log: InMemoryEventLog
-    var start: ImportStart { ImportStart(position: log.records.count, hash: 0, snapshotInterval: log.snapshotEvery, layout: .whole) }
+    var start: ImportStart { ImportStart(position: log.events.records.count, hash: 0, snapshotInterval: log.snapshotEvery, layout: .whole) }
 
     func makeBuilder() -> any ImportBatchBuilder { MemoryImportBuilder() }
 
@@ -221,14 +224,13 @@ private struct MemoryImportSession: ImportSession {
 
     func write(_ content: any Sendable, heads: [(stream: String, version: Int)]) throws {
         let batch = content as! MemoryImportBuilder.Content
-        var ids = Set(log.records.map(\.eventId))
+        var ids = Set(log.events.records.map(\.eventId))
         for (event, fingerprint, line) in batch.events {
             guard ids.insert(event.eventId).inserted else {
                 throw FlowLogError.refusedImport(ImportError(line: line, problem: "its event id \(event.eventId) is already in the log"))
             }
-            log.records.append(event)
+            log.events.append(event)
             log.fingerprints.append(fingerprint)
-            log.streamPositions[event.stream, default: []].append(event.position)
         }
         for (stream, version, state) in batch.snapshots { log.snapshots[stream, default: []].append((version, state)) }
     }

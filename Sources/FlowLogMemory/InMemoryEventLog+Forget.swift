@@ -11,18 +11,19 @@ public import FlowLog
 extension InMemoryEventLog: StreamForgetting {
     public func forget(streams: [String], lastEventBefore cutoff: Timestamp?, audit: (ForgottenStream) -> NewEvent?) throws -> [ForgottenStream] {
         // All or nothing: what a forget changes is put back if any step throws.
-        let saved = (records, fingerprints, streamPositions, receipts, snapshots, readModels, readModels.flags.values)
+        let saved = (events, fingerprints, receipts, snapshots, readModels, readModels.flags.values)
         do {
             var transaction = ForgetSteps(log: self)
             return try ForgetRules.forget(streams: streams, lastEventBefore: cutoff, audit: audit, in: &transaction)
         } catch {
-            (records, fingerprints, streamPositions, receipts, snapshots, readModels) = (saved.0, saved.1, saved.2, saved.3, saved.4, saved.5)
-            readModels.flags.values = saved.6
+            (events, fingerprints, receipts, snapshots, readModels) = (saved.0, saved.1, saved.2, saved.3, saved.4)
+            readModels.flags.values = saved.5
             throw error
         }
     }
 
     public func forEachRecord(from: Int, through: Int?, _ body: (RecordedEvent) throws -> Bool) throws {
+        let records = events.records
         let upper = min(through ?? records.count, records.count)
         guard max(from, 1) <= upper else { return }
         for record in records[max(from, 1) - 1..<upper] {
@@ -37,29 +38,29 @@ extension InMemoryEventLog: StreamForgetting {
         func logSchema() -> Int { log.storedSettings.logSchema }
 
         func lastEventTime(of stream: String) -> Timestamp? {
-            log.streamPositions[stream]?.last.map { log.records[$0 - 1].timestamp }
+            log.events.indices(of: stream).last.map { log.events.records[$0].timestamp }
         }
 
         func forgetRecords(of stream: String) -> (positions: [Int], correlationIds: [String]) {
-            let positions = log.streamPositions[stream] ?? []
+            let indices = log.events.indices(of: stream)
             var correlationIds: [String] = []
-            for position in positions {
-                var record = log.records[position - 1]
+            for index in indices {
+                var record = log.events.records[index]
                 if let id = record.correlationId, !correlationIds.contains(id) { correlationIds.append(id) }
                 record.stream = ""
                 record.correlationId = nil
                 record.causationId = nil
                 record.event = EventKinds.info(of: record.event).blankEvent
                 record.isForgotten = true
-                log.records[position - 1] = record
+                log.events.replace(at: index, with: record)
                 // A state's fingerprint would confirm a guess of the state.
-                log.fingerprints[position - 1] = nil
+                log.fingerprints[index] = nil
             }
-            return (positions, correlationIds)
+            return (indices.map { log.events.records[$0].position }, correlationIds)
         }
 
         func forgetDerived(stream: String, positions: [Int]) {
-            log.streamPositions[stream] = nil
+            log.events.removeStream(stream)
             log.receipts[stream] = nil
             log.snapshots[stream] = nil
             log.readModels.states[stream] = nil

@@ -4,11 +4,14 @@ public import FlowLog
 /// An event log in memory with the same contract and capabilities as every other backend, for
 /// tests, for scratch logs (a session file dropped on the inspector) and for fast what-if runs.
 /// Not durable, not shared between processes, not thread-safe: its owner serialises calls.
+/// `readOnly()` gives its read-only form, which may be read from several threads at once.
+///
+/// Its positions run 1, 2, 3, … with no gap, so the record at position `p` is `events.records[p - 1]`.
 public final class InMemoryEventLog: EventLog {
-    var records: [RecordedEvent] = []
+    /// The records and each stream's indices into them, shared with `ReadOnlyMemoryLog`.
+    var events = MemoryEvents()
     /// The fingerprint recorded with each event (by position − 1), where the appender knew it.
     var fingerprints: [UInt64?] = []
-    var streamPositions: [String: [Int]] = [:]
     var receipts: [String: [String: CommandReceipt]] = [:]
     var snapshotEvery = 0
     var snapshots: [String: [(version: Int, state: FlowState)]] = [:]
@@ -25,7 +28,7 @@ public final class InMemoryEventLog: EventLog {
     public func settings() -> LogSettings { storedSettings }
 
     public func updateSettings(_ change: (LogSettings, Bool) throws -> LogSettings) throws -> LogSettings {
-        let changed = try change(storedSettings, records.isEmpty)
+        let changed = try change(storedSettings, events.records.isEmpty)
         try storedSettings.checkSchemaChange(to: changed, location: location)
         storedSettings = changed
         return storedSettings
@@ -53,14 +56,13 @@ public final class InMemoryEventLog: EventLog {
         let log: InMemoryEventLog
         var snapshotInterval: Int { log.snapshotEvery }
 
-        func head() -> (position: Int, hash: UInt64) { (log.records.count, RecordCodec.genesisHash) }
-        func storedVersion(of stream: String) -> Int { log.streamPositions[stream]?.count ?? 0 }
+        func head() -> (position: Int, hash: UInt64) { (log.events.records.count, RecordCodec.genesisHash) }
+        func storedVersion(of stream: String) -> Int { log.events.version(of: stream) }
         func storedReceipt(stream: String, commandId: String) -> CommandReceipt? { log.receipts[stream]?[commandId] }
 
         func store(_ record: RecordedEvent, chainedTo previousHash: UInt64, fingerprint: UInt64?, streamOrdinal: Int) -> UInt64 {
-            log.records.append(record)
+            log.events.append(record)
             log.fingerprints.append(fingerprint)
-            log.streamPositions[record.stream, default: []].append(record.position)
             return previousHash
         }
 
@@ -77,13 +79,14 @@ public final class InMemoryEventLog: EventLog {
         func finish(versions: [String: Int]) {}
     }
 
-    public func version(of stream: String) throws -> Int { streamPositions[stream]?.count ?? 0 }
+    public func version(of stream: String) throws -> Int { events.version(of: stream) }
 
     public func receipt(stream: String, commandId: String) throws -> CommandReceipt? { receipts[stream]?[commandId] }
 
-    public func lastPosition() throws -> Int { records.count }
+    public func lastPosition() throws -> Int { events.lastPosition }
 
     public func forEachEvent(from: Int, through: Int?, _ body: (RecordedEvent) throws -> Bool) throws {
+        let records = events.records
         let upper = min(through ?? records.count, records.count)
         guard from <= upper else { return }
         for record in records[max(from, 1) - 1..<upper] where !record.isForgotten {
@@ -92,21 +95,20 @@ public final class InMemoryEventLog: EventLog {
     }
 
     public func forEachEvent(inStream stream: String, throughPosition: Int?, _ body: (RecordedEvent) throws -> Bool) throws {
-        for position in streamPositions[stream] ?? [] {
-            if let throughPosition, position > throughPosition { return }
-            guard try body(records[position - 1]) else { return }
-        }
+        try events.forEachEvent(inStream: stream, throughPosition: throughPosition, body)
     }
 
+    /// Walks a copy of the storage (the names sorted once until a stream comes or goes), so `body`
+    /// may append or forget.
     public func forEachStream(from start: String?, _ body: (String, Int) throws -> Bool) throws {
-        let streams = streamPositions.keys.filter { stream in start.map { !stream.utf8.lexicographicallyPrecedes($0.utf8) } ?? true }
-        for stream in streams.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
-            guard try body(stream, streamPositions[stream]!.count) else { return }
-        }
+        events.sortNames()
+        let events = self.events
+        try events.forEachStream(from: start, body)
     }
 
-    public func event(inStream stream: String, version: Int) throws -> RecordedEvent? {
-        guard version >= 1, let positions = streamPositions[stream], version <= positions.count else { return nil }
-        return records[positions[version - 1] - 1]
-    }
+    public func event(inStream stream: String, version: Int) throws -> RecordedEvent? { events.event(inStream: stream, version: version) }
+
+    /// The log as it is now, read-only and safe to read from several threads at once. It shares the
+    /// storage (copied only when this log next changes) and the reading code.
+    public func readOnly() -> ReadOnlyMemoryLog { ReadOnlyMemoryLog(events) }
 }
