@@ -112,12 +112,14 @@ let package = Package(
         ),
         .target(name: "FlowLogTesting", dependencies: ["FlowDomain", "FlowLog", "FlowLogMemory", "FlowLogSystem"]),
         /// `flowlog serve`: the HTTP API, live subscriptions and the inspector's files, over any
-        /// `LogStore` the composition root opens (it never names a backend).
+        /// `LogStore` the composition root opens (it never names a backend). Scratch sessions (a
+        /// dropped export) are held in FlowLogMemory's read-only log.
         .target(
             name: "FlowLogServer",
             dependencies: [
                 "FlowLog",
                 "FlowLogHistory",
+                "FlowLogMemory",
                 "FlowDomain",
                 .product(name: "Hummingbird", package: "hummingbird", condition: network),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: network),

@@ -1,9 +1,11 @@
 #if Network
     import FlowDomain
     import FlowLog
+    import FlowLogMemory
 
     /// What the read routes ask of a log: the server's own (`StoreView`), or a dropped file held in
-    /// memory (`SessionLog`). Calls block; the routes make them on reader threads.
+    /// memory (FlowLogMemory's `ReadOnlyMemoryLog`, `SessionFile`). Calls block; the routes make them
+    /// on reader threads.
     protocol InspectedLog: AnyObject, Sendable {
         func lastPosition() throws -> Int
         /// Each stream's name and version in byte order of the names, from the first at or after
@@ -51,4 +53,7 @@
 
         func forEachStream(from start: String?, _ body: (String, Int) throws -> Bool) throws { try log.forEachStream(from: start, body) }
     }
+
+    /// A scratch session: FlowLogMemory's read-only log answers every read as it is.
+    extension ReadOnlyMemoryLog: InspectedLog {}
 #endif

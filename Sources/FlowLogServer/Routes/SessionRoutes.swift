@@ -1,5 +1,6 @@
 #if Network
     import FlowLog
+    import FlowLogMemory
     import Hummingbird
 
     /// `POST /sessions` (an export opened as a scratch log in memory), `DELETE /sessions/{session}`,
@@ -40,14 +41,14 @@
                 limit: limits.sessionBytes,
                 limitMessage: "The file is over 64 MiB, the limit for a session; export fewer streams (`flowlog export --stream S`).")
             let id = ScratchSessions.newID()
-            let log: SessionLog = try await readers.run {
+            let log: ReadOnlyMemoryLog = try await readers.run {
                 do {
-                    return try body.withUnsafeReadableBytes { try SessionLog(id: id, ndjson: $0) }
-                } catch let invalid as SessionLog.Invalid {
+                    return try body.withUnsafeReadableBytes { try SessionFile.read(ndjson: $0) }
+                } catch let invalid as SessionFile.Invalid {
                     throw APIError(status: .badRequest, code: "invalidExport", message: invalid.message)
                 }
             }
-            sessions.add(log)
+            sessions.add(log, id: id)
             return JSONBody.response(status: .created, headers: [.location: "sessions/\(id)"]) { json in
                 json.beginObject()
                 json.key("session")

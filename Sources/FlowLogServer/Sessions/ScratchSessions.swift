@@ -1,11 +1,13 @@
 #if Network
+    import FlowLogMemory
     import Foundation
     import Synchronization
 
     /// The scratch sessions `POST /sessions` made: at most `capacity`, the least recently used dropped
-    /// first, each dropped `lifetime` after its last use. They never touch the server's log.
+    /// first, each dropped `lifetime` after its last use. They never touch the server's log. Each is
+    /// FlowLogMemory's read-only log (`SessionFile`), which many reader threads may read at once.
     final class ScratchSessions: Sendable {
-        private typealias Held = [String: (log: SessionLog, lastUse: ContinuousClock.Instant)]
+        private typealias Held = [String: (log: ReadOnlyMemoryLog, lastUse: ContinuousClock.Instant)]
         private let held = Mutex<Held>([:])
         let capacity: Int
         let lifetime: Duration
@@ -25,19 +27,19 @@
                 .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
         }
 
-        func add(_ log: SessionLog) {
+        func add(_ log: ReadOnlyMemoryLog, id: String) {
             held.withLock { sessions in
                 expire(&sessions)
                 while sessions.count >= capacity, let oldest = sessions.min(by: { $0.value.lastUse < $1.value.lastUse })?.key {
                     sessions[oldest] = nil
                 }
-                sessions[log.id] = (log, .now)
+                sessions[id] = (log, .now)
                 metrics.setSessions(sessions.count)
             }
         }
 
         /// The session, its use recorded; `nil` when it is gone.
-        func use(_ id: String) -> SessionLog? {
+        func use(_ id: String) -> ReadOnlyMemoryLog? {
             held.withLock { sessions in
                 expire(&sessions)
                 guard let found = sessions[id] else { return nil }
