@@ -47,6 +47,11 @@ seed export-line '{"position":7,"forgotten":true,"version":2,"eventId":"01a1fe6e
 lines json-value $fixtures/commands/*.answers.ndjson $fixtures/commands/*.states.ndjson
 seed json-value '[1,-0,0.5e-3,1E+2,12345678901234567890,-9223372036854775808,1e999,true,false,null,"\\u00e9\\ud83d\\ude00\\n",{}]'
 seed json-value '{"a":{"b":{"c":[[[[[[[[]]]]]]]]}},"":""}'
+# Numbers that start the text, where the lexer's fast integer and its full number reading are compared.
+for number in -9223372036854775808 9223372036854775807 -9223372036854775809 123456789012345678 1234567890123456789 \
+    12345678901234567890 00 -0 -1.5e3 7e 1. -; do
+    seed json-value "$number"
+done
 
 # The CSV export: an event built from the bytes (even first byte), or an export line (odd).
 seed csv '\x00\x00\x00\x00\x00\x00\x00\x00\x01\x01\x00\x03\x01\x02\x03\x04\x05\x06\x07\x08\x01\x02\x03\x04\x05\x06\x07\x08\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x01\x01\x01\x00\x05\x01\x06'

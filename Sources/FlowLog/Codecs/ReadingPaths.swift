@@ -36,3 +36,20 @@ extension ReadingPaths {
         }
     }
 }
+
+extension ReadingPaths {
+    /// The lexer's fast integer at the start of `text`, and where it stopped; `nil` where it
+    /// leaves the text to `numberByLexer`.
+    package static func integerByLexer(_ text: UnsafeRawBufferPointer) -> (value: Int, end: Int)? {
+        var lexer = JSONLexer(text)
+        return lexer.integer().map { ($0, lexer.offset) }
+    }
+
+    /// The lexer's full number at the start of `text` (as the tree holds it), and where it
+    /// stopped; `nil` when `text` does not start with `-` or a digit.
+    package static func numberByLexer(_ text: UnsafeRawBufferPointer) -> Result<(value: JSONValue, end: Int), JSONSyntaxError>? {
+        guard let first = text.first, first == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else { return nil }
+        var lexer = JSONLexer(text)
+        return Result { () throws(JSONSyntaxError) in (try lexer.number(), lexer.offset) }
+    }
+}

@@ -20,7 +20,7 @@ struct JSONScanner {
     @inline(__always)
     mutating func peek() -> UInt8? { lexer.peek() }
 
-    mutating func expect(_ byte: UInt8, _ what: String) throws(JSONSyntaxError) {
+    private mutating func expect(_ byte: UInt8, _ what: String) throws(JSONSyntaxError) {
         guard peek() == byte else { throw error("expected \(what)") }
         lexer.offset += 1
     }
@@ -83,7 +83,8 @@ struct JSONScanner {
         return value
     }
 
-    /// Any value, parsed fully with `JSONParser` (strings with escapes, numbers, nested values).
+    /// Any value, parsed fully with `JSONParser` (strings with escapes, numbers, nested values)
+    /// once its outline is skipped: an error in the outline is worded as the outline's.
     mutating func value() throws(JSONSyntaxError) -> JSONValue {
         lexer.skipWhitespace()
         let start = lexer.offset
@@ -119,10 +120,6 @@ struct JSONScanner {
         if first == UInt8(ascii: "f") { return lexer.literal("false") ? false : nil }
         return nil
     }
-
-    /// Skips one value of any kind, checking only its outline (strings, brackets); a full parse of
-    /// what is skipped is `value()`'s job.
-    mutating func skipValue() throws(JSONSyntaxError) { try lexer.skipValue() }
 
     /// Whether only whitespace is left.
     mutating func atEnd() -> Bool { peek() == nil }
