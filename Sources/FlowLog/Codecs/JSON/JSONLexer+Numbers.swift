@@ -7,12 +7,12 @@ extension JSONLexer {
 
     /// An integer literal (no fraction, no exponent) within 64 bits, consumed; `nil`, nothing
     /// consumed, for anything else, which `number()` reads or refuses. It answers `number()`'s
-    /// `.integer` for every text but `-9223372036854775808`, which it leaves to `number()`: the
-    /// readers that ask it read that as a wrong value, and a reader may not change its words.
+    /// `.integer` for every text but `-9223372036854775808`, which it declines as it always has
+    /// (the export reader then words it as a value of the wrong type, and keeps those words).
     @inline(__always)
     mutating func integer() -> Int? {
         guard offset < bytes.count, let base = bytes.baseAddress else { return nil }
-        // Up to 17 digits cannot overflow: read those without overflow checks, and leave anything
+        // Up to 18 digits cannot overflow: read those without overflow checks, and leave anything
         // longer to the checked loop.
         let negative = base.load(fromByteOffset: offset, as: UInt8.self) == UInt8(ascii: "-")
         let start = negative ? offset + 1 : offset
