@@ -22,7 +22,7 @@ import Synchronization
 public final class ReadOnlyMemoryLog: Sendable {
     private let events: MemoryEvents
     /// The last state asked for, per stream.
-    private let folded = Mutex<[String: (version: Int, state: FlowState)]>([:])
+    private let folded = Mutex<[String: StreamFold]>([:])
 
     init(_ events: MemoryEvents) {
         var events = events
@@ -54,13 +54,12 @@ public final class ReadOnlyMemoryLog: Sendable {
     public func state(ofStream stream: String, throughPosition position: Int?) -> (state: FlowState, version: Int) {
         let version = events.version(of: stream, throughPosition: position)
         guard version > 0 else { return (LogDecider.initialState, 0) }
-        var (from, state) = folded.withLock { $0[stream] } ?? (0, LogDecider.initialState)
-        if from > version { (from, state) = (0, LogDecider.initialState) }
-        let indices = events.indices(of: stream)
-        for index in indices[from..<version] { LogDecider.evolve(&state, events.records[index].event) }
-        let result = state
-        folded.withLock { $0[stream] = (version, result) }
-        return (result, version)
+        var fold = folded.withLock { $0[stream] } ?? .initial
+        if fold.version > version { fold = .initial }
+        // A stream's versions run 1, 2, 3, …: its index `v - 1` is version `v`.
+        for index in events.indices(of: stream)[fold.version..<version] { fold.fold(events.records[index]) }
+        folded.withLock { [fold] in $0[stream] = fold }
+        return fold.value
     }
 
     /// Takes a log's events in position order and refuses those that would break it: a position
