@@ -2,12 +2,15 @@
 import PackageDescription
 
 /// FlowLog's targets are its layers; dependency arrows point inward only (docs/architecture.md):
-/// `flowlog` (a tiny main) → `FlowLogCLI` (the command line and the composition root) → `FlowLogLMDB` /
-/// `FlowLogPostgres` (storage backends), `FlowLogHistory` (replay, bisect, exports) and
-/// `FlowLogProjections` (trackers, views, the storage read model) → `FlowLog` (the log contract, on
-/// protocols) → `FlowDomain` (pure) → `Deciding` (the `Decider` shape); the backends see `Deciding`, never `FlowDomain`; `FlowLogLMDB` → `LMDB` → `CLMDB`; `FlowLogPostgres` → PostgresNIO (SwiftNIO,
-/// swift-nio-ssl, swift-crypto: the heavy part of a clean build, which only targets that depend on it pay for);
-/// `FlowLogCLI` → `FlowLogServer` (`flowlog serve`: Hummingbird on the same NIO stack) → `FlowLog`.
+/// `flowlog` (a tiny main) → `FlowLogCLI` (the command line and the composition root) → `FlowLog` (the
+/// command pipeline), `FlowLogHistory` (replay, bisect, exports), `FlowLogProjections` (trackers,
+/// views, the storage read model) and the storage backends `FlowLogLMDB` / `FlowLogPostgres` →
+/// `FlowLogStore` (the log contract, on protocols) → `FlowLogBasics` (I/O, codecs' building blocks,
+/// errors) and `FlowDomain` (pure) → `Deciding` (the `Decider` shape). The backends see `FlowLogStore`
+/// and `Deciding`, never the pipeline or `FlowDomain`; `FlowLogLMDB` → `LMDB` → `CLMDB`;
+/// `FlowLogPostgres` → PostgresNIO (SwiftNIO, swift-nio-ssl, swift-crypto: the heavy part of a clean
+/// build, which only targets that depend on it pay for); `FlowLogCLI` → `FlowLogServer` (`flowlog
+/// serve`: Hummingbird on the same NIO stack) → `FlowLog`.
 /// Release builds optimise across the package's modules: the codecs and the import pipeline are
 /// generic over visitors and backends declared in other modules, and specialising them there is
 /// what keeps one declaration per kind (and storage behind protocols) as fast as hand-written code.
@@ -28,7 +31,7 @@ let package = Package(
     products: [
         .executable(name: "flowlog", targets: ["flowlog"]),
         .library(name: "FlowDomain", targets: ["FlowDomain"]),
-        .library(name: "FlowLog", targets: ["FlowLog"]),
+        .library(name: "FlowLog", targets: ["FlowLog", "FlowLogStore", "FlowLogBasics"]),
         .library(name: "FlowLogLMDB", targets: ["FlowLogLMDB"]),
         .library(name: "FlowLogPostgres", targets: ["FlowLogPostgres"]),
         /// The typed client of `flowlog serve`'s whole API, generated from docs/openapi.json (docs/client.md).
@@ -71,21 +74,44 @@ let package = Package(
         .target(name: "LMDB", dependencies: ["CLMDB", "CLMDBGuard", "FlowLogSystem"], swiftSettings: crossModule),
         .target(name: "Deciding", swiftSettings: crossModule),
         .target(name: "FlowDomain", dependencies: ["Deciding"], swiftSettings: crossModule),
-        .target(name: "FlowLog", dependencies: ["FlowDomain", "Deciding", "FlowLogSystem"], swiftSettings: crossModule),
+        /// What every layer above shares and no log defines: the I/O of lines and files, the JSON and
+        /// binary codecs' building blocks, timestamps, access (URLs, token files) and `FlowLogError`.
+        .target(name: "FlowLogBasics", dependencies: ["Deciding", "FlowLogSystem"], swiftSettings: crossModule),
+        /// The log contract the backends implement and everything above reads through: `EventLog` and its
+        /// capabilities, records and their codecs, the append and forget rules, the fold of a stream,
+        /// imports. A backend depends on this, never on the command pipeline.
+        .target(
+            name: "FlowLogStore", dependencies: ["FlowLogBasics", "FlowDomain", "Deciding", "FlowLogSystem"],
+            swiftSettings: crossModule),
+        /// The command pipeline: commands read from the wire, decided against cached states, committed in
+        /// groups through one writer (`send`, the typed commands, `serve`'s `POST /commands`).
+        .target(
+            name: "FlowLog", dependencies: ["FlowLogStore", "FlowLogBasics", "FlowDomain", "Deciding", "FlowLogSystem"],
+            swiftSettings: crossModule),
+        /// A complete backend in memory: for tests, the bench and scratch work.
+        .target(
+            name: "FlowLogMemory", dependencies: ["FlowLogStore", "FlowLogBasics", "FlowDomain", "FlowLogSystem"],
+            swiftSettings: crossModule),
+        /// What a log's history answers, on any backend: replay and its state changes, bisect,
+        /// replay against recorded fingerprints, the NDJSON and CSV exports, and copies.
+        .target(
+            name: "FlowLogHistory", dependencies: ["FlowLogStore", "FlowLogBasics", "FlowDomain", "FlowLogSystem"],
+            swiftSettings: crossModule),
         /// The side effects that follow the log: the trackers (Segment, GA4, their mappings, delivery
         /// and journals), the view configurations and the storage read model's projector. The log
         /// contract only knows their checkpoints and locks.
-        /// What a log's history answers, on any backend: replay and its state changes, bisect,
-        /// replay against recorded fingerprints, the NDJSON and CSV exports, and copies.
-        /// A complete backend in memory: for tests, the bench and scratch work.
-        .target(name: "FlowLogMemory", dependencies: ["FlowLog", "FlowDomain", "FlowLogSystem"], swiftSettings: crossModule),
-        .target(name: "FlowLogHistory", dependencies: ["FlowLog", "FlowDomain", "FlowLogSystem"], swiftSettings: crossModule),
-        .target(name: "FlowLogProjections", dependencies: ["FlowLog", "FlowDomain", "FlowLogSystem"], swiftSettings: crossModule),
-        .target(name: "FlowLogLMDB", dependencies: ["FlowLog", "Deciding", "LMDB", "FlowLogSystem"], swiftSettings: crossModule),
+        .target(
+            name: "FlowLogProjections", dependencies: ["FlowLogStore", "FlowLogBasics", "FlowDomain", "FlowLogSystem"],
+            swiftSettings: crossModule),
+        /// The storage backends: on the log contract (`FlowLogStore`) and `Deciding`, never on the
+        /// command pipeline or a domain.
+        .target(
+            name: "FlowLogLMDB", dependencies: ["FlowLogStore", "FlowLogBasics", "Deciding", "LMDB", "FlowLogSystem"],
+            swiftSettings: crossModule),
         .target(
             name: "FlowLogPostgres",
             dependencies: [
-                "FlowLog", "Deciding",
+                "FlowLogStore", "FlowLogBasics", "Deciding",
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: network),
                 .product(name: "Logging", package: "swift-log", condition: network),
             ],
@@ -96,21 +122,25 @@ let package = Package(
         /// A device's log and a server's, kept in step: `push` and `pull` over a `SyncTransport`
         /// (the HTTP client is FlowLogHTTPClient's), with no network code of its own.
         .target(
-            name: "FlowLogSync", dependencies: ["FlowLog", "FlowDomain", "FlowLogProjections", "FlowLogLMDB", "FlowLogSystem"],
+            name: "FlowLogSync",
+            dependencies: [
+                "FlowLog", "FlowDomain", "FlowLogProjections", "FlowLogLMDB", "FlowLogSystem", "FlowLogStore",
+                "FlowLogBasics",
+            ],
             swiftSettings: crossModule),
         .target(
             name: "FlowLogHTTPClient",
             dependencies: [
-                "FlowLog",
                 "FlowLogProjections",
                 "FlowLogSync",
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: network),
                 .product(name: "NIOCore", package: "swift-nio", condition: network),
                 .product(name: "NIOHTTP1", package: "swift-nio", condition: network),
+                "FlowLogBasics",
             ],
             swiftSettings: crossModule
         ),
-        .target(name: "FlowLogTesting", dependencies: ["FlowDomain", "FlowLog", "FlowLogMemory", "FlowLogSystem"]),
+        .target(name: "FlowLogTesting", dependencies: ["FlowDomain", "FlowLogMemory", "FlowLogSystem", "FlowLogStore", "FlowLogBasics"]),
         /// `flowlog serve`: the HTTP API, live subscriptions and the inspector's files, over any
         /// `LogStore` the composition root opens (it never names a backend). Scratch sessions (a
         /// dropped export) are held in FlowLogMemory's read-only log.
@@ -125,6 +155,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: network),
                 .product(name: "Logging", package: "swift-log", condition: network),
                 .product(name: "Prometheus", package: "swift-prometheus", condition: network),
+                "FlowLogStore", "FlowLogBasics",
             ],
             exclude: ["Resources/README.md"],
             resources: [.embedInCode("Resources/inspector"), .embedInCode("Resources/openapi.json")]
@@ -143,6 +174,7 @@ let package = Package(
                 "FlowDomain",
                 .target(name: "FlowLogServer", condition: network),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "FlowLogStore", "FlowLogBasics",
             ]
         ),
         .executableTarget(name: "flowlog", dependencies: ["FlowLogCLI"]),
@@ -173,15 +205,18 @@ let package = Package(
         ),
         /// The fuzz targets: one function per parser or decoder of untrusted input, by name
         /// (docs/testing.md, "Fuzzing"). Nothing here is an entry point: `flowlog-fuzz` runs them.
-        .target(name: "FlowLogFuzzing", dependencies: ["FlowLog", "FlowDomain", "FlowLogHistory", "FlowLogSystem"]),
+        .target(name: "FlowLogFuzzing", dependencies: ["FlowLog", "FlowDomain", "FlowLogHistory", "FlowLogSystem", "FlowLogStore", "FlowLogBasics"]),
         /// Replays files through a fuzz target; built by `scripts/fuzz` with libFuzzer's entry points
         /// instead (`FLOWLOG_FUZZING`), in a scratch folder of its own.
         .executableTarget(name: "flowlog-fuzz", dependencies: ["FlowLogFuzzing"]),
         .executableTarget(
             name: "flowlog-bench",
-            dependencies: ["FlowLogMemory", "FlowLogHistory", "FlowLog", "FlowLogProjections", "FlowLogLMDB", "FlowDomain", "LMDB", "FlowLogTesting"]),
+            dependencies: [
+                "FlowLogMemory", "FlowLogHistory", "FlowLog", "FlowLogProjections", "FlowLogLMDB", "FlowDomain", "LMDB", "FlowLogTesting",
+                "FlowLogStore", "FlowLogBasics",
+            ]),
         /// Every seed and every crash of `Tests/Fuzz/` run through its fuzz target: found crashes stay fixed.
-        .testTarget(name: "FlowLogFuzzTests", dependencies: ["FlowLogFuzzing", "FlowLog", "FlowDomain"]),
+        .testTarget(name: "FlowLogFuzzTests", dependencies: ["FlowLogFuzzing", "FlowDomain", "FlowLogStore", "FlowLogBasics"]),
         .testTarget(name: "FlowDomainTests", dependencies: ["FlowDomain", "FlowLogTesting"]),
         // Without the `Network` trait no test target compiles the NIO stack: what needs it is behind `#if Network`.
         .testTarget(
@@ -189,20 +224,20 @@ let package = Package(
             dependencies: [
                 "FlowLogMemory", "FlowLogHistory", "FlowLog", "FlowLogProjections", "FlowLogLMDB", "FlowLogSync",
                 .target(name: "FlowLogPostgres", condition: network),
-                .target(name: "FlowLogHTTPClient", condition: network), "FlowDomain", "FlowLogTesting",
+                .target(name: "FlowLogHTTPClient", condition: network), "FlowDomain", "FlowLogTesting", "FlowLogStore", "FlowLogBasics",
             ]),
         .testTarget(
             name: "FlowLogPostgresTests",
             dependencies: [
                 "FlowLogMemory", "FlowLogHistory", "FlowLogProjections", .target(name: "FlowLogPostgres", condition: network), "FlowLog",
                 "FlowDomain",
-                "FlowLogTesting", "FlowLogSystem",
+                "FlowLogTesting", "FlowLogSystem", "FlowLogStore", "FlowLogBasics",
             ]),
         .testTarget(
             name: "FlowLogLMDBTests",
             dependencies: [
                 "FlowLogMemory", "FlowLogHistory", "FlowLogLMDB", "FlowLogProjections", "FlowLog", "FlowDomain", "LMDB", "FlowLogTesting",
-                "FlowLogSystem",
+                "FlowLogSystem", "FlowLogStore", "FlowLogBasics",
             ]),
         .testTarget(
             name: "FlowLogCLITests",
@@ -211,6 +246,7 @@ let package = Package(
                 "FlowLogProjections", "FlowLogLMDB", "FlowDomain", "LMDB", "FlowLogTesting", "FlowLogSystem",
                 // The generated client against a real `flowlog serve` (Server/GeneratedClientTests.swift).
                 .target(name: "FlowLogClient", condition: network), .target(name: "FlowLogClientNIO", condition: network),
+                "FlowLogStore", "FlowLogBasics",
             ]),
         /// The server's API in process: its application (the routes, middleware and log threads
         /// `flowlog serve` runs) asked through HummingbirdTesting's router client, on an LMDB log.
@@ -218,9 +254,10 @@ let package = Package(
         .testTarget(
             name: "FlowLogServerTests",
             dependencies: [
-                .target(name: "FlowLogServer", condition: network), "FlowLog", "FlowLogHistory", "FlowLogMemory", "FlowDomain",
+                .target(name: "FlowLogServer", condition: network), "FlowLogHistory", "FlowLogMemory", "FlowDomain",
                 "FlowLogLMDB", "FlowLogTesting",
                 .product(name: "HummingbirdTesting", package: "hummingbird", condition: network),
+                "FlowLogBasics",
             ]),
     ]
 )

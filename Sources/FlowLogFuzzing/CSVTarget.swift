@@ -1,6 +1,6 @@
 import FlowDomain
-import FlowLog
 import FlowLogHistory
+import FlowLogStore
 
 /// The CSV export (`export --format csv`). FlowLog reads no CSV: what it writes is what a warehouse
 /// reads, so the target checks the writer on any event an import or a log could hold. The first

@@ -1,5 +1,6 @@
 import FlowDomain
-import FlowLog
+import FlowLogBasics
+import FlowLogStore
 
 /// "Decode then fold": what every read of a stream does with events from a log or an import, and
 /// what replay, `state --at` and the server's state routes rest on. The input picks a starting

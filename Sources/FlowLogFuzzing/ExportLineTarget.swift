@@ -1,5 +1,7 @@
 import FlowDomain
 import FlowLog
+import FlowLogBasics
+import FlowLogStore
 
 /// The export line reader (`flowlog import`, `replay --file`): the input is one line of an NDJSON
 /// export, from anywhere.

@@ -1,5 +1,6 @@
 import FlowDomain
-import FlowLog
+import FlowLogBasics
+import FlowLogStore
 
 /// Events and recorded events whose kind and every field value the fuzz input chooses: a value from
 /// a short list of ones codecs trip on (empty, long, non-ASCII, quoted text; 0, negative, 64-bit

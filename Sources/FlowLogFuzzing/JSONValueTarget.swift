@@ -1,4 +1,5 @@
 import FlowLog
+import FlowLogBasics
 
 /// The JSON value parser (`JSONParser`), under every JSON FlowLog reads: command lines, `meta`,
 /// exported `data`, the server's request bodies. The input is one JSON text.

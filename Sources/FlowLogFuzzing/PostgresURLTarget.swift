@@ -1,4 +1,4 @@
-import FlowLog
+import FlowLogBasics
 
 /// The PostgreSQL URL of `--db postgres://…` (`PostgresURL`): the input is the URL's text, read
 /// with an empty environment (no password file is looked for). It is read or refused with an

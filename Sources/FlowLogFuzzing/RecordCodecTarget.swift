@@ -1,4 +1,5 @@
-import FlowLog
+import FlowLogBasics
+import FlowLogStore
 
 /// The binary record codec (`RecordCodec`): what every read of a log decodes, from a file anyone
 /// with the disk may have altered. The first byte chooses between two kinds of input:

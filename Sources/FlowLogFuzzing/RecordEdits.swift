@@ -1,4 +1,5 @@
-import FlowLog
+import FlowLogBasics
+import FlowLogStore
 
 /// Damage the fuzz input does to a record's bytes: bytes changed, the record cut short or grown,
 /// and, when the input asks, the chain hash made to match again, so that the decoder gets past its

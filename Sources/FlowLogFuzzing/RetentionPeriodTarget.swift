@@ -1,4 +1,5 @@
-import FlowLog
+import FlowLogBasics
+import FlowLogStore
 
 /// Retention periods (`retain --older-than`, `--set`, a log's stored setting): the input is the text.
 /// A period read is written back (`description`) as text that reads as the same period, and its

@@ -1,5 +1,6 @@
 import FlowDomain
-import FlowLog
+import FlowLogBasics
+import FlowLogStore
 
 /// State snapshots and heads (`StateCodec`): what a log keeps of a stream's state every so many
 /// versions, and the pages of its kept orders, read back from the same untrusted files as records

@@ -1,4 +1,4 @@
-import FlowLog
+import FlowLogBasics
 
 /// The token file of `serve --token-file` (`TokenFileText`): the input is the file's text. It is
 /// read or refused with a problem, never trapped on; every token read is at least 16 characters of

@@ -1,11 +1,11 @@
 #if Network
     import AsyncHTTPClient
-    import NIOCore
-    import NIOHTTP1
-    import FlowLog
+    import FlowLogBasics
     public import FlowLogProjections
     public import FlowLogSync
     public import Foundation
+    import NIOCore
+    import NIOHTTP1
 
     /// The trackers' HTTP client in the full build: AsyncHTTPClient with TLS (system roots, full
     /// verification), pooled keep-alive connections reused across requests and trackers, connect and

@@ -1,4 +1,5 @@
-import FlowLog
+import FlowLogBasics
+import FlowLogStore
 import Foundation
 
 /// One commit's stream-index entries and kept rows, as one value of the `batches` database (log

@@ -1,4 +1,4 @@
-import FlowLog
+import FlowLogStore
 import LMDB
 
 /// `verify`'s checks of the batch records (log schema 4) themselves: each value's checksum and

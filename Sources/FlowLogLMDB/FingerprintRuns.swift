@@ -1,4 +1,4 @@
-import FlowLog
+import FlowLogBasics
 import LMDB
 
 /// The `fingerprints` database's layout: each entry is a run of consecutive positions that have a

@@ -1,4 +1,4 @@
-import FlowLog
+import FlowLogStore
 import LMDB
 
 /// `verify` on a log of more streams than the walk keeps (`IntegrityWalk.bounded`): a slot per stream

@@ -1,4 +1,5 @@
-import FlowLog
+import FlowLogBasics
+import FlowLogStore
 import LMDB
 
 /// `flowlog verify`'s walk of the records, with the index checks done a batch at a time.

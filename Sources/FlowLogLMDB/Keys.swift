@@ -1,4 +1,5 @@
-import FlowLog
+import FlowLogBasics
+import FlowLogStore
 import FlowLogSystem
 import LMDB
 

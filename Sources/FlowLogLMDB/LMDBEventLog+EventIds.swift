@@ -1,4 +1,5 @@
-public import FlowLog
+public import FlowLogBasics
+public import FlowLogStore
 import LMDB
 
 /// The `eventIds` database read by id: every append writes it (never deferred), so it holds every

@@ -1,4 +1,4 @@
-public import FlowLog
+public import FlowLogStore
 import LMDB
 
 /// `replay --verify` reads each event with the fingerprint recorded for its stream's state after it.

@@ -1,4 +1,5 @@
-public import FlowLog
+public import FlowLogBasics
+public import FlowLogStore
 import LMDB
 
 /// `flowlog forget` on LMDB, in one write transaction (see `StreamForgetting`).

@@ -1,4 +1,5 @@
-public import FlowLog
+public import FlowLogBasics
+public import FlowLogStore
 import LMDB
 
 /// Imports into LMDB, fed by the core's import pipeline. The preparing thread sorts each batch's

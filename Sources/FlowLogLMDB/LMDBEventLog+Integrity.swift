@@ -1,4 +1,5 @@
-public import FlowLog
+public import FlowLogBasics
+public import FlowLogStore
 import LMDB
 
 /// `flowlog verify` on LMDB: the hash chain and contiguity of the records, the indexes against

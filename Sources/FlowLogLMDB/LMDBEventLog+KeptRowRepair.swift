@@ -1,4 +1,5 @@
-public import FlowLog
+import FlowLogBasics
+public import FlowLogStore
 import LMDB
 
 /// The repair of what earlier FlowLogs kept wrong beside the events (`EarlierRowDefect`), for

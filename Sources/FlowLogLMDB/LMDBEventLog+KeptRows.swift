@@ -1,4 +1,5 @@
-import FlowLog
+import FlowLogBasics
+import FlowLogStore
 import LMDB
 
 /// The rows the domain keeps beside the events (`KeptRow`, through `AppendTransaction.keep`), in

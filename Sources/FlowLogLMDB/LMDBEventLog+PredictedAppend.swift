@@ -1,4 +1,5 @@
-public import FlowLog
+import FlowLogBasics
+public import FlowLogStore
 import LMDB
 
 /// The append `BackgroundAppender` runs on its own thread while `send` decides the next batch: the

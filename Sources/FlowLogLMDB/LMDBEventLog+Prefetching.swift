@@ -1,4 +1,5 @@
-public import FlowLog
+import FlowLogBasics
+public import FlowLogStore
 import LMDB
 
 /// `send`'s reading thread loads the states of the streams it meets first while the writer's

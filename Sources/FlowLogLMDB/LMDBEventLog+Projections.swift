@@ -1,4 +1,4 @@
-public import FlowLog
+public import FlowLogStore
 import LMDB
 
 /// Projectors' checkpoints, failures and acknowledged marks live in the log's `projections`

@@ -1,4 +1,5 @@
-public import FlowLog
+import FlowLogBasics
+public import FlowLogStore
 import LMDB
 
 /// The storage projector's read models in LMDB: `rm.state` (stream → version and state),

@@ -1,4 +1,5 @@
-public import FlowLog
+import FlowLogBasics
+public import FlowLogStore
 import LMDB
 
 /// The log's settings in its `meta` database: `schema` (8 bytes, little-endian), written when the

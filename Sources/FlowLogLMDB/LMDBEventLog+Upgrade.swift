@@ -1,4 +1,5 @@
-import FlowLog
+import FlowLogBasics
+import FlowLogStore
 import LMDB
 
 /// Raising a log to log schema 3 rewrites its records into the salted layout (`RecordLayout`),

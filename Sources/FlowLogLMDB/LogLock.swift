@@ -1,4 +1,4 @@
-public import FlowLog
+public import FlowLogBasics
 import FlowLogSystem
 
 /// The log lock: `flock` on `LOG/flowlog.lock`. Every `LMDBEventLog` holds it shared for as long as

@@ -1,5 +1,4 @@
 import CLMDB
-import FlowLog
 import LMDB
 
 /// What an LMDB environment holds, judged in a read transaction before FlowLog opens (and, for a

@@ -1,4 +1,5 @@
-import FlowLog
+import FlowLogBasics
+import FlowLogStore
 import LMDB
 
 /// The puts each appended event makes — its record, its stream-index entry, its event id and, where

@@ -1,4 +1,3 @@
-import FlowLog
 import Foundation
 import Synchronization
 

@@ -1,4 +1,5 @@
-public import FlowLog
+import FlowLogBasics
+public import FlowLogStore
 import FlowLogSystem
 
 /// One projector, one runner. Two processes running the same tracker both delivered every call, so

@@ -1,4 +1,5 @@
-package import FlowLog
+import FlowLogBasics
+package import FlowLogStore
 import FlowLogSystem
 import LMDB
 

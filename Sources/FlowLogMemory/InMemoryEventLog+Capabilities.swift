@@ -1,5 +1,6 @@
 import FlowDomain
-public import FlowLog
+public import FlowLogBasics
+public import FlowLogStore
 import FlowLogSystem
 
 /// Every capability of a complete backend, in memory, so that the contract suite runs each of

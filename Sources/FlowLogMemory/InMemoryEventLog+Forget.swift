@@ -1,5 +1,6 @@
 import FlowDomain
-public import FlowLog
+public import FlowLogBasics
+public import FlowLogStore
 
 /// `forget` in memory, by the rules every backend follows (`ForgetRules`), so that the forget
 /// contract runs against memory as against LMDB and PostgreSQL.

@@ -1,5 +1,5 @@
 import FlowDomain
-public import FlowLog
+public import FlowLogStore
 
 /// An event log in memory with the same contract and capabilities as every other backend, for
 /// tests, for scratch logs (a session file dropped on the inspector) and for fast what-if runs.

@@ -1,4 +1,4 @@
-import FlowLog
+import FlowLogStore
 
 /// The events of a log in memory and the per-stream indices that find them: the storage
 /// `InMemoryEventLog` writes and `ReadOnlyMemoryLog` reads, with the reading code both answer from.

@@ -1,5 +1,6 @@
 public import FlowDomain
-public import FlowLog
+import FlowLogBasics
+public import FlowLogStore
 import Synchronization
 
 /// The read-only form of the in-memory log, which several threads may read at once: what the

@@ -1,5 +1,5 @@
 #if Network
-    import FlowLog
+    import FlowLogBasics
     import Foundation
 
     /// The highest position announced by `NOTIFY`, and a condition to wait on for the next one.

@@ -1,5 +1,6 @@
 #if Network
-    import FlowLog
+    import FlowLogBasics
+    import FlowLogStore
     import PostgresNIO
 
     /// Rows of `position, record, the last 8 bytes of the record before it`: how the reads that do not

@@ -1,5 +1,5 @@
 #if Network
-    public import FlowLog
+    public import FlowLogStore
     import PostgresNIO
 
     extension PostgresEventLog {

@@ -1,5 +1,6 @@
 #if Network
-    public import FlowLog
+    public import FlowLogBasics
+    public import FlowLogStore
     import PostgresNIO
 
     /// The events table's unique `event_id`, read for many ids in one statement.

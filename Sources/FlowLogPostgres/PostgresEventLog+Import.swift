@@ -1,5 +1,6 @@
 #if Network
-    public import FlowLog
+    public import FlowLogBasics
+    public import FlowLogStore
     import Foundation
     import PostgresNIO
     import Synchronization
@@ -8,7 +9,7 @@
     /// nothing), holding the log's append lock, fed by the core's import pipeline. The preparing thread
     /// turns each event into a line of COPY's text format, so the writing thread only sends bytes.
     extension PostgresEventLog: EventImporting, ImportTarget {
-        public func importNDJSON(from reader: consuming LineReader, expectedBytes: Int, progress: FlowLog.Progress?) throws -> Int {
+        public func importNDJSON(from reader: consuming LineReader, expectedBytes: Int, progress: FlowLogBasics.Progress?) throws -> Int {
             try ImportPipeline.run(reader, into: self, expectedBytes: expectedBytes, progress: progress)
         }
 

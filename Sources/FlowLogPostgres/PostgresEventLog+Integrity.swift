@@ -1,5 +1,6 @@
 #if Network
-    public import FlowLog
+    public import FlowLogBasics
+    public import FlowLogStore
     import Foundation
     import PostgresNIO
 
@@ -11,7 +12,7 @@
     /// event's record is checked like any other and counted in `forgotten`; its row must hold no
     /// stream, ids, data or fingerprint any more (`forget` left them NULL).
     extension PostgresEventLog: IntegrityChecking {
-        public func checkIntegrity(progress: FlowLog.Progress?) throws -> IntegrityReport {
+        public func checkIntegrity(progress: FlowLogBasics.Progress?) throws -> IntegrityReport {
             var report = IntegrityReport()
             func note(_ position: Int, _ stream: String?, _ detail: String) { report.note(position, stream, detail) }
             let end = try lastPosition()
@@ -87,10 +88,10 @@
             return canonical(left) == canonical(right)
         }
 
-        private static func canonical(_ value: FlowLog.JSONValue) -> FlowLog.JSONValue {
+        private static func canonical(_ value: FlowLogBasics.JSONValue) -> FlowLogBasics.JSONValue {
             switch value {
             case .object(let members):
-                var last: [String: FlowLog.JSONValue] = [:]
+                var last: [String: FlowLogBasics.JSONValue] = [:]
                 for (key, member) in members { last[key] = canonical(member) }
                 return .object(last.keys.sorted().map { ($0, last[$0]!) })
             case .array(let items):

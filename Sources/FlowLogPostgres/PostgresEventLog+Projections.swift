@@ -1,6 +1,7 @@
 #if Network
     import Deciding
-    public import FlowLog
+    public import FlowLogBasics
+    public import FlowLogStore
     import Foundation
     import PostgresNIO
 

@@ -1,5 +1,7 @@
+import FlowLogBasics
+
 #if Network
-    public import FlowLog
+    public import FlowLogStore
     import PostgresNIO
 
     /// The log's settings in its `meta` table: `schema`, written when the log is created and raised by

@@ -1,5 +1,5 @@
 #if Network
-    import FlowLog
+    import FlowLogStore
     import PostgresNIO
 
     /// The second half of `verify` on PostgreSQL: each stream's versions run 1, 2, 3… at rising

@@ -1,5 +1,6 @@
 #if Network
-    public import FlowLog
+    public import FlowLogBasics
+    public import FlowLogStore
     import PostgresNIO
 
     extension PostgresEventLog {

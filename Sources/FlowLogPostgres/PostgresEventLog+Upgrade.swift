@@ -1,5 +1,8 @@
+import FlowLogStore
+
 #if Network
-    import FlowLog
+    import FlowLogBasics
+    import FlowLogStore
     import PostgresNIO
 
     /// Raising a PostgreSQL log to log schema 3 rewrites every row's `record` into the salted layout

@@ -1,5 +1,8 @@
+import FlowLogStore
+
 #if Network
-    public import FlowLog
+    public import FlowLogBasics
+    public import FlowLogStore
     public import Foundation
     import PostgresNIO
 

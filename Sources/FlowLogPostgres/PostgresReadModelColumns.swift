@@ -1,6 +1,5 @@
 #if Network
     import Deciding
-    import FlowLog
     import PostgresNIO
 
     /// The typed columns the domain declared for the storage read model (`StreamState.columns`,

@@ -1,6 +1,9 @@
+import FlowLogStore
+
 #if Network
     import Deciding
-    import FlowLog
+    import FlowLogBasics
+    import FlowLogStore
     import Foundation
     import PostgresNIO
 

@@ -1,5 +1,6 @@
 #if Network
-    import FlowLog
+    import FlowLogBasics
+    import FlowLogStore
     import PostgresNIO
 
     /// The tables of one log, in its own PostgreSQL schema (`?schema=NAME`, default `flowlog`). See

@@ -1,5 +1,5 @@
 #if Network
-    import FlowLog
+    import FlowLogBasics
     import PostgresNIO
 
     /// An event id as a PostgreSQL `uuid` (binary: the 16 bytes, high half first), without Foundation.

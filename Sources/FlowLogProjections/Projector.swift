@@ -1,5 +1,6 @@
 import FlowDomain
-public import FlowLog
+import FlowLogBasics
+public import FlowLogStore
 import FlowLogSystem
 
 /// A side effect driven by the log: it handles recorded events in position order and remembers the

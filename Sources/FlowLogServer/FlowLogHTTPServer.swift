@@ -1,5 +1,5 @@
 #if Network
-    public import FlowLog
+    public import FlowLogStore
     import Hummingbird
     import Logging
     import ServiceLifecycle

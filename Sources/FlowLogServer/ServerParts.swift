@@ -1,5 +1,6 @@
 #if Network
     import FlowLog
+    import FlowLogStore
     import Foundation
     import Hummingbird
     import HummingbirdCore

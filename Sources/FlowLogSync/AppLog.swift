@@ -1,6 +1,8 @@
 public import FlowDomain
 public import FlowLog
+import FlowLogBasics
 public import FlowLogLMDB
+public import FlowLogStore
 import FlowLogSystem
 public import Foundation
 import Synchronization

@@ -1,4 +1,4 @@
-import FlowLog
+import FlowLogBasics
 import FlowLogProjections
 import Foundation
 

@@ -1,6 +1,7 @@
 import FlowDomain
-import FlowLog
+import FlowLogBasics
 import FlowLogProjections
+import FlowLogStore
 import Foundation
 
 /// Many short sessions, few requests: the tips of a thousand streams in one request, then their

@@ -1,5 +1,7 @@
 import FlowDomain
 public import FlowLog
+import FlowLogBasics
+import FlowLogStore
 import Foundation
 
 /// `flowlog pull`: one session from a server into a local log, with its ids, versions and times,

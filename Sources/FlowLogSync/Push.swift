@@ -1,6 +1,7 @@
 import FlowDomain
-public import FlowLog
+import FlowLogBasics
 import FlowLogProjections
+public import FlowLogStore
 import Foundation
 
 /// `flowlog push`: every local stream's events the server lacks, sent in version order.

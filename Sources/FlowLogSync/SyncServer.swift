@@ -1,4 +1,4 @@
-public import FlowLog
+public import FlowLogBasics
 public import FlowLogProjections
 public import Foundation
 

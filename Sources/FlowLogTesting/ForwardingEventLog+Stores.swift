@@ -1,5 +1,6 @@
-public import FlowLog
+public import FlowLogBasics
 import FlowLogMemory
+public import FlowLogStore
 
 /// The stores a server or a projector needs beside the contract, handed to the in-memory log as
 /// well, so that a forwarding log can stand where a whole `LogStore` is asked for while its

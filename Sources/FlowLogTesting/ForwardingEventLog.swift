@@ -1,6 +1,6 @@
 public import FlowDomain
-public import FlowLog
 public import FlowLogMemory
+public import FlowLogStore
 
 /// An event log that hands every call to an in-memory log: tests subclass it to change one thing
 /// (appends that fail, commits that are confirmed later) and keep the rest of the contract.

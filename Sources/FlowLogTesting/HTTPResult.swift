@@ -1,4 +1,4 @@
-public import FlowLog
+public import FlowLogBasics
 public import Foundation
 
 /// An HTTP answer as the server's tests read it, whether it came over a socket from the binary or

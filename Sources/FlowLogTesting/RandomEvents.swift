@@ -1,5 +1,6 @@
 public import FlowDomain
-public import FlowLog
+import FlowLogBasics
+public import FlowLogStore
 
 /// Random events of every declared kind, with field values a codec must carry exactly: empty,
 /// long and non-ASCII text, identifiers at their limits, integers at both ends of what a recorded

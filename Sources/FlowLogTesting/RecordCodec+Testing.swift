@@ -1,4 +1,5 @@
-package import FlowLog
+import FlowLogBasics
+package import FlowLogStore
 
 extension RecordCodec {
     /// Encodes one record with salts of its own, in the whole layout unless told (tests that build

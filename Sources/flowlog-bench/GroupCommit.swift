@@ -1,6 +1,8 @@
 import FlowDomain
 import FlowLog
+import FlowLogBasics
 import FlowLogLMDB
+import FlowLogStore
 import Foundation
 import Synchronization
 

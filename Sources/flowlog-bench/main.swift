@@ -1,8 +1,10 @@
 import FlowDomain
 import FlowLog
+import FlowLogBasics
 import FlowLogHistory
 import FlowLogLMDB
 import FlowLogMemory
+import FlowLogStore
 import Foundation
 import LMDB
 

@@ -1,5 +1,6 @@
 import FlowDomain
 import FlowLog
+import FlowLogBasics
 import FlowLogLMDB
 import FlowLogTesting
 import Foundation

@@ -1,5 +1,5 @@
 import FlowDomain
-import FlowLog
+import FlowLogBasics
 import FlowLogHistory
 import FlowLogLMDB
 import FlowLogTesting

@@ -1,4 +1,4 @@
-import FlowLog
+import FlowLogBasics
 import FlowLogTesting
 import Foundation
 import Testing

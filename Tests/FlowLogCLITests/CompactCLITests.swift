@@ -1,4 +1,3 @@
-import FlowLog
 import FlowLogLMDB
 import FlowLogSystem
 import FlowLogTesting

@@ -1,4 +1,4 @@
-import FlowLog
+import FlowLogStore
 import FlowLogTesting
 import Foundation
 import Testing

@@ -1,4 +1,3 @@
-import FlowLog
 import FlowLogTesting
 import Foundation
 import Testing

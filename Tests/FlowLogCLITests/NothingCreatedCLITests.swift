@@ -1,5 +1,5 @@
-import FlowLog
 import FlowLogLMDB
+import FlowLogStore
 import FlowLogTesting
 import Foundation
 import Testing

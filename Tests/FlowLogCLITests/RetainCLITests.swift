@@ -1,6 +1,7 @@
 import FlowDomain
-import FlowLog
+import FlowLogBasics
 import FlowLogLMDB
+import FlowLogStore
 import FlowLogTesting
 import Foundation
 import Testing

@@ -1,4 +1,3 @@
-import FlowLog
 import FlowLogLMDB
 import FlowLogTesting
 import Foundation

@@ -1,5 +1,7 @@
 import FlowDomain
 import FlowLog
+import FlowLogBasics
+import FlowLogStore
 import FlowLogTesting
 import Foundation
 import LMDB

@@ -1,5 +1,6 @@
 import FlowDomain
-import FlowLog
+import FlowLogBasics
+import FlowLogStore
 import Testing
 
 /// What the fuzz targets found, each as a test that names it; the input that found it is kept in

@@ -1,10 +1,10 @@
+import FlowLogBasics
 import FlowLogHistory
 import FlowLogSystem
 import FlowLogTesting
 import Foundation
 import Testing
 
-@testable import FlowLog
 @testable import FlowLogLMDB
 
 /// One bit flipped in a copy of a fixture log's `data.mdb`, and the reading commands run on it in

@@ -1,4 +1,6 @@
 import FlowDomain
+import FlowLogBasics
+import FlowLogStore
 import FlowLogTesting
 import Testing
 

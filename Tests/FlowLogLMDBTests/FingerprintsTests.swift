@@ -1,4 +1,6 @@
 import FlowDomain
+import FlowLogBasics
+import FlowLogStore
 import FlowLogSystem
 import FlowLogTesting
 import LMDB

@@ -3,7 +3,6 @@ import Foundation
 import LMDB
 import Testing
 
-@testable import FlowLog
 @testable import FlowLogLMDB
 
 /// A fold's transaction is bounded by its estimated dirty pages as well as by its streams: LMDB

@@ -1,5 +1,7 @@
 import FlowDomain
+import FlowLogBasics
 import FlowLogMemory
+import FlowLogStore
 import FlowLogTesting
 import Foundation
 import LMDB

@@ -1,10 +1,11 @@
 import FlowDomain
+import FlowLogBasics
+import FlowLogStore
 import FlowLogTesting
 import Foundation
 import LMDB
 import Testing
 
-@testable import FlowLog
 @testable import FlowLogLMDB
 
 private func randomID() -> EventID { EventID(high: .random(in: 0...UInt64.max), low: .random(in: 0...UInt64.max)) }

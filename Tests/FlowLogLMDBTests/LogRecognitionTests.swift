@@ -1,10 +1,11 @@
 import FlowDomain
+import FlowLogBasics
+import FlowLogStore
 import FlowLogTesting
 import Foundation
 import LMDB
 import Testing
 
-@testable import FlowLog
 @testable import FlowLogLMDB
 
 /// Only an empty environment becomes a log; FlowLog never adds its databases to anything else.

@@ -1,5 +1,4 @@
 import FlowDomain
-import FlowLog
 import FlowLogHistory
 import FlowLogLMDB
 import FlowLogTesting

@@ -1,7 +1,8 @@
 import FlowDomain
-import FlowLog
+import FlowLogBasics
 import FlowLogLMDB
 import FlowLogMemory
+import FlowLogStore
 import FlowLogTesting
 import Testing
 

@@ -1,5 +1,6 @@
 import FlowDomain
 import FlowLog
+import FlowLogBasics
 import FlowLogSystem
 import FlowLogTesting
 import Foundation

@@ -1,5 +1,5 @@
 #if Network
-    @testable import FlowLog
+    import FlowLogStore
 
     /// A spill in memory, for the PostgreSQL import's side of `ImportStreamSpill`.
     final class DictionarySpill: ImportStreamSpill, @unchecked Sendable {

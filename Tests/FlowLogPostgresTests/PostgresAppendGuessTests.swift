@@ -1,8 +1,9 @@
 // Needs the `Network` trait: PostgreSQL and the HTTPS transport are built only with it.
 #if Network
     import FlowDomain
-    @testable import FlowLog
+    import FlowLogBasics
     import FlowLogPostgres
+    import FlowLogStore
     import FlowLogTesting
     import Foundation
     import Testing

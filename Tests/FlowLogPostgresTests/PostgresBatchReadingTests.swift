@@ -2,6 +2,7 @@
 #if Network
     import FlowDomain
     @testable import FlowLog
+    import FlowLogBasics
     import FlowLogPostgres
     import FlowLogTesting
     import Foundation

@@ -1,8 +1,9 @@
 // Needs the `Network` trait: PostgreSQL and the HTTPS transport are built only with it.
 #if Network
-    @testable import FlowLog
     import FlowDomain
+    import FlowLogBasics
     @testable import FlowLogPostgres
+    import FlowLogStore
     import FlowLogTesting
     import Foundation
     import Testing

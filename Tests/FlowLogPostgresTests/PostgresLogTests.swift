@@ -1,11 +1,13 @@
 // Needs the `Network` trait: PostgreSQL and the HTTPS transport are built only with it.
 #if Network
-    @testable import FlowLog
-    import FlowLogMemory
-    @testable import FlowLogHistory
-    @testable import FlowLogProjections
     import FlowDomain
+    @testable import FlowLog
+    import FlowLogBasics
+    @testable import FlowLogHistory
+    import FlowLogMemory
     @testable import FlowLogPostgres
+    @testable import FlowLogProjections
+    import FlowLogStore
     import FlowLogSystem
     import FlowLogTesting
     import Foundation

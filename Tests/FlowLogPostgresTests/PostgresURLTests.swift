@@ -1,6 +1,6 @@
 // Needs the `Network` trait: PostgreSQL and the HTTPS transport are built only with it.
 #if Network
-    import FlowLog
+    import FlowLogBasics
     @testable import FlowLogPostgres
     import FlowLogTesting
     import Foundation

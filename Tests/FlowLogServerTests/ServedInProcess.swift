@@ -1,5 +1,4 @@
 #if Network
-    import FlowLog
     import FlowLogLMDB
     @testable import FlowLogServer
     import FlowLogTesting

@@ -1,5 +1,4 @@
 #if Network
-    import FlowLog
     import FlowLogMemory
     @testable import FlowLogServer
     import FlowLogTesting

@@ -1,5 +1,5 @@
 #if Network
-    import FlowLog
+    import FlowLogBasics
     import FlowLogTesting
     import Foundation
     import Testing

@@ -1,5 +1,4 @@
 #if Network
-    import FlowLog
     import FlowLogSystem
     import FlowLogTesting
     import Foundation

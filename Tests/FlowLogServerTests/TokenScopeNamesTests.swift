@@ -1,6 +1,6 @@
 // Needs the `Network` trait: the server is built only with it.
 #if Network
-    import FlowLog
+    import FlowLogBasics
     @testable import FlowLogServer
     import Testing
 

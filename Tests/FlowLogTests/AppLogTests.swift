@@ -1,7 +1,9 @@
 import FlowDomain
 import FlowLog
+import FlowLogBasics
 import FlowLogMemory
 import FlowLogProjections
+import FlowLogStore
 import FlowLogSync
 import FlowLogTesting
 import Foundation

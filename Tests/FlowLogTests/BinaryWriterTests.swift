@@ -1,6 +1,6 @@
+import FlowLogBasics
+import FlowLogStore
 import Testing
-
-@testable import FlowLog
 
 /// `BinaryWriter` owns one growing allocation (it is noncopyable, so no copy can share it).
 @Suite("Binary writer")

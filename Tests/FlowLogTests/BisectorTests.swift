@@ -1,6 +1,7 @@
 import FlowDomain
-import FlowLog
+import FlowLogBasics
 import FlowLogHistory
+import FlowLogStore
 import FlowLogTesting
 import Testing
 

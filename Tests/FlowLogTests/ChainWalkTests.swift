@@ -1,7 +1,7 @@
+import FlowLogBasics
+import FlowLogStore
 import FlowLogTesting
 import Testing
-
-@testable import FlowLog
 
 /// The walk both stored backends' `verify` make: gaps, disorder and a damaged record, each named once.
 @Suite struct ChainWalkTests {

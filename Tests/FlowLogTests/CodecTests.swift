@@ -1,8 +1,8 @@
 import FlowDomain
+import FlowLogBasics
+import FlowLogStore
 import FlowLogTesting
 import Testing
-
-@testable import FlowLog
 
 @Suite("xxHash64")
 struct XXHash64Tests {

@@ -1,6 +1,8 @@
 import FlowDomain
+import FlowLogBasics
 import FlowLogLMDB
 import FlowLogMemory
+import FlowLogStore
 import FlowLogTesting
 import Testing
 

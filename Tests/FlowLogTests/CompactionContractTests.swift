@@ -2,7 +2,6 @@ import FlowDomain
 import FlowLogTesting
 import Testing
 
-@testable import FlowLog
 @testable import FlowLogHistory
 
 /// `flowlog compact` (`LogCompaction`) as every backend that has one keeps it: the log afterwards

@@ -1,4 +1,6 @@
 import FlowDomain
+import FlowLogBasics
+import FlowLogStore
 import FlowLogTesting
 import Foundation
 import Testing
@@ -79,7 +81,7 @@ struct DeferredCommitTests {
 
     private func run(
         _ input: String, log: DeferringLog, chunkSize: Int, processor: CommandProcessor? = nil,
-        streamsPerCommit: Int = SendSession.defaultStreamsPerCommit
+        streamsPerCommit: Int = AppendRules.streamsPerCommit
     ) throws -> SendSession.Summary {
         let folder = TemporaryDirectory()
         let file = folder.child("in.ndjson")
@@ -94,7 +96,7 @@ struct DeferredCommitTests {
 
     /// With commits of at most two streams too: a batch of commands for three streams is then
     /// committed in parts, each answered after its own commit.
-    @Test(arguments: [SendSession.defaultStreamsPerCommit, 2])
+    @Test(arguments: [AppendRules.streamsPerCommit, 2])
     func everyBatchIsAnsweredOnlyAfterItsCommitAndAsWithoutDeferring(streamsPerCommit: Int) throws {
         // Given 40 commands read a few at a time
         let input = (0..<40).map(line).joined()

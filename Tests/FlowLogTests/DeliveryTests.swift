@@ -1,4 +1,5 @@
 import FlowDomain
+import FlowLogBasics
 import FlowLogLMDB
 import FlowLogTesting
 import Foundation

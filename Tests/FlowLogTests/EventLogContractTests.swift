@@ -1,11 +1,11 @@
 import FlowDomain
+import FlowLogBasics
 import FlowLogLMDB
 import FlowLogMemory
+import FlowLogStore
 import FlowLogTesting
 import Foundation
 import Testing
-
-@testable import FlowLog
 
 #if Network
     import FlowLogPostgres

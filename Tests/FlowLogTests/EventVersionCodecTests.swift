@@ -1,8 +1,8 @@
 import FlowDomain
+import FlowLogBasics
+import FlowLogStore
 import FlowLogTesting
 import Testing
-
-@testable import FlowLog
 
 /// Records and exported lines keep the version of their kind they were written in; readers upcast
 /// older ones and refuse newer ones as newer, never as damage.

@@ -1,8 +1,9 @@
 import FlowDomain
+import FlowLogBasics
+import FlowLogStore
 import FlowLogTesting
 import Testing
 
-@testable import FlowLog
 @testable import FlowLogHistory
 
 /// `replay --verify` walks the log once in position order; its report must be the one the walk

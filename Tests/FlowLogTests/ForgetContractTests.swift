@@ -1,12 +1,12 @@
 import FlowDomain
+import FlowLogBasics
 import FlowLogLMDB
 import FlowLogMemory
 import FlowLogProjections
+import FlowLogStore
 import FlowLogTesting
 import Foundation
 import Testing
-
-@testable import FlowLog
 
 #if Network
     import FlowLogPostgres

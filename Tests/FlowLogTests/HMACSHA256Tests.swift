@@ -1,6 +1,5 @@
+import FlowLogBasics
 import Testing
-
-@testable import FlowLog
 
 /// The pseudonyms of the erasure audit trail: SHA-256 and HMAC-SHA256 against the published vectors.
 @Suite("HMAC-SHA256")

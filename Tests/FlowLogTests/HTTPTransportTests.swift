@@ -1,7 +1,7 @@
 // Needs the `Network` trait: PostgreSQL and the HTTPS transport are built only with it.
 #if Network
+    import FlowLogBasics
     @testable import FlowLogHTTPClient
-    import FlowLog
     import FlowLogProjections
     import FlowLogTesting
     import Foundation

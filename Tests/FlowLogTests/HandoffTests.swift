@@ -1,4 +1,5 @@
 import FlowDomain
+import FlowLogBasics
 import Foundation
 import Testing
 

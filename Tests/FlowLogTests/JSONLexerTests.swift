@@ -1,6 +1,5 @@
+import FlowLogBasics
 import Testing
-
-@testable import FlowLog
 
 /// `JSONLexer` holds the lexical rules every JSON reader shares (the tree parser, the export
 /// line's scanner, the command line's flat reader); these pin the parts whose fast forms could

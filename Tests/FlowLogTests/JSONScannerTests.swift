@@ -1,6 +1,5 @@
+import FlowLogBasics
 import Testing
-
-@testable import FlowLog
 
 /// `plainStringBytes` tests eight bytes at a time before it tests one at a time, so a quote, a
 /// backslash or a control byte must stop it wherever it falls: in the first word, a later one,

@@ -1,6 +1,7 @@
 import FlowDomain
-import FlowLog
+import FlowLogBasics
 import FlowLogHistory
+import FlowLogStore
 import Testing
 
 /// The one splitter of NDJSON held in memory, and the one set of history-order rules, as the

@@ -1,7 +1,7 @@
 import FlowDomain
+import FlowLogBasics
+import FlowLogStore
 import Testing
-
-@testable import FlowLog
 
 /// An import into LMDB keeps of each stream's orders only the last and their number
 /// (`OrderHistory.keepOnlyLatest`): what it writes from such a state (fingerprints, snapshots and

@@ -1,4 +1,4 @@
-import FlowLog
+import FlowLogBasics
 import FlowLogLMDB
 import FlowLogTesting
 import Foundation

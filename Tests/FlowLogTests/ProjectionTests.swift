@@ -1,5 +1,7 @@
 import FlowDomain
+import FlowLogBasics
 import FlowLogLMDB
+import FlowLogStore
 import FlowLogTesting
 import Foundation
 import Testing

@@ -1,6 +1,7 @@
 import FlowDomain
-import FlowLog
+import FlowLogBasics
 import FlowLogMemory
+import FlowLogStore
 import Foundation
 import Synchronization
 import Testing

@@ -1,4 +1,4 @@
-import FlowLog
+import FlowLogBasics
 import Testing
 
 /// The one backoff every retry uses (trackers, sync, colliding writers).

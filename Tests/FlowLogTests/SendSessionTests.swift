@@ -1,6 +1,8 @@
 import FlowDomain
 import FlowLog
+import FlowLogBasics
 import FlowLogMemory
+import FlowLogStore
 import FlowLogTesting
 import Foundation
 import Testing
@@ -9,7 +11,7 @@ import Testing
 struct SendSessionTests {
     private func send(
         _ input: String, to log: any EventLog = InMemoryEventLog(), chunkSize: Int = 1 << 16,
-        streamsPerCommit: Int = SendSession.defaultStreamsPerCommit
+        streamsPerCommit: Int = AppendRules.streamsPerCommit
     ) throws -> (lines: [String], summary: SendSession.Summary) {
         let folder = TemporaryDirectory()
         let file = folder.child("in.ndjson")

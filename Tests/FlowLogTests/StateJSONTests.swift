@@ -1,7 +1,7 @@
 import FlowDomain
+import FlowLogBasics
+import FlowLogStore
 import Testing
-
-@testable import FlowLog
 
 /// `state --format json` writes a stream's state in pieces, so a history of many orders needs no
 /// buffer of megabytes; the pieces must make the same document as writing it whole.

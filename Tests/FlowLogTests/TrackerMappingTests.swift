@@ -1,9 +1,10 @@
 import FlowDomain
+import FlowLogBasics
+import FlowLogStore
 import FlowLogTesting
 import Foundation
 import Testing
 
-@testable import FlowLog
 @testable import FlowLogProjections
 
 /// The events of `commands` in one stream, each with the stream's analytics state just before it.

@@ -1,6 +1,6 @@
+import FlowLogBasics
+import FlowLogStore
 import Testing
-
-@testable import FlowLog
 
 /// `UTF8Check`, which stored strings are read through, accepts exactly what the standard library's
 /// `String(validating:as:)` accepts, whatever the length and wherever the bad byte sits.

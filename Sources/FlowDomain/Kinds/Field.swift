@@ -1,3 +1,5 @@
+public import Deciding
+
 /// One field of a command or event kind: everything every list of fields needs, declared once.
 ///
 /// Names are `StaticString`s, so that codecs on hot paths (an export writes millions of member
@@ -74,30 +76,21 @@ struct FieldLister: FieldVisitor {
     mutating func visit(_ field: Field, _ value: inout Bool) { fields.append(FieldDescription(field: field, optional: false)) }
 }
 
-/// A recorded event's integer field outside what its type declares (`FieldType.recordedRange`):
-/// what an earlier build's import stored unchecked, a hand-edited export, a device's bad event.
-/// Every reader refuses it naming the field and the value as written, never clamps it.
-/// A currency that is no ISO 4217 code (`Money.isCurrencyCode`) counts too: states keep it in a
-/// short string, and a long one trapped there.
-public struct RecordedValueOutOfRange: Error, Equatable, Sendable, CustomStringConvertible {
-    public let field: String
-    /// The value as it was written (digits beyond 64 bits included).
-    public let value: String
-    public let type: FieldType
-
+extension RecordedValueOutOfRange {
+    /// A recorded value of `type` that the type does not allow (`FieldType.recordedRange`), worded
+    /// by the type. A currency that is no ISO 4217 code (`Money.isCurrencyCode`) counts too:
+    /// states keep it in a short string, and a long one trapped there.
     public init(field: String, value: String, type: FieldType) {
-        self.field = field
-        self.value = value.count > 40 ? String(value.prefix(40)) + "…" : value
-        self.type = type
-    }
-
-    public var description: String {
+        let explanation: String
         if type == .currency {
-            return "\"\(field)\" is \"\(value)\", not an ISO 4217 currency code (invalidCurrency): three capital letters, such as EUR"
+            explanation = "not an ISO 4217 currency code (invalidCurrency): three capital letters, such as EUR"
+        } else if let range = type.recordedRange {
+            let code = type.rangeCode.map { " (\($0.rawValue))" } ?? ""
+            explanation = "out of range\(code): a recorded \(type.name) is \(range.lowerBound) through \(range.upperBound)"
+        } else {
+            explanation = "which is not a number it can hold"
         }
-        let code = type.rangeCode.map { " (\($0.rawValue))" } ?? ""
-        guard let range = type.recordedRange else { return "\"\(field)\" is \(value), which is not a number it can hold" }
-        return "\"\(field)\" is \(value), out of range\(code): a recorded \(type.name) is \(range.lowerBound) through \(range.upperBound)"
+        self.init(field: field, value: value, quotesValue: type == .currency, explanation: explanation)
     }
 }
 

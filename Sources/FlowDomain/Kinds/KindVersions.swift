@@ -1,3 +1,5 @@
+public import Deciding
+
 /// One version of an event kind, as `flowlog schema events` lists it.
 public struct EventVersionInfo: Sendable {
     public let version: Int
@@ -70,25 +72,4 @@ extension UpcastingPayload {
     }
 
     public static var versions: [EventVersionInfo] { Earlier.versions + [info] }
-}
-
-/// A record or line of a kind's version that this build does not know: newer than its own (written
-/// by a later FlowLog), or one that never existed.
-public struct UnknownEventVersion: Error, Equatable, Sendable, CustomStringConvertible {
-    public let typeName: String
-    public let version: Int
-    /// The newest version this build knows.
-    public let known: Int
-
-    public init(typeName: String, version: Int, known: Int) {
-        (self.typeName, self.version, self.known) = (typeName, version, known)
-    }
-
-    public var isNewer: Bool { version > known }
-
-    public var description: String {
-        isNewer
-            ? "it holds \(typeName) version \(version), newer than this FlowLog knows (version \(known)); upgrade FlowLog to read it"
-            : "it holds \(typeName) version \(version), which no FlowLog wrote (versions 1 through \(known))"
-    }
 }

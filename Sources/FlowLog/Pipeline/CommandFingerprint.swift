@@ -1,4 +1,6 @@
 public import FlowDomain
+import FlowLogBasics
+public import FlowLogStore
 
 /// What a command was, as 64 bits: xxHash64 of its wire form without the envelope (its type and
 /// fields, in declaration order, an absent optional field left out). The log keeps it with the

@@ -1,4 +1,5 @@
 import FlowDomain
+import FlowLogStore
 import FlowLogSystem
 
 /// The answers the processor words itself, beside the domain's own rejections: an envelope that

@@ -1,3 +1,5 @@
+public import FlowLogStore
+
 /// Answers before the commit: the client decides batch N+1 while the server writes batch N.
 ///
 /// On PostgreSQL a batch's commit is mostly the server's work (inserting rows and index entries),

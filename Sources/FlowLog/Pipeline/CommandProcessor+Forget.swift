@@ -1,3 +1,5 @@
+public import FlowLogStore
+
 /// Forgetting through the log's one writer (`DELETE /streams/{stream}`, run by the server's
 /// `GroupCommitWriter` between two commits).
 ///

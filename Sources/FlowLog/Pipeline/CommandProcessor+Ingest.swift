@@ -1,4 +1,6 @@
 public import FlowDomain
+public import FlowLogBasics
+public import FlowLogStore
 import Synchronization
 
 /// Recorded events from elsewhere (a device's own log: `POST /streams/{stream}/events`, `push`,

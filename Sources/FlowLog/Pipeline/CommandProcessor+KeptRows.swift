@@ -1,3 +1,5 @@
+import FlowLogStore
+
 /// The cache keeps states without their older kept rows (`StateCache`); the few commands that read
 /// those rows are decided against the stream's whole state, loaded again from the log.
 extension CommandProcessor {

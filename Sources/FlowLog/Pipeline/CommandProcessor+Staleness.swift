@@ -1,4 +1,5 @@
 import FlowDomain
+import FlowLogStore
 
 /// Cached states that other writers left behind, and loading a batch's streams at once.
 ///

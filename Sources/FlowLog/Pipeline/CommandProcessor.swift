@@ -1,4 +1,6 @@
 public import FlowDomain
+public import FlowLogBasics
+public import FlowLogStore
 import FlowLogSystem
 
 /// The command pipeline: field checks → command id → expected version → `decide` → one durable append
@@ -227,7 +229,7 @@ public final class CommandProcessor {
         var working = try preload(batch, indices: indices)
         // Room for as many streams as a commit of `send` names: growing it moved every state in it,
         // a dozen times in a round of new sessions.
-        working.reserveCapacity(min(indices.count, SendSession.defaultStreamsPerCommit))
+        working.reserveCapacity(min(indices.count, AppendRules.streamsPerCommit))
         let knownReceipts = try prefetchReceipts(batch, indices: indices)
         /// Per stream, the command ids accepted earlier in this batch, and the request that carries each.
         var idsInBatch: [String: [String: Int]] = [:]

@@ -1,4 +1,6 @@
 import FlowDomain
+import FlowLogBasics
+public import FlowLogStore
 import Foundation
 
 /// The one writer of a log's commands, whichever way they arrive: `send`'s parsed reads, the
@@ -59,7 +61,7 @@ public final class GroupCommitWriter: @unchecked Sendable {
     /// further than this); `Int.max` for callers that must never block (the server's event loops).
     public init(
         processor: CommandProcessor, commandsPerCommit: Int = SendSession.defaultCommandsPerCommit,
-        streamsPerCommit: Int = SendSession.defaultStreamsPerCommit, queueCapacity: Int = .max,
+        streamsPerCommit: Int = AppendRules.streamsPerCommit, queueCapacity: Int = .max,
         committed: @escaping (Commit) -> Void = { _ in }
     ) {
         self.processor = processor

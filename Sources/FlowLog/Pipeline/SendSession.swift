@@ -1,5 +1,7 @@
 import FlowDomain
-public import FlowLogSystem
+public import FlowLogBasics
+public import FlowLogStore
+import FlowLogSystem
 import Foundation
 import Synchronization
 
@@ -29,7 +31,7 @@ public final class SendSession: @unchecked Sendable {
 
     public init(
         processor: CommandProcessor, output: any OutputSink, commandsPerCommit: Int = SendSession.defaultCommandsPerCommit,
-        streamsPerCommit: Int = SendSession.defaultStreamsPerCommit
+        streamsPerCommit: Int = AppendRules.streamsPerCommit
     ) {
         self.processor = processor
         self.output = output
@@ -45,13 +47,6 @@ public final class SendSession: @unchecked Sendable {
     public static let defaultCommandsPerCommit = 16_384
     private let commandsPerCommit: Int
 
-    /// How many streams one commit's commands may name at most; a batch that names more is
-    /// committed in parts, cut between lines. In a large log each stream a commit touches costs
-    /// it a few pages of its own (the tails of the stream index, the order index and the heads),
-    /// which LMDB holds in memory until the commit. Without the cap, commands that each went to
-    /// another of many sessions took `send` well past its memory bound; the cap costs such input
-    /// some time. A 1 MiB read of sessions' visits names about 1,000 streams and is not cut.
-    public static let defaultStreamsPerCommit = 4_096
     private let streamsPerCommit: Int
 
     /// Reads and parses on a second thread while this one decides, commits and answers what was
@@ -290,41 +285,4 @@ extension SendSession {
         case .rejected: summary.rejected += 1
         }
     }
-}
-
-/// Where results go: standard output in the CLI, a buffer in tests.
-public protocol OutputSink: AnyObject {
-    func write(_ bytes: [UInt8]) throws
-}
-
-/// Writes straight to a file descriptor, with no buffering of its own, so what was written is out
-/// before the next batch begins.
-public final class FileDescriptorOutput: OutputSink {
-    private let fileDescriptor: Int32
-
-    public init(fileDescriptor: Int32 = STDOUT_FILENO) {
-        self.fileDescriptor = fileDescriptor
-    }
-
-    public func write(_ bytes: [UInt8]) throws {
-        try bytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let written = FlowLogSystem.write(fileDescriptor, raw.baseAddress! + offset, raw.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    throw FlowLogError.input("Writing the output failed: \(String(cString: strerror(errno))).")
-                }
-                offset += written
-            }
-        }
-    }
-}
-
-/// Collects output in memory.
-public final class BufferOutput: OutputSink {
-    public private(set) var bytes: [UInt8] = []
-    public init() {}
-    public func write(_ bytes: [UInt8]) throws { self.bytes.append(contentsOf: bytes) }
-    public var text: String { String(decoding: bytes, as: UTF8.self) }
 }

@@ -1,4 +1,5 @@
 import FlowDomain
+import FlowLogStore
 
 /// `send`'s look ahead: on the reading thread, the states of the streams a read names for the
 /// first time, loaded from the log while the writer's thread decides and commits the reads before

@@ -1,7 +1,7 @@
 /// The streams one commit names so far, against a limit. In a large LMDB log each stream a commit
 /// touches costs it pages of its own, held in memory until the commit, so `send` and the server's
 /// writer end a commit where the next commands would take it past the limit
-/// (`SendSession.defaultStreamsPerCommit`).
+/// (`AppendRules.streamsPerCommit`).
 public struct StreamBudget {
     public let limit: Int
     private var streams: Set<String> = []

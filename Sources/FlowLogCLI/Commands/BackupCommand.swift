@@ -1,5 +1,6 @@
 import ArgumentParser
-import FlowLog
+import FlowLogBasics
+import FlowLogStore
 import FlowLogSystem
 import Foundation
 

@@ -1,5 +1,4 @@
 import ArgumentParser
-import FlowLog
 
 /// `flowlog compact`: what was deleted from a log (free pages of LMDB, dead rows of PostgreSQL)
 /// removed from the disk too, not only from the answers.

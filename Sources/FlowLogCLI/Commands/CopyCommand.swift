@@ -1,5 +1,5 @@
 import ArgumentParser
-import FlowLog
+import FlowLogBasics
 import FlowLogSystem
 
 /// `flowlog copy --from SRC --to DST`: a whole log into an empty one of any backend.

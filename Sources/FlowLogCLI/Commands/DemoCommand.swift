@@ -1,7 +1,9 @@
 import ArgumentParser
 import FlowDomain
 import FlowLog
+import FlowLogBasics
 import FlowLogProjections
+import FlowLogStore
 
 struct DemoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,5 +1,5 @@
 public import ArgumentParser
-import FlowLog
+import FlowLogBasics
 import FlowLogHistory
 
 extension EventExport.Format: ExpressibleByArgument {}

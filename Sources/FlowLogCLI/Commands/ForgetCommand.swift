@@ -1,7 +1,8 @@
 import ArgumentParser
 import FlowDomain
-import FlowLog
+import FlowLogBasics
 import FlowLogProjections
+import FlowLogStore
 import Foundation
 
 /// `flowlog forget --stream S`: erasure on request (GDPR art. 17) without breaking the hash chain.

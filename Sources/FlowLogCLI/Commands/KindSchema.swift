@@ -1,5 +1,5 @@
 import FlowDomain
-public import FlowLog
+public import FlowLogBasics
 
 /// The command-field and event-field reference (`flowlog schema commands|events`), written from
 /// the kinds' declarations, so it is complete for every kind the build knows.

@@ -1,6 +1,6 @@
 import ArgumentParser
-import FlowLog
 import FlowLogHistory
+import FlowLogStore
 
 struct LogCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,7 +1,8 @@
 import ArgumentParser
 import FlowDomain
-import FlowLog
+import FlowLogBasics
 import FlowLogHistory
+import FlowLogStore
 import Foundation
 
 struct ReplayCommand: ParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
-import FlowLog
+import FlowLogBasics
 import FlowLogProjections
+import FlowLogStore
 import FlowLogSystem
 
 /// `flowlog retain`: keeping sessions no longer than needed (GDPR art. 5), by forgetting every

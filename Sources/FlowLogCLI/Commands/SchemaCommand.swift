@@ -1,5 +1,5 @@
 import ArgumentParser
-import FlowLog
+import FlowLogBasics
 import FlowLogProjections
 
 struct SchemaCommand: ParsableCommand {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FlowLog
+import FlowLogBasics
 import FlowLogSystem
 
 struct SendCommand: ParsableCommand {

@@ -1,10 +1,9 @@
 #if Network
     import ArgumentParser
-    import FlowLog
     import FlowLogProjections
     import FlowLogServer
-    import Foundation
     import FlowLogSystem
+    import Foundation
     import Synchronization
 
     /// `flowlog serve`: the HTTP API (docs/openapi.json), live subscriptions and the inspector.

@@ -1,6 +1,5 @@
 import ArgumentParser
 import FlowDomain
-import FlowLog
 
 struct SnapshotsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

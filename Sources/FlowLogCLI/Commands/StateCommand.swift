@@ -1,5 +1,5 @@
 import ArgumentParser
-import FlowLog
+import FlowLogStore
 
 struct StateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,6 +1,6 @@
 import ArgumentParser
 import FlowDomain
-import FlowLog
+import FlowLogStore
 
 struct StreamsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

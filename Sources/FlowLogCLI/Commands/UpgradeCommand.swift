@@ -1,7 +1,8 @@
 import ArgumentParser
 import FlowDomain
-import FlowLog
+import FlowLogBasics
 import FlowLogHistory
+import FlowLogStore
 import FlowLogSystem
 
 struct UpgradeCommand: ParsableCommand {

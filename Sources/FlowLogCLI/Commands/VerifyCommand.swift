@@ -1,5 +1,5 @@
 import ArgumentParser
-import FlowLog
+import FlowLogBasics
 import FlowLogHistory
 
 struct VerifyCommand: ParsableCommand {

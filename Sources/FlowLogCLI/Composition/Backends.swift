@@ -1,6 +1,7 @@
-import FlowLog
+import FlowLogBasics
 import FlowLogHistory
 import FlowLogLMDB
+import FlowLogStore
 import FlowLogSystem
 
 #if Network

@@ -1,8 +1,10 @@
 import FlowDomain
 import FlowLog
+import FlowLogBasics
 import FlowLogHistory
 import FlowLogLMDB
 import FlowLogProjections
+import FlowLogStore
 import FlowLogSystem
 
 /// Builds the concrete objects the subcommands work with: the one place that names a backend.

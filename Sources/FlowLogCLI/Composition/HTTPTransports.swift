@@ -1,4 +1,3 @@
-import FlowLog
 import FlowLogProjections
 
 #if Network

@@ -1,5 +1,7 @@
 import FlowDomain
 import FlowLog
+import FlowLogBasics
+import FlowLogStore
 import FlowLogSystem
 
 /// The log a writing command (`send`, a typed command) appends to, created only when its first

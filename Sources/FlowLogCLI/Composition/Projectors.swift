@@ -1,5 +1,6 @@
-import FlowLog
+import FlowLogBasics
 import FlowLogProjections
+import FlowLogStore
 import FlowLogSystem
 import Foundation
 

@@ -1,6 +1,5 @@
 import ArgumentParser
 import FlowDomain
-import FlowLog
 import FlowLogProjections
 
 /// `--stream S --at N`: a stream's state as it was right after a global position (now, without `--at`).

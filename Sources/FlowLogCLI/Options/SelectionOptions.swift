@@ -1,5 +1,4 @@
 import ArgumentParser
-import FlowLog
 import FlowLogHistory
 
 /// Which events an export takes: by stream, type, position and time.

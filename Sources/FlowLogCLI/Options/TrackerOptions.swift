@@ -1,5 +1,4 @@
 import ArgumentParser
-import FlowLog
 import FlowLogProjections
 import Foundation
 

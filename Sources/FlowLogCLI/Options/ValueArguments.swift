@@ -1,5 +1,5 @@
 import ArgumentParser
-import FlowLog
+import FlowLogBasics
 
 /// How the command line reads numbers and times, with messages that say what was wrong and what is
 /// accepted. Number options are declared with `parsing: .unconditional`, so `--limit -1` gives

@@ -1,6 +1,6 @@
 import FlowDomain
-import FlowLog
 import FlowLogHistory
+import FlowLogStore
 
 /// What `flowlog bisect` found: the first bad event with the states around it, the candidates
 /// skipped versions leave, or that there is nothing to bisect.

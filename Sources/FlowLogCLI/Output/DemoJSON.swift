@@ -1,6 +1,8 @@
 import FlowDomain
 import FlowLog
+import FlowLogBasics
 import FlowLogProjections
+import FlowLogStore
 
 /// What `flowlog demo --format json` prints: one object a step of the script, then one for the end.
 enum DemoJSON {

@@ -1,6 +1,7 @@
 import FlowDomain
 import FlowLog
 import FlowLogProjections
+import FlowLogStore
 
 /// What `flowlog demo` prints for each step of its script.
 enum DemoText {

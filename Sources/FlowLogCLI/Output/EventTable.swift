@@ -1,5 +1,6 @@
 import FlowDomain
-import FlowLog
+import FlowLogBasics
+import FlowLogStore
 
 /// The table `flowlog log` prints: one row per event, columns as wide as their widest cell.
 final class EventTable {

@@ -1,5 +1,7 @@
 import FlowDomain
 import FlowLog
+import FlowLogBasics
+import FlowLogStore
 
 /// Events as text: an event's type with its data, and the answer to an accepted command.
 enum EventText {

@@ -1,4 +1,4 @@
-import FlowLog
+import FlowLogStore
 
 /// What `flowlog verify` found: every problem with its position and stream, and a verdict.
 enum IntegrityRendering {

@@ -1,4 +1,4 @@
-import FlowLog
+import FlowLogBasics
 import FlowLogSystem
 
 /// Standard output. Every byte a subcommand writes as its result goes through one writer, in one

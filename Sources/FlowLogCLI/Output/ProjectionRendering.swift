@@ -1,6 +1,6 @@
 import FlowDomain
-import FlowLog
 import FlowLogProjections
+import FlowLogStore
 
 /// The projectors' statuses (`projections status`) and the orders of the storage read model (`orders`).
 enum ProjectionRendering {

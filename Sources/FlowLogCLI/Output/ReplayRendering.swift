@@ -1,6 +1,7 @@
 import FlowDomain
-import FlowLog
+import FlowLogBasics
 import FlowLogHistory
+import FlowLogStore
 
 /// Replayed events with the changes each made, and replayed states (`flowlog replay`).
 enum ReplayRendering {

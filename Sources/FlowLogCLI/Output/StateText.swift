@@ -1,5 +1,4 @@
 import FlowDomain
-import FlowLog
 
 /// A stream's state as text: the cart, the orders and the onboarding flow.
 enum StateText {

@@ -1,5 +1,6 @@
 import FlowDomain
-import FlowLog
+import FlowLogBasics
+import FlowLogStore
 
 /// `flowlog streams`: a table for people, or one JSON object a stream.
 enum StreamRendering {

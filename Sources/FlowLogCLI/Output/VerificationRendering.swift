@@ -1,5 +1,5 @@
-import FlowLog
 import FlowLogHistory
+import FlowLogStore
 
 /// What `replay --verify` found: each stream that disagrees with the recorded states, and a verdict.
 enum VerificationRendering {

@@ -1,5 +1,4 @@
 import FlowDomain
-import FlowLog
 import FlowLogProjections
 
 /// The screen and the cart drawn as text for a terminal, from their view configurations.

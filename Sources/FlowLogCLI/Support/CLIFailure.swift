@@ -1,4 +1,5 @@
-import FlowLog
+import FlowLogBasics
+import FlowLogStore
 import FlowLogSystem
 
 /// A failure the CLI reports as one sentence on standard error (or none, when the output already

@@ -1,5 +1,5 @@
 import ArgumentParser
-import FlowLog
+import FlowLogBasics
 import FlowLogSystem
 
 /// The `flowlog` program: parses the arguments, runs the subcommand and exits with its status.

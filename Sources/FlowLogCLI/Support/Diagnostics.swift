@@ -1,4 +1,4 @@
-import FlowLog
+import FlowLogBasics
 import FlowLogSystem
 
 /// Standard error: diagnostics for people, escaped as every text for a terminal is (`TerminalText`).

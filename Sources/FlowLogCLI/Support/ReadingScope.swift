@@ -1,6 +1,6 @@
 import FlowDomain
-import FlowLog
 import FlowLogHistory
+import FlowLogStore
 
 /// What a reading command may name: the positions and streams a log (or an NDJSON file) holds, and
 /// the one rule for the reading commands (`state`, `view`, `replay`, `log`, `bisect`) when a

@@ -1,5 +1,6 @@
 import FlowDomain
-package import FlowLog
+import FlowLogBasics
+package import FlowLogStore
 
 /// The flat, warehouse-friendly CSV schema: one row per event, snake_case columns, money in integer
 /// cents, every event field in a typed column of its own (empty where the event has no such field).

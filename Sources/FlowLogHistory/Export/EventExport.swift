@@ -1,5 +1,6 @@
 import FlowDomain
-public import FlowLog
+public import FlowLogBasics
+public import FlowLogStore
 import FlowLogSystem
 
 /// Streams a log's events out as NDJSON (SPEC §5's envelope) or CSV (`CSVSchema`), from one read

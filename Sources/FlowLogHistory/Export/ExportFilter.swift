@@ -1,5 +1,6 @@
 import FlowDomain
-public import FlowLog
+public import FlowLogBasics
+public import FlowLogStore
 
 /// Which events an export takes: every condition given must hold (streams and types: any of those listed).
 public struct ExportFilter: Sendable {

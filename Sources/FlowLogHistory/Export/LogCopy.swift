@@ -1,4 +1,5 @@
-public import FlowLog
+public import FlowLogBasics
+public import FlowLogStore
 
 /// `flowlog copy --from SRC --to DST`: a whole log into another of any backend, through the
 /// destination's import (all or nothing), keeping positions, versions, event ids, timestamps and

@@ -1,4 +1,5 @@
-import FlowLog
+import FlowLogBasics
+import FlowLogStore
 import Foundation
 
 /// Walks a log's positions on a thread of its own and hands the decoded events over in batches,

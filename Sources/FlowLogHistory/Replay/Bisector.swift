@@ -1,5 +1,5 @@
 public import FlowDomain
-public import FlowLog
+public import FlowLogStore
 
 /// `flowlog bisect`: finds the first version of a stream whose state a check calls bad, in
 /// O(log n) state reconstructions (each from the nearest snapshot, where the log has them).

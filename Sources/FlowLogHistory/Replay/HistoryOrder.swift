@@ -1,4 +1,4 @@
-public import FlowLog
+public import FlowLogStore
 
 /// Checks that events come as a log holds them: positions increasing by one, and each stream's
 /// versions running 1, 2, 3, … A file that breaks this would replay into states that never were:

@@ -1,5 +1,6 @@
 public import FlowDomain
-public import FlowLog
+import FlowLogBasics
+public import FlowLogStore
 import FlowLogSystem
 
 /// An NDJSON export read directly as a replay source (`replay --file`, `bisect --file`): no import

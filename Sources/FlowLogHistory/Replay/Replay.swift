@@ -1,5 +1,5 @@
 public import FlowDomain
-public import FlowLog
+public import FlowLogStore
 
 /// Folds events from a source, stream by stream, handing each step's states to the caller.
 public struct Replayer {

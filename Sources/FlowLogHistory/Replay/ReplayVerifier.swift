@@ -1,5 +1,6 @@
 public import FlowDomain
-public import FlowLog
+public import FlowLogBasics
+public import FlowLogStore
 import FlowLogSystem
 
 /// A place where today's reducers disagree with what was recorded.

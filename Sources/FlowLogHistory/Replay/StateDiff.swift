@@ -1,5 +1,6 @@
 public import FlowDomain
-public import FlowLog
+public import FlowLogBasics
+public import FlowLogStore
 
 /// One difference between two states, at a path in their JSON face (`cart.items[p1].quantity`).
 public struct StateChange: Equatable, Sendable {

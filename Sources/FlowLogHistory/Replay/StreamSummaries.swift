@@ -1,5 +1,6 @@
 public import FlowDomain
-public import FlowLog
+public import FlowLogBasics
+public import FlowLogStore
 
 /// Every stream's final state (`replay --summary`), in stream id order (byte order, as the log
 /// lists streams), by one of two walks chosen by the number of streams.

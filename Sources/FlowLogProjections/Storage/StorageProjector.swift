@@ -1,5 +1,5 @@
 public import FlowDomain
-public import FlowLog
+public import FlowLogStore
 
 /// The read models, exactly once: each stream's cart and onboarding state, the orders of all streams,
 /// and a `hasOnboarded` flag per stream, written in the same transaction as the checkpoint

@@ -1,4 +1,4 @@
-import FlowLog
+import FlowLogBasics
 import FlowLogSystem
 
 /// What a tracker's deliveries came to, kept beside its dead letters in the tracker folder (not in

@@ -1,4 +1,4 @@
-import FlowLog
+import FlowLogBasics
 public import Foundation
 
 /// One finding of GA4's validation server, with the request it was about.

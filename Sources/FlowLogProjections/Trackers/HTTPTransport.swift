@@ -1,4 +1,3 @@
-import FlowLog
 public import Foundation
 
 /// An HTTP answer: what a tracker's delivery decides on.

@@ -1,5 +1,3 @@
-import FlowLog
-
 /// What delivering a list of messages takes, in order: requests within the vendor's limits, and
 /// dead letters for the messages no request may carry. Pure, so the limits are tested without a network.
 public enum DeliveryStep: Equatable, Sendable {

@@ -1,5 +1,5 @@
 import FlowDomain
-public import FlowLog
+public import FlowLogBasics
 
 /// Who sends the calls: every Segment message carries it as `context.library`, as every Segment
 /// library does, so a warehouse can tell FlowLog's calls from the app's own.

@@ -1,5 +1,6 @@
 import FlowDomain
-public import FlowLog
+public import FlowLogBasics
+public import FlowLogStore
 import FlowLogSystem
 
 /// One analytics vendor: the messages it takes for an event (its mapping and envelope, pure), how

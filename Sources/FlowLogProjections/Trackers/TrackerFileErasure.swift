@@ -1,4 +1,4 @@
-import FlowLog
+import FlowLogBasics
 import FlowLogSystem
 
 /// Takes forgotten streams' lines out of a tracker folder: the trackers' message files

@@ -1,4 +1,4 @@
-public import FlowLog
+public import FlowLogBasics
 public import Foundation
 
 /// Where a vendor takes its requests: the URL and the headers that carry the credentials. Its

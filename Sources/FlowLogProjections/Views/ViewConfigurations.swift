@@ -1,5 +1,5 @@
 public import FlowDomain
-public import FlowLog
+public import FlowLogBasics
 
 /// What a screen shows, as plain values: strings, numbers and flags, nothing from the domain (seed
 /// "CodeVerificationView.Configuration"). The view projector computes these from a stream's state,

@@ -1,5 +1,5 @@
 #if Network
-    import FlowLog
+    import FlowLogBasics
     import Hummingbird
 
     /// Every error that is not a command answer: `{"error":{"code","message"}}` with a stable code

@@ -1,6 +1,6 @@
 #if Network
     import FlowDomain
-    import FlowLog
+    import FlowLogBasics
     import FlowLogHistory
     import Hummingbird
     import HummingbirdCore

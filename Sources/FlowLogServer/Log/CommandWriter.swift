@@ -1,6 +1,8 @@
 #if Network
     import FlowDomain
     import FlowLog
+    import FlowLogBasics
+    import FlowLogStore
     import Foundation
 
     /// The server's side of the log's one writer (`GroupCommitWriter`, which `send` and the bench use
@@ -12,7 +14,7 @@
 
         init(
             log: LogHandle, metrics: ServerMetrics, commandsPerCommit: Int = 20_000,
-            streamsPerCommit: Int = SendSession.defaultStreamsPerCommit, onCommit: @escaping @Sendable () -> Void
+            streamsPerCommit: Int = AppendRules.streamsPerCommit, onCommit: @escaping @Sendable () -> Void
         ) {
             let clock = SystemClock()
             let processor = CommandProcessor(log: log.log, clock: clock, ids: UUIDv7Generator(clock: clock))

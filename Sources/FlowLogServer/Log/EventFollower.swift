@@ -1,6 +1,7 @@
 #if Network
     import FlowDomain
-    import FlowLog
+    import FlowLogBasics
+    import FlowLogStore
     import Foundation
     import NIOCore
     import Synchronization

@@ -1,7 +1,7 @@
 #if Network
     import FlowDomain
-    import FlowLog
     import FlowLogMemory
+    import FlowLogStore
 
     /// What the read routes ask of a log: the server's own (`StoreView`), or a dropped file held in
     /// memory (FlowLogMemory's `ReadOnlyMemoryLog`, `SessionFile`). Calls block; the routes make them

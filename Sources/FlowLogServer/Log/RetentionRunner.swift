@@ -1,5 +1,6 @@
 #if Network
-    import FlowLog
+    import FlowLogBasics
+    import FlowLogStore
     import Foundation
     import Logging
 

@@ -1,6 +1,8 @@
 #if Network
     import FlowDomain
     import FlowLog
+    import FlowLogBasics
+    import FlowLogStore
     import Foundation
     import Hummingbird
 

@@ -1,8 +1,7 @@
 #if Network
     import FlowDomain
-    import Foundation
-    import FlowLog
     import FlowLogHistory
+    import Foundation
     import Hummingbird
     import Logging
     import NIOCore

@@ -1,5 +1,6 @@
 #if Network
     import FlowLog
+    import FlowLogStore
     import Hummingbird
 
     /// `DELETE /streams/{stream}`: `flowlog forget --stream S` over HTTP (issue 29, item 6), for a token

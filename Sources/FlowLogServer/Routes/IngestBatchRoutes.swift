@@ -1,6 +1,7 @@
 #if Network
     import FlowDomain
     import FlowLog
+    import FlowLogBasics
     import Hummingbird
 
     /// `POST /ingest/tips` and `POST /ingest`: `IngestRoutes` for many streams at once, so that a

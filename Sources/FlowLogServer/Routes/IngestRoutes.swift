@@ -1,6 +1,8 @@
 #if Network
     import FlowDomain
     import FlowLog
+    import FlowLogBasics
+    import FlowLogStore
     import Hummingbird
 
     /// `POST /streams/{stream}/events`: a device's recorded events of one stream (`flowlog push`, the

@@ -1,6 +1,5 @@
 #if Network
     import FlowDomain
-    import FlowLog
     import Hummingbird
 
     /// `/health`, `/metrics`, `/openapi.json`, `/invariants`, and the inspector's files.

@@ -1,7 +1,8 @@
 #if Network
     import FlowDomain
-    import FlowLog
+    import FlowLogBasics
     import FlowLogHistory
+    import FlowLogStore
     import Hummingbird
 
     /// The read routes of one log, the server's (`/streams…`) or a session's

@@ -1,7 +1,8 @@
 #if Network
-    import FlowLog
+    import FlowLogBasics
     import FlowLogHistory
     import FlowLogMemory
+    import FlowLogStore
 
     /// A dropped export read into FlowLogMemory's read-only log, the one in-memory log, for
     /// `POST /sessions`; the server reads it as it reads its own (`InspectedLog`).

@@ -1,9 +1,9 @@
 #if Network
-    import FlowLog
+    import FlowLogBasics
+    import FlowLogSystem
     import FlowLogTesting
     import Foundation
     import Testing
-    import FlowLogSystem
 
     /// What `push` meets on the way (issue 41, item 5): answers lost after the server committed, the
     /// server restarted in the middle, a long time offline, and a PostgreSQL server log. Each time every

@@ -1,4 +1,3 @@
-import FlowLog
 import FlowLogSystem
 import FlowLogTesting
 import Foundation

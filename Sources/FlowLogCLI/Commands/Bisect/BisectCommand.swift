@@ -1,7 +1,7 @@
 import ArgumentParser
 import FlowDomain
-import FlowLog
 import FlowLogHistory
+import FlowLogStore
 
 struct BisectCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

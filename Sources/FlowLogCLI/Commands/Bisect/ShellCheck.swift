@@ -1,4 +1,4 @@
-import FlowLog
+import FlowLogBasics
 import FlowLogSystem
 
 /// Runs a user's check the way `git bisect run` does: `/bin/sh -c COMMAND`, the state on standard

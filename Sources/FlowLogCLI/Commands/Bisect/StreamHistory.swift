@@ -1,5 +1,5 @@
 import FlowDomain
-import FlowLog
+import FlowLogStore
 
 /// A stream's history for bisecting: states by version, from the log's snapshots or from a file's events.
 struct StreamHistory {

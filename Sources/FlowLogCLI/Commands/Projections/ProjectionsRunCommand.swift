@@ -1,6 +1,6 @@
 import ArgumentParser
-import FlowLog
 import FlowLogProjections
+import FlowLogStore
 import Foundation
 
 struct ProjectionsRunCommand: ParsableCommand {

@@ -1,5 +1,4 @@
 import ArgumentParser
-import FlowLog
 import FlowLogProjections
 
 /// Sends a tracker's dead letters again, once what refused them is mended (a write key, a

@@ -1,7 +1,6 @@
 #if Network
     import ArgumentParser
     import FlowDomain
-    import FlowLog
     import FlowLogSync
     import Foundation
 

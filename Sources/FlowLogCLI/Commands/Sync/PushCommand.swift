@@ -1,10 +1,10 @@
 #if Network
     import ArgumentParser
     import FlowDomain
-    import FlowLog
+    import FlowLogBasics
     import FlowLogSync
-    import Foundation
     import FlowLogSystem
+    import Foundation
 
     /// `flowlog push --to URL`: the local log's sessions to a server, every event exactly once.
     struct PushCommand: ParsableCommand {

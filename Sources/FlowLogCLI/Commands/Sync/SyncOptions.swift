@@ -1,6 +1,6 @@
 #if Network
     import ArgumentParser
-    import FlowLog
+    import FlowLogBasics
     import FlowLogHTTPClient
     import FlowLogProjections
     import FlowLogSync

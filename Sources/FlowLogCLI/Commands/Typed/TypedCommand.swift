@@ -1,6 +1,7 @@
 import ArgumentParser
 import FlowDomain
 import FlowLog
+import FlowLogStore
 
 /// The subcommand of one command kind (`flowlog cart add`), for the kind whose payload is
 /// `Payload`. Its name, abstract, help and usage come from the kind's declaration

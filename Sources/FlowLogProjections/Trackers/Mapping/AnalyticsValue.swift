@@ -1,5 +1,5 @@
 import FlowDomain
-public import FlowLog
+public import FlowLogBasics
 
 /// A value of an analytics call's properties or parameters. The mapping builds these, pure, and
 /// only the message writers turn them into JSON, so the same mapping can be tested, listed in the

@@ -1,5 +1,4 @@
 public import FlowDomain
-import FlowLog
 
 /// The call every event kind gets when no vendor mapping names it, derived from the kind's
 /// declaration (its type name and fields) alone. This is what keeps "one declaration per kind":

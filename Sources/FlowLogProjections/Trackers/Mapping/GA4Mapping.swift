@@ -1,5 +1,4 @@
 import FlowDomain
-import FlowLog
 
 /// One GA4 event: a name and its parameters.
 public struct GA4Event: Equatable, Sendable {

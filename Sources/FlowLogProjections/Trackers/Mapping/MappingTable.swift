@@ -1,5 +1,6 @@
 import FlowDomain
-import FlowLog
+import FlowLogBasics
+import FlowLogStore
 
 /// docs/analytics.md's mapping table, generated from the mappings themselves (a test fails when
 /// the page differs; `flowlog schema trackers` prints it): every declared event kind, with the

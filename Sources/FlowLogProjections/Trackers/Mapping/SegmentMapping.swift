@@ -1,5 +1,4 @@
 import FlowDomain
-import FlowLog
 
 /// One Segment call without its envelope (ids, times, context): `track` with an event name, or
 /// `screen` with a screen name.

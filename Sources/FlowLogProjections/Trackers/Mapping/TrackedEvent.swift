@@ -1,5 +1,5 @@
 public import FlowDomain
-public import FlowLog
+public import FlowLogStore
 
 /// What the trackers need to know about one stream beyond its events' own fields: the flow state
 /// (cart lines with names, prices and discounts; the visible screen) and the checkout in progress.

@@ -1,0 +1,390 @@
+import Deciding
+import FlowDomain
+import FlowLogBasics
+import FlowLogSystem
+
+/// Reads one line of an NDJSON export (SPEC §5's envelope, as `FlowJSON.writeEvent` writes it) back
+/// into a recorded event, checking every field as strictly as the command line checks commands.
+public enum RecordedEventJSON {
+    public struct Problem: Error, Equatable, Sendable, CustomStringConvertible {
+        public let message: String
+        /// The line is sound but names a type, or a version of one, that this build does not know:
+        /// written by a newer FlowLog (or garbage that looks like it). A device keeps such events
+        /// until the server is upgraded; an ingest answers 422 rather than 400.
+        public var isUnknownKind = false
+        public var description: String { message }
+
+        init(message: String, isUnknownKind: Bool = false) { (self.message, self.isUnknownKind) = (message, isUnknownKind) }
+    }
+
+    /// Decodes one line. Members may come in any order; for a repeated member the last counts;
+    /// `null` means absent; unknown members are ignored (but must be valid JSON).
+    public static func decode(_ line: UnsafeRawBufferPointer) throws(Problem) -> RecordedEvent {
+        do {
+            return try scan(line)
+        } catch let syntax as JSONSyntaxError {
+            throw Problem(message: "it is not valid JSON (\(syntax))")
+        } catch let problem as Problem {
+            throw problem
+        } catch {
+            throw Problem(message: "\(error)")
+        }
+    }
+
+    @inline(__always)
+    private static func scan(_ line: UnsafeRawBufferPointer) throws -> RecordedEvent {
+        if let record = canonical(line) { return record }
+        return try general(line)
+    }
+
+    /// A line in the layout `FlowJSON.writeEvent` writes (members in its order, no whitespace),
+    /// read by matching that layout instead of looking each member up by name: most lines an
+    /// import meets are exports. Anything else — another order, whitespace, `null`, an unknown
+    /// member, a value that breaks a rule — gives `nil`, and `general` reads the line (and names
+    /// what is wrong with it). Every field is checked by the same code as in `general`, so a line
+    /// read here reads the same there (`RecordedEventJSONTests` checks that over mutated lines).
+    package static func canonical(_ line: UnsafeRawBufferPointer) -> RecordedEvent? {
+        var scanner = JSONScanner(line)
+        func identifier() -> String? { try? Self.identifier(&scanner, "") }
+        guard scanner.literal(#"{"position":"#), let position = scanner.integer(), countRange.contains(position),
+            scanner.literal(#","stream":"#), let stream = identifier(),
+            scanner.literal(#","version":"#), let version = scanner.integer(), countRange.contains(version),
+            scanner.literal(#","eventId":"#), let eventId = scanner.fixedLengthString(36, EventID.parse),
+            scanner.literal(#","type":"#), let rawType = scanner.plainStringBytes(), let kind = kind(typeName: rawType),
+            scanner.literal(#","actor":"#), let rawActor = scanner.plainStringBytes(),
+            let actor: Actor = rawActor.equals("user") ? .user : rawActor.equals("system") ? .system : nil,
+            scanner.literal(#","timestamp":"#), let timestamp = scanner.fixedLengthString(Timestamp.exportedLength, Timestamp.parseRFC3339),
+            scanner.literal(#","schemaVersion":"#), let schema = scanner.integer(), (1...RecordCodec.currentSchemaVersion).contains(schema)
+        else { return nil }
+        // Exports written before event versions have none: their events are version 1.
+        var eventVersion = 1
+        if scanner.literal(#","eventVersion":"#) {
+            guard let version = scanner.integer() else { return nil }
+            eventVersion = version
+        }
+        var correlationId: String?
+        var causationId: String?
+        if scanner.literal(#","correlationId":"#) {
+            guard let id = identifier() else { return nil }
+            correlationId = id
+        }
+        if scanner.literal(#","causationId":"#) {
+            guard let id = identifier() else { return nil }
+            causationId = id
+        }
+        guard scanner.literal(#","data":"#), let event = canonicalData(kind, version: eventVersion, &scanner), scanner.literal("}"), scanner.atEnd()
+        else { return nil }
+        return RecordedEvent(
+            position: position, stream: stream, version: version, eventId: eventId, timestamp: timestamp,
+            actor: actor, correlationId: correlationId, causationId: causationId,
+            schemaVersion: schema, event: event)
+    }
+
+    /// An event's `data` in the layout `FlowJSON.writeEventData` writes for its kind (its declared
+    /// fields in order, `null` for an absent optional one), checked by the same helpers as the
+    /// general reader; `nil` for anything else.
+    private static func canonicalData(_ kind: LogDecider.Event.Kind, version: Int, _ scanner: inout JSONScanner) -> LogDecider.Event? {
+        var reader = CanonicalDataReader(scanner: scanner, eventVersion: version)
+        guard let event = try? LogDecider.Event.decode(kind, &reader) else { return nil }
+        scanner = reader.scanner
+        return event
+    }
+
+    /// The kind an event type name (as bytes) names: an import looks one up for every line.
+    static func kind(typeName: UnsafeRawBufferPointer) -> LogDecider.Event.Kind? {
+        for (index, name) in typeNameBytes.enumerated()
+        where name.count == typeName.count && name.withUnsafeBytes({ memcmp($0.baseAddress!, typeName.baseAddress!, name.count) == 0 }) {
+            return EventKinds.all[index].kind
+        }
+        return nil
+    }
+
+    private static let typeNameBytes: [[UInt8]] = EventKinds.all.map { Array($0.typeName.utf8) }
+
+    /// Not the layout this reader matches: the general reader takes over.
+    private struct Mismatch: Error {}
+
+    private struct CanonicalDataReader: PayloadDecoder, FieldVisitor {
+        var scanner: JSONScanner
+        let eventVersion: Int?
+        private var first = true
+
+        init(scanner: JSONScanner, eventVersion: Int) { (self.scanner, self.eventVersion) = (scanner, eventVersion) }
+
+        mutating func payload<Payload: KindPayload>(_ type: Payload.Type) throws -> Payload {
+            var payload = Payload()
+            try payload.visitFields(&self)
+            guard scanner.literal(first ? "{}" : "}") else { throw Mismatch() }
+            return payload
+        }
+
+        private mutating func member(_ field: Field) throws {
+            guard scanner.literal(first ? "{\"" : ",\""), scanner.literal(field.name), scanner.literal("\":") else { throw Mismatch() }
+            first = false
+        }
+
+        private mutating func string(_ field: Field) throws -> String {
+            let read = field.type == .identifier ? try? RecordedEventJSON.identifier(&scanner, "") : try? RecordedEventJSON.freeText(&scanner, "")
+            guard let read else { throw Mismatch() }
+            return try field.recorded(read)
+        }
+
+        mutating func visit(_ field: Field, _ value: inout String) throws {
+            try member(field)
+            value = try string(field)
+        }
+
+        mutating func visit(_ field: Field, _ value: inout String?) throws {
+            try member(field)
+            value = scanner.literal("null") ? nil : try string(field)
+        }
+
+        mutating func visit(_ field: Field, _ value: inout Int) throws {
+            try member(field)
+            guard let read = scanner.integer() else { throw Mismatch() }
+            value = try field.recorded(read)
+        }
+
+        mutating func visit(_ field: Field, _ value: inout Int?) throws {
+            try member(field)
+            if scanner.literal("null") {
+                value = nil
+                return
+            }
+            guard let read = scanner.integer() else { throw Mismatch() }
+            value = try field.recorded(read)
+        }
+
+        mutating func visit(_ field: Field, _ value: inout Bool) throws {
+            try member(field)
+            guard let read = scanner.bool() else { throw Mismatch() }
+            value = read
+        }
+    }
+
+    /// Any valid layout: members in any order, whitespace, `null` for absent, unknown members.
+    package static func general(_ line: UnsafeRawBufferPointer) throws -> RecordedEvent {
+        var scanner = JSONScanner(line)
+        guard scanner.peek() == UInt8(ascii: "{") else { throw Problem(message: "it is not a JSON object") }
+        try scanner.beginObject()
+        var position: Int?
+        var version: Int?
+        var schemaVersion: Int?
+        var eventVersion: Int?
+        var stream: String?
+        var correlationId: String?
+        var causationId: String?
+        var eventId: EventID?
+        var timestamp: Timestamp?
+        var actor: Actor?
+        var kind: LogDecider.Event.Kind?
+        var typeText: String?
+        var data: [(String, JSONValue)]?
+        var forgotten = false
+        var first = true
+        while let key = try scanner.nextKey(first: &first) {
+            if key.equals("position") {
+                position = try integer(&scanner, "position")
+            } else if key.equals("stream") {
+                stream = try identifier(&scanner, "stream")
+            } else if key.equals("version") {
+                version = try integer(&scanner, "version")
+            } else if key.equals("eventId") {
+                guard let raw = scanner.plainStringBytes(), let id = EventID.parse(raw) else { throw Problem(message: "\"eventId\" is not a UUID") }
+                eventId = id
+            } else if key.equals("type") {
+                guard let raw = scanner.plainStringBytes() else { throw Problem(message: "\"type\" must be a string") }
+                kind = Self.kind(typeName: raw)
+                typeText = kind == nil ? String(decoding: raw.prefix(60), as: UTF8.self) : nil
+            } else if key.equals("actor") {
+                let raw = scanner.plainStringBytes()
+                actor = raw.map { $0.equals("user") ? .user : $0.equals("system") ? .system : nil } ?? nil
+                guard actor != nil else { throw Problem(message: "\"actor\" must be \"user\" or \"system\"") }
+            } else if key.equals("timestamp") {
+                guard let raw = scanner.plainStringBytes(),
+                    let parsed = Timestamp.parseRFC3339(raw)
+                else { throw Problem(message: "\"timestamp\" is not an RFC 3339 time such as 2026-11-21T13:25:17.123456Z") }
+                timestamp = parsed
+            } else if key.equals("schemaVersion") {
+                schemaVersion = scanner.takeNull() ? nil : try integer(&scanner, "schemaVersion")
+            } else if key.equals("eventVersion") {
+                eventVersion = scanner.takeNull() ? nil : try integer(&scanner, "eventVersion")
+            } else if key.equals("correlationId") {
+                correlationId = scanner.takeNull() ? nil : try identifier(&scanner, "correlationId")
+            } else if key.equals("causationId") {
+                causationId = scanner.takeNull() ? nil : try identifier(&scanner, "causationId")
+            } else if key.equals("forgotten") {
+                guard let flag = scanner.takeNull() ? false : scanner.bool() else { throw Problem(message: "\"forgotten\" must be true or false") }
+                forgotten = flag
+            } else if key.equals("data") {
+                guard case .object(let members) = try scanner.value() else { throw Problem(message: "\"data\" must be an object") }
+                data = members
+            } else {
+                _ = try scanner.value()
+            }
+        }
+        guard scanner.atEnd() else { throw JSONSyntaxError(offset: scanner.offset, reason: "unexpected text after the JSON value") }
+        guard let position else { throw Problem(message: "\"position\" is missing") }
+        guard countRange.contains(position) else { throw outOfRange("position", String(position)) }
+        if forgotten {
+            return try tombstone(
+                position: position, version: version, eventId: eventId, actor: actor, timestamp: timestamp, kind: kind,
+                typeText: typeText, carriesData: stream != nil || data != nil || correlationId != nil || causationId != nil)
+        }
+        guard let stream else { throw Problem(message: "\"stream\" is missing") }
+        guard let version else { throw Problem(message: "\"version\" is missing") }
+        guard countRange.contains(version) else { throw outOfRange("version", String(version)) }
+        guard let eventId else { throw Problem(message: "\"eventId\" is missing") }
+        guard let actor else { throw Problem(message: "\"actor\" is missing") }
+        guard let timestamp else { throw Problem(message: "\"timestamp\" is missing") }
+        guard let kind else {
+            throw Problem(
+                message: typeText.map { "\"type\" \"\($0)\" is not an event type; the types are \(EventKinds.typeNames.joined(separator: ", "))" }
+                    ?? "\"type\" is missing",
+                isUnknownKind: typeText != nil)
+        }
+        let schema = schemaVersion ?? RecordCodec.currentSchemaVersion
+        guard (1...RecordCodec.currentSchemaVersion).contains(schema) else {
+            throw Problem(message: "\"schemaVersion\" \(schema) is not one this FlowLog reads (1 through \(RecordCodec.currentSchemaVersion))")
+        }
+        guard let data else { throw Problem(message: "\"data\" must be an object") }
+        return RecordedEvent(
+            position: position, stream: stream, version: version, eventId: eventId, timestamp: timestamp,
+            actor: actor, correlationId: correlationId, causationId: causationId,
+            schemaVersion: schema, event: try event(kind, version: eventVersion ?? 1, data))
+    }
+
+    /// A forgotten event as `export` writes it (`FlowJSON.writeTombstone`): its envelope without a
+    /// stream, ids or data, which it must not carry.
+    private static func tombstone(
+        position: Int, version: Int?, eventId: EventID?, actor: Actor?, timestamp: Timestamp?,
+        kind: LogDecider.Event.Kind?, typeText: String?, carriesData: Bool
+    ) throws -> RecordedEvent {
+        guard !carriesData else {
+            throw Problem(message: "a forgotten event (\"forgotten\": true) carries no \"stream\", \"correlationId\", \"causationId\" or \"data\"")
+        }
+        guard let version, countRange.contains(version) else { throw Problem(message: "\"version\" is missing or out of range") }
+        guard let eventId else { throw Problem(message: "\"eventId\" is missing") }
+        guard let actor else { throw Problem(message: "\"actor\" is missing") }
+        guard let timestamp else { throw Problem(message: "\"timestamp\" is missing") }
+        guard let kind else {
+            throw Problem(message: typeText.map { "\"type\" \"\($0)\" is not an event type" } ?? "\"type\" is missing")
+        }
+        var record = RecordedEvent(
+            position: position, stream: "", version: version, eventId: eventId, timestamp: timestamp,
+            actor: actor, event: EventKinds.info(kind).blankEvent)
+        record.isForgotten = true
+        return record
+    }
+
+    private static func integer(_ scanner: inout JSONScanner, _ name: String) throws -> Int {
+        if let value = scanner.integer() { return value }
+        if case .bigInteger(let digits) = try scanner.value() { throw outOfRange(name, digits) }
+        throw Problem(message: "\"\(name)\" must be an integer")
+    }
+
+    /// What a position or a stream version may be: 1 through 2^53 − 1, which every JSON reader
+    /// takes exactly (SPEC §5).
+    static let countRange = 1...FieldType.largestExactInteger
+
+    private static func outOfRange(_ name: String, _ digits: String) -> Problem {
+        let shown = digits.count > 40 ? String(digits.prefix(40)) + "…" : digits
+        return Problem(message: "\"\(name)\" \(shown) is out of range; a \(name) is 1 through \(FieldType.largestExactInteger)")
+    }
+
+    /// Free text (a name, a reason): a string of at most 65,535 UTF-8 bytes, as records store it.
+    private static func freeText(_ scanner: inout JSONScanner, _ name: String) throws -> String {
+        guard let value = try scanner.string() else { throw Problem(message: "\"\(name)\" must be a string") }
+        guard value.utf8.count <= Int(UInt16.max) else { throw Problem(message: "\"\(name)\" is longer than 65,535 bytes") }
+        return value
+    }
+
+    private static func identifier(_ scanner: inout JSONScanner, _ name: String) throws -> String {
+        guard let raw = scanner.plainStringBytes(), raw.count >= 1, raw.count <= Identifier.maximumLength, raw.allSatisfy(Identifier.isAllowed) else {
+            throw Problem(message: "\"\(name)\" is not an identifier (1 to 64 of A-Z a-z 0-9 . _ : -)")
+        }
+        return String(decoding: raw, as: UTF8.self)
+    }
+
+    /// An event's `data` members, read by name for the kind's declared fields: any order, the last
+    /// of a repeated member, `null` for absent, unknown members ignored.
+    ///
+    /// Events are facts: a value today's rules would refuse (a 150% discount an older build let
+    /// through) is still read, so that replay and bisect can show what it did. Types and
+    /// identifiers are checked.
+    ///
+    /// `version` is the line's `eventVersion` (1 where it has none: every export written before
+    /// event versions); an earlier version is upcast, a newer one is refused.
+    private static func event(_ kind: LogDecider.Event.Kind, version: Int, _ data: [(String, JSONValue)]) throws -> LogDecider.Event {
+        var reader = NamedDataReader(members: data, eventVersion: version)
+        do {
+            return try LogDecider.Event.decode(kind, &reader)
+        } catch let unknown as UnknownEventVersion {
+            throw Problem(message: "\"eventVersion\" \(version): \(unknown)", isUnknownKind: true)
+        }
+    }
+
+    private struct NamedDataReader: PayloadDecoder, FieldVisitor {
+        let members: [(String, JSONValue)]
+        let eventVersion: Int?
+
+        private func lookup(_ field: Field) -> JSONValue? {
+            let name = field.nameText
+            guard let value = members.last(where: { $0.0 == name })?.1 else { return nil }
+            if case .null = value { return nil }
+            return value
+        }
+
+        private func string(_ field: Field, _ value: JSONValue) throws -> String {
+            guard case .string(let text) = value else {
+                if field.type == .identifier { throw Problem(message: "\"\(field.name)\" is not an identifier (1 to 64 of A-Z a-z 0-9 . _ : -)") }
+                throw Problem(message: "\"\(field.name)\" must be a string")
+            }
+            if field.type == .identifier {
+                guard Identifier.isValid(text) else {
+                    throw Problem(message: "\"\(field.name)\" is not an identifier (1 to 64 of A-Z a-z 0-9 . _ : -)")
+                }
+            } else if text.utf8.count > Int(UInt16.max) {
+                throw Problem(message: "\"\(field.name)\" is longer than 65,535 bytes")
+            }
+            do { return try field.recorded(text) } catch { throw Problem(message: error.description) }
+        }
+
+        private func integer(_ field: Field, _ value: JSONValue) throws -> Int {
+            switch value {
+            case .integer(let number):
+                do { return try field.recorded(number) } catch { throw Problem(message: error.description) }
+            case .bigInteger(let digits):
+                throw Problem(message: RecordedValueOutOfRange(field: field.nameText, value: digits, type: field.type).description)
+            default:
+                throw Problem(message: "\"\(field.name)\" must be an integer")
+            }
+        }
+
+        private func missing(_ field: Field) -> Problem { Problem(message: "\"\(field.name)\" is missing") }
+
+        mutating func visit(_ field: Field, _ value: inout String) throws {
+            guard let member = lookup(field) else { throw missing(field) }
+            value = try string(field, member)
+        }
+
+        mutating func visit(_ field: Field, _ value: inout String?) throws {
+            value = try lookup(field).map { try string(field, $0) }
+        }
+
+        mutating func visit(_ field: Field, _ value: inout Int) throws {
+            guard let member = lookup(field) else { throw missing(field) }
+            value = try integer(field, member)
+        }
+
+        mutating func visit(_ field: Field, _ value: inout Int?) throws {
+            value = try lookup(field).map { try integer(field, $0) }
+        }
+
+        mutating func visit(_ field: Field, _ value: inout Bool) throws {
+            guard let member = lookup(field) else { throw missing(field) }
+            guard case .bool(let flag) = member else { throw Problem(message: "\"\(field.name)\" must be true or false") }
+            value = flag
+        }
+    }
+}
