@@ -1,7 +1,5 @@
-import FlowLogStore
-
 #if Network
-    public import FlowLogBasics
+    import FlowLogBasics
     public import FlowLogStore
     import Foundation
     import PostgresNIO

@@ -1,6 +1,6 @@
 #if Network
     import Deciding
-    public import FlowLogBasics
+    import FlowLogBasics
     public import FlowLogStore
     import Foundation
     import PostgresNIO

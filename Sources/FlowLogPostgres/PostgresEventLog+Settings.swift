@@ -1,6 +1,5 @@
-import FlowLogBasics
-
 #if Network
+    import FlowLogBasics
     public import FlowLogStore
     import PostgresNIO
 

@@ -1,5 +1,5 @@
 #if Network
-    public import FlowLogBasics
+    import FlowLogBasics
     public import FlowLogStore
     import Foundation
     import PostgresNIO

@@ -1,5 +1,3 @@
-import FlowLogStore
-
 #if Network
     import FlowLogBasics
     import FlowLogStore

@@ -1,5 +1,3 @@
-import FlowLogStore
-
 #if Network
     public import FlowLogBasics
     public import FlowLogStore

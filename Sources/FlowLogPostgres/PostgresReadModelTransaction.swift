@@ -1,5 +1,3 @@
-import FlowLogStore
-
 #if Network
     import Deciding
     import FlowLogBasics
