@@ -46,14 +46,9 @@ extension InMemoryEventLog: StreamForgetting {
             let indices = log.events.indices(of: stream)
             var correlationIds: [String] = []
             for index in indices {
-                var record = log.events.records[index]
+                let record = log.events.records[index]
                 if let id = record.correlationId, !correlationIds.contains(id) { correlationIds.append(id) }
-                record.stream = ""
-                record.correlationId = nil
-                record.causationId = nil
-                record.event = EventKinds.info(of: record.event).blankEvent
-                record.isForgotten = true
-                log.events.replace(at: index, with: record)
+                log.events.replace(at: index, with: record.forgotten)
                 // A state's fingerprint would confirm a guess of the state.
                 log.fingerprints[index] = nil
             }

@@ -297,19 +297,13 @@ public enum RecordCodec {
             throw RecordDamage(
                 position: expectedPosition, stream: nil, problem: "the record says it is version \(UInt64(bitPattern: Int64(version)))")
         }
-        record.position = expectedPosition
-        record.stream = ""
-        record.version = version
-        record.timestamp = Timestamp(microseconds: Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: 12, as: Int64.self)))
-        record.eventId = EventID(
-            high: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 20, as: UInt64.self)),
-            low: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 28, as: UInt64.self)))
-        record.actor = bytes[1] == 0 ? .user : .system
-        record.correlationId = nil
-        record.causationId = nil
-        record.schemaVersion = currentSchemaVersion
-        record.event = EventKinds.info(kind).blankEvent
-        record.isForgotten = true
+        record = RecordedEvent(
+            forgottenAt: expectedPosition, version: version,
+            eventId: EventID(
+                high: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 20, as: UInt64.self)),
+                low: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 28, as: UInt64.self))),
+            timestamp: Timestamp(microseconds: Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: 12, as: Int64.self))),
+            actor: bytes[1] == 0 ? .user : .system, kind: kind)
     }
 
     private static let chainBroken = "its checksum does not match (the record, or one before it, was altered, removed or reordered)"

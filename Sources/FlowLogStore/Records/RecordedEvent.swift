@@ -51,3 +51,24 @@ public struct NewEvent: Equatable, Sendable {
         (self.event) = (event)
     }
 }
+
+extension RecordedEvent {
+    /// A record as `forget` leaves it: its position, version, event id, actor and time, and its
+    /// kind as a blank event; no stream, no ids, no data. The one definition for every place that
+    /// makes one: a record read in its forgotten layout, an exported tombstone, a forget in memory.
+    package init(forgottenAt position: Int, version: Int, eventId: EventID, timestamp: Timestamp, actor: Actor, kind: LogDecider.Event.Kind) {
+        self.init(
+            position: position, stream: "", version: version, eventId: eventId, timestamp: timestamp, actor: actor,
+            event: EventKinds.info(kind).blankEvent)
+        isForgotten = true
+    }
+
+    /// This record as `forget` leaves it.
+    package var forgotten: RecordedEvent {
+        var record = RecordedEvent(
+            position: position, stream: "", version: version, eventId: eventId, timestamp: timestamp, actor: actor,
+            event: EventKinds.info(of: event).blankEvent)
+        record.isForgotten = true
+        return record
+    }
+}

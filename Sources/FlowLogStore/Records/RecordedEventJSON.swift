@@ -270,11 +270,7 @@ public enum RecordedEventJSON {
         guard let kind else {
             throw Problem(message: typeText.map { "\"type\" \"\($0)\" is not an event type" } ?? "\"type\" is missing")
         }
-        var record = RecordedEvent(
-            position: position, stream: "", version: version, eventId: eventId, timestamp: timestamp,
-            actor: actor, event: EventKinds.info(kind).blankEvent)
-        record.isForgotten = true
-        return record
+        return RecordedEvent(forgottenAt: position, version: version, eventId: eventId, timestamp: timestamp, actor: actor, kind: kind)
     }
 
     private static func integer(_ scanner: inout JSONScanner, _ name: String) throws -> Int {
