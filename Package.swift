@@ -95,13 +95,13 @@ let package = Package(
         /// What a log's history answers, on any backend: replay and its state changes, bisect,
         /// replay against recorded fingerprints, the NDJSON and CSV exports, and copies.
         .target(
-            name: "FlowLogHistory", dependencies: ["FlowLogStore", "FlowLogBasics", "FlowDomain", "FlowLogSystem"],
+            name: "FlowLogHistory", dependencies: ["Deciding", "FlowLogStore", "FlowLogBasics", "FlowDomain", "FlowLogSystem"],
             swiftSettings: crossModule),
         /// The side effects that follow the log: the trackers (Segment, GA4, their mappings, delivery
         /// and journals), the view configurations and the storage read model's projector. The log
         /// contract only knows their checkpoints and locks.
         .target(
-            name: "FlowLogProjections", dependencies: ["FlowLogStore", "FlowLogBasics", "FlowDomain", "FlowLogSystem"],
+            name: "FlowLogProjections", dependencies: ["Deciding", "FlowLogStore", "FlowLogBasics", "FlowDomain", "FlowLogSystem"],
             swiftSettings: crossModule),
         /// The storage backends: on the log contract (`FlowLogStore`) and `Deciding`, never on the
         /// command pipeline or a domain.
@@ -124,6 +124,7 @@ let package = Package(
         .target(
             name: "FlowLogSync",
             dependencies: [
+                "Deciding",
                 "FlowLog", "FlowDomain", "FlowLogProjections", "FlowLogLMDB", "FlowLogSystem", "FlowLogStore",
                 "FlowLogBasics",
             ],
@@ -147,6 +148,7 @@ let package = Package(
         .target(
             name: "FlowLogServer",
             dependencies: [
+                "Deciding",
                 "FlowLog",
                 "FlowLogHistory",
                 "FlowLogMemory",
@@ -163,6 +165,7 @@ let package = Package(
         .target(
             name: "FlowLogCLI",
             dependencies: [
+                "Deciding",
                 "FlowLog",
                 "FlowLogHistory",
                 "FlowLogProjections",
@@ -205,7 +208,9 @@ let package = Package(
         ),
         /// The fuzz targets: one function per parser or decoder of untrusted input, by name
         /// (docs/testing.md, "Fuzzing"). Nothing here is an entry point: `flowlog-fuzz` runs them.
-        .target(name: "FlowLogFuzzing", dependencies: ["FlowLog", "FlowDomain", "FlowLogHistory", "FlowLogSystem", "FlowLogStore", "FlowLogBasics"]),
+        .target(
+            name: "FlowLogFuzzing",
+            dependencies: ["Deciding", "FlowLog", "FlowDomain", "FlowLogHistory", "FlowLogSystem", "FlowLogStore", "FlowLogBasics"]),
         /// Replays files through a fuzz target; built by `scripts/fuzz` with libFuzzer's entry points
         /// instead (`FLOWLOG_FUZZING`), in a scratch folder of its own.
         .executableTarget(name: "flowlog-fuzz", dependencies: ["FlowLogFuzzing"]),
@@ -222,6 +227,7 @@ let package = Package(
         .testTarget(
             name: "FlowLogTests",
             dependencies: [
+                "Deciding",
                 "FlowLogMemory", "FlowLogHistory", "FlowLog", "FlowLogProjections", "FlowLogLMDB", "FlowLogSync",
                 .target(name: "FlowLogPostgres", condition: network),
                 .target(name: "FlowLogHTTPClient", condition: network), "FlowDomain", "FlowLogTesting", "FlowLogStore", "FlowLogBasics",
@@ -236,12 +242,14 @@ let package = Package(
         .testTarget(
             name: "FlowLogLMDBTests",
             dependencies: [
+                "Deciding",
                 "FlowLogMemory", "FlowLogHistory", "FlowLogLMDB", "FlowLogProjections", "FlowLog", "FlowDomain", "LMDB", "FlowLogTesting",
                 "FlowLogSystem", "FlowLogStore", "FlowLogBasics",
             ]),
         .testTarget(
             name: "FlowLogCLITests",
             dependencies: [
+                "Deciding",
                 "FlowLogMemory", "FlowLogHistory", "FlowLogCLI", .product(name: "ArgumentParser", package: "swift-argument-parser"), "FlowLog",
                 "FlowLogProjections", "FlowLogLMDB", "FlowDomain", "LMDB", "FlowLogTesting", "FlowLogSystem",
                 // The generated client against a real `flowlog serve` (Server/GeneratedClientTests.swift).

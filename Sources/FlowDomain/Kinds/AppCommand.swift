@@ -1,3 +1,5 @@
+public import Deciding
+
 /// Every intent FlowLog accepts, as FlowAction-style nested enums: each flow owns its actions and
 /// the app's command wraps them.
 public enum AppCommand: Equatable, Sendable {

@@ -1,3 +1,5 @@
+public import Deciding
+
 /// A command kind's declaration: its wire name, who issues it, and where the command line puts it.
 public struct CommandDeclaration: Sendable {
     /// SPEC §2's `type`, for example `cart.addProduct`.
