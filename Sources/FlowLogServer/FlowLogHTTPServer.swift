@@ -31,6 +31,9 @@
             /// the stream's keyed pseudonym, and recorded events of a stream forgotten so are refused
             /// (410). Without it the server takes no recorded events (`POST /streams/{stream}/events`).
             public var erasureKey: [UInt8]?
+            /// The projectors whose checkpoints `/metrics` reports (`flowlog projections status`'s
+            /// list): read from the log at each scrape, so the figures are true whichever process runs them.
+            public var projectors: [String] = []
 
             public init(
                 host: String, port: Int, tokens: TokenFile?, corsOrigins: [String] = [], limits: ServerLimits = ServerLimits(),

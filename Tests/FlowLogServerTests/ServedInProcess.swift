@@ -22,7 +22,8 @@
         /// Runs `test` against a server on a fresh log; `prepare` fills the log first (import fixtures,
         /// play the demo). `tokenFile` and `corsOrigins` are `--token-file` and `--cors-origin`.
         static func test(
-            tokenFile: String? = nil, corsOrigins: [String] = [], erasureKey: [UInt8]? = nil, prepare: (String) throws -> Void = { _ in },
+            tokenFile: String? = nil, corsOrigins: [String] = [], erasureKey: [UInt8]? = nil, projectors: [String] = [],
+            prepare: (String) throws -> Void = { _ in },
             _ test: @Sendable (ServedInProcess) async throws -> Void
         ) async throws {
             let folder = TemporaryDirectory(prefix: "flowlog-serve")
@@ -35,6 +36,7 @@
                 corsOrigins: corsOrigins
             ) { _ in }
             options.erasureKey = erasureKey
+            options.projectors = projectors
             let lines = LogLines()
             var parts = try FlowLogHTTPServer.Parts(log: log, options: options, logger: FlowLogHTTPServer.logger { lines.append($0) })
             // The test framework runs the application's services and shuts them down gracefully when

@@ -116,6 +116,7 @@
                     announcer.value.flush()
                 }
                 options.erasureKey = key
+                options.projectors = Composition.projectorNames
                 // A forget (DELETE, the daily retention) takes the sessions' lines out of the trackers'
                 // files beside the log, as `flowlog forget` does, under the trackers' leases.
                 let trackerFolder = TrackerOptions.defaultFolder(for: logOptions)

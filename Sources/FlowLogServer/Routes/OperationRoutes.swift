@@ -5,6 +5,8 @@
     /// `/health`, `/metrics`, `/openapi.json`, `/invariants`, and the inspector's files.
     struct OperationRoutes {
         let view: StoreView
+        let handle: LogHandle
+        let projectors: [String]
         let readers: WorkerPool
         let metrics: ServerMetrics
 
@@ -22,6 +24,9 @@
             }
             routes.add(.get, "/metrics", scope: .read) { _, _ in
                 if let head = try? await readers.run({ try view.lastPosition() }) { metrics.setHead(head) }
+                if !projectors.isEmpty, let lags = try? await readers.run({ try ProjectorLag.read(projectors, from: handle.log) }) {
+                    for lag in lags { metrics.setProjector(lag) }
+                }
                 return Response(
                     status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
                     body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.text())))

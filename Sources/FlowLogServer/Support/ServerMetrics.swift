@@ -23,6 +23,15 @@
             name("commands", "total", "Commands answered, by outcome (accepted, duplicate, rejected)")
         }
         private static var rejections: MetricNameDescriptor { name("command_rejections", "total", "Rejected commands, by error code") }
+        private static var projectorCheckpoint: MetricNameDescriptor {
+            name("projector_checkpoint", "", "The last position a projector took, by projector (read from the log)")
+        }
+        private static var projectorLagEvents: MetricNameDescriptor {
+            name("projector_lag_events", "", "Events after a projector's checkpoint, by projector")
+        }
+        private static var projectorLagSeconds: MetricNameDescriptor {
+            name("projector_lag", "seconds", "From the oldest event a projector has not taken to the newest, by projector; 0 when caught up")
+        }
         private let appendDuration: DurationHistogram
         private let commitSize: ValueHistogram
         private let head: Gauge
@@ -34,6 +43,7 @@
             var requestCounters: [RequestLabels: Counter] = [:]
             var requestDurations: [String: DurationHistogram] = [:]
             var rejectionCounters: [String: Counter] = [:]
+            var projectorGauges: [String: (checkpoint: Gauge, events: Gauge, seconds: Gauge)] = [:]
         }
 
         private let made = Mutex(Made())
@@ -130,6 +140,23 @@
         }
 
         func setHead(_ position: Int) { head.set(to: Double(position)) }
+
+        /// A projector's checkpoint and how far behind the head it is, set at each scrape.
+        func setProjector(_ lag: ProjectorLag) {
+            let gauges = made.withLock { made in
+                Self.cached(lag.projector, in: &made.projectorGauges) {
+                    let labels = [("projector", lag.projector)]
+                    return (
+                        registry.makeGauge(descriptor: Self.projectorCheckpoint, labels: labels),
+                        registry.makeGauge(descriptor: Self.projectorLagEvents, labels: labels),
+                        registry.makeGauge(descriptor: Self.projectorLagSeconds, labels: labels)
+                    )
+                }
+            }
+            gauges.checkpoint.set(to: Double(lag.checkpoint))
+            gauges.events.set(to: Double(lag.events))
+            gauges.seconds.set(to: lag.seconds)
+        }
         func setSubscribers(_ count: Int) { subscriberCount.set(to: Double(count)) }
         func setSessions(_ count: Int) { sessionCount.set(to: Double(count)) }
 
