@@ -87,11 +87,17 @@ package struct BinaryWriter: ~Copyable {
     /// pages); `verifiedBody(of:)` reads it back.
     package mutating func writeChecksum() { write(withUnsafeBytes { XXHash64.hash($0) }) }
 
+    /// The 8-byte little-endian hash that ends `value` (a checksum `writeChecksum` wrote, a record's
+    /// chain hash), or `nil` when `value` is shorter than one.
+    package static func trailingHash(of value: UnsafeRawBufferPointer) -> UInt64? {
+        guard value.count >= 8 else { return nil }
+        return UInt64(littleEndian: value.loadUnaligned(fromByteOffset: value.count - 8, as: UInt64.self))
+    }
+
     /// The bytes before a value's trailing checksum (as `writeChecksum` wrote it), or `nil` when the
     /// checksum does not match them.
     package static func verifiedBody(of value: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
-        guard value.count >= 8 else { return nil }
-        let stored = UInt64(littleEndian: value.loadUnaligned(fromByteOffset: value.count - 8, as: UInt64.self))
+        guard let stored = trailingHash(of: value) else { return nil }
         let body = UnsafeRawBufferPointer(rebasing: value[0..<value.count - 8])
         return XXHash64.hash(body) == stored ? body : nil
     }

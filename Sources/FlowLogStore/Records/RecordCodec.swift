@@ -136,11 +136,8 @@ public enum RecordCodec {
         XXHash64.hash(UnsafeRawBufferPointer(rebasing: kept[..<saltOffset]), seed: seed(previousHash ^ hash, position: position))
     }
 
-    /// The chain hash stored in a record's last eight bytes, without decoding the rest.
-    package static func storedHash(of bytes: UnsafeRawBufferPointer) -> UInt64? {
-        guard bytes.count >= trailerSize else { return nil }
-        return UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: bytes.count - trailerSize, as: UInt64.self))
-    }
+    /// The chain hash stored in a record's last eight bytes (`trailerSize`), without decoding the rest.
+    package static func storedHash(of bytes: UnsafeRawBufferPointer) -> UInt64? { BinaryWriter.trailingHash(of: bytes) }
 
     /// The layout a stored record is in, from its first byte (`nil`: none this FlowLog reads).
     package static func layout(of bytes: UnsafeRawBufferPointer) -> RecordLayout? {

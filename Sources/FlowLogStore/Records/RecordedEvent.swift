@@ -66,10 +66,7 @@ extension RecordedEvent {
 
     /// This record as `forget` leaves it.
     package var forgotten: RecordedEvent {
-        var record = RecordedEvent(
-            position: position, stream: "", version: version, eventId: eventId, timestamp: timestamp, actor: actor,
-            event: EventKinds.info(of: event).blankEvent)
-        record.isForgotten = true
-        return record
+        RecordedEvent(
+            forgottenAt: position, version: version, eventId: eventId, timestamp: timestamp, actor: actor, kind: EventKinds.info(of: event).kind)
     }
 }
