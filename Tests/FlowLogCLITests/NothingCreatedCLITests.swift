@@ -1,3 +1,5 @@
+import FlowDomain
+import FlowLog
 import FlowLogLMDB
 import FlowLogStore
 import FlowLogTesting
@@ -62,6 +64,24 @@ struct NothingCreatedCLITests {
         // before is written, and answers each only once its write is committed
         #expect(opened.capabilities.deferredCommits?.defersCommit == true)
         #expect(opened.capabilities.predictedAppends == nil, "the wrapper uses the opened log's itself")
+    }
+
+    /// `send`'s look-ahead works from the first line into a log not created yet: every stream is
+    /// empty until the first write creates it, then each is read from the log it created.
+    @Test func theLogCreatedOnFirstAppendReadsAheadBeforeAndAfterItExists() throws {
+        let folder = TemporaryDirectory()
+        let log = try LogCreatedOnFirstAppend(try LogOptions.parse(["--db", folder.child("log")]))
+        let ahead = try #require(log.capabilities.prefetching)
+        // Given no log: each stream is empty, and asking creates nothing
+        let before = try ahead.committedStates(ofStreams: ["a", "b"], slimmingPast: nil)
+        #expect(before.map(\.version) == [0, 0] && before.allSatisfy { $0.state == .initial })
+        #expect(!FileManager.default.fileExists(atPath: folder.child("log")))
+        // When the first write creates it
+        _ = try CommandProcessor(log: log).handle(CommandEnvelope(stream: "a", command: .app(.launched(.init(hasOnboarded: false)))))
+        // Then the states come from the log it created
+        let after = try ahead.committedStates(ofStreams: ["a", "b"], slimmingPast: nil)
+        #expect(after.map(\.version) == [1, 0])
+        #expect(log.capabilities.prefetching is LMDBEventLog)
     }
 
     @Test func aBadLogPathIsStillReportedBeforeAnyLineIsRead() throws {

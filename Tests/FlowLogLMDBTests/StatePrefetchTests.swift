@@ -46,7 +46,7 @@ struct StatePrefetchTests {
             (1...4).map { Self.add("s1", "p\($0)") } + (1...4).map { Self.add("s2", "p\($0)") } + [Self.pay("o3", stream: "s2")]
             + (1...4).map { Self.add("s3", "p\($0)") } + [Self.pay("o99", stream: "s3")]
         let states = prefetcher.states(for: read)
-        #expect(Set(states.keys) == ["s1", "s2", "s3"])
+        #expect(Set(states.streams) == ["s1", "s2", "s3"])
         #expect(states["s1"]?.version == 60)
         #expect(states["s1"]?.state.orders.count == 20)
         #expect(states["s1"]?.state.orders.orders.map(\.orderId) == ["o20"])
@@ -55,7 +55,7 @@ struct StatePrefetchTests {
         #expect(states["s3"]?.state.orders.orders.count == 1)
         #expect(states["s3"]?.state.orders.mayHaveDropped(orderId: "o3") == true)
         // Met before: the processor keeps or loads them from now on.
-        #expect(prefetcher.states(for: [Self.add("s1", "p9")] + (1...4).map { Self.add("s4", "p\($0)") }).keys.sorted() == ["s4"])
+        #expect(prefetcher.states(for: [Self.add("s1", "p9")] + (1...4).map { Self.add("s4", "p\($0)") }).streams.sorted() == ["s4"])
     }
 
     /// `streams` with one order each, written in one commit (a grown log of many small sessions).
@@ -182,7 +182,7 @@ struct StatePrefetchTests {
         let folder = TemporaryDirectory()
         let log = try Self.grownLog(at: folder.child("log"), streams: ["s1", "s2"], orders: 1)
         let prefetcher = try #require(StatePrefetcher(log: log))
-        #expect(prefetcher.states(for: [Self.add("s1", "p1"), Self.add("s2", "p1")]).keys.sorted() == ["s1", "s2"])
+        #expect(prefetcher.states(for: [Self.add("s1", "p1"), Self.add("s2", "p1")]).streams.sorted() == ["s1", "s2"])
         // Once this process may have written them, they are never loaded ahead.
         #expect(prefetcher.states(for: (1...8).map { Self.add("s1", "p\($0)") }).isEmpty)
     }
@@ -342,10 +342,10 @@ struct StatePrefetchTests {
 
 extension StatePrefetcher {
     /// The states loaded ahead for a read of `envelopes`, over all its slices.
-    fileprivate func states(for envelopes: [CommandEnvelope]) -> States {
+    fileprivate func states(for envelopes: [CommandEnvelope]) -> LoadedAhead {
         var read = SendSession.ParsedBatch()
         read.envelopes = envelopes
         read.lineRejections = envelopes.map { _ in nil }
-        return slices(of: read).reduce(into: [:]) { states, slice in states.merge(slice.states) { first, _ in first } }
+        return slices(of: read).reduce(into: LoadedAhead()) { states, slice in states.merge(slice.states) }
     }
 }

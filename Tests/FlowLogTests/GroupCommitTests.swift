@@ -107,9 +107,9 @@ struct GroupCommitTests {
         let commits = Counter()
         let writer = GroupCommitWriter(processor: Self.processor(log), streamsPerCommit: 2) { commit in commits.add(commit.commands) }
         // Two parts of two streams each, then one naming only streams of the one before.
-        _ = writer.submit([Self.add("a"), Self.add("b")], fieldsChecked: false, prefetched: [:], streams: ["a", "b"]) { _ in }
-        _ = writer.submit([Self.add("c"), Self.add("d")], fieldsChecked: false, prefetched: [:], streams: ["c", "d"]) { _ in }
-        _ = writer.submit([Self.add("d"), Self.add("c"), Self.add("c")], fieldsChecked: false, prefetched: [:], streams: ["c", "d"]) { _ in }
+        _ = writer.submit([Self.add("a"), Self.add("b")], fieldsChecked: false, prefetched: LoadedAhead(), streams: ["a", "b"]) { _ in }
+        _ = writer.submit([Self.add("c"), Self.add("d")], fieldsChecked: false, prefetched: LoadedAhead(), streams: ["c", "d"]) { _ in }
+        _ = writer.submit([Self.add("d"), Self.add("c"), Self.add("c")], fieldsChecked: false, prefetched: LoadedAhead(), streams: ["c", "d"]) { _ in }
         writer.finish()
         writer.run()
         #expect(commits.sizes == [2, 5])

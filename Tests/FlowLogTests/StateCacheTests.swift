@@ -39,8 +39,9 @@ struct StateCacheTests {
         #expect(cache.count == 3)
     }
 
-    /// Names of dropped states stay in the cache's table until it is rebuilt: a stream dropped long
-    /// ago, or taken and put back, is found (or not) as if its name had been removed at once.
+    /// A name leaves the cache's table with its state, the names after it moved back: a stream
+    /// dropped long ago, or taken and put back, is found (or not) as it should be, through many
+    /// growths of the table.
     @Test func streamsDroppedLongAgoComeBackAsNew() {
         var cache = StateCache(budget: 3 * StateCache.cost(of: FlowDecider.initialState))
         for index in 0..<5_000 { cache.put((FlowDecider.initialState, index), for: "u\(index)") }

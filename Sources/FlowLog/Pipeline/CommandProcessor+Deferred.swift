@@ -17,13 +17,13 @@ extension CommandProcessor {
     public func handleDeferringCommit(_ batch: [CommandEnvelope], fieldsChecked: Bool = false) throws -> (
         outcomes: [CommandOutcome], commit: any PendingCommit
     ) {
-        try handleDeferringCommit(batch, fieldsChecked: fieldsChecked, prefetched: [:])
+        try handleDeferringCommit(batch, fieldsChecked: fieldsChecked, prefetched: LoadedAhead())
     }
 
     /// `handleDeferringCommit`, with states of the batch's streams loaded ahead (`StatePrefetcher`).
     func handleDeferringCommit(
         _ batch: [CommandEnvelope], fieldsChecked: Bool,
-        prefetched: StatePrefetcher.States
+        prefetched: LoadedAhead
     ) throws -> (outcomes: [CommandOutcome], commit: any PendingCommit) {
         deferredCommits = []
         defer { deferredCommits = nil }

@@ -24,7 +24,7 @@ extension CommandProcessor {
             } else if let ahead = prefetched[stream], !StateUpkeep.holdsAllKeptRows(ahead.state),
                 LogDecider.needsKeptRows(batch[index].command, state: ahead.state)
             {
-                prefetched[stream] = nil
+                prefetched.drop(stream)
             }
         }
     }

@@ -28,7 +28,7 @@ public final class CommandProcessor {
     /// States `send`'s reading thread loaded ahead for the batch being handled (`StatePrefetcher`),
     /// each taken by the first command of its stream that the cache cannot serve.
     /// Internal, not private: CommandProcessor+KeptRows drops slim ones a command needs whole.
-    var prefetched: StatePrefetcher.States = [:]
+    var prefetched = LoadedAhead()
 
     /// `cacheBudget`: about how many bytes of stream states to keep between batches (`StateCache`);
     /// the default holds about 13,000 sessions with ten cart lines each (whatever their orders:
@@ -52,14 +52,14 @@ public final class CommandProcessor {
     /// Handles a batch with one durable write for all of it; the answers are in the batch's order.
     /// `fieldsChecked`: every envelope passed `envelopeViolation` already (on `send`'s reading thread).
     public func handle(_ batch: [CommandEnvelope], fieldsChecked: Bool = false) throws -> [CommandOutcome] {
-        try handle(batch, fieldsChecked: fieldsChecked, prefetched: [:])
+        try handle(batch, fieldsChecked: fieldsChecked, prefetched: LoadedAhead())
     }
 
     /// `handle`, with states of the batch's streams loaded ahead; those left untaken are dropped
     /// with the batch, since this process may write their streams afterwards.
-    func handle(_ batch: [CommandEnvelope], fieldsChecked: Bool, prefetched: StatePrefetcher.States) throws -> [CommandOutcome] {
+    func handle(_ batch: [CommandEnvelope], fieldsChecked: Bool, prefetched: LoadedAhead) throws -> [CommandOutcome] {
         self.prefetched = prefetched
-        defer { self.prefetched = [:] }
+        defer { self.prefetched = LoadedAhead() }
         var outcomes = [CommandOutcome](repeating: Self.undecided, count: batch.count)
         var pending = Array(batch.indices)
         var attempt = 0
@@ -208,7 +208,7 @@ public final class CommandProcessor {
     /// the caller puts it back. One loaded ahead is as good as a cached one, and checked as one.
     private func takeState(of stream: String) throws -> WorkingStream {
         if let cached = cache.take(stream) { return WorkingStream(cached, cached: true) }
-        if !prefetched.isEmpty, let ahead = prefetched.removeValue(forKey: stream) { return WorkingStream(ahead, cached: true) }
+        if !prefetched.isEmpty, let ahead = prefetched.take(stream) { return WorkingStream(ahead, cached: true) }
         return WorkingStream(try load(stream), cached: false)
     }
 

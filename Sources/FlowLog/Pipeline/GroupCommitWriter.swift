@@ -39,7 +39,7 @@ public final class GroupCommitWriter: @unchecked Sendable {
         /// them on its reading thread), so the writer's thread need not check them again.
         var fieldsChecked = false
         /// States of the commands' streams loaded ahead (`StatePrefetcher`), for the processor.
-        var prefetched: StatePrefetcher.States = [:]
+        var prefetched = LoadedAhead()
         /// The streams the commands name, where the caller counted them (`send`'s parts).
         var streams: Set<String>?
         let answer: Answer
@@ -83,7 +83,7 @@ public final class GroupCommitWriter: @unchecked Sendable {
     /// `submit`, with states of the commands' streams that `send`'s reading thread loaded ahead,
     /// and the streams they name where it counted them.
     func submit(
-        _ envelopes: [CommandEnvelope], fieldsChecked: Bool, prefetched: StatePrefetcher.States, streams: Set<String>?,
+        _ envelopes: [CommandEnvelope], fieldsChecked: Bool, prefetched: LoadedAhead, streams: Set<String>?,
         answer: @escaping Answer
     ) -> Bool {
         queue.put(Submission(envelopes: envelopes, fieldsChecked: fieldsChecked, prefetched: prefetched, streams: streams, answer: answer))
@@ -186,10 +186,10 @@ public final class GroupCommitWriter: @unchecked Sendable {
     }
 
     /// The states loaded ahead for a commit's submissions, in one table.
-    private static func prefetched(of submissions: [Submission]) -> StatePrefetcher.States {
+    private static func prefetched(of submissions: [Submission]) -> LoadedAhead {
         if submissions.count == 1 { return submissions[0].prefetched }
-        var states: StatePrefetcher.States = [:]
-        for submission in submissions { states.merge(submission.prefetched) { first, _ in first } }
+        var states = LoadedAhead()
+        for submission in submissions { states.merge(submission.prefetched) }
         return states
     }
 
@@ -198,7 +198,7 @@ public final class GroupCommitWriter: @unchecked Sendable {
     /// ones it was decided against.
     private func handleNow(
         _ submissions: [Submission], _ envelopes: [CommandEnvelope],
-        prefetched: StatePrefetcher.States = [:]
+        prefetched: LoadedAhead = LoadedAhead()
     ) -> Result<[CommandOutcome], any Error> {
         Result { try processor.handle(envelopes, fieldsChecked: submissions.allSatisfy(\.fieldsChecked), prefetched: prefetched) }
     }

@@ -78,7 +78,7 @@ public final class SendSession: @unchecked Sendable {
             do {
                 while try reader.readBatch({ lines in
                     for whole in SendSession.parse(lines).parts(streamsAtMost: streamsPerCommit) {
-                        for (part, states) in prefetcher?.slices(of: whole) ?? [(whole, [:])] {
+                        for (part, states) in prefetcher?.slices(of: whole) ?? [(whole, LoadedAhead())] {
                             guard
                                 writer.submit(
                                     part.envelopes, fieldsChecked: true, prefetched: states, streams: part.streams,

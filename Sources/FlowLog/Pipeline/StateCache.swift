@@ -19,24 +19,28 @@ import FlowLogStore
 struct StateCache {
     typealias Entry = (state: LogDecider.State, version: Int)
 
-    /// A cached state, with what the budget and eviction need; `stamp` 0 marks an empty slot.
+    /// A slot of `slots`: a cached state, with what the budget and eviction need, or none.
     private struct Slot {
         var stream: String
-        var entry: Entry
+        /// The name's hash, kept so that the table grows and drops names without hashing them again.
+        var hash: Int
+        /// `nil`: the slot is empty; releasing a state is setting this, without a placeholder state.
+        var entry: Entry?
         var cost: Int
         var stamp: Int
         var partial: Bool
     }
 
     let budget: Int
-    /// Each stream's slot. A name stays when its state leaves (taken or dropped) and is passed
-    /// over once its slot is empty or holds another stream; the table is rebuilt of the cached
-    /// streams when such names outnumber them. Removing names from a `Dictionary` rehashes the
-    /// names after each, and one command into each of a million new streams (an insertion and an
-    /// eviction each, a take and a put back for every stream of a round) spent a fifth of the
-    /// deciding thread in this table when it held the states and removed names.
-    private var index: [String: Int] = [:]
-    /// States by slot, kept out of `index` so that growing it moves names and numbers only.
+    /// The cached streams' names: an open-addressed table (linear probing) of slot numbers plus
+    /// one, 0 for an empty bucket, at most three quarters full. A name leaves it with its state,
+    /// by shifting the names after it back, which needs their kept hashes, not their strings.
+    /// A `Dictionary` of names rehashed the names after each one removed, or, keeping the names of
+    /// dropped states until a rebuild, grew and was rebuilt again and again: one command into each
+    /// of a million new streams (an insertion and an eviction each, a take and a put back for every
+    /// stream of a round) spent a fifth of the deciding thread in the cache either way.
+    private var table: [Int32] = Array(repeating: 0, count: 64)
+    /// States by slot, kept out of `table` so that growing it moves numbers only.
     private var slots: [Slot] = []
     /// Empty slots, reused before `slots` grows.
     private var free: [Int] = []
@@ -61,14 +65,18 @@ struct StateCache {
     /// How many streams have a state cached.
     var count: Int { slots.count - free.count }
 
-    subscript(stream: String) -> Entry? { slot(of: stream).map { slots[$0].entry } }
+    subscript(stream: String) -> Entry? { find(stream, hash: stream.hashValue).flatMap { slots[$0.slot].entry } }
 
     /// Whether the stream's cached state lacks some of its kept rows, without copying it.
-    func isPartial(_ stream: String) -> Bool { slot(of: stream).map { slots[$0].partial } ?? false }
+    func isPartial(_ stream: String) -> Bool { find(stream, hash: stream.hashValue).map { slots[$0.slot].partial } ?? false }
 
     /// Moves the stream's state out (the caller puts it back when its batch is done).
     mutating func take(_ stream: String) -> Entry? {
-        slot(of: stream).map { release($0) }
+        guard let found = find(stream, hash: stream.hashValue) else { return nil }
+        removeName(at: found.bucket)
+        vacate(found.slot)
+        slots[found.slot].stamp = 0
+        return slots[found.slot].entry.take()
     }
 
     mutating func put(_ entry: Entry, for stream: String) {
@@ -83,27 +91,21 @@ struct StateCache {
             size = Self.cost(of: entry.state)
         }
         let partial = !StateUpkeep.holdsAllKeptRows(entry.state)
-        let filled = Slot(stream: stream, entry: entry, cost: size, stamp: clock, partial: partial)
+        let hash = stream.hashValue
         let slot: Int
-        if let found = index.index(forKey: stream) {
-            let named = index.values[found]
-            if slots[named].stamp > 0, slots[named].stream == stream {
-                slot = named
-                drop(slot)
-            } else {
-                slot = vacantSlot()
-            }
-            index.values[found] = slot
-        } else {
-            slot = vacantSlot()
-            index[stream] = slot
-        }
-        if slot == slots.count {
-            slots.append(filled)
-        } else {
+        if let found = find(stream, hash: hash) {
+            slot = found.slot
+            vacate(slot)
             free.removeLast()
-            slots[slot] = filled
+        } else if let reused = free.popLast() {
+            slot = reused
+            insertName(slot: slot, hash: hash)
+        } else {
+            slot = slots.count
+            slots.append(Slot(stream: "", hash: 0, entry: nil, cost: 0, stamp: 0, partial: false))
+            insertName(slot: slot, hash: hash)
         }
+        slots[slot] = Slot(stream: stream, hash: hash, entry: entry, cost: size, stamp: clock, partial: partial)
         cost += size
         if partial { partialCount += 1 }
         recency.append((slot, clock))
@@ -117,7 +119,6 @@ struct StateCache {
             recency.removeFirst(oldest)
             oldest = 0
         }
-        if index.count > 2 * count + 1_024 { rebuildIndex() }
     }
 
     mutating func remove(_ stream: String) {
@@ -125,36 +126,72 @@ struct StateCache {
     }
 
     /// What a state costs the budget: its estimated size and what the cache spends to hold it (its
-    /// slot, its name in `index` and `recency`, the dictionary's spare room). Without the latter, new
-    /// sessions of a few hundred bytes of state each filled the budget with far more states than it
-    /// meant to hold, and what the cache spent on them, uncounted, raised a `send`'s peak memory;
-    /// long sessions, whose states run to kilobytes, hardly notice it.
+    /// slot, its name in `table` and `recency`, spare room). Without the latter, new sessions of a
+    /// few hundred bytes of state each filled the budget with far more states than it meant to
+    /// hold, and what the cache spent on them, uncounted, raised a `send`'s peak memory; long
+    /// sessions, whose states run to kilobytes, hardly notice it.
     static func cost(of state: LogDecider.State) -> Int { StateUpkeep.estimatedCost(of: state) + 256 }
 
-    /// The slot holding the stream's state, if one does.
-    private func slot(of stream: String) -> Int? {
-        guard let slot = index[stream], slots[slot].stamp > 0, slots[slot].stream == stream else { return nil }
-        return slot
+    /// The bucket naming the stream and the slot holding its state, if one does.
+    private func find(_ stream: String, hash: Int) -> (bucket: Int, slot: Int)? {
+        let mask = table.count - 1
+        var bucket = hash & mask
+        while table[bucket] != 0 {
+            let slot = Int(table[bucket]) - 1
+            if slots[slot].hash == hash, slots[slot].stream == stream { return (bucket, slot) }
+            bucket = (bucket + 1) & mask
+        }
+        return nil
     }
 
-    /// The slot the next state goes to: the last one emptied (`put` takes it off `free`), or a new one.
-    private func vacantSlot() -> Int { free.last ?? slots.count }
-
-    /// Empties a slot: its state moves out of the cache and its totals; the name stays in `index`.
-    private mutating func release(_ slot: Int) -> Entry {
-        vacate(slot)
-        var gone = Slot(stream: "", entry: (LogDecider.initialState, 0), cost: 0, stamp: 0, partial: false)
-        swap(&gone, &slots[slot])
-        return gone.entry
+    private mutating func insertName(slot: Int, hash: Int) {
+        if (count + 1) * 4 > table.count * 3 { grow() }
+        let mask = table.count - 1
+        var bucket = hash & mask
+        while table[bucket] != 0 { bucket = (bucket + 1) & mask }
+        table[bucket] = Int32(slot + 1)
     }
 
-    /// `release` for a state nobody wants back (evicted, or replaced): released in place, where
-    /// `release` copied it out first. A million new sessions evict a million states.
+    /// Empties a bucket, moving back each name after it that may not stay past the gap (linear
+    /// probing's deletion), so that every lookup still meets its name before an empty bucket.
+    private mutating func removeName(at bucket: Int) {
+        let mask = table.count - 1
+        var gap = bucket
+        var next = (gap + 1) & mask
+        while table[next] != 0 {
+            let home = slots[Int(table[next]) - 1].hash & mask
+            // Moves back unless its home lies cyclically in (gap, next].
+            if (next - home) & mask >= (next - gap) & mask {
+                table[gap] = table[next]
+                gap = next
+            }
+            next = (next + 1) & mask
+        }
+        table[gap] = 0
+    }
+
+    /// Twice the buckets, the names placed again by their kept hashes.
+    private mutating func grow() {
+        let mask = table.count * 2 - 1
+        var grown = [Int32](repeating: 0, count: table.count * 2)
+        for slot in slots.indices where slots[slot].stamp > 0 {
+            var bucket = slots[slot].hash & mask
+            while grown[bucket] != 0 { bucket = (bucket + 1) & mask }
+            grown[bucket] = Int32(slot + 1)
+        }
+        table = grown
+    }
+
+    /// `take` for a state nobody wants back (evicted): released in place. A million new sessions
+    /// evict a million states.
     private mutating func drop(_ slot: Int) {
+        let mask = table.count - 1
+        var bucket = slots[slot].hash & mask
+        while Int(table[bucket]) != slot + 1 { bucket = (bucket + 1) & mask }
+        removeName(at: bucket)
         vacate(slot)
         slots[slot].stamp = 0
-        slots[slot].stream = ""
-        slots[slot].entry.state = LogDecider.initialState
+        slots[slot].entry = nil
     }
 
     /// Takes a slot's state out of the totals and offers the slot for reuse.
@@ -162,13 +199,5 @@ struct StateCache {
         cost -= slots[slot].cost
         if slots[slot].partial { partialCount -= 1 }
         free.append(slot)
-    }
-
-    /// `index` of the cached streams only.
-    private mutating func rebuildIndex() {
-        var rebuilt: [String: Int] = [:]
-        rebuilt.reserveCapacity(count)
-        for slot in slots.indices where slots[slot].stamp > 0 { rebuilt[slots[slot].stream] = slot }
-        index = rebuilt
     }
 }

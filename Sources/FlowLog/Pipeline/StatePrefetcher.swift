@@ -19,7 +19,6 @@ import FlowLogStore
 /// it is committed by then, and the cache, which the processor asks first, or the append's
 /// version check, would catch anything else.
 final class StatePrefetcher {
-    typealias States = [String: (state: LogDecider.State, version: Int)]
 
     private let source: any StatePrefetching
     /// Whether the processor's cache keeps long histories without their older kept rows
@@ -50,7 +49,7 @@ final class StatePrefetcher {
     /// part itself, with its states, when it holds fewer than `statesPerSlice` states of streams
     /// with events. The streams are looked up `statesPerSlice` at a time, and a slice ends after
     /// the lookup that brings its states with events to `statesPerSlice` or more.
-    func slices(of part: SendSession.ParsedBatch) -> [(batch: SendSession.ParsedBatch, states: States)] {
+    func slices(of part: SendSession.ParsedBatch) -> [(batch: SendSession.ParsedBatch, states: LoadedAhead)] {
         /// The streams met first, `statesPerSlice` a lookup, each lookup with the envelope that meets its first.
         var lookups: [(start: Int, streams: [String])] = []
         var previous: String?
@@ -62,7 +61,7 @@ final class StatePrefetcher {
             if lookups.isEmpty || lookups[lookups.count - 1].streams.count == Self.statesPerSlice { lookups.append((index, [])) }
             lookups[lookups.count - 1].streams.append(stream)
         }
-        var slices: [States] = [[:]]
+        var slices: [LoadedAhead] = [LoadedAhead()]
         /// Where each slice after the first begins: its first envelope.
         var cuts: [Int] = []
         var held = 0
@@ -70,7 +69,7 @@ final class StatePrefetcher {
         for lookup in lookups {
             if held >= Self.statesPerSlice {
                 cuts.append(lookup.start)
-                slices.append([:])
+                slices.append(LoadedAhead())
                 held = 0
             }
             // Into the slice's table as they come: merging a lookup's table into it copied every state.
@@ -84,16 +83,19 @@ final class StatePrefetcher {
     /// added to `states`; none when the read fails (the writer then loads them itself, and reports
     /// what it finds). `rowReaders`: `commandsThatMayNeedKeptRows(envelopes)`, where states are
     /// slimmed. Returns how many of them have events.
-    private func load(_ fresh: [String], for envelopes: [CommandEnvelope], rowReaders: [String: [Int]], into states: inout States) -> Int {
+    private func load(_ fresh: [String], for envelopes: [CommandEnvelope], rowReaders: [String: [Int]], into states: inout LoadedAhead) -> Int {
         guard !fresh.isEmpty,
             let loaded = try? source.committedStates(ofStreams: fresh, slimmingPast: slims ? StateUpkeep.rowsKeptWhole : nil)
         else { return 0 }
-        states.reserveCapacity(states.count + fresh.count)
         var withEvents = 0
         /// Streams read slim that a command of the read needs whole: read again, whole.
         var wanted: [String] = []
         for (stream, (state, version)) in zip(fresh, loaded) {
-            if version > 0 { withEvents += 1 }
+            guard version > 0 else {
+                states.addEmpty(stream)
+                continue
+            }
+            withEvents += 1
             var value = state.value
             if slims, StateUpkeep.isSlimmedForCache(value) {
                 // A head's rows come slim, with the rows of the events after it; a snapshot's (a
@@ -109,10 +111,10 @@ final class StatePrefetcher {
                     continue
                 }
             }
-            states[stream] = CommandProcessor.readied((value, version))
+            states.add(CommandProcessor.readied((value, version)), for: stream)
         }
         if !wanted.isEmpty, let reread = try? source.committedStates(ofStreams: wanted, slimmingPast: nil) {
-            for (stream, (state, version)) in zip(wanted, reread) { states[stream] = CommandProcessor.readied((state.value, version)) }
+            for (stream, (state, version)) in zip(wanted, reread) { states.add(CommandProcessor.readied((state.value, version)), for: stream) }
         }
         return withEvents
     }
@@ -124,6 +126,51 @@ final class StatePrefetcher {
             commands[envelopes[index].stream, default: []].append(index)
         }
         return commands
+    }
+}
+
+/// What the look-ahead hands over with a read: the states of the streams that have events, and
+/// apart, the names of those that have none, whose state is the initial one, made when a command
+/// takes it. A read of new sessions is one commit's worth of streams without events; carried as
+/// states, the reads queued for the writer held 8,192 of them, and a `send` into a new log went
+/// 16 MB further; a name costs the set a few bytes (a short one none beyond its slot).
+struct LoadedAhead {
+    typealias Entry = (state: LogDecider.State, version: Int)
+
+    private var states: [String: Entry] = [:]
+    private var empty: Set<String> = []
+
+    var isEmpty: Bool { states.isEmpty && empty.isEmpty }
+    /// How many streams it holds, with events or without.
+    var count: Int { states.count + empty.count }
+    /// The streams it holds.
+    var streams: [String] { Array(states.keys) + Array(empty) }
+
+    subscript(stream: String) -> Entry? {
+        states[stream] ?? (empty.contains(stream) ? (LogDecider.initialState, 0) : nil)
+    }
+
+    mutating func add(_ entry: Entry, for stream: String) { states[stream] = entry }
+
+    /// A stream the log holds no events of.
+    mutating func addEmpty(_ stream: String) { empty.insert(stream) }
+
+    /// Moves the stream's state out: it is handed over once.
+    mutating func take(_ stream: String) -> Entry? {
+        if let entry = states.removeValue(forKey: stream) { return entry }
+        return empty.remove(stream).map { _ in (LogDecider.initialState, 0) }
+    }
+
+    /// Forgets a stream's state (one a command needs whole, where it came slim).
+    mutating func drop(_ stream: String) {
+        states[stream] = nil
+        empty.remove(stream)
+    }
+
+    /// The streams of both; where both hold a stream, this one's state.
+    mutating func merge(_ other: LoadedAhead) {
+        states.merge(other.states) { first, _ in first }
+        for stream in other.empty where states[stream] == nil { empty.insert(stream) }
     }
 }
 

@@ -3,6 +3,7 @@ import FlowLog
 import FlowLogBasics
 import FlowLogStore
 import FlowLogSystem
+import Synchronization
 
 /// The log a writing command (`send`, a typed command) appends to, created only when its first
 /// event is appended: a command the rules reject, or input with nothing to accept, leaves no log
@@ -17,9 +18,20 @@ import FlowLogSystem
 /// `send` then held a copy of the stream's state for every command until the commit: commands that
 /// filled carts with many lines took it well past its memory bound, and took longer than once the
 /// interval was known.
-final class LogCreatedOnFirstAppend: EventLog, StreamBatchReading, DeferredCommitAppending, SnapshotStore {
+final class LogCreatedOnFirstAppend: EventLog, StreamBatchReading, DeferredCommitAppending, SnapshotStore, StatePrefetching {
     private let options: LogOptions
-    private var opened: (any LogStore)?
+    private var opened: (any LogStore)? {
+        didSet {
+            let reading = opened?.capabilities.prefetching.map(ReadingBesideWriter.init)
+            openedReading.withLock { $0 = reading }
+        }
+    }
+    /// The opened log's reads beside its writer, for `send`'s reading thread, which looks ahead
+    /// while the writer's thread creates the log (`committedStates`).
+    private let openedReading = Mutex<ReadingBesideWriter?>(nil)
+    /// Whether the log was not there when this began and will be an embedded one: until it is
+    /// created every stream is empty, and `send` looks ahead from the start.
+    private var createsEmbeddedLog = false
     /// The writes handed to a thread of their own, for an opened log that can check a prediction.
     private var appender: BackgroundAppender?
     let location: String
@@ -35,6 +47,7 @@ final class LogCreatedOnFirstAppend: EventLog, StreamBatchReading, DeferredCommi
         do {
             opened = try Composition.openMappedLarge(options, access: .readWrite)
         } catch FlowLogError.notFound {
+            createsEmbeddedLog = true
             // Nothing there yet (or an empty folder): what creating it will need is checked now.
             let parent = Self.parentFolder(of: options.logPath)
             var info = stat()
@@ -81,7 +94,8 @@ final class LogCreatedOnFirstAppend: EventLog, StreamBatchReading, DeferredCommi
             snapshots: self, batchReading: opened?.capabilities.batchReading == nil ? nil : self, deferredCommits: self,
             following: opened?.capabilities.following, backup: opened?.capabilities.backup,
             forgetting: opened?.capabilities.forgetting, keptRowRepair: opened?.capabilities.keptRowRepair,
-            predictedAppends: nil, prefetching: opened?.capabilities.prefetching, eventIds: opened?.capabilities.eventIds,
+            predictedAppends: nil, prefetching: opened == nil && createsEmbeddedLog ? self : opened?.capabilities.prefetching,
+            eventIds: opened?.capabilities.eventIds,
             newestLogSchema: opened?.capabilities.newestLogSchema ?? LogSettings.newestLogSchema,
             keepsRowsApart: opened?.capabilities.keepsRowsApart ?? false)
     }
@@ -162,12 +176,25 @@ final class LogCreatedOnFirstAppend: EventLog, StreamBatchReading, DeferredCommi
         return Dictionary(try streams.map { ($0, try streamState(ofStream: $0, throughPosition: nil)) }, uniquingKeysWith: { first, _ in first })
     }
 
+    /// The opened log's committed states, or, before it is created, every stream's initial one: a
+    /// new log's sessions are all new, and loading each on the writer's thread, one read
+    /// transaction a stream once the log was there, took a fifth of a `send` into new sessions.
+    func committedStates(ofStreams streams: [String], slimmingPast: Int?) throws -> [(state: StreamState, version: Int)] {
+        if let reading = openedReading.withLock({ $0 }) { return try reading.log.committedStates(ofStreams: streams, slimmingPast: slimmingPast) }
+        return streams.map { _ in (StreamState.initial, 0) }
+    }
+
     func receipts(of commands: [(stream: String, commandId: String)]) throws -> [String: [String: CommandReceipt]] {
         appender?.settle(streams: commands.lazy.map(\.stream))
         if let reader = opened?.capabilities.batchReading { return try reader.receipts(of: commands) }
         var receipts: [String: [String: CommandReceipt]] = [:]
         for (stream, id) in commands { receipts[stream, default: [:]][id] = try receipt(stream: stream, commandId: id) }
         return receipts
+    }
+
+    /// A log's reads beside its writer may come from any thread (`StatePrefetching`).
+    private struct ReadingBesideWriter: @unchecked Sendable {
+        let log: any StatePrefetching
     }
 
     private static func parentFolder(of path: String) -> String {
