@@ -109,7 +109,8 @@ struct GroupCommitTests {
         // Two parts of two streams each, then one naming only streams of the one before.
         _ = writer.submit([Self.add("a"), Self.add("b")], fieldsChecked: false, prefetched: LoadedAhead(), streams: ["a", "b"]) { _ in }
         _ = writer.submit([Self.add("c"), Self.add("d")], fieldsChecked: false, prefetched: LoadedAhead(), streams: ["c", "d"]) { _ in }
-        _ = writer.submit([Self.add("d"), Self.add("c"), Self.add("c")], fieldsChecked: false, prefetched: LoadedAhead(), streams: ["c", "d"]) { _ in }
+        _ = writer.submit([Self.add("d"), Self.add("c"), Self.add("c")], fieldsChecked: false, prefetched: LoadedAhead(), streams: ["c", "d"]) { _ in
+        }
         writer.finish()
         writer.run()
         #expect(commits.sizes == [2, 5])
