@@ -56,6 +56,37 @@ struct StateCacheTests {
         #expect(cache.count == 2 && cache["u4998"]?.version == 4_998 && cache["u4999"] == nil && cache.cost <= cache.budget)
     }
 
+    /// Random puts, takes and removes over more names than the cache holds, its table growing and
+    /// names leaving it all along: a name is found with the version last put for it or not at all,
+    /// never after it was taken, and the cache holds as many states as names it finds.
+    @Test(arguments: [UInt64(7), 8, 9])
+    func everyNameIsFoundWithItsLastStateOrNotAtAll(seed: UInt64) {
+        var rng = SplitMix64(seed: seed)
+        var cache = StateCache(budget: 40 * StateCache.cost(of: FlowDecider.initialState))
+        let names = (0..<300).map { "stream-\($0)" }
+        var last: [String: Int] = [:]
+        for step in 1...20_000 {
+            let name = names.randomElement(using: &rng)!
+            switch Int.random(in: 0..<10, using: &rng) {
+            case 0..<6:
+                cache.put((FlowDecider.initialState, step), for: name)
+                last[name] = step
+            case 6..<9:
+                #expect(cache.take(name).map { $0.version == last[name] } ?? true)
+                last[name] = nil
+            default:
+                cache.remove(name)
+                last[name] = nil
+            }
+            if step % 500 == 0 {
+                let found = names.filter { cache[$0] != nil }
+                #expect(found.count == cache.count)
+                #expect(found.allSatisfy { cache[$0]?.version == last[$0] })
+                #expect(cache.count <= 40 && cache.cost <= cache.budget)
+            }
+        }
+    }
+
     @Test func aStateThatFitsWholeIsKeptWhole() {
         var cache = StateCache(budget: 1 << 20)
         cache.keepsLatestRowOnly = true

@@ -55,8 +55,8 @@ public final class CommandProcessor {
         try handle(batch, fieldsChecked: fieldsChecked, prefetched: LoadedAhead())
     }
 
-    /// `handle`, with states of the batch's streams loaded ahead; those left untaken are dropped
-    /// with the batch, since this process may write their streams afterwards.
+    /// `handle`, with states of the batch's streams loaded ahead, for its first round: a round
+    /// after it decides again the commands of streams the log moved, whose states it loads.
     func handle(_ batch: [CommandEnvelope], fieldsChecked: Bool, prefetched: LoadedAhead) throws -> [CommandOutcome] {
         self.prefetched = prefetched
         defer { self.prefetched = LoadedAhead() }
@@ -69,6 +69,7 @@ public final class CommandProcessor {
             pending = try decideAndAppend(
                 batch, indices: pending, into: &outcomes, finalAttempt: attempt >= maximumRetries,
                 fieldsChecked: fieldsChecked, checked: &checked)
+            if !self.prefetched.isEmpty { self.prefetched = LoadedAhead() }
             if !pending.isEmpty { Self.backOff(attempt) }
         }
         assert(!outcomes.contains(where: Self.isUndecided), "every command of a handled batch has its answer")

@@ -22,7 +22,7 @@ struct StateCache {
     /// A slot of `slots`: a cached state, with what the budget and eviction need, or none.
     private struct Slot {
         var stream: String
-        /// The name's hash, kept so that the table grows and drops names without hashing them again.
+        /// The name's hash: where the search for its bucket begins when the state is dropped.
         var hash: Int
         /// `nil`: the slot is empty; releasing a state is setting this, without a placeholder state.
         var entry: Entry?
@@ -32,14 +32,15 @@ struct StateCache {
     }
 
     let budget: Int
-    /// The cached streams' names: an open-addressed table (linear probing) of slot numbers plus
-    /// one, 0 for an empty bucket, at most three quarters full. A name leaves it with its state,
-    /// by shifting the names after it back, which needs their kept hashes, not their strings.
+    /// The cached streams' names: an open-addressed table (linear probing), at most three quarters
+    /// full, each bucket the low 32 bits of a name's hash above its slot's number plus one (0: an
+    /// empty bucket), so that a probe compares hashes without reading the slots, and a name leaves
+    /// with its state by shifting the names after it back, without hashing them again.
     /// A `Dictionary` of names rehashed the names after each one removed, or, keeping the names of
     /// dropped states until a rebuild, grew and was rebuilt again and again: one command into each
     /// of a million new streams (an insertion and an eviction each, a take and a put back for every
     /// stream of a round) spent a fifth of the deciding thread in the cache either way.
-    private var table: [Int32] = Array(repeating: 0, count: 64)
+    private var table: [UInt64] = Array(repeating: 0, count: 64)
     /// States by slot, kept out of `table` so that growing it moves numbers only.
     private var slots: [Slot] = []
     /// Empty slots, reused before `slots` grows.
@@ -135,21 +136,27 @@ struct StateCache {
     /// The bucket naming the stream and the slot holding its state, if one does.
     private func find(_ stream: String, hash: Int) -> (bucket: Int, slot: Int)? {
         let mask = table.count - 1
+        let tag = Self.tag(hash)
         var bucket = hash & mask
         while table[bucket] != 0 {
-            let slot = Int(table[bucket]) - 1
-            if slots[slot].hash == hash, slots[slot].stream == stream { return (bucket, slot) }
+            if table[bucket] >> 32 == tag {
+                let slot = Int(truncatingIfNeeded: table[bucket] & 0xFFFF_FFFF) - 1
+                if slots[slot].stream == stream { return (bucket, slot) }
+            }
             bucket = (bucket + 1) & mask
         }
         return nil
     }
+
+    /// The part of a hash a bucket keeps: its low 32 bits, which hold every bucket number's.
+    private static func tag(_ hash: Int) -> UInt64 { UInt64(truncatingIfNeeded: hash) & 0xFFFF_FFFF }
 
     private mutating func insertName(slot: Int, hash: Int) {
         if (count + 1) * 4 > table.count * 3 { grow() }
         let mask = table.count - 1
         var bucket = hash & mask
         while table[bucket] != 0 { bucket = (bucket + 1) & mask }
-        table[bucket] = Int32(slot + 1)
+        table[bucket] = Self.tag(hash) << 32 | UInt64(slot + 1)
     }
 
     /// Empties a bucket, moving back each name after it that may not stay past the gap (linear
@@ -159,7 +166,7 @@ struct StateCache {
         var gap = bucket
         var next = (gap + 1) & mask
         while table[next] != 0 {
-            let home = slots[Int(table[next]) - 1].hash & mask
+            let home = Int(truncatingIfNeeded: table[next] >> 32) & mask
             // Moves back unless its home lies cyclically in (gap, next].
             if (next - home) & mask >= (next - gap) & mask {
                 table[gap] = table[next]
@@ -170,14 +177,14 @@ struct StateCache {
         table[gap] = 0
     }
 
-    /// Twice the buckets, the names placed again by their kept hashes.
+    /// Twice the buckets, the names placed again by the hashes they keep.
     private mutating func grow() {
         let mask = table.count * 2 - 1
-        var grown = [Int32](repeating: 0, count: table.count * 2)
-        for slot in slots.indices where slots[slot].stamp > 0 {
-            var bucket = slots[slot].hash & mask
+        var grown = [UInt64](repeating: 0, count: table.count * 2)
+        for name in table where name != 0 {
+            var bucket = Int(truncatingIfNeeded: name >> 32) & mask
             while grown[bucket] != 0 { bucket = (bucket + 1) & mask }
-            grown[bucket] = Int32(slot + 1)
+            grown[bucket] = name
         }
         table = grown
     }
@@ -187,7 +194,7 @@ struct StateCache {
     private mutating func drop(_ slot: Int) {
         let mask = table.count - 1
         var bucket = slots[slot].hash & mask
-        while Int(table[bucket]) != slot + 1 { bucket = (bucket + 1) & mask }
+        while table[bucket] & 0xFFFF_FFFF != UInt64(slot + 1) { bucket = (bucket + 1) & mask }
         removeName(at: bucket)
         vacate(slot)
         slots[slot].stamp = 0

@@ -155,10 +155,12 @@ struct LoadedAhead {
     /// A stream the log holds no events of.
     mutating func addEmpty(_ stream: String) { empty.insert(stream) }
 
-    /// Moves the stream's state out: it is handed over once.
+    /// Moves the stream's state out, so that deciding changes it in place. A stream without events
+    /// stays named: the processor takes each stream once a round, and keeps what it loaded ahead
+    /// for the first round only (`CommandProcessor.handle`).
     mutating func take(_ stream: String) -> Entry? {
         if let entry = states.removeValue(forKey: stream) { return entry }
-        return empty.remove(stream).map { _ in (LogDecider.initialState, 0) }
+        return empty.contains(stream) ? (LogDecider.initialState, 0) : nil
     }
 
     /// Forgets a stream's state (one a command needs whole, where it came slim).
