@@ -14,7 +14,7 @@ import FlowLogStore
 extension CommandProcessor {
     /// The streams among `suspects` whose log version is not the one their cached state had; each
     /// is checked at most once per `handle` (`checked`).
-    func staleStreams(_ suspects: Set<String>, working: [String: WorkingStream], checked: inout Set<String>) throws -> Set<String> {
+    func staleStreams(_ suspects: Set<String>, working: WorkingStreams, checked: inout Set<String>) throws -> Set<String> {
         guard !suspects.isEmpty else { return [] }
         checked.formUnion(suspects)
         let versions = try log.currentVersions(of: Array(suspects))
@@ -23,19 +23,18 @@ extension CommandProcessor {
 
     /// The states of the round's streams that are not cached, read together where the log can
     /// (`StreamBatchReading`); an embedded log leaves them to be loaded one by one as they come.
-    func preload(_ batch: [CommandEnvelope], indices: [Int]) throws -> [String: WorkingStream] {
-        guard let reader = log.capabilities.batchReading else { return [:] }
+    func preload(_ batch: [CommandEnvelope], indices: [Int], capacity: Int) throws -> WorkingStreams {
+        var working = WorkingStreams(capacity: capacity)
+        guard let reader = log.capabilities.batchReading else { return working }
         var missing: [String] = []
         var seen: Set<String> = []
         for index in indices {
             let stream = batch[index].stream
             if cache[stream] == nil, Identifier.isValid(stream), seen.insert(stream).inserted { missing.append(stream) }
         }
-        guard missing.count > 1 else { return [:] }
-        var working: [String: WorkingStream] = [:]
-        working.reserveCapacity(missing.count)
+        guard missing.count > 1 else { return working }
         for (stream, loaded) in try reader.states(ofStreams: missing) {
-            working[stream] = WorkingStream(Self.readied(loaded), cached: false)
+            _ = working.add(stream, WorkingStream(Self.readied(loaded), cached: false))
         }
         return working
     }

@@ -116,24 +116,6 @@ public final class CommandProcessor {
         return loaded
     }
 
-    /// A stream's state as a batch changes it, whether the batch holds a request for it yet, and
-    /// whether it came from the cache (so may be behind the log: CommandProcessor+Staleness).
-    struct WorkingStream {
-        var state: LogDecider.State
-        var version: Int
-        var requested = false
-        let cached: Bool
-        /// The version before this round's commands: the one the log is checked against.
-        let loadedVersion: Int
-
-        init(_ loaded: (state: LogDecider.State, version: Int), cached: Bool) {
-            state = loaded.state
-            version = loaded.version
-            loadedVersion = loaded.version
-            self.cached = cached
-        }
-    }
-
     /// The version and state checks of one command against its stream's working state; on success the
     /// working state moves past the command's events, and its request and events are appended to
     /// `requests` and `decided` (there, not returned: a request handed back in an enum was copied
@@ -227,10 +209,9 @@ public final class CommandProcessor {
             context: DecisionContext(defaultCurrency: current.defaultCurrency), admitsEveryEvent: current.admitsEveryEvent,
             snapshotInterval: snapshotInterval)
         dropStatesMissingRows(batch, indices: indices)
-        var working = try preload(batch, indices: indices)
         // Room for as many streams as a commit of `send` names: growing it moved every state in it,
         // a dozen times in a round of new sessions.
-        working.reserveCapacity(min(indices.count, AppendRules.streamsPerCommit))
+        var working = try preload(batch, indices: indices, capacity: min(indices.count, AppendRules.streamsPerCommit))
         let knownReceipts = try prefetchReceipts(batch, indices: indices)
         /// Per stream, the command ids accepted earlier in this batch, and the request that carries each.
         var idsInBatch: [String: [String: Int]] = [:]
@@ -248,10 +229,9 @@ public final class CommandProcessor {
         requestEvents.reserveCapacity(indices.count)
         /// Commands rejected against a state that came from the cache: the answer waits for `staleStreams`.
         var cachedRejections: [(index: Int, stream: String)] = []
-        /// The stream of the command before and its slot in `working`: a session's commands come in
-        /// a row, and comparing a name costs less than hashing it. Valid until `working` takes a
-        /// new stream, which is always another stream than this one.
-        var previous: (stream: String, slot: Dictionary<String, WorkingStream>.Index)?
+        /// The stream of the command before and its place in `working`: a session's commands come
+        /// in a row, and comparing a name costs less than hashing it.
+        var previous: (stream: String, slot: Int)?
         for index in indices {
             let envelope = batch[index]
             if !fieldsChecked, let rejection = Self.envelopeViolation(envelope) {
@@ -274,24 +254,23 @@ public final class CommandProcessor {
                 }
             }
             // One lookup of the stream per command: its working state is changed in place, by index.
-            let slot: Dictionary<String, WorkingStream>.Index
+            let slot: Int
             if let previous, previous.stream == envelope.stream {
                 slot = previous.slot
-            } else if let found = working.index(forKey: envelope.stream) {
+            } else if let found = working.position(of: envelope.stream) {
                 slot = found
             } else {
                 // Moved out of the cache while the batch changes it, so evolving it never copies its arrays.
-                working[envelope.stream] = try takeState(of: envelope.stream)
-                slot = working.index(forKey: envelope.stream)!
+                slot = working.add(envelope.stream, try takeState(of: envelope.stream))
             }
             previous = (envelope.stream, slot)
             let requestNumber = requests.count
             if let rejection = decide(
-                envelope, against: &working.values[slot], fingerprint: fingerprint, round: round,
+                envelope, against: &working[slot], fingerprint: fingerprint, round: round,
                 into: &requests, decided: &requestEvents)
             {
                 outcomes[index] = .rejected(stream: envelope.stream, rejection)
-                if working.values[slot].cached, !checked.contains(envelope.stream) { cachedRejections.append((index, envelope.stream)) }
+                if working[slot].cached, !checked.contains(envelope.stream) { cachedRejections.append((index, envelope.stream)) }
             } else {
                 if let id = envelope.commandId { idsInBatch[envelope.stream, default: [:]][id] = requestNumber }
                 requestOwners.append(index)
@@ -306,7 +285,7 @@ public final class CommandProcessor {
             outcomes[index] = Self.undecided
             retry.append(index)
         }
-        for stream in stale { working[stream] = nil }
+        for stream in stale { working.remove(stream) }
         let sent = stale.isEmpty ? Array(requests.indices) : requests.indices.filter { !stale.contains(requests[$0].stream) }
         if sent.count < requests.count {
             for offset in requests.indices where stale.contains(requests[offset].stream) { retry.append(requestOwners[offset]) }
@@ -356,8 +335,8 @@ public final class CommandProcessor {
                 retry.append(conflict.index)
             }
         }
-        for (stream, state) in working where movedStreams.isEmpty || !movedStreams.contains(stream) {
-            cache.put((state.state, state.version), for: stream)
+        working.drain { stream, state in
+            if movedStreams.isEmpty || !movedStreams.contains(stream) { cache.put((state.state, state.version), for: stream) }
         }
         // Stale streams are out of the cache already: taken out for this round, never put back.
         for stream in movedStreams { cache.remove(stream) }

@@ -38,15 +38,18 @@ public struct StreamBudget {
         return true
     }
 
-    /// `admits` for one name, without gathering.
+    /// `admits` for one name, without gathering. A name is hashed once: inserted where one more
+    /// would fit, looked up where it would not.
     public mutating func admits(_ name: String) -> Bool {
         if name == last { return true }
-        if streams.contains(name) {
-            last = name
-            return true
+        if fits(adding: 1) {
+            // Room for a whole commit's streams from the first (a commit of new sessions grew the
+            // set a dozen times, rehashing every name each time).
+            if streams.isEmpty { streams.reserveCapacity(min(limit, 4_096)) }
+            streams.insert(name)
+        } else if !streams.contains(name) {
+            return false
         }
-        if !fits(adding: 1) { return false }
-        streams.insert(name)
         last = name
         return true
     }
