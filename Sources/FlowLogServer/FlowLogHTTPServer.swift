@@ -34,6 +34,10 @@
             /// The projectors whose checkpoints `/metrics` reports (`flowlog projections status`'s
             /// list): read from the log at each scrape, so the figures are true whichever process runs them.
             public var projectors: [String] = []
+            /// The trackers' delivery counters (messages delivered, retried, dead-lettered), read at
+            /// each scrape of `/metrics` on a reader thread: a tracker delivers in its runner's
+            /// process and records what it did beside its dead letters.
+            public var deliveries: @Sendable () -> [TrackerDeliveries] = { [] }
 
             public init(
                 host: String, port: Int, tokens: TokenFile?, corsOrigins: [String] = [], limits: ServerLimits = ServerLimits(),

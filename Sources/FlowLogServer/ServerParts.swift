@@ -48,7 +48,9 @@
                     exports: ExportSlots(capacity: options.limits.exports), logger: logger
                 ).register(routes)
                 SessionRoutes(sessions: sessions, readers: readers, limits: options.limits).register(routes)
-                OperationRoutes(view: view, handle: handle, projectors: options.projectors, readers: readers, metrics: metrics).register(routes)
+                OperationRoutes(
+                    view: view, handle: handle, projectors: options.projectors, deliveries: options.deliveries, readers: readers, metrics: metrics
+                ).register(routes)
 
                 let timeout = options.limits.requestTimeout.components
                 let deadline = TimeAmount.nanoseconds(timeout.seconds * 1_000_000_000 + timeout.attoseconds / 1_000_000_000)

@@ -23,6 +23,7 @@
         /// play the demo). `tokenFile` and `corsOrigins` are `--token-file` and `--cors-origin`.
         static func test(
             tokenFile: String? = nil, corsOrigins: [String] = [], erasureKey: [UInt8]? = nil, projectors: [String] = [],
+            deliveries: @escaping @Sendable () -> [TrackerDeliveries] = { [] },
             prepare: (String) throws -> Void = { _ in },
             _ test: @Sendable (ServedInProcess) async throws -> Void
         ) async throws {
@@ -37,6 +38,7 @@
             ) { _ in }
             options.erasureKey = erasureKey
             options.projectors = projectors
+            options.deliveries = deliveries
             let lines = LogLines()
             var parts = try FlowLogHTTPServer.Parts(log: log, options: options, logger: FlowLogHTTPServer.logger { lines.append($0) })
             // The test framework runs the application's services and shuts them down gracefully when

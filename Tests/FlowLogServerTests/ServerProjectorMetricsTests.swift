@@ -1,7 +1,9 @@
 #if Network
     import FlowLogBasics
+    import FlowLogServer
     import FlowLogTesting
     import Foundation
+    import Synchronization
     import Testing
 
     /// `/metrics` reports each projector's checkpoint and lag as the log holds them, so it tells the
@@ -69,6 +71,46 @@
                     #expect(Self.value("flowlog_projector_lag_seconds", projector, in: behindAgain) == 0, "one event: oldest and newest are one")
                 }
             }
+        }
+
+        private static func tracker(_ metric: String, _ tracker: String, in text: String) -> Double? {
+            let prefix = "\(metric){tracker=\"\(tracker)\"} "
+            return text.split(separator: "\n").first { $0.hasPrefix(prefix) }.flatMap { Double($0.dropFirst(prefix.count)) }
+        }
+
+        /// The trackers' deliveries, retries and dead letters are counters that move by what each
+        /// scrape finds added to the totals the runners recorded, and never back.
+        @Test func trackerDeliveriesAreCountersThatFollowTheRecordedTotals() async throws {
+            let totals = Totals([TrackerDeliveries(tracker: "segment", delivered: 40, retried: 3, deadLettered: 1)])
+            try await ServedInProcess.test(deliveries: { totals.value }) { server in
+                let first = try await server.get("/metrics").text
+                #expect(Self.tracker("flowlog_tracker_deliveries_total", "segment", in: first) == 40, "\(first)")
+                #expect(Self.tracker("flowlog_tracker_retries_total", "segment", in: first) == 3)
+                #expect(Self.tracker("flowlog_tracker_dead_letters_total", "segment", in: first) == 1)
+                #expect(Self.tracker("flowlog_tracker_deliveries_total", "ga4", in: first) == nil, "a tracker that never posted")
+
+                totals.set([
+                    TrackerDeliveries(tracker: "segment", delivered: 100, retried: 3, deadLettered: 2),
+                    TrackerDeliveries(tracker: "ga4", delivered: 7, retried: 0, deadLettered: 0),
+                ])
+                let second = try await server.get("/metrics").text
+                #expect(Self.tracker("flowlog_tracker_deliveries_total", "segment", in: second) == 100)
+                #expect(Self.tracker("flowlog_tracker_dead_letters_total", "segment", in: second) == 2)
+                #expect(Self.tracker("flowlog_tracker_deliveries_total", "ga4", in: second) == 7)
+
+                // A journal begun anew (its folder removed): the counter goes on from where it was.
+                totals.set([TrackerDeliveries(tracker: "segment", delivered: 5, retried: 0, deadLettered: 0)])
+                let third = try await server.get("/metrics").text
+                #expect(Self.tracker("flowlog_tracker_deliveries_total", "segment", in: third) == 105)
+                #expect(Self.tracker("flowlog_tracker_retries_total", "segment", in: third) == 3)
+            }
+        }
+
+        private final class Totals: Sendable {
+            private let totals: Mutex<[TrackerDeliveries]>
+            init(_ totals: [TrackerDeliveries]) { self.totals = Mutex(totals) }
+            var value: [TrackerDeliveries] { totals.withLock { $0 } }
+            func set(_ new: [TrackerDeliveries]) { totals.withLock { $0 = new } }
         }
     }
 #endif

@@ -120,6 +120,15 @@
                 // A forget (DELETE, the daily retention) takes the sessions' lines out of the trackers'
                 // files beside the log, as `flowlog forget` does, under the trackers' leases.
                 let trackerFolder = TrackerOptions.defaultFolder(for: logOptions)
+                // What the trackers delivered, as their runners record it beside their dead letters.
+                options.deliveries = {
+                    Composition.trackerNames.compactMap { name in
+                        let tracker = String(name.dropFirst("tracker.".count))
+                        return DeliveryJournal(folder: trackerFolder, tracker: tracker).recordedStats().map {
+                            TrackerDeliveries(tracker: tracker, delivered: $0.delivered, retried: $0.retried, deadLettered: $0.deadLettered)
+                        }
+                    }
+                }
                 // The hook runs on the server's thread that forgets, which the log object serves as it serves the server.
                 let leasing = UncheckedBox(log)
                 options.beforeForgetting = { streams in

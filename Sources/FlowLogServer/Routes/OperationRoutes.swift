@@ -7,6 +7,7 @@
         let view: StoreView
         let handle: LogHandle
         let projectors: [String]
+        let deliveries: @Sendable () -> [TrackerDeliveries]
         let readers: WorkerPool
         let metrics: ServerMetrics
 
@@ -27,6 +28,7 @@
                 if !projectors.isEmpty, let lags = try? await readers.run({ try ProjectorLag.read(projectors, from: handle.log) }) {
                     for lag in lags { metrics.setProjector(lag) }
                 }
+                for tracker in (try? await readers.run(deliveries)) ?? [] { metrics.setDeliveries(tracker) }
                 return Response(
                     status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
                     body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.text())))

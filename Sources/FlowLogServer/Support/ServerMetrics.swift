@@ -32,6 +32,15 @@
         private static var projectorLagSeconds: MetricNameDescriptor {
             name("projector_lag", "seconds", "From the oldest event a projector has not taken to the newest, by projector; 0 when caught up")
         }
+        private static var trackerDelivered: MetricNameDescriptor {
+            name("tracker_deliveries", "total", "Messages a tracker's vendor acknowledged, by tracker (from its delivery journal)")
+        }
+        private static var trackerRetried: MetricNameDescriptor {
+            name("tracker_retries", "total", "Requests a tracker sent again (429, 5xx, no answer), by tracker")
+        }
+        private static var trackerDeadLettered: MetricNameDescriptor {
+            name("tracker_dead_letters", "total", "Messages a vendor refused for good, set aside as dead letters, by tracker")
+        }
         private let appendDuration: DurationHistogram
         private let commitSize: ValueHistogram
         private let head: Gauge
@@ -44,6 +53,9 @@
             var requestDurations: [String: DurationHistogram] = [:]
             var rejectionCounters: [String: Counter] = [:]
             var projectorGauges: [String: (checkpoint: Gauge, events: Gauge, seconds: Gauge)] = [:]
+            var trackerCounters: [String: (delivered: Counter, retried: Counter, deadLettered: Counter)] = [:]
+            /// Each tracker's totals at the scrape before: the counters move by the difference.
+            var trackerTotals: [String: TrackerDeliveries] = [:]
         }
 
         private let made = Mutex(Made())
@@ -157,6 +169,30 @@
             gauges.events.set(to: Double(lag.events))
             gauges.seconds.set(to: lag.seconds)
         }
+        /// A tracker's delivery totals as its journal holds them: the counters move by what was
+        /// added since the scrape before (never back: a journal begun anew counts from its new totals).
+        func setDeliveries(_ totals: TrackerDeliveries) {
+            let (counters, before) = made.withLock { made in
+                let counters = Self.cached(totals.tracker, in: &made.trackerCounters) {
+                    let labels = [("tracker", totals.tracker)]
+                    return (
+                        registry.makeCounter(descriptor: Self.trackerDelivered, labels: labels),
+                        registry.makeCounter(descriptor: Self.trackerRetried, labels: labels),
+                        registry.makeCounter(descriptor: Self.trackerDeadLettered, labels: labels)
+                    )
+                }
+                let before = made.trackerTotals.updateValue(totals, forKey: totals.tracker)
+                return (counters, before)
+            }
+            for (counter, now, then) in [
+                (counters.delivered, totals.delivered, before?.delivered), (counters.retried, totals.retried, before?.retried),
+                (counters.deadLettered, totals.deadLettered, before?.deadLettered),
+            ] {
+                let added = now - (then.map { $0 <= now ? $0 : 0 } ?? 0)
+                if added > 0 { counter.increment(by: Int64(added)) }
+            }
+        }
+
         func setSubscribers(_ count: Int) { subscriberCount.set(to: Double(count)) }
         func setSessions(_ count: Int) { sessionCount.set(to: Double(count)) }
 
