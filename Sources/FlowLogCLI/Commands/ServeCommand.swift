@@ -65,7 +65,7 @@
                 throw ValidationError("--subscriber-buffer must be a number of bytes above 0; got \(subscriberBuffer).")
             }
             guard maxSubscribers >= 1 else { throw ValidationError("--max-subscribers must be 1 or more; got \(maxSubscribers).") }
-            guard Self.address(listen) != nil else {
+            guard ListenAddress(listen) != nil else {
                 throw ValidationError(
                     "--listen takes HOST:PORT (such as 127.0.0.1:8080, or [::1]:8080), with a port from 0 through 65535; got '\(TerminalText.escaped(listen))'."
                 )
@@ -76,17 +76,6 @@
         }
 
         /// HOST:PORT, or [IPv6]:PORT.
-        static func address(_ text: String) -> (host: String, port: Int)? {
-            guard let colon = text.lastIndex(of: ":") else { return nil }
-            var host = String(text[..<colon])
-            guard let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port), !host.isEmpty else { return nil }
-            if host.hasPrefix("[") {
-                guard host.hasSuffix("]"), host.count > 2 else { return nil }
-                host = String(host.dropFirst().dropLast())
-            }
-            return (host, port)
-        }
-
         static func isLoopback(_ host: String) -> Bool {
             if host == "localhost" || host == "::1" { return true }
             let parts = host.split(separator: ".", omittingEmptySubsequences: false)
@@ -95,7 +84,8 @@
 
         func run() throws {
             try CommandExecution.run { output in
-                let (host, port) = Self.address(listen)!
+                let address = ListenAddress(listen)!
+                let (host, port) = (address.host, address.port)
                 guard tokenFile != nil || Self.isLoopback(host) else {
                     throw CLIFailure(
                         "flowlog serve listens off loopback (\(host)) only with --token-file: anyone who can reach the address could read and write the log. Give a token file, or listen on 127.0.0.1.",
@@ -121,14 +111,7 @@
                 // files beside the log, as `flowlog forget` does, under the trackers' leases.
                 let trackerFolder = TrackerOptions.defaultFolder(for: logOptions)
                 // What the trackers delivered, as their runners record it beside their dead letters.
-                options.deliveries = {
-                    Composition.trackerNames.compactMap { name in
-                        let tracker = String(name.dropFirst("tracker.".count))
-                        return DeliveryJournal(folder: trackerFolder, tracker: tracker).recordedStats().map {
-                            TrackerDeliveries(tracker: tracker, delivered: $0.delivered, retried: $0.retried, deadLettered: $0.deadLettered)
-                        }
-                    }
-                }
+                options.deliveries = { Composition.trackerDeliveries(in: trackerFolder) }
                 // The hook runs on the server's thread that forgets, which the log object serves as it serves the server.
                 let leasing = UncheckedBox(log)
                 options.beforeForgetting = { streams in

@@ -214,7 +214,7 @@
             self.heartbeat = heartbeat
             let head = try log.log.lastPosition()
             state = Mutex(Subscribers(head: head))
-            metrics.setHead(head)
+            metrics.projectors.setHead(head)
             let thread = Thread { [self] in loop() }
             thread.name = "flowlog-follower"
             thread.start()
@@ -296,7 +296,7 @@
                 return true
             }
             if nobodyLive {
-                metrics.setHead(last)
+                metrics.projectors.setHead(last)
                 return
             }
             var position = first
@@ -322,7 +322,7 @@
                     }
                     state.head = reached
                 }
-                metrics.setHead(reached)
+                metrics.projectors.setHead(reached)
                 position = reached + 1
             }
         }

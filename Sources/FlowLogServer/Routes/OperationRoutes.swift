@@ -24,11 +24,11 @@
                 }
             }
             routes.add(.get, "/metrics", scope: .read) { _, _ in
-                if let head = try? await readers.run({ try view.lastPosition() }) { metrics.setHead(head) }
+                if let head = try? await readers.run({ try view.lastPosition() }) { metrics.projectors.setHead(head) }
                 if !projectors.isEmpty, let lags = try? await readers.run({ try ProjectorLag.read(projectors, from: handle.log) }) {
-                    for lag in lags { metrics.setProjector(lag) }
+                    for lag in lags { metrics.projectors.setProjector(lag) }
                 }
-                for tracker in (try? await readers.run(deliveries)) ?? [] { metrics.setDeliveries(tracker) }
+                for tracker in (try? await readers.run(deliveries)) ?? [] { metrics.projectors.setDeliveries(tracker) }
                 return Response(
                     status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
                     body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.text())))

@@ -13,8 +13,12 @@ final class ServedLog: @unchecked Sendable {
     let stderrPath: String
 
     /// `prepare` runs before the server starts (import fixtures, play the demo); `db` is an LMDB
-    /// folder of its own unless given (a `postgres://` URL).
-    init(db given: String? = nil, arguments: [String] = [], prepare: (String) throws -> Void = { _ in }) throws {
+    /// folder of its own unless given (a `postgres://` URL). `command`: another command that listens
+    /// (`projections run --follow --metrics-listen 127.0.0.1:0`), which says where after `announcement`.
+    init(
+        db given: String? = nil, arguments: [String] = [], command: [String] = ["serve", "--listen", "127.0.0.1:0"],
+        announcement: String = "listening on http://127.0.0.1:", prepare: (String) throws -> Void = { _ in }
+    ) throws {
         folder = TemporaryDirectory(prefix: "flowlog-serve")
         db = given ?? folder.child("log")
         try prepare(db)
@@ -24,14 +28,14 @@ final class ServedLog: @unchecked Sendable {
         _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
         process = Process()
         process.executableURL = FlowLogProcess.executable
-        process.arguments = ["serve", "--db", db, "--listen", "127.0.0.1:0"] + arguments
+        process.arguments = command + ["--db", db] + arguments
         process.standardOutput = FileHandle(forWritingAtPath: out)
         process.standardError = FileHandle(forWritingAtPath: stderrPath)
         try process.run()
         var found: UInt16?
         for _ in 0..<400 {
             let text = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
-            if let range = text.range(of: "listening on http://127.0.0.1:") {
+            if let range = text.range(of: announcement) {
                 found = UInt16(text[range.upperBound...].prefix { $0.isNumber })
                 break
             }

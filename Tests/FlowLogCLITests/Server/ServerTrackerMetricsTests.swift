@@ -24,3 +24,56 @@ struct ServerTrackerMetricsTests {
         #expect(!text.contains(#"tracker="ga4""#))
     }
 }
+
+/// `projections run --follow --metrics-listen`: a runner without `serve` has the projectors' part of
+/// `/metrics` of its own, read again as it catches up.
+@Suite("projections run: its own metrics", .serialized)
+struct RunnerMetricsCLITests {
+    private static func value(_ metric: String, _ projector: String, in text: String) -> Double? {
+        let prefix = "\(metric){projector=\"\(projector)\"} "
+        return text.split(separator: "\n").first { $0.hasPrefix(prefix) }.flatMap { Double($0.dropFirst(prefix.count)) }
+    }
+
+    @Test func aFollowingRunnerServesItsLagAndItMovesAsTheRunnerCatchesUp() throws {
+        let scratch = TemporaryDirectory()
+        let runner = try ServedLog(
+            arguments: ["--tracker-dir", scratch.child("trackers")],
+            command: ["projections", "run", "--follow", "--metrics-listen", "127.0.0.1:0"],
+            announcement: "metrics at http://127.0.0.1:",
+            prepare: { path in
+                let demo = try FlowLogProcess.run(["demo", "--db", path])
+                #expect(demo.status == 0, "\(demo.stderr)")
+            })
+        defer { runner.stop() }
+        // The runner caught up with the demo's events, then a command arrives and it takes that too.
+        let sent = try FlowLogProcess.run(
+            ["send", "--db", runner.db], stdin: #"{"type":"app.launched","hasOnboarded":false,"stream":"later"}"# + "\n")
+        #expect(sent.status == 0, "\(sent.stderr)")
+        let positions = try #require(sent.stdout.range(of: #""positions":["#), "\(sent.stdout)")
+        let last = try #require(Double(sent.stdout[positions.upperBound...].prefix { $0.isNumber }))
+        var text = ""
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            text = try runner.get("/metrics").text
+            if ["storage", "tracker.segment", "tracker.ga4"].allSatisfy({ Self.value("flowlog_projector_checkpoint", $0, in: text) == last }) {
+                break
+            }
+            usleep(50_000)
+        }
+        for projector in ["storage", "tracker.segment", "tracker.ga4"] {
+            #expect(Self.value("flowlog_projector_checkpoint", projector, in: text) == last, "\(projector): \(text)")
+            #expect(Self.value("flowlog_projector_lag_events", projector, in: text) == 0, "\(projector)")
+        }
+        #expect(text.contains("flowlog_head_position \(Int(last))"), "\(text)")
+        #expect(!text.contains("flowlog_http_requests"), "a runner answers no commands")
+        #expect(runner.stop() == 0)
+    }
+
+    @Test func theOptionAsksForFollowAndAnAddress() throws {
+        let folder = TemporaryDirectory()
+        let once = try FlowLogProcess.run(["projections", "run", "--metrics-listen", "127.0.0.1:0", "--db", folder.child("log")])
+        #expect(once.status == 64 && once.stderr.contains("--follow"), "\(once.stderr)")
+        let bad = try FlowLogProcess.run(["projections", "run", "--follow", "--metrics-listen", "9464", "--db", folder.child("log")])
+        #expect(bad.status == 64 && bad.stderr.contains("HOST:PORT"), "\(bad.stderr)")
+    }
+}

@@ -17,6 +17,11 @@ struct ProjectionsRunCommand: ParsableCommand {
             "Send the GA4 events of the whole log to GA4's validation server (/debug/mp/collect, from --ga4-url) and print its messages; nothing is collected and no checkpoint moves."
     )
     var validateOnly = false
+    @Option(
+        help: ArgumentHelp(
+            "With --follow, serve the projectors' metrics on this address (GET /metrics, Prometheus text; the projectors' part of `flowlog serve`'s /metrics). Port 0 takes a free one.",
+            valueName: "host:port"))
+    var metricsListen: String?
     @OptionGroup var tracker: TrackerOptions
     @OptionGroup var format: FormatOptions
     @OptionGroup var logOptions: LogOptions
@@ -28,6 +33,19 @@ struct ProjectionsRunCommand: ParsableCommand {
             )
         }
         if validateOnly, follow { throw ValidationError("--validate checks what is in the log once; leave out --follow.") }
+        if let metricsListen {
+            guard follow else { throw ValidationError("--metrics-listen serves a runner's metrics while it follows the log: add --follow.") }
+            guard ListenAddress(metricsListen) != nil else {
+                throw ValidationError(
+                    "--metrics-listen takes HOST:PORT (such as 127.0.0.1:9464, or [::1]:9464), with a port from 0 through 65535; got '\(TerminalText.escaped(metricsListen))'."
+                )
+            }
+            #if !Network
+                throw ValidationError(
+                    "--metrics-listen needs the HTTP server, which this build of flowlog (built without the Network trait) does not have: build the whole flowlog with `scripts/build`."
+                )
+            #endif
+        }
     }
 
     func run() throws {
@@ -48,9 +66,14 @@ struct ProjectionsRunCommand: ParsableCommand {
                 // A retention set on the log (`flowlog retain --set`) is applied now and daily,
                 // between two catch-ups, on this thread: the log object is not shared.
                 // This process holds the trackers' leases, so it may rewrite their files between catch-ups.
-                let retention = Composition.retentionSchedule(for: log, trackerFolder: try Composition.trackerFolder(tracker, options: logOptions))
+                let trackerFolder = try Composition.trackerFolder(tracker, options: logOptions)
+                let retention = Composition.retentionSchedule(for: log, trackerFolder: trackerFolder)
+                let figures = try metricsListen.flatMap(ListenAddress.init).map {
+                    try RunnerFigures(log: log, listening: $0, trackerFolder: trackerFolder, output: output)
+                }
                 try runner.follow(projectors, pollEvery: 0.5) {
                     retention.runIfDue { Interruption.requested }
+                    figures?.update(log)
                     return Interruption.requested
                 }
                 return
