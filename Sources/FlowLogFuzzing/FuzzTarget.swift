@@ -31,6 +31,7 @@ package enum FuzzTargets {
         TokenFileTarget.target,
         PostgresURLTarget.target,
         RetentionPeriodTarget.target,
+        ListenAddressTarget.target,
     ]
 
     package static func named(_ name: String) -> FuzzTarget? {

@@ -79,3 +79,4 @@ seed postgres-url 'postgres://postgres@%%2Fvar%%2Frun%%2Fpostgresql/flow?host=/t
 seed postgres-url 'postgres://[::1]:5432/db?connect_timeout=2.5&application_name=a%%20b'
 seed postgres-url 'postgres://u@h/d?connect_timeout=1e10'
 for period in 90d 12h 2w 0d 36525d 5218w 876600h 876601h 90 -1d +5d 9999999999999999999d ' 9d'; do seed retention-period "$period"; done
+for address in 127.0.0.1:8080 '[::1]:9464' 0.0.0.0:0 localhost:65535 host:65536 :80 '[]:80' '[[]]:80' 'a:b:1' 127.0.0.1:-1 '127.0.0.1: 8'; do seed listen-address "$address"; done

@@ -1,5 +1,6 @@
 #if Network
     import ArgumentParser
+    import FlowLogBasics
     import FlowLogProjections
     import FlowLogServer
     import FlowLogSystem

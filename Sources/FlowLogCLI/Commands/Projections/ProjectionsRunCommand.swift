@@ -1,4 +1,5 @@
 import ArgumentParser
+import FlowLogBasics
 import FlowLogProjections
 import FlowLogStore
 import Foundation

@@ -1,4 +1,5 @@
 import Dispatch
+import FlowLogBasics
 import FlowLogStore
 import Synchronization
 
