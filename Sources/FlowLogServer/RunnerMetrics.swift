@@ -1,4 +1,5 @@
 #if Network
+    import FlowLogBasics
     public import FlowLogStore
     import Hummingbird
     import Logging
@@ -41,10 +42,7 @@
             logger.logLevel = .error
             let application = Application(
                 router: router, configuration: .init(address: .hostname(host, port: port), serverName: "flowlog"),
-                onServerRunning: { channel in
-                    let shown = host.contains(":") ? "[\(host)]" : host
-                    onListening("http://\(shown):\(channel.localAddress?.port ?? port)")
-                },
+                onServerRunning: { channel in onListening(ListenAddress(host: host, port: channel.localAddress?.port ?? port).url) },
                 logger: logger)
             try await application.runService(gracefulShutdownSignals: [])
         }

@@ -1,5 +1,6 @@
 #if Network
     import FlowLog
+    import FlowLogBasics
     import FlowLogStore
     import Foundation
     import Hummingbird
@@ -64,8 +65,7 @@
                     configuration: .init(address: .hostname(host, port: options.port), serverName: "flowlog", backlog: 1024),
                     onServerRunning: { channel in
                         let port = channel.localAddress?.port ?? options.port
-                        let shown = host.contains(":") ? "[\(host)]" : host
-                        onListening("http://\(shown):\(port)")
+                        onListening(ListenAddress(host: host, port: port).url)
                     },
                     logger: logger)
                 let retention = RetentionRunner(log: handle, beforeBatch: options.beforeForgetting, logger: logger)

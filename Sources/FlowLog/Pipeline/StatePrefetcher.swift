@@ -19,7 +19,6 @@ import FlowLogStore
 /// it is committed by then, and the cache, which the processor asks first, or the append's
 /// version check, would catch anything else.
 final class StatePrefetcher {
-
     private let source: any StatePrefetching
     /// Whether the processor's cache keeps long histories without their older kept rows
     /// (`LogCapabilities.keepsRowsApart`): then they are slimmed here, as the cache would.

@@ -1,3 +1,5 @@
+import FlowLogStore
+
 /// The streams one commit names so far, against a limit. In a large LMDB log each stream a commit
 /// touches costs it pages of its own, held in memory until the commit, so `send` and the server's
 /// writer end a commit where the next commands would take it past the limit
@@ -45,7 +47,7 @@ public struct StreamBudget {
         if fits(adding: 1) {
             // Room for a whole commit's streams from the first (a commit of new sessions grew the
             // set a dozen times, rehashing every name each time).
-            if streams.isEmpty { streams.reserveCapacity(min(limit, 4_096)) }
+            if streams.isEmpty { streams.reserveCapacity(min(limit, AppendRules.streamsPerCommit)) }
             streams.insert(name)
         } else if !streams.contains(name) {
             return false

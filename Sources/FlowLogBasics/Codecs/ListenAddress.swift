@@ -6,6 +6,11 @@ package struct ListenAddress: Equatable, CustomStringConvertible {
     package let host: String
     package let port: Int
 
+    /// An address a listener is bound to (its port as the system gave it).
+    package init(host: String, port: Int) {
+        (self.host, self.port) = (host, port)
+    }
+
     package init?(_ text: String) {
         let bytes = Array(text.utf8)
         guard let colon = bytes.lastIndex(of: UInt8(ascii: ":")) else { return nil }
@@ -26,4 +31,7 @@ package struct ListenAddress: Equatable, CustomStringConvertible {
     package var description: String {
         host.utf8.contains(UInt8(ascii: ":")) || host.utf8.first == UInt8(ascii: "[") ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
+
+    /// What `serve` and a runner's metrics say they listen on: `http://127.0.0.1:8080`.
+    package var url: String { "http://\(self)" }
 }

@@ -34,7 +34,7 @@ final class RunnerFigures {
                     outcome.withLock {
                         $0 = .failure(
                             CLIFailure(
-                                "--metrics-listen could not listen on \(address.host):\(address.port): \(error). Choose another address or port; nothing was run.",
+                                "--metrics-listen could not listen on \(address): \(error). Choose another address or port; nothing was run.",
                                 .ioError))
                     }
                     started.signal()
