@@ -60,6 +60,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
         .package(url: "https://github.com/apple/swift-openapi-urlsession", from: "1.4.0"),
         .package(url: "https://github.com/swift-server/swift-openapi-async-http-client", from: "1.5.0"),
+        // Spans: the tracing API everywhere (a no-op until a tracer is bootstrapped), and swift-otel's
+        // OTLP/HTTP exporter in FlowLogTelemetry only (the gRPC exporter is not built).
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        .package(url: "https://github.com/swift-otel/swift-otel", from: "1.6.0", traits: ["OTLPHTTP"]),
     ],
     targets: [
         .systemLibrary(
@@ -76,7 +80,9 @@ let package = Package(
         .target(name: "FlowDomain", dependencies: ["Deciding"], swiftSettings: crossModule),
         /// What every layer above shares and no log defines: the I/O of lines and files, the JSON and
         /// binary codecs' building blocks, timestamps, access (URLs, token files) and `FlowLogError`.
-        .target(name: "FlowLogBasics", dependencies: ["Deciding", "FlowLogSystem"], swiftSettings: crossModule),
+        .target(
+            name: "FlowLogBasics", dependencies: ["Deciding", "FlowLogSystem", .product(name: "Tracing", package: "swift-distributed-tracing")],
+            swiftSettings: crossModule),
         /// The log contract the backends implement and everything above reads through: `EventLog` and its
         /// capabilities, records and their codecs, the append and forget rules, the fold of a stream,
         /// imports. A backend depends on this, never on the command pipeline.
@@ -86,7 +92,11 @@ let package = Package(
         /// The command pipeline: commands read from the wire, decided against cached states, committed in
         /// groups through one writer (`send`, the typed commands, `serve`'s `POST /commands`).
         .target(
-            name: "FlowLog", dependencies: ["FlowLogStore", "FlowLogBasics", "FlowDomain", "Deciding", "FlowLogSystem"],
+            name: "FlowLog",
+            dependencies: [
+                "FlowLogStore", "FlowLogBasics", "FlowDomain", "Deciding", "FlowLogSystem",
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ],
             swiftSettings: crossModule),
         /// A complete backend in memory: for tests, the bench and scratch work.
         .target(
@@ -101,7 +111,11 @@ let package = Package(
         /// and journals), the view configurations and the storage read model's projector. The log
         /// contract only knows their checkpoints and locks.
         .target(
-            name: "FlowLogProjections", dependencies: ["Deciding", "FlowLogStore", "FlowLogBasics", "FlowDomain", "FlowLogSystem"],
+            name: "FlowLogProjections",
+            dependencies: [
+                "Deciding", "FlowLogStore", "FlowLogBasics", "FlowDomain", "FlowLogSystem",
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ],
             swiftSettings: crossModule),
         /// The storage backends: on the log contract (`FlowLogStore`) and `Deciding`, never on the
         /// command pipeline or a domain.
@@ -126,7 +140,7 @@ let package = Package(
             dependencies: [
                 "Deciding",
                 "FlowLog", "FlowDomain", "FlowLogProjections", "FlowLogLMDB", "FlowLogSystem", "FlowLogStore",
-                "FlowLogBasics",
+                "FlowLogBasics", .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: crossModule),
         .target(
@@ -157,10 +171,23 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: network),
                 .product(name: "Logging", package: "swift-log", condition: network),
                 .product(name: "Prometheus", package: "swift-prometheus", condition: network),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 "FlowLogStore", "FlowLogBasics",
             ],
             exclude: ["Resources/README.md"],
             resources: [.embedInCode("Resources/inspector"), .embedInCode("Resources/openapi.json")]
+        ),
+        /// Spans leave the process: swift-otel's OTLP/HTTP exporter, configured from the standard
+        /// `OTEL_*` environment, with a bounded flush at exit and a count of the spans dropped
+        /// (docs/operations.md). Only in the whole binary; its sources are `#if Network`.
+        .target(
+            name: "FlowLogTelemetry",
+            dependencies: [
+                .product(name: "OTel", package: "swift-otel", condition: network),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: network),
+                .product(name: "Logging", package: "swift-log", condition: network),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ]
         ),
         .target(
             name: "FlowLogCLI",
@@ -176,7 +203,9 @@ let package = Package(
                 "FlowLogSync",
                 "FlowDomain",
                 .target(name: "FlowLogServer", condition: network),
+                .target(name: "FlowLogTelemetry", condition: network),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 "FlowLogStore", "FlowLogBasics",
             ]
         ),

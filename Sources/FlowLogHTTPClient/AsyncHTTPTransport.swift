@@ -30,6 +30,10 @@
                 connectionPool: .init(idleTimeout: .seconds(60)),
                 proxy: proxy)
             configuration.tlsConfiguration?.minimumTLSVersion = .tlsv12
+            // The callers make the request's client span themselves (`HTTPClientSpan`: one per request,
+            // its retries as events, under the projector's batch); AsyncHTTPClient's own would be a
+            // second one per attempt, with no parent, since the answer is awaited off its task.
+            configuration.tracing.tracer = nil
             return configuration
         }
 

@@ -2,6 +2,7 @@ import FlowDomain
 import FlowLogBasics
 public import FlowLogStore
 import FlowLogSystem
+import Tracing
 
 /// A side effect driven by the log: it handles recorded events in position order and remembers the
 /// last position it handled (its checkpoint), so it can be stopped, restarted or rebuilt at any time.
@@ -30,12 +31,17 @@ public struct ProjectionRunner {
     @discardableResult
     public func catchUp(_ projector: any Projector) throws -> Int {
         var handled = 0
+        let tracer = InstrumentationSystem.activeTracer
         do {
             var from = try projector.checkpoint() + 1
             while true {
                 let events = try log.events(from: from, limit: batchSize)
                 guard let last = events.last else { break }
-                try projector.project(events)
+                if let tracer {
+                    try Self.traced(projector, events, tracer) { try projector.project(events) }
+                } else {
+                    try projector.project(events)
+                }
                 handled += events.count
                 from = last.position + 1
             }
@@ -45,6 +51,26 @@ public struct ProjectionRunner {
             throw error
         }
         return handled
+    }
+
+    /// A batch's span (`flowlog.projector.batch`: the projector, its events and positions), the
+    /// parent of what the projector does with them (a tracker's requests).
+    private static func traced(_ projector: any Projector, _ events: [RecordedEvent], _ tracer: any Tracer, _ body: () throws -> Void) throws {
+        let span = tracer.startSpan("flowlog.projector.batch", context: ServiceContext.current ?? .topLevel, ofKind: .internal)
+        defer { span.end() }
+        if span.isRecording {
+            span.attributes["flowlog.projector"] = projector.name
+            span.attributes["flowlog.projector.events"] = events.count
+            span.attributes["flowlog.projector.first_position"] = events.first?.position ?? 0
+            span.attributes["flowlog.projector.last_position"] = events.last?.position ?? 0
+        }
+        do {
+            try ServiceContext.withValue(span.context) { try body() }
+        } catch {
+            // A pause is the tracker waiting for its collector, not a failure of the batch.
+            if !(error is DeliveryPaused) { span.recordError(error) }
+            throw error
+        }
     }
 
     /// Catches up, then keeps following new appends until `shouldStop` says so. A projector that

@@ -38,6 +38,8 @@
             /// each scrape of `/metrics` on a reader thread: a tracker delivers in its runner's
             /// process and records what it did beside its dead letters.
             public var deliveries: @Sendable () -> [TrackerDeliveries] = { [] }
+            /// The spans this process's exporter dropped so far (`flowlog_spans_dropped_total`).
+            public var spansDropped: @Sendable () -> Int = { 0 }
 
             public init(
                 host: String, port: Int, tokens: TokenFile?, corsOrigins: [String] = [], limits: ServerLimits = ServerLimits(),

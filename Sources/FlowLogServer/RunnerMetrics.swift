@@ -23,7 +23,8 @@
 
         /// Reads the head and the projectors' lags from `log` (on the thread that owns it) and
         /// takes the trackers' delivery totals.
-        public func update(log: any LogStore, projectors: [String], deliveries: [TrackerDeliveries]) throws {
+        public func update(log: any LogStore, projectors: [String], deliveries: [TrackerDeliveries], spansDropped: Int = 0) throws {
+            metrics.setSpansDropped(spansDropped)
             metrics.setHead(try log.lastPosition())
             for lag in try ProjectorLag.read(projectors, from: log) { metrics.setProjector(lag) }
             for tracker in deliveries { metrics.setDeliveries(tracker) }

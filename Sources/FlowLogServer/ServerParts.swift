@@ -8,6 +8,7 @@
     import Logging
     import NIOCore
     import ServiceLifecycle
+    import Tracing
 
     extension FlowLogHTTPServer {
         /// The server without its signals: the Hummingbird application (routes, middleware, the
@@ -31,7 +32,11 @@
                 let view = StoreView(handle)
 
                 let router = Router(context: ServerContext.self)
-                router.add(middleware: AccessLogMiddleware(logger: logger, metrics: metrics))
+                // A span per request (OpenTelemetry's HTTP conventions), with the caller's
+                // `traceparent` as its parent, outside the access log, which names the span.
+                let tracing = InstrumentationSystem.activeTracer != nil
+                if tracing { router.add(middleware: TracingMiddleware(redactingQueryParameters: ["access_token"])) }
+                router.add(middleware: AccessLogMiddleware(logger: logger, metrics: metrics, tracing: tracing))
                 let cors = options.corsOrigins.isEmpty ? nil : CORSPolicy(origins: Set(options.corsOrigins))
                 if let cors { router.add(middleware: CORSMiddleware(policy: cors)) }
                 let known = KnownRoutes()
@@ -50,7 +55,8 @@
                 ).register(routes)
                 SessionRoutes(sessions: sessions, readers: readers, limits: options.limits).register(routes)
                 OperationRoutes(
-                    view: view, handle: handle, projectors: options.projectors, deliveries: options.deliveries, readers: readers, metrics: metrics
+                    view: view, handle: handle, projectors: options.projectors, deliveries: options.deliveries,
+                    spansDropped: options.spansDropped, readers: readers, metrics: metrics
                 ).register(routes)
 
                 let timeout = options.limits.requestTimeout.components

@@ -1,6 +1,7 @@
 public import FlowLogBasics
 public import FlowLogProjections
 public import Foundation
+import Tracing
 
 /// Sends one HTTP request and returns whatever the server answered; a request that got no answer
 /// (refused, reset, timed out) throws `TransportFailure`. The `Network` build's `AsyncHTTPTransport`
@@ -65,6 +66,10 @@ public struct SyncServer {
         var headers: [(String, String)] = [("Accept", "application/json, application/x-ndjson")]
         if let token { headers.append(("Authorization", "Bearer \(token)")) }
         if let contentType { headers.append(("Content-Type", contentType)) }
+        // A client span per request, when spans are on; its context travels in the headers.
+        let span = InstrumentationSystem.activeTracer.map { HTTPClientSpan(tracer: $0, method: method, url: url, shownURL: redacted(url)) }
+        defer { span?.end() }
+        if let span { headers += span.traceHeaders }
         let started = Date()
         var attempt = 0
         while true {
@@ -73,6 +78,7 @@ public struct SyncServer {
             let problem: String
             do {
                 let reply = try transport.exchange(method: method, url: url, headers: headers, body: body, timeout: retry.timeout)
+                span?.answered(reply.status)
                 guard reply.status == 429 || (500...599).contains(reply.status), reply.status != 501 else { return reply }
                 retryAfter = reply.retryAfter()
                 problem = "\(method) \(url.path) answered \(reply.status): \(Self.message(of: reply))"
@@ -83,8 +89,10 @@ public struct SyncServer {
             }
             let pause = retry.delay(afterAttempt: attempt, retryAfter: retryAfter, random: random())
             guard Date().timeIntervalSince(started) + pause < retry.deadline else {
+                span?.failed(SyncFailure.unreachable(problem))
                 throw SyncFailure.unreachable("\(problem); gave up after \(attempt) attempts")
             }
+            span?.retrying(attempt: attempt, problem: problem, pause: pause)
             sleep(pause)
         }
     }

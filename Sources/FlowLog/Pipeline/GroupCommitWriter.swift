@@ -2,6 +2,7 @@ import FlowDomain
 import FlowLogBasics
 public import FlowLogStore
 import Foundation
+public import Tracing
 
 /// The one writer of a log's commands, whichever way they arrive: `send`'s parsed reads, the
 /// server's requests, the bench's threads. Callers `submit` commands from any thread; one thread
@@ -45,6 +46,8 @@ public final class GroupCommitWriter: @unchecked Sendable {
         let answer: Answer
         /// Work on the processor between two commits (`perform`), instead of commands.
         var job: ((CommandProcessor) -> Void)?
+        /// The caller's trace context and when it queued, when spans are on and it gave one.
+        var trace: (context: ServiceContext, queued: DefaultTracerClock.Instant)?
     }
 
     private let processor: CommandProcessor
@@ -56,14 +59,20 @@ public final class GroupCommitWriter: @unchecked Sendable {
     /// `finish()`, cancelling it `cancel()`.
     private let queue: Handoff<Submission>
     private let worker = WorkerThread()
+    /// Nil unless a tracer is bootstrapped: then nothing about spans is done at all.
+    private let tracing: CommitTracing?
 
     /// `queueCapacity`: commands that may wait before `submit` waits for room (`send` reads ahead no
     /// further than this); `Int.max` for callers that must never block (the server's event loops).
+    /// `traceParent`: the span every commit span is a child of (`send`'s own); without it a commit's
+    /// parent is its first traced submission's context. Spans are made only when the process
+    /// bootstrapped a tracer.
     public init(
         processor: CommandProcessor, commandsPerCommit: Int = SendSession.defaultCommandsPerCommit,
         streamsPerCommit: Int = AppendRules.streamsPerCommit, queueCapacity: Int = .max,
-        committed: @escaping (Commit) -> Void = { _ in }
+        traceParent: ServiceContext? = nil, committed: @escaping (Commit) -> Void = { _ in }
     ) {
+        tracing = InstrumentationSystem.activeTracer.map { CommitTracing(tracer: $0, parent: traceParent) }
         self.processor = processor
         self.commandsPerCommit = commandsPerCommit
         self.streamsPerCommit = streamsPerCommit
@@ -75,9 +84,14 @@ public final class GroupCommitWriter: @unchecked Sendable {
     /// accepted event among them is durable. Waits while the queue is full. Returns `false`, without
     /// queueing, once the writer finishes or was cancelled.
     /// `fieldsChecked`: every envelope passed `CommandProcessor.envelopeViolation` already.
+    /// `trace`: the caller's context (a request's span), the parent of a span for each command.
     @discardableResult
-    public func submit(_ envelopes: [CommandEnvelope], fieldsChecked: Bool = false, answer: @escaping Answer) -> Bool {
-        queue.put(Submission(envelopes: envelopes, fieldsChecked: fieldsChecked, answer: answer))
+    public func submit(
+        _ envelopes: [CommandEnvelope], fieldsChecked: Bool = false, trace: ServiceContext? = nil, answer: @escaping Answer
+    ) -> Bool {
+        var submission = Submission(envelopes: envelopes, fieldsChecked: fieldsChecked, answer: answer)
+        if tracing != nil, let trace { submission.trace = (trace, DefaultTracerClock.now) }
+        return queue.put(submission)
     }
 
     /// `submit`, with states of the commands' streams that `send`'s reading thread loaded ahead,
@@ -287,6 +301,7 @@ public final class GroupCommitWriter: @unchecked Sendable {
         _ started: ContinuousClock.Instant
     ) {
         let duration = ContinuousClock.now - started
+        if let tracing, commands > 0 { trace(submissions, result, commands, duration, tracing) }
         switch result {
         case .success(let outcomes):
             var offset = 0
@@ -301,5 +316,23 @@ public final class GroupCommitWriter: @unchecked Sendable {
             for submission in submissions { submission.answer(.failure(error)) }
             committed(Commit(commands: commands, duration: duration, outcomes: nil))
         }
+    }
+
+    /// The commit's span, and its traced submissions' commands' spans (`CommitTracing`).
+    private func trace(
+        _ submissions: [Submission], _ result: Result<[CommandOutcome], any Error>, _ commands: Int, _ duration: Duration,
+        _ tracing: CommitTracing
+    ) {
+        var traced: [CommitTracing.Traced] = []
+        var offset = 0
+        for submission in submissions {
+            if let trace = submission.trace {
+                traced.append(.init(context: trace.context, queued: trace.queued, envelopes: submission.envelopes, offset: offset))
+            }
+            offset += submission.envelopes.count
+        }
+        let nanoseconds = duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
+        let started = DefaultTracerClock.Instant(nanosecondsSinceEpoch: DefaultTracerClock.now.nanosecondsSinceEpoch - UInt64(max(nanoseconds, 0)))
+        tracing.record(commit: traced, commands: commands, submissions: submissions.count, outcomes: try? result.get(), started: started)
     }
 }

@@ -4,6 +4,7 @@ public import FlowLogStore
 import FlowLogSystem
 import Foundation
 import Synchronization
+import Tracing
 
 /// `flowlog send`: reads commands one JSON object a line, answers one JSON line each, in order.
 ///
@@ -60,7 +61,9 @@ public final class SendSession: @unchecked Sendable {
         let state = RunState()
         let writer = GroupCommitWriter(
             processor: processor, commandsPerCommit: commandsPerCommit, streamsPerCommit: streamsPerCommit,
-            queueCapacity: max(commandsPerCommit / 2, 1)
+            queueCapacity: max(commandsPerCommit / 2, 1),
+            // The span of the program's `send`, when it made one: its commits' parent.
+            traceParent: ServiceContext.current
         ) { [self] _ in
             // One write per commit, of every answer it carried.
             guard !json.bytes.isEmpty, state.failure == nil else { return }

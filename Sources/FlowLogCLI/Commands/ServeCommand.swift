@@ -113,6 +113,7 @@
                 let trackerFolder = TrackerOptions.defaultFolder(for: logOptions)
                 // What the trackers delivered, as their runners record it beside their dead letters.
                 options.deliveries = { Composition.trackerDeliveries(in: trackerFolder) }
+                options.spansDropped = { Observability.droppedSpans }
                 // The hook runs on the server's thread that forgets, which the log object serves as it serves the server.
                 let leasing = UncheckedBox(log)
                 options.beforeForgetting = { streams in

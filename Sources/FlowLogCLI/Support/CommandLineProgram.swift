@@ -21,11 +21,20 @@ public enum CommandLineProgram {
             let arguments = LogOptions.movingDatabaseBehindSubcommand(arguments)
             FlowLogCommand.offerOnly(arguments)
             var command = try FlowLogCommand.parseAsRoot(arguments)
-            try command.run()
+            do {
+                try Observability.start()
+            } catch {
+                Diagnostics.write(error.message ?? "\(error)")
+                exit(error.status.rawValue)
+            }
+            let path = Observability.path(to: type(of: command)) ?? []
+            try Observability.run(&command, path: path, arguments: arguments)
+            Observability.finish()
             exit(ExitStatus.success.rawValue)
         } catch {
             // What ArgumentParser's own `main` does, with help through the output writer and
             // usage errors escaped like every other diagnostic.
+            Observability.finish()
             let text = FlowLogCommand.fullMessage(for: error)
             let status = FlowLogCommand.exitCode(for: error)
             if !text.isEmpty {

@@ -1,5 +1,6 @@
 public import FlowLogBasics
 public import Foundation
+import Tracing
 
 /// Where a vendor takes its requests: the URL and the headers that carry the credentials. Its
 /// `description` never shows the credentials (GA4's `api_secret` is in the query).
@@ -66,6 +67,24 @@ public final class VendorSink: TrackerSink {
     }
 
     private func send(_ messages: ArraySlice<TrackerMessage>, of service: any AnalyticsService) throws {
+        guard let tracer = InstrumentationSystem.activeTracer else { return try send(messages, of: service, span: nil) }
+        let span = HTTPClientSpan(
+            tracer: tracer, method: "POST", url: endpoint.url, shownURL: endpoint.description,
+            attributes: ["flowlog.tracker": .string(service.name), "flowlog.tracker.messages": .int64(Int64(messages.count))])
+        defer { span.end() }
+        do {
+            try send(messages, of: service, span: span)
+        } catch let paused as DeliveryPaused {
+            span.note("paused", ["flowlog.retry.pause_s": .double(paused.seconds)])
+            throw paused
+        } catch {
+            span.failed(error)
+            throw error
+        }
+    }
+
+    /// One request (and its retries): `span`, when spans are on, hears each attempt's answer.
+    private func send(_ messages: ArraySlice<TrackerMessage>, of service: any AnalyticsService, span: HTTPClientSpan?) throws {
         let key = messages.first?.id ?? ""
         let resumed = retrying?.id == key ? retrying : nil
         let started = resumed?.started ?? seconds()
@@ -78,6 +97,7 @@ public final class VendorSink: TrackerSink {
                 let body = service.body(of: messages, sentAt: now())
                 let reply = try transport.post(
                     endpoint.url, headers: [("Content-Type", "application/json")] + endpoint.headers, body: body, timeout: policy.timeout)
+                span?.answered(reply.status)
                 switch reply.status {
                 case 200..<300:
                     retrying = nil
@@ -106,6 +126,7 @@ public final class VendorSink: TrackerSink {
                 try? journal.count(error: "\(endpoint): \(problem)")
                 throw FlowLogError.delivery(DeliveryFailure(url: endpoint.description, attempts: attempt, lastProblem: problem))
             }
+            span?.retrying(attempt: attempt, problem: problem, pause: pause)
             try journal.count(retried: 1, error: "\(endpoint): \(problem) (retrying)")
             if pausesInsteadOfSleeping {
                 retrying = (key, started, attempt)

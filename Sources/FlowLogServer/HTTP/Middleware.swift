@@ -1,6 +1,8 @@
 #if Network
+    import FlowLog
     import Hummingbird
     import Logging
+    import Tracing
 
     /// One structured access-log line per request (swift-log, on stderr) and the request metrics.
     /// The route is the template (`/streams/{stream}`), and the path never carries its query string:
@@ -9,23 +11,29 @@
         typealias Context = ServerContext
         let logger: Logger
         let metrics: ServerMetrics
+        /// Whether requests have spans: then each line names its request's trace and span.
+        var tracing = false
 
         func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
             let started = ContinuousClock.now
             var status = 500
+            let span = tracing ? ServiceContext.current?.traceIdentifiers : nil
             defer {
                 let elapsed = ContinuousClock.now - started
                 let route = context.endpointPath ?? "NotFound"
                 metrics.recordRequest(method: request.method.rawValue, route: route, status: status, duration: elapsed)
-                logger.info(
-                    "request",
-                    metadata: [
-                        "method": .string(request.method.rawValue),
-                        "path": .string(String(request.uri.path.prefix(256))),
-                        "route": .string(route),
-                        "status": .stringConvertible(status),
-                        "ms": .string(JSONLineLogHandler.milliseconds(elapsed)),
-                    ])
+                var metadata: Logger.Metadata = [
+                    "method": .string(request.method.rawValue),
+                    "path": .string(String(request.uri.path.prefix(256))),
+                    "route": .string(route),
+                    "status": .stringConvertible(status),
+                    "ms": .string(JSONLineLogHandler.milliseconds(elapsed)),
+                ]
+                if let span {
+                    metadata["trace_id"] = .string(span.traceID)
+                    metadata["span_id"] = .string(span.spanID)
+                }
+                logger.info("request", metadata: metadata)
             }
             let response = try await next(request, context)
             status = response.status.code

@@ -4,6 +4,7 @@
     import FlowLogBasics
     import FlowLogStore
     import Foundation
+    import Tracing
 
     /// The server's side of the log's one writer (`GroupCommitWriter`, which `send` and the bench use
     /// too): each request's commands are queued, and every request that arrived meanwhile shares one
@@ -34,7 +35,8 @@
         func submit(_ envelopes: [CommandEnvelope], fieldsChecked: Bool = false) async throws -> [CommandOutcome] {
             if envelopes.isEmpty { return [] }
             return try await withCheckedThrowingContinuation { continuation in
-                let queued = writer.submit(envelopes, fieldsChecked: fieldsChecked) { result in
+                // The request's span (when requests have spans) is the parent of each command's.
+                let queued = writer.submit(envelopes, fieldsChecked: fieldsChecked, trace: ServiceContext.current) { result in
                     continuation.resume(with: result.mapError { APIError.from($0) })
                 }
                 if !queued {
@@ -58,14 +60,18 @@
         /// (`CommandProcessor.ingest`): serialised with commands and forgets, so a forget of the same
         /// stream lands wholly before the ingest (which then finds it gone) or after it.
         func ingest(_ events: [RecordedEvent], stream: String, erased: ErasedStreams) async throws -> CommandProcessor.Ingested {
-            try await onWriter(refusing: Self.storesNoMore) { processor in try processor.ingest(events, stream: stream, erased: erased) }
+            try await Self.tracingIngest(streams: 1, events: events.count) {
+                try await onWriter(refusing: Self.storesNoMore) { processor in try processor.ingest(events, stream: stream, erased: erased) }
+            }
         }
 
         /// Many streams' recorded events in one commit (`CommandProcessor.ingest(runs:)`), each answered on its own.
         func ingest(runs: [CommandProcessor.IngestRun], erased: ErasedStreams) async throws -> [Result<
             CommandProcessor.Ingested, CommandProcessor.IngestRefusal
         >] {
-            try await onWriter(refusing: Self.storesNoMore) { processor in try processor.ingest(runs: runs, erased: erased) }
+            try await Self.tracingIngest(streams: runs.count, events: runs.reduce(0) { $0 + $1.events.count }) {
+                try await onWriter(refusing: Self.storesNoMore) { processor in try processor.ingest(runs: runs, erased: erased) }
+            }
         }
 
         /// Where each of `streams` stands (`CommandProcessor.ingestTips`; nil: forgotten here), read
@@ -77,6 +83,16 @@
         /// Where `stream` stands for a device (`CommandProcessor.ingestTip`), read between two commits.
         func ingestTip(of stream: String, erased: ErasedStreams) async throws -> (version: Int, eventId: EventID?) {
             try await onWriter(refusing: Self.asksNoMore) { processor in try processor.ingestTip(of: stream, erased: erased) }
+        }
+
+        /// A device's events stored (`flowlog.ingest`: how many streams and events), inside the request's span.
+        private static func tracingIngest<Value>(streams: Int, events: Int, _ body: () async throws -> Value) async throws -> Value {
+            guard InstrumentationSystem.activeTracer != nil else { return try await body() }
+            return try await withSpan("flowlog.ingest", ofKind: .internal) { span in
+                span.attributes["flowlog.ingest.streams"] = streams
+                span.attributes["flowlog.ingest.events"] = events
+                return try await body()
+            }
         }
 
         private static let storesNoMore = "The server is shutting down and stores no more events; send them again once it is back."

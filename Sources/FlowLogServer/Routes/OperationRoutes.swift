@@ -8,6 +8,7 @@
         let handle: LogHandle
         let projectors: [String]
         let deliveries: @Sendable () -> [TrackerDeliveries]
+        var spansDropped: @Sendable () -> Int = { 0 }
         let readers: WorkerPool
         let metrics: ServerMetrics
 
@@ -29,6 +30,7 @@
                     for lag in lags { metrics.projectors.setProjector(lag) }
                 }
                 for tracker in (try? await readers.run(deliveries)) ?? [] { metrics.projectors.setDeliveries(tracker) }
+                metrics.projectors.setSpansDropped(spansDropped())
                 return Response(
                     status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
                     body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.text())))

@@ -29,6 +29,13 @@
             ServerMetrics.name("tracker_dead_letters", "total", "Messages a vendor refused for good, set aside as dead letters, by tracker")
         }
 
+        private static var spansDropped: MetricNameDescriptor {
+            ServerMetrics.name(
+                "spans_dropped", "total", "Spans the OTLP exporter could not send (a full queue, a collector that refused or did not answer)")
+        }
+        private let dropped: Counter
+        private let droppedBefore = Mutex(0)
+
         private struct Made {
             var projectorGauges: [String: (checkpoint: Gauge, events: Gauge, seconds: Gauge)] = [:]
             var trackerCounters: [String: (delivered: Counter, retried: Counter, deadLettered: Counter)] = [:]
@@ -40,6 +47,16 @@
         init(registry: PrometheusCollectorRegistry) {
             self.registry = registry
             head = registry.makeGauge(descriptor: ServerMetrics.name("head_position", "", "The log's last position"), labels: [])
+            dropped = registry.makeCounter(descriptor: Self.spansDropped, labels: [])
+        }
+
+        /// The process's spans dropped so far (0 when it exports none): the counter moves by the difference.
+        func setSpansDropped(_ total: Int) {
+            let added = droppedBefore.withLock { before in
+                defer { before = max(before, total) }
+                return total - before
+            }
+            if added > 0 { dropped.increment(by: Int64(added)) }
         }
 
         func setHead(_ position: Int) { head.set(to: Double(position)) }

@@ -17,7 +17,8 @@ final class ServedLog: @unchecked Sendable {
     /// (`projections run --follow --metrics-listen 127.0.0.1:0`), which says where after `announcement`.
     init(
         db given: String? = nil, arguments: [String] = [], command: [String] = ["serve", "--listen", "127.0.0.1:0"],
-        announcement: String = "listening on http://127.0.0.1:", prepare: (String) throws -> Void = { _ in }
+        announcement: String = "listening on http://127.0.0.1:", environment: [String: String] = [:],
+        prepare: (String) throws -> Void = { _ in }
     ) throws {
         folder = TemporaryDirectory(prefix: "flowlog-serve")
         db = given ?? folder.child("log")
@@ -29,6 +30,7 @@ final class ServedLog: @unchecked Sendable {
         process = Process()
         process.executableURL = FlowLogProcess.executable
         process.arguments = command + ["--db", db] + arguments
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         process.standardOutput = FileHandle(forWritingAtPath: out)
         process.standardError = FileHandle(forWritingAtPath: stderrPath)
         try process.run()

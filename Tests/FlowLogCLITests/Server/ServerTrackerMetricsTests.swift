@@ -23,6 +23,47 @@ struct ServerTrackerMetricsTests {
         // The demo's GA4 tracker wrote to a file: it posted nothing, and has no counters.
         #expect(!text.contains(#"tracker="ga4""#))
     }
+
+    /// The storage projector's lag in events, as `serve` reads it from the log's checkpoints.
+    private static func storageLag(_ server: ServedLog) throws -> Double? {
+        let prefix = #"flowlog_projector_lag_events{projector="storage"} "#
+        return try server.get("/metrics").text.split(separator: "\n").first { $0.hasPrefix(prefix) }.flatMap { Double($0.dropFirst(prefix.count)) }
+    }
+
+    /// Polls `serve`'s `/metrics` until the storage projector's lag is `events`; returns the last reading.
+    private static func waitForLag(_ events: Double, _ server: ServedLog) throws -> Double? {
+        let deadline = Date().addingTimeInterval(20)
+        var lag = try storageLag(server)
+        while lag != events, Date() < deadline {
+            usleep(50_000)
+            lag = try storageLag(server)
+        }
+        return lag
+    }
+
+    @Test func theLagGrowsWhileTheRunnerInAnotherProcessIsStoppedAndFallsWhenItRunsAgain() throws {
+        let scratch = TemporaryDirectory()
+        let server = try ServedLog()
+        let launch = #"{"type":"app.launched","hasOnboarded":false,"stream":"s-N"}"#
+        func post(_ count: Int, from first: Int) throws {
+            for n in first..<(first + count) {
+                #expect(try server.post("/commands", json: launch.replacingOccurrences(of: "s-N", with: "s-\(n)")).status == 200)
+            }
+        }
+        func runner() throws -> FlowLogProcess.Started {
+            try FlowLogProcess.start(["projections", "run", "--follow", "--db", server.db, "--tracker-dir", scratch.child("trackers")])
+        }
+        try post(3, from: 0)
+        #expect(try Self.waitForLag(3, server) == 3, "never run: the whole log")
+        var running = try runner()
+        #expect(try Self.waitForLag(0, server) == 0, "caught up")
+        running.kill()
+        try post(4, from: 3)
+        #expect(try Self.waitForLag(4, server) == 4, "stopped: the events since")
+        running = try runner()
+        #expect(try Self.waitForLag(0, server) == 0, "started again: caught up")
+        running.kill()
+    }
 }
 
 /// `projections run --follow --metrics-listen`: a runner without `serve` has the projectors' part of

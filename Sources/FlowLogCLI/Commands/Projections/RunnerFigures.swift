@@ -52,7 +52,9 @@ final class RunnerFigures {
     /// Reads the head, the projectors' lags and the trackers' deliveries again.
     func update(_ log: any LogStore) {
         #if Network
-            try? metrics.update(log: log, projectors: Composition.projectorNames, deliveries: Composition.trackerDeliveries(in: trackerFolder))
+            try? metrics.update(
+                log: log, projectors: Composition.projectorNames, deliveries: Composition.trackerDeliveries(in: trackerFolder),
+                spansDropped: Observability.droppedSpans)
         #endif
     }
 }

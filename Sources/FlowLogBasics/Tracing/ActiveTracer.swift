@@ -1,0 +1,36 @@
+public import Tracing
+
+extension InstrumentationSystem {
+    /// The tracer a program bootstrapped, or nil while it is the no-op one: a hot path asks once and
+    /// then skips its spans altogether, so a `flowlog` that exports nothing pays a nil check.
+    public static var activeTracer: (any Tracer)? {
+        let tracer = InstrumentationSystem.tracer
+        return tracer is NoOpTracer ? nil : tracer
+    }
+}
+
+extension ServiceContext {
+    /// The context's W3C `traceparent` (`00-TRACE-SPAN-FLAGS`), as the bootstrapped instrument writes
+    /// it onto an outgoing request; nil without a tracer or a span.
+    public var traceparent: String? {
+        var headers: [String: String] = [:]
+        InstrumentationSystem.instrument.inject(self, into: &headers, using: HeaderInjector())
+        return headers["traceparent"]
+    }
+
+    /// The trace and span ids of `traceparent`, in lowercase hex: what a log line carries to name the
+    /// span it was written in.
+    public var traceIdentifiers: (traceID: String, spanID: String)? {
+        guard let header = traceparent else { return nil }
+        let parts = header.split(separator: "-")
+        guard parts.count == 4, parts[1].count == 32, parts[2].count == 16 else { return nil }
+        return (String(parts[1]), String(parts[2]))
+    }
+}
+
+/// Writes an instrument's headers into a dictionary.
+struct HeaderInjector: Injector {
+    func inject(_ value: String, forKey key: String, into carrier: inout [String: String]) {
+        carrier[key.lowercased()] = value
+    }
+}

@@ -1,0 +1,169 @@
+import FlowLogBasics
+import FlowLogTesting
+import Foundation
+import Testing
+
+#if Network
+    /// Spans exported over OTLP/HTTP to a real receiver (Tests/collectors/otlp_receiver.py): the trees
+    /// `send`, `serve`, a tracker and `push` make, the settings, and a receiver that refuses or hangs.
+    @Suite("traces exported to an OTLP receiver", .serialized)
+    struct TracingCLITests {
+        private static let demo = FlowLogProcess.fixtures.appendingPathComponent("demo.ndjson").path
+        private static let given = (trace: "0af7651916cd43dd8448eb211c80319c", span: "b7ad6b7169203331")
+
+        @Test func sendIsOneTraceItsCommitsUnderTheCommandsRootSpan() throws {
+            let receiver = try OTLPReceiver()
+            let folder = TemporaryDirectory()
+            let sent = try FlowLogProcess.run(["send", Self.demo, "--db", folder.child("log")], environment: receiver.environment())
+            #expect(sent.status == 1, "the demo has one command the rules refuse: \(sent.stderr)")
+            let spans = try receiver.spans(atLeast: 2)
+            let root = try #require(spans.first { $0.name == "flowlog send" })
+            #expect(root.parentSpanID.isEmpty && root.resource("service.name") == .string("flowlog"))
+            #expect(root.attribute("process.exit.code") == .integer(1))
+            #expect(root.statusCode != 2, "a rejected command is an answer, not a failure of the program")
+            let commits = spans.filter { $0.name == "flowlog.commit" }
+            #expect(!commits.isEmpty && commits.allSatisfy { $0.traceID == root.traceID && $0.parentSpanID == root.spanID })
+            let commands = commits.map { span in if case .integer(let n)? = span.attribute("flowlog.commit.commands") { n } else { 0 } }
+            #expect(commands.reduce(0, +) == sent.stdoutLines.count, "every answered command in some commit")
+            #expect(spans.filter { $0.name == "flowlog.command" }.isEmpty, "send's commands are counted by their commits, not a span each")
+        }
+
+        @Test func aRequestsTraceparentIsTheParentOfItsRequestItsCommandsAndTheirCommit() throws {
+            let receiver = try OTLPReceiver()
+            let server = try ServedLog(environment: receiver.environment())
+            let traceparent = "00-\(Self.given.trace)-\(Self.given.span)-01"
+            let accepted = try server.post(
+                "/commands", json: #"{"type":"app.launched","stream":"s-1","hasOnboarded":false}"#, headers: ["traceparent": traceparent])
+            #expect(accepted.status == 200, "\(accepted.text)")
+            let rejected = try server.post("/commands", json: #"{"type":"cart.checkout","stream":"s-2"}"#, headers: ["traceparent": traceparent])
+            guard case .string(let code)? = rejected.json["error"]?["code"] else {
+                Issue.record("no error code: \(rejected.text)")
+                return
+            }
+            #expect(server.stop() == 0)
+            let spans = try receiver.spans(atLeast: 6)
+            let requests = spans.filter { $0.kind == "server" && $0.attribute("http.route") == .string("/commands") }
+            #expect(requests.count == 2)
+            for request in requests {
+                #expect(request.traceID == Self.given.trace && request.parentSpanID == Self.given.span)
+                #expect(request.attribute("http.request.method") == .string("POST"))
+            }
+            let commands = spans.filter { $0.name == "flowlog.command" }
+            let launched = try #require(commands.first { $0.attribute("flowlog.stream") == .string("s-1") })
+            #expect(requests.contains { $0.spanID == launched.parentSpanID && $0.attribute("http.response.status_code") == .integer(200) })
+            #expect(launched.attribute("flowlog.command.kind") == .string("app.launched"))
+            #expect(launched.attribute("flowlog.command.outcome") == .string("accepted"))
+            let refused = try #require(commands.first { $0.attribute("flowlog.stream") == .string("s-2") })
+            #expect(refused.attribute("flowlog.command.outcome") == .string("rejected"))
+            #expect(refused.attribute("flowlog.command.answer_code") == .string(code))
+            let commit = try #require(spans.first { $0.name == "flowlog.commit" && launched.links.map(\.spanID).contains($0.spanID) })
+            #expect(commit.traceID == Self.given.trace && commit.attribute("flowlog.commit.events") == .integer(1))
+            // The access log names the request's span.
+            let line = try #require(server.stderr.split(separator: "\n").first { $0.contains(#""path":"/commands""#) })
+            #expect(line.contains(#""trace_id":"\#(Self.given.trace)""#))
+            #expect(requests.contains { line.contains(#""span_id":"\#($0.spanID)""#) })
+        }
+
+        @Test func aTrackersRequestsAreClientSpansUnderTheirProjectorsBatchWithRetriesAsEvents() throws {
+            let receiver = try OTLPReceiver()
+            let folder = TemporaryDirectory()
+            let script = FlowLogProcess.fixtures.deletingLastPathComponent().appendingPathComponent("Tests/collectors/vendor_collector.py").path
+            let (collector, port) = try PortPrintingServer.start(["python3", script, "--segment-write-key", "KEY", "--fail", "1"])
+            defer {
+                kill(collector.processIdentifier, SIGKILL)
+                collector.waitUntilExit()
+            }
+            try "KEY\n".write(toFile: folder.child("segment.key"), atomically: true, encoding: .utf8)
+            let db = ["--db", folder.child("log")]
+            #expect(try FlowLogProcess.run(["send", Self.demo] + db).status == 1)
+            let run = try FlowLogProcess.run(
+                ["projections", "run", "--segment-url", "http://127.0.0.1:\(port)/v1/batch", "--write-key-file", folder.child("segment.key")] + db,
+                environment: receiver.environment())
+            #expect(run.status == 0, "\(run.stderr)")
+            let spans = try receiver.spans(atLeast: 3)
+            let root = try #require(spans.first { $0.name == "flowlog projections run" })
+            let posts = spans.filter { $0.kind == "client" && $0.name == "POST" }
+            #expect(!posts.isEmpty)
+            for post in posts {
+                let batch = try #require(spans.first { $0.spanID == post.parentSpanID })
+                #expect(batch.name == "flowlog.projector.batch" && batch.parentSpanID == root.spanID && batch.traceID == root.traceID)
+                #expect(post.attribute("url.full") == .string("http://127.0.0.1:\(port)/v1/batch"))
+                #expect(post.attribute("server.port") == .integer(port))
+            }
+            // The collector fails the first request (500): its span says so and carries the retry; the
+            // request is tried again once the other projectors were served, and delivered.
+            #expect(posts.contains { $0.eventNames.contains("retry") && $0.attribute("http.response.status_code") == .integer(500) })
+            #expect(posts.contains { $0.attribute("http.response.status_code") == .integer(200) })
+        }
+
+        @Test func pushCarriesItsTraceToTheServersRequests() throws {
+            let receiver = try OTLPReceiver()
+            let folder = TemporaryDirectory()
+            let key = folder.child("key")
+            try Data(repeating: 0x4B, count: 32).write(to: URL(fileURLWithPath: key))
+            let device = folder.child("device")
+            #expect(try FlowLogProcess.run(["send", Self.demo, "--db", device]).status == 1)
+            let server = try ServedLog(arguments: ["--key-file", key], environment: receiver.environment())
+            let pushed = try FlowLogProcess.run(["push", "--db", device, "--to", server.base], environment: receiver.environment())
+            #expect(pushed.status == 0, "\(pushed.stderr)")
+            #expect(server.stop() == 0)
+            let spans = try receiver.spans(atLeast: 4)
+            let root = try #require(spans.first { $0.name == "flowlog push" })
+            let clients = spans.filter { $0.kind == "client" && $0.traceID == root.traceID }
+            let served = spans.filter { $0.kind == "server" }
+            #expect(!clients.isEmpty && !served.isEmpty)
+            for request in served {
+                #expect(clients.contains { $0.spanID == request.parentSpanID }, "\(request.name) has push's request as its parent")
+            }
+            #expect(spans.contains { $0.name == "flowlog.ingest" && $0.traceID == root.traceID })
+        }
+
+        @Test(arguments: ["refuse", "hang"])
+        func aReceiverThatRefusesOrHangsNeitherFailsNorHoldsUpACommand(mode: String) throws {
+            let receiver = try OTLPReceiver(mode: mode)
+            let folder = TemporaryDirectory()
+            let quiet = try FlowLogProcess.run(["send", Self.demo, "--db", folder.child("quiet")])
+            let started = Date()
+            let traced = try FlowLogProcess.run(["send", Self.demo, "--db", folder.child("traced")], environment: receiver.environment())
+            let seconds = Date().timeIntervalSince(started)
+            #expect(traced.status == quiet.status && traced.stdoutLines.count == quiet.stdoutLines.count)
+            #expect(seconds < 5, "a command waits at most a second for its spans, not for the receiver: \(seconds) s")
+            #expect(try receiver.requests() >= 1, "the spans were offered")
+            if mode == "refuse" { #expect(traced.stderr.contains("could not be exported"), "\(traced.stderr)") }
+        }
+
+        @Test func spansTheReceiverRefusedAreCountedInMetrics() throws {
+            let receiver = try OTLPReceiver(mode: "refuse")
+            let server = try ServedLog(environment: receiver.environment())
+            #expect(try server.get("/health").status == 200)
+            let deadline = Date().addingTimeInterval(10)
+            var dropped = 0
+            while dropped == 0, Date() < deadline {
+                usleep(200_000)
+                let text = try server.get("/metrics").text
+                let line = text.split(separator: "\n").first { $0.hasPrefix("flowlog_spans_dropped_total ") }
+                dropped = line.flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0
+            }
+            #expect(dropped >= 1)
+        }
+
+        @Test func theStandardSettingsTurnExportingOffOrAreRefusedWithAReason() throws {
+            let receiver = try OTLPReceiver()
+            let folder = TemporaryDirectory()
+            let db = ["--db", folder.child("log")]
+            for off in [["OTEL_SDK_DISABLED": "true"], ["OTEL_TRACES_EXPORTER": "none"], ["OTEL_TRACES_SAMPLER": "always_off"]] {
+                #expect(try FlowLogProcess.run(["streams"] + db, environment: receiver.environment(off)).status == 66)
+            }
+            #expect(try receiver.spans().isEmpty)
+            for (setting, said) in [
+                ("OTEL_TRACES_SAMPLER", "bogus"), ("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc"), ("OTEL_TRACES_SAMPLER_ARG", "2"),
+                ("OTEL_BSP_MAX_QUEUE_SIZE", "many"),
+            ] {
+                var environment = receiver.environment([setting: said])
+                if setting == "OTEL_TRACES_SAMPLER_ARG" { environment["OTEL_TRACES_SAMPLER"] = "traceidratio" }
+                let refused = try FlowLogProcess.run(["streams"] + db, environment: environment)
+                #expect(refused.status == 64 && refused.stderr.contains("\(setting)=\(said)"), "\(refused.stderr)")
+            }
+        }
+    }
+#endif
