@@ -4,7 +4,7 @@
     import OTel
     import ServiceLifecycle
     import Synchronization
-    public import Tracing
+    import Tracing
 
     /// Spans leaving the process over OTLP/HTTP, set up the way every OpenTelemetry SDK is: from the
     /// standard `OTEL_*` environment (docs/operations.md). Off unless an endpoint is named, so a

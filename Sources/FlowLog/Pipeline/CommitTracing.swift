@@ -1,5 +1,5 @@
 import FlowDomain
-public import Tracing
+import Tracing
 
 /// The spans of the log's one writer (`GroupCommitWriter`): one per group commit (its commands,
 /// events and submissions) and one per command of a submission that came with a trace context (the

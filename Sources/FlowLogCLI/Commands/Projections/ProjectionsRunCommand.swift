@@ -13,6 +13,11 @@ struct ProjectionsRunCommand: ParsableCommand {
     )
     @Flag(help: "Keep following new appends until interrupted.") var follow = false
     @Flag(
+        help:
+            "With --follow, wait while another runner holds the projectors and take over when it ends, instead of exiting 75."
+    )
+    var standby = false
+    @Flag(
         name: .customLong("validate"),
         help:
             "Send the GA4 events of the whole log to GA4's validation server (/debug/mp/collect, from --ga4-url) and print its messages; nothing is collected and no checkpoint moves."
@@ -34,6 +39,10 @@ struct ProjectionsRunCommand: ParsableCommand {
             )
         }
         if validateOnly, follow { throw ValidationError("--validate checks what is in the log once; leave out --follow.") }
+        if standby, !follow {
+            throw ValidationError(
+                "--standby waits to take over a following runner: add --follow (a runner that catches up once has nothing to take over).")
+        }
         if let metricsListen {
             guard follow else { throw ValidationError("--metrics-listen serves a runner's metrics while it follows the log: add --follow.") }
             guard ListenAddress(metricsListen) != nil else {
@@ -55,15 +64,35 @@ struct ProjectionsRunCommand: ParsableCommand {
             let log = try Composition.openLog(logOptions, access: validateOnly ? .readOnly : .readWrite)
             if validateOnly { return try validateGA4(log, output) }
             let runner = ProjectionRunner(log: log)
-            let projectors = try Composition.projectors(log, tracker: tracker, options: logOptions, cooperative: true)
+            var projectors = try Composition.projectors(log, tracker: tracker, options: logOptions, cooperative: true)
+            // Ctrl-C or SIGTERM stops a follower between two catch-ups, with every checkpoint
+            // written (exit 0), and a standby while it waits. The log wakes it on a new event
+            // (LISTEN/NOTIFY, or LMDB's own check), so the half second is only how long a stop may wait.
+            if follow { Interruption.hold() }
             // Held until this process ends: one runner per projector.
-            let locks = try projectors.map { try log.leaseProjector($0.name) }
+            let locks: [any ProjectorLease]
+            if standby {
+                let taken = try StandbyLeases.take(
+                    projectors.map(\.name), from: log,
+                    waiting: { busy in
+                        let holder = busy.pid.map { "process \($0)" } ?? "another process"
+                        output.line("flowlog projections: standing by: \(busy.projector) is run by \(holder); taking over when it ends")
+                        output.flush()
+                    },
+                    tookOver: {
+                        output.line("flowlog projections: took over \(projectors.map(\.name).joined(separator: ", "))")
+                        output.flush()
+                    })
+                guard let taken else { return }
+                locks = taken
+                // Made again under the leases: what a tracker read of its files and journal
+                // before is as old as the runner it replaces left it.
+                projectors = try Composition.projectors(log, tracker: tracker, options: logOptions, cooperative: true)
+            } else {
+                locks = try projectors.map { try log.leaseProjector($0.name) }
+            }
             defer { withExtendedLifetime(locks) {} }
             if follow {
-                // Ctrl-C or SIGTERM stops it between two catch-ups, with every checkpoint written
-                // (exit 0). The log wakes it on a new event (LISTEN/NOTIFY, or LMDB's own check),
-                // so the half second is only how long a stop may wait.
-                Interruption.hold()
                 // A retention set on the log (`flowlog retain --set`) is applied now and daily,
                 // between two catch-ups, on this thread: the log object is not shared.
                 // This process holds the trackers' leases, so it may rewrite their files between catch-ups.

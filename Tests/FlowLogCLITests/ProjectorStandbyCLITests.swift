@@ -1,0 +1,114 @@
+import FlowLogBasics
+import FlowLogTesting
+import Foundation
+import Testing
+
+/// `projections run --follow --standby` (issue 44, item 1, for a holder that ends): a second runner
+/// waits for the projectors instead of exiting 75, and takes over within a moment of the first one's
+/// death, on LMDB and on PostgreSQL, every event projected once.
+@Suite("standby runners", .serialized)
+struct ProjectorStandbyCLITests {
+    /// A runner started in the background, its standard output kept in a file.
+    private final class Runner {
+        let process = Process()
+        let outputPath: String
+
+        init(_ arguments: [String], in folder: TemporaryDirectory, name: String) throws {
+            outputPath = folder.child("\(name).out")
+            _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
+            process.executableURL = FlowLogProcess.executable
+            process.arguments = arguments
+            process.standardOutput = FileHandle(forWritingAtPath: outputPath)
+            process.standardError = FileHandle(forWritingAtPath: folder.child("\(name).err"))
+            try process.run()
+        }
+
+        var output: String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
+
+        /// Waits until its output contains `text`.
+        func waitFor(_ text: String, seconds: Double = 20) -> Bool {
+            let deadline = Date().addingTimeInterval(seconds)
+            while Date() < deadline {
+                if output.contains(text) { return true }
+                usleep(20_000)
+            }
+            return false
+        }
+
+        deinit {
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+        }
+    }
+
+    private static func send(_ count: Int, from start: Int, _ db: String) throws {
+        let lines = (start..<start + count).map {
+            #"{"type":"cart.addProduct","stream":"s\#($0 % 7)","productId":"p\#($0)","unitPrice":100,"quantity":1}"#
+        }
+        let sent = try FlowLogProcess.run(["send", "--db", db], stdin: lines.joined(separator: "\n") + "\n")
+        #expect(sent.status == 0, "\(sent.stderr)")
+    }
+
+    /// Waits until every projector's lag is 0 and its checkpoint `head`.
+    private static func waitUntilProjected(through head: Int, _ db: String) throws -> Bool {
+        for _ in 0..<400 {
+            let status = try FlowLogProcess.run(["projections", "status", "--format", "json", "--db", db])
+            if status.stdoutLines.count == 3, status.stdoutLines.allSatisfy({ $0.contains(#""checkpoint":\#(head),"#) }) { return true }
+            usleep(50_000)
+        }
+        return false
+    }
+
+    private static func messageIds(_ path: String) throws -> [String] {
+        try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map { line in
+            guard case .string(let id)? = try JSONParser.parse(String(line))["messageId"] else { return "" }
+            return id
+        }
+    }
+
+    @Test(arguments: ["lmdb", "postgres"])
+    func aStandbyTakesOverWhenTheHolderIsKilledAndProjectsEveryEventOnce(backend: String) throws {
+        let folder = TemporaryDirectory()
+        let db = backend == "lmdb" ? folder.child("log") : PostgresServer.shared.url()
+        let trackers = ["--tracker-dir", folder.child("trackers")]
+        try Self.send(40, from: 0, db)
+        let holder = try Runner(["projections", "run", "--follow", "--db", db] + trackers, in: folder, name: "holder")
+        #expect(try Self.waitUntilProjected(through: 40, db))
+        let standby = try Runner(["projections", "run", "--follow", "--standby", "--db", db] + trackers, in: folder, name: "standby")
+        #expect(standby.waitFor("standing by"), "\(standby.output)")
+        #expect(standby.output.contains("process \(holder.process.processIdentifier)"))
+        // The holder still runs the projectors: the standby projects nothing meanwhile.
+        try Self.send(10, from: 40, db)
+        #expect(try Self.waitUntilProjected(through: 50, db))
+        #expect(!standby.output.contains("took over"))
+
+        kill(holder.process.processIdentifier, SIGKILL)
+        holder.process.waitUntilExit()
+        let killed = Date()
+        #expect(standby.waitFor("took over"), "\(standby.output)")
+        #expect(Date().timeIntervalSince(killed) < 5, "taken over within moments of the holder's death")
+        try Self.send(10, from: 50, db)
+        #expect(try Self.waitUntilProjected(through: 60, db))
+        let ids = try Self.messageIds(folder.child("trackers/segment.ndjson"))
+        #expect(ids.count == 60 && Set(ids).count == 60, "each event's message once, across the two runners")
+        kill(standby.process.processIdentifier, SIGTERM)
+        standby.process.waitUntilExit()
+        #expect(standby.process.terminationStatus == 0)
+    }
+
+    @Test func aStandbyStoppedWhileWaitingExitsZeroHavingRunNothing() throws {
+        let folder = TemporaryDirectory()
+        let db = folder.child("log")
+        try Self.send(5, from: 0, db)
+        let holder = try Runner(["projections", "run", "--follow", "--db", db], in: folder, name: "holder")
+        #expect(try Self.waitUntilProjected(through: 5, db))
+        let standby = try Runner(["projections", "run", "--follow", "--standby", "--db", db], in: folder, name: "standby")
+        #expect(standby.waitFor("standing by"))
+        kill(standby.process.processIdentifier, SIGTERM)
+        standby.process.waitUntilExit()
+        #expect(standby.process.terminationStatus == 0 && !standby.output.contains("took over"))
+        #expect(holder.process.isRunning)
+        let once = try FlowLogProcess.run(["projections", "run", "--standby", "--db", db])
+        #expect(once.status == 64 && once.stderr.contains("--follow"), "\(once.stderr)")
+    }
+}
