@@ -64,6 +64,25 @@ import Testing
             #expect(requests.contains { line.contains(#""span_id":"\#($0.spanID)""#) })
         }
 
+        @Test func aMalformedTraceparentStartsATraceOfItsOwn() throws {
+            let receiver = try OTLPReceiver()
+            let server = try ServedLog(environment: receiver.environment())
+            let hostile = [
+                "garbage", "00-\(Self.given.trace)-\(Self.given.span)", "ff-\(Self.given.trace)-\(Self.given.span)-01",
+                "00-\(String(repeating: "0", count: 32))-\(Self.given.span)-01", "00-\(Self.given.trace.uppercased())-\(Self.given.span)-01",
+                "00-\(Self.given.trace)-\(Self.given.span)-01-" + String(repeating: "x", count: 4_000),
+            ]
+            for (index, header) in hostile.enumerated() {
+                let answer = try server.post(
+                    "/commands", json: #"{"type":"app.launched","stream":"h-\#(index)","hasOnboarded":false}"#, headers: ["traceparent": header])
+                #expect(answer.status == 200, "\(header.prefix(80)): \(answer.text)")
+            }
+            #expect(server.stop() == 0)
+            let requests = try receiver.spans(atLeast: hostile.count * 3).filter { $0.kind == "server" }
+            #expect(requests.count == hostile.count)
+            #expect(requests.allSatisfy { $0.traceID.count == 32 && $0.traceID != String(repeating: "0", count: 32) })
+        }
+
         @Test func aTrackersRequestsAreClientSpansUnderTheirProjectorsBatchWithRetriesAsEvents() throws {
             let receiver = try OTLPReceiver()
             let folder = TemporaryDirectory()
