@@ -5,7 +5,8 @@
     /// reads the rest: a value this build cannot honour is an error at start, not a silent default.
     enum TelemetrySettings {
         /// The configuration to start from (swift-otel applies the environment on top of it), or nil
-        /// when exporting is off: no endpoint named, `OTEL_SDK_DISABLED=true` or `OTEL_TRACES_EXPORTER=none`.
+        /// when exporting is off: no endpoint named, `OTEL_SDK_DISABLED=true`, `OTEL_TRACES_EXPORTER=none`
+        /// or the sampler `always_off`.
         static func configuration(_ environment: [String: String], serviceName: String) throws(Telemetry.SettingError) -> OTel.Configuration? {
             func value(_ name: String) -> String? {
                 guard let value = environment[name], !value.isEmpty else { return nil }
@@ -30,6 +31,9 @@
                 throw .init(
                     description: "OTEL_TRACES_SAMPLER=\(sampler) is not a sampler flowlog knows; use one of \(samplers.joined(separator: ", ")).")
             }
+            // Nothing would ever be sampled: starting the exporter (its HTTP client, its tasks) would
+            // only cost each command its start-up and a flush at exit.
+            if value("OTEL_TRACES_SAMPLER") == "always_off" { return nil }
             if let argument = value("OTEL_TRACES_SAMPLER_ARG"), value("OTEL_TRACES_SAMPLER")?.hasSuffix("traceidratio") == true {
                 guard let ratio = Double(argument), ratio >= 0, ratio <= 1 else {
                     throw .init(

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """What exporting spans costs `send` (docs/performance.md, "Traces"): the same commands sent into an
 empty log with no OpenTelemetry settings, with an OTLP receiver configured and the sampler
-`always_off`, and with `parentbased_traceidratio` at 0.1; the configurations alternate run by run.
+`always_off`, with `parentbased_traceidratio` at 0.1, and with every trace sampled (`always_on`); the
+configurations alternate run by run.
 
     python3 scripts/tracing-load/send.py --flowlog BINARY [--commands 200000] [--runs 7] [--work DIR]
 
@@ -14,6 +15,7 @@ CONFIGURATIONS = {
     "none": {},
     "always_off": {"OTEL_TRACES_SAMPLER": "always_off"},
     "ratio 0.1": {"OTEL_TRACES_SAMPLER": "parentbased_traceidratio", "OTEL_TRACES_SAMPLER_ARG": "0.1"},
+    "always_on": {"OTEL_TRACES_SAMPLER": "always_on"},
 }
 
 
