@@ -11,14 +11,18 @@ public struct CommandEnvelope: Equatable, Sendable {
     /// Ties the events to a wider conversation; copied onto every event the command causes.
     public var correlationId: String?
     public var command: LogDecider.Command
+    /// The W3C `traceparent` a producer put in the line's `meta` (`send`): the parent of the
+    /// command's span when spans are exported (docs/operations.md). Not stored with the events.
+    public var traceparent: String?
 
     public init(
         stream: String = "default", commandId: String? = nil, expectedVersion: Int? = nil,
-        correlationId: String? = nil, command: LogDecider.Command
+        correlationId: String? = nil, command: LogDecider.Command, traceparent: String? = nil
     ) {
         (self.stream, self.commandId, self.expectedVersion, self.correlationId, self.command) = (
             stream, commandId, expectedVersion, correlationId, command
         )
+        self.traceparent = traceparent
     }
 }
 

@@ -71,12 +71,12 @@ public enum WireCommand {
             let expectedVersion = try fields.optional("expectedVersion", .integer)
             let correlationId = try fields.optional("correlationId", .text)
             let command = try command(typeName, &fields)
-            try fields.checkMeta()
+            let traceparent = try fields.checkMeta()
             try fields.refuseUndeclared(typeName)
             return .success(
                 CommandEnvelope(
                     stream: stream, commandId: commandId, expectedVersion: expectedVersion,
-                    correlationId: correlationId, command: command))
+                    correlationId: correlationId, command: command, traceparent: traceparent))
         } catch {
             return .failure(WireRejection(stream: fields.stream, rejection: error))
         }
@@ -139,9 +139,10 @@ public enum WireCommand {
             )
         }
 
-        /// `meta`, where present: an object of at most `maximumMetaBytes` bytes.
-        func checkMeta() throws(Rejection) {
-            guard let meta = lookup("meta") else { return }
+        /// `meta`, where present: an object of at most `maximumMetaBytes` bytes. Returns its
+        /// `traceparent` when that is a string (anything else in `meta` is the producer's own).
+        func checkMeta() throws(Rejection) -> String? {
+            guard let meta = lookup("meta") else { return nil }
             guard case .object = meta else { throw wrongType("meta", meta, "a JSON object") }
             var json = JSONWriter()
             json.value(meta)
@@ -151,6 +152,8 @@ public enum WireCommand {
                     .malformedCommand,
                     "\"meta\" takes \(size) bytes, more than the 4,096 a command may carry; keep it smaller, or send what it holds another way.")
             }
+            if case .string(let traceparent)? = meta["traceparent"] { return traceparent }
+            return nil
         }
 
         func lookup(_ name: String) -> JSONValue? {

@@ -7,8 +7,9 @@ import Tracing
 /// to when it was answered. A commit serves many requests, so its parent is the program's own span
 /// (`send`'s) or the first traced submission's, and it links to the others.
 ///
-/// `send`'s commands get no span each: a million spans would bury the trace and cost more than the
-/// commands; their commits say how many there were.
+/// `send`'s commands get no span each (a million spans would bury the trace and cost more than the
+/// commands; their commits say how many there were), except a line whose `meta.traceparent` names
+/// its producer's trace: its span joins that trace.
 struct CommitTracing {
     let tracer: any Tracer
     /// The parent of every commit span (`send`'s root span), or nil to take the first traced submission's.

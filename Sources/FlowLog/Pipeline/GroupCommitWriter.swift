@@ -323,16 +323,22 @@ public final class GroupCommitWriter: @unchecked Sendable {
         _ submissions: [Submission], _ result: Result<[CommandOutcome], any Error>, _ commands: Int, _ duration: Duration,
         _ tracing: CommitTracing
     ) {
+        let nanoseconds = duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
+        let started = DefaultTracerClock.Instant(nanosecondsSinceEpoch: DefaultTracerClock.now.nanosecondsSinceEpoch - UInt64(max(nanoseconds, 0)))
         var traced: [CommitTracing.Traced] = []
         var offset = 0
         for submission in submissions {
             if let trace = submission.trace {
                 traced.append(.init(context: trace.context, queued: trace.queued, envelopes: submission.envelopes, offset: offset))
+            } else {
+                // A `send` line whose `meta` carried its producer's trace: a span of its own, under it.
+                for (index, envelope) in submission.envelopes.enumerated() {
+                    guard let traceparent = envelope.traceparent, let context = ServiceContext.extracted(traceparent: traceparent) else { continue }
+                    traced.append(.init(context: context, queued: started, envelopes: [envelope], offset: offset + index))
+                }
             }
             offset += submission.envelopes.count
         }
-        let nanoseconds = duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
-        let started = DefaultTracerClock.Instant(nanosecondsSinceEpoch: DefaultTracerClock.now.nanosecondsSinceEpoch - UInt64(max(nanoseconds, 0)))
         tracing.record(commit: traced, commands: commands, submissions: submissions.count, outcomes: try? result.get(), started: started)
     }
 }

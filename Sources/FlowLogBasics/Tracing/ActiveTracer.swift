@@ -28,6 +28,21 @@ extension ServiceContext {
     }
 }
 
+extension ServiceContext {
+    /// The context a W3C `traceparent` names, as the bootstrapped instrument reads it; nil when it
+    /// names none (malformed, or no tracer).
+    public static func extracted(traceparent: String) -> ServiceContext? {
+        var context = ServiceContext.topLevel
+        InstrumentationSystem.instrument.extract(["traceparent": traceparent], into: &context, using: HeaderExtractor())
+        return context.traceparent == nil ? nil : context
+    }
+}
+
+/// Reads an instrument's headers from a dictionary.
+private struct HeaderExtractor: Extractor {
+    func extract(key: String, from carrier: [String: String]) -> String? { carrier[key.lowercased()] }
+}
+
 /// Writes an instrument's headers into a dictionary.
 struct HeaderInjector: Injector {
     func inject(_ value: String, forKey key: String, into carrier: inout [String: String]) {

@@ -28,6 +28,29 @@ import Testing
             #expect(spans.filter { $0.name == "flowlog.command" }.isEmpty, "send's commands are counted by their commits, not a span each")
         }
 
+        @Test func aSendLineWhoseMetaCarriesATraceparentHasASpanInThatTrace() throws {
+            let receiver = try OTLPReceiver()
+            let folder = TemporaryDirectory()
+            let lines = [
+                #"{"type":"app.launched","stream":"m-1","hasOnboarded":false,"meta":{"traceparent":"00-\#(Self.given.trace)-\#(Self.given.span)-01","screen":"home"}}"#,
+                #"{"type":"app.launched","stream":"m-2","hasOnboarded":false}"#,
+                #"{"type":"app.launched","stream":"m-3","hasOnboarded":false,"meta":{"traceparent":"not a trace"}}"#,
+                #"{"type":"app.launched","stream":"m-4","hasOnboarded":false,"meta":{"traceparent":7}}"#,
+            ]
+            let sent = try FlowLogProcess.run(
+                ["send", "--db", folder.child("log")], stdin: lines.joined(separator: "\n") + "\n", environment: receiver.environment())
+            #expect(sent.status == 0 && sent.stdoutLines.count == 4, "\(sent.stdout)\(sent.stderr)")
+            let spans = try receiver.spans(atLeast: 3)
+            let commands = spans.filter { $0.name == "flowlog.command" }
+            #expect(commands.count == 1, "only the line that named a trace has a span of its own")
+            let command = try #require(commands.first)
+            #expect(command.traceID == Self.given.trace && command.parentSpanID == Self.given.span)
+            #expect(command.attribute("flowlog.stream") == .string("m-1") && command.attribute("flowlog.command.outcome") == .string("accepted"))
+            let commit = try #require(spans.first { $0.name == "flowlog.commit" })
+            #expect(command.links.map(\.spanID) == [commit.spanID])
+            #expect(commit.links.contains { $0.traceID == Self.given.trace }, "the commit links to the trace it served")
+        }
+
         @Test func aRequestsTraceparentIsTheParentOfItsRequestItsCommandsAndTheirCommit() throws {
             let receiver = try OTLPReceiver()
             let server = try ServedLog(environment: receiver.environment())
