@@ -61,11 +61,12 @@
 
         /// Exports what is queued and stops, waiting at most `limit`: a command that is done does not
         /// wait longer for a collector, and what was not sent by then is lost with the process.
-        public func finish(within limit: Duration = .seconds(1)) {
+        /// Returns false when the exporter had not finished by then.
+        public func finish(within limit: Duration = .seconds(1)) -> Bool {
             let group = group
             Task.detached { await group.triggerGracefulShutdown() }
             let nanoseconds = limit.components.seconds * 1_000_000_000 + limit.components.attoseconds / 1_000_000_000
-            _ = stopped.wait(timeout: .now() + .nanoseconds(Int(nanoseconds)))
+            return stopped.wait(timeout: .now() + .nanoseconds(Int(nanoseconds))) == .success
         }
     }
 #endif

@@ -36,7 +36,10 @@
                 figures.withLock { $0.droppedSpans += count }
             case "Failed to update configuration from environment":
                 let key = metadata["environment_key"].map { "\($0)" } ?? "an OTEL_ variable"
-                let value = metadata["environment_value"].map { "\($0)" } ?? ""
+                // Headers carry API keys and endpoints may carry user:password: their values are
+                // named, never shown.
+                let secret = key.hasSuffix("HEADERS") || key.hasSuffix("ENDPOINT")
+                let value = secret ? "…" : metadata["environment_value"].map { "\($0)" } ?? ""
                 let hint = metadata["hint"].map { " (\($0))" } ?? ""
                 figures.withLock { $0.unreadSettings.append("\(key)=\(value) is not a value OpenTelemetry knows\(hint)") }
             default:
@@ -47,7 +50,12 @@
         private struct Handler: LogHandler {
             let diagnostics: TelemetryDiagnostics
             var metadata: Logger.Metadata = [:]
-            var logLevel: Logger.Level = .warning
+            /// Always warnings: swift-otel sets its diagnostic logger's level from `OTEL_LOG_LEVEL`,
+            /// and at `error` the drops and unread settings would never reach `note`.
+            var logLevel: Logger.Level {
+                get { .warning }
+                set {}
+            }
 
             subscript(metadataKey key: String) -> Logger.Metadata.Value? {
                 get { metadata[key] }

@@ -96,6 +96,35 @@ struct ProjectorStandbyCLITests {
         #expect(standby.process.terminationStatus == 0)
     }
 
+    @Test func ofTwoStandbysOneTakesOverAndTheOtherWaitsForIt() throws {
+        let folder = TemporaryDirectory()
+        let db = folder.child("log")
+        let trackers = ["--tracker-dir", folder.child("trackers")]
+        try Self.send(20, from: 0, db)
+        let holder = try Runner(["projections", "run", "--follow", "--db", db] + trackers, in: folder, name: "holder")
+        #expect(try Self.waitUntilProjected(through: 20, db))
+        let standbys = try ["first", "second"].map {
+            try Runner(["projections", "run", "--follow", "--standby", "--db", db] + trackers, in: folder, name: $0)
+        }
+        #expect(standbys.allSatisfy { $0.waitFor("standing by") })
+        kill(holder.process.processIdentifier, SIGKILL)
+        holder.process.waitUntilExit()
+        let deadline = Date().addingTimeInterval(20)
+        while !standbys.contains(where: { $0.output.contains("took over") }), Date() < deadline { usleep(20_000) }
+        let winners = standbys.filter { $0.output.contains("took over") }
+        #expect(winners.count == 1, "one standby holds every projector, none half of them")
+        try Self.send(5, from: 20, db)
+        #expect(try Self.waitUntilProjected(through: 25, db))
+        guard let winner = winners.first, let other = standbys.first(where: { $0 !== winner }) else { return }
+        kill(winner.process.processIdentifier, SIGKILL)
+        winner.process.waitUntilExit()
+        #expect(other.waitFor("took over"), "the other one takes over in turn: \(other.output)")
+        try Self.send(5, from: 25, db)
+        #expect(try Self.waitUntilProjected(through: 30, db))
+        let ids = try Self.messageIds(folder.child("trackers/segment.ndjson"))
+        #expect(ids.count == 30 && Set(ids).count == 30)
+    }
+
     @Test func aStandbyStoppedWhileWaitingExitsZeroHavingRunNothing() throws {
         let folder = TemporaryDirectory()
         let db = folder.child("log")

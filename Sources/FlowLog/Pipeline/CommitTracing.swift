@@ -19,6 +19,11 @@ struct CommitTracing {
     /// not a list of thousands of links.
     static let linksPerCommit = 64
 
+    /// The most commands of one request that get a span each: a batch of 100,000 lines would
+    /// otherwise make as many spans on the log's one writer thread, and fill the exporter's queue
+    /// (2,048) with them. The commit counts the rest.
+    static let commandSpansPerSubmission = 100
+
     /// A traced submission's part in a commit: its context, when it was queued, and its commands.
     struct Traced {
         let context: ServiceContext
@@ -29,7 +34,8 @@ struct CommitTracing {
     }
 
     func record(
-        commit traced: [Traced], commands: Int, submissions: Int, outcomes: [CommandOutcome]?, started: DefaultTracerClock.Instant
+        commit traced: [Traced], commands: Int, submissions: Int, outcomes: [CommandOutcome]?, started: DefaultTracerClock.Instant,
+        ended: DefaultTracerClock.Instant
     ) {
         let parent = parent ?? traced.first?.context ?? .topLevel
         let span = tracer.startSpan("flowlog.commit", context: parent, ofKind: .internal, at: started)
@@ -47,17 +53,22 @@ struct CommitTracing {
                 span.addLink(SpanLink(context: submission.context, attributes: [:]))
             }
         }
+        var omitted = 0
         for submission in traced {
-            for (index, envelope) in submission.envelopes.enumerated() {
-                recordCommand(envelope, outcome: outcomes?[safe: submission.offset + index], in: submission, commit: span.context)
+            for (index, envelope) in submission.envelopes.prefix(Self.commandSpansPerSubmission).enumerated() {
+                recordCommand(envelope, outcome: outcomes?[safe: submission.offset + index], in: submission, commit: span.context, ended: ended)
             }
+            omitted += max(0, submission.envelopes.count - Self.commandSpansPerSubmission)
         }
-        span.end()
+        if omitted > 0, span.isRecording { span.attributes["flowlog.commit.command_spans_omitted"] = omitted }
+        span.end(at: ended)
     }
 
-    private func recordCommand(_ envelope: CommandEnvelope, outcome: CommandOutcome?, in submission: Traced, commit: ServiceContext) {
+    private func recordCommand(
+        _ envelope: CommandEnvelope, outcome: CommandOutcome?, in submission: Traced, commit: ServiceContext, ended: DefaultTracerClock.Instant
+    ) {
         let span = tracer.startSpan("flowlog.command", context: submission.context, ofKind: .internal, at: submission.queued)
-        defer { span.end() }
+        defer { span.end(at: ended) }
         guard span.isRecording else { return }
         span.attributes["flowlog.command.kind"] = envelope.command.typeName
         span.attributes["flowlog.stream"] = envelope.stream

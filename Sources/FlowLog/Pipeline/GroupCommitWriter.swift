@@ -301,7 +301,9 @@ public final class GroupCommitWriter: @unchecked Sendable {
         _ started: ContinuousClock.Instant
     ) {
         let duration = ContinuousClock.now - started
-        if let tracing, commands > 0 { trace(submissions, result, commands, duration, tracing) }
+        // After the answers: the spans are the writer thread's work too, and no answer waits for them.
+        let decided = tracing == nil ? nil : DefaultTracerClock.now
+        defer { if let tracing, let decided, commands > 0 { trace(submissions, result, commands, duration, decided, tracing) } }
         switch result {
         case .success(let outcomes):
             var offset = 0
@@ -321,10 +323,10 @@ public final class GroupCommitWriter: @unchecked Sendable {
     /// The commit's span, and its traced submissions' commands' spans (`CommitTracing`).
     private func trace(
         _ submissions: [Submission], _ result: Result<[CommandOutcome], any Error>, _ commands: Int, _ duration: Duration,
-        _ tracing: CommitTracing
+        _ decided: DefaultTracerClock.Instant, _ tracing: CommitTracing
     ) {
         let nanoseconds = duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
-        let started = DefaultTracerClock.Instant(nanosecondsSinceEpoch: DefaultTracerClock.now.nanosecondsSinceEpoch - UInt64(max(nanoseconds, 0)))
+        let started = DefaultTracerClock.Instant(nanosecondsSinceEpoch: decided.nanosecondsSinceEpoch - UInt64(max(nanoseconds, 0)))
         var traced: [CommitTracing.Traced] = []
         var offset = 0
         for submission in submissions {
@@ -339,6 +341,6 @@ public final class GroupCommitWriter: @unchecked Sendable {
             }
             offset += submission.envelopes.count
         }
-        tracing.record(commit: traced, commands: commands, submissions: submissions.count, outcomes: try? result.get(), started: started)
+        tracing.record(commit: traced, commands: commands, submissions: submissions.count, outcomes: try? result.get(), started: started, ended: decided)
     }
 }

@@ -6,8 +6,12 @@ public import Tracing
 /// and port, the last answer's status, and each retry as an event on it (`retry`: the attempt, what
 /// went wrong, the pause). Its parent is the current context (a projector's batch, the command's
 /// own span); `traceHeaders` carries it to a server that traces too (`flowlog serve`).
-public struct HTTPClientSpan {
+public final class HTTPClientSpan {
     private let span: any Span
+    /// The last answer's status: the span's status is the request's outcome, so it is set at the
+    /// end (a 503 retried into a 200 is no error; swift-otel keeps an error status once set).
+    private var lastStatus: Int?
+    private var failure = false
 
     /// `shownURL`: the URL as it may be written down (no `api_secret`, no token).
     public init(tracer: any Tracer, method: String, url: URL, shownURL: String, attributes: SpanAttributes = [:]) {
@@ -27,10 +31,11 @@ public struct HTTPClientSpan {
         return headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
     }
 
-    /// The server answered `status`: a 4xx or 5xx marks the span an error, as the HTTP conventions say for a client.
+    /// The server answered `status`; if it is the last answer and a 4xx or 5xx, the span ends as
+    /// an error, as the HTTP conventions say for a client.
     public func answered(_ status: Int) {
         span.attributes["http.response.status_code"] = status
-        if status >= 400 { span.setStatus(SpanStatus(code: .error, message: "HTTP \(status)")) }
+        lastStatus = status
     }
 
     public func retrying(attempt: Int, problem: String, pause: Double) {
@@ -47,9 +52,13 @@ public struct HTTPClientSpan {
     public func note(_ name: String, _ attributes: SpanAttributes = [:]) { span.addEvent(SpanEvent(name: name, attributes: attributes)) }
 
     public func failed(_ error: any Error) {
+        failure = true
         span.recordError(error)
         span.setStatus(SpanStatus(code: .error, message: "\(error)"))
     }
 
-    public func end() { span.end() }
+    public func end() {
+        if !failure, let status = lastStatus, status >= 400 { span.setStatus(SpanStatus(code: .error, message: "HTTP \(status)")) }
+        span.end()
+    }
 }

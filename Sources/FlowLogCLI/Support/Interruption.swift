@@ -18,6 +18,20 @@ enum Interruption {
         pthread_sigmask(SIG_BLOCK, &set, nil)
     }
 
+    /// Blocks SIGINT and SIGTERM in the calling thread only, for threads started meanwhile to
+    /// inherit; returns the mask to give back to `restore`.
+    static func blockInThisThread() -> sigset_t {
+        var set = signals
+        var previous = sigset_t()
+        pthread_sigmask(SIG_BLOCK, &set, &previous)
+        return previous
+    }
+
+    static func restore(_ mask: sigset_t) {
+        var mask = mask
+        pthread_sigmask(SIG_SETMASK, &mask, nil)
+    }
+
     static var requested: Bool {
         var pending = sigset_t()
         sigpending(&pending)

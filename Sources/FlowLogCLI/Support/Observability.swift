@@ -19,6 +19,12 @@ enum Observability {
     /// be honoured (an unknown sampler, gRPC in a build that speaks OTLP/HTTP).
     static func start(environment: [String: String] = ProcessInfo.processInfo.environment) throws(CLIFailure) {
         #if Network
+            // The exporter's threads (its HTTP client's event loops, the tasks it runs on) start
+            // here and inherit this thread's signal mask: with SIGINT and SIGTERM blocked in them, the
+            // signals still reach this thread, where a following command holds them (`Interruption`)
+            // and stops cleanly, instead of a thread of the exporter taking them and the process dying.
+            let previous = Interruption.blockInThisThread()
+            defer { Interruption.restore(previous) }
             do {
                 let started = try Telemetry.start(environment: environment, serviceName: "flowlog")
                 telemetry.withLock { $0 = started }
@@ -42,12 +48,15 @@ enum Observability {
         #if Network
             // Once: a failure after the command ran comes here again on its way out.
             guard let started = telemetry.withLock({ $0.take() }) else { return }
-            started.finish(within: .seconds(1))
+            let finished = started.finish(within: .seconds(1))
             let dropped = started.droppedSpans
-            if dropped > 0 {
+            if !finished {
+                let before = dropped > 0 ? ", and \(dropped) before them" : ""
                 Diagnostics.write(
-                    "\(dropped) span(s) could not be exported to the OTLP endpoint (it refused them or did not answer in time); the command's own work was not affected."
-                )
+                    "the OTLP endpoint did not take the last spans within a second; they were dropped\(before). The command's own work was not affected.")
+            } else if dropped > 0 {
+                Diagnostics.write(
+                    "\(dropped) span(s) could not be exported to the OTLP endpoint (it refused them, or the queue was full); the command's own work was not affected.")
             }
         #endif
     }
