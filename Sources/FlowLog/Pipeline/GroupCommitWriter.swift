@@ -341,6 +341,7 @@ public final class GroupCommitWriter: @unchecked Sendable {
             }
             offset += submission.envelopes.count
         }
-        tracing.record(commit: traced, commands: commands, submissions: submissions.count, outcomes: try? result.get(), started: started, ended: decided)
+        tracing.record(
+            commit: traced, commands: commands, submissions: submissions.count, outcomes: try? result.get(), started: started, ended: decided)
     }
 }

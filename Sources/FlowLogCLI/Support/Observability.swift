@@ -53,10 +53,12 @@ enum Observability {
             if !finished {
                 let before = dropped > 0 ? ", and \(dropped) before them" : ""
                 Diagnostics.write(
-                    "the OTLP endpoint did not take the last spans within a second; they were dropped\(before). The command's own work was not affected.")
+                    "the OTLP endpoint did not take the last spans within a second; they were dropped\(before). The command's own work was not affected."
+                )
             } else if dropped > 0 {
                 Diagnostics.write(
-                    "\(dropped) span(s) could not be exported to the OTLP endpoint (it refused them, or the queue was full); the command's own work was not affected.")
+                    "\(dropped) span(s) could not be exported to the OTLP endpoint (it refused them, or the queue was full); the command's own work was not affected."
+                )
             }
         #endif
     }
