@@ -183,6 +183,7 @@ let package = Package(
         .target(
             name: "FlowLogTelemetry",
             dependencies: [
+                "FlowLogBasics",
                 .product(name: "OTel", package: "swift-otel", condition: network),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: network),
                 .product(name: "Logging", package: "swift-log", condition: network),

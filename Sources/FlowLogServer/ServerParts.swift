@@ -59,8 +59,7 @@
                     spansDropped: options.spansDropped, readers: readers, metrics: metrics
                 ).register(routes)
 
-                let timeout = options.limits.requestTimeout.components
-                let deadline = TimeAmount.nanoseconds(timeout.seconds * 1_000_000_000 + timeout.attoseconds / 1_000_000_000)
+                let deadline = TimeAmount.nanoseconds(options.limits.requestTimeout.nanosecondCount)
                 let host = options.host
                 let onListening = options.onListening
                 application = Application(

@@ -1,5 +1,6 @@
 #if Network
     import Dispatch
+    import FlowLogBasics
     import Logging
     import OTel
     import ServiceLifecycle
@@ -65,8 +66,7 @@
         public func finish(within limit: Duration = .seconds(1)) -> Bool {
             let group = group
             Task.detached { await group.triggerGracefulShutdown() }
-            let nanoseconds = limit.components.seconds * 1_000_000_000 + limit.components.attoseconds / 1_000_000_000
-            return stopped.wait(timeout: .now() + .nanoseconds(Int(nanoseconds))) == .success
+            return stopped.wait(timeout: .now() + .nanoseconds(Int(limit.nanosecondCount))) == .success
         }
     }
 #endif

@@ -325,8 +325,7 @@ public final class GroupCommitWriter: @unchecked Sendable {
         _ submissions: [Submission], _ result: Result<[CommandOutcome], any Error>, _ commands: Int, _ duration: Duration,
         _ decided: DefaultTracerClock.Instant, _ tracing: CommitTracing
     ) {
-        let nanoseconds = duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
-        let started = DefaultTracerClock.Instant(nanosecondsSinceEpoch: decided.nanosecondsSinceEpoch - UInt64(max(nanoseconds, 0)))
+        let started = DefaultTracerClock.Instant(nanosecondsSinceEpoch: decided.nanosecondsSinceEpoch - UInt64(max(duration.nanosecondCount, 0)))
         var traced: [CommitTracing.Traced] = []
         var offset = 0
         for submission in submissions {

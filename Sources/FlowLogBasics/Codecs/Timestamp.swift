@@ -166,3 +166,9 @@ public enum MonotonicClock {
         return Double(now.tv_sec) + Double(now.tv_nsec) / 1_000_000_000
     }
 }
+
+extension Duration {
+    /// The whole duration in nanoseconds, for APIs that take a count (a semaphore's timeout, NIO's
+    /// `TimeAmount`, a tracer's instants).
+    public var nanosecondCount: Int64 { components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000 }
+}

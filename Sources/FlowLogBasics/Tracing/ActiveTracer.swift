@@ -10,13 +10,16 @@ extension InstrumentationSystem {
 }
 
 extension ServiceContext {
-    /// The context's W3C `traceparent` (`00-TRACE-SPAN-FLAGS`), as the bootstrapped instrument writes
-    /// it onto an outgoing request; nil without a tracer or a span.
-    public var traceparent: String? {
+    /// The headers the bootstrapped instrument writes onto an outgoing request for this context
+    /// (W3C's `traceparent` and `tracestate`), by lowercase name; none without a tracer or a span.
+    public var traceHeaders: [String: String] {
         var headers: [String: String] = [:]
         InstrumentationSystem.instrument.inject(self, into: &headers, using: HeaderInjector())
-        return headers["traceparent"]
+        return headers
     }
+
+    /// The context's W3C `traceparent` (`00-TRACE-SPAN-FLAGS`); nil without a tracer or a span.
+    public var traceparent: String? { traceHeaders["traceparent"] }
 
     /// The trace and span ids of `traceparent`, in lowercase hex: what a log line carries to name the
     /// span it was written in.
@@ -44,7 +47,7 @@ private struct HeaderExtractor: Extractor {
 }
 
 /// Writes an instrument's headers into a dictionary.
-struct HeaderInjector: Injector {
+private struct HeaderInjector: Injector {
     func inject(_ value: String, forKey key: String, into carrier: inout [String: String]) {
         carrier[key.lowercased()] = value
     }

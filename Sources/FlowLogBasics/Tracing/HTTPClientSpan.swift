@@ -26,9 +26,7 @@ public final class HTTPClientSpan {
 
     /// The W3C headers (`traceparent`, `tracestate`) that make this span the parent of the server's.
     public var traceHeaders: [(String, String)] {
-        var headers: [String: String] = [:]
-        InstrumentationSystem.instrument.inject(span.context, into: &headers, using: HeaderInjector())
-        return headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        span.context.traceHeaders.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
     }
 
     /// The server answered `status`; if it is the last answer and a 4xx or 5xx, the span ends as

@@ -50,13 +50,20 @@
             dropped = registry.makeCounter(descriptor: Self.spansDropped, labels: [])
         }
 
-        /// The process's spans dropped so far (0 when it exports none): the counter moves by the difference.
+        /// The process's spans dropped so far (0 when it exports none), as a counter of totals read.
         func setSpansDropped(_ total: Int) {
-            let added = droppedBefore.withLock { before in
-                defer { before = max(before, total) }
-                return total - before
+            let before = droppedBefore.withLock { before in
+                defer { before = total }
+                return before
             }
-            if added > 0 { dropped.increment(by: Int64(added)) }
+            Self.advance(dropped, to: total, from: before)
+        }
+
+        /// Moves a counter kept from totals read elsewhere by what was added since the reading
+        /// before (`then`), never back: a total that fell (a journal begun anew) counts from its new value.
+        private static func advance(_ counter: Counter, to now: Int, from then: Int?) {
+            let added = now - (then.map { $0 <= now ? $0 : 0 } ?? 0)
+            if added > 0 { counter.increment(by: Int64(added)) }
         }
 
         func setHead(_ position: Int) { head.set(to: Double(position)) }
@@ -96,8 +103,7 @@
                 (counters.delivered, totals.delivered, before?.delivered), (counters.retried, totals.retried, before?.retried),
                 (counters.deadLettered, totals.deadLettered, before?.deadLettered),
             ] {
-                let added = now - (then.map { $0 <= now ? $0 : 0 } ?? 0)
-                if added > 0 { counter.increment(by: Int64(added)) }
+                Self.advance(counter, to: now, from: then)
             }
         }
     }
