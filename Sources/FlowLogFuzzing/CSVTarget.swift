@@ -50,7 +50,7 @@ enum ExpectedCells {
         let kind = EventKinds.info(of: record.event)
         var cells = [
             record.eventId.description, kind.typeName, record.stream, String(record.position), String(record.version),
-            record.actor.rawValue, record.timestamp.rfc3339, record.correlationId ?? "", record.causationId ?? "",
+            record.actor.rawValue, record.timestamp.rfc3339, record.correlationId ?? "", record.causationId ?? "", record.traceContext?.traceID ?? "",
             String(record.schemaVersion), String(kind.version),
         ]
         var filler = Filler(cells: [String](repeating: "", count: EventKinds.columns.count))

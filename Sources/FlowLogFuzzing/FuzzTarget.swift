@@ -32,6 +32,7 @@ package enum FuzzTargets {
         PostgresURLTarget.target,
         RetentionPeriodTarget.target,
         ListenAddressTarget.target,
+        TraceparentTarget.target,
     ]
 
     package static func named(_ name: String) -> FuzzTarget? {

@@ -26,9 +26,16 @@ enum FuzzedEvents {
         let actor: Actor = input.bool() ? .user : .system
         let correlation = input.bool() ? FieldValues.identifier(&input) : nil
         let causation = input.bool() ? FieldValues.identifier(&input) : nil
+        var trace: TraceContext?
+        if input.bool() {
+            let states = [nil, "congo=t61rcWkgMzE", "a=1,b=2", String(repeating: "s", count: TraceContext.maximumStateLength), "q\"uote\\"]
+            trace = TraceContext(
+                traceHigh: input.uint64(), traceLow: input.uint64(), spanID: input.uint64(), flags: input.byte(),
+                state: states[Int(input.byte()) % states.count])
+        }
         return RecordedEvent(
             position: position, stream: stream, version: version, eventId: eventId, timestamp: timestamp,
-            actor: actor, correlationId: correlation, causationId: causation, event: event(&input))
+            actor: actor, correlationId: correlation, causationId: causation, traceContext: trace, event: event(&input))
     }
 
     private struct FieldValues: PayloadDecoder, FieldVisitor {

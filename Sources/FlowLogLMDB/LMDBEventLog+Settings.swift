@@ -36,7 +36,7 @@ extension LMDBEventLog {
                 let changed = try change(current, empty)
                 if changed.logSchema != current.logSchema {
                     try current.checkSchemaChange(to: changed, location: path)
-                    if changed.recordLayout != current.recordLayout { try rewriteRecords(into: changed.recordLayout, txn) }
+                    if changed.recordLayout.isSalted != current.recordLayout.isSalted { try rewriteRecords(into: changed.recordLayout, txn) }
                     try txn.put(meta, key: Self.schemaKey, value: withUnsafeBytes(of: UInt64(changed.logSchema).littleEndian, Array.init))
                 }
                 if changed.defaultCurrency != current.defaultCurrency {

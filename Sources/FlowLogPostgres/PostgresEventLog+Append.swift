@@ -205,6 +205,9 @@
         private var times: [PostgresTimestamp] = []
         private var correlations: [String] = []
         private var causations: [String] = []
+        /// The trace context's columns, filled only in the traced layout (log schema 5), whose tables have them.
+        private var traceparents: [String] = []
+        private var tracestates: [String] = []
         private var data: [String] = []
         private var fingerprints: [Int64] = []
         private var fingerprinted: [Bool] = []
@@ -294,6 +297,10 @@
             times.append(PostgresTimestamp(record.timestamp))
             correlations.append(record.correlationId ?? "")
             causations.append(record.causationId ?? "")
+            if layout == .traced {
+                traceparents.append(record.traceContext?.traceparent ?? "")
+                tracestates.append(record.traceContext?.state ?? "")
+            }
             json.reset()
             FlowJSON.writeEventData(record.event, asStored: true, into: &json)
             data.append(json.text)
@@ -336,26 +343,31 @@
         /// Inserts the events, the receipts and the streams' versions, and tells followers the new last
         /// position (`pg_notify` is delivered when, and only if, the transaction commits).
         func writeStatement(schema: PostgresSchema) -> PostgresQuery {
-            """
-            WITH e AS (
-                INSERT INTO \(unescaped: schema.table("events")) (position, stream, version, event_id, type, actor, recorded_at,
-                    correlation_id, causation_id, data, fingerprint, record)
-                SELECT p, s, v, i, t, a, r, NULLIF(c, ''), NULLIF(k, ''), d::jsonb, CASE WHEN h THEN f END, b
-                FROM unnest(\(positions)::int8[], \(streams)::text[], \(eventVersions)::int8[], \(ids)::uuid[], \(types)::text[],
-                    \(actors)::text[], \(times)::timestamptz[], \(correlations)::text[], \(causations)::text[], \(data)::text[],
-                    \(fingerprints)::int8[], \(fingerprinted)::bool[], \(records)::bytea[]) AS u(p, s, v, i, t, a, r, c, k, d, f, h, b)
-            ), c AS (
-                INSERT INTO \(unescaped: schema.table("commands")) (stream, command_id, first_position, event_count, version, command_fingerprint)
-                SELECT s, i, p, n, v, CASE WHEN h THEN f END
-                FROM unnest(\(receiptStreams)::text[], \(receiptIds)::text[], \(receiptFirst)::int8[], \(receiptCounts)::int4[],
-                    \(receiptVersions)::int8[], \(receiptFingerprints)::int8[], \(receiptFingerprinted)::bool[]) AS u(s, i, p, n, v, f, h)
-            ), s AS (
-                INSERT INTO \(unescaped: schema.table("streams")) (stream, version)
-                SELECT * FROM unnest(\(headStreams)::text[], \(headVersions)::int8[])
-                ON CONFLICT (stream) DO UPDATE SET version = EXCLUDED.version
-            )
-            SELECT pg_notify(\(schema.channel), \(String(last)))
-            """
+            // The trace context's arrays are empty below log schema 5, whose tables lack its columns:
+            // `unnest` pads them with NULLs, which nothing reads.
+            let traceColumns = layout == .traced ? ", traceparent, tracestate" : ""
+            let traceValues = layout == .traced ? ", NULLIF(tp, ''), NULLIF(ts, '')" : ""
+            return """
+                WITH e AS (
+                    INSERT INTO \(unescaped: schema.table("events")) (position, stream, version, event_id, type, actor, recorded_at,
+                        correlation_id, causation_id, data, fingerprint, record\(unescaped: traceColumns))
+                    SELECT p, s, v, i, t, a, r, NULLIF(c, ''), NULLIF(k, ''), d::jsonb, CASE WHEN h THEN f END, b\(unescaped: traceValues)
+                    FROM unnest(\(positions)::int8[], \(streams)::text[], \(eventVersions)::int8[], \(ids)::uuid[], \(types)::text[],
+                        \(actors)::text[], \(times)::timestamptz[], \(correlations)::text[], \(causations)::text[], \(data)::text[],
+                        \(fingerprints)::int8[], \(fingerprinted)::bool[], \(records)::bytea[], \(traceparents)::text[], \(tracestates)::text[])
+                        AS u(p, s, v, i, t, a, r, c, k, d, f, h, b, tp, ts)
+                ), c AS (
+                    INSERT INTO \(unescaped: schema.table("commands")) (stream, command_id, first_position, event_count, version, command_fingerprint)
+                    SELECT s, i, p, n, v, CASE WHEN h THEN f END
+                    FROM unnest(\(receiptStreams)::text[], \(receiptIds)::text[], \(receiptFirst)::int8[], \(receiptCounts)::int4[],
+                        \(receiptVersions)::int8[], \(receiptFingerprints)::int8[], \(receiptFingerprinted)::bool[]) AS u(s, i, p, n, v, f, h)
+                ), s AS (
+                    INSERT INTO \(unescaped: schema.table("streams")) (stream, version)
+                    SELECT * FROM unnest(\(headStreams)::text[], \(headVersions)::int8[])
+                    ON CONFLICT (stream) DO UPDATE SET version = EXCLUDED.version
+                )
+                SELECT pg_notify(\(schema.channel), \(String(last)))
+                """
         }
 
         func snapshotStatement(schema: PostgresSchema) -> PostgresQuery {

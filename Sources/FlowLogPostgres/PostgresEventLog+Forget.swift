@@ -115,10 +115,12 @@
                 if let correlation, !correlationIds.contains(correlation) { correlationIds.append(correlation) }
             }
             guard !positions.isEmpty else { return ([], []) }
+            // From log schema 5 on, the trace context goes with the rest (its columns exist only there).
+            let traceColumns = RecordLayout(logSchema: schemaRead) == .traced ? ", traceparent = NULL, tracestate = NULL" : ""
             _ = try session.query(
                 """
                 UPDATE \(unescaped: table("events")) e SET record = u.b, stream = NULL, correlation_id = NULL, causation_id = NULL,
-                    data = NULL, fingerprint = NULL
+                    data = NULL, fingerprint = NULL\(unescaped: traceColumns)
                 FROM unnest(\(positions)::int8[], \(records)::bytea[]) AS u(p, b) WHERE e.position = u.p
                 """)
             return (positions.map { Int($0) }, correlationIds)

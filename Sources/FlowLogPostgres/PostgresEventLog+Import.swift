@@ -154,7 +154,7 @@
             """
         }
 
-        func makeBuilder() -> any ImportBatchBuilder { PostgresImportBuilder() }
+        func makeBuilder() -> any ImportBatchBuilder { PostgresImportBuilder(traced: start.layout == .traced) }
 
         func withStreamLoader(_ body: (@escaping (String) throws -> (version: Int, state: StreamState)) throws -> Void) throws {
             let loader = self.loader
@@ -168,10 +168,11 @@
             let content = prepared as! PostgresImportBuilder.Content
             if content.count > 0 {
                 let rows = content.rows
+                let columns = PostgresImportBuilder.columns(traced: start.layout == .traced)
                 do {
                     try session.withAsyncConnection(timeout: log.options.operationTimeout) { connection in
                         try await connection.copyFrom(
-                            table: "events", columns: PostgresImportBuilder.columns, format: .text(.init()), logger: quietLogger
+                            table: "events", columns: columns, format: .text(.init()), logger: quietLogger
                         ) { writer in
                             var offset = 0
                             let chunk = 1 << 20
@@ -248,10 +249,17 @@
     /// Turns a run of imported events into the lines of COPY's text format (tab-separated, `\N` for
     /// NULL, backslashes doubled, bytea as `\\x` and hex), on the preparing thread.
     final class PostgresImportBuilder: ImportBatchBuilder {
-        static let columns = [
-            "position", "stream", "version", "event_id", "type", "actor", "recorded_at",
-            "correlation_id", "causation_id", "data", "fingerprint", "record",
-        ]
+        /// The columns each line fills, the trace context's last (only a log of schema 5 has them).
+        static func columns(traced: Bool) -> [String] {
+            [
+                "position", "stream", "version", "event_id", "type", "actor", "recorded_at",
+                "correlation_id", "causation_id", "data", "fingerprint", "record",
+            ] + (traced ? ["traceparent", "tracestate"] : [])
+        }
+
+        private let traced: Bool
+
+        init(traced: Bool) { self.traced = traced }
 
         struct Content: Sendable {
             var rows = ByteBuffer()
@@ -324,7 +332,7 @@
             // Hex through a pointer: a byte at a time through Array or ByteBuffer costs a call each
             // (many in a debug build, where the tests run).
             let start = line.count
-            line.append(contentsOf: repeatElement(0, count: record.count * 2 + 1))
+            line.append(contentsOf: repeatElement(0, count: record.count * 2))
             line.withUnsafeMutableBufferPointer { buffer in
                 Self.hex.withUnsafeBufferPointer { digits in
                     var index = start
@@ -333,9 +341,15 @@
                         buffer[index + 1] = digits[Int(byte & 0x0F)]
                         index += 2
                     }
-                    buffer[index] = UInt8(ascii: "\n")
                 }
             }
+            if traced {
+                line.append(UInt8(ascii: "\t"))
+                if let context = event.traceContext { Self.append(context.traceparent, to: &line) } else { Self.append("\\N", to: &line) }
+                line.append(UInt8(ascii: "\t"))
+                if let state = event.traceContext?.state { Self.appendText(state.utf8, to: &line) } else { Self.append("\\N", to: &line) }
+            }
+            line.append(UInt8(ascii: "\n"))
             rows.writeBytes(line)
             content.count += 1
             content.ids.append(event.eventId)

@@ -19,21 +19,25 @@
             var chain = ChainWalk()
             var from = 1
             var json = JSONWriter(capacity: 256)
+            // The trace context's columns exist from log schema 5 on.
+            let traceColumns = try settings().recordLayout == .traced ? "traceparent, tracestate" : "NULL::text, NULL::text"
             while from <= end {
-                typealias Row = (Int64, String?, Int64, String, String, String, Int64?, String?, String?, String?, Bool, ByteBuffer)
+                typealias Row = (Int64, String?, Int64, String, String, String, Int64?, String?, String?, String?, Bool, ByteBuffer, String?, String?)
                 let rows: [Row] = try withSession { session in
                     try session.query(
                         """
                         SELECT position, stream, version, event_id::text, type, actor,
                             CASE WHEN isfinite(recorded_at) THEN (extract(epoch FROM recorded_at) * 1000000)::int8 END,
-                            correlation_id, causation_id, data::text, fingerprint IS NOT NULL, record
+                            correlation_id, causation_id, data::text, fingerprint IS NOT NULL, record, \(unescaped: traceColumns)
                         FROM \(unescaped: table("events")) WHERE position >= \(Int64(from)) AND position <= \(Int64(end))
                         ORDER BY position LIMIT \(Int64(Self.page))
                         """
                     ).rows.map { try $0.decode(Row.self) }
                 }
                 guard !rows.isEmpty else { break }
-                for (rowPosition, stream, version, eventId, type, actor, microseconds, correlation, causation, data, fingerprinted, record) in rows {
+                for (rowPosition, stream, version, eventId, type, actor, microseconds, correlation, causation, data, fingerprinted, record, traceparent, tracestate)
+                    in rows
+                {
                     let position = Int(rowPosition)
                     if let gap = chain.gap(before: position) { note(gap.position, nil, gap.detail) }
                     report.events += 1
@@ -57,6 +61,8 @@
                     if let microseconds, microseconds != event.timestamp.microseconds { changed.append("recorded_at") }
                     if correlation != event.correlationId { changed.append("correlation_id") }
                     if causation != event.causationId { changed.append("causation_id") }
+                    if traceparent != event.traceContext?.traceparent { changed.append("traceparent") }
+                    if tracestate != event.traceContext?.state { changed.append("tracestate") }
                     if event.isForgotten {
                         if data != nil { changed.append("data") }
                         if fingerprinted { changed.append("fingerprint") }

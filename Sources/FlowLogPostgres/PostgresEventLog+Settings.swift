@@ -8,7 +8,8 @@
     /// USD, as every log before currencies was; and `retention` (such as `90d`), written by `flowlog
     /// retain --set` and deleted by `--set off`. A change holds the append lock, so that no append
     /// comes between what it reads and what it writes. Raising the schema to 3 rewrites every record
-    /// into the salted layout in the same transaction (`rewriteRecords`).
+    /// into the salted layout in the same transaction (`rewriteRecords`); raising it to 5 adds the
+    /// events' trace context columns (`PostgresSchema.traceColumns`), a change of the catalog only.
     extension PostgresEventLog {
         public func settings() throws -> LogSettings {
             try withSession { session in try Self.settings(session, table("meta")) }
@@ -36,7 +37,10 @@
                 let changed = try change(current, empty)
                 if changed.logSchema != current.logSchema {
                     try current.checkSchemaChange(to: changed, location: location)
-                    if changed.recordLayout != current.recordLayout { try rewriteRecords(into: changed.recordLayout, session) }
+                    if changed.recordLayout.isSalted != current.recordLayout.isSalted { try rewriteRecords(into: changed.recordLayout, session) }
+                    if changed.recordLayout == .traced, current.recordLayout != .traced {
+                        _ = try session.queries(schema.traceColumns.map { PostgresQuery(unsafeSQL: $0) }, during: "upgrading the log")
+                    }
                 }
                 for (key, value, old) in [
                     ("schema", String(changed.logSchema), String(current.logSchema)),

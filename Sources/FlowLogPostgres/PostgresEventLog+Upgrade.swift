@@ -18,7 +18,7 @@
         static let rewriteChunk = 4_096
 
         func rewriteRecords(into layout: RecordLayout, _ session: PostgresSession) throws {
-            if layout == .salted {
+            if layout.isSalted {
                 _ = try session.queries(schema.forgettableColumns.map { PostgresQuery(unsafeSQL: $0) }, during: "upgrading the log")
             }
             var oldHash = RecordCodec.genesisHash

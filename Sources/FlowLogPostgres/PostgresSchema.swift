@@ -59,6 +59,8 @@
                     data jsonb,
                     fingerprint bigint,
                     record bytea NOT NULL,
+                    traceparent text,
+                    tracestate text,
                     UNIQUE (stream, version))
                 """,
                 "CREATE TABLE \(s).streams (stream text COLLATE \"C\" PRIMARY KEY, version bigint NOT NULL)",
@@ -98,6 +100,14 @@
         /// A change of the catalog only; no row is rewritten by it.
         var forgettableColumns: [String] {
             ["ALTER TABLE \(quoted).events ALTER COLUMN stream DROP NOT NULL, ALTER COLUMN data DROP NOT NULL"]
+        }
+
+        /// What log schema 5 adds to the events of a log created below it (`flowlog upgrade`): the W3C
+        /// trace context of the command that wrote each event, where it had one (NULL in every older
+        /// row). Kept in the record's bytes too (`RecordLayout.traced`), which the chain covers; the
+        /// columns are for queries (docs/postgres.md).
+        var traceColumns: [String] {
+            ["ALTER TABLE \(quoted).events ADD COLUMN IF NOT EXISTS traceparent text, ADD COLUMN IF NOT EXISTS tracestate text"]
         }
 
         enum Recognition {

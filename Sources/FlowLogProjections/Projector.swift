@@ -54,7 +54,12 @@ public struct ProjectionRunner {
     }
 
     /// A batch's span (`flowlog.projector.batch`: the projector, its events and positions), the
-    /// parent of what the projector does with them (a tracker's requests).
+    /// parent of what the projector does with them (a tracker's requests). It links to the trace
+    /// context kept with each of its events (log schema 5), one link per distinct context and
+    /// `maximumLinks` at most: so the trace of the request that wrote an event shows, seconds later
+    /// and from another process, its delivery.
+    static let maximumLinks = 64
+
     private static func traced(_ projector: any Projector, _ events: [RecordedEvent], _ tracer: any Tracer, _ body: () throws -> Void) throws {
         let span = tracer.startSpan("flowlog.projector.batch", context: ServiceContext.current ?? .topLevel, ofKind: .internal)
         defer { span.end() }
@@ -63,6 +68,13 @@ public struct ProjectionRunner {
             span.attributes["flowlog.projector.events"] = events.count
             span.attributes["flowlog.projector.first_position"] = events.first?.position ?? 0
             span.attributes["flowlog.projector.last_position"] = events.last?.position ?? 0
+            var linked: Set<TraceContext> = []
+            for event in events {
+                guard let trace = event.traceContext, linked.count < maximumLinks, linked.insert(trace).inserted,
+                    let context = ServiceContext.extracted(traceparent: trace.traceparent)
+                else { continue }
+                span.addLink(SpanLink(context: context, attributes: ["flowlog.position": .int64(Int64(event.position))]))
+            }
         }
         do {
             try ServiceContext.withValue(span.context) { try body() }

@@ -184,7 +184,7 @@ struct BatchRecordTests {
             raised.logSchema = LogSettings.newestLogSchema
             return raised
         }
-        #expect(try log.settings().logSchema == 4)
+        #expect(try log.settings().logSchema == LogSettings.newestLogSchema)
         try Self.send(Self.commands(rounds: 2, from: 3), to: log, idsAfter: 2_000_000)
         #expect(try Self.pendingRecords(log) > 0)
         #expect(try log.checkIntegrity(progress: nil).isIntact)
@@ -209,9 +209,13 @@ struct BatchRecordTests {
         let path = folder.child("log")
         do {
             let log = try LMDBEventLog(path: path)
-            try log.environment.write { txn in try txn.put(log.meta, key: LMDBEventLog.schemaKey, value: Keys.littleEndian(5)) }
+            try log.environment.write { txn in
+                try txn.put(log.meta, key: LMDBEventLog.schemaKey, value: Keys.littleEndian(UInt64(LogSettings.newestLogSchema + 1)))
+            }
         }
-        #expect(throws: FlowLogError.newerSchema(path: path, found: 5, supported: 4)) { try LMDBEventLog(path: path) }
+        #expect(throws: FlowLogError.newerSchema(path: path, found: LogSettings.newestLogSchema + 1, supported: LogSettings.newestLogSchema)) {
+            try LMDBEventLog(path: path)
+        }
     }
 
     /// Forget and import fold first: afterwards nothing is pending and the log reads as before.

@@ -80,3 +80,9 @@ seed postgres-url 'postgres://[::1]:5432/db?connect_timeout=2.5&application_name
 seed postgres-url 'postgres://u@h/d?connect_timeout=1e10'
 for period in 90d 12h 2w 0d 36525d 5218w 876600h 876601h 90 -1d +5d 9999999999999999999d ' 9d'; do seed retention-period "$period"; done
 for address in 127.0.0.1:8080 '[::1]:9464' 0.0.0.0:0 localhost:65535 host:65536 :80 '[]:80' '[[]]:80' 'a:b:1' 127.0.0.1:-1 '127.0.0.1: 8'; do seed listen-address "$address"; done
+for header in 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01 01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00-more \
+    00-00000000000000000000000000000000-00f067aa0ba902b7-01 00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01 \
+    00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01 ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01 \
+    00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-x 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7; do
+    seed traceparent "$header"
+done

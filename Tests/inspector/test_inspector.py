@@ -77,9 +77,9 @@ class Journeys:
         self.open(f"#stream={name}")
         self.until(lambda d: self.text("stream-title") == name, f"stream {name} open")
 
-    def post(self, command):
+    def post(self, command, headers=None):
         request = urllib.request.Request(f"{self.args.base}/commands", data=json.dumps(command).encode(),
-                                         headers={"Content-Type": "application/json"}, method="POST")
+                                         headers={"Content-Type": "application/json", **(headers or {})}, method="POST")
         with urllib.request.urlopen(request) as response:
             return json.load(response)
 
@@ -255,9 +255,20 @@ class Journeys:
         self.open("#stream=demo-1&v=99")
         self.until(lambda d: self.selected_version() == self.find("timeline-slider").get_attribute("max"), "last version instead")
 
+    def see_an_events_trace_id(self):
+        trace_id = "4bf92f3577b34da6a3ce929d0e0e4736"
+        traceparent = f"00-{trace_id}-00f067aa0ba902b7-01"
+        self.post({"type": "app.launched", "stream": "traced-1", "hasOnboarded": False}, headers={"traceparent": traceparent})
+        self.open("#stream=traced-1&v=1")
+        self.until(lambda d: "app.launched" in self.text("event-details"), "app.launched shown")
+        details = self.text("event-details")
+        assert "Trace id" in details and trace_id in details, details
+        shown = self.find("event-details").find_element(By.CSS_SELECTOR, "code.trace-id")
+        assert shown.get_attribute("title") == traceparent, shown.get_attribute("title")
+
     def run(self, only=None):
         names = ["load_the_demo_session", "step_the_timeline", "state_panel_and_diff", "filter", "bisect",
-                 "see_a_live_event", "download", "drop_a_file", "errors_are_the_servers"]
+                 "see_a_live_event", "download", "drop_a_file", "errors_are_the_servers", "see_an_events_trace_id"]
         passed = failed = 0
         for name in names:
             if only and name not in only:

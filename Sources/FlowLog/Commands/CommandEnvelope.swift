@@ -1,4 +1,5 @@
 public import FlowDomain
+public import FlowLogBasics
 public import FlowLogStore
 
 /// A command with its envelope: where it goes and how it may be retried (SPEC §2).
@@ -11,18 +12,20 @@ public struct CommandEnvelope: Equatable, Sendable {
     /// Ties the events to a wider conversation; copied onto every event the command causes.
     public var correlationId: String?
     public var command: LogDecider.Command
-    /// The W3C `traceparent` a producer put in the line's `meta` (`send`): the parent of the
-    /// command's span when spans are exported (docs/operations.md). Not stored with the events.
-    public var traceparent: String?
+    /// The W3C trace context its producer gave it (a `send` line's `meta.traceparent` and
+    /// `meta.tracestate`, `POST /commands`' headers, a typed command's `--traceparent`): kept with
+    /// every event it causes (log schema 5), and the parent of the command's span when spans are
+    /// exported (docs/operations.md).
+    public var traceContext: TraceContext?
 
     public init(
         stream: String = "default", commandId: String? = nil, expectedVersion: Int? = nil,
-        correlationId: String? = nil, command: LogDecider.Command, traceparent: String? = nil
+        correlationId: String? = nil, command: LogDecider.Command, traceContext: TraceContext? = nil
     ) {
         (self.stream, self.commandId, self.expectedVersion, self.correlationId, self.command) = (
             stream, commandId, expectedVersion, correlationId, command
         )
-        self.traceparent = traceparent
+        self.traceContext = traceContext
     }
 }
 

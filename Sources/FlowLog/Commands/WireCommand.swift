@@ -71,12 +71,12 @@ public enum WireCommand {
             let expectedVersion = try fields.optional("expectedVersion", .integer)
             let correlationId = try fields.optional("correlationId", .text)
             let command = try command(typeName, &fields)
-            let traceparent = try fields.checkMeta()
+            let traceContext = try fields.checkMeta()
             try fields.refuseUndeclared(typeName)
             return .success(
                 CommandEnvelope(
                     stream: stream, commandId: commandId, expectedVersion: expectedVersion,
-                    correlationId: correlationId, command: command, traceparent: traceparent))
+                    correlationId: correlationId, command: command, traceContext: traceContext))
         } catch {
             return .failure(WireRejection(stream: fields.stream, rejection: error))
         }
@@ -139,9 +139,10 @@ public enum WireCommand {
             )
         }
 
-        /// `meta`, where present: an object of at most `maximumMetaBytes` bytes. Returns its
-        /// `traceparent` when that is a string (anything else in `meta` is the producer's own).
-        func checkMeta() throws(Rejection) -> String? {
+        /// `meta`, where present: an object of at most `maximumMetaBytes` bytes. Returns the trace
+        /// context its `traceparent` and `tracestate` strings name; one that is not W3C's is ignored,
+        /// as a malformed header is (anything else in `meta` is the producer's own).
+        func checkMeta() throws(Rejection) -> TraceContext? {
             guard let meta = lookup("meta") else { return nil }
             guard case .object = meta else { throw wrongType("meta", meta, "a JSON object") }
             var json = JSONWriter()
@@ -152,8 +153,9 @@ public enum WireCommand {
                     .malformedCommand,
                     "\"meta\" takes \(size) bytes, more than the 4,096 a command may carry; keep it smaller, or send what it holds another way.")
             }
-            if case .string(let traceparent)? = meta["traceparent"] { return traceparent }
-            return nil
+            guard case .string(let traceparent)? = meta["traceparent"] else { return nil }
+            guard case .string(let tracestate)? = meta["tracestate"] else { return TraceContext(traceparent: traceparent) }
+            return TraceContext(traceparent: traceparent, tracestate: tracestate)
         }
 
         func lookup(_ name: String) -> JSONValue? {

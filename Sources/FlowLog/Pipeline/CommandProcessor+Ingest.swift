@@ -224,7 +224,7 @@ extension CommandProcessor {
         let newEvents = events.map { event in
             NewEvent(
                 eventId: event.eventId, timestamp: event.timestamp, actor: event.actor,
-                correlationId: event.correlationId, causationId: event.causationId, event: event.event)
+                correlationId: event.correlationId, causationId: event.causationId, traceContext: event.traceContext, event: event.event)
         }
         return AppendRequest(
             stream: stream, expectedVersion: before, commandId: nil, events: newEvents,

@@ -29,6 +29,9 @@ public final class CommandProcessor {
     /// each taken by the first command of its stream that the cache cannot serve.
     /// Internal, not private: CommandProcessor+KeptRows drops slim ones a command needs whole.
     var prefetched = LoadedAhead()
+    /// The trace context kept with the events of a command that names none: the span the commands
+    /// are handled in, when spans are exported (`send`'s own; the server names each request's).
+    public var defaultTraceContext: TraceContext?
 
     /// `cacheBudget`: about how many bytes of stream states to keep between batches (`StateCache`);
     /// the default holds about 13,000 sessions with ten cart lines each (whatever their orders:
@@ -139,7 +142,8 @@ public final class CommandProcessor {
         let newEvents = events.map { event in
             NewEvent(
                 eventId: ids.next(at: timestamp), timestamp: timestamp, actor: actor,
-                correlationId: envelope.correlationId, causationId: envelope.commandId, event: event)
+                correlationId: envelope.correlationId, causationId: envelope.commandId,
+                traceContext: envelope.traceContext ?? defaultTraceContext, event: event)
         }
         var fingerprints: [UInt64] = []
         fingerprints.reserveCapacity(events.count)

@@ -73,6 +73,8 @@ public final class GroupCommitWriter: @unchecked Sendable {
         traceParent: ServiceContext? = nil, committed: @escaping (Commit) -> Void = { _ in }
     ) {
         tracing = InstrumentationSystem.activeTracer.map { CommitTracing(tracer: $0, parent: traceParent) }
+        // The span `send` runs in is the trace context of every command that names none.
+        if tracing != nil, let context = traceParent?.traceContext { processor.defaultTraceContext = context }
         self.processor = processor
         self.commandsPerCommit = commandsPerCommit
         self.streamsPerCommit = streamsPerCommit
@@ -334,7 +336,7 @@ public final class GroupCommitWriter: @unchecked Sendable {
             } else {
                 // A `send` line whose `meta` carried its producer's trace: a span of its own, under it.
                 for (index, envelope) in submission.envelopes.enumerated() {
-                    guard let traceparent = envelope.traceparent, let context = ServiceContext.extracted(traceparent: traceparent) else { continue }
+                    guard let trace = envelope.traceContext, let context = ServiceContext.extracted(traceparent: trace.traceparent) else { continue }
                     traced.append(.init(context: context, queued: started, envelopes: [envelope], offset: offset + index))
                 }
             }

@@ -21,6 +21,12 @@ extension ServiceContext {
     /// The context's W3C `traceparent` (`00-TRACE-SPAN-FLAGS`); nil without a tracer or a span.
     public var traceparent: String? { traceHeaders["traceparent"] }
 
+    /// The context's span as a trace context to keep with events; nil without a tracer or a span.
+    public var traceContext: TraceContext? {
+        let headers = traceHeaders
+        return headers["traceparent"].flatMap { TraceContext(traceparent: $0, tracestate: headers["tracestate"]) }
+    }
+
     /// The trace and span ids of `traceparent`, in lowercase hex: what a log line carries to name the
     /// span it was written in.
     public var traceIdentifiers: (traceID: String, spanID: String)? {

@@ -109,7 +109,7 @@ struct ForgetCommand: ParsableCommand {
             // leaves the stream in the log, and running it again finishes the job; the other way
             // round, the log would deny knowing the stream whose lines were still in the files.
             let schema = try log.settings().logSchema
-            guard RecordLayout(logSchema: schema) == .salted else { throw ForgetRefusal.upgradeRequired(location: log.location, logSchema: schema) }
+            guard RecordLayout(logSchema: schema).isSalted else { throw ForgetRefusal.upgradeRequired(location: log.location, logSchema: schema) }
             for stream in streams where try log.version(of: stream) == 0 { throw ForgetRefusal.unknownStream(stream, location: log.location) }
             let files = try TrackerFileErasure.forget(streams: Set(streams), in: trackerDir ?? TrackerOptions.defaultFolder(for: logOptions))
             let forgotten = try forgetting.forget(streams: streams, audit: ErasureAudit.events(reason: reason, key: key, clock: SystemClock()))

@@ -29,6 +29,7 @@ public enum CSVSchema {
         Column(name: "timestamp", type: "TIMESTAMP", meaning: "when it was recorded, RFC 3339 in UTC, microseconds"),
         Column(name: "correlation_id", type: "VARCHAR", meaning: "the correlation id, where set"),
         Column(name: "causation_id", type: "VARCHAR", meaning: "the id of the command that caused it, where set"),
+        Column(name: "trace_id", type: "VARCHAR", meaning: "the W3C trace id of the command that caused it, where kept (32 hex digits)"),
         Column(name: "schema_version", type: "INTEGER", meaning: "the storage schema the event was written with"),
         Column(name: "event_version", type: "INTEGER", meaning: "the version of the event kind's fields in this row (always the current one)"),
     ]
@@ -113,6 +114,8 @@ package struct CSVRowWriter {
         text(record.correlationId)
         comma()
         text(record.causationId)
+        comma()
+        text(record.traceContext?.traceID)
         comma()
         int(record.schemaVersion)
         comma()

@@ -32,8 +32,18 @@
         /// Decides and appends `envelopes` (in one commit, possibly shared with other requests) and
         /// returns their answers once every accepted event is durable. `fieldsChecked`: the envelopes
         /// passed `CommandProcessor.envelopeViolation` already (`SendSession.parse` checks them).
-        func submit(_ envelopes: [CommandEnvelope], fieldsChecked: Bool = false) async throws -> [CommandOutcome] {
+        /// `requestTrace`: the request's `traceparent` and `tracestate` headers, kept with the events of
+        /// every command that names no context of its own, unless the request has a span, whose
+        /// context (in the same trace) is kept instead.
+        func submit(_ envelopes: [CommandEnvelope], fieldsChecked: Bool = false, requestTrace: TraceContext? = nil) async throws
+            -> [CommandOutcome]
+        {
             if envelopes.isEmpty { return [] }
+            var envelopes = envelopes
+            let spanTrace = InstrumentationSystem.activeTracer == nil ? nil : ServiceContext.current?.traceContext
+            if let trace = spanTrace ?? requestTrace {
+                for index in envelopes.indices where envelopes[index].traceContext == nil { envelopes[index].traceContext = trace }
+            }
             return try await withCheckedThrowingContinuation { continuation in
                 // The request's span (when requests have spans) is the parent of each command's.
                 let queued = writer.submit(envelopes, fieldsChecked: fieldsChecked, trace: ServiceContext.current) { result in

@@ -4,6 +4,7 @@
     import FlowLogBasics
     import FlowLogStore
     import Foundation
+    import HTTPTypes
     import Hummingbird
 
     /// `POST /commands`: one command (JSON) or many (NDJSON), with `send`'s answers, codes and
@@ -23,24 +24,32 @@
                 let body = try await request.readBody(
                     limit: limits.commandBytes,
                     limitMessage: "The body is over 1 MiB, the limit for one command; send many commands as application/x-ndjson.")
-                return try await single(body)
+                return try await single(body, trace: Self.trace(of: request))
             case "application/x-ndjson":
                 let body = try await request.readBody(
                     limit: limits.batchBytes,
                     limitMessage: "The body is over 16 MiB, the limit for a batch of commands; split it into several requests.")
-                return try await batch(body)
+                return try await batch(body, trace: Self.trace(of: request))
             case let other:
                 throw APIError.unsupportedMediaType(
                     "Send Content-Type application/json (one command) or application/x-ndjson (one command a line)", sent: other)
             }
         }
 
-        private func single(_ body: ByteBuffer) async throws -> Response {
+        /// The request's W3C trace context headers; a malformed `traceparent` is ignored, as W3C asks.
+        static func trace(of request: Request) -> TraceContext? {
+            request.headers[traceparent].flatMap { TraceContext(traceparent: $0, tracestate: request.headers[tracestate]) }
+        }
+
+        private static let traceparent = HTTPField.Name("traceparent")!
+        private static let tracestate = HTTPField.Name("tracestate")!
+
+        private func single(_ body: ByteBuffer, trace: TraceContext?) async throws -> Response {
             let decoded = body.withUnsafeReadableBytes { WireCommand.decode($0) }
             let outcome: CommandOutcome
             switch decoded {
             case .success(let envelope):
-                outcome = try await writer.submit([envelope])[0]
+                outcome = try await writer.submit([envelope], requestTrace: trace)[0]
             case .failure(let failure):
                 metrics.recordRejections([failure.rejection.code.rawValue])
                 return JSONBody.response(status: .badRequest) { json in
@@ -62,7 +71,7 @@
             return JSONBody.response(status: status) { json in FlowJSON.writeAnswer(outcome, into: &json) }
         }
 
-        private func batch(_ body: ByteBuffer) async throws -> Response {
+        private func batch(_ body: ByteBuffer, trace: TraceContext?) async throws -> Response {
             let parsed: SendSession.ParsedBatch = try body.withUnsafeReadableBytes { bytes in
                 var lines: [LineReader.Line] = []
                 try NDJSONLines.forEach(in: bytes) { line, _ in
@@ -77,7 +86,7 @@
             }
             metrics.recordRejections(parsed.lineRejections.compactMap { $0?.rejection.code.rawValue })
             // `SendSession.parse` answered every envelope that breaks its checks.
-            let outcomes = try await writer.submit(parsed.envelopes, fieldsChecked: true)
+            let outcomes = try await writer.submit(parsed.envelopes, fieldsChecked: true, requestTrace: trace)
             var next = outcomes.makeIterator()
             var json = JSONWriter(capacity: 64 * parsed.lineRejections.count + 64)
             for rejection in parsed.lineRejections {

@@ -127,7 +127,8 @@ public enum AppendRules {
                     position: position, stream: stream, version: version,
                     eventId: requests[index].events[offset].eventId, timestamp: requests[index].events[offset].timestamp,
                     actor: requests[index].events[offset].actor, correlationId: requests[index].events[offset].correlationId,
-                    causationId: requests[index].events[offset].causationId, event: requests[index].events[offset].event)
+                    causationId: requests[index].events[offset].causationId, traceContext: requests[index].events[offset].traceContext,
+                    event: requests[index].events[offset].event)
                 previousHash = try transaction.store(
                     record, chainedTo: previousHash,
                     fingerprint: fingerprinted ? requests[index].fingerprints[offset] : nil, streamOrdinal: ordinal)

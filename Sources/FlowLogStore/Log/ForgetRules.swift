@@ -40,7 +40,7 @@ public enum ForgetRules {
         streams: [String], lastEventBefore cutoff: Timestamp?, audit: (ForgottenStream) -> NewEvent?, in transaction: inout Transaction
     ) throws -> [ForgottenStream] {
         let logSchema = try transaction.logSchema()
-        guard RecordLayout(logSchema: logSchema) == .salted else {
+        guard RecordLayout(logSchema: logSchema).isSalted else {
             throw ForgetRefusal.upgradeRequired(location: transaction.location, logSchema: logSchema)
         }
         var forgotten: [ForgottenStream] = []

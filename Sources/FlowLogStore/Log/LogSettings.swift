@@ -30,7 +30,9 @@ public struct LogSettings: Equatable, Sendable {
     ///   forget` can erase without breaking the hash chain.
     /// - 4: an LMDB log may hold pending index entries and kept rows in batch records (one per
     ///   commit), which builds before it would not read; records and PostgreSQL logs are as at 3.
-    public static let newestLogSchema = 4
+    /// - 5: a record written with a W3C trace context keeps it (`RecordLayout.traced`); a PostgreSQL
+    ///   log's events gain `traceparent` and `tracestate` columns.
+    public static let newestLogSchema = 5
 
     /// The layout this log writes its records in.
     public var recordLayout: RecordLayout { RecordLayout(logSchema: logSchema) }

@@ -46,6 +46,16 @@ package enum EventLine {
             guard line.plain(causation) else { return false }
             line.raw(#"""#)
         }
+        if let trace = record.traceContext {
+            line.raw(#","traceparent":""#)
+            guard line.plain(trace.traceparent) else { return false }
+            line.raw(#"""#)
+            if let state = trace.state {
+                line.raw(#","tracestate":""#)
+                guard line.plain(state) else { return false }
+                line.raw(#"""#)
+            }
+        }
         line.raw(#","data":"#)
         var data = DataWriter(line: line)
         do { try record.event.visitPayload(&data) } catch { return false }

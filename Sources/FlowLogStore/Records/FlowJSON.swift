@@ -5,7 +5,7 @@ public import FlowLogBasics
 /// in the command pipeline (`FlowJSON+Answers`).
 public enum FlowJSON {
     /// One recorded event with its whole envelope, as `log --format json` and the NDJSON export write it.
-    /// `correlationId` and `causationId` appear only where set.
+    /// `correlationId`, `causationId`, `traceparent` and `tracestate` appear only where set.
     public static func writeEvent(_ record: RecordedEvent, into json: inout JSONWriter) {
         if record.isForgotten {
             writeTombstone(record, into: &json)
@@ -47,6 +47,14 @@ public enum FlowJSON {
         if let causation = record.causationId {
             json.raw(#","causationId":"#)
             json.rawString(causation)
+        }
+        if let trace = record.traceContext {
+            json.raw(#","traceparent":"#)
+            json.rawString(trace.traceparent)
+            if let state = trace.state {
+                json.raw(#","tracestate":"#)
+                json.rawString(state)
+            }
         }
         json.raw(#","data":"#)
         json.commaBits &= ~1

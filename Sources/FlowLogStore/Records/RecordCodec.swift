@@ -33,6 +33,12 @@ import FlowLogSystem
 /// | … | the payload: stream id, correlation id, causation id, the event's fields, as in layout 1 |
 /// | 8 | chain hash: xxHash64 of all bytes above, seeded with the previous record's chain hash and the position |
 ///
+/// Layout 4 (log schema 5) is layout 2 whose record carries a W3C trace context (`TraceContext`):
+/// first byte 4, and after the causation id, inside the salted payload, 16 bytes of trace id
+/// (big-endian halves), 8 of span id, 1 of trace flags and the `tracestate` (2+n, length 0: none).
+/// A record without a context stays in layout 2 in every schema. `forget` drops the context with
+/// the payload: its forgotten form is layout 2's.
+///
 /// The position is not stored: it is the record's key, and it seeds the hash, so a record read at
 /// another position fails its check. A live record is chained whole, salt included, and read with
 /// one hash, as layout 1 is; the salt and the missing position keep it 4 bytes longer than layout 1.
@@ -74,7 +80,8 @@ public enum RecordCodec {
         salts: inout RecordSalts, into writer: inout BinaryWriter
     ) -> UInt64 {
         writer.reset()
-        writer.write(layout.rawValue)
+        let traced = layout == .traced ? record.traceContext : nil
+        writer.write(traced != nil ? RecordLayout.traced.rawValue : layout == .whole ? RecordLayout.whole.rawValue : RecordLayout.salted.rawValue)
         writer.write(record.actor == .user ? UInt8(0) : UInt8(1))
         writer.write(UInt16(0))  // the tag, once the fields say which version they were written in
         if layout == .whole { writer.write(UInt64(record.position)) }
@@ -82,7 +89,7 @@ public enum RecordCodec {
         writer.write(record.timestamp.microseconds)
         writer.write(record.eventId.high)
         writer.write(record.eventId.low)
-        if layout == .salted {
+        if layout.isSalted {
             let (high, low) = salts.take()
             writer.write(high)
             writer.write(UInt32(truncatingIfNeeded: low))
@@ -90,9 +97,10 @@ public enum RecordCodec {
         writer.writeShortString(record.stream)
         writer.writeShortString(record.correlationId)
         writer.writeShortString(record.causationId)
+        if let traced { write(traced, into: &writer) }
         let version = EventFieldsCodec.encode(record.event, into: &writer)
         writer.overwrite(EventFieldsCodec.tag(of: record.event) | UInt16(version - 1) << EventDeclaration.tagBits, at: 2)
-        let seed = layout == .salted ? seed(previousHash, position: record.position) : previousHash
+        let seed = layout.isSalted ? seed(previousHash, position: record.position) : previousHash
         let hash = writer.withUnsafeBytes { XXHash64.hash($0, seed: seed) }
         writer.write(hash)
         return hash
@@ -121,7 +129,8 @@ public enum RecordCodec {
     /// What `forget` leaves of the live layout 2 record at `position`: its envelope marked forgotten,
     /// the check and its chain hash; `nil` for a record of layout 1 (or a forgotten or truncated one).
     package static func forgottenForm(of bytes: UnsafeRawBufferPointer, previousHash: UInt64, position: Int) -> [UInt8]? {
-        guard bytes.count > saltOffset + trailerSize, bytes[0] == RecordLayout.salted.rawValue, let hash = storedHash(of: bytes) else { return nil }
+        guard bytes.count > saltOffset + trailerSize, bytes[0] == RecordLayout.salted.rawValue || bytes[0] == RecordLayout.traced.rawValue,
+            let hash = storedHash(of: bytes) else { return nil }
         var forgotten = Array(bytes[..<saltOffset])
         forgotten[0] = forgottenMark
         let check = forgotten.withUnsafeBytes { forgottenCheck($0, previousHash: previousHash, hash: hash, position: position) }
@@ -171,7 +180,7 @@ public enum RecordCodec {
             // Layout 1 says where it belongs; the walk's position is what a damaged record is reported at.
             withUnsafeBytes(of: UInt64(truncatingIfNeeded: position).littleEndian) { resealed.replaceSubrange(4..<12, with: $0) }
         }
-        let seed = resealed[0] == RecordLayout.salted.rawValue ? seed(genesisHash, position: position) : genesisHash
+        let seed = resealed[0] != RecordLayout.whole.rawValue ? seed(genesisHash, position: position) : genesisHash
         withUnsafeBytes(of: XXHash64.hash(resealed, seed: seed).littleEndian) { resealed.append(contentsOf: $0) }
         return resealed.withUnsafeBytes { try? decode($0, expectedPosition: position, previousHash: genesisHash).0 }
     }
@@ -197,12 +206,12 @@ public enum RecordCodec {
             try decodeForgotten(bytes, stored: stored, expectedPosition: expectedPosition, previousHash: previousHash, into: &record)
             return stored
         }
-        guard layout == RecordLayout.whole.rawValue || layout == RecordLayout.salted.rawValue else {
+        guard layout == RecordLayout.whole.rawValue || layout == RecordLayout.salted.rawValue || layout == RecordLayout.traced.rawValue else {
             throw RecordDamage(
                 position: expectedPosition, stream: nil,
-                problem: "the record has layout \(layout), but this FlowLog reads layouts 1 and 2; upgrade FlowLog")
+                problem: "the record has layout \(layout), but this FlowLog reads layouts 1, 2 and 4; upgrade FlowLog")
         }
-        let salted = layout == RecordLayout.salted.rawValue
+        let salted = layout != RecordLayout.whole.rawValue
         var reader = BinaryReader(body)
         do {
             reader.offset = 1
@@ -218,6 +227,7 @@ public enum RecordCodec {
             }
             let correlationId = try reader.readShortString()
             let causationId = try reader.readShortString()
+            let traceContext = layout == RecordLayout.traced.rawValue ? try readTraceContext(&reader, position: expectedPosition, stream: stream) : nil
             let hash = XXHash64.hash(body, seed: salted ? seed(previousHash, position: expectedPosition) : previousHash)
             guard hash == stored else { throw RecordDamage(position: expectedPosition, stream: stream, problem: chainBroken) }
             guard position == expectedPosition else {
@@ -257,6 +267,7 @@ public enum RecordCodec {
             record.actor = actor
             record.correlationId = correlationId
             record.causationId = causationId
+            record.traceContext = traceContext
             record.schemaVersion = currentSchemaVersion
             record.event = event
             record.isForgotten = false
@@ -301,6 +312,29 @@ public enum RecordCodec {
                 low: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 28, as: UInt64.self))),
             timestamp: Timestamp(microseconds: Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: 12, as: Int64.self))),
             actor: bytes[1] == 0 ? .user : .system, kind: kind)
+    }
+
+    /// Layout 4's trace context: trace id, span id, flags and `tracestate`, as `write` puts them.
+    private static func write(_ context: TraceContext, into writer: inout BinaryWriter) {
+        writer.write(context.traceHigh.bigEndian)
+        writer.write(context.traceLow.bigEndian)
+        writer.write(context.spanID.bigEndian)
+        writer.write(context.flags)
+        writer.writeString(context.state ?? "")
+    }
+
+    private static func readTraceContext(_ reader: inout BinaryReader, position: Int, stream: String) throws -> TraceContext {
+        let high = UInt64(bigEndian: try reader.readUInt64())
+        let low = UInt64(bigEndian: try reader.readUInt64())
+        let span = UInt64(bigEndian: try reader.readUInt64())
+        let flags = try reader.readByte()
+        let state = try reader.readString()
+        guard let context = TraceContext(traceHigh: high, traceLow: low, spanID: span, flags: flags, state: state.isEmpty ? nil : state),
+            (context.state?.utf8.count ?? 0) == state.utf8.count
+        else {
+            throw RecordDamage(position: position, stream: stream, problem: "its trace context is not one W3C allows")
+        }
+        return context
     }
 
     private static let chainBroken = "its checksum does not match (the record, or one before it, was altered, removed or reordered)"

@@ -16,6 +16,10 @@ public struct RecordedEvent: Equatable, Sendable {
     public var correlationId: String?
     /// The id of the command that caused this event, where the command carried one.
     public var causationId: String?
+    /// The W3C trace context of the command that caused this event (a request's `traceparent`, a
+    /// `send` line's `meta.traceparent`, or the span it was decided in), where it had one and the
+    /// log's schema keeps it (`RecordLayout.traced`).
+    public var traceContext: TraceContext?
     /// The storage schema the record was written with (upcast on read when older).
     public var schemaVersion: Int
     public var event: LogDecider.Event
@@ -26,11 +30,12 @@ public struct RecordedEvent: Equatable, Sendable {
 
     public init(
         position: Int, stream: String, version: Int, eventId: EventID, timestamp: Timestamp,
-        actor: Actor, correlationId: String? = nil, causationId: String? = nil,
+        actor: Actor, correlationId: String? = nil, causationId: String? = nil, traceContext: TraceContext? = nil,
         schemaVersion: Int = RecordCodec.currentSchemaVersion, event: LogDecider.Event
     ) {
         (self.position, self.stream, self.version, self.eventId, self.timestamp) = (position, stream, version, eventId, timestamp)
         (self.actor, self.correlationId, self.causationId, self.schemaVersion, self.event) = (actor, correlationId, causationId, schemaVersion, event)
+        self.traceContext = traceContext
     }
 }
 
@@ -42,14 +47,15 @@ public struct NewEvent: Equatable, Sendable {
     public var actor: Actor
     public var correlationId: String?
     public var causationId: String?
+    public var traceContext: TraceContext?
     public var event: LogDecider.Event
 
     public init(
         eventId: EventID, timestamp: Timestamp, actor: Actor, correlationId: String? = nil,
-        causationId: String? = nil, event: LogDecider.Event
+        causationId: String? = nil, traceContext: TraceContext? = nil, event: LogDecider.Event
     ) {
         (self.eventId, self.timestamp, self.actor, self.correlationId, self.causationId) = (eventId, timestamp, actor, correlationId, causationId)
-        (self.event) = (event)
+        (self.traceContext, self.event) = (traceContext, event)
     }
 }
 

@@ -72,11 +72,22 @@ public enum RecordedEventJSON {
             guard let id = identifier() else { return nil }
             causationId = id
         }
+        var traceContext: TraceContext?
+        if scanner.literal(#","traceparent":"#) {
+            guard let traceparent = scanner.plainStringBytes() else { return nil }
+            var state: String?
+            if scanner.literal(#","tracestate":"#) {
+                guard let raw = scanner.plainStringBytes() else { return nil }
+                state = String(decoding: raw, as: UTF8.self)
+            }
+            guard let context = try? Self.traceContext(traceparent, state: state) else { return nil }
+            traceContext = context
+        }
         guard scanner.literal(#","data":"#), let event = canonicalData(kind, version: eventVersion, &scanner), scanner.literal("}"), scanner.atEnd()
         else { return nil }
         return RecordedEvent(
             position: position, stream: stream, version: version, eventId: eventId, timestamp: timestamp,
-            actor: actor, correlationId: correlationId, causationId: causationId,
+            actor: actor, correlationId: correlationId, causationId: causationId, traceContext: traceContext,
             schemaVersion: schema, event: event)
     }
 
@@ -174,6 +185,8 @@ public enum RecordedEventJSON {
         var stream: String?
         var correlationId: String?
         var causationId: String?
+        var traceparent: [UInt8]?
+        var tracestate: String?
         var eventId: EventID?
         var timestamp: Timestamp?
         var actor: Actor?
@@ -213,6 +226,20 @@ public enum RecordedEventJSON {
                 correlationId = scanner.takeNull() ? nil : try identifier(&scanner, "correlationId")
             } else if key.equals("causationId") {
                 causationId = scanner.takeNull() ? nil : try identifier(&scanner, "causationId")
+            } else if key.equals("traceparent") {
+                if scanner.takeNull() {
+                    traceparent = nil
+                } else {
+                    guard let raw = scanner.plainStringBytes() else { throw Problem(message: "\"traceparent\" must be a string") }
+                    traceparent = Array(raw)
+                }
+            } else if key.equals("tracestate") {
+                if scanner.takeNull() {
+                    tracestate = nil
+                } else {
+                    guard let text = try scanner.string() else { throw Problem(message: "\"tracestate\" must be a string") }
+                    tracestate = text
+                }
             } else if key.equals("forgotten") {
                 guard let flag = scanner.takeNull() ? false : scanner.bool() else { throw Problem(message: "\"forgotten\" must be true or false") }
                 forgotten = flag
@@ -229,7 +256,8 @@ public enum RecordedEventJSON {
         if forgotten {
             return try tombstone(
                 position: position, version: version, eventId: eventId, actor: actor, timestamp: timestamp, kind: kind,
-                typeText: typeText, carriesData: stream != nil || data != nil || correlationId != nil || causationId != nil)
+                typeText: typeText,
+                carriesData: stream != nil || data != nil || correlationId != nil || causationId != nil || traceparent != nil || tracestate != nil)
         }
         guard let stream else { throw Problem(message: "\"stream\" is missing") }
         guard let version else { throw Problem(message: "\"version\" is missing") }
@@ -248,9 +276,15 @@ public enum RecordedEventJSON {
             throw Problem(message: "\"schemaVersion\" \(schema) is not one this FlowLog reads (1 through \(RecordCodec.currentSchemaVersion))")
         }
         guard let data else { throw Problem(message: "\"data\" must be an object") }
+        var traceContext: TraceContext?
+        if let traceparent {
+            traceContext = try traceparent.withUnsafeBytes { try Self.traceContext($0, state: tracestate) }
+        } else if tracestate != nil {
+            throw Problem(message: "\"tracestate\" comes only with a \"traceparent\"")
+        }
         return RecordedEvent(
             position: position, stream: stream, version: version, eventId: eventId, timestamp: timestamp,
-            actor: actor, correlationId: correlationId, causationId: causationId,
+            actor: actor, correlationId: correlationId, causationId: causationId, traceContext: traceContext,
             schemaVersion: schema, event: try event(kind, version: eventVersion ?? 1, data))
     }
 
@@ -261,7 +295,10 @@ public enum RecordedEventJSON {
         kind: LogDecider.Event.Kind?, typeText: String?, carriesData: Bool
     ) throws -> RecordedEvent {
         guard !carriesData else {
-            throw Problem(message: "a forgotten event (\"forgotten\": true) carries no \"stream\", \"correlationId\", \"causationId\" or \"data\"")
+            throw Problem(
+                message:
+                    "a forgotten event (\"forgotten\": true) carries no \"stream\", \"correlationId\", \"causationId\", \"traceparent\", \"tracestate\" or \"data\""
+            )
         }
         guard let version, countRange.contains(version) else { throw Problem(message: "\"version\" is missing or out of range") }
         guard let eventId else { throw Problem(message: "\"eventId\" is missing") }
@@ -293,6 +330,20 @@ public enum RecordedEventJSON {
         guard let value = try scanner.string() else { throw Problem(message: "\"\(name)\" must be a string") }
         guard value.utf8.count <= Int(UInt16.max) else { throw Problem(message: "\"\(name)\" is longer than 65,535 bytes") }
         return value
+    }
+
+    /// An event's trace context, checked as strictly as every other member: a `traceparent` as W3C
+    /// writes it, a `tracestate` of at most 512 printable ASCII bytes.
+    private static func traceContext(_ traceparent: UnsafeRawBufferPointer, state: String?) throws -> TraceContext {
+        guard let context = TraceContext(traceparentBytes: traceparent) else {
+            throw Problem(
+                message: "\"traceparent\" is not a W3C traceparent such as 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01 (lowercase hex)")
+        }
+        guard let state else { return context }
+        guard TraceContext.isValid(tracestate: state) else {
+            throw Problem(message: "\"tracestate\" must be 1 to \(TraceContext.maximumStateLength) characters of printable ASCII")
+        }
+        return TraceContext(traceHigh: context.traceHigh, traceLow: context.traceLow, spanID: context.spanID, flags: context.flags, state: state)!
     }
 
     private static func identifier(_ scanner: inout JSONScanner, _ name: String) throws -> String {

@@ -153,7 +153,7 @@ package struct ImportPreparation: ~Copyable {
                     problem: "its position is \(event.position), but the log's next position is \(position + 1) (positions must be contiguous)"))
         }
         if event.isForgotten {
-            guard layout == .salted else {
+            guard layout.isSalted else {
                 throw FlowLogError.refusedImport(
                     ImportError(
                         line: line,

@@ -28,7 +28,7 @@ struct TypedCommand<Payload: CommandPayload>: ParsableCommand {
             let outcome = try Composition.processor(for: log).handle(
                 CommandEnvelope(
                     stream: envelope.stream, commandId: envelope.id, expectedVersion: envelope.expectedVersion,
-                    correlationId: envelope.correlationId, command: command))
+                    correlationId: envelope.correlationId, command: command, traceContext: try envelope.traceContext()))
             switch envelope.format.format {
             case .json: output.json { FlowJSON.writeAnswer(outcome, into: &$0) }
             case .text: if case .accepted(let acceptance) = outcome { output.lines(EventText.acceptance(acceptance, command: command)) }

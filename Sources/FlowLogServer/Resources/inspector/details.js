@@ -25,6 +25,9 @@ export function createEventDetails(root) {
           h('dt', null, 'Event id'), h('dd', null, h('code', null, event.eventId)),
           event.causationId && [h('dt', null, 'Command id'), h('dd', null, h('code', null, event.causationId))],
           event.correlationId && [h('dt', null, 'Correlation'), h('dd', null, h('code', null, event.correlationId))],
+          // The trace id a trace viewer searches for; the whole traceparent (with the span) on hover.
+          event.traceparent && [h('dt', null, 'Trace id'),
+            h('dd', null, h('code', { class: 'trace-id', title: event.traceparent }, event.traceparent.split('-')[1] || event.traceparent))],
           h('dt', null, 'Data'),
           h('dd', null, data.length <= ONE_LINE
             ? h('code', { class: 'event-data' }, data)
