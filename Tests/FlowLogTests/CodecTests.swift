@@ -135,16 +135,16 @@ struct RecordCodecTests {
 
     @Test func aNewerLayoutIsRefusedByName() throws {
         var encoded = encode([sampleRecord(.navigation(.modalPresented), position: 1)])
-        encoded[0][0] = 4  // 3 marks a forgotten record of layout 2
+        encoded[0][0] = 5  // 3 marks a forgotten record of layout 2; 4 is layout 2 with a trace context
         do {
             _ = try decode(encoded)
             Issue.record("expected a refusal")
         } catch let damage as RecordDamage {
-            #expect(damage.problem.contains("layout 4") && damage.problem.contains("upgrade FlowLog"))
+            #expect(damage.problem.contains("layout 5") && damage.problem.contains("upgrade FlowLog"))
         }
     }
 
-    @Test(arguments: [RecordLayout.whole, .salted])
+    @Test(arguments: [RecordLayout.whole, .salted, .traced])
     func truncatedRecordsAreReportedNotCrashedOn(layout: RecordLayout) {
         let encoded = encode([sampleRecord(.cart(.paymentFailed(.init(reason: "a reason"))), position: 1)], layout: layout)[0]
         for length in 0..<encoded.count {

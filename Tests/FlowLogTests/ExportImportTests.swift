@@ -186,9 +186,9 @@ struct ExportImportTests {
     }
 
     @Test func theSchemaListsEveryColumnWithAType() {
-        // 25 columns, and the erasure audit trail's 3 (log.streamForgotten, exported with --system).
-        #expect(CSVSchema.columns.count == 28)
-        #expect(CSVSchema.description.split(separator: "\n").count == 28)
+        // 26 columns, and the erasure audit trail's 3 (log.streamForgotten, exported with --system).
+        #expect(CSVSchema.columns.count == 29)
+        #expect(CSVSchema.description.split(separator: "\n").count == 29)
         #expect(CSVSchema.description.contains("unit_price      BIGINT"))
     }
 }
