@@ -57,8 +57,7 @@ enum RecordCodecTarget {
         if let (read, _) = written {
             fuzzCheck(read == record.kept(in: layout), "\(record) was written, \(read) read back")
         }
-        if layout.isSalted, let forgotten = bytes.withUnsafeBytes({ RecordCodec.forgottenForm(of: $0, previousHash: previous, position: position) })
-        {
+        if layout.isSalted, let forgotten = bytes.withUnsafeBytes({ RecordCodec.forgottenForm(of: $0, previousHash: previous, position: position) }) {
             let read = forgotten.withUnsafeBytes { try? RecordCodec.decode($0, expectedPosition: position, previousHash: previous) }
             fuzzCheck(
                 read?.0.isForgotten == true && read?.0.eventId == record.eventId,

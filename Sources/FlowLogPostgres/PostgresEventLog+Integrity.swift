@@ -35,7 +35,10 @@
                     ).rows.map { try $0.decode(Row.self) }
                 }
                 guard !rows.isEmpty else { break }
-                for (rowPosition, stream, version, eventId, type, actor, microseconds, correlation, causation, data, fingerprinted, record, traceparent, tracestate)
+                for (
+                    rowPosition, stream, version, eventId, type, actor, microseconds, correlation, causation, data, fingerprinted, record,
+                    traceparent, tracestate
+                )
                     in rows
                 {
                     let position = Int(rowPosition)

@@ -80,7 +80,8 @@ struct TraceContextCLITests {
         #expect(kept["c/1"]?.0 == Self.traceparent && kept["c/1"]?.1 == nil, "a tracestate outside printable ASCII is dropped")
         let csv = try run(["export", "--format", "csv", "--db", db]).stdout.split(separator: "\n")
         #expect(csv.first?.contains(",causation_id,trace_id,") == true)
-        #expect(csv.filter { $0.contains(",\(Self.trace),") }.count == 2 && csv.filter { $0.contains(",0af7651916cd43dd8448eb211c80319c,") }.count == 1)
+        #expect(
+            csv.filter { $0.contains(",\(Self.trace),") }.count == 2 && csv.filter { $0.contains(",0af7651916cd43dd8448eb211c80319c,") }.count == 1)
     }
 
     @Test func forgetErasesTheContextWithTheRestOfTheEvent() throws {
@@ -120,18 +121,36 @@ struct TraceContextCLITests {
             _ = try run(["import", export, "--db", db])
             #expect(try run(["export", "--db", db]).stdout == (try String(contentsOfFile: export, encoding: .utf8)))
             #expect(try server.psql("SELECT count(*) FROM \"\(schema)\".events WHERE traceparent IS NOT NULL") == "4")
-            let line = #"{"type":"app.launched","stream":"sent","hasOnboarded":false,"meta":{"traceparent":"\#(Self.traceparent)","tracestate":"k=v"}}"#
+            let line =
+                #"{"type":"app.launched","stream":"sent","hasOnboarded":false,"meta":{"traceparent":"\#(Self.traceparent)","tracestate":"k=v"}}"#
             _ = try run(["send", "--db", db], stdin: line + "\n")
             #expect(
-                try server.psql("SELECT traceparent || ' ' || tracestate FROM \"\(schema)\".events WHERE stream = 'sent'") == "\(Self.traceparent) k=v")
+                try server.psql("SELECT traceparent || ' ' || tracestate FROM \"\(schema)\".events WHERE stream = 'sent'")
+                    == "\(Self.traceparent) k=v")
             #expect(try intact(db))
             _ = try run(["forget", "--stream", "sent", "--reason", "erasure request", "--db", db])
-            #expect(try server.psql("SELECT count(*) FROM \"\(schema)\".events WHERE stream IS NULL AND traceparent IS NULL AND tracestate IS NULL") == "2")
+            #expect(
+                try server.psql("SELECT count(*) FROM \"\(schema)\".events WHERE stream IS NULL AND traceparent IS NULL AND tracestate IS NULL")
+                    == "2")
             #expect(try intact(db))
             // A row whose column no longer matches its record is damage that verify names.
             _ = try server.psql("UPDATE \"\(schema)\".events SET traceparent = NULL WHERE position = 1")
             let damaged = try run(["verify", "--db", db], expecting: 65)
             #expect(damaged.stdout.contains("traceparent") || damaged.stderr.contains("traceparent"), "\(damaged.stdout)\(damaged.stderr)")
+        }
+
+        @Test func pushAndPullCarryTheContextBetweenADeviceAndTheServer() throws {
+            let folder = TemporaryDirectory()
+            let device = folder.child("device")
+            let line =
+                #"{"type":"app.launched","stream":"phone-1","hasOnboarded":false,"meta":{"traceparent":"\#(Self.traceparent)","tracestate":"k=v"}}"#
+            _ = try run(["send", "--db", device], stdin: line + "\n")
+            let server = try ServedLog(arguments: ["--key-file", try PushPullCLITests.keyFile(in: folder)])
+            _ = try run(["push", "--db", device, "--to", server.base])
+            #expect(try contexts(try run(["export", "--db", server.db]).stdout)["phone-1/1"].map { [$0.0, $0.1] } == [Self.traceparent, "k=v"])
+            let other = folder.child("other")
+            _ = try run(["pull", "--stream", "phone-1", "--from", server.base, "--db", other])
+            #expect(try run(["export", "--db", other]).stdout == (try run(["export", "--db", device]).stdout))
         }
 
         @Test func anOlderPostgresLogGainsTheColumnsWhenUpgraded() throws {

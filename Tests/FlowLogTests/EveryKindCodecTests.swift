@@ -75,7 +75,8 @@ struct EveryKindCodecTests {
             row.write(record)
             let cells = try csvCells(row.bytes)
             #expect(cells.count == header.count)
-            let filled = Set(zip(header, cells).dropFirst(CSVSchema.columns.count - EventKinds.columns.count).filter { !$0.1.isEmpty || $0.1 == "\"\"" }.map(\.0))
+            let filled = Set(
+                zip(header, cells).dropFirst(CSVSchema.columns.count - EventKinds.columns.count).filter { !$0.1.isEmpty || $0.1 == "\"\"" }.map(\.0))
             let fields = record.event.declarationFields
             let expected = Set(fields.compactMap { $0.field.column?.name.description })
             let required = Set(fields.filter { !$0.optional }.compactMap { $0.field.column?.name.description })

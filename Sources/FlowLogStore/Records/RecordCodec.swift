@@ -130,7 +130,8 @@ public enum RecordCodec {
     /// the check and its chain hash; `nil` for a record of layout 1 (or a forgotten or truncated one).
     package static func forgottenForm(of bytes: UnsafeRawBufferPointer, previousHash: UInt64, position: Int) -> [UInt8]? {
         guard bytes.count > saltOffset + trailerSize, bytes[0] == RecordLayout.salted.rawValue || bytes[0] == RecordLayout.traced.rawValue,
-            let hash = storedHash(of: bytes) else { return nil }
+            let hash = storedHash(of: bytes)
+        else { return nil }
         var forgotten = Array(bytes[..<saltOffset])
         forgotten[0] = forgottenMark
         let check = forgotten.withUnsafeBytes { forgottenCheck($0, previousHash: previousHash, hash: hash, position: position) }
@@ -227,7 +228,8 @@ public enum RecordCodec {
             }
             let correlationId = try reader.readShortString()
             let causationId = try reader.readShortString()
-            let traceContext = layout == RecordLayout.traced.rawValue ? try readTraceContext(&reader, position: expectedPosition, stream: stream) : nil
+            let traceContext =
+                layout == RecordLayout.traced.rawValue ? try readTraceContext(&reader, position: expectedPosition, stream: stream) : nil
             let hash = XXHash64.hash(body, seed: salted ? seed(previousHash, position: expectedPosition) : previousHash)
             guard hash == stored else { throw RecordDamage(position: expectedPosition, stream: stream, problem: chainBroken) }
             guard position == expectedPosition else {

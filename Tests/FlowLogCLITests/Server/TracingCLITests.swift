@@ -139,6 +139,44 @@ import Testing
             #expect(posts.contains { $0.attribute("http.response.status_code") == .integer(200) })
         }
 
+        /// One trace from the request to the delivery: the request's context kept with its event, and
+        /// the runner's batch span (another process, later) linking back to it.
+        @Test func aDeliveryLinksToTheRequestThatWroteItsEvents() throws {
+            let receiver = try OTLPReceiver()
+            let folder = TemporaryDirectory()
+            let (collector, port) = try PortPrintingServer.start([
+                "python3", FlowLogProcess.fixtures.deletingLastPathComponent().appendingPathComponent("Tests/collectors/vendor_collector.py").path,
+                "--segment-write-key", "KEY",
+            ])
+            defer {
+                kill(collector.processIdentifier, SIGKILL)
+                collector.waitUntilExit()
+            }
+            try "KEY\n".write(toFile: folder.child("segment.key"), atomically: true, encoding: .utf8)
+            let server = try ServedLog(environment: receiver.environment())
+            let answer = try server.post(
+                "/commands", json: #"{"type":"app.launched","stream":"s-1","hasOnboarded":false}"#,
+                headers: ["traceparent": "00-\(Self.given.trace)-\(Self.given.span)-01"])
+            #expect(answer.status == 200, "\(answer.text)")
+            #expect(server.stop() == 0)
+            let exported = try FlowLogProcess.run(["export", "--db", server.db]).stdout
+            #expect(exported.contains(#""traceparent":"00-\#(Self.given.trace)-"#), "the trace id sent comes back on the event: \(exported)")
+            let run = try FlowLogProcess.run(
+                [
+                    "projections", "run", "--segment-url", "http://127.0.0.1:\(port)/v1/batch", "--write-key-file", folder.child("segment.key"),
+                    "--db", server.db,
+                ],
+                environment: receiver.environment())
+            #expect(run.status == 0, "\(run.stderr)")
+            let spans = try receiver.spans(atLeast: 6)
+            let request = try #require(spans.first { $0.kind == "server" && $0.traceID == Self.given.trace })
+            let batches = spans.filter { $0.name == "flowlog.projector.batch" }
+            #expect(batches.allSatisfy { $0.traceID != Self.given.trace }, "the runner's trace is its own")
+            #expect(
+                batches.contains { $0.links.contains { $0.traceID == Self.given.trace && $0.spanID == request.spanID } },
+                "a batch links to the request's span, whose context the event kept")
+        }
+
         @Test func pushCarriesItsTraceToTheServersRequests() throws {
             let receiver = try OTLPReceiver()
             let folder = TemporaryDirectory()
