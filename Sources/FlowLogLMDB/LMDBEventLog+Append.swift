@@ -42,6 +42,7 @@ extension LMDBEventLog {
                     log: self, txn: txn, encoder: encoder, salts: salts, layout: layout, snapshotInterval: interval,
                     pending: pending, batching: batching, puts: takeReusablePuts())
                 let results = try AppendRules.apply(requests, in: &storage)
+                AppendedBytes.add(storage.bytesStored)
                 // Written and emptied by `finish`, their room kept for the next append.
                 reusablePuts = storage.puts
                 return (results, storage.foldDue)
@@ -72,6 +73,8 @@ struct AppendStorage: AppendTransaction {
     /// which the puts before `finish` (into other databases) leave alone.
     let pending: PendingIndex
     let batching: Bool
+    /// The records' bytes, for `AppendedBytes`.
+    var bytesStored = 0
     private var batch = BatchRecord()
     /// The ordinal of the stream whose event was stored last: a row is kept by that event.
     private var lastOrdinal = 0
@@ -106,9 +109,11 @@ struct AppendStorage: AppendTransaction {
             batch.addEvent(stream: record.stream, version: record.version, position: record.position, ordinal: streamOrdinal)
             lastOrdinal = streamOrdinal
         }
-        return puts.add(
+        let hash = puts.add(
             record, chainedTo: previousHash, layout: layout, salts: &salts.pointee, encoder: &encoder.pointee, fingerprint: fingerprint,
             tag: record.position, run: streamOrdinal, indexed: !batching)
+        bytesStored += encoder.pointee.count
+        return hash
     }
 
     /// The row goes to the stream's row index (`rows`), numbered from 1, and each full page of

@@ -64,6 +64,7 @@
                         return (results, transaction, transaction.statements(schema: schema))
                     }
                     let commit = PostgresPendingCommit(log: self, sent: try session.send(statements))
+                    AppendedBytes.add(transaction.bytesStored)
                     appending.inFlight = commit
                     appending.predicted = (transaction.end.position, transaction.end.hash, transaction.snapshotInterval, transaction.layout)
                     return (results, commit)
@@ -227,6 +228,8 @@
         private var snapshotPositions: [Int64] = []
         private var snapshotStates: [ByteBuffer] = []
         private var last = 0
+        /// The records' bytes, for `AppendedBytes`.
+        private(set) var bytesStored = 0
         /// Drawn from only in the salted layout (one read of the kernel's random source per 256 records).
         private var salts = RecordSalts()
 
@@ -288,6 +291,7 @@
         mutating func store(_ record: RecordedEvent, chainedTo previousHash: UInt64, fingerprint: UInt64?, streamOrdinal: Int) throws -> UInt64 {
             let hash = RecordCodec.encode(record, previousHash: previousHash, layout: layout, salts: &salts, into: &encoder.pointee)
             records.append(encoder.pointee.withUnsafeBytes { ByteBuffer(bytes: $0) })
+            bytesStored += encoder.pointee.count
             positions.append(Int64(record.position))
             streams.append(record.stream)
             eventVersions.append(Int64(record.version))

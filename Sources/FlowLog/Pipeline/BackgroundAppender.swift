@@ -85,7 +85,8 @@ public final class BackgroundAppender: DeferredCommitAppending, @unchecked Senda
                     return
                 }
                 do {
-                    try log.append(requests, asPredicted: results, after: head)
+                    let ((), bytes) = try AppendedBytes.counting { try log.append(requests, asPredicted: results, after: head) }
+                    write.bytesWritten = bytes
                     done(write)
                 } catch {
                     fail(write, error)
@@ -213,10 +214,17 @@ public final class BackgroundAppender: DeferredCommitAppending, @unchecked Senda
             /// finished writes do not pile up in a chain).
             var previous: Write?
             var outcome: Result<Void, any Error>?
+            var bytes = 0
         }
 
         /// What the write's thread and its waiters share; they wait for `outcome`.
         private let progress: ConditionBox<Progress>
+
+        /// Set by the write's thread before `finish`, read by its waiters after `wait`.
+        var bytesWritten: Int {
+            get { progress.withLock { $0.bytes } }
+            set { progress.withLock { $0.bytes = newValue } }
+        }
 
         init(previous: Write?) {
             progress = ConditionBox(Progress(previous: previous))

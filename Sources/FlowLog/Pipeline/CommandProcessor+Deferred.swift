@@ -61,6 +61,8 @@ final class BatchCommit: PendingCommit {
         self.processor = processor
     }
 
+    var bytesWritten: Int { commits.reduce(0) { $0 + $1.bytesWritten } }
+
     func wait() throws {
         do {
             for commit in commits { try commit.wait() }

@@ -34,7 +34,7 @@ struct CommitTracing {
     }
 
     func record(
-        commit traced: [Traced], commands: Int, submissions: Int, outcomes: [CommandOutcome]?, started: DefaultTracerClock.Instant,
+        commit traced: [Traced], commands: Int, submissions: Int, bytes: Int, outcomes: [CommandOutcome]?, started: DefaultTracerClock.Instant,
         ended: DefaultTracerClock.Instant
     ) {
         let parent = parent ?? traced.first?.context ?? .topLevel
@@ -42,6 +42,8 @@ struct CommitTracing {
         if span.isRecording {
             span.attributes["flowlog.commit.commands"] = commands
             span.attributes["flowlog.commit.submissions"] = submissions
+            // The records' bytes as the backend encoded them (the database's own pages and indexes aside).
+            if bytes > 0 { span.attributes["flowlog.commit.bytes"] = bytes }
             if let outcomes {
                 span.attributes["flowlog.commit.events"] = outcomes.reduce(0) { total, outcome in
                     if case .accepted(let acceptance) = outcome { total + acceptance.events.count } else { total }

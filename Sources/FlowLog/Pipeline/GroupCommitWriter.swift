@@ -139,7 +139,7 @@ public final class GroupCommitWriter: @unchecked Sendable {
     /// A commit handed over with its answers, not yet known durable.
     private typealias InFlight = (
         submissions: [Submission], outcomes: [CommandOutcome], commit: any PendingCommit, commands: Int,
-        started: ContinuousClock.Instant
+        started: ContinuousClock.Instant, bytes: Int
     )
 
     /// Commits until `finish()` was called and the queue is empty, or until `cancel()`.
@@ -167,22 +167,26 @@ public final class GroupCommitWriter: @unchecked Sendable {
             let started = ContinuousClock.now
             // Asked at each commit: a log created by the first one defers only from the second on.
             guard processor.defersCommits else {
-                settle(next, handleNow(next, envelopes, prefetched: Self.prefetched(of: next)), commands, started)
+                let (result, bytes) = handleNow(next, envelopes, prefetched: Self.prefetched(of: next))
+                settle(next, result, commands, started, bytes: bytes)
                 continue
             }
             do {
-                let (outcomes, commit) = try processor.handleDeferringCommit(
-                    envelopes, fieldsChecked: next.allSatisfy(\.fieldsChecked),
-                    prefetched: Self.prefetched(of: next))
+                let ((outcomes, commit), bytes) = try counted {
+                    try processor.handleDeferringCommit(
+                        envelopes, fieldsChecked: next.allSatisfy(\.fieldsChecked),
+                        prefetched: Self.prefetched(of: next))
+                }
                 if let done = inFlight, settleInFlight(done) {
                     // These were decided on top of a commit that diverged: their own write fails too
                     // (waited for here, so nothing is still being written), and they are decided again.
                     _ = try? commit.wait()
-                    settle(next, handleNow(next, envelopes), commands, started)
+                    let (result, bytes) = handleNow(next, envelopes)
+                    settle(next, result, commands, started, bytes: bytes)
                     inFlight = nil
                     continue
                 }
-                inFlight = (next, outcomes, commit, commands, started)
+                inFlight = (next, outcomes, commit, commands, started, bytes)
             } catch {
                 // The commit before failed under this one (its append waits for it), or this one did.
                 if let done = inFlight { settle(done.submissions, .failure(error), done.commands, done.started) }
@@ -215,8 +219,13 @@ public final class GroupCommitWriter: @unchecked Sendable {
     private func handleNow(
         _ submissions: [Submission], _ envelopes: [CommandEnvelope],
         prefetched: LoadedAhead = LoadedAhead()
-    ) -> Result<[CommandOutcome], any Error> {
-        Result { try processor.handle(envelopes, fieldsChecked: submissions.allSatisfy(\.fieldsChecked), prefetched: prefetched) }
+    ) -> (Result<[CommandOutcome], any Error>, bytes: Int) {
+        counted { Result { try processor.handle(envelopes, fieldsChecked: submissions.allSatisfy(\.fieldsChecked), prefetched: prefetched) } }
+    }
+
+    /// `body`'s result and, when commits are traced, the bytes of the records it appended.
+    private func counted<T>(_ body: () throws -> T) rethrows -> (T, bytes: Int) {
+        tracing == nil ? (try body(), 0) : try AppendedBytes.counting(body)
     }
 
     /// Waits for a commit in flight and answers its submissions. A commit whose prediction diverged
@@ -228,15 +237,14 @@ public final class GroupCommitWriter: @unchecked Sendable {
         do {
             try done.commit.wait()
         } catch is AppendDiverged {
-            settle(
-                done.submissions, handleNow(done.submissions, Self.envelopes(of: done.submissions, commands: done.commands)),
-                done.commands, done.started)
+            let (result, bytes) = handleNow(done.submissions, Self.envelopes(of: done.submissions, commands: done.commands))
+            settle(done.submissions, result, done.commands, done.started, bytes: bytes)
             return true
         } catch {
             settle(done.submissions, .failure(error), done.commands, done.started)
             return false
         }
-        settle(done.submissions, .success(done.outcomes), done.commands, done.started)
+        settle(done.submissions, .success(done.outcomes), done.commands, done.started, bytes: done.bytes + done.commit.bytesWritten)
         return false
     }
 
@@ -298,14 +306,15 @@ public final class GroupCommitWriter: @unchecked Sendable {
     }
 
     /// Answers each submission with its slice of the commit's outcomes, or with the commit's error.
+    /// `bytes`: of the records the commit wrote (0 when untraced or unknown).
     private func settle(
         _ submissions: [Submission], _ result: Result<[CommandOutcome], any Error>, _ commands: Int,
-        _ started: ContinuousClock.Instant
+        _ started: ContinuousClock.Instant, bytes: Int = 0
     ) {
         let duration = ContinuousClock.now - started
         // After the answers: the spans are the writer thread's work too, and no answer waits for them.
         let decided = tracing == nil ? nil : DefaultTracerClock.now
-        defer { if let tracing, let decided, commands > 0 { trace(submissions, result, commands, duration, decided, tracing) } }
+        defer { if let tracing, let decided, commands > 0 { trace(submissions, result, commands, bytes, duration, decided, tracing) } }
         switch result {
         case .success(let outcomes):
             var offset = 0
@@ -324,7 +333,7 @@ public final class GroupCommitWriter: @unchecked Sendable {
 
     /// The commit's span, and its traced submissions' commands' spans (`CommitTracing`).
     private func trace(
-        _ submissions: [Submission], _ result: Result<[CommandOutcome], any Error>, _ commands: Int, _ duration: Duration,
+        _ submissions: [Submission], _ result: Result<[CommandOutcome], any Error>, _ commands: Int, _ bytes: Int, _ duration: Duration,
         _ decided: DefaultTracerClock.Instant, _ tracing: CommitTracing
     ) {
         let started = DefaultTracerClock.Instant(nanosecondsSinceEpoch: decided.nanosecondsSinceEpoch - UInt64(max(duration.nanosecondCount, 0)))
@@ -343,6 +352,7 @@ public final class GroupCommitWriter: @unchecked Sendable {
             offset += submission.envelopes.count
         }
         tracing.record(
-            commit: traced, commands: commands, submissions: submissions.count, outcomes: try? result.get(), started: started, ended: decided)
+            commit: traced, commands: commands, submissions: submissions.count, bytes: bytes, outcomes: try? result.get(), started: started,
+            ended: decided)
     }
 }

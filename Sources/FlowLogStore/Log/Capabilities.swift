@@ -184,6 +184,13 @@ public protocol DeferredCommitAppending: AnyObject {
 /// A commit on its way; `wait` returns once it is durable, or throws why it is not (every call the same).
 public protocol PendingCommit: AnyObject {
     func wait() throws
+    /// The bytes of the records a write on another thread appended (`AppendedBytes`), once `wait`
+    /// returned; 0 when the caller's own thread counted them, or nothing counted.
+    var bytesWritten: Int { get }
+}
+
+extension PendingCommit {
+    public var bytesWritten: Int { 0 }
 }
 
 /// A commit that was over before it was handed out (a log that cannot defer).

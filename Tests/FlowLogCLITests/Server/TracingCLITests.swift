@@ -25,6 +25,9 @@ import Testing
             #expect(!commits.isEmpty && commits.allSatisfy { $0.traceID == root.traceID && $0.parentSpanID == root.spanID })
             let commands = commits.map { span in if case .integer(let n)? = span.attribute("flowlog.commit.commands") { n } else { 0 } }
             #expect(commands.reduce(0, +) == sent.stdoutLines.count, "every answered command in some commit")
+            // The demo's 34 events, each record some dozens of bytes, in these commits.
+            let bytes = commits.map { span in if case .integer(let n)? = span.attribute("flowlog.commit.bytes") { n } else { 0 } }
+            #expect(bytes.reduce(0, +) > 34 * 40 && bytes.reduce(0, +) < 34 * 400, "\(bytes)")
             #expect(spans.filter { $0.name == "flowlog.command" }.isEmpty, "send's commands are counted by their commits, not a span each")
         }
 
@@ -81,6 +84,11 @@ import Testing
             #expect(refused.attribute("flowlog.command.answer_code") == .string(code))
             let commit = try #require(spans.first { $0.name == "flowlog.commit" && launched.links.map(\.spanID).contains($0.spanID) })
             #expect(commit.traceID == Self.given.trace && commit.attribute("flowlog.commit.events") == .integer(1))
+            guard case .integer(let bytes)? = commit.attribute("flowlog.commit.bytes") else {
+                Issue.record("the commit has no bytes")
+                return
+            }
+            #expect((40...400).contains(bytes), "one record with its trace context: \(bytes) bytes")
             // The access log names the request's span.
             let line = try #require(server.stderr.split(separator: "\n").first { $0.contains(#""path":"/commands""#) })
             #expect(line.contains(#""trace_id":"\#(Self.given.trace)""#))
