@@ -56,6 +56,29 @@
             return try rows.first.map { Int(try $0.decode(Int64.self)) } ?? 0
         }
 
+        /// Makes `projector`'s checkpoint writes carry `generation`, and this log's transactions end
+        /// when idle inside a transaction for `idleTransactionTimeout` milliseconds (a paused holder's).
+        func fence(_ projector: String, generation: Int64, idleTransactionTimeout: String) throws {
+            try withSession { session in try session.set("idle_in_transaction_session_timeout", to: idleTransactionTimeout) }
+            fences.withLock { $0[projector] = generation }
+        }
+
+        func unfence(_ projector: String) {
+            _ = fences.withLock { $0.removeValue(forKey: projector) }
+        }
+
+        /// Throws `FlowLogError.busy` (the lease lost) unless `projector`'s lease is still at the
+        /// generation this process holds, if it holds one; in a transaction, the lease's row is then
+        /// share-locked until it ends, so a takeover waits for it (or for the server to end it).
+        static func checkFence(_ projector: String, _ generation: Int64?, _ session: PostgresSession, leases: String) throws {
+            guard let generation else { return }
+            let current = try session.query("SELECT generation FROM \(unescaped: leases) WHERE projector = \(projector) FOR SHARE").rows.first
+                .map { try $0.decode(Int64.self) }
+            guard current == generation else {
+                throw FlowLogError.busy(ProjectorBusy(projector: projector, pid: nil, lost: true))
+            }
+        }
+
         static func setCheckpoint(_ position: Int, of projector: String, _ session: PostgresSession, _ table: String) throws {
             try session.query(
                 """
@@ -65,7 +88,15 @@
         }
 
         public func setCheckpoint(_ position: Int, of projector: String) throws {
-            try withSession { session in try Self.setCheckpoint(position, of: projector, session, table("projections")) }
+            let fence = fences.withLock { $0[projector] }
+            guard fence != nil else {
+                try withSession { session in try Self.setCheckpoint(position, of: projector, session, table("projections")) }
+                return
+            }
+            try inTransaction { session in
+                try Self.checkFence(projector, fence, session, leases: table("leases"))
+                try Self.setCheckpoint(position, of: projector, session, table("projections"))
+            }
         }
 
         public func acknowledgedPosition(of projector: String) throws -> Int {
@@ -119,52 +150,11 @@
         /// A session-level advisory lock held on a connection of the lease's own: it lasts while the
         /// lease lives (or its process, or its connection), whichever machine the runner is on.
         public func leaseProjector(_ name: String) throws -> any ProjectorLease {
-            try PostgresProjectorLease(projector: name, log: self)
-        }
-    }
-
-    /// One projector, one runner, across machines: `pg_try_advisory_lock` on a connection the lease
-    /// owns. The server drops the lock when that session ends, however the process ends, so no stale
-    /// lease is ever left; `leases` records the holder's pid and host for the next runner's message.
-    public final class PostgresProjectorLease: ProjectorLease {
-        public let projector: String
-        private let session: PostgresSession
-        private let key: Int64
-        private var held = false
-
-        init(projector: String, log: PostgresEventLog) throws {
-            self.projector = projector
-            key = log.schema.leaseLock(projector)
-            session = PostgresSession(url: log.url, timeout: log.options.operationTimeout)
-            let leases = log.schema.table("leases")
-            do {
-                let taken = try session.query("SELECT pg_try_advisory_lock(\(key))").rows[0].decode(Bool.self)
-                guard taken else {
-                    let holder = try session.query("SELECT pid FROM \(unescaped: leases) WHERE projector = \(projector)").rows.first
-                        .map { try $0.decode(Int32.self) }
-                    session.close()
-                    throw FlowLogError.busy(ProjectorBusy(projector: projector, pid: holder))
-                }
-                held = true
-                try session.query(
-                    """
-                    INSERT INTO \(unescaped: leases) (projector, pid, host, since) VALUES (\(projector), \(Int32(getpid())), \(ProcessInfo.processInfo.hostName), now())
-                    ON CONFLICT (projector) DO UPDATE SET pid = EXCLUDED.pid, host = EXCLUDED.host, since = EXCLUDED.since
-                    """)
-            } catch let error as FlowLogError {
-                session.close()
-                throw error
-            } catch {
-                session.close()
-                throw PostgresErrors.map(error, url: log.url, during: "taking the projector's lease")
-            }
+            try PostgresProjectorLease(projector: name, log: self, timeout: nil)
         }
 
-        /// Unlocks before closing, so the next runner finds the lease free the moment this one is gone
-        /// (a closed connection's locks are dropped only when its server process has ended).
-        deinit {
-            if held { _ = try? session.query("SELECT pg_advisory_unlock(\(key))") }
-            session.close()
+        public func leaseProjector(_ name: String, expiringAfter timeout: Double) throws -> any ProjectorLease {
+            try PostgresProjectorLease(projector: name, log: self, timeout: timeout)
         }
     }
 
@@ -176,7 +166,8 @@
     extension PostgresEventLog: ReadModelStore {
         public func updateReadModels(_ body: (any ReadModelTransaction) throws -> Void) throws {
             try inTransaction { session in
-                let transaction = try PostgresReadModelTransaction(session: session, schema: schema)
+                let transaction = try PostgresReadModelTransaction(
+                    session: session, schema: schema, fence: fences.withLock { $0[Self.storageProjector] })
                 try body(transaction)
                 try transaction.flush()
             }

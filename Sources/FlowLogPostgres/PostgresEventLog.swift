@@ -3,6 +3,7 @@
     public import FlowLogStore
     public import Foundation
     import PostgresNIO
+    import Synchronization
 
     /// The event log in PostgreSQL: one log for many machines, with the contract of every backend
     /// (`AppendRules` decide, positions 1, 2, 3… gap-free for every reader) and every capability of
@@ -57,6 +58,9 @@
         let lock = NSRecursiveLock()
         /// What `LISTEN` has heard: the highest position an appending transaction announced.
         let notifications = NotificationBox()
+        /// The generation of each lease this process holds with an expiry, by projector: its
+        /// checkpoint writes are refused once the lease's generation has moved on (`PostgresProjectorLease`).
+        let fences = Mutex<[String: Int64]>([:])
         var listening = false
         /// What appends keep between calls: their encoder, a commit in flight, the head they predict.
         var appending = AppendingState()

@@ -20,10 +20,12 @@
         private let flags: PostgresLocalStorage
         var localStorage: any LocalStorage { flags }
 
-        init(session: PostgresSession, schema: PostgresSchema) throws {
+        /// `fence`: the generation of the storage projector's lease this process holds, if it expires.
+        init(session: PostgresSession, schema: PostgresSchema, fence: Int64? = nil) throws {
             self.session = session
             self.schema = schema
             let projections = schema.table("projections")
+            try PostgresEventLog.checkFence(PostgresEventLog.storageProjector, fence, session, leases: schema.table("leases"))
             try session.query(
                 "INSERT INTO \(unescaped: projections) (projector) VALUES (\(PostgresEventLog.storageProjector)) ON CONFLICT DO NOTHING")
             storedCheckpoint = try PostgresEventLog.checkpoint(of: PostgresEventLog.storageProjector, session, projections, locking: true)

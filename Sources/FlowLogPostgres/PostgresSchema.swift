@@ -77,7 +77,10 @@
                 CREATE TABLE \(s).projections (projector text COLLATE "C" PRIMARY KEY, checkpoint bigint NOT NULL DEFAULT 0,
                     acknowledged bigint NOT NULL DEFAULT 0, failure text)
                 """,
-                "CREATE TABLE \(s).leases (projector text COLLATE \"C\" PRIMARY KEY, pid integer NOT NULL, host text NOT NULL, since timestamptz NOT NULL)",
+                """
+                CREATE TABLE \(s).leases (projector text COLLATE "C" PRIMARY KEY, pid integer NOT NULL, host text NOT NULL,
+                    since timestamptz NOT NULL, generation bigint NOT NULL DEFAULT 0, renewed timestamptz)
+                """,
                 """
                 CREATE TABLE \(s).orders (position bigint PRIMARY KEY, stream text COLLATE "C" NOT NULL,
                     \(ReadModelSQL.definitions(KeptRow.columns.map { ($0.name, $0.type) })))
@@ -102,12 +105,16 @@
             ["ALTER TABLE \(quoted).events ALTER COLUMN stream DROP NOT NULL, ALTER COLUMN data DROP NOT NULL"]
         }
 
-        /// What log schema 5 adds to the events of a log created below it (`flowlog upgrade`): the W3C
-        /// trace context of the command that wrote each event, where it had one (NULL in every older
-        /// row). Kept in the record's bytes too (`RecordLayout.traced`), which the chain covers; the
-        /// columns are for queries (docs/postgres.md).
+        /// What log schema 5 adds to a log created below it (`flowlog upgrade`): the W3C trace context
+        /// of the command that wrote each event, where it had one (NULL in every older row), kept in
+        /// the record's bytes too (`RecordLayout.traced`), which the chain covers, the columns being
+        /// for queries (docs/postgres.md); and each lease's generation and last renewal, which make a
+        /// lease expire and fence its former holder out (`PostgresProjectorLease`).
         var traceColumns: [String] {
-            ["ALTER TABLE \(quoted).events ADD COLUMN IF NOT EXISTS traceparent text, ADD COLUMN IF NOT EXISTS tracestate text"]
+            [
+                "ALTER TABLE \(quoted).events ADD COLUMN IF NOT EXISTS traceparent text, ADD COLUMN IF NOT EXISTS tracestate text",
+                "ALTER TABLE \(quoted).leases ADD COLUMN IF NOT EXISTS generation bigint NOT NULL DEFAULT 0, ADD COLUMN IF NOT EXISTS renewed timestamptz",
+            ]
         }
 
         enum Recognition {

@@ -138,6 +138,8 @@
         private var closed = false
         /// Called on the event loop for each notification on a channel this session listens to.
         private var listeners: [(channel: String, handler: @Sendable (String) -> Void)] = []
+        /// Server settings every connection of this session starts with (`set(_:to:)`).
+        private var settings: [(String, String)] = []
 
         init(url: PostgresURL, timeout: Double) {
             self.url = url
@@ -157,6 +159,14 @@
             }
             connection = nil
             EventLoopRuntime.shared.release()
+        }
+
+        /// Sets a server setting (a GUC such as `idle_session_timeout`) for this session's connection
+        /// now and for every connection it opens again after one was lost.
+        func set(_ name: String, to value: String) throws {
+            settings.removeAll { $0.0 == name }
+            settings.append((name, value))
+            if let connection, !connection.isClosed { try query("SELECT set_config(\(name), \(value), false)") }
         }
 
         /// The connection, opened (again) when there is none or the last one was lost.
@@ -194,7 +204,7 @@
                     database: url.database, tls: try tls())
             }
             configuration.options.connectTimeout = .nanoseconds(Int64(url.connectTimeout * 1e9))
-            configuration.options.additionalStartupParameters = [("application_name", url.applicationName)]
+            configuration.options.additionalStartupParameters = [("application_name", url.applicationName)] + settings
             return configuration
         }
 

@@ -102,6 +102,9 @@ public struct ProjectionRunner {
                     handled += try catchUp(projector)
                 } catch let pause as DeliveryPaused {
                     notBefore[index] = MonotonicClock.seconds() + pause.seconds
+                } catch FlowLogError.busy(let busy) where busy.lost {
+                    // Another runner has the projector now: nothing to retry.
+                    throw FlowLogError.busy(busy)
                 } catch {
                     notBefore[index] = MonotonicClock.seconds() + retryFailedAfter
                 }

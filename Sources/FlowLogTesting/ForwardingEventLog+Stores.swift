@@ -24,6 +24,9 @@ extension ForwardingEventLog: SnapshotStore, FingerprintedLog, CheckpointStore, 
     public func setProjectionStatus(_ projector: String, failure: String?) throws { try inner.setProjectionStatus(projector, failure: failure) }
     public func projectionStatus(of names: [String]) throws -> [ProjectionStatus] { try inner.projectionStatus(of: names) }
     public func leaseProjector(_ name: String) throws -> any ProjectorLease { try inner.leaseProjector(name) }
+    public func leaseProjector(_ name: String, expiringAfter timeout: Double) throws -> any ProjectorLease {
+        try inner.leaseProjector(name, expiringAfter: timeout)
+    }
 
     public func updateReadModels(_ body: (any ReadModelTransaction) throws -> Void) throws { try inner.updateReadModels(body) }
     public func resetReadModels() throws { try inner.resetReadModels() }

@@ -16,6 +16,7 @@ struct ProjectorStandbyCLITests {
         init(_ arguments: [String], in folder: TemporaryDirectory, name: String) throws {
             outputPath = folder.child("\(name).out")
             _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
+            _ = FileManager.default.createFile(atPath: folder.child("\(name).err"), contents: nil)
             process.executableURL = FlowLogProcess.executable
             process.arguments = arguments
             process.standardOutput = FileHandle(forWritingAtPath: outputPath)
@@ -91,6 +92,43 @@ struct ProjectorStandbyCLITests {
         #expect(try Self.waitUntilProjected(through: 60, db))
         let ids = try Self.messageIds(folder.child("trackers/segment.ndjson"))
         #expect(ids.count == 60 && Set(ids).count == 60, "each event's message once, across the two runners")
+        kill(standby.process.processIdentifier, SIGTERM)
+        standby.process.waitUntilExit()
+        #expect(standby.process.terminationStatus == 0)
+    }
+
+    /// PostgreSQL's leases expire (`--lease-timeout`): a holder paused with SIGSTOP is replaced within
+    /// the timeout and a poll, and, resumed, stops with exit 75 having moved nothing.
+    @Test func aPausedHolderIsReplacedAndResumedStopsHavingMovedNothing() throws {
+        let folder = TemporaryDirectory()
+        let server = PostgresServer.shared
+        let db = server.url(schema: server.freshName("lease"))
+        let trackers = ["--tracker-dir", folder.child("trackers")]
+        let lease = ["--lease-timeout", "2"]
+        try Self.send(40, from: 0, db)
+        let holder = try Runner(["projections", "run", "--follow", "--db", db] + lease + trackers, in: folder, name: "holder")
+        #expect(try Self.waitUntilProjected(through: 40, db))
+        let standby = try Runner(["projections", "run", "--follow", "--standby", "--db", db] + lease + trackers, in: folder, name: "standby")
+        #expect(standby.waitFor("standing by"), "\(standby.output)")
+
+        kill(holder.process.processIdentifier, SIGSTOP)
+        let paused = Date()
+        try Self.send(10, from: 40, db)
+        #expect(standby.waitFor("took over"), "\(standby.output)")
+        let takeover = Date().timeIntervalSince(paused)
+        #expect(takeover >= 1.5 && takeover < 6, "taken over once the lease expired (2 s), not before: \(takeover) s")
+        #expect(try Self.waitUntilProjected(through: 50, db))
+
+        kill(holder.process.processIdentifier, SIGCONT)
+        let resumed = Date()
+        while holder.process.isRunning, Date().timeIntervalSince(resumed) < 10 { usleep(20_000) }
+        #expect(!holder.process.isRunning && holder.process.terminationStatus == 75)
+        let said = (try? String(contentsOfFile: folder.child("holder.err"), encoding: .utf8)) ?? ""
+        #expect(said.contains("lost its lease"), "\(said)")
+        try Self.send(10, from: 50, db)
+        #expect(try Self.waitUntilProjected(through: 60, db))
+        let ids = try Self.messageIds(folder.child("trackers/segment.ndjson"))
+        #expect(Set(ids).count == 60 && ids.count == 60, "each event's message once: the resumed holder delivered nothing")
         kill(standby.process.processIdentifier, SIGTERM)
         standby.process.waitUntilExit()
         #expect(standby.process.terminationStatus == 0)

@@ -8,11 +8,19 @@ public struct ProjectorBusy: Equatable, Sendable, CustomStringConvertible {
     public let projector: String
     /// The holder, when its pid could be read (a holder that has only just locked may not have written it yet).
     public let pid: Int32?
+    /// This process held the projector and lost it: it stopped renewing its lease in time (it was
+    /// paused, or cut off from the log) and another runner may have taken it over.
+    public let lost: Bool
 
-    public init(projector: String, pid: Int32?) { (self.projector, self.pid) = (projector, pid) }
+    public init(projector: String, pid: Int32?, lost: Bool = false) { (self.projector, self.pid, self.lost) = (projector, pid, lost) }
 
     public var description: String {
-        "projector \(projector) is being run by \(pid.map { "process \($0)" } ?? "another process"); it delivers the new events itself. Wait for it to finish, or stop it, then run this again."
+        if lost {
+            return
+                "this runner lost its lease on projector \(projector): it could not renew it in time (was it paused, or cut off from the log?) and another runner may run it now; it stopped without moving the projector further. Start it again to stand by (--standby)."
+        }
+        return
+            "projector \(projector) is being run by \(pid.map { "process \($0)" } ?? "another process"); it delivers the new events itself. Wait for it to finish, or stop it, then run this again."
     }
 }
 

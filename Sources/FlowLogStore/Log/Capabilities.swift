@@ -53,11 +53,30 @@ public protocol CheckpointStore: AnyObject {
     /// One projector, one runner: the lease holds the projector until it is released (or its
     /// process dies); a second runner gets `FlowLogError.busy` naming the first.
     func leaseProjector(_ name: String) throws -> any ProjectorLease
+    /// `leaseProjector`, with a lease that also ends when its holder stops renewing it for
+    /// `timeout` seconds (a process paused, or cut off from the log), where the backend can tell
+    /// (PostgreSQL); a backend whose lease lives exactly as long as its process (LMDB's lock)
+    /// gives the ordinary one.
+    func leaseProjector(_ name: String, expiringAfter timeout: Double) throws -> any ProjectorLease
+}
+
+extension CheckpointStore {
+    public func leaseProjector(_ name: String, expiringAfter timeout: Double) throws -> any ProjectorLease {
+        try leaseProjector(name)
+    }
 }
 
 /// Held while a process runs a projector; released when the lease goes away.
 public protocol ProjectorLease: AnyObject {
     var projector: String { get }
+    /// False once this process knows the lease may have passed to another runner (it could not
+    /// renew it in time): it must stop, having moved nothing more. Always true for a lease that
+    /// lives as long as its process.
+    var holds: Bool { get }
+}
+
+extension ProjectorLease {
+    public var holds: Bool { true }
 }
 
 /// One transaction over the storage projector's read models and its checkpoint: whatever it

@@ -17,6 +17,13 @@ struct ProjectionsRunCommand: ParsableCommand {
             "With --follow, wait while another runner holds the projectors and take over when it ends, instead of exiting 75."
     )
     var standby = false
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "With --follow on PostgreSQL (log schema 5): seconds after which the projectors' leases end if this runner stops renewing them (paused, or cut off), so that a standby takes over; this runner then stops (exit 75) having moved nothing more. 1 to 3600.",
+            valueName: "seconds"),
+        transform: ValueArguments.seconds)
+    var leaseTimeout: Double = 10
     @Flag(
         name: .customLong("validate"),
         help:
@@ -39,6 +46,9 @@ struct ProjectionsRunCommand: ParsableCommand {
             )
         }
         if validateOnly, follow { throw ValidationError("--validate checks what is in the log once; leave out --follow.") }
+        guard (1...3600).contains(leaseTimeout) else {
+            throw ValidationError("--lease-timeout \(leaseTimeout) is out of range: give 1 to 3600 seconds (default 10).")
+        }
         if standby, !follow {
             throw ValidationError(
                 "--standby waits to take over a following runner: add --follow (a runner that catches up once has nothing to take over).")
@@ -73,7 +83,7 @@ struct ProjectionsRunCommand: ParsableCommand {
             let locks: [any ProjectorLease]
             if standby {
                 let taken = try StandbyLeases.take(
-                    projectors.map(\.name), from: log,
+                    projectors.map(\.name), from: log, expiringAfter: leaseTimeout,
                     waiting: { busy in
                         let holder = busy.pid.map { "process \($0)" } ?? "another process"
                         output.line("flowlog projections: standing by: \(busy.projector) is run by \(holder); taking over when it ends")
@@ -89,7 +99,7 @@ struct ProjectionsRunCommand: ParsableCommand {
                 // before is as old as the runner it replaces left it.
                 projectors = try Composition.projectors(log, tracker: tracker, options: logOptions, cooperative: true)
             } else {
-                locks = try projectors.map { try log.leaseProjector($0.name) }
+                locks = try projectors.map { follow ? try log.leaseProjector($0.name, expiringAfter: leaseTimeout) : try log.leaseProjector($0.name) }
             }
             defer { withExtendedLifetime(locks) {} }
             if follow {
@@ -101,11 +111,23 @@ struct ProjectionsRunCommand: ParsableCommand {
                 let figures = try metricsListen.flatMap(ListenAddress.init).map {
                     try RunnerFigures(log: log, listening: $0, trackerFolder: trackerFolder, output: output)
                 }
-                try runner.follow(projectors, pollEvery: 0.5) {
-                    retention.runIfDue { Interruption.requested }
-                    figures?.update(log)
-                    return Interruption.requested
+                // A lease lost (this runner paused or cut off past its timeout) stops it at once:
+                // another runner may run the projectors now, and its checkpoint writes are refused.
+                var lost: String?
+                do {
+                    try runner.follow(projectors, pollEvery: 0.5) {
+                        if let gone = locks.first(where: { !$0.holds }) {
+                            lost = gone.projector
+                            return true
+                        }
+                        retention.runIfDue { Interruption.requested }
+                        figures?.update(log)
+                        return Interruption.requested
+                    }
+                } catch FlowLogError.busy(let busy) where busy.lost {
+                    lost = busy.projector
                 }
+                if let lost { throw FlowLogError.busy(ProjectorBusy(projector: lost, pid: nil, lost: true)) }
                 return
             }
             var failures: [String] = []

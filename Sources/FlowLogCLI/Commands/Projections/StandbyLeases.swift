@@ -10,15 +10,16 @@ import FlowLogSystem
 /// started by hand is never told a standby holds what it runs nothing with. It asks once per round
 /// while the holder lives (one connection a round on PostgreSQL). It takes over when the runner that
 /// held them has ended however it ended (LMDB's lock and PostgreSQL's session lock are dropped with
-/// their holder's process): within `interval` plus the time to open the log. A holder that is alive
-/// keeps its leases: a paused one (SIGSTOP) is not replaced, since nothing would stop it writing
-/// when it resumes (docs/decisions.md, "Standby runners").
+/// their holder's process): within `interval` plus the time to open the log; and on PostgreSQL when
+/// the holder stopped renewing its leases for `timeout` (paused, or cut off), whose writes their
+/// generation then fences out (`PostgresProjectorLease`; docs/decisions.md, "Standby runners").
 enum StandbyLeases {
     /// Every lease of `names`, waiting while another process holds one; nil if interrupted (SIGINT
     /// or SIGTERM held by `Interruption`) before they were all taken. `waiting` is told the first
     /// time a lease is busy, `tookOver` once all are held after waiting.
     static func take(
-        _ names: [String], from log: any LogStore, interval: Double = 0.5, waiting: (ProjectorBusy) -> Void, tookOver: () -> Void
+        _ names: [String], from log: any LogStore, expiringAfter timeout: Double, interval: Double = 0.5, waiting: (ProjectorBusy) -> Void,
+        tookOver: () -> Void
     ) throws -> [any ProjectorLease]? {
         var waited = false
         while true {
@@ -26,7 +27,7 @@ enum StandbyLeases {
             var busy: ProjectorBusy?
             for name in names {
                 do {
-                    held.append(try log.leaseProjector(name))
+                    held.append(try log.leaseProjector(name, expiringAfter: timeout))
                 } catch FlowLogError.busy(let holder) {
                     busy = holder
                     break
