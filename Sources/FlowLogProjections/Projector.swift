@@ -20,6 +20,10 @@ public protocol Projector: AnyObject {
 public struct ProjectionRunner {
     public let log: any EventLog & CheckpointStore
     public var batchSize = 4_096
+    /// Asked before each batch: false once this runner may no longer run `projector` (its lease
+    /// expired and another runner may hold it), which stops the catch-up before the batch is
+    /// delivered or written (`FlowLogError.busy`, the lease lost).
+    public var holdsLease: (_ projector: String) -> Bool = { _ in true }
 
     public init(log: any EventLog & CheckpointStore) {
         self.log = log
@@ -37,6 +41,9 @@ public struct ProjectionRunner {
             while true {
                 let events = try log.events(from: from, limit: batchSize)
                 guard let last = events.last else { break }
+                guard holdsLease(projector.name) else {
+                    throw FlowLogError.busy(ProjectorBusy(projector: projector.name, pid: nil, lost: true))
+                }
                 if let tracer {
                     try Self.traced(projector, events, tracer) { try projector.project(events) }
                 } else {
@@ -46,6 +53,9 @@ public struct ProjectionRunner {
                 from = last.position + 1
             }
             try log.setProjectionStatus(projector.name, failure: nil)
+        } catch FlowLogError.busy(let busy) where busy.lost {
+            // The projector's status is its new runner's to write now.
+            throw FlowLogError.busy(busy)
         } catch {
             try? log.setProjectionStatus(projector.name, failure: "\(error)")
             throw error

@@ -225,6 +225,27 @@ struct CapabilityContractTests {
         #expect(try storage.dump() == before)
     }
 
+    /// A runner whose lease is no longer its own projects nothing more and leaves the projector's
+    /// status to its new runner.
+    @Test(arguments: LogKind.allCases)
+    func aRunnerThatLostItsLeaseProjectsNothing(kind: LogKind) throws {
+        let fixture = try filled(kind)
+        let log = fixture.log
+        defer { withExtendedLifetime(fixture) {} }
+        let storage = StorageProjector(store: log)
+        var runner = ProjectionRunner(log: log)
+        runner.batchSize = 5
+        var batches = 0
+        runner.holdsLease = { name in
+            #expect(name == storage.name)
+            batches += 1
+            return batches <= 1
+        }
+        #expect(throws: FlowLogError.busy(ProjectorBusy(projector: storage.name, pid: nil, lost: true))) { try runner.catchUp(storage) }
+        #expect(try storage.checkpoint() == 5, "the first batch, held under the lease, and nothing after it")
+        #expect(try log.projectionStatus(of: [storage.name]).first?.failure == nil)
+    }
+
     /// Export, import into an empty log of the same kind: the same events, ids and states.
     @Test(arguments: LogKind.allCases)
     func anImportedExportIsTheSameLog(kind: LogKind) throws {

@@ -73,7 +73,7 @@ struct ProjectionsRunCommand: ParsableCommand {
             defer { HTTPTransports.shutDown() }
             let log = try Composition.openLog(logOptions, access: validateOnly ? .readOnly : .readWrite)
             if validateOnly { return try validateGA4(log, output) }
-            let runner = ProjectionRunner(log: log)
+            var runner = ProjectionRunner(log: log)
             var projectors = try Composition.projectors(log, tracker: tracker, options: logOptions, cooperative: true)
             // Ctrl-C or SIGTERM stops a follower between two catch-ups, with every checkpoint
             // written (exit 0), and a standby while it waits. The log wakes it on a new event
@@ -102,6 +102,7 @@ struct ProjectionsRunCommand: ParsableCommand {
                 locks = try projectors.map { follow ? try log.leaseProjector($0.name, expiringAfter: leaseTimeout) : try log.leaseProjector($0.name) }
             }
             defer { withExtendedLifetime(locks) {} }
+            runner.holdsLease = { name in locks.first { $0.projector == name }?.holds ?? true }
             if follow {
                 // A retention set on the log (`flowlog retain --set`) is applied now and daily,
                 // between two catch-ups, on this thread: the log object is not shared.
