@@ -17,11 +17,15 @@ extension Composition {
     /// The projectors, wired to the log and the trackers' files or endpoints. `cooperative`: the
     /// vendor sinks hand their retry pauses back to the runner (`ProjectionRunner.catchUpEach`)
     /// instead of sleeping through them, so one collector down does not hold up the others.
-    static func projectors(_ log: any LogStore, tracker: TrackerOptions, options: LogOptions, cooperative: Bool = false) throws -> [any Projector] {
+    /// `leaseHolds`: asked before every request to a vendor (`LeaseGatedTransport`), for a runner
+    /// whose leases may expire.
+    static func projectors(
+        _ log: any LogStore, tracker: TrackerOptions, options: LogOptions, cooperative: Bool = false, leaseHolds: ((String) -> Bool)? = nil
+    ) throws -> [any Projector] {
         let folder = try trackerFolder(tracker, options: options)
         return try [StorageProjector(store: log) as any Projector]
             + tracker.services().map { service in
-                let sink = try sink(for: service, tracker: tracker, folder: folder)
+                let sink = try sink(for: service, tracker: tracker, folder: folder, leaseHolds: leaseHolds)
                 (sink as? VendorSink)?.pausesInsteadOfSleeping = cooperative
                 return TrackerProjector(service: service, sink: sink, log: log) as any Projector
             }
@@ -48,12 +52,15 @@ extension Composition {
     }
 
     /// A file sink, or the vendor's endpoint with its credentials.
-    static func sink(for service: any AnalyticsService, tracker: TrackerOptions, folder: String) throws -> any TrackerSink {
+    static func sink(
+        for service: any AnalyticsService, tracker: TrackerOptions, folder: String, leaseHolds: ((String) -> Bool)? = nil
+    ) throws -> any TrackerSink {
         guard let endpoint = try endpoint(for: service.name, tracker: tracker) else {
             return NDJSONFileSink(path: "\(folder)/\(service.name).ndjson")
         }
+        let transport = leaseHolds.map { LeaseGatedTransport(HTTPTransports.make(), projector: "tracker." + service.name, holds: $0) }
         return VendorSink(
-            endpoint: endpoint, transport: HTTPTransports.make(), policy: RetryPolicy(deadline: tracker.deliveryDeadline),
+            endpoint: endpoint, transport: transport ?? HTTPTransports.make(), policy: RetryPolicy(deadline: tracker.deliveryDeadline),
             journal: DeliveryJournal(folder: folder, tracker: service.name))
     }
 

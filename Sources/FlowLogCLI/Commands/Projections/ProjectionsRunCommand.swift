@@ -74,7 +74,10 @@ struct ProjectionsRunCommand: ParsableCommand {
             let log = try Composition.openLog(logOptions, access: validateOnly ? .readOnly : .readWrite)
             if validateOnly { return try validateGA4(log, output) }
             var runner = ProjectionRunner(log: log)
-            var projectors = try Composition.projectors(log, tracker: tracker, options: logOptions, cooperative: true)
+            // Filled once the leases are taken; a tracker asks it before each request it sends.
+            let held = HeldLeases()
+            let leaseHolds = follow ? { (name: String) in held.holds(name) } : nil
+            var projectors = try Composition.projectors(log, tracker: tracker, options: logOptions, cooperative: true, leaseHolds: leaseHolds)
             // Ctrl-C or SIGTERM stops a follower between two catch-ups, with every checkpoint
             // written (exit 0), and a standby while it waits. The log wakes it on a new event
             // (LISTEN/NOTIFY, or LMDB's own check), so the half second is only how long a stop may wait.
@@ -97,12 +100,13 @@ struct ProjectionsRunCommand: ParsableCommand {
                 locks = taken
                 // Made again under the leases: what a tracker read of its files and journal
                 // before is as old as the runner it replaces left it.
-                projectors = try Composition.projectors(log, tracker: tracker, options: logOptions, cooperative: true)
+                projectors = try Composition.projectors(log, tracker: tracker, options: logOptions, cooperative: true, leaseHolds: leaseHolds)
             } else {
                 locks = try projectors.map { follow ? try log.leaseProjector($0.name, expiringAfter: leaseTimeout) : try log.leaseProjector($0.name) }
             }
             defer { withExtendedLifetime(locks) {} }
-            runner.holdsLease = { name in locks.first { $0.projector == name }?.holds ?? true }
+            held.leases = locks
+            runner.holdsLease = { name in held.holds(name) }
             if follow {
                 // A retention set on the log (`flowlog retain --set`) is applied now and daily,
                 // between two catch-ups, on this thread: the log object is not shared.
@@ -171,5 +175,15 @@ struct ProjectionsRunCommand: ParsableCommand {
             messages, service: service, endpoint: VendorEndpoint(url: url, headers: endpoint.headers), transport: HTTPTransports.make())
         ProjectionRendering.validation(findings, events: messages.count, format: format.format, to: output)
         if !findings.isEmpty { throw CLIFailure(silently: .rejected) }
+    }
+}
+
+/// The leases a runner holds, by projector: what its runner and its trackers' transports ask before
+/// each batch and each request (always true for a projector it holds no expiring lease of).
+private final class HeldLeases {
+    var leases: [any ProjectorLease] = []
+
+    func holds(_ projector: String) -> Bool {
+        leases.first { $0.projector == projector }?.holds ?? true
     }
 }
