@@ -81,5 +81,8 @@ struct TraceContextTests {
         #expect(read == record)
         let refused = Array(line.replacingOccurrences(of: "00f067aa0ba902b7", with: "00F067AA0BA902B7").utf8)
         #expect(throws: RecordedEventJSON.Problem.self) { try refused.withUnsafeBytes { try RecordedEventJSON.decode($0) } }
+        let badState = Array(line.replacingOccurrences(of: #""tracestate":"k=v,q=\"\\""#, with: #""tracestate":"caf\u00e9""#).utf8)
+        #expect(badState != Array(line.utf8))
+        #expect(throws: RecordedEventJSON.Problem.self) { try badState.withUnsafeBytes { try RecordedEventJSON.decode($0) } }
     }
 }

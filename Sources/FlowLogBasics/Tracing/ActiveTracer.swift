@@ -30,10 +30,7 @@ extension ServiceContext {
     /// The trace and span ids of `traceparent`, in lowercase hex: what a log line carries to name the
     /// span it was written in.
     public var traceIdentifiers: (traceID: String, spanID: String)? {
-        guard let header = traceparent else { return nil }
-        let parts = header.split(separator: "-")
-        guard parts.count == 4, parts[1].count == 32, parts[2].count == 16 else { return nil }
-        return (String(parts[1]), String(parts[2]))
+        traceContext.map { ($0.traceID, $0.spanIDText) }
     }
 }
 

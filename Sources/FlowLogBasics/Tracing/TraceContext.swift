@@ -42,9 +42,6 @@ public final class TraceContext: Hashable, Sendable, CustomStringConvertible {
         self.init(traceHigh: fields.high, traceLow: fields.low, spanID: fields.span, flags: fields.flags, state: tracestate)
     }
 
-    /// Whether `tracestate` would be kept (`state`): 1–512 bytes of printable ASCII.
-    public static func isValid(tracestate: String) -> Bool { isValidState(tracestate.utf8) }
-
     /// `00-TRACE-SPAN-FLAGS` in lowercase hex: what this context's `traceparent` header says.
     public var traceparent: String {
         var bytes: [UInt8] = Array("00-".utf8)
@@ -64,6 +61,14 @@ public final class TraceContext: Hashable, Sendable, CustomStringConvertible {
         bytes.reserveCapacity(32)
         Self.appendHex(traceHigh, digits: 16, to: &bytes)
         Self.appendHex(traceLow, digits: 16, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The span id in 16 lowercase hex digits.
+    public var spanIDText: String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(16)
+        Self.appendHex(spanID, digits: 16, to: &bytes)
         return String(decoding: bytes, as: UTF8.self)
     }
 
