@@ -76,7 +76,7 @@ struct ProjectionsRunCommand: ParsableCommand {
             var runner = ProjectionRunner(log: log)
             // Filled once the leases are taken; a tracker asks it before each request it sends.
             let held = HeldLeases()
-            let leaseHolds = follow ? { (name: String) in held.holds(name) } : nil
+            let leaseHolds: ((String) -> Bool)? = follow ? held.holds : nil
             var projectors = try Composition.projectors(log, tracker: tracker, options: logOptions, cooperative: true, leaseHolds: leaseHolds)
             // Ctrl-C or SIGTERM stops a follower between two catch-ups, with every checkpoint
             // written (exit 0), and a standby while it waits. The log wakes it on a new event
@@ -106,7 +106,7 @@ struct ProjectionsRunCommand: ParsableCommand {
             }
             defer { withExtendedLifetime(locks) {} }
             held.leases = locks
-            runner.holdsLease = { name in held.holds(name) }
+            runner.holdsLease = held.holds
             if follow {
                 // A retention set on the log (`flowlog retain --set`) is applied now and daily,
                 // between two catch-ups, on this thread: the log object is not shared.
@@ -117,20 +117,17 @@ struct ProjectionsRunCommand: ParsableCommand {
                     try RunnerFigures(log: log, listening: $0, trackerFolder: trackerFolder, output: output)
                 }
                 // A lease lost (this runner paused or cut off past its timeout) stops it at once:
-                // another runner may run the projectors now, and its checkpoint writes are refused.
+                // another runner may run the projectors now, and its checkpoint writes are refused
+                // (a batch that meets that throws the same error out of `follow`).
                 var lost: String?
-                do {
-                    try runner.follow(projectors, pollEvery: 0.5) {
-                        if let gone = locks.first(where: { !$0.holds }) {
-                            lost = gone.projector
-                            return true
-                        }
-                        retention.runIfDue { Interruption.requested }
-                        figures?.update(log)
-                        return Interruption.requested
+                try runner.follow(projectors, pollEvery: 0.5) {
+                    if let gone = locks.first(where: { !$0.holds }) {
+                        lost = gone.projector
+                        return true
                     }
-                } catch FlowLogError.busy(let busy) where busy.lost {
-                    lost = busy.projector
+                    retention.runIfDue { Interruption.requested }
+                    figures?.update(log)
+                    return Interruption.requested
                 }
                 if let lost { throw FlowLogError.busy(ProjectorBusy(projector: lost, pid: nil, lost: true)) }
                 return
