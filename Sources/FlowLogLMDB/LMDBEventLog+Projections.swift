@@ -84,4 +84,10 @@ extension LMDBEventLog: CheckpointStore {
     public func leaseProjector(_ name: String) throws -> any ProjectorLease {
         try ProjectorLock(projector: name, log: self)
     }
+
+    public func leaseHolders(of names: [String]) throws -> [String: LeaseHolder] {
+        var holders: [String: LeaseHolder] = [:]
+        for name in names { holders[name] = ProjectorLock.holder(of: name, in: self) }
+        return holders
+    }
 }

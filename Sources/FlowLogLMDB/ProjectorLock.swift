@@ -42,6 +42,18 @@ public final class ProjectorLock: ProjectorLease {
 
     deinit { close(descriptor) }
 
+    /// The process holding `projector`'s lock, or `nil` when nobody does: a shared lock tried
+    /// without waiting fails only while someone holds the exclusive one (this process too, through
+    /// another descriptor). It is let go at once; a runner taking the lock in that instant is told
+    /// it is busy and tries again.
+    static func holder(of projector: String, in log: LMDBEventLog) -> LeaseHolder? {
+        let descriptor = open(path(of: projector, in: log), O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        guard flock(descriptor, LOCK_SH | LOCK_NB) != 0 else { return nil }
+        return errno == EWOULDBLOCK ? LeaseHolder(pid: holder(descriptor), host: nil, generation: nil) : nil
+    }
+
     private static func holder(_ descriptor: Int32) -> pid_t? {
         var bytes = [UInt8](repeating: 0, count: 32)
         let count = pread(descriptor, &bytes, bytes.count, 0)

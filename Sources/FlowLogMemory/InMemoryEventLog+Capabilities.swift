@@ -58,6 +58,11 @@ extension InMemoryEventLog: SnapshotStore, FingerprintedLog, CheckpointStore, Re
         return MemoryLease(projector: name, log: self)
     }
 
+    public func leaseHolders(of names: [String]) throws -> [String: LeaseHolder] {
+        let holder = LeaseHolder(pid: getpid(), host: nil, generation: nil)
+        return Dictionary(names.filter(leased.contains).map { ($0, holder) }, uniquingKeysWith: { first, _ in first })
+    }
+
     private final class MemoryLease: ProjectorLease {
         let projector: String
         private weak var log: InMemoryEventLog?

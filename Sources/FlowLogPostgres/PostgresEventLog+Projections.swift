@@ -156,6 +156,32 @@
         public func leaseProjector(_ name: String, expiringAfter timeout: Double) throws -> any ProjectorLease {
             try PostgresProjectorLease(projector: name, log: self, timeout: timeout)
         }
+
+        /// The leases whose advisory lock some session holds now (`pg_locks`, this database), with
+        /// the holder the `leases` table records; one query, whichever machines hold them.
+        public func leaseHolders(of names: [String]) throws -> [String: LeaseHolder] {
+            let keys = names.map { schema.leaseLock($0) }
+            // The generation came with log schema 5; an older log's table has no such column.
+            let generation = try settings().logSchema >= RecordLayout.tracedLogSchema ? "l.generation" : "NULL::bigint"
+            return try withSession { session in
+                var holders: [String: LeaseHolder] = [:]
+                for row in try session.query(
+                    """
+                    SELECT n.projector, l.pid, l.host, \(unescaped: generation)
+                    FROM unnest(\(names), \(keys)) AS n(projector, key)
+                    LEFT JOIN \(unescaped: table("leases")) l ON l.projector = n.projector
+                    WHERE EXISTS (
+                        SELECT 1 FROM pg_locks k WHERE k.locktype = 'advisory' AND k.granted AND k.objsubid = 1
+                        AND k.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                        AND ((k.classid::bigint << 32) | k.objid::bigint) = n.key)
+                    """
+                ).rows {
+                    let (name, pid, host, generation) = try row.decode((String, Int32?, String?, Int64?).self)
+                    holders[name] = LeaseHolder(pid: pid, host: host, generation: generation.map(Int.init))
+                }
+                return holders
+            }
+        }
     }
 
     /// The storage projector's read models as plain tables beside the log, for analysts' `SELECT`s:

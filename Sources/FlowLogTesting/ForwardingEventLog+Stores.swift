@@ -27,6 +27,7 @@ extension ForwardingEventLog: SnapshotStore, FingerprintedLog, CheckpointStore, 
     public func leaseProjector(_ name: String, expiringAfter timeout: Double) throws -> any ProjectorLease {
         try inner.leaseProjector(name, expiringAfter: timeout)
     }
+    public func leaseHolders(of names: [String]) throws -> [String: LeaseHolder] { try inner.leaseHolders(of: names) }
 
     public func updateReadModels(_ body: (any ReadModelTransaction) throws -> Void) throws { try inner.updateReadModels(body) }
     public func resetReadModels() throws { try inner.resetReadModels() }

@@ -11,7 +11,7 @@ extension Composition {
     /// The trackers' leases, held while their files are rewritten (`forget`, `retain`, `serve`'s
     /// forgetting): `FlowLogError.busy` naming a running tracker, before anything changes.
     static func leaseTrackers(of log: any LogStore) throws -> [any ProjectorLease] {
-        try trackerNames.map { try log.leaseProjector($0) }
+        try trackerPartNames(of: log).map { try log.leaseProjector($0) }
     }
 
     /// The projectors, wired to the log and the trackers' files or endpoints. `cooperative`: the
@@ -19,16 +19,36 @@ extension Composition {
     /// instead of sleeping through them, so one collector down does not hold up the others.
     /// `leaseHolds`: asked before every request to a vendor (`LeaseGatedTransport`), for a runner
     /// whose leases may expire.
+    /// `partitions`: how many parts each tracker is split into (`tracker.segment` → 4), one
+    /// projector per part, each with a sink of its own; a tracker not named is one. `trackerLog`:
+    /// the log the trackers read and checkpoint through, when not `log` itself (a `SerializedLog`
+    /// shared by threads).
     static func projectors(
-        _ log: any LogStore, tracker: TrackerOptions, options: LogOptions, cooperative: Bool = false, leaseHolds: ((String) -> Bool)? = nil
+        _ log: any LogStore, tracker: TrackerOptions, options: LogOptions, cooperative: Bool = false, leaseHolds: ((String) -> Bool)? = nil,
+        partitions: [String: Int] = [:], trackerLog: (any EventLog & CheckpointStore)? = nil
     ) throws -> [any Projector] {
         let folder = try trackerFolder(tracker, options: options)
         return try [StorageProjector(store: log) as any Projector]
-            + tracker.services().map { service in
-                let sink = try sink(for: service, tracker: tracker, folder: folder, leaseHolds: leaseHolds)
-                (sink as? VendorSink)?.pausesInsteadOfSleeping = cooperative
-                return TrackerProjector(service: service, sink: sink, log: log) as any Projector
+            + tracker.services().flatMap { service in
+                let count = partitions[TrackerProjector.name(of: service)] ?? 1
+                return try ProjectorPartition.all(count).map { partition in
+                    let part = count > 1 ? partition : nil
+                    let name = part.map { $0.name(of: TrackerProjector.name(of: service)) } ?? TrackerProjector.name(of: service)
+                    let sink = try sink(for: service, tracker: tracker, folder: folder, leaseHolds: leaseHolds, projector: name)
+                    (sink as? VendorSink)?.pausesInsteadOfSleeping = cooperative
+                    return TrackerProjector(service: service, sink: sink, log: trackerLog ?? log, partition: part) as any Projector
+                }
             }
+    }
+
+    /// How many parts each tracker is split into, as the log keeps it.
+    static func trackerPartitions(of log: any CheckpointStore) throws -> [String: Int] {
+        Dictionary(uniqueKeysWithValues: try trackerNames.map { ($0, try ProjectorPartitioning.count(of: $0, in: log)) })
+    }
+
+    /// The names of the trackers' parts, as the log keeps them split (each tracker's own name when not).
+    static func trackerPartNames(of log: any CheckpointStore) throws -> [String] {
+        try trackerNames.flatMap { ProjectorPartitioning.names(of: $0, count: try ProjectorPartitioning.count(of: $0, in: log)) }
     }
 
     /// The tracker folder, created if need be; refused inside an LMDB environment.
@@ -53,12 +73,13 @@ extension Composition {
 
     /// A file sink, or the vendor's endpoint with its credentials.
     static func sink(
-        for service: any AnalyticsService, tracker: TrackerOptions, folder: String, leaseHolds: ((String) -> Bool)? = nil
+        for service: any AnalyticsService, tracker: TrackerOptions, folder: String, leaseHolds: ((String) -> Bool)? = nil, projector: String? = nil
     ) throws -> any TrackerSink {
         guard let endpoint = try endpoint(for: service.name, tracker: tracker) else {
             return NDJSONFileSink(path: "\(folder)/\(service.name).ndjson")
         }
-        let transport = leaseHolds.map { LeaseGatedTransport(HTTPTransports.make(), projector: "tracker." + service.name, holds: $0) }
+        let gated = projector ?? TrackerProjector.name(of: service)
+        let transport = leaseHolds.map { LeaseGatedTransport(HTTPTransports.make(), projector: gated, holds: $0) }
         return VendorSink(
             endpoint: endpoint, transport: transport ?? HTTPTransports.make(), policy: RetryPolicy(deadline: tracker.deliveryDeadline),
             journal: DeliveryJournal(folder: folder, tracker: service.name))

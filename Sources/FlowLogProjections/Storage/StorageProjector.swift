@@ -6,7 +6,8 @@ public import FlowLogStore
 /// and a `hasOnboarded` flag per stream, written in the same transaction as the checkpoint
 /// (`ReadModelStore`), so after a crash at any point they equal a full replay up to the checkpoint.
 public final class StorageProjector: Projector {
-    public let name = "storage"
+    public static let projectorName = "storage"
+    public let name = StorageProjector.projectorName
     private let store: any ReadModelStore & CheckpointStore
 
     public init(store: any ReadModelStore & CheckpointStore) {

@@ -42,6 +42,14 @@ public final class DeliveryJournal {
     /// Adds to the counters and, when given, replaces the last error. Written to a new file and
     /// renamed, so a reader never sees half of it.
     public func count(delivered: Int = 0, retried: Int = 0, deadLettered: Int = 0, error: String? = nil) throws {
+        try FileLock.exclusively(lockPath) { try add(delivered: delivered, retried: retried, deadLettered: deadLettered, error: error) }
+    }
+
+    /// The parts of a split tracker, run by several processes, share its journal: each change is
+    /// read, made and written under this file's lock.
+    var lockPath: String { "\(folder)/\(tracker).journal.lock" }
+
+    private func add(delivered: Int, retried: Int, deadLettered: Int, error: String?) throws {
         var stats = stats()
         stats.delivered += delivered
         stats.retried += retried
@@ -92,8 +100,10 @@ public final class DeliveryJournal {
             json.endObject()
             json.newline()
         }
-        try writeFile(deadLetterPath, json.bytes, append: true)
-        try count(deadLettered: messages.count, error: reason)
+        try FileLock.exclusively(lockPath) {
+            try writeFile(deadLetterPath, json.bytes, append: true)
+            try add(delivered: 0, retried: 0, deadLettered: messages.count, error: reason)
+        }
     }
 
     /// Takes the dead letters out of their file, for a replay: the file is renamed aside, read, and

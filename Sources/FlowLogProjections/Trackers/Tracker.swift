@@ -67,11 +67,18 @@ public final class TrackerProjector: Projector {
     private let log: any EventLog & CheckpointStore
     /// The streams' analytics state as of the last event handled; rebuilt from the log on demand.
     private var states: [String: StreamAnalyticsState] = [:]
-    public var name: String { "tracker." + service.name }
+    /// The part of the streams this projector delivers, when the tracker is split among runners:
+    /// it reads every event and moves its checkpoint past them all, but sends only its streams'.
+    public let partition: ProjectorPartition?
+    public let name: String
 
-    public init(service: any AnalyticsService, sink: any TrackerSink, log: any EventLog & CheckpointStore) {
-        (self.service, self.sink, self.log) = (service, sink, log)
+    public init(service: any AnalyticsService, sink: any TrackerSink, log: any EventLog & CheckpointStore, partition: ProjectorPartition? = nil) {
+        (self.service, self.sink, self.log, self.partition) = (service, sink, log, partition)
+        name = partition.map { $0.name(of: Self.name(of: service)) } ?? Self.name(of: service)
     }
+
+    /// The whole tracker's name, `tracker.NAME`, whose parts are named after it.
+    public static func name(of service: any AnalyticsService) -> String { "tracker." + service.name }
 
     public func checkpoint() throws -> Int { try log.checkpoint(of: name) }
 
@@ -81,7 +88,7 @@ public final class TrackerProjector: Projector {
         let acknowledged = try log.acknowledgedPosition(of: name)
         var messages: [TrackerMessage] = []
         // The log's own streams (the erasure audit trail) are nobody's session: never sent.
-        for record in events where !SystemStreams.isReserved(record.stream) {
+        for record in events where !SystemStreams.isReserved(record.stream) && partition?.contains(stream: record.stream) != false {
             let before = try state(of: record)
             if record.position > acknowledged { messages += service.messages(for: TrackedEvent(record: record, before: before)) }
             var after = before
@@ -130,6 +137,11 @@ public final class NDJSONFileSink: TrackerSink {
         let descriptor = open(path, O_RDWR | O_CREAT | O_APPEND, 0o644)
         guard descriptor >= 0 else { throw FlowLogError.input("Cannot write \(path): \(String(cString: strerror(errno))).") }
         defer { close(descriptor) }
+        // The parts of a split tracker write the one file from several processes: a whole batch at
+        // a time, and a torn line is cut only while nobody else writes.
+        while flock(descriptor, LOCK_EX) != 0 {
+            guard errno == EINTR else { throw FlowLogError.input("Cannot lock \(path): \(String(cString: strerror(errno))).") }
+        }
         try dropTornLine(descriptor)
         var bytes: [UInt8] = []
         for message in messages {

@@ -11,18 +11,29 @@
         let events: Int
         /// 0 when the projector has taken every event.
         let seconds: Double
+        /// How many parts the projector is split into (1: not split; a part itself is 1).
+        var partitions = 1
+        /// The generation of the lease its runner holds, where the log keeps one (PostgreSQL).
+        var generation: Int?
 
+        /// Each projector as a whole (a split one: its slowest part), then each part of a split
+        /// one, under the part's name.
         static func read(_ projectors: [String], from log: any LogStore) throws -> [ProjectorLag] {
-            let statuses = try log.projectionStatus(of: projectors)
+            let standings = try ProjectorStanding.read(projectors, in: log)
             let head = try log.lastPosition()
             let newest = head > 0 ? try log.events(from: head, limit: 1).first?.timestamp : nil
-            return try statuses.map { status in
+            func lag(_ status: ProjectionStatus, partitions: Int, holder: LeaseHolder?) throws -> ProjectorLag {
                 var seconds = 0.0
                 if status.lag > 0, let newest, let oldest = try log.events(from: status.checkpoint + 1, limit: 1).first?.timestamp {
                     seconds = Double(max(0, newest.microseconds - oldest.microseconds)) / 1_000_000
                 }
-                return ProjectorLag(projector: status.name, checkpoint: status.checkpoint, events: max(0, status.lag), seconds: seconds)
+                var lag = ProjectorLag(projector: status.name, checkpoint: status.checkpoint, events: max(0, status.lag), seconds: seconds)
+                lag.partitions = partitions
+                lag.generation = holder?.generation
+                return lag
             }
+            return try standings.map { try lag($0.status, partitions: max(1, $0.parts.count), holder: $0.holder) }
+                + standings.flatMap { standing in try standing.parts.map { try lag($0.status, partitions: 1, holder: $0.holder) } }
         }
     }
 #endif

@@ -19,6 +19,14 @@
             ServerMetrics.name(
                 "projector_lag", "seconds", "From the oldest event a projector has not taken to the newest, by projector; 0 when caught up")
         }
+        private static var partitions: MetricNameDescriptor {
+            ServerMetrics.name("projector_partitions", "", "How many parts a projector is split into (1: not split), by projector")
+        }
+        private static var generation: MetricNameDescriptor {
+            ServerMetrics.name(
+                "projector_lease_generation", "",
+                "The generation of the lease a runner holds on a projector or part (PostgreSQL; 0 when nobody holds it)")
+        }
         private static var delivered: MetricNameDescriptor {
             ServerMetrics.name("tracker_deliveries", "total", "Messages a tracker's vendor acknowledged, by tracker (from its delivery journal)")
         }
@@ -37,7 +45,7 @@
         private let droppedBefore = Mutex(0)
 
         private struct Made {
-            var projectorGauges: [String: (checkpoint: Gauge, events: Gauge, seconds: Gauge)] = [:]
+            var projectorGauges: [String: (checkpoint: Gauge, events: Gauge, seconds: Gauge, partitions: Gauge, generation: Gauge)] = [:]
             var trackerCounters: [String: (delivered: Counter, retried: Counter, deadLettered: Counter)] = [:]
             /// Each tracker's totals at the reading before: the counters move by the difference.
             var trackerTotals: [String: TrackerDeliveries] = [:]
@@ -76,13 +84,17 @@
                     return (
                         registry.makeGauge(descriptor: Self.checkpoint, labels: labels),
                         registry.makeGauge(descriptor: Self.lagEvents, labels: labels),
-                        registry.makeGauge(descriptor: Self.lagSeconds, labels: labels)
+                        registry.makeGauge(descriptor: Self.lagSeconds, labels: labels),
+                        registry.makeGauge(descriptor: Self.partitions, labels: labels),
+                        registry.makeGauge(descriptor: Self.generation, labels: labels)
                     )
                 }
             }
             gauges.checkpoint.set(to: Double(lag.checkpoint))
             gauges.events.set(to: Double(lag.events))
             gauges.seconds.set(to: lag.seconds)
+            gauges.partitions.set(to: Double(lag.partitions))
+            gauges.generation.set(to: Double(lag.generation ?? 0))
         }
 
         /// A tracker's delivery totals as its journal holds them: the counters move by what was

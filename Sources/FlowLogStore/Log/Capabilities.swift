@@ -58,6 +58,10 @@ public protocol CheckpointStore: AnyObject {
     /// (PostgreSQL); a backend whose lease lives exactly as long as its process (LMDB's lock)
     /// gives the ordinary one.
     func leaseProjector(_ name: String, expiringAfter timeout: Double) throws -> any ProjectorLease
+    /// Who holds each of `names`' leases now, for those held (by any process, this one included):
+    /// read without taking them, so that a runner can count the others (partitions) and an
+    /// operator see the holders (`projections status`).
+    func leaseHolders(of names: [String]) throws -> [String: LeaseHolder]
 }
 
 extension CheckpointStore {

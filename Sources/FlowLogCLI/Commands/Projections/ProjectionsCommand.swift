@@ -4,5 +4,8 @@ struct ProjectionsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "projections",
         abstract: "The side effects driven by the log: storage read models and analytics trackers.",
-        subcommands: [ProjectionsStatusCommand.self, ProjectionsRunCommand.self, ProjectionsRebuildCommand.self, ReplayDeadLettersCommand.self])
+        subcommands: [
+            ProjectionsStatusCommand.self, ProjectionsRunCommand.self, ProjectionsRebuildCommand.self, ProjectionsRepartitionCommand.self,
+            ReplayDeadLettersCommand.self,
+        ])
 }

@@ -25,21 +25,24 @@ struct ProjectionsRebuildCommand: ParsableCommand {
     func run() throws {
         try CommandExecution.run { output in
             let log = try Composition.openLog(logOptions, access: .readWrite)
-            guard let projector = try Composition.projectors(log, tracker: tracker, options: logOptions).first(where: { $0.name == name }) else {
-                return
+            // A split tracker is rebuilt part by part, each under its own lease.
+            let parts = try Composition.projectors(log, tracker: tracker, options: logOptions, partitions: Composition.trackerPartitions(of: log))
+                .filter { $0.name == name || $0.name.hasPrefix(name + ".part-") }
+            let locks = try parts.map { try log.leaseProjector($0.name) }
+            defer { withExtendedLifetime(locks) {} }
+            var handled = 0
+            for projector in parts {
+                if let tracker = projector as? TrackerProjector {
+                    try tracker.reset(resending: resend)
+                } else {
+                    try projector.reset()
+                }
+                handled = max(handled, try ProjectionRunner(log: log).catchUp(projector))
             }
-            let lock = try log.leaseProjector(name)
-            defer { withExtendedLifetime(lock) {} }
-            if let tracker = projector as? TrackerProjector {
-                try tracker.reset(resending: resend)
-            } else {
-                try projector.reset()
-            }
-            let handled = try ProjectionRunner(log: log).catchUp(projector)
-            let acknowledged = try log.acknowledgedPosition(of: name)
-            ProjectionRendering.rebuilt(
-                name, handled: handled, notResentThrough: projector is TrackerProjector ? acknowledged : 0, format: format.format, to: output)
-            if projector is TrackerProjector, acknowledged > 0, !format.isJSON {
+            let isTracker = parts.first is TrackerProjector
+            let acknowledged = try parts.map { try log.acknowledgedPosition(of: $0.name) }.min() ?? 0
+            ProjectionRendering.rebuilt(name, handled: handled, notResentThrough: isTracker ? acknowledged : 0, format: format.format, to: output)
+            if isTracker, acknowledged > 0, !format.isJSON {
                 Diagnostics.write(
                     "\(name): the calls of positions 1 through \(acknowledged), which the collector had acknowledged, were not sent again; give --resend to send them again."
                 )

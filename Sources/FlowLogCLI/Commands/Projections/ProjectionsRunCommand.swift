@@ -24,6 +24,11 @@ struct ProjectionsRunCommand: ParsableCommand {
             valueName: "seconds"),
         transform: ValueArguments.seconds)
     var leaseTimeout: Double = 10
+    @Option(
+        help: ArgumentHelp(
+            "Split each tracker into this many parts by a hash of the stream id (1 to 64), each with its own lease and checkpoint, so that several runners deliver at once, each stream's events in order. The log keeps the number: a runner started without this option uses it. To change it once set, use `flowlog projections repartition`.",
+            valueName: "n"))
+    var partitions: Int?
     @Flag(
         name: .customLong("validate"),
         help:
@@ -46,6 +51,9 @@ struct ProjectionsRunCommand: ParsableCommand {
             )
         }
         if validateOnly, follow { throw ValidationError("--validate checks what is in the log once; leave out --follow.") }
+        if let partitions, !(1...ProjectorPartitioning.maximumCount).contains(partitions) {
+            throw ValidationError("--partitions \(partitions) is out of range: give 1 to \(ProjectorPartitioning.maximumCount).")
+        }
         guard (1...3600).contains(leaseTimeout) else {
             throw ValidationError("--lease-timeout \(leaseTimeout) is out of range: give 1 to 3600 seconds (default 10).")
         }
@@ -73,11 +81,18 @@ struct ProjectionsRunCommand: ParsableCommand {
             defer { HTTPTransports.shutDown() }
             let log = try Composition.openLog(logOptions, access: validateOnly ? .readOnly : .readWrite)
             if validateOnly { return try validateGA4(log, output) }
+            if let partitions { try split(log, into: partitions) }
+            let counts = try Composition.trackerPartitions(of: log)
+            if follow, partitions != nil || counts.values.contains(where: { $0 > 1 }) {
+                Interruption.hold()
+                return try followSharing(log, output)
+            }
             var runner = ProjectionRunner(log: log)
             // Filled once the leases are taken; a tracker asks it before each request it sends.
             let held = HeldLeases()
             let leaseHolds: ((String) -> Bool)? = follow ? held.holds : nil
-            var projectors = try Composition.projectors(log, tracker: tracker, options: logOptions, cooperative: true, leaseHolds: leaseHolds)
+            var projectors = try Composition.projectors(
+                log, tracker: tracker, options: logOptions, cooperative: true, leaseHolds: leaseHolds, partitions: counts)
             // Ctrl-C or SIGTERM stops a follower between two catch-ups, with every checkpoint
             // written (exit 0), and a standby while it waits. The log wakes it on a new event
             // (LISTEN/NOTIFY, or LMDB's own check), so the half second is only how long a stop may wait.
@@ -100,7 +115,8 @@ struct ProjectionsRunCommand: ParsableCommand {
                 locks = taken
                 // Made again under the leases: what a tracker read of its files and journal
                 // before is as old as the runner it replaces left it.
-                projectors = try Composition.projectors(log, tracker: tracker, options: logOptions, cooperative: true, leaseHolds: leaseHolds)
+                projectors = try Composition.projectors(
+                    log, tracker: tracker, options: logOptions, cooperative: true, leaseHolds: leaseHolds, partitions: counts)
             } else {
                 locks = try projectors.map { follow ? try log.leaseProjector($0.name, expiringAfter: leaseTimeout) : try log.leaseProjector($0.name) }
             }
@@ -148,6 +164,64 @@ struct ProjectionsRunCommand: ParsableCommand {
                         + " The other projectors caught up; run `flowlog projections run` again once the collector is back (`flowlog projections status` shows where each stands).",
                     .ioError)
             }
+        }
+    }
+
+    /// `--partitions N`: each tracker not split yet is split into N parts, starting where it
+    /// stands (it must not be running unsplit: `FlowLogError.busy`); one split otherwise is refused.
+    /// Runners started together with the same N find it done by the first.
+    private func split(_ log: any LogStore, into count: Int) throws {
+        for name in Composition.trackerNames {
+            var attempts = 0
+            while true {
+                let current = try ProjectorPartitioning.count(of: name, in: log)
+                if current == count { break }
+                guard current == 1, try ProjectorPartitioning.pendingCount(of: name, in: log) == nil else {
+                    throw CLIFailure(
+                        "\(name) is split into \(current) parts; to split it into \(count), run `flowlog projections repartition --partitions \(count)` (it waits for the runners to hand the old parts over). Nothing was run.",
+                        .usage)
+                }
+                do {
+                    _ = try Repartitioning.move(name, to: count, in: log, make: { _ in [] })
+                    break
+                } catch FlowLogError.busy where attempts < 10 {
+                    // Another runner may be splitting it this very moment.
+                    attempts += 1
+                    usleep(200_000)
+                }
+            }
+        }
+    }
+
+    /// `--follow` with split trackers: this runner takes its share of the storage projector and
+    /// the trackers' parts, beside any number of others (`PartitionedRun`).
+    private func followSharing(_ log: any LogStore, _ output: OutputWriter) throws {
+        let trackerFolder = try Composition.trackerFolder(tracker, options: logOptions)
+        let retention = Composition.retentionSchedule(for: log, trackerFolder: trackerFolder)
+        let figures = try metricsListen.flatMap(ListenAddress.init).map {
+            try RunnerFigures(log: log, listening: $0, trackerFolder: trackerFolder, output: output)
+        }
+        let (tracker, options) = (tracker, logOptions)
+        let run = PartitionedRun(
+            log: log, leaseTimeout: leaseTimeout,
+            units: { store in [StorageProjector.projectorName] + (try Composition.trackerPartNames(of: store)) },
+            make: { name, shared, holds in
+                let all = try Composition.projectors(
+                    log, tracker: tracker, options: options, cooperative: true, leaseHolds: holds,
+                    partitions: Composition.trackerPartitions(of: shared), trackerLog: shared)
+                guard let projector = all.first(where: { $0.name == name }) else {
+                    throw FlowLogError.input("There is no projector \(name) in this build; the log names it.")
+                }
+                return projector
+            },
+            say: {
+                output.line("flowlog projections: \($0)")
+                output.flush()
+            })
+        try run.follow {
+            retention.runIfDue { Interruption.requested }
+            figures?.update(log)
+            return Interruption.requested
         }
     }
 

@@ -1,11 +1,13 @@
 import ArgumentParser
 import FlowLogProjections
+import FlowLogStore
 
 struct ProjectionsStatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
         abstract:
-            "Show each projector's checkpoint, lag and failure; for trackers also what was delivered, retried and dead-lettered, and the last error.")
+            "Show each projector's checkpoint, lag, failure and the process running it; for trackers also what was delivered, retried and dead-lettered, and the last error, and each part of a split tracker."
+    )
     @OptionGroup var tracker: TrackerOptions
     @OptionGroup var format: FormatOptions
     @OptionGroup var logOptions: LogOptions
@@ -14,12 +16,14 @@ struct ProjectionsStatusCommand: ParsableCommand {
         try CommandExecution.run { output in
             let log = try Composition.openLog(logOptions, access: .readOnly)
             let folder = tracker.folder(for: logOptions)
-            for status in try log.projectionStatus(of: Composition.projectorNames) {
-                // The counters live beside the dead letters in the tracker folder (absent: never posted).
+            for standing in try ProjectorStanding.read(Composition.projectorNames, in: log) {
+                let name = standing.status.name
+                // The counters live beside the dead letters in the tracker folder (absent: never
+                // posted); a split tracker's parts share them.
                 let delivery =
-                    status.name.hasPrefix("tracker.")
-                    ? DeliveryJournal(folder: folder, tracker: String(status.name.dropFirst("tracker.".count))).recordedStats() : nil
-                ProjectionRendering.status(status, delivery: delivery, format: format.format, to: output)
+                    name.hasPrefix("tracker.")
+                    ? DeliveryJournal(folder: folder, tracker: String(name.dropFirst("tracker.".count))).recordedStats() : nil
+                ProjectionRendering.status(standing, delivery: delivery, format: format.format, to: output)
             }
         }
     }

@@ -30,8 +30,10 @@ struct ReplayDeadLettersCommand: ParsableCommand {
             let folder = try Composition.trackerFolder(trackerOptions, options: logOptions)
             let name = "tracker." + serviceName
             let log = try Composition.openLog(logOptions, access: .readWrite)
-            // The projector's runner posts to the same endpoint; two senders would interleave.
-            let lock = try log.leaseProjector(name)
+            // The projector's runners post to the same endpoint (each part of a split tracker its
+            // own share); two senders would interleave.
+            let lock = try Composition.trackerPartNames(of: log).filter { $0 == name || $0.hasPrefix(name + ".part-") }
+                .map { try log.leaseProjector($0) }
             defer {
                 withExtendedLifetime(lock) {}
                 HTTPTransports.shutDown()

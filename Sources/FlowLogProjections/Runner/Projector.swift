@@ -24,22 +24,28 @@ public struct ProjectionRunner {
     /// expired and another runner may hold it), which stops the catch-up before the batch is
     /// delivered or written (`FlowLogError.busy`, the lease lost).
     public var holdsLease: (_ projector: String) -> Bool = { _ in true }
+    /// Asked after each batch: true ends the catch-up there (the rest is for the next one), so that
+    /// a runner sharing partitions with others hands one over between two batches, not after a
+    /// backlog of many.
+    public var endsCatchUpEarly: () -> Bool = { false }
 
     public init(log: any EventLog & CheckpointStore) {
         self.log = log
     }
 
-    /// Projects every event after the projector's checkpoint; returns how many it handled. A failure
-    /// is recorded as the projector's status (and thrown); the checkpoint stays where it was, so
-    /// nothing is ever skipped.
+    /// Projects every event after the projector's checkpoint (through position `through`, when
+    /// given); returns how many it handled. A failure is recorded as the projector's status (and
+    /// thrown); the checkpoint stays where it was, so nothing is ever skipped.
     @discardableResult
-    public func catchUp(_ projector: any Projector) throws -> Int {
+    public func catchUp(_ projector: any Projector, through end: Int? = nil) throws -> Int {
         var handled = 0
         let tracer = InstrumentationSystem.activeTracer
         do {
             var from = try projector.checkpoint() + 1
             while true {
-                let events = try log.events(from: from, limit: batchSize)
+                let limit = end.map { min(batchSize, $0 - from + 1) } ?? batchSize
+                guard limit > 0 else { break }
+                let events = try log.events(from: from, limit: limit)
                 guard let last = events.last else { break }
                 guard holdsLease(projector.name) else {
                     throw FlowLogError.busy(ProjectorBusy(projector: projector.name, pid: nil, lost: true))
@@ -51,6 +57,7 @@ public struct ProjectionRunner {
                 }
                 handled += events.count
                 from = last.position + 1
+                if endsCatchUpEarly() { break }
             }
             try log.setProjectionStatus(projector.name, failure: nil)
         } catch FlowLogError.busy(let busy) where busy.lost {
@@ -103,29 +110,39 @@ public struct ProjectionRunner {
     /// idle runner costs nothing and a new event is projected at once.
     public func follow(_ projectors: [any Projector], pollEvery interval: Double = 0.2, retryFailedAfter: Double = 30, shouldStop: () -> Bool) throws
     {
+        try follow({ projectors }, pollEvery: interval, retryFailedAfter: retryFailedAfter, shouldStop: shouldStop)
+    }
+
+    /// `follow`, over the projectors `projectors` gives at each round: a runner sharing partitions
+    /// with others runs those it holds, which change as runners come and go. A projector's pause
+    /// (its collector's retry) is kept by name from round to round.
+    public func follow(
+        _ projectors: () -> [any Projector], pollEvery interval: Double = 0.2, retryFailedAfter: Double = 30, shouldStop: () -> Bool
+    ) throws {
         let following = log.capabilities.following
-        var notBefore = [Double](repeating: 0, count: projectors.count)
+        var notBefore: [String: Double] = [:]
         while !shouldStop() {
+            let projectors = projectors()
             var handled = 0
-            for (index, projector) in projectors.enumerated() where notBefore[index] <= MonotonicClock.seconds() {
+            for projector in projectors where notBefore[projector.name, default: 0] <= MonotonicClock.seconds() {
                 do {
                     handled += try catchUp(projector)
                 } catch let pause as DeliveryPaused {
-                    notBefore[index] = MonotonicClock.seconds() + pause.seconds
+                    notBefore[projector.name] = MonotonicClock.seconds() + pause.seconds
                 } catch FlowLogError.busy(let busy) where busy.lost {
                     // Another runner has the projector now: nothing to retry.
                     throw FlowLogError.busy(busy)
                 } catch {
-                    notBefore[index] = MonotonicClock.seconds() + retryFailedAfter
+                    notBefore[projector.name] = MonotonicClock.seconds() + retryFailedAfter
                 }
             }
             guard handled == 0 else { continue }
             // From where the slowest projector that is not pausing stands, so an event that came
             // after its catch-up wakes it at once.
             let now = MonotonicClock.seconds()
-            let active = projectors.indices.filter { notBefore[$0] <= now }
+            let active = projectors.filter { notBefore[$0.name, default: 0] <= now }
             if let following, !active.isEmpty {
-                let handledThrough = try active.map { try projectors[$0].checkpoint() }.min()!
+                let handledThrough = try active.map { try $0.checkpoint() }.min()!
                 _ = try following.waitForEvents(after: handledThrough, timeout: interval)
             } else {
                 usleep(UInt32(interval * 1_000_000))
