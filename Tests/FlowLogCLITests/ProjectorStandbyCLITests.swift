@@ -8,40 +8,6 @@ import Testing
 /// death, on LMDB and on PostgreSQL, every event projected once.
 @Suite("standby runners", .serialized)
 struct ProjectorStandbyCLITests {
-    /// A runner started in the background, its standard output kept in a file.
-    private final class Runner {
-        let process = Process()
-        let outputPath: String
-
-        init(_ arguments: [String], in folder: TemporaryDirectory, name: String) throws {
-            outputPath = folder.child("\(name).out")
-            _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
-            _ = FileManager.default.createFile(atPath: folder.child("\(name).err"), contents: nil)
-            process.executableURL = FlowLogProcess.executable
-            process.arguments = arguments
-            process.standardOutput = FileHandle(forWritingAtPath: outputPath)
-            process.standardError = FileHandle(forWritingAtPath: folder.child("\(name).err"))
-            try process.run()
-        }
-
-        var output: String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
-
-        /// Waits until its output contains `text`.
-        func waitFor(_ text: String, seconds: Double = 20) -> Bool {
-            let deadline = Date().addingTimeInterval(seconds)
-            while Date() < deadline {
-                if output.contains(text) { return true }
-                usleep(20_000)
-            }
-            return false
-        }
-
-        deinit {
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            process.waitUntilExit()
-        }
-    }
-
     private static func send(_ count: Int, from start: Int, _ db: String) throws {
         let lines = (start..<start + count).map {
             #"{"type":"cart.addProduct","stream":"s\#($0 % 7)","productId":"p\#($0)","unitPrice":100,"quantity":1}"#
@@ -73,9 +39,9 @@ struct ProjectorStandbyCLITests {
         let db = backend == "lmdb" ? folder.child("log") : PostgresServer.shared.url()
         let trackers = ["--tracker-dir", folder.child("trackers")]
         try Self.send(40, from: 0, db)
-        let holder = try Runner(["projections", "run", "--follow", "--db", db] + trackers, in: folder, name: "holder")
+        let holder = try BackgroundFlowLog(["projections", "run", "--follow", "--db", db] + trackers, in: folder, name: "holder")
         #expect(try Self.waitUntilProjected(through: 40, db))
-        let standby = try Runner(["projections", "run", "--follow", "--standby", "--db", db] + trackers, in: folder, name: "standby")
+        let standby = try BackgroundFlowLog(["projections", "run", "--follow", "--standby", "--db", db] + trackers, in: folder, name: "standby")
         #expect(standby.waitFor("standing by"), "\(standby.output)")
         #expect(standby.output.contains("process \(holder.process.processIdentifier)"))
         // The holder still runs the projectors: the standby projects nothing meanwhile.
@@ -106,9 +72,9 @@ struct ProjectorStandbyCLITests {
         let trackers = ["--tracker-dir", folder.child("trackers")]
         let lease = ["--lease-timeout", "2"]
         try Self.send(40, from: 0, db)
-        let holder = try Runner(["projections", "run", "--follow", "--db", db] + lease + trackers, in: folder, name: "holder")
+        let holder = try BackgroundFlowLog(["projections", "run", "--follow", "--db", db] + lease + trackers, in: folder, name: "holder")
         #expect(try Self.waitUntilProjected(through: 40, db))
-        let standby = try Runner(["projections", "run", "--follow", "--standby", "--db", db] + lease + trackers, in: folder, name: "standby")
+        let standby = try BackgroundFlowLog(["projections", "run", "--follow", "--standby", "--db", db] + lease + trackers, in: folder, name: "standby")
         #expect(standby.waitFor("standing by"), "\(standby.output)")
 
         kill(holder.process.processIdentifier, SIGSTOP)
@@ -123,7 +89,7 @@ struct ProjectorStandbyCLITests {
         let resumed = Date()
         while holder.process.isRunning, Date().timeIntervalSince(resumed) < 10 { usleep(20_000) }
         #expect(!holder.process.isRunning && holder.process.terminationStatus == 75)
-        let said = (try? String(contentsOfFile: folder.child("holder.err"), encoding: .utf8)) ?? ""
+        let said = holder.errors
         #expect(said.contains("lost its lease"), "\(said)")
         try Self.send(10, from: 50, db)
         #expect(try Self.waitUntilProjected(through: 60, db))
@@ -139,10 +105,10 @@ struct ProjectorStandbyCLITests {
         let db = folder.child("log")
         let trackers = ["--tracker-dir", folder.child("trackers")]
         try Self.send(20, from: 0, db)
-        let holder = try Runner(["projections", "run", "--follow", "--db", db] + trackers, in: folder, name: "holder")
+        let holder = try BackgroundFlowLog(["projections", "run", "--follow", "--db", db] + trackers, in: folder, name: "holder")
         #expect(try Self.waitUntilProjected(through: 20, db))
         let standbys = try ["first", "second"].map {
-            try Runner(["projections", "run", "--follow", "--standby", "--db", db] + trackers, in: folder, name: $0)
+            try BackgroundFlowLog(["projections", "run", "--follow", "--standby", "--db", db] + trackers, in: folder, name: $0)
         }
         #expect(standbys.allSatisfy { $0.waitFor("standing by") })
         kill(holder.process.processIdentifier, SIGKILL)
@@ -167,9 +133,9 @@ struct ProjectorStandbyCLITests {
         let folder = TemporaryDirectory()
         let db = folder.child("log")
         try Self.send(5, from: 0, db)
-        let holder = try Runner(["projections", "run", "--follow", "--db", db], in: folder, name: "holder")
+        let holder = try BackgroundFlowLog(["projections", "run", "--follow", "--db", db], in: folder, name: "holder")
         #expect(try Self.waitUntilProjected(through: 5, db))
-        let standby = try Runner(["projections", "run", "--follow", "--standby", "--db", db], in: folder, name: "standby")
+        let standby = try BackgroundFlowLog(["projections", "run", "--follow", "--standby", "--db", db], in: folder, name: "standby")
         #expect(standby.waitFor("standing by"))
         kill(standby.process.processIdentifier, SIGTERM)
         standby.process.waitUntilExit()
