@@ -9,13 +9,13 @@ sharing partitions"):
 2. standby: one following runner catching up a log into files, alone and with a `--standby` beside
    it, alternated run by run.
 
-    python3 scripts/partition-load/run.py --flowlog BINARY [--db URL] [--events 4000] [--streams 400]
+    python3 scripts/partition-load/run.py --flowlog BINARY [--db URL | --postgres] [--events 1200] [--streams 400]
         [--runs 3] [--standby-events 100000] [--work DIR]
 
 Without --db each run gets a fresh LMDB log in the work folder; with a PostgreSQL URL, a fresh
-schema (`?schema=` is replaced). Prints each configuration's median and the ratios.
+schema (`?schema=` is replaced); --postgres starts a throwaway server for the run. Prints each configuration's median and the ratios.
 """
-import argparse, json, os, re, shutil, signal, statistics, subprocess, sys, time
+import argparse, glob, json, os, re, shutil, signal, statistics, subprocess, sys, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 COLLECTOR = os.path.join(HERE, "..", "..", "Tests", "collectors", "vendor_collector.py")
@@ -76,6 +76,26 @@ class Bench:
                 process.wait(timeout=60)
 
 
+def throwaway_postgres(work):
+    """A PostgreSQL server of its own (initdb into the work folder, a Unix socket, durable commits),
+    stopped when the bench ends; returns its URL and the command that stops it."""
+    binaries = sorted(glob.glob("/usr/lib/postgresql/*/bin"))[-1]
+    folder = os.path.join(work, "postgres")
+    os.makedirs(folder)
+    as_server = ["runuser", "-u", "postgres", "--"] if os.getuid() == 0 else []
+    if as_server:
+        subprocess.run(["chown", "postgres:postgres", folder], check=True)
+    os.chmod(folder, 0o700)
+    data = os.path.join(folder, "data")
+    subprocess.run(as_server + [f"{binaries}/initdb", "-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-instructions"],
+                   check=True, stdout=subprocess.DEVNULL)
+    options = f"-c listen_addresses='' -c unix_socket_directories={folder} -c port=5499 -c max_connections=200"
+    subprocess.run(as_server + [f"{binaries}/pg_ctl", "-D", data, "-l", os.path.join(folder, "log"), "-w", "-o", options, "start"],
+                   check=True, stdout=subprocess.DEVNULL)
+    stop = as_server + [f"{binaries}/pg_ctl", "-D", data, "-m", "fast", "-w", "stop"]
+    return f"postgres://postgres@/postgres?host={folder}&port=5499", stop
+
+
 def median(values):
     return statistics.median(values) if values else float("nan")
 
@@ -84,7 +104,8 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--flowlog", required=True)
     parser.add_argument("--db")
-    parser.add_argument("--events", type=int, default=4_000)
+    parser.add_argument("--postgres", action="store_true", help="start a throwaway PostgreSQL server and use it")
+    parser.add_argument("--events", type=int, default=1_200)
     parser.add_argument("--streams", type=int, default=400)
     parser.add_argument("--slow", type=float, default=0.05)
     parser.add_argument("--runs", type=int, default=3)
@@ -94,6 +115,17 @@ def main():
     options = parser.parse_args()
     shutil.rmtree(options.work, ignore_errors=True)
     os.makedirs(options.work)
+    stop_postgres = None
+    if options.postgres:
+        options.db, stop_postgres = throwaway_postgres(options.work)
+    try:
+        run_all(options)
+    finally:
+        if stop_postgres:
+            subprocess.run(stop_postgres, stdout=subprocess.DEVNULL)
+
+
+def run_all(options):
     bench = Bench(options)
 
     source = os.path.join(options.work, "commands.ndjson")

@@ -27,8 +27,9 @@ final class PartitionedRun {
     private let interval: Double
     /// Every unit of work, in the order that assigns them, as the log's partition counts stand.
     private let units: (any CheckpointStore) throws -> [String]
-    /// Builds the projector of one unit over the given log, with what its transports ask before each request.
-    private let make: (_ name: String, _ log: SerializedLog, _ holds: @escaping (String) -> Bool) throws -> any Projector
+    /// Builds the projector of one unit over the given log, with what its transports ask before
+    /// each request; nil when the log's counts no longer name it (a tracker split meanwhile).
+    private let make: (_ name: String, _ log: SerializedLog, _ holds: @escaping (String) -> Bool) throws -> (any Projector)?
     private let say: (String) -> Void
     private var slot: (name: String, lease: any ProjectorLease)?
     /// The storage projector, when this runner holds it: run on this thread.
@@ -39,7 +40,7 @@ final class PartitionedRun {
 
     init(
         log: any LogStore, leaseTimeout: Double, units: @escaping (any CheckpointStore) throws -> [String],
-        make: @escaping (_ name: String, _ log: SerializedLog, _ holds: @escaping (String) -> Bool) throws -> any Projector,
+        make: @escaping (_ name: String, _ log: SerializedLog, _ holds: @escaping (String) -> Bool) throws -> (any Projector)?,
         say: @escaping (String) -> Void
     ) {
         (self.log, self.timeout, self.units, self.make, self.say) = (log, leaseTimeout, units, make, say)
@@ -121,7 +122,8 @@ final class PartitionedRun {
         for name in names where mine.contains(name) && !isRunning(name) {
             guard let lease = try take(name) else { continue }
             let holds: (String) -> Bool = { _ in lease.holds }
-            let projector = try make(name, shared, holds)
+            // Its lease is let go of at once; the next look reads the new names.
+            guard let projector = try make(name, shared, holds) else { continue }
             if name == StorageProjector.projectorName {
                 storage = (lease, projector)
             } else {
