@@ -158,6 +158,13 @@ struct PartitionedRunnersCLITests {
         let repeatedRequests = Set(delivered.filter { $0.value > 1 }.keys.map { firstRequest[$0]! })
         #expect(repeatedRequests.count <= victimParts, "repeats only from the requests in flight: \(repeatedRequests.count) for \(victimParts) parts")
         #expect(delivered.values.allSatisfy { $0 <= 2 })
+        // The storage read model, current now, answers `state`: each cart as a replay of the log
+        // folds it (`--at` the head), so no event was applied twice or missed wherever storage ran.
+        for stream in log.keys {
+            let current = try FlowLogProcess.run(["state", "--stream", stream, "--format", "json", "--db", db])
+            let replayed = try FlowLogProcess.run(["state", "--stream", stream, "--at", "390", "--format", "json", "--db", db])
+            #expect(current.status == 0 && current.stdout == replayed.stdout, "\(stream): \(current.stdout) against \(replayed.stdout)")
+        }
         for runner in runners where runner !== victim { #expect(runner.stop() == 0, "\(runner.errors)") }
     }
 

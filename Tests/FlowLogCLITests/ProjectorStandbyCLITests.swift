@@ -74,7 +74,8 @@ struct ProjectorStandbyCLITests {
         try Self.send(40, from: 0, db)
         let holder = try BackgroundFlowLog(["projections", "run", "--follow", "--db", db] + lease + trackers, in: folder, name: "holder")
         #expect(try Self.waitUntilProjected(through: 40, db))
-        let standby = try BackgroundFlowLog(["projections", "run", "--follow", "--standby", "--db", db] + lease + trackers, in: folder, name: "standby")
+        let standby = try BackgroundFlowLog(
+            ["projections", "run", "--follow", "--standby", "--db", db] + lease + trackers, in: folder, name: "standby")
         #expect(standby.waitFor("standing by"), "\(standby.output)")
 
         kill(holder.process.processIdentifier, SIGSTOP)
