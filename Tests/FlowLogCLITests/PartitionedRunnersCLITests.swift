@@ -190,7 +190,8 @@ struct PartitionedRunnersCLITests {
         #expect(try Self.waitUntilProjected(through: 120, db))
 
         kill(second.pid, SIGCONT)
-        #expect(second.stop(0, seconds: 10) == 75, "\(second.errors)")
+        // Asked before its next batch or request; a loaded machine may take a while to get there.
+        #expect(second.stop(0, seconds: 30) == 75, "\(second.errors)")
         #expect(second.errors.contains("lost its lease"), "\(second.errors)")
         try Self.send(30, from: 120, db)
         #expect(try Self.waitUntilProjected(through: 150, db))

@@ -87,7 +87,7 @@ final class PartitionedRun {
     /// whose thread met one.
     private func lostLease() -> String? {
         if let storage, !storage.lease.holds { return storage.projector.name }
-        if let lost = parts.values.first(where: \.lostLease) { return lost.name }
+        if let lost = parts.values.first(where: { $0.lostLease || !$0.holdsLease }) { return lost.name }
         if let slot, !slot.lease.holds { return slot.name }
         return nil
     }
@@ -181,6 +181,9 @@ private final class PartWorker: @unchecked Sendable {
 
     /// Whether the thread stopped because its lease was lost.
     var lostLease: Bool { lost.withLock { $0 } }
+
+    /// Whether its lease still holds (asked from the runner's thread: a lease answers from any).
+    var holdsLease: Bool { lease.holds }
 
     func stop() { thread.stop() }
 
