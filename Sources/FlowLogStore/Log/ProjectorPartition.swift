@@ -70,6 +70,11 @@ public enum ProjectorPartitioning {
         try store.setCheckpoint(count ?? 0, of: projector + ".repartitioning")
     }
 
+    /// Whether `name` is `projector` itself or one of its parts (`NAME.part-K-of-N`).
+    public static func isPart(_ name: String, of projector: String) -> Bool {
+        name == projector || name.hasPrefix(projector + ".part-")
+    }
+
     /// The names of a projector's parts (its own name when it is not split).
     public static func names(of projector: String, count: Int) -> [String] {
         ProjectorPartition.all(count).map { $0.name(of: projector) }

@@ -76,7 +76,7 @@ final class PartitionedRun {
             }
             let last = try shared.exclusively { try log.lastPosition() }
             head.withLock {
-                if last != $0 { $0 = last }
+                $0 = last
                 head.broadcast()
             }
             if handled == 0 { usleep(100_000) }
@@ -101,8 +101,8 @@ final class PartitionedRun {
         // never fewer than a tracker's most parts, so a repartition that lowers the count leaves
         // every runner its slot.
         let slots = (0..<max(names.count, ProjectorPartitioning.maximumCount)).map { "projections.runner-\($0 + 1)" }
+        let held = try log.leaseHolders(of: slots)
         if slot == nil {
-            let held = try log.leaseHolders(of: slots)
             for name in slots where held[name] == nil {
                 guard let lease = try take(name) else { continue }
                 slot = (name, lease)
@@ -110,14 +110,13 @@ final class PartitionedRun {
             }
         }
         guard let slot else { return handOver(keeping: []) }
-        let held = try log.leaseHolders(of: slots)
         let live = slots.filter { held[$0] != nil || $0 == slot.name }
         let rank = live.firstIndex(of: slot.name)!
         // A tracker being repartitioned is nobody's until `projections repartition` is done.
         let draining = try Composition.trackerNames.filter { try ProjectorPartitioning.pendingCount(of: $0, in: log) != nil }
         let mine = Set(
             names.indices.filter { $0 % live.count == rank }.map { names[$0] }
-                .filter { name in !draining.contains { name == $0 || name.hasPrefix($0 + ".part-") } })
+                .filter { name in !draining.contains { ProjectorPartitioning.isPart(name, of: $0) } })
         handOver(keeping: mine)
         for name in names where mine.contains(name) && !isRunning(name) {
             guard let lease = try take(name) else { continue }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FlowLogProjections
+import FlowLogStore
 
 struct ProjectionsRebuildCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "rebuild", abstract: "Reset one projector and replay it from position 1.")
@@ -27,7 +28,7 @@ struct ProjectionsRebuildCommand: ParsableCommand {
             let log = try Composition.openLog(logOptions, access: .readWrite)
             // A split tracker is rebuilt part by part, each under its own lease.
             let parts = try Composition.projectors(log, tracker: tracker, options: logOptions, partitions: Composition.trackerPartitions(of: log))
-                .filter { $0.name == name || $0.name.hasPrefix(name + ".part-") }
+                .filter { ProjectorPartitioning.isPart($0.name, of: name) }
             let locks = try parts.map { try log.leaseProjector($0.name) }
             defer { withExtendedLifetime(locks) {} }
             var handled = 0

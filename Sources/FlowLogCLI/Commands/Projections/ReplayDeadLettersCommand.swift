@@ -1,5 +1,6 @@
 import ArgumentParser
 import FlowLogProjections
+import FlowLogStore
 
 /// Sends a tracker's dead letters again, once what refused them is mended (a write key, a
 /// mapping): those accepted now count as delivered, those refused again go back to the file.
@@ -32,7 +33,7 @@ struct ReplayDeadLettersCommand: ParsableCommand {
             let log = try Composition.openLog(logOptions, access: .readWrite)
             // The projector's runners post to the same endpoint (each part of a split tracker its
             // own share); two senders would interleave.
-            let lock = try Composition.trackerPartNames(of: log).filter { $0 == name || $0.hasPrefix(name + ".part-") }
+            let lock = try Composition.trackerPartNames(of: log).filter { ProjectorPartitioning.isPart($0, of: name) }
                 .map { try log.leaseProjector($0) }
             defer {
                 withExtendedLifetime(lock) {}
