@@ -41,7 +41,7 @@ final class CommitWriteback: Sendable {
     private func run() {
         while !worker.isStopping {
             file.startWriteback()
-            _ = worker.waitForStop(until: Date(timeIntervalSinceNow: Self.interval))
+            worker.waitForStop(until: Date(timeIntervalSinceNow: Self.interval))
         }
     }
 

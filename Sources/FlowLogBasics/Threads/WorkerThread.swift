@@ -40,7 +40,9 @@ public final class WorkerThread: Sendable {
         progress.withLock { $0.stopping }
     }
 
-    /// Sleeps until `stop()` is called or `deadline` passes; returns whether `stop()` was called.
+    /// Sleeps until `stop()` is called or `deadline` passes; returns whether `stop()` was called
+    /// (a loop that asks `isStopping` next may leave it).
+    @discardableResult
     public func waitForStop(until deadline: Date) -> Bool {
         progress.withLock(waitingUntil: \.stopping, deadline: deadline) { $0.stopping }
     }
