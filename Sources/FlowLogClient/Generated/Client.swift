@@ -2,22 +2,10 @@
 // docs/openapi.json SHA-256: dee481df2f92d6c977f262bc0177ade895a7dda12acb31611393956aa19c982d
 // openapi-generator-config.yaml SHA-256: ca25ebb220117928b8e516899f43d4004558f25671e2ffbfc17138e7bf0d472a
 // Made by scripts/generate-client; edit the document or the configuration, never this file.
-#if compiler(>=6.4)
-@diagnose(UnusedImportAccess, as: ignored)
-#endif
-@_spi(Generated) public import OpenAPIRuntime
-#if compiler(>=6.4)
-@diagnose(UnusedImportAccess, as: ignored)
-#endif
-public import struct Foundation.URL
-#if compiler(>=6.4)
-@diagnose(UnusedImportAccess, as: ignored)
-#endif
-public import struct Foundation.Data
-#if compiler(>=6.4)
-@diagnose(UnusedImportAccess, as: ignored)
-#endif
-public import struct Foundation.Date
+@_spi(Generated) import OpenAPIRuntime
+import struct Foundation.URL
+import struct Foundation.Data
+import struct Foundation.Date
 import HTTPTypes
 /// The HTTP face of FlowLog (`flowlog serve`): send commands, read streams, states and events, time-travel through a stream's versions, bisect for the first bad event, export, follow new events, and open a dropped export as a scratch log. Where the CLI has a JSON face (docs/spec.md §5, README), the API uses it unchanged: command answers as `flowlog send` writes them, the state as `flowlog state --format json` prints it, the event envelope of `flowlog log --format json` and `flowlog export`, and the changes of `flowlog replay --format json`.
 ///

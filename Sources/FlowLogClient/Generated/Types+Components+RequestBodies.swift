@@ -2,22 +2,10 @@
 // docs/openapi.json SHA-256: dee481df2f92d6c977f262bc0177ade895a7dda12acb31611393956aa19c982d
 // openapi-generator-config.yaml SHA-256: ca25ebb220117928b8e516899f43d4004558f25671e2ffbfc17138e7bf0d472a
 // Made by scripts/generate-client; edit the document or the configuration, never this file.
-#if compiler(>=6.4)
-@diagnose(UnusedImportAccess, as: ignored)
-#endif
-@_spi(Generated) public import OpenAPIRuntime
-#if compiler(>=6.4)
-@diagnose(UnusedImportAccess, as: ignored)
-#endif
-public import struct Foundation.URL
-#if compiler(>=6.4)
-@diagnose(UnusedImportAccess, as: ignored)
-#endif
-public import struct Foundation.Data
-#if compiler(>=6.4)
-@diagnose(UnusedImportAccess, as: ignored)
-#endif
-public import struct Foundation.Date
+@_spi(Generated) import OpenAPIRuntime
+import struct Foundation.URL
+import struct Foundation.Data
+import struct Foundation.Date
 extension Components {
     /// Types generated from the `#/components/requestBodies` section of the OpenAPI document.
     public enum RequestBodies {}
