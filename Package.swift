@@ -166,6 +166,7 @@ let package = Package(
                 "FlowLog",
                 "FlowLogHistory",
                 "FlowLogMemory",
+                "FlowLogProjections",
                 "FlowDomain",
                 .product(name: "Hummingbird", package: "hummingbird", condition: network),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: network),

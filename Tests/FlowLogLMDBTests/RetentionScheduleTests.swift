@@ -3,6 +3,7 @@ import FlowDomain
 import FlowLogBasics
 import FlowLogLMDB
 import FlowLogMemory
+import FlowLogProjections
 import FlowLogStore
 import FlowLogTesting
 import Testing

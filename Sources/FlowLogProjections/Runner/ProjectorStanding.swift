@@ -1,3 +1,5 @@
+public import FlowLogStore
+
 /// Where a projector stands as a whole, and each of its parts when it is split: what
 /// `projections status` shows, and what `/metrics` reports, whichever processes run the parts.
 ///

@@ -1,4 +1,5 @@
 public import FlowLogBasics
+public import FlowLogStore
 
 /// Applies the retention set on a log (`flowlog retain --set 90d`) once when its runner starts and
 /// then once a day: what `projections run --follow` and `serve` share, so that a log kept by either
