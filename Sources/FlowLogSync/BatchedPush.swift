@@ -1,4 +1,3 @@
-import FlowDomain
 import FlowLogBasics
 import FlowLogProjections
 import FlowLogStore

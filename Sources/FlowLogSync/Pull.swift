@@ -1,4 +1,3 @@
-import FlowDomain
 public import FlowLog
 import FlowLogBasics
 import FlowLogStore

@@ -1,3 +1,4 @@
+public import Deciding
 public import FlowDomain
 
 /// A specification of the Decider in the given/when/then form:

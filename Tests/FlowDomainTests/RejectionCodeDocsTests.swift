@@ -1,3 +1,4 @@
+import Deciding
 import FlowDomain
 import Foundation
 import Testing
@@ -9,9 +10,16 @@ struct RejectionCodeDocsTests {
         let spec = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("docs/spec.md")
         let text = try String(contentsOf: spec, encoding: .utf8)
-        for code in RejectionCode.allCases {
+        for code in RejectionCode.logCodes + FlowDecider.rejectionCodes {
             #expect(text.contains("`\(code.rawValue)`"), "\(code.rawValue) is missing from docs/spec.md")
         }
-        #expect(RejectionCode(rawValue: "idempotencyConflict") != nil)
+    }
+
+    /// The log's answers and the domain's refusals are two lists of one code space: a domain that
+    /// declared a code of the log's (or the same code twice) would make answers ambiguous.
+    @Test func theDomainsCodesAreItsOwn() {
+        let all = RejectionCode.logCodes + FlowDecider.rejectionCodes
+        #expect(Set(all).count == all.count, "\(all.map(\.rawValue))")
+        #expect(RejectionCode.idempotencyConflict.rawValue == "idempotencyConflict")
     }
 }

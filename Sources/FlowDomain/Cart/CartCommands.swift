@@ -1,3 +1,5 @@
+public import Deciding
+
 /// The cart's commands (SPEC §2): each kind declared once, as a payload with its fields.
 public enum CartCommand: CommandFamily {
     case addProduct(AddProduct)

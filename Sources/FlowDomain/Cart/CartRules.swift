@@ -1,3 +1,5 @@
+import Deciding
+
 /// The cart's half of the Decider: state checks of SPEC §3 (`decide`) and the fold (`evolve`).
 enum CartRules {
     static func decide(_ command: CartCommand, _ cart: Cart, _ context: DecisionContext) throws(Rejection) -> CartEvent {

@@ -1,3 +1,5 @@
+public import Deciding
+
 /// The field checks of SPEC §3, step 1: they look at the command alone, never at the state, and run
 /// in the order the spec lists (identifiers, price, quantity, percent, tab, text). Which check a
 /// field gets comes from its declared type (`FieldType`), so a new command kind is checked without

@@ -1,3 +1,5 @@
+public import Deciding
+
 /// FlowLog's Decider: an initial state, `decide` (command + state → events, or a rejection) and
 /// `evolve` (state + event → state). Both are pure: no I/O, no clock, no randomness. Replaying the
 /// same events therefore always rebuilds the same state.

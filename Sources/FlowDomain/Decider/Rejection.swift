@@ -1,47 +1,36 @@
-/// The stable error codes of SPEC §2–4. Their raw values are part of the CLI's JSON contract.
-public enum RejectionCode: String, Sendable, CaseIterable {
-    case malformedCommand
-    case unknownCommand
-    case invalidIdentifier
-    case invalidPrice
-    case invalidQuantity
-    case invalidPercent
-    case invalidAmount
-    case invalidTab
-    case invalidText
-    case invalidCurrency
-    /// The command id was accepted before in the stream, for a different command.
-    case idempotencyConflict
-    case versionConflict
-    case cartNotOpen
+public import Deciding
+
+/// The shop's refusals (docs/spec.md §3–4), beside the log's own answers (`RejectionCode.logCodes`):
+/// the field checks of its kinds' types, then the cart's and the onboarding flow's rules.
+extension RejectionCode {
+    public static let invalidPrice = RejectionCode(rawValue: "invalidPrice")
+    public static let invalidQuantity = RejectionCode(rawValue: "invalidQuantity")
+    public static let invalidPercent = RejectionCode(rawValue: "invalidPercent")
+    public static let invalidAmount = RejectionCode(rawValue: "invalidAmount")
+    public static let invalidTab = RejectionCode(rawValue: "invalidTab")
+    public static let invalidText = RejectionCode(rawValue: "invalidText")
+    public static let invalidCurrency = RejectionCode(rawValue: "invalidCurrency")
+    public static let cartNotOpen = RejectionCode(rawValue: "cartNotOpen")
     /// A product in another currency than the cart's.
-    case currencyMismatch
-    case priceMismatch
-    case quantityLimit
-    case cartFull
-    case productNotInCart
-    case duplicateDiscount
-    case discountNotApplied
-    case emptyCart
-    case noCheckoutInProgress
-    case duplicateOrder
-    case notLaunched
-    case invalidTransition
-    /// The command's event needs a version of its kind that the log's schema cannot hold until
-    /// `flowlog upgrade` raises it.
-    case logUpgradeRequired
+    public static let currencyMismatch = RejectionCode(rawValue: "currencyMismatch")
+    public static let priceMismatch = RejectionCode(rawValue: "priceMismatch")
+    public static let quantityLimit = RejectionCode(rawValue: "quantityLimit")
+    public static let cartFull = RejectionCode(rawValue: "cartFull")
+    public static let productNotInCart = RejectionCode(rawValue: "productNotInCart")
+    public static let duplicateDiscount = RejectionCode(rawValue: "duplicateDiscount")
+    public static let discountNotApplied = RejectionCode(rawValue: "discountNotApplied")
+    public static let emptyCart = RejectionCode(rawValue: "emptyCart")
+    public static let noCheckoutInProgress = RejectionCode(rawValue: "noCheckoutInProgress")
+    public static let duplicateOrder = RejectionCode(rawValue: "duplicateOrder")
+    public static let notLaunched = RejectionCode(rawValue: "notLaunched")
+    public static let invalidTransition = RejectionCode(rawValue: "invalidTransition")
 }
 
-/// Why a command was refused: a stable code for programs and a sentence for a person that says
-/// what was wrong and how to mend it. A rejected command appends nothing.
-public struct Rejection: Error, Equatable, Sendable, CustomStringConvertible {
-    public let code: RejectionCode
-    public let message: String
-
-    public init(_ code: RejectionCode, _ message: String) {
-        self.code = code
-        self.message = message
-    }
-
-    public var description: String { "\(code.rawValue): \(message)" }
+extension FlowDecider {
+    /// Every code this domain's commands may be answered with that the log does not declare.
+    public static let rejectionCodes: [RejectionCode] = [
+        .invalidPrice, .invalidQuantity, .invalidPercent, .invalidAmount, .invalidTab, .invalidText, .invalidCurrency,
+        .cartNotOpen, .currencyMismatch, .priceMismatch, .quantityLimit, .cartFull, .productNotInCart, .duplicateDiscount,
+        .discountNotApplied, .emptyCart, .noCheckoutInProgress, .duplicateOrder, .notLaunched, .invalidTransition,
+    ]
 }

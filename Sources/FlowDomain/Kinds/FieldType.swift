@@ -1,3 +1,5 @@
+public import Deciding
+
 /// What a field holds. The type decides how every codec writes the field (binary, JSON, CSV), and,
 /// in a command, which check of SPEC §3 step 1 it gets, in which order, and which error code a bad
 /// value earns: everything a new type needs is in this file.

@@ -1,3 +1,5 @@
+import Deciding
+
 /// The onboarding flow's half of the Decider: the transitions of SPEC §4.
 enum NavigationRules {
     static func decide(_ command: AppCommand, _ navigation: Navigation) throws(Rejection) -> NavigationEvent {

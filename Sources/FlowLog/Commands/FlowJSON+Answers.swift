@@ -1,4 +1,4 @@
-public import FlowDomain
+public import Deciding
 public import FlowLogBasics
 public import FlowLogStore
 

@@ -1,3 +1,4 @@
+import Deciding
 public import FlowDomain
 public import FlowLogBasics
 public import FlowLogStore

@@ -1,4 +1,3 @@
-import FlowDomain
 import Tracing
 
 /// The spans of the log's one writer (`GroupCommitWriter`): one per group commit (its commands,

@@ -1,4 +1,3 @@
-import FlowDomain
 import FlowLogBasics
 public import FlowLogStore
 import Foundation

@@ -1,4 +1,4 @@
-import FlowDomain
+import Deciding
 public import FlowLogBasics
 public import FlowLogStore
 import FlowLogSystem

@@ -1,4 +1,3 @@
-import FlowDomain
 public import FlowLogBasics
 
 /// Who sends the calls: every Segment message carries it as `context.library`, as every Segment

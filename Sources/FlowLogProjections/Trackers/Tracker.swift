@@ -1,5 +1,4 @@
 import Deciding
-import FlowDomain
 public import FlowLogBasics
 public import FlowLogStore
 import FlowLogSystem

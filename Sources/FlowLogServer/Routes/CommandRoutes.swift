@@ -1,5 +1,4 @@
 #if Network
-    import FlowDomain
     import FlowLog
     import FlowLogBasics
     import FlowLogStore

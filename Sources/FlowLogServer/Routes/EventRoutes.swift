@@ -1,5 +1,4 @@
 #if Network
-    import FlowDomain
     import FlowLogHistory
     import Foundation
     import Hummingbird

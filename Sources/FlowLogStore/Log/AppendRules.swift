@@ -1,5 +1,3 @@
-import FlowDomain
-
 /// One write transaction of a log, as the append rules see it: what it has stored, and the few
 /// ways to store more. Each backend implements it over its own transaction; `AppendRules` is the
 /// one place that decides what a batch of requests does.

@@ -1,4 +1,3 @@
-import FlowDomain
 public import FlowLogBasics
 
 /// How a command opens a log: every backend takes the same three modes.

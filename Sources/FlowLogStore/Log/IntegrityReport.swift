@@ -1,5 +1,3 @@
-import FlowDomain
-
 /// `flowlog verify`: walks the whole log and checks what a damaged disk, a buggy tool or a hand edit
 /// could have broken, naming the position (and stream) of every problem rather than skipping it.
 ///

@@ -1,5 +1,4 @@
 import Deciding
-import FlowDomain
 public import FlowLogBasics
 
 /// Retention (`flowlog retain`, and the daily run of a retention set on the log): which sessions

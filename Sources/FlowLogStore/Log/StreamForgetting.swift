@@ -1,5 +1,4 @@
 import Deciding
-import FlowDomain
 public import FlowLogBasics
 
 /// Forgetting a stream for good (`flowlog forget`, docs/spec.md §7): its events' data, stream id and

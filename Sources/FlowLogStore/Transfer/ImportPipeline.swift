@@ -1,4 +1,3 @@
-import FlowDomain
 package import FlowLogBasics
 import Foundation
 

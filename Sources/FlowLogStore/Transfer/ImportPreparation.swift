@@ -1,4 +1,3 @@
-import FlowDomain
 import FlowLogBasics
 
 /// Where the log ends when an import begins: its last position and chain hash, and how often it
