@@ -1,5 +1,5 @@
 public import Deciding
-public import FlowDomain
+import FlowDomain
 public import FlowLogBasics
 public import FlowLogStore
 import Synchronization

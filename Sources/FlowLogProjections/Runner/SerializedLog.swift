@@ -1,4 +1,4 @@
-public import FlowLogBasics
+import FlowLogBasics
 public import FlowLogStore
 import Foundation
 

@@ -1,4 +1,4 @@
-public import FlowLogBasics
+import FlowLogBasics
 public import Foundation
 
 /// A tracker's transport that sends only while its runner still holds the tracker's lease, asked
