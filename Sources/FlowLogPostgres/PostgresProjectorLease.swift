@@ -60,7 +60,7 @@
                     let milliseconds = String(Int((timeout * 1000).rounded()))
                     try session.set("idle_session_timeout", to: milliseconds)
                     try log.fence(projector, generation: generation, idleTransactionTimeout: milliseconds)
-                    startRenewing(every: timeout / 3, generation: generation)
+                    startRenewing(every: timeout / 3, answeredWithin: timeout, generation: generation)
                 } else {
                     try session.query(
                         """
@@ -89,13 +89,19 @@
 
         /// Renews the lease every `interval` seconds on its own session, until stopped or until a
         /// renewal fails or finds the generation moved on (then the lease is lost for good).
-        private func startRenewing(every interval: Double, generation: Int64) {
+        ///
+        /// A renewal waits for its answer at most `deadline` (the lease's timeout), not the log's
+        /// operation timeout: one answered later could not keep the lease anyway, and whoever drops
+        /// the lease waits for this thread, so a runner resumed after a pause, whose renewal may never
+        /// be answered (its row locked, its connection ended under it), still stops within seconds.
+        private func startRenewing(every interval: Double, answeredWithin deadline: Double, generation: Int64) {
             let table = log.schema.table("leases")
             let (session, state, stopping, projector) = (UncheckedSession(session), state, stopping, projector)
             renewer.start(name: "flowlog-lease") {
                 while !stopping.withLock(waitingUntil: { $0 }, deadline: Date().addingTimeInterval(interval), { $0 }) {
                     let renewed = try? session.value.query(
-                        "UPDATE \(unescaped: table) SET renewed = now() WHERE projector = \(projector) AND generation = \(generation) RETURNING 1"
+                        "UPDATE \(unescaped: table) SET renewed = now() WHERE projector = \(projector) AND generation = \(generation) RETURNING 1",
+                        timeout: deadline
                     ).rows.count
                     guard renewed == 1 else {
                         state.withLock { $0.lost = true }
@@ -107,7 +113,8 @@
         }
 
         /// Unlocks before closing, so the next runner finds the lease free the moment this one is gone
-        /// (a closed connection's locks are dropped only when its server process has ended).
+        /// (a closed connection's locks are dropped only when its server process has ended). A lease
+        /// found lost has no lock left to give back: its session was ended by the server.
         deinit {
             stopping.withLock {
                 $0 = true
@@ -115,7 +122,8 @@
             }
             renewer.stop()
             if timeout != nil { log.unfence(projector) }
-            if held { _ = try? session.query("SELECT pg_advisory_unlock(\(key))") }
+            let lost = state.withLock { $0.lost }
+            if held && !lost { _ = try? session.query("SELECT pg_advisory_unlock(\(key))", timeout: timeout) }
             session.close()
         }
     }

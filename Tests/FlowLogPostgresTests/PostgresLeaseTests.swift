@@ -39,6 +39,34 @@
             #expect(!tracker.holds && !storage.holds)
         }
 
+        /// A renewal the server never answers (here its row is locked by another session; a runner
+        /// resumed after a pause can meet the same) costs the lease, and dropping the lease waits for
+        /// it no longer than the lease's timeout, not the minute of the log's operation timeout.
+        @Test func aRenewalWithoutAnAnswerLosesTheLeaseAndHoldsNothingUp() throws {
+            let server = PostgresServer.shared
+            let schema = server.freshName("unanswered")
+            let log = try PostgresEventLog.open(url: server.url(schema: schema), access: .readWriteCreating)
+            var lease: (any ProjectorLease)? = try log.leaseProjector("tracker.ga4", expiringAfter: 2)
+            let blocking = "SELECT 1 FROM \"\(schema)\".leases WHERE projector = 'tracker.ga4' FOR UPDATE; SELECT pg_sleep(30)"
+            let blocker = DispatchSemaphore(value: 0)
+            DispatchQueue.global().async {
+                _ = try? server.psql("BEGIN; \(blocking); COMMIT")
+                blocker.signal()
+            }
+            defer {
+                _ = try? server.psql("SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query LIKE '%\(schema)%pg_sleep(30)%' AND pid <> pg_backend_pid()")
+                blocker.wait()
+            }
+
+            let deadline = Date().addingTimeInterval(6)
+            while lease?.holds == true, Date() < deadline { usleep(50_000) }
+            #expect(lease?.holds == false, "a renewal unanswered for the lease's timeout loses it")
+            let dropping = Date()
+            lease = nil
+            let waited = Date().timeIntervalSince(dropping)
+            #expect(waited < 4, "dropped in \(waited) s")
+        }
+
         @Test func aLeaseWithoutExpiryIsTheSessionLockAsBefore() throws {
             let server = PostgresServer.shared
             let schema = server.freshName("plain")
