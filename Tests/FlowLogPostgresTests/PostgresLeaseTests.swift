@@ -54,7 +54,8 @@
                 blocker.signal()
             }
             defer {
-                _ = try? server.psql("SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query LIKE '%\(schema)%pg_sleep(30)%' AND pid <> pg_backend_pid()")
+                let sleeping = "query LIKE '%\(schema)%pg_sleep(30)%' AND pid <> pg_backend_pid()"
+                _ = try? server.psql("SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE \(sleeping)")
                 blocker.wait()
             }
 
