@@ -35,8 +35,8 @@ struct KindDeclarationTests {
         #expect(Set(kinds.map { "\($0.declaration.group) \($0.declaration.verb)" }).count == kinds.count)
         for info in kinds {
             #expect(CommandKinds.info(typeName: info.typeName)?.kind == info.kind)
-            // The payload's own wrapping lands on the kind the family's switch gives it.
-            #expect(info.payloadType.init().command.kind == info.kind)
+            // A payload made into a command lands on the kind the family's switch gives it.
+            #expect(AppCommand(info.payloadType.init()).kind == info.kind)
         }
     }
 

@@ -86,6 +86,12 @@ public struct Cart: Equatable, Sendable {
     }
 }
 
+extension FieldChecks {
+    /// The most a cart can hold: 100 lines of 999 at the largest unit price (9,990,000,000,000
+    /// cents), so also the most any amount of a state the rules make can be.
+    public static let largestCartTotal = Cart.maximumLines * Cart.maximumLineQuantity * unitPriceRange.upperBound
+}
+
 /// A paid order, as it was at checkout.
 public struct Order: Equatable, Sendable {
     public var orderId: String

@@ -33,8 +33,6 @@ public enum CartCommand: CommandFamily {
             try v.visit(Field("quantity", .quantity, role: "quantity", option: "quantity", optionDefault: 1, "How many to add."), &quantity)
             try v.visit(Field("currency", .currency, role: "currency", option: "currency", "Its currency (default: the log's)."), &currency)
         }
-
-        public var command: AppCommand { .cart(.addProduct(self)) }
     }
 
     public struct RemoveProduct: CommandPayload {
@@ -53,8 +51,6 @@ public enum CartCommand: CommandFamily {
             try v.visit(
                 Field("quantity", .quantity, role: "quantity", option: "quantity", "How many to remove (default: the whole line)."), &quantity)
         }
-
-        public var command: AppCommand { .cart(.removeProduct(self)) }
     }
 
     public struct ChangeQuantity: CommandPayload {
@@ -71,8 +67,6 @@ public enum CartCommand: CommandFamily {
             try v.visit(Field("productId", .identifier, role: "product id", option: "product", "The product id."), &productId)
             try v.visit(Field("quantity", .quantity, role: "quantity", option: "quantity", "The line's new quantity, 1 through 999."), &quantity)
         }
-
-        public var command: AppCommand { .cart(.changeQuantity(self)) }
     }
 
     public struct ApplyDiscount: CommandPayload {
@@ -110,8 +104,6 @@ public enum CartCommand: CommandFamily {
             default: nil
             }
         }
-
-        public var command: AppCommand { .cart(.applyDiscount(self)) }
     }
 
     public struct RemoveDiscount: CommandPayload {
@@ -126,8 +118,6 @@ public enum CartCommand: CommandFamily {
         public mutating func visitFields<V: FieldVisitor>(_ v: inout V) throws {
             try v.visit(Field("discountId", .identifier, role: "discount id", option: "discount", "The discount id."), &discountId)
         }
-
-        public var command: AppCommand { .cart(.removeDiscount(self)) }
     }
 
     public struct Checkout: CommandPayload {
@@ -136,7 +126,6 @@ public enum CartCommand: CommandFamily {
             "Start checking out the cart.")
         public init() {}
         public mutating func visitFields<V: FieldVisitor>(_ v: inout V) throws {}
-        public var command: AppCommand { .cart(.checkout) }
     }
 
     public enum Kind: CaseIterable, Hashable, Sendable { case addProduct, removeProduct, changeQuantity, applyDiscount, removeDiscount, checkout }
@@ -181,8 +170,6 @@ public enum PaymentCommand: CommandFamily {
         public mutating func visitFields<V: FieldVisitor>(_ v: inout V) throws {
             try v.visit(Field("orderId", .identifier, role: "order id", option: "order", "The new order's id."), &orderId)
         }
-
-        public var command: AppCommand { .payment(.succeeded(self)) }
     }
 
     public struct Failed: CommandPayload {
@@ -197,8 +184,6 @@ public enum PaymentCommand: CommandFamily {
         public mutating func visitFields<V: FieldVisitor>(_ v: inout V) throws {
             try v.visit(Field("reason", .text, role: "failure reason", option: "reason", "Why, in at most 200 characters."), &reason)
         }
-
-        public var command: AppCommand { .payment(.failed(self)) }
     }
 
     public enum Kind: CaseIterable, Hashable, Sendable { case succeeded, failed }

@@ -37,12 +37,6 @@ public enum Money {
     /// The currency of every cart, order and log before they had one.
     public static var currencyOfEarlierCarts: String { "USD" }
 
-    /// Whether `code` looks like an ISO 4217 currency code: three capital letters (EUR), as both
-    /// analytics vendors want; the one rule for commands, `flowlog init` and `--currency`.
-    public static func isCurrencyCode(_ code: String) -> Bool {
-        code.utf8.count == 3 && code.utf8.allSatisfy { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }
-    }
-
     /// Cents with the currency named where it is not USD (`12.50`, `12.50 EUR`): screens and
     /// `flowlog state` showed bare amounts before carts had currencies, and still do for USD.
     public static func format(cents: Int, in currency: String?) -> String {

@@ -78,7 +78,7 @@ struct FieldLister: FieldVisitor {
 
 extension RecordedValueOutOfRange {
     /// A recorded value of `type` that the type does not allow (`FieldType.recordedRange`), worded
-    /// by the type. A currency that is no ISO 4217 code (`Money.isCurrencyCode`) counts too:
+    /// by the type. A currency that is no ISO 4217 code (`FieldChecks.isCurrencyCode`) counts too:
     /// states keep it in a short string, and a long one trapped there.
     public init(field: String, value: String, type: FieldType) {
         let explanation: String
@@ -113,7 +113,7 @@ extension Field {
     @inlinable
     @inline(__always)
     public func recorded(_ value: String) throws(RecordedValueOutOfRange) -> String {
-        if type == .currency, !Money.isCurrencyCode(value) { throw Field.outOfRange(name, type, value) }
+        if type == .currency, !FieldChecks.isCurrencyCode(value) { throw Field.outOfRange(name, type, value) }
         return value
     }
 

@@ -151,7 +151,7 @@ public enum FieldType: Sendable, Equatable {
         switch self {
         case .identifier where !Identifier.isValid(value):
             FieldChecks.invalidIdentifier(value, role: role())
-        case .currency where !Money.isCurrencyCode(value):
+        case .currency where !FieldChecks.isCurrencyCode(value):
             Rejection(
                 .invalidCurrency,
                 "The currency \"\(value.count > 20 ? String(value.prefix(20)) + "…" : value)\" is not an ISO 4217 code; use three capital letters, such as EUR or USD."

@@ -68,8 +68,6 @@ public protocol KindPayload: Equatable, Sendable {
 
 public protocol CommandPayload: KindPayload {
     static var declaration: CommandDeclaration { get }
-    /// The command this payload is, in the app's nested command enum.
-    var command: AppCommand { get }
     /// A rule between fields that no single field's check sees (`percent` or `amountOff`, not both),
     /// checked after every field passed its own; `nil` when the payload is fine.
     func violation() -> Rejection?

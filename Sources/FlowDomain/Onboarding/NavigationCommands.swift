@@ -15,8 +15,6 @@ public enum AppLifecycleCommand: CommandFamily {
                 Field("hasOnboarded", .bool, role: "has-onboarded flag", option: "has-onboarded", "The user has been through onboarding before."),
                 &hasOnboarded)
         }
-
-        public var command: AppCommand { .app(.launched(self)) }
     }
 
     public enum Kind: CaseIterable, Hashable, Sendable { case launched }
@@ -41,13 +39,11 @@ public enum WelcomeCommand: CommandFamily {
     public struct SignUp: CommandPayload, FieldlessPayload {
         public static let declaration = CommandDeclaration("welcome.signUp", actor: .user, cli: "welcome", "sign-up", "Tap \"Sign up\".")
         public init() {}
-        public var command: AppCommand { .welcome(.signUp) }
     }
 
     public struct LogIn: CommandPayload, FieldlessPayload {
         public static let declaration = CommandDeclaration("welcome.logIn", actor: .user, cli: "welcome", "log-in", "Tap \"Log in\".")
         public init() {}
-        public var command: AppCommand { .welcome(.logIn) }
     }
 
     public enum Kind: CaseIterable, Hashable, Sendable { case signUp, logIn }
@@ -76,20 +72,17 @@ public enum OnboardingCommand: CommandFamily {
         public static let declaration = CommandDeclaration(
             "onboarding.next", actor: .user, cli: "onboarding", "next", "Go to the next onboarding screen.")
         public init() {}
-        public var command: AppCommand { .onboarding(.next) }
     }
 
     public struct Back: CommandPayload, FieldlessPayload {
         public static let declaration = CommandDeclaration("onboarding.back", actor: .user, cli: "onboarding", "back", "Go back one screen.")
         public init() {}
-        public var command: AppCommand { .onboarding(.back) }
     }
 
     public struct Finish: CommandPayload, FieldlessPayload {
         public static let declaration = CommandDeclaration(
             "onboarding.finish", actor: .user, cli: "onboarding", "finish", "Finish onboarding and go home.")
         public init() {}
-        public var command: AppCommand { .onboarding(.finish) }
     }
 
     public enum Kind: CaseIterable, Hashable, Sendable { case next, back, finish }
@@ -118,13 +111,11 @@ public enum LoginCommand: CommandFamily {
     public struct Succeeded: CommandPayload, FieldlessPayload {
         public static let declaration = CommandDeclaration("login.succeeded", actor: .user, cli: "login", "succeeded", "The log-in worked.")
         public init() {}
-        public var command: AppCommand { .login(.succeeded) }
     }
 
     public struct Cancel: CommandPayload, FieldlessPayload {
         public static let declaration = CommandDeclaration("login.cancel", actor: .user, cli: "login", "cancel", "Cancel logging in.")
         public init() {}
-        public var command: AppCommand { .login(.cancel) }
     }
 
     public enum Kind: CaseIterable, Hashable, Sendable { case succeeded, cancel }
@@ -158,14 +149,11 @@ public enum HomeCommand: CommandFamily {
         public mutating func visitFields<V: FieldVisitor>(_ v: inout V) throws {
             try v.visit(Field("tab", .tab, role: "tab", option: "tab", "The tab, 0 or 1."), &tab)
         }
-
-        public var command: AppCommand { .home(.selectTab(self)) }
     }
 
     public struct PresentModal: CommandPayload, FieldlessPayload {
         public static let declaration = CommandDeclaration("home.presentModal", actor: .user, cli: "home", "present-modal", "Show the modal.")
         public init() {}
-        public var command: AppCommand { .home(.presentModal) }
     }
 
     public enum Kind: CaseIterable, Hashable, Sendable { case selectTab, presentModal }
@@ -191,7 +179,6 @@ public enum ModalCommand: CommandFamily {
     public struct Dismiss: CommandPayload, FieldlessPayload {
         public static let declaration = CommandDeclaration("modal.dismiss", actor: .user, cli: "modal", "dismiss", "Dismiss the modal.")
         public init() {}
-        public var command: AppCommand { .modal(.dismiss) }
     }
 
     public enum Kind: CaseIterable, Hashable, Sendable { case dismiss }

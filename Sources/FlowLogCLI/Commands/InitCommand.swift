@@ -18,7 +18,7 @@ struct InitCommand: ParsableCommand {
     @OptionGroup var logOptions: LogOptions
 
     func validate() throws {
-        if let currency, !Money.isCurrencyCode(currency) {
+        if let currency, !FieldChecks.isCurrencyCode(currency) {
             throw ValidationError("--currency must be three capital letters, such as EUR or USD; got \(TerminalText.escaped(currency)).")
         }
     }

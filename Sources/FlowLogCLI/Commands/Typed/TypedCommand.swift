@@ -21,7 +21,7 @@ struct TypedCommand<Payload: CommandPayload>: ParsableCommand {
     }
 
     func run() throws {
-        let command = try FieldOptionReader.payload(Payload.self, from: fieldOptions).command
+        let command = AppCommand(try FieldOptionReader.payload(Payload.self, from: fieldOptions))
         try CommandExecution.run { output in
             // Created only if the command is accepted.
             let log = try LogCreatedOnFirstAppend(logOptions)

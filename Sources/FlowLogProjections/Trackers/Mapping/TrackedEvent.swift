@@ -57,7 +57,7 @@ public struct AnalyticsSettings: Equatable, Sendable {
 
     /// Why `code` cannot be a currency, or `nil` when it can: three capital letters, as both vendors want.
     public static func problem(withCurrency code: String) -> String? {
-        Money.isCurrencyCode(code) ? nil : "is not an ISO 4217 currency code (three capital letters, such as USD or EUR)"
+        FieldChecks.isCurrencyCode(code) ? nil : "is not an ISO 4217 currency code (three capital letters, such as USD or EUR)"
     }
 }
 

@@ -1,15 +1,8 @@
 public import Deciding
 
-/// The shop's refusals (docs/spec.md §3–4), beside the log's own answers (`RejectionCode.logCodes`):
-/// the field checks of its kinds' types, then the cart's and the onboarding flow's rules.
+/// The shop's refusals (docs/spec.md §3–4), beside the log's own answers (`RejectionCode.logCodes`)
+/// and its field types' (Kinds/FieldChecks.swift): the cart's and the onboarding flow's rules.
 extension RejectionCode {
-    public static let invalidPrice = RejectionCode(rawValue: "invalidPrice")
-    public static let invalidQuantity = RejectionCode(rawValue: "invalidQuantity")
-    public static let invalidPercent = RejectionCode(rawValue: "invalidPercent")
-    public static let invalidAmount = RejectionCode(rawValue: "invalidAmount")
-    public static let invalidTab = RejectionCode(rawValue: "invalidTab")
-    public static let invalidText = RejectionCode(rawValue: "invalidText")
-    public static let invalidCurrency = RejectionCode(rawValue: "invalidCurrency")
     public static let cartNotOpen = RejectionCode(rawValue: "cartNotOpen")
     /// A product in another currency than the cart's.
     public static let currencyMismatch = RejectionCode(rawValue: "currencyMismatch")

@@ -80,6 +80,30 @@ public enum AppCommand: Equatable, Sendable {
     }
 }
 
+extension AppCommand {
+    /// The command `payload` is. Its kind is found by the payload's type, and the command is made
+    /// by its family's decoding switch, which asks for exactly that payload: a kind's declaration
+    /// names no app, and the families' switches stay the one place a kind is wired in.
+    public init<Payload: CommandPayload>(_ payload: Payload) {
+        var given = GivenPayload(payload)
+        self = try! AppCommand.decode(CommandKinds.info(ofPayload: Payload.self).kind, &given)
+    }
+}
+
+/// Hands a family's decoding switch the payload it already holds.
+private struct GivenPayload<Given: CommandPayload>: PayloadDecoder {
+    let given: Given
+    init(_ given: Given) { self.given = given }
+
+    func payload<Payload: KindPayload>(_ type: Payload.Type) throws -> Payload {
+        // The switch asks for the type whose kind was looked up from `Given`: always this one.
+        guard let payload = given as? Payload else { throw KindMismatch() }
+        return payload
+    }
+
+    struct KindMismatch: Error {}
+}
+
 /// One command kind as every list of kinds sees it.
 public struct CommandKindInfo: Sendable {
     public let kind: AppCommand.Kind
