@@ -1,6 +1,4 @@
 import ArgumentParser
-import FlowDomain
-import FlowLogProjections
 
 /// `--stream S --at N`: a stream's state as it was right after a global position (now, without `--at`).
 struct StreamPositionOptions: ParsableArguments {
@@ -9,22 +7,6 @@ struct StreamPositionOptions: ParsableArguments {
 
     @Option(parsing: .unconditional, help: "The state as it was right after this global position.", transform: ValueArguments.wholeNumber)
     var at: Int?
-
-    /// The stream must be in the log, and `--at` one of its positions (or 0).
-    func check(in scope: ReadingScope) throws {
-        if let at { try scope.check(at, option: "--at", allowingZero: true) }
-        try scope.check(stream: stream)
-    }
-
-    /// The chosen stream's state and version at `--at` (or now), from the log `--db` names, opened
-    /// for reading and checked first. Now, the storage read model answers when it is current, and
-    /// otherwise the stream is replayed from its nearest head or snapshot.
-    func readState(_ logOptions: LogOptions) throws -> (state: FlowState, version: Int) {
-        let log = try Composition.openLog(logOptions, access: .readOnly)
-        try check(in: ReadingScope(log: log, options: logOptions))
-        let current = at == nil ? try StorageProjector(store: log).currentState(of: stream) : nil
-        return try current ?? log.state(ofStream: stream, throughPosition: at)
-    }
 }
 
 /// What `state` and `view` both take (`--stream`, `--at`, `--format`, `--db`) and how both begin:
@@ -35,14 +17,6 @@ struct StreamStateOptions: ParsableArguments {
     @OptionGroup var logOptions: LogOptions
 
     var stream: String { position.stream }
-
-    /// Runs `write` through `CommandExecution` with the state and version `readState` finds.
-    func run(_ write: (_ state: FlowState, _ version: Int, _ output: OutputWriter) throws -> Void) throws {
-        try CommandExecution.run { output in
-            let (state, version) = try position.readState(logOptions)
-            try write(state, version, output)
-        }
-    }
 }
 
 /// `--from N`: where a walk through the log starts.

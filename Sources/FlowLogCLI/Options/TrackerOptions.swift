@@ -114,17 +114,4 @@ struct TrackerOptions: ParsableArguments {
             GA4Service(settings: settings),
         ]
     }
-
-    func folder(for log: LogOptions) -> String {
-        trackerDir ?? Self.defaultFolder(for: log)
-    }
-
-    /// `LOG-tracker` beside the log (`./flowlog-tracker` for a PostgreSQL log).
-    static func defaultFolder(for log: LogOptions) -> String {
-        // A PostgreSQL log has no folder to stand beside.
-        if case .postgres = Backend(log.logPath) { return "./flowlog-tracker" }
-        var path = log.logPath
-        while path.count > 1, path.hasSuffix("/") { path.removeLast() }
-        return path + "-tracker"
-    }
 }
