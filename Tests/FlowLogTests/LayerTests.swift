@@ -30,14 +30,16 @@ struct LayerTests {
 
     @Test(arguments: LayerTests.targets)
     func foldersDependOneWay(target: String) throws {
+        let root = Self.sources.appendingPathComponent(target)
         let files = try Self.swiftFiles(in: target).filter { $0.contains("/") }.map { path in
-            (folder: String(path.prefix { $0 != "/" }),
-             text: try String(contentsOf: Self.sources.appendingPathComponent(target).appendingPathComponent(path), encoding: .utf8))
+            let text = try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
+            return (folder: String(path.prefix { $0 != "/" }), text: text)
         }
         var declaredIn: [String: String] = [:]
         for file in files {
             for name in Self.topLevelTypes(in: file.text) { declaredIn[name] = file.folder }
         }
+        #expect(files.isEmpty || !declaredIn.isEmpty, "\(target): the folders' types were read")
         // edges[a][b]: the names folder `a` uses from folder `b`.
         var edges: [String: [String: Set<String>]] = [:]
         for file in files {
@@ -51,8 +53,12 @@ struct LayerTests {
     }
 
     static func topLevelTypes(in text: String) -> [String] {
-        let pattern = #/^(?:(?:public|package|internal|private|fileprivate|final|indirect)\s+)*(?:struct|enum|class|protocol|typealias|actor)\s+(\w+)/#
-        return text.split(separator: "\n").compactMap { line in (try? pattern.prefixMatch(in: line)).map { String($0.output.1) } }
+        let modifiers = #/^(?:(?:public|package|internal|private|fileprivate|final|indirect)\s+)*/#
+        let pattern = #/(?:struct|enum|class|protocol|typealias|actor)\s+(\w+)/#
+        return text.split(separator: "\n").compactMap { line in
+            let rest = line[((try? modifiers.prefixMatch(in: line))?.range.upperBound ?? line.startIndex)...]
+            return (try? pattern.prefixMatch(in: rest)).map { String($0.output.1) }
+        }
     }
 
     static func withoutComments(_ text: String) -> String {
