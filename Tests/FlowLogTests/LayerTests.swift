@@ -52,13 +52,18 @@ struct LayerTests {
         #expect(circle == nil, "\(target): \(Self.describe(circle ?? [], edges))")
     }
 
+    /// The types a file declares outside any other: those at its shallowest indentation, which is
+    /// one level in where the whole file sits inside `#if Network`.
     static func topLevelTypes(in text: String) -> [String] {
         let modifiers = #/^(?:(?:public|package|internal|private|fileprivate|final|indirect)\s+)*/#
         let pattern = #/(?:struct|enum|class|protocol|typealias|actor)\s+(\w+)/#
-        return text.split(separator: "\n").compactMap { line in
-            let rest = line[((try? modifiers.prefixMatch(in: line))?.range.upperBound ?? line.startIndex)...]
-            return (try? pattern.prefixMatch(in: rest)).map { String($0.output.1) }
+        let declarations = text.split(separator: "\n").compactMap { line -> (indent: Int, name: String)? in
+            let code = line.drop { $0 == " " }
+            let rest = code[((try? modifiers.prefixMatch(in: code))?.range.upperBound ?? code.startIndex)...]
+            return (try? pattern.prefixMatch(in: rest)).map { (line.count - code.count, String($0.output.1)) }
         }
+        let outermost = declarations.map(\.indent).min()
+        return declarations.filter { $0.indent == outermost }.map(\.name)
     }
 
     static func withoutComments(_ text: String) -> String {
