@@ -96,10 +96,13 @@
         /// be answered (its row locked, its connection ended under it), still stops within seconds.
         private func startRenewing(every interval: Double, answeredWithin deadline: Double, generation: Int64) {
             let table = log.schema.table("leases")
-            let (session, state, stopping, projector) = (UncheckedSession(session), state, stopping, projector)
+            let (state, stopping, projector) = (state, stopping, projector)
+            // Handed to the renewing thread, which uses it while the lease lives; `deinit` uses it
+            // only after that thread has stopped, so never two threads at once.
+            nonisolated(unsafe) let session = session
             renewer.start(name: "flowlog-lease") {
                 while !stopping.withLock(waitingUntil: { $0 }, deadline: Date().addingTimeInterval(interval), { $0 }) {
-                    let renewed = try? session.value.query(
+                    let renewed = try? session.query(
                         "UPDATE \(unescaped: table) SET renewed = now() WHERE projector = \(projector) AND generation = \(generation) RETURNING 1",
                         timeout: deadline
                     ).rows.count
@@ -126,12 +129,5 @@
             if held && !lost { _ = try? session.query("SELECT pg_advisory_unlock(\(key))", timeout: timeout) }
             session.close()
         }
-    }
-
-    /// The lease's session, used by its renewing thread while the lease lives and by `deinit` after
-    /// that thread has stopped: never by two threads at once, which the compiler cannot see.
-    private struct UncheckedSession: @unchecked Sendable {
-        let value: PostgresSession
-        init(_ value: PostgresSession) { self.value = value }
     }
 #endif

@@ -101,10 +101,10 @@
                 let key = try keyFile.map { try ForgetCommand.key(from: $0) }
                 let log = try Composition.openServedLog(logOptions)
                 // Called once, from the server's thread, while this one waits below: the writer is not shared.
-                let announcer = UncheckedBox(output)
+                nonisolated(unsafe) let announcer = output
                 var options = FlowLogHTTPServer.Options(host: host, port: port, tokens: tokens, corsOrigins: corsOrigins, limits: limits) { address in
-                    announcer.value.line("flowlog serve: listening on \(address) (the inspector: \(address)/inspector/)")
-                    announcer.value.flush()
+                    announcer.line("flowlog serve: listening on \(address) (the inspector: \(address)/inspector/)")
+                    announcer.flush()
                 }
                 options.erasureKey = key
                 options.projectors = Composition.projectorNames
@@ -115,19 +115,19 @@
                 options.deliveries = { Composition.trackerDeliveries(in: trackerFolder) }
                 options.spansDropped = { Observability.droppedSpans }
                 // The hook runs on the server's thread that forgets, which the log object serves as it serves the server.
-                let leasing = UncheckedBox(log)
+                nonisolated(unsafe) let leasing = log
                 options.beforeForgetting = { streams in
-                    let leases = try Composition.leaseTrackers(of: leasing.value)
+                    let leases = try Composition.leaseTrackers(of: leasing)
                     defer { withExtendedLifetime(leases) {} }
                     _ = try TrackerFileErasure.forget(streams: Set(streams), in: trackerFolder)
                 }
                 let outcome = ServeOutcome()
                 let done = DispatchSemaphore(value: 0)
                 // The server takes the log over; this thread only waits for it below.
-                let server = UncheckedBox(log)
+                nonisolated(unsafe) let server = log
                 Task.detached {
                     do {
-                        try await FlowLogHTTPServer.run(log: server.value, options: options)
+                        try await FlowLogHTTPServer.run(log: server, options: options)
                     } catch {
                         outcome.failure.withLock { $0 = error }
                     }
@@ -153,11 +153,5 @@
     /// Why the server stopped, set by its task before it signals the waiting thread.
     private final class ServeOutcome: Sendable {
         let failure = Mutex<(any Error)?>(nil)
-    }
-
-    /// Unchecked `Sendable`: carries what the composition root shares with the server's threads (the log, the output), each use commented.
-    private struct UncheckedBox<Value>: @unchecked Sendable {
-        let value: Value
-        init(_ value: Value) { self.value = value }
     }
 #endif
