@@ -60,7 +60,7 @@
                     let milliseconds = String(Int((timeout * 1000).rounded()))
                     try session.set("idle_session_timeout", to: milliseconds)
                     try log.fence(projector, generation: generation, idleTransactionTimeout: milliseconds)
-                    startRenewing(every: timeout / 3, answeredWithin: timeout, generation: generation)
+                    startRenewing(expiringAfter: timeout, generation: generation)
                 } else {
                     try session.query(
                         """
@@ -87,15 +87,16 @@
             return state.withLock { !$0.lost && MonotonicClock.seconds() - $0.renewed < timeout }
         }
 
-        /// Renews the lease every `interval` seconds on its own session, until stopped or until a
+        /// Renews the lease every third of its `timeout` on its own session, until stopped or until a
         /// renewal fails or finds the generation moved on (then the lease is lost for good).
         ///
-        /// A renewal waits for its answer at most `deadline` (the lease's timeout), not the log's
-        /// operation timeout: one answered later could not keep the lease anyway, and whoever drops
-        /// the lease waits for this thread, so a runner resumed after a pause, whose renewal may never
-        /// be answered (its row locked, its connection ended under it), still stops within seconds.
-        private func startRenewing(every interval: Double, answeredWithin deadline: Double, generation: Int64) {
+        /// A renewal waits for its answer at most the lease's timeout, not the log's operation
+        /// timeout: one answered later could not keep the lease anyway, and whoever drops the lease
+        /// waits for this thread, so a runner resumed after a pause, whose renewal may never be
+        /// answered (its row locked, its connection ended under it), still stops within seconds.
+        private func startRenewing(expiringAfter timeout: Double, generation: Int64) {
             let table = log.schema.table("leases")
+            let interval = timeout / 3
             let (state, stopping, projector) = (state, stopping, projector)
             // Handed to the renewing thread, which uses it while the lease lives; `deinit` uses it
             // only after that thread has stopped, so never two threads at once.
@@ -104,7 +105,7 @@
                 while !stopping.withLock(waitingUntil: { $0 }, deadline: Date().addingTimeInterval(interval), { $0 }) {
                     let renewed = try? session.query(
                         "UPDATE \(unescaped: table) SET renewed = now() WHERE projector = \(projector) AND generation = \(generation) RETURNING 1",
-                        timeout: deadline
+                        timeout: timeout
                     ).rows.count
                     guard renewed == 1 else {
                         state.withLock { $0.lost = true }
