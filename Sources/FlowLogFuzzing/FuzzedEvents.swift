@@ -64,7 +64,7 @@ enum FuzzedEvents {
         }
 
         private mutating func string(_ field: Field) -> String {
-            field.type == .identifier ? Self.identifier(&input) : Self.text(&input)
+            field.type.form == .identifier ? Self.identifier(&input) : Self.text(&input)
         }
 
         mutating func visit(_ field: Field, _ value: inout String) { value = string(field) }

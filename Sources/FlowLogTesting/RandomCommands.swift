@@ -1,3 +1,4 @@
+public import Deciding
 public import FlowDomain
 
 /// SplitMix64: a tiny, fast, seedable generator, so a failing property test can be re-run exactly
@@ -106,7 +107,7 @@ public struct RandomCommands {
         }
 
         mutating func visit(_ field: Field, _ value: inout String) {
-            value = field.type == .identifier ? identifier(field) : text(field)
+            value = field.type.form == .identifier ? identifier(field) : text(field)
         }
 
         mutating func visit(_ field: Field, _ value: inout String?) {
@@ -114,7 +115,7 @@ public struct RandomCommands {
                 value = nil
                 return
             }
-            value = field.type == .identifier ? identifier(field) : text(field)
+            value = field.type.form == .identifier ? identifier(field) : text(field)
         }
 
         mutating func visit(_ field: Field, _ value: inout Int) { value = number(field) }

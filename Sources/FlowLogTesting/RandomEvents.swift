@@ -1,3 +1,4 @@
+public import Deciding
 public import FlowDomain
 import FlowLogBasics
 public import FlowLogStore
@@ -58,7 +59,7 @@ public struct RandomEvents {
         }
 
         mutating func visit(_ field: Field, _ value: inout String?) {
-            value = Bool.random(using: &rng) ? nil : (field.type == .identifier ? Self.identifiers : Self.texts).randomElement(using: &rng)!
+            value = Bool.random(using: &rng) ? nil : (field.type.form == .identifier ? Self.identifiers : Self.texts).randomElement(using: &rng)!
         }
 
         mutating func visit(_ field: Field, _ value: inout Int) { value = Self.integers(field).randomElement(using: &rng)! }

@@ -82,3 +82,78 @@ struct FieldChecksTests {
         #expect(DeciderScenario.given().when(.payment(.succeeded(.init(orderId: "bad id")))) == .rejected(.invalidIdentifier))
     }
 }
+
+/// A field type is data a domain declares: its ranges, its code and its sentence.
+@Suite("Field types")
+struct FieldTypeTests {
+    @Test func eachTypeWordsItsRefusal() {
+        let cases: [(Rejection, RejectionCode, String)] = [
+            (
+                FieldType.cents.outOfRange("-1", role: "unit price"), .invalidPrice,
+                "The unit price -1 cents is out of range; use 0 through 100000000 cents (0.00 to 1,000,000.00)."
+            ),
+            (
+                FieldType.quantity.outOfRange("0", role: "quantity"), .invalidQuantity,
+                "The quantity 0 is out of range; use a whole number from 1 through 999."
+            ),
+            (
+                FieldType.percent.outOfRange("101", role: "percent"), .invalidPercent,
+                "The discount of 101% is out of range; use a whole percent from 1 through 100."
+            ),
+            (
+                FieldType.amount.outOfRange("0", role: "amount off"), .invalidAmount,
+                "The amount off 0 cents is out of range; use 1 through 100000000 cents (0.01 to 1,000,000.00)."
+            ),
+            (FieldType.tab.outOfRange("2", role: "tab"), .invalidTab, "Tab 2 does not exist; the home screen has tabs 0 and 1."),
+            (
+                FieldType.integer.outOfRange("99999999999999999999", role: "expected version"), .malformedCommand,
+                "The expected version 99999999999999999999 is out of range; use a whole number from 0 through 9007199254740991."
+            ),
+            (
+                FieldType.currency.violation("euros", role: "currency")!, .invalidCurrency,
+                "The currency \"euros\" is not an ISO 4217 code; use three capital letters, such as EUR or USD."
+            ),
+            (
+                FieldType.text.violation(String(repeating: "x", count: 201), role: "product name")!, .invalidText,
+                "The product name is 201 characters long; shorten it to at most 200."
+            ),
+            (
+                FieldType.identifier.violation("a b", role: "product id")!, .invalidIdentifier,
+                "The product id \"a b\" is not a valid identifier; use 1 to 64 characters of A-Z a-z 0-9 . _ : -"
+            ),
+        ]
+        for (rejection, code, message) in cases {
+            #expect(rejection.code == code)
+            #expect(rejection.message == message)
+        }
+        #expect(
+            FieldType.cents.outOfRange(String(repeating: "9", count: 50), role: "price").message.contains(
+                String(repeating: "9", count: 40) + "… cents"))
+    }
+
+    /// A type no FlowLog code names, declared as a to-do app would: commands and recorded events
+    /// are checked by its data alone.
+    enum Stars: FieldTypeRules {
+        static var name: String { "stars" }
+        static var checkOrder: Int { 2 }
+        static var entry: FieldType.Entry { .wholeNumber }
+        static var commandRange: ClosedRange<Int>? { 1...5 }
+        static var rangeCode: RejectionCode? { RejectionCode(rawValue: "invalidStars") }
+        static func refusal(ofNumber shown: String, role: String) -> String { "\(shown) stars for the \(role)? Give 1 through 5." }
+    }
+
+    @Test func aDomainDeclaresItsOwnType() throws {
+        let stars = FieldType(Stars.self, form: .integer, recordedRange: 0...5)
+        #expect(stars.violation(3, role: "rating") == nil)
+        #expect(stars.violation(6, role: "rating") == Rejection(RejectionCode(rawValue: "invalidStars"), "6 stars for the rating? Give 1 through 5."))
+        #expect(stars.isWholeNumber && !stars.isMoney && stars != .integer && stars == stars && stars.name == "stars")
+        let field = Field("rating", stars, column: EventColumn("rating", "INTEGER", order: 99, "Stars given."), "The stars given.")
+        #expect(try field.recorded(0) == 0)
+        #expect(throws: RecordedValueOutOfRange.self) { try field.recorded(6) }
+        do {
+            _ = try field.recorded(-1)
+        } catch {
+            #expect(error.description == "\"rating\" is -1, out of range (invalidStars): a recorded stars is 0 through 5")
+        }
+    }
+}

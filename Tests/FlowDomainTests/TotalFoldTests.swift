@@ -1,3 +1,4 @@
+import Deciding
 import FlowDomain
 import Testing
 
@@ -86,7 +87,7 @@ struct TotalFoldTests {
         #expect(FieldType.integer.recordedRange! == 0...FieldType.largestExactInteger)
         #expect(FieldType.cents.recordedRange! == -FieldChecks.largestCartTotal...FieldChecks.largestCartTotal)
         #expect(FieldType.quantity.recordedRange! == FieldChecks.quantityRange)
-        #expect(FieldType.amount.recordedRange! == 0...FieldType.amountOffRange.upperBound)
+        #expect(FieldType.amount.recordedRange! == 0...FieldChecks.amountOffRange.upperBound)
         #expect(FieldType.text.recordedRange == nil)
     }
 }

@@ -1,3 +1,5 @@
+public import Deciding
+
 /// Facts that happened, as the log records them, grouped by flow as FlowAction groups actions.
 public enum AppEvent: Equatable, Sendable {
     case cart(CartEvent)

@@ -1,3 +1,5 @@
+public import Deciding
+
 /// Everything one stream's events add up to: its cart, its orders and its navigation.
 public struct FlowState: Equatable, Sendable {
     public var cart = Cart()

@@ -1,3 +1,5 @@
+public import Deciding
+
 /// Named properties every state the rules can produce has. Today's rules never break them (the
 /// property tests check that); a state that breaks one came from events an older or buggy version
 /// recorded, which is what `flowlog bisect --invariant NAME` hunts for.

@@ -1,3 +1,5 @@
+public import Deciding
+
 /// The cart's events: facts in the past tense that carry everything their reducer needs (prices,
 /// totals, resolved quantities), so replaying them never consults anything but the event.
 public enum CartEvent: EventFamily {

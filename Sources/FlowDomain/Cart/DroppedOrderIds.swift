@@ -1,3 +1,5 @@
+public import Deciding
+
 /// What an order history that dropped its older orders (`OrderHistory.keepOnlyLatest(rememberingIds:)`)
 /// still knows of their ids: an 8-byte hash of each, so that the `duplicateOrder` check can tell
 /// that an order id is new without the orders themselves.

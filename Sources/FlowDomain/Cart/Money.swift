@@ -1,3 +1,5 @@
+public import Deciding
+
 /// Money is integer cents throughout FlowLog; these are the only arithmetic rules it needs.
 public enum Money {
     /// `round(amount × percent / 100)`, half-up, for non-negative amounts (SPEC §3).

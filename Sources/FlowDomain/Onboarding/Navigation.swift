@@ -1,3 +1,5 @@
+public import Deciding
+
 /// The screens of the onboarding flow (seed "Building a dynamic modular iOS architecture").
 public enum Screen: String, Equatable, Sendable, CaseIterable {
     case welcome

@@ -1,3 +1,5 @@
+public import Deciding
+
 /// The onboarding flow's commands (SPEC §2 and §4), one family per screen as FlowAction groups
 /// them; each kind declared once, as a payload with its fields.
 public enum AppLifecycleCommand: CommandFamily {

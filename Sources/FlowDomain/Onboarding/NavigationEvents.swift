@@ -1,3 +1,5 @@
+public import Deciding
+
 /// The onboarding flow's events (SPEC §4's transitions as facts).
 public enum NavigationEvent: EventFamily {
     case appLaunched(AppLaunched)

@@ -1,3 +1,4 @@
+import Deciding
 import FlowDomain
 import FlowLogBasics
 import FlowLogStore

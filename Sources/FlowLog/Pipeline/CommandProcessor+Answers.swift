@@ -8,15 +8,15 @@ import FlowLogSystem
 extension CommandProcessor {
     /// Identifier checks of the envelope, then the command's own field checks (SPEC §3, step 1).
     static func envelopeViolation(_ envelope: CommandEnvelope) -> Rejection? {
-        if !Identifier.isValid(envelope.stream) { return FieldChecks.invalidIdentifier(envelope.stream, role: "stream id") }
+        if !Identifier.isValid(envelope.stream) { return Identifier.refusal(ofText: envelope.stream, role: "stream id") }
         if SystemStreams.isReserved(envelope.stream) {
             return Rejection(
                 .invalidIdentifier,
                 "The stream id \(envelope.stream) starts with \(SystemStreams.reservedPrefix), which names the log's own streams (its erasure audit trail); give the session another stream id."
             )
         }
-        if let id = envelope.commandId, !Identifier.isValid(id) { return FieldChecks.invalidIdentifier(id, role: "command id") }
-        if let id = envelope.correlationId, !Identifier.isValid(id) { return FieldChecks.invalidIdentifier(id, role: "correlation id") }
+        if let id = envelope.commandId, !Identifier.isValid(id) { return Identifier.refusal(ofText: id, role: "command id") }
+        if let id = envelope.correlationId, !Identifier.isValid(id) { return Identifier.refusal(ofText: id, role: "correlation id") }
         return FieldChecks.firstViolation(in: envelope.command)
     }
 

@@ -1,4 +1,4 @@
-import FlowDomain
+import Deciding
 import FlowLogStore
 
 /// Cached states that other writers left behind, and loading a batch's streams at once.

@@ -1,5 +1,5 @@
 import ArgumentParser
-import FlowDomain
+import Deciding
 import FlowLog
 import FlowLogBasics
 import FlowLogProjections

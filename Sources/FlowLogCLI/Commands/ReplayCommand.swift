@@ -1,5 +1,5 @@
 import ArgumentParser
-import FlowDomain
+import Deciding
 import FlowLogBasics
 import FlowLogHistory
 import FlowLogStore

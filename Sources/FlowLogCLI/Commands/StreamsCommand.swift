@@ -1,6 +1,5 @@
 import ArgumentParser
 import Deciding
-import FlowDomain
 import FlowLogStore
 
 struct StreamsCommand: ParsableCommand {

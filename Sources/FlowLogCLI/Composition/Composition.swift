@@ -1,4 +1,4 @@
-import FlowDomain
+import Deciding
 import FlowLog
 import FlowLogBasics
 import FlowLogHistory

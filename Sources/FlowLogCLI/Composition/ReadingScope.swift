@@ -1,5 +1,4 @@
 import Deciding
-import FlowDomain
 import FlowLogHistory
 import FlowLogStore
 

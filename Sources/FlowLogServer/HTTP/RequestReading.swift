@@ -1,3 +1,5 @@
+import Deciding
+
 #if Network
     import FlowDomain
     import FlowLogBasics

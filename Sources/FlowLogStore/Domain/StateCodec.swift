@@ -1,3 +1,4 @@
+import Deciding
 package import FlowDomain
 import FlowLogBasics
 

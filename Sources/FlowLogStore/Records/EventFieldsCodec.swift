@@ -1,3 +1,4 @@
+import Deciding
 package import FlowDomain
 import FlowLogBasics
 
@@ -49,11 +50,11 @@ package enum EventFieldsCodec {
         }
 
         mutating func visit(_ field: Field, _ value: inout String) {
-            if field.type == .identifier { writer.pointee.writeShortString(value) } else { writer.pointee.writeString(value) }
+            if field.type.form == .identifier { writer.pointee.writeShortString(value) } else { writer.pointee.writeString(value) }
         }
 
         mutating func visit(_ field: Field, _ value: inout String?) {
-            precondition(field.type == .identifier, "an optional event field that is not an identifier has no binary layout")
+            precondition(field.type.form == .identifier, "an optional event field that is not an identifier has no binary layout")
             writer.pointee.writeShortString(value)
         }
 
@@ -79,7 +80,7 @@ package enum EventFieldsCodec {
         }
 
         mutating func visit(_ field: Field, _ value: inout String) throws {
-            if field.type == .identifier {
+            if field.type.form == .identifier {
                 guard let read = try reader.readShortString() else { throw BinaryReader.OutOfBounds() }
                 value = read
             } else {

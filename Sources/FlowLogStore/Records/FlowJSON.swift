@@ -1,3 +1,4 @@
+public import Deciding
 public import FlowDomain
 public import FlowLogBasics
 

@@ -103,7 +103,8 @@ extension RecordedEventJSON {
         }
 
         private mutating func string(_ field: Field) throws -> String {
-            let read = field.type == .identifier ? try? RecordedEventJSON.identifier(&scanner, "") : try? RecordedEventJSON.freeText(&scanner, "")
+            let read =
+                field.type.form == .identifier ? try? RecordedEventJSON.identifier(&scanner, "") : try? RecordedEventJSON.freeText(&scanner, "")
             guard let read else { throw Mismatch() }
             return try field.recorded(read)
         }

@@ -248,10 +248,12 @@ public enum RecordedEventJSON {
 
         private func string(_ field: Field, _ value: JSONValue) throws -> String {
             guard case .string(let text) = value else {
-                if field.type == .identifier { throw Problem(message: "\"\(field.name)\" is not an identifier (1 to 64 of A-Z a-z 0-9 . _ : -)") }
+                if field.type.form == .identifier {
+                    throw Problem(message: "\"\(field.name)\" is not an identifier (1 to 64 of A-Z a-z 0-9 . _ : -)")
+                }
                 throw Problem(message: "\"\(field.name)\" must be a string")
             }
-            if field.type == .identifier {
+            if field.type.form == .identifier {
                 guard Identifier.isValid(text) else {
                     throw Problem(message: "\"\(field.name)\" is not an identifier (1 to 64 of A-Z a-z 0-9 . _ : -)")
                 }

@@ -1,3 +1,4 @@
+import Deciding
 import FlowDomain
 import FlowLogTesting
 import Foundation
@@ -34,17 +35,12 @@ struct HostileCatalogue {
         case .amount: "\(1 + rng.next() % 500)"
         case .tab: "\(rng.next() % 2)"
         case .currency: "\"EUR\""
-        case .integer: "1"
         case .bool: "false"
+        default: type.form == .integer ? "1" : "\"x\""
         }
     }
 
-    static func isNumber(_ type: FieldType) -> Bool {
-        switch type {
-        case .cents, .quantity, .percent, .amount, .tab, .integer: true
-        case .identifier, .text, .currency, .bool: false
-        }
-    }
+    static func isNumber(_ type: FieldType) -> Bool { type.form == .integer }
 
     /// A command of `info`'s kind with lawful fields, `hostile` (member name, JSON text) put in.
     /// Of the optional number fields only the first goes in, so that a discount names one of

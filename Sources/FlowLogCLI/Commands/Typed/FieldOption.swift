@@ -1,5 +1,5 @@
 import ArgumentParser
-import FlowDomain
+import Deciding
 
 /// A command field as a command-line option: `--price <price>`, or `--has-onboarded` for a flag.
 /// Everything here comes from the field's declaration: its option name, type, summary and default.
@@ -20,7 +20,7 @@ struct FieldOption {
     /// The name without its dashes: `price`.
     var optionName: String { field.option.description }
     var name: String { "--" + optionName }
-    var isFlag: Bool { field.type == .bool }
+    var isFlag: Bool { field.type.form == .bool }
 
     var takesWholeNumber: Bool { field.type.isWholeNumber }
 

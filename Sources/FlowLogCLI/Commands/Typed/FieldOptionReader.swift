@@ -1,4 +1,5 @@
 import ArgumentParser
+import Deciding
 import FlowDomain
 
 /// Reads a typed command's field options (the arguments ArgumentParser leaves over) into a blank

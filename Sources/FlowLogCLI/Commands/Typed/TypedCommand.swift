@@ -1,4 +1,5 @@
 import ArgumentParser
+import Deciding
 import FlowDomain
 import FlowLog
 import FlowLogStore

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Deciding
 import FlowDomain
 
 /// The typed commands, derived from the command kinds' declarations (`CommandKinds.all`): one

@@ -1,5 +1,3 @@
-public import Deciding
-
 /// One field of a command or event kind: everything every list of fields needs, declared once.
 ///
 /// Names are `StaticString`s, so that codecs on hot paths (an export writes millions of member
@@ -77,20 +75,19 @@ struct FieldLister: FieldVisitor {
 }
 
 extension RecordedValueOutOfRange {
-    /// A recorded value of `type` that the type does not allow (`FieldType.recordedRange`), worded
-    /// by the type. A currency that is no ISO 4217 code (`FieldChecks.isCurrencyCode`) counts too:
-    /// states keep it in a short string, and a long one trapped there.
+    /// A recorded value of `type` that the type does not allow (`FieldType.recordedRange`, or its
+    /// `checksRecordedText`), worded by the type.
     public init(field: String, value: String, type: FieldType) {
         let explanation: String
-        if type == .currency {
-            explanation = "not an ISO 4217 currency code (invalidCurrency): three capital letters, such as EUR"
+        if type.checksRecordedText {
+            explanation = type.rules.recordedExplanation
         } else if let range = type.recordedRange {
             let code = type.rangeCode.map { " (\($0.rawValue))" } ?? ""
             explanation = "out of range\(code): a recorded \(type.name) is \(range.lowerBound) through \(range.upperBound)"
         } else {
             explanation = "which is not a number it can hold"
         }
-        self.init(field: field, value: value, quotesValue: type == .currency, explanation: explanation)
+        self.init(field: field, value: value, quotesValue: type.checksRecordedText, explanation: explanation)
     }
 }
 
@@ -108,12 +105,12 @@ extension Field {
         return value
     }
 
-    /// `value`, when a recorded event's text field of this type may hold it: a currency is an ISO
-    /// 4217 code (identifiers and the length of free text are the readers' own checks).
+    /// `value`, when a recorded event's text field of this type may hold it (`checksRecordedText`:
+    /// identifiers and the length of free text are the readers' own checks).
     @inlinable
     @inline(__always)
     public func recorded(_ value: String) throws(RecordedValueOutOfRange) -> String {
-        if type == .currency, !FieldChecks.isCurrencyCode(value) { throw Field.outOfRange(name, type, value) }
+        if type.checksRecordedText, !type.rules.allows(value) { throw Field.outOfRange(name, type, value) }
         return value
     }
 

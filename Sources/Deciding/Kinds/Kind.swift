@@ -1,5 +1,3 @@
-public import Deciding
-
 /// A command kind's declaration: its wire name, who issues it, and where the command line puts it.
 public struct CommandDeclaration: Sendable {
     /// SPEC §2's `type`, for example `cart.addProduct`.
@@ -141,17 +139,18 @@ extension PayloadDecoder where Self: FieldVisitor {
 }
 
 /// Makes blank payloads, to learn each kind's declaration without any input.
-struct BlankDecoder: PayloadDecoder {
-    func payload<Payload: KindPayload>(_ type: Payload.Type) -> Payload { Payload() }
+public struct BlankDecoder: PayloadDecoder {
+    public init() {}
+    public func payload<Payload: KindPayload>(_ type: Payload.Type) -> Payload { Payload() }
 }
 
 /// A registry's lookups of a kind's place in its list, by kind and by type name. Built once; two
 /// kinds with one type name stop the program at the first use.
-struct KindLookup<Kind: Hashable & Sendable>: Sendable {
-    let byKind: [Kind: Int]
-    let byTypeName: [String: Int]
+public struct KindLookup<Kind: Hashable & Sendable>: Sendable {
+    public let byKind: [Kind: Int]
+    public let byTypeName: [String: Int]
 
-    init(kinds: [Kind], typeNames: [String]) {
+    public init(kinds: [Kind], typeNames: [String]) {
         byKind = Dictionary(uniqueKeysWithValues: kinds.enumerated().map { ($1, $0) })
         byTypeName = Dictionary(uniqueKeysWithValues: typeNames.enumerated().map { ($1, $0) })
     }

@@ -2,8 +2,19 @@
 ///
 /// Stream, product, discount, order, command and correlation ids all follow it, so that they can be
 /// used as LMDB key parts, file names and CSV cells without escaping.
-public enum Identifier {
+public enum Identifier: FieldTypeRules {
     public static let maximumLength = 64
+
+    /// The rejection for an identifier that breaks SPEC §1's rule; `role` names it for the reader.
+    public static var name: String { "identifier" }
+    public static var checkOrder: Int { 0 }
+
+    public static func refusal(ofText id: String, role: String) -> Rejection {
+        let shown = id.count > 80 ? String(id.prefix(80)) + "…" : id
+        return Rejection(.invalidIdentifier, "The \(role) \"\(shown)\" is not a valid identifier; use 1 to 64 characters of A-Z a-z 0-9 . _ : -")
+    }
+
+    public static func allows(_ text: String) -> Bool { isValid(text) }
 
     public static func isValid(_ candidate: String) -> Bool {
         let utf8 = candidate.utf8
@@ -26,10 +37,24 @@ public enum Identifier {
 
 /// Free text (a product name, a payment failure reason) is bounded so that one event stays small.
 /// The bound counts Unicode scalars, which is what most tools call "characters" in JSON text.
-public enum FreeText {
+public enum FreeText: FieldTypeRules {
     public static let maximumLength = 200
 
     public static func isValid(_ text: String) -> Bool {
         text.unicodeScalars.count <= maximumLength
     }
+
+    public static func allows(_ text: String) -> Bool { isValid(text) }
+
+    public static var name: String { "text" }
+    public static var checkOrder: Int { 5 }
+
+    public static func refusal(ofText text: String, role: String) -> Rejection {
+        Rejection(.invalidText, "The \(role) is \(text.unicodeScalars.count) characters long; shorten it to at most \(maximumLength).")
+    }
+}
+
+extension RejectionCode {
+    /// Free text longer than `FreeText.maximumLength`.
+    public static let invalidText = RejectionCode(rawValue: "invalidText")
 }

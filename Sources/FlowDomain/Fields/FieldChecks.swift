@@ -1,20 +1,16 @@
 public import Deciding
 
-/// What a command's field of each type may hold (SPEC §3, step 1), and the codes its violations
-/// earn: the ranges and rules `FieldType` checks with, in the kinds' own folder, so that a kind's
-/// declaration depends on nothing of the app that declares it. The check of a whole command, in the
-/// spec's order, is `firstViolation(in:)`, beside the app's command registry.
+/// What a command's field of the shop's types may hold (SPEC §3, step 1), and the codes its
+/// violations earn: the ranges the types below check with, so that a kind's declaration depends
+/// on nothing of the app that declares it. The check of a whole command, in the spec's order, is
+/// `firstViolation(in:)`, beside the app's command registry.
 public enum FieldChecks {
     public static let unitPriceRange = 0...100_000_000
     public static let quantityRange = 1...999
     public static let percentRange = 1...100
     public static let tabRange = 0...1
-
-    /// The rejection for an identifier that breaks SPEC §1's rule; `role` names it for the reader.
-    public static func invalidIdentifier(_ id: String, role: String) -> Rejection {
-        let shown = id.count > 80 ? String(id.prefix(80)) + "…" : id
-        return Rejection(.invalidIdentifier, "The \(role) \"\(shown)\" is not a valid identifier; use 1 to 64 characters of A-Z a-z 0-9 . _ : -")
-    }
+    /// A command's fixed amount off: at least a cent, at most the largest price.
+    public static let amountOffRange = 1...100_000_000
 
     /// Whether `code` looks like an ISO 4217 currency code: three capital letters (EUR), as both
     /// analytics vendors want; the one rule for commands, `flowlog init` and `--currency`.
@@ -23,13 +19,12 @@ public enum FieldChecks {
     }
 }
 
-/// The codes the field types' checks answer with (the shop's rules' own are in App/Rejection.swift).
+/// The codes the shop's field types answer with (the shop's rules' own are in App/Rejection.swift).
 extension RejectionCode {
     public static let invalidPrice = RejectionCode(rawValue: "invalidPrice")
     public static let invalidQuantity = RejectionCode(rawValue: "invalidQuantity")
     public static let invalidPercent = RejectionCode(rawValue: "invalidPercent")
     public static let invalidAmount = RejectionCode(rawValue: "invalidAmount")
     public static let invalidTab = RejectionCode(rawValue: "invalidTab")
-    public static let invalidText = RejectionCode(rawValue: "invalidText")
     public static let invalidCurrency = RejectionCode(rawValue: "invalidCurrency")
 }

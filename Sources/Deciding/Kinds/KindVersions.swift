@@ -1,5 +1,3 @@
-public import Deciding
-
 /// One version of an event kind, as `flowlog schema events` lists it.
 public struct EventVersionInfo: Sendable {
     public let version: Int
