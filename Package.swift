@@ -301,6 +301,12 @@ let package = Package(
     ]
 )
 
+/// A second domain on the same kinds machinery, touching nothing outside its folder (docs/architecture.md, "A domain").
+package.targets += [
+    .target(name: "TaskList", dependencies: ["Deciding"], path: "Examples/TaskList/Sources", swiftSettings: crossModule),
+    .testTarget(name: "TaskListTests", dependencies: ["TaskList", "Deciding"], path: "Examples/TaskList/Tests"),
+]
+
 /// Every Swift target writes an existential as `any P` (`ExistentialAny`), so the cost of dynamic
 /// dispatch is visible where it is paid.
 for target in package.targets where target.type != .system {

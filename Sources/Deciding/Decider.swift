@@ -59,6 +59,9 @@ public protocol Decider {
     static var keptRowColumns: [ReadModelColumn<KeptRow>] { get }
     /// A kept row read back from its columns, in `keptRowColumns`' order.
     static func keptRow(fromColumns values: [ReadModelColumn<KeptRow>.Value]) -> KeptRow?
+
+    /// What every state the rules make keeps, for `bisect` to hunt for the first event that broke one.
+    static var invariants: [Invariant<State>] { get }
 }
 
 extension Decider {

@@ -54,8 +54,8 @@ struct BoundedNumbersTests {
             let (common, general) = bothReaders(line)
             let envelope = try general.get()
             if let common { #expect(common == envelope) }
-            #expect(FieldChecks.firstViolation(in: envelope.command)?.code == .invalidPrice)
-            #expect(FieldChecks.firstViolation(in: envelope.command)?.message.contains(number) == true)
+            #expect(envelope.command.fieldViolation?.code == .invalidPrice)
+            #expect(envelope.command.fieldViolation?.message.contains(number) == true)
         }
     }
 

@@ -205,7 +205,7 @@ struct BisectTests {
         return events
     }
 
-    private let stuck = Invariant.named("totals-non-negative")!
+    private let stuck = FlowDecider.invariant(named: "totals-non-negative")!
 
     @Test(arguments: [1, 2, 3, 8, 100, 1_000, 4_097])
     func findsAPlantedBadEventInStreamsOfManySizes(size: Int) throws {

@@ -161,9 +161,8 @@ public struct KindLookup<Kind: Hashable & Sendable>: Sendable {
 /// switches are exhaustive, so a new case does not compile until it has its kind and payload.
 /// A command's kind is not a third switch: it is looked up from its payload's type
 /// (`CommandKinds.info(of:)`), so the two switches cannot disagree with one another unnoticed.
-public protocol CommandFamily: Equatable, Sendable {
+public protocol CommandFamily: CommandPayloadCarrier, Equatable, Sendable {
     associatedtype Kind: CaseIterable, Hashable, Sendable
-    func visitPayload<Visitor: CommandPayloadVisitor>(_ visitor: inout Visitor) throws
     static func decode<Decoder: PayloadDecoder>(_ kind: Kind, _ decoder: inout Decoder) throws -> Self
 }
 

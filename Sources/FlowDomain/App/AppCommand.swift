@@ -2,7 +2,7 @@ public import Deciding
 
 /// Every intent FlowLog accepts, as FlowAction-style nested enums: each flow owns its actions and
 /// the app's command wraps them.
-public enum AppCommand: Equatable, Sendable {
+public enum AppCommand: CommandPayloadCarrier, Equatable, Sendable {
     case cart(CartCommand)
     case payment(PaymentCommand)
     case app(AppLifecycleCommand)

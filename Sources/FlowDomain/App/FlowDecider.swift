@@ -23,7 +23,7 @@ public enum FlowDecider {
     /// Field checks, then the state checks of SPEC §3–4, in the spec's order. On success the events
     /// that record the command; a rejection otherwise, and the state is untouched.
     public static func decide(_ command: AppCommand, state: FlowState, context: DecisionContext = DecisionContext()) throws(Rejection) -> [AppEvent] {
-        if let violation = FieldChecks.firstViolation(in: command) { throw violation }
+        if let violation = command.fieldViolation { throw violation }
         return try decideValidated(command, state: state, context: context)
     }
 

@@ -1,17 +1,10 @@
 public import Deciding
 
-/// Named properties every state the rules can produce has. Today's rules never break them (the
-/// property tests check that); a state that breaks one came from events an older or buggy version
-/// recorded, which is what `flowlog bisect --invariant NAME` hunts for.
-public struct Invariant: Sendable {
-    public let name: String
-    public let summary: String
-    private let check: @Sendable (FlowState) -> String?
-
-    /// `nil` when the state keeps the invariant, otherwise a sentence on what is wrong.
-    public func violation(in state: FlowState) -> String? { check(state) }
-
-    public static let all: [Invariant] = [
+/// The shop's invariants: named properties every state the rules can produce has. Today's rules
+/// never break them (the property tests check that); a state that breaks one came from events an
+/// older or buggy version recorded, which is what `flowlog bisect --invariant NAME` hunts for.
+extension FlowDecider {
+    public static let invariants: [Invariant<FlowState>] = [
         Invariant(name: "totals-non-negative", summary: "subtotal, total, every line amount and every order total are 0 or more") { state in
             if let line = state.cart.lines.first(where: { $0.regularAmount < 0 || $0.discountedAmount < 0 }) {
                 return "line \(line.productId) has a negative amount (\(line.discountedAmount) cents)"
@@ -53,21 +46,4 @@ public struct Invariant: Sendable {
             (0...1).contains(state.navigation.tab) ? nil : "tab \(state.navigation.tab) is selected"
         },
     ]
-
-    /// An invariant by name; `all` combines every one.
-    public static func named(_ name: String) -> Invariant? {
-        if name == "all" {
-            return Invariant(name: "all", summary: "every invariant above") { state in
-                for invariant in all { if let violation = invariant.violation(in: state) { return "\(invariant.name): \(violation)" } }
-                return nil
-            }
-        }
-        return all.first { $0.name == name }
-    }
-
-    private init(name: String, summary: String, check: @escaping @Sendable (FlowState) -> String?) {
-        self.name = name
-        self.summary = summary
-        self.check = check
-    }
 }

@@ -3,7 +3,7 @@ public import Deciding
 /// What a command's field of the shop's types may hold (SPEC §3, step 1), and the codes its
 /// violations earn: the ranges the types below check with, so that a kind's declaration depends
 /// on nothing of the app that declares it. The check of a whole command, in the spec's order, is
-/// `firstViolation(in:)`, beside the app's command registry.
+/// `Deciding`'s (`fieldViolation`).
 public enum FieldChecks {
     public static let unitPriceRange = 0...100_000_000
     public static let quantityRange = 1...999

@@ -1,5 +1,4 @@
 import Deciding
-import FlowDomain
 import FlowLogStore
 import FlowLogSystem
 
@@ -17,7 +16,7 @@ extension CommandProcessor {
         }
         if let id = envelope.commandId, !Identifier.isValid(id) { return Identifier.refusal(ofText: id, role: "command id") }
         if let id = envelope.correlationId, !Identifier.isValid(id) { return Identifier.refusal(ofText: id, role: "correlation id") }
-        return FieldChecks.firstViolation(in: envelope.command)
+        return envelope.command.fieldViolation
     }
 
     /// The answer to a command whose id the stream accepted before: a duplicate when it is the same

@@ -9,7 +9,7 @@ enum BisectRendering {
     static func invariants(format: OutputFormat, to output: OutputWriter) {
         switch format {
         case .json:
-            for invariant in Invariant.all {
+            for invariant in LogDecider.invariants {
                 output.json { json in
                     json.object { json in
                         json.field("name", invariant.name)
@@ -18,7 +18,7 @@ enum BisectRendering {
                 }
             }
         case .text:
-            for invariant in Invariant.all { output.line("\(TextPadding.pad(invariant.name, 22)) \(invariant.summary)") }
+            for invariant in LogDecider.invariants { output.line("\(TextPadding.pad(invariant.name, 22)) \(invariant.summary)") }
             output.line("\(TextPadding.pad("all", 22)) every invariant above")
         }
     }

@@ -1,7 +1,6 @@
 import Deciding
 
 #if Network
-    import FlowDomain
     import FlowLog
     import FlowLogBasics
     import Hummingbird

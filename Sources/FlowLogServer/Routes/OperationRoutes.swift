@@ -1,5 +1,5 @@
 #if Network
-    import FlowDomain
+    import FlowLogStore
     import Hummingbird
 
     /// `/health`, `/metrics`, `/openapi.json`, `/invariants`, and the inspector's files.
@@ -45,7 +45,7 @@
                     json.beginObject()
                     json.key("invariants")
                     json.beginArray()
-                    for (name, summary) in Invariant.all.map({ ($0.name, $0.summary) }) + [("all", "every invariant above")] {
+                    for (name, summary) in LogDecider.invariants.map({ ($0.name, $0.summary) }) + [("all", "every invariant above")] {
                         json.beginObject()
                         json.key("name")
                         json.string(name)

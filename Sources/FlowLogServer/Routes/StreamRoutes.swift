@@ -69,11 +69,11 @@ import Deciding
                 guard let name = Query(request).string("invariant") else {
                     throw APIError.invalidParameter("Name the invariant to check with invariant= (GET /invariants lists them).")
                 }
-                guard let invariant = Invariant.named(name) else {
+                guard let invariant = LogDecider.invariant(named: name) else {
                     throw APIError(
                         status: .badRequest, code: "unknownInvariant",
                         message:
-                            "There is no invariant \(Query.shown(name)); the invariants are \((Invariant.all.map(\.name) + ["all"]).joined(separator: ", "))."
+                            "There is no invariant \(Query.shown(name)); the invariants are \(LogDecider.invariantNames.joined(separator: ", "))."
                     )
                 }
                 return try await readers.run { try bisect(log, stream: stream, invariant: invariant) }
@@ -226,7 +226,7 @@ import Deciding
             }
         }
 
-        func bisect(_ log: any InspectedLog, stream: String, invariant: Invariant) throws -> Response {
+        func bisect(_ log: any InspectedLog, stream: String, invariant: Invariant<LogDecider.State>) throws -> Response {
             let versions = try existingVersion(log, stream)
             var reasons: [Int: String] = [:]
             let outcome = try Bisector.bisect(

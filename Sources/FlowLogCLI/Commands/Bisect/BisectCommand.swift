@@ -37,9 +37,9 @@ struct BisectCommand: ParsableCommand {
             guard runCommand != nil else { throw ValidationError("--timeout goes with --run 'COMMAND'.") }
             guard timeout >= 0, timeout.isFinite else { throw ValidationError("--timeout must be a number of seconds, 0 or more (0: no limit).") }
         }
-        if let invariant, Invariant.named(invariant) == nil {
+        if let invariant, LogDecider.invariant(named: invariant) == nil {
             throw ValidationError(
-                "There is no invariant '\(TerminalText.escaped(invariant))'; the invariants are \((Invariant.all.map(\.name) + ["all"]).joined(separator: ", "))."
+                "There is no invariant '\(TerminalText.escaped(invariant))'; the invariants are \(LogDecider.invariantNames.joined(separator: ", "))."
             )
         }
     }
@@ -60,7 +60,7 @@ struct BisectCommand: ParsableCommand {
         let history = try StreamHistory(stream: stream, source: source, log: log)
         var reasons: [Int: String] = [:]
         let check: (Int, FlowState) throws -> Bisector.Verdict
-        if let invariant = invariant.flatMap(Invariant.named) {
+        if let invariant = invariant.flatMap(LogDecider.invariant(named:)) {
             check = { version, state in
                 guard let violation = invariant.violation(in: state) else { return .good }
                 reasons[version] = "\(invariant.name): \(violation)"

@@ -1,5 +1,3 @@
-public import Deciding
-
 /// Facts about the log itself, recorded in a system stream beside the sessions' (`SystemStreams`):
 /// the audit trail of erasures. Hidden from trackers, `streams` and exports unless asked for.
 public enum SystemEvent: EventFamily {
