@@ -2,7 +2,7 @@ public import Deciding
 
 /// Every intent FlowLog accepts, as FlowAction-style nested enums: each flow owns its actions and
 /// the app's command wraps them.
-public enum AppCommand: CommandPayloadCarrier, Equatable, Sendable {
+public enum AppCommand: CommandFamily {
     case cart(CartCommand)
     case payment(PaymentCommand)
     case app(AppLifecycleCommand)
@@ -13,7 +13,7 @@ public enum AppCommand: CommandPayloadCarrier, Equatable, Sendable {
     case modal(ModalCommand)
 
     /// Which kind of command this is, without its fields.
-    public enum Kind: Hashable, Sendable {
+    public enum Kind: CaseIterable, Hashable, Sendable {
         case cart(CartCommand.Kind)
         case payment(PaymentCommand.Kind)
         case app(AppLifecycleCommand.Kind)
@@ -81,86 +81,22 @@ public enum AppCommand: CommandPayloadCarrier, Equatable, Sendable {
 }
 
 extension AppCommand {
-    /// The command `payload` is. Its kind is found by the payload's type, and the command is made
-    /// by its family's decoding switch, which asks for exactly that payload: a kind's declaration
-    /// names no app, and the families' switches stay the one place a kind is wired in.
-    public init<Payload: CommandPayload>(_ payload: Payload) {
-        var given = GivenPayload(payload)
-        self = try! AppCommand.decode(CommandKinds.info(ofPayload: Payload.self).kind, &given)
-    }
+    /// The command `payload` is (`CommandKindTable.command(_:)`).
+    public init<Payload: CommandPayload>(_ payload: Payload) { self = CommandKinds.table.command(payload) }
 }
 
-/// Hands a family's decoding switch the payload it already holds.
-private struct GivenPayload<Given: CommandPayload>: PayloadDecoder {
-    let given: Given
-    init(_ given: Given) { self.given = given }
+/// One command kind of the app as every list of kinds sees it.
+public typealias CommandKindInfo = CommandKindEntry<AppCommand>
 
-    func payload<Payload: KindPayload>(_ type: Payload.Type) throws -> Payload {
-        // The switch asks for the type whose kind was looked up from `Given`: always this one.
-        guard let payload = given as? Payload else { throw KindMismatch() }
-        return payload
-    }
-
-    struct KindMismatch: Error {}
-}
-
-/// One command kind as every list of kinds sees it.
-public struct CommandKindInfo: Sendable {
-    public let kind: AppCommand.Kind
-    public let declaration: CommandDeclaration
-    public let typeName: String
-    public let fields: [FieldDescription]
-    /// The blank command of the kind, for callers that fill it field by field.
-    public let payloadType: any CommandPayload.Type
-}
-
-/// Every command kind, derived from the families' declarations.
+/// Every command kind of the app (`CommandKindTable`), under the names its callers use.
 public enum CommandKinds {
-    public static let all: [CommandKindInfo] = AppCommand.Kind.allCases.map { kind in
-        var blank = BlankDecoder()
-        var reader = DeclarationReader()
-        try! AppCommand.decode(kind, &blank).visitPayload(&reader)
-        return CommandKindInfo(
-            kind: kind, declaration: reader.declaration!, typeName: reader.declaration!.typeName.description,
-            fields: reader.fields, payloadType: reader.payloadType!)
-    }
+    /// Built at the first use.
+    public static let table = CommandKindTable<AppCommand>()
 
-    private static let lookup = KindLookup(kinds: all.map(\.kind), typeNames: all.map(\.typeName))
-    /// Two kinds whose decoding gave one payload type would stop the program here, at the first use.
-    private static let byPayloadType = Dictionary(uniqueKeysWithValues: all.enumerated().map { (ObjectIdentifier($1.payloadType), $0) })
-
-    public static func info(_ kind: AppCommand.Kind) -> CommandKindInfo { all[lookup.byKind[kind]!] }
-
-    public static func info(typeName: String) -> CommandKindInfo? { lookup.byTypeName[typeName].map { all[$0] } }
-
-    /// The kind whose payload is `payloadType`.
-    public static func info(ofPayload payloadType: any CommandPayload.Type) -> CommandKindInfo {
-        all[byPayloadType[ObjectIdentifier(payloadType)]!]
-    }
-
-    /// The kind of `command`, found by its payload's type.
-    public static func info(of command: AppCommand) -> CommandKindInfo {
-        var reader = PayloadTypeReader()
-        try! command.visitPayload(&reader)
-        return all[byPayloadType[reader.type]!]
-    }
-
-    /// Every type name, in declaration order.
-    public static var typeNames: [String] { all.map(\.typeName) }
-
-    private struct PayloadTypeReader: CommandPayloadVisitor {
-        var type = ObjectIdentifier(Never.self)
-        mutating func visit<Payload: CommandPayload>(_ payload: Payload) { type = ObjectIdentifier(Payload.self) }
-    }
-
-    private struct DeclarationReader: CommandPayloadVisitor {
-        var declaration: CommandDeclaration?
-        var fields: [FieldDescription] = []
-        var payloadType: (any CommandPayload.Type)?
-        mutating func visit<Payload: CommandPayload>(_ payload: Payload) {
-            declaration = Payload.declaration
-            fields = Payload.fieldList
-            payloadType = Payload.self
-        }
-    }
+    public static var all: [CommandKindInfo] { table.all }
+    public static func info(_ kind: AppCommand.Kind) -> CommandKindInfo { table.info(kind) }
+    public static func info(typeName: String) -> CommandKindInfo? { table.info(typeName: typeName) }
+    public static func info(ofPayload payloadType: any CommandPayload.Type) -> CommandKindInfo { table.info(ofPayload: payloadType) }
+    public static func info(of command: AppCommand) -> CommandKindInfo { table.info(of: command) }
+    public static var typeNames: [String] { table.typeNames }
 }
