@@ -3,9 +3,9 @@
 ///
 /// A value rather than an enum, so that a domain declares its own types beside the log's four
 /// (`extension FieldType { public static var cents: FieldType { … } }`) without a change to the
-/// codecs, which look only at the form. Every member is plain data (static strings, ranges, a
-/// metatype), so a field costs no reference counting wherever codecs copy it, and a type declared
-/// as an inlinable computed property folds into the checks that read its ranges.
+/// codecs, which look only at the form. Every member is plain data (a form, a flag, a range and
+/// the rules' metatype), so a field costs no reference counting wherever codecs copy it, and a type
+/// declared as an inlinable computed property folds its recorded range into the checks that read it.
 public struct FieldType: Sendable {
     /// How a value of the type is stored and written: what the binary, JSON and CSV codecs switch on.
     public enum Form: UInt8, Sendable, Equatable {
