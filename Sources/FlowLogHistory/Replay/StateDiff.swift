@@ -28,17 +28,10 @@ public enum StateDiff {
         return result
     }
 
-    /// Members the state's JSON face gained after its first release, with the values that mean what
-    /// a state written before them meant: an older build's state, lacking the member, agrees with
-    /// one that holds any of these (a cart with no currency, or in USD, the only one there was).
-    public static let membersAddedLater: [String: [JSONValue]] = [
-        "currency": [.null, .string(Money.currencyOfEarlierCarts)]
-    ]
-
-    /// `replayed` without the members `recorded` lacks where they hold a value that means what their
-    /// absence meant (`membersAddedLater`), in every object at every depth: so an expected state an
-    /// older build printed is compared on what it knew, and a real difference (a cart in EUR)
-    /// still shows.
+    /// `replayed` without the members `recorded` lacks where they hold a value that means what
+    /// their absence meant (`FlowJSON.stateMembersAddedLater`), in every object at every depth: so
+    /// an expected state an older build printed is compared on what it knew, and a real difference
+    /// (a cart in EUR) still shows.
     public static func matching(_ replayed: JSONValue, olderShape recorded: JSONValue) -> JSONValue {
         switch (replayed, recorded) {
         case (.object(let members), .object(let old)):
@@ -46,7 +39,7 @@ public enum StateDiff {
             let oldByName = Dictionary(old, uniquingKeysWith: { $1 })
             return .object(
                 members.compactMap { name, value in
-                    if !oldNames.contains(name), membersAddedLater[name]?.contains(value) == true { return nil }
+                    if !oldNames.contains(name), FlowJSON.stateMembersAddedLater[name]?.contains(value) == true { return nil }
                     return (name, oldByName[name].map { matching(value, olderShape: $0) } ?? value)
                 })
         case (.array(let values), .array(let old)) where values.count == old.count:

@@ -4,6 +4,13 @@ public import FlowLogBasics
 /// The JSON face of the domain's state (SPEC §5): part of the binding, beside `StateCodec`, as
 /// the one place of the core that knows what a state holds.
 extension FlowJSON {
+    /// Members the state's JSON face gained after its first release, with the values that mean what
+    /// a state written before them meant: an older build's state, lacking the member, agrees with
+    /// one that holds any of these (a cart with no currency, or in USD, the only one there was).
+    public static let stateMembersAddedLater: [String: [JSONValue]] = [
+        "currency": [.null, .string(Money.currencyOfEarlierCarts)]
+    ]
+
     /// A stream's projected state, every key always present (SPEC §5).
     public static func writeState(_ state: FlowState, stream: String, version: Int, into json: inout JSONWriter) {
         writeState(state, stream: stream, version: version, into: &json, drain: nil)
