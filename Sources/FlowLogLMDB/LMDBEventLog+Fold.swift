@@ -101,9 +101,10 @@ extension LMDBEventLog {
         let folding = pending.records.filter { $0.key <= through }
         // Each record's streams are in id order: merged, they give the streams still to fold in id
         // order, and each stream's parts oldest first, as far as this step goes.
-        var cursors = try folding.map { record in
-            try StreamCursor(record, index: from.withUnsafeBytes { record.lowerBound($0) })
-        }
+        var merge = RecordMerge(
+            try folding.map { record in
+                try StreamCursor(record, index: from.withUnsafeBytes { record.lowerBound($0) })
+            })
         var (streams, streamsWithRows, entries, pages) = (0, 0, 0, 0)
         // The stream-index entries come in key order (streams in id order, each stream's versions in
         // turn): written through one cursor, each put finds its leaf without a descent from the root
@@ -111,27 +112,24 @@ extension LMDBEventLog {
         // holding a whole step's (up to 49,000 entries of long streams) raised a send's peak memory.
         var indexPuts = SortedPuts()
         // The records' bytes are clean pages of the map: the puts below dirty other databases' pages only.
-        while let next = StreamCursor.smallest(cursors) {
+        while let next = merge.smallest {
             guard streams < streamLimit, pages < pageLimit else {
                 _ = try indexPuts.write(to: streamIndexDB, in: txn)
                 var progress = Keys.littleEndian(UInt64(through))
-                progress += next
+                progress += Array(next)
                 try txn.put(meta, key: PendingIndex.progressKey, value: progress)
                 return false
             }
             let stream = String(decoding: next, as: UTF8.self)
             var rows = 0
-            try next.withUnsafeBytes { next in
-                for index in cursors.indices where cursors[index].id.map({ BatchRecordView.compare($0, next) == 0 }) == true {
-                    let record = cursors[index].record
-                    guard let entry = record.stream(at: cursors[index].index) else {
-                        throw PendingIndex.damage(at: record.key, "the entry of stream \(stream) runs past its end")
-                    }
-                    try fold(entry, of: stream, recordKey: record.key, indexPuts: &indexPuts, txn)
-                    entries += entry.eventCount + entry.rowCount
-                    rows += entry.rowCount
-                    try cursors[index].advance()
+            try merge.forEachPart { cursor in
+                let record = cursor.record
+                guard let entry = record.stream(at: cursor.index) else {
+                    throw PendingIndex.damage(at: record.key, "the entry of stream \(stream) runs past its end")
                 }
+                try fold(entry, of: stream, recordKey: record.key, indexPuts: &indexPuts, txn)
+                entries += entry.eventCount + entry.rowCount
+                rows += entry.rowCount
             }
             streams += 1
             if rows > 0 { streamsWithRows += 1 }
@@ -170,38 +168,5 @@ extension LMDBEventLog {
     /// transactions they need.
     static func estimatedDirtyPages(streams: Int, streamsWithRows: Int, entries: Int) -> Int {
         streams + streamsWithRows + entries / 48
-    }
-}
-
-/// A fold's place in one record: the next of its streams (in id order) not yet folded.
-private struct StreamCursor {
-    let record: BatchRecordView
-    private(set) var index: Int
-    /// The stream at `index`, `nil` past the last.
-    private(set) var id: UnsafeRawBufferPointer?
-
-    init(_ record: BatchRecordView, index: Int) throws {
-        (self.record, self.index) = (record, index - 1)
-        try advance()
-    }
-
-    mutating func advance() throws {
-        index += 1
-        guard index < record.streamCount else {
-            id = nil
-            return
-        }
-        guard let found = record.streamID(at: index) else { throw PendingIndex.damage(at: record.key, "stream \(index + 1)'s entry lies outside it") }
-        id = found
-    }
-
-    /// The smallest stream id any cursor is at, copied (the progress key and the next step need it).
-    static func smallest(_ cursors: [StreamCursor]) -> [UInt8]? {
-        var smallest: UnsafeRawBufferPointer?
-        for cursor in cursors {
-            guard let id = cursor.id else { continue }
-            if smallest.map({ BatchRecordView.compare(id, $0) < 0 }) ?? true { smallest = id }
-        }
-        return smallest.map { Array($0) }
     }
 }
