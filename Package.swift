@@ -167,7 +167,6 @@ let package = Package(
                 "FlowLogHistory",
                 "FlowLogMemory",
                 "FlowLogProjections",
-                "FlowDomain",
                 .product(name: "Hummingbird", package: "hummingbird", condition: network),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: network),
                 .product(name: "Logging", package: "swift-log", condition: network),

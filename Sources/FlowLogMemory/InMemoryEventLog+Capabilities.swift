@@ -1,4 +1,3 @@
-import FlowDomain
 public import FlowLogBasics
 public import FlowLogStore
 import FlowLogSystem
@@ -167,8 +166,8 @@ extension InMemoryEventLog: SnapshotStore, FingerprintedLog, CheckpointStore, Re
 
 /// The storage projector's read models, in memory.
 struct ReadModels {
-    var states: [String: (state: FlowState, version: Int)] = [:]
-    var orders: [(position: Int, stream: String, order: Order)] = []
+    var states: [String: (state: LogDecider.State, version: Int)] = [:]
+    var orders: [(position: Int, stream: String, order: LogDecider.KeptRow)] = []
     var flags = MemoryLocalStorage()
 }
 
@@ -245,7 +244,7 @@ private struct MemoryImportSession: ImportSession {
 private final class MemoryImportBuilder: ImportBatchBuilder {
     struct Content: Sendable {
         var events: [(RecordedEvent, UInt64, Int)] = []
-        var snapshots: [(String, Int, FlowState)] = []
+        var snapshots: [(String, Int, LogDecider.State)] = []
     }
 
     private var content = Content()

@@ -1,4 +1,3 @@
-import FlowDomain
 public import FlowLogBasics
 public import FlowLogStore
 

@@ -1,4 +1,3 @@
-import FlowDomain
 public import FlowLogStore
 
 /// An event log in memory with the same contract and capabilities as every other backend, for
@@ -14,7 +13,7 @@ public final class InMemoryEventLog: EventLog {
     var fingerprints: [UInt64?] = []
     var receipts: [String: [String: CommandReceipt]] = [:]
     var snapshotEvery = 0
-    var snapshots: [String: [(version: Int, state: FlowState)]] = [:]
+    var snapshots: [String: [(version: Int, state: LogDecider.State)]] = [:]
     var checkpoints: [String: Int] = [:]
     var acknowledged: [String: Int] = [:]
     var failures: [String: String] = [:]

@@ -52,7 +52,7 @@ public final class ReadOnlyMemoryLog: Sendable {
 
     /// The stream's state and version right after global position `position` (or now), folded on
     /// from the last state asked for when that is not past it.
-    public func state(ofStream stream: String, throughPosition position: Int?) -> (state: FlowState, version: Int) {
+    public func state(ofStream stream: String, throughPosition position: Int?) -> (state: LogDecider.State, version: Int) {
         let version = events.version(of: stream, throughPosition: position)
         guard version > 0 else { return (LogDecider.initialState, 0) }
         var fold = folded.withLock { $0[stream] } ?? .initial

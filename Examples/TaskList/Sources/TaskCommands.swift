@@ -2,7 +2,9 @@ public import Deciding
 
 /// The to-do list's commands: each kind declared once, as a payload with its fields, on the same
 /// kinds machinery as any FlowLog domain.
-public enum TaskCommand: CommandFamily {
+public enum TaskCommand: DomainCommand {
+    public static let kinds = CommandKindTable<TaskCommand>()
+
     case add(Add)
     case rename(Rename)
     case complete(Complete)

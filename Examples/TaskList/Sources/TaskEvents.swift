@@ -1,7 +1,9 @@
 public import Deciding
 
 /// The to-do list's events: what happened to a task, as the log records it.
-public enum TaskEvent: EventFamily {
+public enum TaskEvent: DomainEvent {
+    public static let kinds = EventKindTable<TaskEvent>()
+
     case added(Added)
     case renamed(Renamed)
     case completed(Completed)

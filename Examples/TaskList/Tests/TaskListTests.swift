@@ -140,14 +140,14 @@ struct TaskListKindsTests {
     /// The same tables the shop's codecs read build from the list's declarations: each tag and type
     /// name once, each kind found by its tag, its name and its payload's type.
     @Test func theKindTablesDeriveFromTheDeclarations() {
-        let events = EventKindTable<TaskEvent>()
+        let events = TaskEvent.kinds
         #expect(events.typeNames == ["task.added", "task.renamed", "task.completed", "task.reopened"])
         #expect(events.stored(tag: 3)?.kind == .completed && events.stored(tag: 9) == nil)
         #expect(events.info(of: .renamed(.init(taskId: "t", title: "x"))).fields.map(\.field.nameText) == ["taskId", "title"])
         #expect(events.columns.map(\.name.description) == ["task_id", "title"])
         #expect(events.newestLogSchema == 1)
 
-        let commands = CommandKindTable<TaskCommand>()
+        let commands = TaskCommand.kinds
         #expect(commands.typeNames == ["task.add", "task.rename", "task.complete", "task.reopen"])
         #expect(commands.info(typeName: "task.complete")?.kind == .complete)
         #expect(commands.command(TaskCommand.Reopen(taskId: "t1")) == .reopen(.init(taskId: "t1")))

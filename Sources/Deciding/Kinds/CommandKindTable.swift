@@ -8,6 +8,13 @@ public struct CommandKindEntry<Command: CommandFamily>: Sendable {
     public let payloadType: any CommandPayload.Type
 }
 
+/// A domain's whole command type, with its table of kinds: `DomainEvent`'s counterpart, for the
+/// readers of commands (the wire, the typed command line, the schema).
+public protocol DomainCommand: CommandFamily {
+    /// Built once, at the first use (a `static let`).
+    static var kinds: CommandKindTable<Self> { get }
+}
+
 /// Every command kind of a domain, derived from its families' declarations: the wire reader, the
 /// typed command line and the schema look kinds up here. A command's kind is found from its
 /// payload's type, so the families' two switches stay the one place a kind is wired in.

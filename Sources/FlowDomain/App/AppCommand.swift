@@ -88,10 +88,14 @@ extension AppCommand {
 /// One command kind of the app as every list of kinds sees it.
 public typealias CommandKindInfo = CommandKindEntry<AppCommand>
 
+/// The app's commands as a domain's: the table the readers of any domain's commands ask.
+extension AppCommand: DomainCommand {
+    public static let kinds = CommandKindTable<AppCommand>()
+}
+
 /// Every command kind of the app (`CommandKindTable`), under the names its callers use.
 public enum CommandKinds {
-    /// Built at the first use.
-    public static let table = CommandKindTable<AppCommand>()
+    public static var table: CommandKindTable<AppCommand> { AppCommand.kinds }
 
     public static var all: [CommandKindInfo] { table.all }
     public static func info(_ kind: AppCommand.Kind) -> CommandKindInfo { table.info(kind) }

@@ -55,10 +55,14 @@ public enum AppEvent: EventFamily {
 /// One event kind of the app as every list of kinds sees it.
 public typealias EventKindInfo = EventKindEntry<AppEvent>
 
-/// Every event kind of the app (`EventKindTable`), under the names the codecs call.
+/// The app's events as a domain's: the table the codecs of any domain's events ask.
+extension AppEvent: DomainEvent {
+    public static let kinds = EventKindTable<AppEvent>()
+}
+
+/// Every event kind of the app (`EventKindTable`), under the names the app's own code calls.
 public enum EventKinds {
-    /// Built at the first use.
-    public static let table = EventKindTable<AppEvent>()
+    public static var table: EventKindTable<AppEvent> { AppEvent.kinds }
 
     @inlinable public static var all: [EventKindInfo] { table.all }
     public static var newestLogSchema: Int { table.newestLogSchema }

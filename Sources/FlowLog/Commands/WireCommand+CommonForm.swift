@@ -1,5 +1,4 @@
 import Deciding
-import FlowDomain
 import FlowLogBasics
 import FlowLogStore
 import FlowLogSystem
@@ -27,9 +26,9 @@ extension WireCommand {
     }
 
     /// The command kinds by the bytes of their type names, bucketed by length.
-    fileprivate static let kindsByTypeLength: [[(name: [UInt8], kind: AppCommand.Kind)]] = {
-        var buckets = [[(name: [UInt8], kind: AppCommand.Kind)]](repeating: [], count: 65)
-        for info in CommandKinds.all where info.typeName.utf8.count < buckets.count {
+    fileprivate static let kindsByTypeLength: [[(name: [UInt8], kind: LogDecider.Command.Kind)]] = {
+        var buckets = [[(name: [UInt8], kind: LogDecider.Command.Kind)]](repeating: [], count: 65)
+        for info in LogDecider.Command.kinds.all where info.typeName.utf8.count < buckets.count {
             buckets[info.typeName.utf8.count].append((Array(info.typeName.utf8), info.kind))
         }
         return buckets
@@ -182,7 +181,7 @@ private struct FlatObject: PayloadDecoder, FieldVisitor {
         return nil
     }
 
-    private func kind(_ index: Int) -> AppCommand.Kind? {
+    private func kind(_ index: Int) -> LogDecider.Command.Kind? {
         let text = members[index].text
         let buckets = WireCommand.kindsByTypeLength
         guard text.count < buckets.count else { return nil }

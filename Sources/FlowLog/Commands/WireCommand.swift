@@ -1,5 +1,4 @@
 public import Deciding
-import FlowDomain
 public import FlowLogBasics
 import FlowLogStore
 
@@ -25,7 +24,7 @@ public enum WireCommand {
     public static let maximumMetaBytes = 4_096
 
     /// Every command type, in SPEC §2's order.
-    public static var allTypes: [String] { CommandKinds.typeNames }
+    public static var allTypes: [String] { LogDecider.Command.kinds.typeNames }
 
     public static func decode(_ line: UnsafeRawBufferPointer) -> Result<CommandEnvelope, WireRejection> {
         if let envelope = decodeCommonForm(line) { return .success(envelope) }
@@ -85,7 +84,7 @@ public enum WireCommand {
 
     /// The command a type names, its fields read as its kind declares them.
     private static func command(_ type: String, _ fields: inout Fields) throws(Rejection) -> LogDecider.Command {
-        guard let info = CommandKinds.info(typeName: type) else {
+        guard let info = LogDecider.Command.kinds.info(typeName: type) else {
             let shown = type.count > 60 ? String(type.prefix(60)) + "…" : type
             throw Rejection(.unknownCommand, "There is no command type \"\(shown)\"; use one of: \(allTypes.joined(separator: ", ")).")
         }

@@ -1,5 +1,4 @@
 public import Deciding
-import FlowDomain
 public import FlowLogBasics
 public import FlowLogStore
 import Synchronization

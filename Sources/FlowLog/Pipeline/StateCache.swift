@@ -1,4 +1,3 @@
-import FlowDomain
 import FlowLogStore
 
 /// The command processor's streams between batches, within a memory budget.

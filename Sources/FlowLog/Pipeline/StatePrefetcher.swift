@@ -1,4 +1,3 @@
-import FlowDomain
 import FlowLogStore
 
 /// `send`'s look ahead: on the reading thread, the states of the streams a read names for the

@@ -1,5 +1,4 @@
 import Deciding
-import FlowDomain
 import FlowLogBasics
 package import FlowLogStore
 
@@ -16,7 +15,7 @@ public enum CSVSchema {
     /// The envelope's columns, then every event column the kinds' fields declare, in its order.
     public static let columns: [Column] =
         envelopeColumns
-        + EventKinds.columns.map {
+        + LogDecider.Event.kinds.columns.map {
             Column(name: $0.name.description, type: $0.sqlType.description, meaning: $0.meaning.description)
         }
 
@@ -50,7 +49,7 @@ public enum CSVSchema {
 package struct CSVRowWriter {
     package private(set) var bytes: [UInt8] = []
     /// This row's event cells, one per event column; reused from row to row.
-    private var cells = [Cell](repeating: .empty, count: EventKinds.columns.count)
+    private var cells = [Cell](repeating: .empty, count: LogDecider.Event.kinds.columns.count)
     private static let trueBytes = Array("true".utf8)
     private static let falseBytes = Array("false".utf8)
 
@@ -62,7 +61,7 @@ package struct CSVRowWriter {
     }
 
     /// Where each event column stands among the event cells, by the column's `order`.
-    private static let cellIndex: [Int: Int] = Dictionary(uniqueKeysWithValues: EventKinds.columns.enumerated().map { ($1.order, $0) })
+    private static let cellIndex: [Int: Int] = Dictionary(uniqueKeysWithValues: LogDecider.Event.kinds.columns.enumerated().map { ($1.order, $0) })
 
     /// Puts each field of an event into its column's cell.
     private struct CellFiller: EventPayloadVisitor, FieldVisitor {
@@ -98,7 +97,7 @@ package struct CSVRowWriter {
 
     package mutating func write(_ record: RecordedEvent) {
         ByteFormatting.appendUUID(record.eventId, to: &bytes)
-        let kind = EventKinds.info(of: record.event)
+        let kind = LogDecider.Event.kinds.info(of: record.event)
         comma()
         text(kind.typeName)
         comma()

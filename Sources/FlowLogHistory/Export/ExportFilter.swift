@@ -1,5 +1,4 @@
 import Deciding
-import FlowDomain
 public import FlowLogBasics
 public import FlowLogStore
 
@@ -8,7 +7,7 @@ public struct ExportFilter: Sendable {
     public var streams: Set<String> = []
     /// Event type names; an export takes the kinds they name.
     public var types: Set<String> = [] {
-        didSet { kinds = Set(types.compactMap { EventKinds.info(typeName: $0)?.kind }) }
+        didSet { kinds = Set(types.compactMap { LogDecider.Event.kinds.info(typeName: $0)?.kind }) }
     }
     private var kinds: Set<LogDecider.Event.Kind> = []
     /// Inclusive global position bounds.
@@ -38,5 +37,5 @@ public struct ExportFilter: Sendable {
     }
 
     /// Every event type name, for validating `--type`.
-    public static var eventTypes: [String] { EventKinds.typeNames }
+    public static var eventTypes: [String] { LogDecider.Event.kinds.typeNames }
 }

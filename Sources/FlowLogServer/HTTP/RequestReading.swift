@@ -1,9 +1,9 @@
 import Deciding
 
 #if Network
-    import FlowDomain
     import FlowLogBasics
     import FlowLogHistory
+    import FlowLogStore
     import Hummingbird
     import HummingbirdCore
 
@@ -114,7 +114,7 @@ import Deciding
         func eventTypes(_ name: String) throws -> Set<String> {
             var types: Set<String> = []
             for value in strings(name) {
-                guard EventKinds.info(typeName: value) != nil else {
+                guard LogDecider.Event.kinds.info(typeName: value) != nil else {
                     throw APIError.invalidParameter(
                         "\(name) \(Self.shown(value)) is not an event type; the types are \(ExportFilter.eventTypes.joined(separator: ", ")).")
                 }
@@ -123,8 +123,8 @@ import Deciding
             return types
         }
 
-        func eventKinds(_ name: String) throws -> Set<AppEvent.Kind> {
-            Set(try eventTypes(name).compactMap { EventKinds.info(typeName: $0)?.kind })
+        func eventKinds(_ name: String) throws -> Set<LogDecider.Event.Kind> {
+            Set(try eventTypes(name).compactMap { LogDecider.Event.kinds.info(typeName: $0)?.kind })
         }
 
         func time(_ name: String) throws -> Timestamp? {

@@ -1,5 +1,4 @@
 #if Network
-    import FlowDomain
     import FlowLogBasics
     import FlowLogStore
     import Foundation
@@ -9,12 +8,12 @@
     /// Which events a subscriber wants: its streams and types (empty: all), from a position on.
     struct SubscriptionFilter: Sendable {
         var streams: Set<String> = []
-        var kinds: Set<AppEvent.Kind> = []
+        var kinds: Set<LogDecider.Event.Kind> = []
         var fromPosition = 1
 
         var isEverything: Bool { streams.isEmpty && kinds.isEmpty }
 
-        func accepts(stream: String, kind: AppEvent.Kind, position: Int) -> Bool {
+        func accepts(stream: String, kind: LogDecider.Event.Kind, position: Int) -> Bool {
             position >= fromPosition && (streams.isEmpty || streams.contains(stream)) && (kinds.isEmpty || kinds.contains(kind))
         }
     }
@@ -25,7 +24,7 @@
         /// Per event: where its frame ends in `bytes`, its stream, type and position.
         var ends: [Int] = []
         var streams: [String] = []
-        var kinds: [AppEvent.Kind] = []
+        var kinds: [LogDecider.Event.Kind] = []
         var positions: [Int] = []
 
         mutating func add(_ record: RecordedEvent) {

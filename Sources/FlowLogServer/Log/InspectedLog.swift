@@ -1,5 +1,4 @@
 #if Network
-    import FlowDomain
     import FlowLogMemory
     import FlowLogStore
 
@@ -14,7 +13,7 @@
         func version(of stream: String) throws -> Int
         func event(inStream stream: String, version: Int) throws -> RecordedEvent?
         /// The stream's state and version right after global position `position` (or now).
-        func state(ofStream stream: String, throughPosition position: Int?) throws -> (state: FlowState, version: Int)
+        func state(ofStream stream: String, throughPosition position: Int?) throws -> (state: LogDecider.State, version: Int)
     }
 
     extension InspectedLog {
@@ -29,8 +28,8 @@
         }
 
         /// The state right after `version` (0: the initial state).
-        func state(ofStream stream: String, afterVersion version: Int) throws -> FlowState {
-            guard version > 0 else { return FlowDecider.initialState }
+        func state(ofStream stream: String, afterVersion version: Int) throws -> LogDecider.State {
+            guard version > 0 else { return LogDecider.initialState }
             guard let event = try event(inStream: stream, version: version) else {
                 throw APIError.notFound("versionNotFound", "Stream \(stream) has no version \(version).")
             }
@@ -47,7 +46,7 @@
         func lastPosition() throws -> Int { try log.lastPosition() }
         func version(of stream: String) throws -> Int { try log.version(of: stream) }
         func event(inStream stream: String, version: Int) throws -> RecordedEvent? { try log.event(inStream: stream, version: version) }
-        func state(ofStream stream: String, throughPosition position: Int?) throws -> (state: FlowState, version: Int) {
+        func state(ofStream stream: String, throughPosition position: Int?) throws -> (state: LogDecider.State, version: Int) {
             try log.state(ofStream: stream, throughPosition: position)
         }
 

@@ -1,7 +1,6 @@
 import Deciding
 
 #if Network
-    import FlowDomain
     import FlowLogBasics
     import FlowLogHistory
     import FlowLogStore
@@ -165,7 +164,9 @@ import Deciding
             return JSONBody.response { json in FlowJSON.writeState(state, stream: stream, version: version, into: &json) }
         }
 
-        func events(_ log: any InspectedLog, stream: String, from: Int, limit: Int, kinds: Set<AppEvent.Kind>, actor: Actor?) throws -> Response {
+        func events(_ log: any InspectedLog, stream: String, from: Int, limit: Int, kinds: Set<LogDecider.Event.Kind>, actor: Actor?) throws
+            -> Response
+        {
             let last = try existingVersion(log, stream)
             let filtered = !kinds.isEmpty || actor != nil
             var events: [RecordedEvent] = []
@@ -199,8 +200,8 @@ import Deciding
                     "versionNotFound", "Stream \(stream) has versions 0 through \(last), not \(version); choose a version in that range.")
             }
             var event: RecordedEvent?
-            var before = FlowDecider.initialState
-            var after = FlowDecider.initialState
+            var before = LogDecider.initialState
+            var after = LogDecider.initialState
             if version > 0 {
                 guard let found = try log.event(inStream: stream, version: version) else {
                     throw APIError.notFound("versionNotFound", "Stream \(stream) has no version \(version).")
@@ -208,7 +209,7 @@ import Deciding
                 event = found
                 before = try log.state(ofStream: stream, throughPosition: found.position - 1).state
                 after = before
-                FlowDecider.evolve(&after, found.event)
+                LogDecider.evolve(&after, found.event)
             }
             let changes = version == 0 ? [] : StateDiff.changes(from: before, to: after)
             let headers: HTTPFields = immutableVersions ? [.cacheControl: "private, max-age=31536000, immutable"] : [:]

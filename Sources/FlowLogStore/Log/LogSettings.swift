@@ -58,20 +58,20 @@ public struct LogSettings: Equatable, Sendable {
     /// Whether this log may hold every version of every event kind (a log of the newest schema
     /// the kinds need): the common case, which then asks nothing of each event.
     @inlinable
-    public var admitsEveryEvent: Bool { logSchema >= EventKinds.newestLogSchema }
+    public var admitsEveryEvent: Bool { logSchema >= LogDecider.Event.kinds.newestLogSchema }
 
     /// Whether this log may hold `event` as it would be stored (the lowest version that holds it).
     @inlinable
     public func admits(_ event: LogDecider.Event) -> Bool {
         guard !admitsEveryEvent else { return true }
-        let info = EventKinds.info(of: event)
-        return EventKinds.storedVersion(of: event) <= info.newestVersion(inLogSchema: logSchema)
+        let info = LogDecider.Event.kinds.info(of: event)
+        return EventKindTable.storedVersion(of: event) <= info.newestVersion(inLogSchema: logSchema)
     }
 
     /// The refusal of an event this log's schema cannot hold, naming `flowlog upgrade`.
     public func refusal(of event: LogDecider.Event, location: String) -> Rejection {
-        let info = EventKinds.info(of: event)
-        let needed = info.versions.first { $0.version == EventKinds.storedVersion(of: event) }
+        let info = LogDecider.Event.kinds.info(of: event)
+        let needed = info.versions.first { $0.version == EventKindTable.storedVersion(of: event) }
         let version = needed?.version ?? info.version
         return Rejection(
             .logUpgradeRequired,

@@ -1,5 +1,4 @@
 import Deciding
-package import FlowDomain
 import FlowLogBasics
 
 /// The per-type fields of an event, after the envelope, in the order its kind declares them:

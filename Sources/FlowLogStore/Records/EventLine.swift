@@ -1,5 +1,4 @@
 import Deciding
-import FlowDomain
 package import FlowLogBasics
 
 /// An exported event's line, written into a buffer on the stack and appended to the writer in one

@@ -242,7 +242,7 @@ public enum RecordCodec {
                     position: expectedPosition, stream: stream, problem: "the record says it is version \(UInt64(bitPattern: Int64(version)))")
             }
             let tag = tagValue & (1 << EventDeclaration.tagBits - 1)
-            guard let (kind, currentVersion) = EventKinds.stored(tag: tag) else {
+            guard let (kind, currentVersion) = LogDecider.Event.kinds.stored(tag: tag) else {
                 throw RecordDamage(position: expectedPosition, stream: stream, problem: "unknown event type tag \(tag)")
             }
             let event: LogDecider.Event
@@ -299,7 +299,7 @@ public enum RecordCodec {
         }
         let tagValue = UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: 2, as: UInt16.self))
         let tag = tagValue & (1 << EventDeclaration.tagBits - 1)
-        guard let (kind, _) = EventKinds.stored(tag: tag) else {
+        guard let (kind, _) = LogDecider.Event.kinds.stored(tag: tag) else {
             throw RecordDamage(position: expectedPosition, stream: nil, problem: "unknown event type tag \(tag)")
         }
         let version = Int(truncatingIfNeeded: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 4, as: UInt64.self)))

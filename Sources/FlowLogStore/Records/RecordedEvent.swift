@@ -66,13 +66,14 @@ extension RecordedEvent {
     package init(forgottenAt position: Int, version: Int, eventId: EventID, timestamp: Timestamp, actor: Actor, kind: LogDecider.Event.Kind) {
         self.init(
             position: position, stream: "", version: version, eventId: eventId, timestamp: timestamp, actor: actor,
-            event: EventKinds.info(kind).blankEvent)
+            event: LogDecider.Event.kinds.info(kind).blankEvent)
         isForgotten = true
     }
 
     /// This record as `forget` leaves it.
     package var forgotten: RecordedEvent {
         RecordedEvent(
-            forgottenAt: position, version: version, eventId: eventId, timestamp: timestamp, actor: actor, kind: EventKinds.info(of: event).kind)
+            forgottenAt: position, version: version, eventId: eventId, timestamp: timestamp, actor: actor,
+            kind: LogDecider.Event.kinds.info(of: event).kind)
     }
 }

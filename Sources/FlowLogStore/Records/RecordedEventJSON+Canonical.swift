@@ -1,5 +1,4 @@
 import Deciding
-import FlowDomain
 import FlowLogBasics
 import FlowLogSystem
 
@@ -73,12 +72,12 @@ extension RecordedEventJSON {
     static func kind(typeName: UnsafeRawBufferPointer) -> LogDecider.Event.Kind? {
         for (index, name) in typeNameBytes.enumerated()
         where name.count == typeName.count && name.withUnsafeBytes({ memcmp($0.baseAddress!, typeName.baseAddress!, name.count) == 0 }) {
-            return EventKinds.all[index].kind
+            return LogDecider.Event.kinds.all[index].kind
         }
         return nil
     }
 
-    static let typeNameBytes: [[UInt8]] = EventKinds.all.map { Array($0.typeName.utf8) }
+    static let typeNameBytes: [[UInt8]] = LogDecider.Event.kinds.all.map { Array($0.typeName.utf8) }
 
     /// Not the layout this reader matches: the general reader takes over.
     struct Mismatch: Error {}

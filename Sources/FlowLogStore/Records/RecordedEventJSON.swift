@@ -1,5 +1,4 @@
 import Deciding
-import FlowDomain
 import FlowLogBasics
 import FlowLogSystem
 
@@ -131,7 +130,9 @@ public enum RecordedEventJSON {
         guard let timestamp else { throw Problem(message: "\"timestamp\" is missing") }
         guard let kind else {
             throw Problem(
-                message: typeText.map { "\"type\" \"\($0)\" is not an event type; the types are \(EventKinds.typeNames.joined(separator: ", "))" }
+                message: typeText.map {
+                    "\"type\" \"\($0)\" is not an event type; the types are \(LogDecider.Event.kinds.typeNames.joined(separator: ", "))"
+                }
                     ?? "\"type\" is missing",
                 isUnknownKind: typeText != nil)
         }
