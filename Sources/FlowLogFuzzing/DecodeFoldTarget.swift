@@ -19,7 +19,7 @@ enum DecodeFoldTarget {
     @Sendable static func run(_ bytes: UnsafeRawBufferPointer) {
         var input = FuzzInput(bytes)
         var state = FlowDecider.initialState
-        if input.bool(), let decoded = StateCodec.decode(input.chunk()) { state = decoded }
+        if input.bool(), let decoded = FlowDecider.decodeState(input.chunk()) { state = decoded }
         var folded = 0
         while !input.isExhausted, folded < 64 {
             guard let event = nextEvent(&input) else { continue }

@@ -2,7 +2,7 @@ import FlowDomain
 import FlowLogBasics
 import FlowLogStore
 
-/// State snapshots and heads (`StateCodec`): what a log keeps of a stream's state every so many
+/// State snapshots and heads (`LogDomain`): what a log keeps of a stream's state every so many
 /// versions, and the pages of its kept orders, read back from the same untrusted files as records
 /// (snapshots and pages carry a checksum, which anyone who writes the file can reseal). The first
 /// byte chooses the reader; the rest is its input:
@@ -22,28 +22,28 @@ enum StateCodecTarget {
         var input = FuzzInput(bytes)
         switch input.byte() % 4 {
         case 0:
-            guard let state = StateCodec.decode(input.rest()) else { return }
+            guard let state = FlowDecider.decodeState(input.rest()) else { return }
             StateChecks.checkRoundTrip(state)
         case 1:
-            guard let (state, count) = StateCodec.decodeWithoutOrders(input.rest()) else { return }
+            guard let (state, count) = FlowDecider.decodeStateWithoutKeptRows(input.rest()) else { return }
             var writer = BinaryWriter()
-            StateCodec.encode(state, withoutOrders: true, into: &writer)
-            let again = writer.withUnsafeBytes { StateCodec.decodeWithoutOrders($0) }
+            FlowDecider.encode(state, withoutKeptRows: true, into: &writer)
+            let again = writer.withUnsafeBytes { FlowDecider.decodeStateWithoutKeptRows($0) }
             fuzzCheck(
-                again?.0 == state && again?.orderCount == state.orders.count,
+                again?.state == state && again?.keptRowCount == state.orders.count,
                 "a state without orders (\(count) of them) read as \(state) reads back as \(String(describing: again))")
         case 2:
-            guard let order = StateCodec.decodeOrder(input.rest()) else { return }
+            guard let order = FlowDecider.decodeKeptRow(input.rest()) else { return }
             var writer = BinaryWriter()
-            StateCodec.encode(order: order, into: &writer)
-            let again = writer.withUnsafeBytes { StateCodec.decodeOrder($0) }
+            FlowDecider.encode(keptRow: order, into: &writer)
+            let again = writer.withUnsafeBytes { FlowDecider.decodeKeptRow($0) }
             fuzzCheck(again == order, "\(order) reads back as \(String(describing: again))")
         default:
             let count = Int(input.byte())
             var page = Array(input.rest())
             withUnsafeBytes(of: XXHash64.hash(page).littleEndian) { page.append(contentsOf: $0) }
             var orders: [Order] = []
-            let whole = page.withUnsafeBytes { StateCodec.appendOrders(fromPage: $0, count: count, to: &orders) }
+            let whole = page.withUnsafeBytes { FlowDecider.appendKeptRows(fromPage: $0, count: count, to: &orders) }
             fuzzCheck(whole ? orders.count == count : orders.isEmpty, "a page of \(count) orders gave \(orders.count) (whole: \(whole))")
         }
     }
@@ -54,11 +54,11 @@ enum StateCodecTarget {
 enum StateChecks {
     static func checkRoundTrip(_ state: FlowState) {
         var writer = BinaryWriter()
-        let fingerprint = StateCodec.fingerprint(state, scratch: &writer)
+        let fingerprint = FlowDecider.fingerprint(state, scratch: &writer)
         guard state.orders.droppedCount == 0 else { return }
-        StateCodec.encode(state, into: &writer)
-        let again = writer.withUnsafeBytes { StateCodec.decode($0) }
+        FlowDecider.encode(state, withoutKeptRows: false, into: &writer)
+        let again = writer.withUnsafeBytes { FlowDecider.decodeState($0) }
         fuzzCheck(again == state, "\(state) reads back as \(String(describing: again))")
-        if let again { fuzzCheck(StateCodec.fingerprint(again, scratch: &writer) == fingerprint, "a state read back has another fingerprint") }
+        if let again { fuzzCheck(FlowDecider.fingerprint(again, scratch: &writer) == fingerprint, "a state read back has another fingerprint") }
     }
 }

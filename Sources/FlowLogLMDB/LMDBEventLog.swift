@@ -13,7 +13,7 @@ import LMDB
 /// - `commands`: stream id, 0x00, command id → first position, event count, version after it;
 /// - `eventIds`: event id (16 bytes) → position, so that no event id is ever stored twice;
 /// - `snapshots`: stream id, 0x00, version (big-endian) → reducer version, position, the state without
-///   its orders (`StateCodec`) and a checksum, every `snapshotInterval` events of a stream;
+///   its orders (`LogDomain`) and a checksum, every `snapshotInterval` events of a stream;
 /// - `orders`: stream id, 0x00, order number (big-endian, from 1) → the stream version that placed it
 ///   and the order: a snapshot holds only the number of orders, so its size does not grow with them;
 /// - `orderPages`: stream id, 0x00, page number (big-endian, from 1) → kept rows `rowsPerPage` × (page − 1)
@@ -21,7 +21,7 @@ import LMDB
 ///   with its last order and never changes; it lets a history of tens of thousands of orders be read
 ///   from a few contiguous runs of pages instead of one scattered leaf page per fifty orders;
 /// - `fingerprints`: position (big-endian) → the fingerprint of the stream's state after that event
-///   (`StateCodec.fingerprint`, 8 bytes little-endian), which `replay --verify` compares with a fresh
+///   (`LogDomain.fingerprint`, 8 bytes little-endian), which `replay --verify` compares with a fresh
 ///   replay; appended with `MDB_APPEND` beside the records and read in step with them. Logs written
 ///   before it existed kept the fingerprint after the position in the `streamIndex` value (16
 ///   bytes); those are still read, for every position the database lacks;

@@ -81,7 +81,7 @@ struct OrderPagesTests {
         try log.environment.write { txn in
             var value = BinaryWriter(capacity: 64)
             value.write(UInt64(15))
-            StateCodec.encode(order: Order(orderId: "changed", total: 1, itemCount: 1), into: &value)
+            FlowDecider.encode(keptRow: Order(orderId: "changed", total: 1, itemCount: 1), into: &value)
             try txn.put(log.rowsDB, key: Keys.streamVersion("shop", 5), value: value.bytes)
         }
         let state = try log.state(ofStream: "shop", throughPosition: nil).state

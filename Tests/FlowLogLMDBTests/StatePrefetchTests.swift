@@ -155,7 +155,7 @@ struct StatePrefetchTests {
             }
         }
         let streams = Array(orders.keys)
-        let slim = try log.committedStates(ofStreams: streams, slimmingPast: StateUpkeep.rowsKeptWhole)
+        let slim = try log.committedStates(ofStreams: streams, slimmingPast: FlowDecider.rowsKeptWhole)
         let whole = try log.committedStates(ofStreams: streams, slimmingPast: nil)
         for (index, stream) in streams.enumerated() {
             var expected = whole[index].state.value
@@ -163,10 +163,10 @@ struct StatePrefetchTests {
             var read = slim[index].state.value
             // A head of more than 16 rows comes slim (mid's may hold 16 or fewer), with the rows of
             // the events after it whole: the look-ahead slims them, as the cache would.
-            if orders[stream]! >= 40 { #expect(!StateUpkeep.holdsAllKeptRows(read), "\(stream)") }
-            if orders[stream]! > StateUpkeep.rowsKeptWhole {
-                StateUpkeep.slimForCache(&expected)
-                StateUpkeep.slimForCache(&read)
+            if orders[stream]! >= 40 { #expect(!FlowDecider.holdsAllKeptRows(read), "\(stream)") }
+            if orders[stream]! > FlowDecider.rowsKeptWhole {
+                FlowDecider.slimForCache(&expected)
+                FlowDecider.slimForCache(&read)
             }
             #expect(slim[index].version == whole[index].version)
             #expect(read == expected, "\(stream)")

@@ -27,7 +27,7 @@ struct FingerprintVerificationTests {
                 FlowDecider.evolve(&state, record.event)
                 guard let recorded else { continue }
                 report.comparisons += 1
-                if StateCodec.fingerprint(state, scratch: &scratch) != recorded {
+                if FlowDecider.fingerprint(state, scratch: &scratch) != recorded {
                     report.disagreements.append(
                         Disagreement(
                             stream: stream, position: record.position, version: record.version,
@@ -60,7 +60,7 @@ struct FingerprintVerificationTests {
             var fingerprints: [UInt64] = []
             for event in events {
                 FlowDecider.evolve(&states[stream, default: FlowDecider.initialState], event)
-                var fingerprint = StateCodec.fingerprint(states[stream]!, scratch: &scratch)
+                var fingerprint = FlowDecider.fingerprint(states[stream]!, scratch: &scratch)
                 // A wrong one now and then, and always one in the first request of stream "b" after the 200th.
                 if Int.random(in: 0..<60, using: &rng) == 0 || (index >= 200 && stream == "b" && !wrongedB) {
                     fingerprint ^= 1

@@ -58,7 +58,7 @@ struct SnapshotTests {
         try log.environment.write { txn in
             // A snapshot at version 10 by reducers of another version…
             var encoded = BinaryWriter()
-            StateCodec.encode(bogus, into: &encoded)
+            FlowDecider.encode(bogus, withoutKeptRows: false, into: &encoded)
             var value = BinaryWriter()
             value.write(UInt64(FlowDecider.reducerVersion + 1))
             value.write(UInt64(10))
@@ -148,7 +148,7 @@ struct VerifyTests {
                 AppendRequest(
                     stream: stream, expectedVersion: nil, commandId: nil,
                     events: [NewEvent(eventId: ids.next(), timestamp: Timestamp(microseconds: 0), actor: .user, event: event)],
-                    fingerprints: [StateCodec.fingerprint(state, scratch: &scratch)])
+                    fingerprints: [FlowDecider.fingerprint(state, scratch: &scratch)])
             ])
         }
         let report = try ReplayVerifier.verifyFingerprints(of: log)

@@ -29,7 +29,7 @@ struct StateCacheTests {
         for order in 0..<1_000 { FlowDecider.evolve(&history, .cart(.orderPlaced(.init(orderId: "o\(order)", total: 1, itemCount: 1)))) }
         cache.put((history, 1), for: "history")
         #expect(cache["history"]?.state.orders.orders.map(\.orderId) == ["o999"] && cache["history"]?.state.orders.count == 1_000)
-        #expect(StateUpkeep.estimatedCost(of: cache["history"]!.state) * 4 < StateUpkeep.estimatedCost(of: history))
+        #expect(FlowDecider.estimatedCost(of: cache["history"]!.state) * 4 < FlowDecider.estimatedCost(of: history))
         // A state larger than the budget is still kept while it is the newest.
         var large = FlowDecider.initialState
         for line in 0..<40 { FlowDecider.evolve(&large, .cart(.productAdded(.init(productId: "p\(line)", name: "", unitPrice: 1, quantity: 1)))) }

@@ -213,7 +213,7 @@ extension CommandProcessor {
         let before = current.version
         for event in events {
             LogDecider.evolve(&current.state, event.event)
-            fingerprints.append(StateCodec.fingerprint(current.state, scratch: &scratch))
+            fingerprints.append(LogDecider.fingerprint(current.state, scratch: &scratch))
             if let row = KeptRow(keptBy: event.event, after: current.state) { keptRows.append(row) }
         }
         current.version += events.count

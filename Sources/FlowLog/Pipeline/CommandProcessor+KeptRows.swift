@@ -21,7 +21,7 @@ extension CommandProcessor {
             let stream = batch[index].stream
             if cache.isPartial(stream) {
                 if let cached = cache[stream], LogDecider.needsKeptRows(batch[index].command, state: cached.state) { cache.remove(stream) }
-            } else if let ahead = prefetched[stream], !StateUpkeep.holdsAllKeptRows(ahead.state),
+            } else if let ahead = prefetched[stream], !LogDecider.holdsAllKeptRows(ahead.state),
                 LogDecider.needsKeptRows(batch[index].command, state: ahead.state)
             {
                 prefetched.drop(stream)
@@ -37,7 +37,7 @@ extension CommandProcessor {
     func stateToKeep(_ state: LogDecider.State) -> LogDecider.State {
         guard cache.keepsLatestRowOnly else { return state }
         var kept = state
-        StateUpkeep.keepOnlyLatestKeptRow(&kept)
+        LogDecider.keepOnlyLatestKeptRow(&kept)
         return kept
     }
 }

@@ -116,7 +116,7 @@ public final class CommandProcessor {
 
     static func readied(_ loaded: (state: LogDecider.State, version: Int)) -> (state: LogDecider.State, version: Int) {
         var loaded = loaded
-        StateUpkeep.readyForDeciding(&loaded.state)
+        LogDecider.readyForDeciding(&loaded.state)
         return loaded
     }
 
@@ -151,7 +151,7 @@ public final class CommandProcessor {
         var keptRows: [KeptRow] = []
         for event in events {
             LogDecider.evolve(&current.state, event)
-            fingerprints.append(StateCodec.fingerprint(current.state, scratch: &scratch))
+            fingerprints.append(LogDecider.fingerprint(current.state, scratch: &scratch))
             if let row = KeptRow(keptBy: event, after: current.state) { keptRows.append(row) }
         }
         let after = current.version + events.count

@@ -9,7 +9,7 @@ import FlowLogStore
 /// that comes back is loaded again from its head (a few events to fold). The budget is an estimate
 /// of the states' sizes, not a measurement.
 ///
-/// Where the log keeps rows apart, a state with more than `StateUpkeep.rowsKeptWhole` kept rows, or
+/// Where the log keeps rows apart, a state with more than `LogDecider.rowsKeptWhole` kept rows, or
 /// one that would not fit whole, is kept without its older ones (the count, the latest and a hash
 /// of each older order's id stay: all that folding, fingerprints, heads and a new order id need),
 /// so that sessions with many orders take a fraction of their whole size; a command that needs the
@@ -86,11 +86,11 @@ struct StateCache {
         // A short history stays whole (a whole state serves every command, and reloading one that
         // a command needs whole waits for its stream's write under way); a long one, or one that
         // would not fit, is slimmed.
-        if keepsLatestRowOnly, StateUpkeep.isSlimmedForCache(entry.state) || cost + size > budget {
-            StateUpkeep.slimForCache(&entry.state)
+        if keepsLatestRowOnly, LogDecider.isSlimmedForCache(entry.state) || cost + size > budget {
+            LogDecider.slimForCache(&entry.state)
             size = Self.cost(of: entry.state)
         }
-        let partial = !StateUpkeep.holdsAllKeptRows(entry.state)
+        let partial = !LogDecider.holdsAllKeptRows(entry.state)
         let hash = stream.hashValue
         let slot: Int
         if let found = find(stream, hash: hash) {
@@ -130,7 +130,7 @@ struct StateCache {
     /// few hundred bytes of state each filled the budget with far more states than it meant to
     /// hold, and what the cache spent on them, uncounted, raised a `send`'s peak memory; long
     /// sessions, whose states run to kilobytes, hardly notice it.
-    static func cost(of state: LogDecider.State) -> Int { StateUpkeep.estimatedCost(of: state) + 256 }
+    static func cost(of state: LogDecider.State) -> Int { LogDecider.estimatedCost(of: state) + 256 }
 
     /// The bucket naming the stream and the slot holding its state, if one does.
     private func find(_ stream: String, hash: Int) -> (bucket: Int, slot: Int)? {

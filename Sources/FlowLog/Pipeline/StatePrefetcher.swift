@@ -83,7 +83,7 @@ final class StatePrefetcher {
     /// slimmed. Returns how many of them have events.
     private func load(_ fresh: [String], for envelopes: [CommandEnvelope], rowReaders: [String: [Int]], into states: inout LoadedAhead) -> Int {
         guard !fresh.isEmpty,
-            let loaded = try? source.committedStates(ofStreams: fresh, slimmingPast: slims ? StateUpkeep.rowsKeptWhole : nil)
+            let loaded = try? source.committedStates(ofStreams: fresh, slimmingPast: slims ? LogDecider.rowsKeptWhole : nil)
         else { return 0 }
         var withEvents = 0
         /// Streams read slim that a command of the read needs whole: read again, whole.
@@ -95,12 +95,12 @@ final class StatePrefetcher {
             }
             withEvents += 1
             var value = state.value
-            if slims, StateUpkeep.isSlimmedForCache(value) {
+            if slims, LogDecider.isSlimmedForCache(value) {
                 // A head's rows come slim, with the rows of the events after it; a snapshot's (a
                 // log without heads) whole. Either is slimmed here to the latest, as the cache would.
-                let whole = StateUpkeep.holdsAllKeptRows(value)
+                let whole = LogDecider.holdsAllKeptRows(value)
                 var slim = value
-                StateUpkeep.slimForCache(&slim)
+                LogDecider.slimForCache(&slim)
                 // As the cache's own states: slim unless a command of the read needs the rows.
                 if !(rowReaders[stream] ?? []).contains(where: { LogDecider.needsKeptRows(envelopes[$0].command, state: slim) }) {
                     value = slim

@@ -108,7 +108,7 @@ public enum ReplayVerifier {
             evolve(&state, record.event)
             guard let recorded else { return }
             report.comparisons += 1
-            guard StateCodec.fingerprint(state, scratch: &scratch) != recorded else { return }
+            guard LogDecider.fingerprint(state, scratch: &scratch) != recorded else { return }
             settled = true
             // Told apart from a change of meaning: a defect of earlier FlowLogs that `upgrade` repairs.
             let earlierDefect = EarlierRowDefect.misrecordedFingerprint(of: StreamState(state), scratch: &scratch) == recorded

@@ -11,7 +11,7 @@ public struct AppendRequest: Equatable, Sendable {
     /// Set when the events were decided against the events of the previous request for the same stream
     /// in the same batch: the request is then refused (`.conflict`) unless that one was appended.
     public var chained: Bool
-    /// The stream's state after each event, as `StateCodec.fingerprint`s, when the caller knows them;
+    /// The stream's state after each event, as `LogDomain.fingerprint`s, when the caller knows them;
     /// the log keeps them so that a replay can prove it still means the same (`replay --verify`).
     public var fingerprints: [UInt64]
     /// The stream's state after the last event, when the caller knows it; the log keeps it as a

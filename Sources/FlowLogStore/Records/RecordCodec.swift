@@ -355,5 +355,5 @@ extension RecordedEvent {
     /// A record to decode into (`RecordCodec.decode(_:expectedPosition:previousHash:into:)`).
     package static let placeholder = RecordedEvent(
         position: 0, stream: "", version: 0, eventId: EventID(high: 0, low: 0),
-        timestamp: Timestamp(microseconds: 0), actor: .system, event: StateUpkeep.placeholderEvent)
+        timestamp: Timestamp(microseconds: 0), actor: .system, event: LogDecider.placeholderEvent)
 }

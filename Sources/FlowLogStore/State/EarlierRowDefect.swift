@@ -13,7 +13,7 @@ package enum EarlierRowDefect {
     package static func misrecordedFingerprint(of state: StreamState, scratch: inout BinaryWriter) -> UInt64? {
         guard var last = state.value.orders.orders.last, last.currency != Money.currencyOfEarlierCarts else { return nil }
         last.currency = Money.currencyOfEarlierCarts
-        return StateCodec.fingerprint(state.value, lastOrder: last, scratch: &scratch)
+        return LogDecider.fingerprint(state.value, lastKeptRow: last, scratch: &scratch)
     }
 }
 

@@ -26,22 +26,24 @@ public struct KeptRow: Equatable, Sendable {
 
     // MARK: Bytes
 
-    package func encode(into writer: inout BinaryWriter) { StateCodec.encode(order: value, into: &writer) }
+    package func encode(into writer: inout BinaryWriter) { LogDecider.encode(keptRow: value, into: &writer) }
 
-    package static func decode(_ bytes: UnsafeRawBufferPointer) -> KeptRow? { StateCodec.decodeOrder(bytes).map(KeptRow.init) }
+    package static func decode(_ bytes: UnsafeRawBufferPointer) -> KeptRow? { LogDecider.decodeKeptRow(bytes).map(KeptRow.init) }
 
     /// A row of the storage read model, which may be the `anonymized` row of a forgotten stream
     /// (an order without its id): what `decode` refuses in a stream's own rows, where no row lacks it.
     package static func decodeReadModelRow(_ bytes: UnsafeRawBufferPointer) -> KeptRow? {
-        StateCodec.decodeOrder(bytes, allowingEmptyId: true).map(KeptRow.init)
+        LogDecider.decodeKeptRow(bytes, allowingEmptyKey: true).map(KeptRow.init)
     }
 
     /// The next row `encode` wrote, read from `reader`; `nil` when its bytes hold none.
-    static func read(_ reader: inout BinaryReader) -> KeptRow? { ((try? StateCodec.readOrder(&reader)) ?? nil).map(KeptRow.init) }
+    static func read(_ reader: inout BinaryReader) -> KeptRow? {
+        ((try? LogDecider.readKeptRow(&reader, allowingEmptyKey: false)) ?? nil).map(KeptRow.init)
+    }
 
     /// Steps over the next row `encode` wrote and gives its key's bytes (`Decider.keptRowKeyHash`),
     /// without making the row; `nil` when its bytes hold none.
-    static func readKey(_ reader: inout BinaryReader) -> UnsafeRawBufferPointer? { (try? StateCodec.orderId(&reader)) ?? nil }
+    static func readKey(_ reader: inout BinaryReader) -> UnsafeRawBufferPointer? { (try? LogDecider.readKeptRowKey(&reader)) ?? nil }
 
     // MARK: Columns
 
@@ -72,7 +74,7 @@ public struct KeptRows: Sendable {
     /// The rows a state keeps, as a fold of its events made them.
     public init(_ state: StreamState) { rows = LogDecider.keptRows(of: state.value) }
 
-    /// Rows read for a slim state (`StateUpkeep.slimForCache`): of the stream's `count` rows the
+    /// Rows read for a slim state (`LogDecider.slimForCache`): of the stream's `count` rows the
     /// latest is made, the others only hashed by their keys (`Decider.keptRowKeyHash`), from their
     /// bytes. Loading a session of 70 orders only to drop 69 of them made an order (and its
     /// strings) of each, then hashed and dropped it.
@@ -97,7 +99,7 @@ public struct KeptRows: Sendable {
             var reader = BinaryReader(bytes)
             return slim!.take(&reader)
         }
-        guard let row = StateCodec.decodeOrder(bytes) else { return false }
+        guard let row = LogDecider.decodeKeptRow(bytes) else { return false }
         rows.append(row)
         return true
     }
@@ -105,8 +107,8 @@ public struct KeptRows: Sendable {
     /// Appends the `count` rows of a page (rows one after another, then a checksum); a page that is
     /// damaged or holds another number of rows appends nothing.
     package mutating func append(page bytes: UnsafeRawBufferPointer, count: Int) -> Bool {
-        guard var taking = slim else { return StateCodec.appendOrders(fromPage: bytes, count: count, to: &rows) }
-        guard StateCodec.readOrders(inPage: bytes, count: count, { taking.take(&$0) }) else { return false }
+        guard var taking = slim else { return LogDecider.appendKeptRows(fromPage: bytes, count: count, to: &rows) }
+        guard LogDecider.readKeptRows(inPage: bytes, count: count, { taking.take(&$0) }) else { return false }
         slim = taking
         return true
     }

@@ -1,8 +1,8 @@
 public import FlowDomain
 public import FlowLogBasics
 
-/// The JSON face of the domain's state (SPEC §5): part of the binding, beside `StateCodec`, as
-/// the one place of the core that knows what a state holds.
+/// The JSON face of the domain's state (SPEC §5): part of the binding, beside the state's bytes
+/// (`LogDomain`), as the one place of the core that knows what a state holds.
 extension FlowJSON {
     /// Members the state's JSON face gained after its first release, with the values that mean what
     /// a state written before them meant: an older build's state, lacking the member, agrees with

@@ -26,7 +26,7 @@ public struct StreamState: Equatable, Sendable {
 
     /// Drops every kept row but the latest, keeping their number: a fold that feeds a backend
     /// with a row index of its own needs no more, and would otherwise grow with every row.
-    package mutating func keepOnlyLatestKeptRow() { StateUpkeep.keepOnlyLatestKeptRow(&value) }
+    package mutating func keepOnlyLatestKeptRow() { LogDecider.keepOnlyLatestKeptRow(&value) }
 
     /// Puts rows read back from storage's index into the state, whole or slim (`KeptRows(latestOf:)`).
     public mutating func restoreKeptRows(_ rows: KeptRows) {
@@ -36,28 +36,28 @@ public struct StreamState: Equatable, Sendable {
     // MARK: Bytes
 
     /// The whole state, kept rows included (read models, and snapshots of backends without a row index).
-    package func encode(into writer: inout BinaryWriter) { StateCodec.encode(value, into: &writer) }
+    package func encode(into writer: inout BinaryWriter) { LogDecider.encode(value, withoutKeptRows: false, into: &writer) }
 
-    package static func decode(_ bytes: UnsafeRawBufferPointer) -> StreamState? { StateCodec.decode(bytes).map(StreamState.init) }
+    package static func decode(_ bytes: UnsafeRawBufferPointer) -> StreamState? { LogDecider.decodeState(bytes).map(StreamState.init) }
 
     /// The state without its kept rows, and how many there are: what snapshots and heads hold.
-    package func encodeWithoutKeptRows(into writer: inout BinaryWriter) { StateCodec.encode(value, withoutOrders: true, into: &writer) }
+    package func encodeWithoutKeptRows(into writer: inout BinaryWriter) { LogDecider.encode(value, withoutKeptRows: true, into: &writer) }
 
     package static func decodeWithoutKeptRows(_ bytes: UnsafeRawBufferPointer) -> (state: StreamState, keptRowCount: Int)? {
-        StateCodec.decodeWithoutOrders(bytes).map { (StreamState($0.0), $0.orderCount) }
+        LogDecider.decodeStateWithoutKeptRows(bytes).map { (StreamState($0.state), $0.keptRowCount) }
     }
 
     /// A state folded with `keepOnlyLatestKeptRow`, with its latest kept row: what an import in
     /// bounded memory sets aside for a stream it may meet again (`ImportStreamSpill`).
-    package func encodeKeepingLatestRow(into writer: inout BinaryWriter) { StateCodec.encode(keepingLatestOrder: value, into: &writer) }
+    package func encodeKeepingLatestRow(into writer: inout BinaryWriter) { LogDecider.encode(keepingLatestKeptRow: value, into: &writer) }
 
     package static func decodeKeepingLatestRow(_ bytes: UnsafeRawBufferPointer) -> StreamState? {
-        StateCodec.decodeKeepingLatestOrder(bytes).map(StreamState.init)
+        LogDecider.decodeStateKeepingLatestKeptRow(bytes).map(StreamState.init)
     }
 
     /// A 64-bit digest of the state, kept per event so that a replay can prove it still means
     /// what the log meant (`replay --verify`).
-    package func fingerprint(scratch writer: inout BinaryWriter) -> UInt64 { StateCodec.fingerprint(value, scratch: &writer) }
+    package func fingerprint(scratch writer: inout BinaryWriter) -> UInt64 { LogDecider.fingerprint(value, scratch: &writer) }
 
     // MARK: Columns
 

@@ -1,15 +1,16 @@
 import Deciding
 package import FlowDomain
-import FlowLogBasics
+package import FlowLogBasics
 
-/// The binary form of a stream's state, for snapshots, and its fingerprint, for checking that a
-/// replay with today's reducers still means what the log meant when it was written.
-package enum StateCodec {
-    package static let formatVersion: UInt8 = 1
+/// The shop's states and orders as bytes (`LogDomain`), for snapshots, heads and the order index,
+/// and their fingerprints, for checking that a replay with today's reducers still means what the
+/// log meant when it was written.
+extension FlowDecider: LogDomain {
+    static let formatVersion: UInt8 = 1
     /// The layout of a state whose cart is in a currency other than USD: the first layout, and the
     /// cart's currency after it. A state in USD (every state before currencies) keeps the first
     /// layout, so its snapshots and fingerprints stay what they were.
-    package static let currencyFormatVersion: UInt8 = 2
+    static let currencyFormatVersion: UInt8 = 2
     /// Marks an order in another currency than USD: the currency follows, then the order. No order
     /// id starts with it (a short string's length byte is at most 64 for an identifier).
     static let orderCurrencyMark: UInt8 = 0xFF
@@ -19,10 +20,10 @@ package enum StateCodec {
         return currencyFormatVersion
     }
 
-    /// The whole state. With `withoutOrders`, only the number of orders is written: snapshots keep
+    /// The whole state. With `withoutKeptRows`, only the number of orders is written: snapshots keep
     /// orders in the log's order index instead, so a stream with many orders does not copy them all
     /// into every snapshot.
-    package static func encode(_ state: FlowState, withoutOrders: Bool = false, into writer: inout BinaryWriter) {
+    package static func encode(_ state: FlowState, withoutKeptRows withoutOrders: Bool, into writer: inout BinaryWriter) {
         writer.reset()
         writer.write(format(of: state))
         encodeCartAndNavigation(state, into: &writer)
@@ -33,8 +34,8 @@ package enum StateCodec {
         }
     }
 
-    /// Reads what `encode(_:withoutOrders: true, …)` wrote: the state without its orders, and how many there were.
-    package static func decodeWithoutOrders(_ bytes: UnsafeRawBufferPointer) -> (FlowState, orderCount: Int)? {
+    /// Reads what `encode(_:withoutKeptRows: true, …)` wrote: the state without its orders, and how many there were.
+    package static func decodeStateWithoutKeptRows(_ bytes: UnsafeRawBufferPointer) -> (state: FlowState, keptRowCount: Int)? {
         var reader = BinaryReader(bytes)
         guard let state = try? decodeCartAndNavigation(&reader), let count = try? reader.readInt(), count >= 0, reader.remaining == 0 else {
             return nil
@@ -44,28 +45,23 @@ package enum StateCodec {
 
     /// A state holding its latest order only (`OrderHistory.keepOnlyLatest()`, as an import into a
     /// log with an order index folds it): the state without its orders, their number, then the latest.
-    package static func encode(keepingLatestOrder state: FlowState, into writer: inout BinaryWriter) {
-        encode(state, withoutOrders: true, into: &writer)
+    package static func encode(keepingLatestKeptRow state: FlowState, into writer: inout BinaryWriter) {
+        encode(state, withoutKeptRows: true, into: &writer)
         if let latest = state.orders.orders.last { encode(latest, into: &writer) }
     }
 
-    /// Reads what `encode(keepingLatestOrder:into:)` wrote.
-    package static func decodeKeepingLatestOrder(_ bytes: UnsafeRawBufferPointer) -> FlowState? {
+    /// Reads what `encode(keepingLatestKeptRow:into:)` wrote.
+    package static func decodeStateKeepingLatestKeptRow(_ bytes: UnsafeRawBufferPointer) -> FlowState? {
         var reader = BinaryReader(bytes)
         guard var state = try? decodeCartAndNavigation(&reader), let count = try? reader.readInt(), count >= 0 else { return nil }
         if count > 0 {
-            guard let latest = (try? readOrder(&reader)) ?? nil else { return nil }
+            guard let latest = (try? readKeptRow(&reader)) ?? nil else { return nil }
             state.orders = OrderHistory(latest: latest, droppedCount: count - 1, droppedIdHashes: [])
         }
         return reader.remaining == 0 ? state : nil
     }
 
-    package static func encode(order: Order, into writer: inout BinaryWriter) { encode(order, into: &writer) }
-
-    package static func decodeOrder(_ bytes: UnsafeRawBufferPointer, allowingEmptyId: Bool = false) -> Order? {
-        var reader = BinaryReader(bytes)
-        return (try? readOrder(&reader, allowingEmptyId: allowingEmptyId)) ?? nil
-    }
+    package static func encode(keptRow order: Order, into writer: inout BinaryWriter) { encode(order, into: &writer) }
 
     /// One order's fields as `encode(_:into:)` wrote them, read in place: its currency's bytes
     /// (`nil` for the first carts' currency), its id's, its total and item count; `nil` for an
@@ -88,7 +84,9 @@ package enum StateCodec {
     }
 
     /// One order as `encode(_:into:)` wrote it; `nil` for an empty id, which no order has.
-    static func readOrder(_ reader: inout BinaryReader, allowingEmptyId: Bool = false) throws(BinaryReader.OutOfBounds) -> Order? {
+    package static func readKeptRow(_ reader: inout BinaryReader, allowingEmptyKey allowingEmptyId: Bool = false) throws(BinaryReader.OutOfBounds)
+        -> Order?
+    {
         // Bytes that are not UTF-8 are damage: repaired, they could outgrow a short string when the
         // order is written again.
         guard let fields = try orderFields(&reader, allowingEmptyId: allowingEmptyId), let id = String(validating: fields.id, as: UTF8.self) else {
@@ -99,39 +97,13 @@ package enum StateCodec {
         return Order(orderId: id, total: fields.total, itemCount: fields.itemCount, currency: currency)
     }
 
-    /// Steps over one order as `readOrder` reads it, and gives its id's bytes without making an
+    /// Steps over one order as `readKeptRow` reads it, and gives its id's bytes without making an
     /// order of them; `nil` for an empty id.
-    static func orderId(_ reader: inout BinaryReader) throws(BinaryReader.OutOfBounds) -> UnsafeRawBufferPointer? {
+    package static func readKeptRowKey(_ reader: inout BinaryReader) throws(BinaryReader.OutOfBounds) -> UnsafeRawBufferPointer? {
         try orderFields(&reader)?.id
     }
 
-    /// Reads the `count` orders of an order page (orders encoded one after another, then a
-    /// checksum) with `take`, each from where the one before ended. `false` when the page is
-    /// damaged, `take` refuses an order, or the page holds more than `count`.
-    @inline(__always)
-    static func readOrders(inPage bytes: UnsafeRawBufferPointer, count: Int, _ take: (inout BinaryReader) -> Bool) -> Bool {
-        guard bytes.count > 8, let body = BinaryWriter.verifiedBody(of: bytes) else { return false }
-        var reader = BinaryReader(body)
-        for _ in 0..<count {
-            guard take(&reader) else { return false }
-        }
-        return reader.remaining == 0
-    }
-
-    /// Appends the `count` orders of an order page. A page that is damaged or holds another number
-    /// of orders appends nothing.
-    package static func appendOrders(fromPage bytes: UnsafeRawBufferPointer, count: Int, to orders: inout [Order]) -> Bool {
-        let start = orders.count
-        let whole = readOrders(inPage: bytes, count: count) { reader in
-            guard let order = (try? readOrder(&reader)) ?? nil else { return false }
-            orders.append(order)
-            return true
-        }
-        if !whole { orders.removeSubrange(start...) }
-        return whole
-    }
-
-    package static func decode(_ bytes: UnsafeRawBufferPointer) -> FlowState? {
+    package static func decodeState(_ bytes: UnsafeRawBufferPointer) -> FlowState? {
         var reader = BinaryReader(bytes)
         do {
             var state = try decodeCartAndNavigation(&reader)
@@ -141,7 +113,7 @@ package enum StateCodec {
             // An order takes at least 18 bytes: a count from damaged bytes reserves no more than they can hold.
             orders.reserveCapacity(min(orderCount, reader.remaining / 18))
             for _ in 0..<orderCount {
-                guard let order = try readOrder(&reader) else { return nil }
+                guard let order = try readKeptRow(&reader) else { return nil }
                 orders.append(order)
             }
             state.orders = OrderHistory(orders: orders)
@@ -210,12 +182,12 @@ package enum StateCodec {
     /// placed the differing order, where the last order differs. That keeps the digest O(cart), not
     /// O(orders), on every append.
     package static func fingerprint(_ state: FlowState, scratch writer: inout BinaryWriter) -> UInt64 {
-        fingerprint(state, lastOrder: state.orders.orders.last, scratch: &writer)
+        fingerprint(state, lastKeptRow: state.orders.orders.last, scratch: &writer)
     }
 
     /// The fingerprint of `state` were its last order `lastOrder`: what a repair compares with a
     /// recorded fingerprint, without copying the state's orders.
-    package static func fingerprint(_ state: FlowState, lastOrder: Order?, scratch writer: inout BinaryWriter) -> UInt64 {
+    package static func fingerprint(_ state: FlowState, lastKeptRow lastOrder: Order?, scratch writer: inout BinaryWriter) -> UInt64 {
         writer.reset()
         writer.write(format(of: state))
         encodeCartAndNavigation(state, into: &writer)
@@ -284,4 +256,37 @@ package enum StateCodec {
         if kind == 3 { return Discount(id: id, percent: try recorded(try reader.readInt(), .percent), amountOff: value) }
         return kind == 2 ? Discount(id: id, percent: 0, amountOff: value) : Discount(id: id, percent: value)
     }
+}
+
+/// What a writer's cache needs to keep the shop's states well (`LogDomain`): their costs, and
+/// their orders dropped or indexed.
+extension FlowDecider {
+    /// Orders from which a loaded state's order ids are indexed: a shorter history is scanned
+    /// faster than its ids are hashed, and without a set to keep.
+    static let indexedOrders = 256
+
+    /// Indexes a long history's order ids, for the `duplicateOrder` check.
+    package static func readyForDeciding(_ state: inout FlowState) {
+        if state.orders.orders.count >= indexedOrders { state.orders.indexIds() }
+    }
+
+    /// Its fixed part with its share of the cache's tables, the room of its cart lines and of its
+    /// orders, and each order's id in the index when the history is long enough to have one, and
+    /// the hashes of dropped ids. Measured against the allocator: a session with ten cart lines and
+    /// its latest order holds about 1,600 bytes, and this says 1,656 (with 8 bytes for each
+    /// dropped order besides).
+    package static func estimatedCost(of state: FlowState) -> Int {
+        let orders = state.orders.orders
+        return 320 + state.cart.lines.capacity * MemoryLayout<CartLine>.stride + orders.capacity * (MemoryLayout<Order>.stride + 8)
+            + state.navigation.stack.capacity + (orders.count >= indexedOrders ? orders.count * 64 : 0)
+            + state.orders.droppedCount * 8
+    }
+
+    /// Such a history's duplicate-order check answers for its latest order only, so it is never
+    /// decided against (`StreamState.keepOnlyLatestKeptRow`).
+    package static func keepOnlyLatestKeptRow(_ state: inout FlowState) { state.orders.keepOnlyLatest() }
+
+    /// The dropped orders' id hashes stay, so that only a payment whose id they cannot rule out
+    /// reloads the stream.
+    package static func slimForCache(_ state: inout FlowState) { state.orders.keepOnlyLatest(rememberingIds: true) }
 }

@@ -1,0 +1,106 @@
+package import Deciding
+package import FlowLogBasics
+
+/// What the log needs of a domain beyond deciding: its states and kept rows as bytes (snapshots,
+/// heads, the row index, fingerprints) and what a writer's cache needs to keep its states well.
+///
+/// `Decider` is pure and knows no bytes; this is the domain's side of storage, written once per
+/// domain beside its binding. The core reaches it only through `StreamState` and `KeptRow` (what
+/// backends store) and through the pipeline's cache, never through a domain's types, so a second
+/// domain brings its own conformance and changes nothing below it. The bytes are the log's: a
+/// layout once written is read for ever (every fixture under `Fixtures/`), so a conformance may
+/// add layouts but never change one.
+package protocol LogDomain: Decider where Event: DomainEvent {
+    /// The whole state; with `withoutKeptRows`, their number instead of the rows (a snapshot of a
+    /// log that keeps rows apart, so a long history is not copied into every snapshot).
+    static func encode(_ state: State, withoutKeptRows: Bool, into writer: inout BinaryWriter)
+    /// What `encode(_:withoutKeptRows: false, into:)` wrote; `nil` for bytes no encoder wrote.
+    static func decodeState(_ bytes: UnsafeRawBufferPointer) -> State?
+    /// What `encode(_:withoutKeptRows: true, into:)` wrote: the state without its rows, and how many it counts.
+    static func decodeStateWithoutKeptRows(_ bytes: UnsafeRawBufferPointer) -> (state: State, keptRowCount: Int)?
+    /// A state holding its latest kept row only (`keepOnlyLatestKeptRow`): the state without its
+    /// rows, their number, then the latest.
+    static func encode(keepingLatestKeptRow state: State, into writer: inout BinaryWriter)
+    /// What `encode(keepingLatestKeptRow:into:)` wrote.
+    static func decodeStateKeepingLatestKeptRow(_ bytes: UnsafeRawBufferPointer) -> State?
+
+    static func encode(keptRow: KeptRow, into writer: inout BinaryWriter)
+    /// One kept row as `encode(keptRow:into:)` wrote it, from where `reader` is; `nil` for a row
+    /// no encoder wrote (an empty key, unless `allowingEmptyKey`: what a repair reads past).
+    static func readKeptRow(_ reader: inout BinaryReader, allowingEmptyKey: Bool) throws(BinaryReader.OutOfBounds) -> KeptRow?
+    /// Steps over one kept row as `readKeptRow` reads it, giving its key's bytes (what
+    /// `keptRowKeyHash` hashes) without making the row.
+    static func readKeptRowKey(_ reader: inout BinaryReader) throws(BinaryReader.OutOfBounds) -> UnsafeRawBufferPointer?
+
+    /// The fingerprint of `state` were its last kept row `lastKeptRow`: the hash of what a decision
+    /// could see, recorded beside each event so that `replay --verify` can tell whether today's
+    /// reducers still mean what the log meant. A repair asks it for a row the state does not hold.
+    static func fingerprint(_ state: State, lastKeptRow: KeptRow?, scratch writer: inout BinaryWriter) -> UInt64
+    /// The fingerprint of a state as it is: `fingerprint(_:lastKeptRow:scratch:)` with its last
+    /// row, unless a domain answers without looking its rows up (this runs after every command).
+    static func fingerprint(_ state: State, scratch writer: inout BinaryWriter) -> UInt64
+
+    /// Makes a state that will decide many commands cheap to decide against (an index of long
+    /// kept rows, built once instead of searched for each command). Most domains need nothing.
+    static func readyForDeciding(_ state: inout State)
+    /// Bytes a state holds in a writer's cache, roughly: what the cache's budget counts.
+    static func estimatedCost(of state: State) -> Int
+    /// Drops every kept row but the latest (`keptRowCount(of:)` still counts them all).
+    static func keepOnlyLatestKeptRow(_ state: inout State)
+    /// As `keepOnlyLatestKeptRow`, for a writer's cache: what `needsKeptRows` needs to rule out
+    /// most commands stays (`restoreSlimKeptRows`).
+    static func slimForCache(_ state: inout State)
+}
+
+extension LogDomain {
+    package static func readyForDeciding(_ state: inout State) {}
+
+    package static func fingerprint(_ state: State, scratch writer: inout BinaryWriter) -> UInt64 {
+        fingerprint(state, lastKeptRow: keptRows(of: state).last, scratch: &writer)
+    }
+
+    /// Kept rows up to which a writer's cache keeps a state whole: 16 of the shop's orders are
+    /// under 1 KB, and a session with a few orders is the common case.
+    package static var rowsKeptWhole: Int { 16 }
+
+    /// Whether a writer's cache keeps this state without its older kept rows (where the log keeps them apart).
+    package static func isSlimmedForCache(_ state: State) -> Bool { keptRowCount(of: state) > rowsKeptWhole }
+
+    /// Whether the state holds every row it counts, so that any command may be decided against it.
+    package static func holdsAllKeptRows(_ state: State) -> Bool { keptRows(of: state).count == keptRowCount(of: state) }
+
+    /// An event to decode records into, whatever it is: the first kind's blank one.
+    package static var placeholderEvent: Event { Event.kinds.all[0].blankEvent }
+
+    /// One kept row from bytes holding it alone.
+    package static func decodeKeptRow(_ bytes: UnsafeRawBufferPointer, allowingEmptyKey: Bool = false) -> KeptRow? {
+        var reader = BinaryReader(bytes)
+        return (try? readKeptRow(&reader, allowingEmptyKey: allowingEmptyKey)) ?? nil
+    }
+
+    /// Reads the `count` kept rows of a row page (rows encoded one after another, then a checksum)
+    /// with `take`, each from where the one before ended. `false` when the page is damaged, `take`
+    /// refuses a row, or the page holds more than `count`.
+    @inline(__always)
+    static func readKeptRows(inPage bytes: UnsafeRawBufferPointer, count: Int, _ take: (inout BinaryReader) -> Bool) -> Bool {
+        guard bytes.count > 8, let body = BinaryWriter.verifiedBody(of: bytes) else { return false }
+        var reader = BinaryReader(body)
+        for _ in 0..<count {
+            guard take(&reader) else { return false }
+        }
+        return reader.remaining == 0
+    }
+
+    /// Appends the `count` kept rows of a row page. A page that is damaged or holds another number
+    /// of rows appends nothing.
+    package static func appendKeptRows(fromPage bytes: UnsafeRawBufferPointer, count: Int, to rows: inout [KeptRow]) -> Bool {
+        let start = rows.count
+        let whole = readKeptRows(inPage: bytes, count: count) { reader in
+            guard let row = (try? readKeptRow(&reader, allowingEmptyKey: false)) ?? nil else { return false }
+            rows.append(row)
+            return true
+        }
+        if !whole { rows.removeSubrange(start...) }
+        return whole
+    }
+}
