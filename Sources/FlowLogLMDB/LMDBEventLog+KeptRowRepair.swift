@@ -2,7 +2,7 @@ import FlowLogBasics
 public import FlowLogStore
 import LMDB
 
-/// The repair of what earlier FlowLogs kept wrong beside the events (`EarlierRowDefect`), for
+/// The repair of what earlier FlowLogs kept wrong beside the events (`LogDomain.misrecordedFingerprint`), for
 /// `flowlog upgrade`: each stream that has kept rows is folded from its events; rows that differ
 /// from the fold's are rewritten (with their pages), and recorded fingerprints that match the
 /// defect are set to the fold's. One write transaction: all of it or none. Events, their chain
@@ -34,7 +34,7 @@ extension LMDBEventLog: KeptRowRepairing {
             try scan(stream: stream, fromVersion: 1, throughPosition: nil, pending: pending, txn) { event in
                 state.apply(event)
                 if KeptRow(for: event.event) != nil { rowVersions.append(event.version) }
-                if let misrecorded = EarlierRowDefect.misrecordedFingerprint(of: state, scratch: &scratch),
+                if let misrecorded = LogDecider.misrecordedFingerprint(of: state.value, scratch: &scratch),
                     let fingerprintsDB, try storedFingerprint(at: event.position, fingerprintsDB, txn) == misrecorded
                 {
                     fixes.append((event.position, state.fingerprint(scratch: &scratch)))

@@ -111,7 +111,7 @@ public enum ReplayVerifier {
             guard LogDecider.fingerprint(state, scratch: &scratch) != recorded else { return }
             settled = true
             // Told apart from a change of meaning: a defect of earlier FlowLogs that `upgrade` repairs.
-            let earlierDefect = EarlierRowDefect.misrecordedFingerprint(of: StreamState(state), scratch: &scratch) == recorded
+            let earlierDefect = LogDecider.misrecordedFingerprint(of: state, scratch: &scratch) == recorded
             report.disagreements.append(
                 Disagreement(
                     stream: record.stream, position: record.position, version: record.version, eventType: record.event.typeName,

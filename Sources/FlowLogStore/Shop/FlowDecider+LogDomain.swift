@@ -258,6 +258,21 @@ extension FlowDecider: LogDomain {
     }
 }
 
+/// What earlier FlowLogs got wrong in the orders they kept beside the events, so that a repair can
+/// tell it apart from anything else: their order index took an order from the `orderPlaced` event
+/// alone, in USD whatever its cart's currency. A state loaded through a head or a snapshot then
+/// had its orders in USD, and the fingerprints of the events decided against it recorded the last
+/// order so.
+extension FlowDecider {
+    /// The state with its last order in USD; `nil` where that is the state's own fingerprint (no
+    /// order, or the last one in USD), so nothing can be told apart.
+    package static func misrecordedFingerprint(of state: FlowState, scratch writer: inout BinaryWriter) -> UInt64? {
+        guard var last = state.orders.orders.last, last.currency != Money.currencyOfEarlierCarts else { return nil }
+        last.currency = Money.currencyOfEarlierCarts
+        return fingerprint(state, lastKeptRow: last, scratch: &writer)
+    }
+}
+
 /// What a writer's cache needs to keep the shop's states well (`LogDomain`): their costs, and
 /// their orders dropped or indexed.
 extension FlowDecider {

@@ -135,3 +135,24 @@ private struct SlimRows: Sendable {
         return true
     }
 }
+
+/// What a repair of the rows kept beside the events found, or changed.
+public struct KeptRowRepair: Equatable, Sendable {
+    /// Streams whose kept rows differed from a fold of their events, and were rewritten.
+    public var streams = 0
+    public var rows = 0
+    /// Recorded state fingerprints that matched the earlier defect and were set to the fold's.
+    public var fingerprints = 0
+
+    public init() {}
+
+    public var isEmpty: Bool { streams == 0 && fingerprints == 0 }
+}
+
+/// Rewrites what earlier FlowLogs kept wrong beside the events (`LogDomain.misrecordedFingerprint`): each stream's
+/// kept rows from a fold of its events, and the fingerprints that recorded the defect. Events are
+/// never touched. Only a backend that keeps a row index has anything to repair (LMDB).
+public protocol KeptRowRepairing: AnyObject {
+    /// With `dryRun`, only counts what would change.
+    func repairKeptRows(dryRun: Bool) throws -> KeptRowRepair
+}

@@ -40,6 +40,20 @@ package protocol LogDomain: Decider where Event: DomainEvent {
     /// row, unless a domain answers without looking its rows up (this runs after every command).
     static func fingerprint(_ state: State, scratch writer: inout BinaryWriter) -> UInt64
 
+    /// The fingerprint an earlier build of the domain's binding recorded for `state` where it
+    /// differs from today's through a known defect (what a repair may replace, and `replay
+    /// --verify` names as that defect); `nil` where no known defect applies.
+    static func misrecordedFingerprint(of state: State, scratch writer: inout BinaryWriter) -> UInt64?
+
+    /// The state's members of its JSON face (SPEC §5), after the `stream` and `version` the core
+    /// writes: each a key and its value, every key always present. `drain` may be handed the
+    /// writer between the items of a long list, to write out what it holds.
+    static func writeStateMembers(_ state: State, into json: inout JSONWriter, drain: ((inout JSONWriter) -> Void)?)
+    /// Members the state's JSON face gained after its first release, with the values that mean
+    /// what a state written before them meant, so that comparing an older build's state with
+    /// today's does not call their absence a change.
+    static var stateMembersAddedLater: [String: [JSONValue]] { get }
+
     /// Makes a state that will decide many commands cheap to decide against (an index of long
     /// kept rows, built once instead of searched for each command). Most domains need nothing.
     static func readyForDeciding(_ state: inout State)
@@ -54,6 +68,10 @@ package protocol LogDomain: Decider where Event: DomainEvent {
 
 extension LogDomain {
     package static func readyForDeciding(_ state: inout State) {}
+
+    package static func misrecordedFingerprint(of state: State, scratch writer: inout BinaryWriter) -> UInt64? { nil }
+
+    package static var stateMembersAddedLater: [String: [JSONValue]] { [:] }
 
     package static func fingerprint(_ state: State, scratch writer: inout BinaryWriter) -> UInt64 {
         fingerprint(state, lastKeptRow: keptRows(of: state).last, scratch: &writer)
