@@ -198,9 +198,9 @@ struct StreamCursor {
 /// binary heap of the records' cursors, ordered by the stream each is at, then by the record.
 ///
 /// A fold merges up to 64 records (`FoldPolicy.records`). Scanning every cursor for the smallest
-/// stream, then again for the cursors at it, compared ids about 128 times a stream; a million new
-/// sessions are a million streams to fold, and that scan was the appending thread's largest cost
-/// of folding them. The heap compares about twice the logarithm of the records a stream.
+/// stream, then again for the cursors at it, compares ids twice per record for every stream, and
+/// a million new sessions are a million streams to fold; the heap compares about twice the
+/// logarithm of the records (docs/performance.md, "Many sessions").
 struct RecordMerge {
     private var cursors: [StreamCursor]
     /// Indices into `cursors` of those not past their last stream, a min-heap by `precedes`.
