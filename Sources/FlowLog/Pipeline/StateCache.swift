@@ -24,7 +24,10 @@ struct StateCache {
         /// The name's hash: where the search for its bucket begins when the state is dropped.
         var hash: Int
         /// `nil`: the slot is empty; releasing a state is setting this, without a placeholder state.
-        var entry: Entry?
+        /// The state and its version are fields of their own, not an `Entry`: an optional tuple was
+        /// released through the runtime's generic tuple destroyer, once for every evicted state.
+        var state: LogDecider.State?
+        var version: Int
         var cost: Int
         var stamp: Int
         var partial: Bool
@@ -65,7 +68,9 @@ struct StateCache {
     /// How many streams have a state cached.
     var count: Int { slots.count - free.count }
 
-    subscript(stream: String) -> Entry? { find(stream, hash: stream.hashValue).flatMap { slots[$0.slot].entry } }
+    subscript(stream: String) -> Entry? {
+        find(stream, hash: stream.hashValue).flatMap { found in slots[found.slot].state.map { ($0, slots[found.slot].version) } }
+    }
 
     /// Whether the stream's cached state lacks some of its kept rows, without copying it.
     func isPartial(_ stream: String) -> Bool { find(stream, hash: stream.hashValue).map { slots[$0.slot].partial } ?? false }
@@ -76,7 +81,7 @@ struct StateCache {
         removeName(at: found.bucket)
         vacate(found.slot)
         slots[found.slot].stamp = 0
-        return slots[found.slot].entry.take()
+        return slots[found.slot].state.take().map { ($0, slots[found.slot].version) }
     }
 
     mutating func put(_ entry: Entry, for stream: String) {
@@ -102,10 +107,10 @@ struct StateCache {
             insertName(slot: slot, hash: hash)
         } else {
             slot = slots.count
-            slots.append(Slot(stream: "", hash: 0, entry: nil, cost: 0, stamp: 0, partial: false))
+            slots.append(Slot(stream: "", hash: 0, state: nil, version: 0, cost: 0, stamp: 0, partial: false))
             insertName(slot: slot, hash: hash)
         }
-        slots[slot] = Slot(stream: stream, hash: hash, entry: entry, cost: size, stamp: clock, partial: partial)
+        slots[slot] = Slot(stream: stream, hash: hash, state: entry.state, version: entry.version, cost: size, stamp: clock, partial: partial)
         cost += size
         if partial { partialCount += 1 }
         recency.append((slot, clock))
@@ -197,7 +202,7 @@ struct StateCache {
         removeName(at: bucket)
         vacate(slot)
         slots[slot].stamp = 0
-        slots[slot].entry = nil
+        slots[slot].state = nil
     }
 
     /// Takes a slot's state out of the totals and offers the slot for reuse.
