@@ -8,6 +8,10 @@ public enum TaskEvent: DomainEvent {
     case renamed(Renamed)
     case completed(Completed)
     case reopened(Reopened)
+    /// The log's own events (a stream forgotten), which any domain's log records.
+    case system(SystemEvent)
+
+    public var systemEvent: SystemEvent? { if case .system(let event) = self { event } else { nil } }
 
     public struct Added: EventPayload {
         public static let declaration = EventDeclaration("task.added", tag: 1, "A task was added, open.")
@@ -63,6 +67,9 @@ public enum TaskEvent: DomainEvent {
 
     public enum Kind: CaseIterable, Hashable, Sendable {
         case added, renamed, completed, reopened
+        case system(SystemEvent.Kind)
+
+        public static let allCases: [Kind] = [.added, .renamed, .completed, .reopened] + SystemEvent.Kind.allCases.map(Kind.system)
     }
 
     public func visitPayload<V: EventPayloadVisitor>(_ v: inout V) throws {
@@ -71,6 +78,7 @@ public enum TaskEvent: DomainEvent {
         case .renamed(let payload): try v.visit(payload)
         case .completed(let payload): try v.visit(payload)
         case .reopened(let payload): try v.visit(payload)
+        case .system(let event): try event.visitPayload(&v)
         }
     }
 
@@ -80,6 +88,7 @@ public enum TaskEvent: DomainEvent {
         case .renamed: .renamed(try d.event(Renamed.self))
         case .completed: .completed(try d.event(Completed.self))
         case .reopened: .reopened(try d.event(Reopened.self))
+        case .system(let kind): .system(try SystemEvent.decode(kind, &d))
         }
     }
 }

@@ -40,6 +40,8 @@ public enum TaskListDecider {
         case .renamed(let renamed): state.rename(renamed.taskId, title: renamed.title)
         case .completed(let completed): state.setCompleted(completed.taskId, true)
         case .reopened(let reopened): state.setCompleted(reopened.taskId, false)
+        // The log's own events change no task.
+        case .system: break
         }
     }
 

@@ -141,10 +141,13 @@ struct TaskListKindsTests {
     /// name once, each kind found by its tag, its name and its payload's type.
     @Test func theKindTablesDeriveFromTheDeclarations() {
         let events = TaskEvent.kinds
-        #expect(events.typeNames == ["task.added", "task.renamed", "task.completed", "task.reopened"])
+        // The log's own event (a stream forgotten) is among any domain's.
+        #expect(events.typeNames == ["task.added", "task.renamed", "task.completed", "task.reopened", "log.streamForgotten"])
+        #expect(TaskEvent.system(.streamForgotten(.init(events: 2, reason: "erasure", pseudonym: nil))).systemEvent != nil)
+        #expect(TaskEvent.added(.init(taskId: "t", title: "x")).systemEvent == nil)
         #expect(events.stored(tag: 3)?.kind == .completed && events.stored(tag: 9) == nil)
         #expect(events.info(of: .renamed(.init(taskId: "t", title: "x"))).fields.map(\.field.nameText) == ["taskId", "title"])
-        #expect(events.columns.map(\.name.description) == ["task_id", "title"])
+        #expect(events.columns.map(\.name.description) == ["task_id", "title", "erased_events", "erase_reason", "pseudonym"])
         #expect(events.newestLogSchema == 1)
 
         let commands = TaskCommand.kinds

@@ -20,14 +20,6 @@ public struct EventKindEntry<Event: EventFamily>: Sendable {
     }
 }
 
-/// A domain's whole event type (the events its log stores), with its table of kinds. The code that
-/// reads and writes any domain's events finds a kind through `kinds`, never through a list that
-/// names one app; the families a domain's events are made of (its cart's, its screens') need none.
-public protocol DomainEvent: EventFamily {
-    /// Built once, at the first use (a `static let`).
-    static var kinds: EventKindTable<Self> { get }
-}
-
 /// Every event kind of a domain, derived from its families' declarations: codecs, filters and
 /// schemas look kinds up here instead of keeping lists of their own. A domain builds its table once
 /// (`static let`); two kinds with one tag or one type name stop the program at that first use.

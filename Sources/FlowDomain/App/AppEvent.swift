@@ -58,6 +58,8 @@ public typealias EventKindInfo = EventKindEntry<AppEvent>
 /// The app's events as a domain's: the table the codecs of any domain's events ask.
 extension AppEvent: DomainEvent {
     public static let kinds = EventKindTable<AppEvent>()
+
+    public var systemEvent: SystemEvent? { if case .system(let event) = self { event } else { nil } }
 }
 
 /// Every event kind of the app (`EventKindTable`), under the names the app's own code calls.

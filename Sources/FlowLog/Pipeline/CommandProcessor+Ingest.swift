@@ -261,7 +261,7 @@ public final class ErasedStreams: Sendable {
         var found: [String] = []
         do {
             try log.forEachEvent(inStream: SystemStreams.erasures, throughPosition: nil) { record in
-                if record.version > known, case .system(.streamForgotten(let forgotten)) = record.event, let pseudonym = forgotten.pseudonym {
+                if record.version > known, case .streamForgotten(let forgotten)? = record.event.systemEvent, let pseudonym = forgotten.pseudonym {
                     found.append(pseudonym)
                 }
                 return true

@@ -160,7 +160,7 @@ import Deciding
                 throw malformed(line: number, error.message)
             }
             guard !event.isForgotten else { throw malformed(line: number, "it is a forgotten event; a device sends only the events it recorded") }
-            if case .system = event.event { throw malformed(line: number, "it is a system event, which only the log itself records") }
+            if event.event.systemEvent != nil { throw malformed(line: number, "it is a system event, which only the log itself records") }
             return event
         }
 
