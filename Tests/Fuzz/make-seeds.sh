@@ -57,7 +57,7 @@ done
 seed csv '\x00\x00\x00\x00\x00\x00\x00\x00\x01\x01\x00\x03\x01\x02\x03\x04\x05\x06\x07\x08\x01\x02\x03\x04\x05\x06\x07\x08\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x01\x01\x01\x00\x05\x01\x06'
 seed csv '\x01{"position":1,"stream":"s","version":1,"eventId":"01a1fe6e-ee5e-767e-ba04-7909b520b3bf","type":"cart.productAdded","actor":"user","timestamp":"2026-11-21T14:07:25.278306Z","data":{"productId":"p1","name":"Tee, \\"quoted\\"\\nline","unitPrice":1250,"quantity":2}}'
 
-# States as StateCodec writes them (little-endian): format 1, an open cart without lines or
+# States as the shop's LogDomain conformance writes them (little-endian): format 1, an open cart without lines or
 # discounts, navigation, tab 0, then no orders; the same with one order; one order alone; a page.
 empty_state='\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x02\x00\x03\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00'
 seed state-codec "\\x00${empty_state}\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00"
