@@ -29,7 +29,7 @@ public enum StateDiff {
     }
 
     /// `replayed` without the members `recorded` lacks where they hold a value that means what
-    /// their absence meant (`FlowJSON.stateMembersAddedLater`), in every object at every depth: so
+    /// their absence meant (`LogDomain.stateMembersAddedLater`), in every object at every depth: so
     /// an expected state an older build printed is compared on what it knew, and a real difference
     /// (a cart in EUR) still shows.
     public static func matching(_ replayed: JSONValue, olderShape recorded: JSONValue) -> JSONValue {
@@ -39,7 +39,7 @@ public enum StateDiff {
             let oldByName = Dictionary(old, uniquingKeysWith: { $1 })
             return .object(
                 members.compactMap { name, value in
-                    if !oldNames.contains(name), FlowJSON.stateMembersAddedLater[name]?.contains(value) == true { return nil }
+                    if !oldNames.contains(name), LogDecider.stateMembersAddedLater[name]?.contains(value) == true { return nil }
                     return (name, oldByName[name].map { matching(value, olderShape: $0) } ?? value)
                 })
         case (.array(let values), .array(let old)) where values.count == old.count:

@@ -57,7 +57,7 @@ extension FlowDecider {
             json.raw(#","currency":"#)
             json.rawString(order.currency)
             json.raw("}")
-            if let drain, json.bytes.count >= FlowJSON.drainBytes { drain(&json) }
+            drain?(&json)
         }
         json.endArray()
         let navigation = state.navigation

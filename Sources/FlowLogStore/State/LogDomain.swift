@@ -36,8 +36,9 @@ package protocol LogDomain: Decider where Event: DomainEvent {
     /// could see, recorded beside each event so that `replay --verify` can tell whether today's
     /// reducers still mean what the log meant. A repair asks it for a row the state does not hold.
     static func fingerprint(_ state: State, lastKeptRow: KeptRow?, scratch writer: inout BinaryWriter) -> UInt64
-    /// The fingerprint of a state as it is: `fingerprint(_:lastKeptRow:scratch:)` with its last
-    /// row, unless a domain answers without looking its rows up (this runs after every command).
+    /// The fingerprint of a state as it is, with its last kept row. It runs after every command and
+    /// every replayed event, so a domain implements it on its own type: the default, generic over
+    /// the domain, is not specialised where another module calls it.
     static func fingerprint(_ state: State, scratch writer: inout BinaryWriter) -> UInt64
 
     /// The fingerprint an earlier build of the domain's binding recorded for `state` where it
@@ -46,8 +47,9 @@ package protocol LogDomain: Decider where Event: DomainEvent {
     static func misrecordedFingerprint(of state: State, scratch writer: inout BinaryWriter) -> UInt64?
 
     /// The state's members of its JSON face (SPEC §5), after the `stream` and `version` the core
-    /// writes: each a key and its value, every key always present. `drain` may be handed the
-    /// writer between the items of a long list, to write out what it holds.
+    /// writes: each a key and its value, every key always present. Between the items of a list that
+    /// may be long, `drain` is called with the writer: it writes out what the writer holds once
+    /// that is large.
     static func writeStateMembers(_ state: State, into json: inout JSONWriter, drain: ((inout JSONWriter) -> Void)?)
     /// Members the state's JSON face gained after its first release, with the values that mean
     /// what a state written before them meant, so that comparing an older build's state with

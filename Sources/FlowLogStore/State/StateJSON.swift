@@ -4,9 +4,6 @@ public import FlowLogBasics
 /// The JSON face of a stream's state (SPEC §5): its stream and version, then the domain's members
 /// (`LogDomain.writeStateMembers`).
 extension FlowJSON {
-    /// Members the state's JSON face gained after its first release (`LogDomain.stateMembersAddedLater`).
-    public static var stateMembersAddedLater: [String: [JSONValue]] { LogDecider.stateMembersAddedLater }
-
     /// A stream's projected state, every key always present (SPEC §5).
     public static func writeState(_ state: LogDecider.State, stream: String, version: Int, into json: inout JSONWriter) {
         writeState(state, stream: stream, version: version, into: &json, drain: nil)
@@ -19,6 +16,7 @@ extension FlowJSON {
         var json = JSONWriter(capacity: drainBytes + 4096)
         var failure: (any Error)?
         writeState(state, stream: stream, version: version, into: &json) { json in
+            guard json.bytes.count >= drainBytes else { return }
             if failure == nil {
                 do { try output.write(json.bytes) } catch { failure = error }
             }
@@ -29,8 +27,8 @@ extension FlowJSON {
         try output.write(json.bytes)
     }
 
-    /// How many bytes a `drain` is handed at a time (of a long list: the shop's orders).
-    package static let drainBytes = 1 << 16
+    /// How many bytes the writer gathers before they are written out.
+    private static let drainBytes = 1 << 16
 
     private static func writeState(
         _ state: LogDecider.State, stream: String, version: Int, into json: inout JSONWriter,
