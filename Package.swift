@@ -83,29 +83,39 @@ let package = Package(
         .target(
             name: "FlowLogBasics", dependencies: ["Deciding", "FlowLogSystem", .product(name: "Tracing", package: "swift-distributed-tracing")],
             swiftSettings: crossModule),
+        /// What the log needs of a domain beyond deciding (`LogDomain`: its states and kept rows as
+        /// bytes, their JSON and their upkeep in a writer's cache), which a domain's binding implements.
+        .target(name: "FlowLogDomain", dependencies: ["Deciding", "FlowLogBasics"], swiftSettings: crossModule),
+        /// The domain this package's logs serve: the shop (`FlowDomain`) and its `LogDomain`
+        /// conformance, named `LogDecider`. The core imports this module and no domain's, so another
+        /// package binds its own domain by declaring a `LogBinding` of its own over the same core
+        /// sources (docs/architecture.md, "A domain"; Examples/TaskList builds `tasklog` that way).
+        .target(
+            name: "LogBinding", dependencies: ["FlowDomain", "FlowLogDomain", "FlowLogBasics", "Deciding"],
+            swiftSettings: crossModule),
         /// The log contract the backends implement and everything above reads through: `EventLog` and its
         /// capabilities, records and their codecs, the append and forget rules, the fold of a stream,
         /// imports. A backend depends on this, never on the command pipeline.
         .target(
-            name: "FlowLogStore", dependencies: ["FlowLogBasics", "FlowDomain", "Deciding", "FlowLogSystem"],
+            name: "FlowLogStore", dependencies: ["FlowLogBasics", "LogBinding", "FlowLogDomain", "Deciding", "FlowLogSystem"],
             swiftSettings: crossModule),
         /// The command pipeline: commands read from the wire, decided against cached states, committed in
         /// groups through one writer (`send`, the typed commands, `serve`'s `POST /commands`).
         .target(
             name: "FlowLog",
             dependencies: [
-                "FlowLogStore", "FlowLogBasics", "FlowDomain", "Deciding", "FlowLogSystem",
+                "FlowLogStore", "FlowLogBasics", "Deciding", "FlowLogSystem",
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: crossModule),
         /// A complete backend in memory: for tests, the bench and scratch work.
         .target(
-            name: "FlowLogMemory", dependencies: ["FlowLogStore", "FlowLogBasics", "FlowDomain", "FlowLogSystem"],
+            name: "FlowLogMemory", dependencies: ["FlowLogStore", "FlowLogBasics", "FlowLogSystem"],
             swiftSettings: crossModule),
         /// What a log's history answers, on any backend: replay and its state changes, bisect,
         /// replay against recorded fingerprints, the NDJSON and CSV exports, and copies.
         .target(
-            name: "FlowLogHistory", dependencies: ["Deciding", "FlowLogStore", "FlowLogBasics", "FlowDomain", "FlowLogSystem"],
+            name: "FlowLogHistory", dependencies: ["Deciding", "FlowLogStore", "FlowLogBasics", "FlowLogSystem"],
             swiftSettings: crossModule),
         /// The side effects that follow the log: the trackers (Segment, GA4, their mappings, delivery
         /// and journals), the view configurations and the storage read model's projector. The log
@@ -299,12 +309,6 @@ let package = Package(
             ]),
     ]
 )
-
-/// A second domain on the same kinds machinery, touching nothing outside its folder (docs/architecture.md, "A domain").
-package.targets += [
-    .target(name: "TaskList", dependencies: ["Deciding"], path: "Examples/TaskList/Sources", swiftSettings: crossModule),
-    .testTarget(name: "TaskListTests", dependencies: ["TaskList", "Deciding"], path: "Examples/TaskList/Tests"),
-]
 
 /// Every Swift target writes an existential as `any P` (`ExistentialAny`), so the cost of dynamic
 /// dispatch is visible where it is paid.

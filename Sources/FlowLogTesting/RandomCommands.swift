@@ -1,4 +1,4 @@
-public import Deciding
+import Deciding
 public import FlowDomain
 
 /// SplitMix64: a tiny, fast, seedable generator, so a failing property test can be re-run exactly

@@ -1,4 +1,4 @@
-public import Deciding
+import Deciding
 public import FlowDomain
 import FlowLogBasics
 public import FlowLogStore

@@ -1,4 +1,4 @@
-import FlowLogBasics
+package import FlowLogBasics
 package import FlowLogStore
 
 extension RecordCodec {

@@ -17,6 +17,23 @@ extension CommandPayloadCarrier {
         try? visitPayload(&checker)
         return checker.first
     }
+
+    /// Who issues the command, from its payload type's declaration (a payment answer comes from
+    /// the system, a tap from a person), read through the family's switch: `send` asks it of every
+    /// command, and a lookup in the kinds' table (a dictionary and a copy of its strings) cost more.
+    @inlinable
+    public var actor: Actor {
+        var reader = ActorReader()
+        try? visitPayload(&reader)
+        return reader.actor
+    }
+}
+
+@usableFromInline
+struct ActorReader: CommandPayloadVisitor {
+    @usableFromInline var actor = Actor.user
+    @inlinable init() {}
+    @inlinable mutating func visit<Payload: CommandPayload>(_ payload: Payload) { actor = Payload.declaration.actor }
 }
 
 /// Visits a command's fields and keeps the violation the spec's order names first. Inlinable, so

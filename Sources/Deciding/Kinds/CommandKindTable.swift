@@ -15,6 +15,11 @@ public protocol DomainCommand: CommandFamily {
     static var kinds: CommandKindTable<Self> { get }
 }
 
+extension DomainCommand {
+    /// SPEC §2's `type`, for example `cart.addProduct`.
+    public var typeName: String { Self.kinds.info(of: self).typeName }
+}
+
 /// Every command kind of a domain, derived from its families' declarations: the wire reader, the
 /// typed command line and the schema look kinds up here. A command's kind is found from its
 /// payload's type, so the families' two switches stay the one place a kind is wired in.

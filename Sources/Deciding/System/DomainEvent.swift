@@ -13,3 +13,10 @@ public protocol DomainEvent: EventFamily {
     /// The log's own event this is, if it is one.
     var systemEvent: SystemEvent? { get }
 }
+
+extension DomainEvent {
+    /// The event's stable type name, as exports and `flowlog log` show it.
+    public var typeName: String { Self.kinds.info(of: self).typeName }
+
+    public var declaration: EventDeclaration { Self.kinds.info(of: self).declaration }
+}

@@ -61,23 +61,6 @@ public enum AppCommand: CommandFamily {
         case .modal(let kind): .modal(try ModalCommand.decode(kind, &decoder))
         }
     }
-
-    /// SPEC §2's `type`, for example `cart.addProduct`.
-    public var typeName: String { CommandKinds.info(of: self).typeName }
-
-    /// Payment answers and app launches come from the system; everything else is a person's tap.
-    /// Read from the payload type's declaration through the family's switch: `send` asks it of
-    /// every command, and the kinds' table (a dictionary lookup and a copy of its strings) cost more.
-    public var actor: Actor {
-        var reader = ActorReader()
-        try! visitPayload(&reader)
-        return reader.actor
-    }
-
-    private struct ActorReader: CommandPayloadVisitor {
-        var actor = Actor.user
-        mutating func visit<Payload: CommandPayload>(_ payload: Payload) { actor = Payload.declaration.actor }
-    }
 }
 
 extension AppCommand {

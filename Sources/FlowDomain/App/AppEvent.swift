@@ -46,10 +46,6 @@ public enum AppEvent: EventFamily {
         }
     }
 
-    /// The event's stable type name, as exports and `flowlog log` show it.
-    public var typeName: String { EventKinds.info(of: self).typeName }
-
-    public var declaration: EventDeclaration { EventKinds.info(of: self).declaration }
 }
 
 /// One event kind of the app as every list of kinds sees it.

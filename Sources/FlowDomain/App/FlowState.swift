@@ -1,4 +1,4 @@
-public import Deciding
+import Deciding
 
 /// Everything one stream's events add up to: its cart, its orders and its navigation.
 public struct FlowState: Equatable, Sendable {

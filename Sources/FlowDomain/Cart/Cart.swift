@@ -1,4 +1,4 @@
-public import Deciding
+import Deciding
 
 /// A discount as it is applied: to one product line, or to the whole cart; a whole percent, or a
 /// fixed amount of cents off (exactly one of the two is not 0).

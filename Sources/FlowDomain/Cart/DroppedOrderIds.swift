@@ -1,4 +1,4 @@
-public import Deciding
+import Deciding
 
 /// What an order history that dropped its older orders (`OrderHistory.keepOnlyLatest(rememberingIds:)`)
 /// still knows of their ids: an 8-byte hash of each, so that the `duplicateOrder` check can tell

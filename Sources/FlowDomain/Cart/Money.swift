@@ -1,4 +1,4 @@
-public import Deciding
+import Deciding
 
 /// Money is integer cents throughout FlowLog; these are the only arithmetic rules it needs.
 public enum Money {

@@ -1,4 +1,4 @@
-public import Deciding
+import Deciding
 
 /// The screens of the onboarding flow (seed "Building a dynamic modular iOS architecture").
 public enum Screen: String, Equatable, Sendable, CaseIterable {

@@ -1,5 +1,4 @@
 public import Deciding
-public import FlowDomain
 public import FlowLogBasics
 public import FlowLogStore
 

@@ -1,4 +1,3 @@
-public import FlowDomain
 import FlowLogBasics
 public import FlowLogStore
 

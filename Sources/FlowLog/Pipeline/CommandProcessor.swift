@@ -1,5 +1,4 @@
 import Deciding
-public import FlowDomain
 public import FlowLogBasics
 public import FlowLogStore
 import FlowLogSystem
@@ -174,7 +173,7 @@ public final class CommandProcessor {
     /// What every command of a round is decided with, read once for the round rather than from
     /// the processor's properties for each command.
     private struct Round {
-        let context: DecisionContext
+        let context: LogDecider.Context
         /// The log holds every kind's every version: `admit` has nothing to refuse.
         let admitsEveryEvent: Bool
         let snapshotInterval: Int?
@@ -211,7 +210,7 @@ public final class CommandProcessor {
         if settings == nil { settings = try log.settings() }
         let current = settings ?? .newLog()
         let round = Round(
-            context: DecisionContext(defaultCurrency: current.defaultCurrency), admitsEveryEvent: current.admitsEveryEvent,
+            context: LogDecider.decisionContext(defaultCurrency: current.defaultCurrency), admitsEveryEvent: current.admitsEveryEvent,
             snapshotInterval: snapshotInterval)
         dropStatesMissingRows(batch, indices: indices)
         // Room for as many streams as a commit of `send` names: growing it moved every state in it,

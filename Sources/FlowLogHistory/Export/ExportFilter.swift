@@ -29,7 +29,7 @@ public struct ExportFilter: Sendable {
     public func accepts(_ record: RecordedEvent) -> Bool {
         if !streams.isEmpty, !streams.contains(record.stream) { return false }
         if streams.isEmpty, !includesSystemStreams, SystemStreams.isReserved(record.stream) { return false }
-        if !types.isEmpty, !kinds.contains(record.event.kind) { return false }
+        if !types.isEmpty, !kinds.contains(LogDecider.Event.kinds.info(of: record.event).kind) { return false }
         if let since, record.timestamp < since { return false }
         if let until, record.timestamp >= until { return false }
         if !correlationIds.isEmpty, !correlationIds.contains(record.correlationId ?? "") { return false }

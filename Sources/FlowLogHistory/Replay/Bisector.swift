@@ -1,4 +1,3 @@
-public import FlowDomain
 public import FlowLogStore
 
 /// `flowlog bisect`: finds the first version of a stream whose state a check calls bad, in

@@ -1,4 +1,3 @@
-public import FlowDomain
 public import FlowLogStore
 
 /// Folds events from a source, stream by stream, handing each step's states to the caller.

@@ -1,4 +1,3 @@
-public import FlowDomain
 public import FlowLogBasics
 public import FlowLogStore
 

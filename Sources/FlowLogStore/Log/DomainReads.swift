@@ -1,5 +1,4 @@
 import Deciding
-public import FlowDomain
 
 /// The domain's values where storage hands back its opaque `StreamState`s and `KeptRow`s: what
 /// the command line, the server and the tests read.

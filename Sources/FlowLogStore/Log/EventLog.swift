@@ -1,5 +1,3 @@
-public import FlowDomain
-
 /// One command's worth of events for one stream, to be appended atomically.
 public struct AppendRequest: Equatable, Sendable {
     public var stream: String

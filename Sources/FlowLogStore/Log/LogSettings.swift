@@ -1,5 +1,4 @@
 public import Deciding
-public import FlowDomain
 public import FlowLogBasics
 
 /// What a log's metadata fixes for it: the log schema, which says which version of each event kind
@@ -26,7 +25,7 @@ public struct LogSettings: Equatable, Sendable {
     /// every schema up to its own.
     ///
     /// - 1: every event kind at version 1.
-    /// - 2: event kinds at the versions `EventKinds` declares for schema 2 (`flowlog schema events`).
+    /// - 2: event kinds at the versions the domain's kinds declare for schema 2 (`flowlog schema events`).
     /// - 3: records in the salted layout (`RecordLayout.salted`), whose personal part `flowlog
     ///   forget` can erase without breaking the hash chain.
     /// - 4: an LMDB log may hold pending index entries and kept rows in batch records (one per
@@ -46,9 +45,9 @@ public struct LogSettings: Equatable, Sendable {
         }
     }
 
-    /// The currency of a log whose metadata names none (every log before logs had one): the
-    /// domain's currency of earlier carts, named here so that backends need not know the domain.
-    public static var currencyOfEarlierLogs: String { Money.currencyOfEarlierCarts }
+    /// The currency of a log whose metadata names none (every log before logs had one), SPEC §6:
+    /// a rule of the log's, whatever its domain makes of a currency (`LogDomain.decisionContext`).
+    public static let currencyOfEarlierLogs = "USD"
 
     /// A log created now, in `currency` (USD unless `flowlog init --currency` names another).
     public static func newLog(currency: String = currencyOfEarlierLogs) -> LogSettings {

@@ -1,5 +1,3 @@
-public import FlowDomain
-
 /// Where replayed events come from: a log, or an NDJSON export read directly (no import needed).
 public protocol ReplaySource {
     /// The events in position order, restricted to `stream` when given, and to positions `from...to`.

@@ -1,5 +1,5 @@
 import Deciding
-import FlowLogBasics
+package import FlowLogBasics
 
 /// The per-type fields of an event, after the envelope, in the order its kind declares them:
 /// identifiers as short strings, free text as strings, integers as eight bytes, flags as one byte.

@@ -1,5 +1,4 @@
-public import Deciding
-public import FlowDomain
+import Deciding
 public import FlowLogBasics
 
 /// The JSON faces of SPEC §5: recorded events and a stream's state here, the answers to commands

@@ -1,5 +1,4 @@
 import Deciding
-import FlowDomain
 package import FlowLogBasics
 import FlowLogSystem
 

@@ -1,5 +1,4 @@
 public import Deciding
-public import FlowDomain
 public import FlowLogBasics
 
 /// An event as the log holds it: the domain fact plus the envelope the log and the pipeline gave it.

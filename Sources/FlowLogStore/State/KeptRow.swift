@@ -1,6 +1,5 @@
 public import Deciding
-public import FlowDomain
-import FlowLogBasics
+package import FlowLogBasics
 
 /// A row the domain keeps beside its events (`Decider.keptRow(for:)`: the cart's orders), as
 /// storage holds it. The append rules hand each to the backend's `AppendTransaction.keep` in the

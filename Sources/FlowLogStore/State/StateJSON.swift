@@ -1,4 +1,3 @@
-public import FlowDomain
 public import FlowLogBasics
 
 /// The JSON face of a stream's state (SPEC §5): its stream and version, then the domain's members

@@ -1,5 +1,3 @@
-public import FlowDomain
-
 /// A stream folded up to some event: its state, and the version of the last event folded in.
 ///
 /// Why a type: a stream is folded into its state in many places (each backend's read of a

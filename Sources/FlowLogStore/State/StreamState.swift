@@ -1,6 +1,5 @@
 public import Deciding
-public import FlowDomain
-import FlowLogBasics
+package import FlowLogBasics
 
 /// A stream's state as storage holds it: a value the backends fold events into, keep as snapshots,
 /// heads and read models, and hand back, without knowing what it holds.

@@ -1,4 +1,4 @@
-public import Deciding
+import Deciding
 public import FlowDomain
 
 /// The call every event kind gets when no vendor mapping names it, derived from the kind's

@@ -56,6 +56,15 @@ package protocol LogDomain: Decider where Event: DomainEvent {
     /// today's does not call their absence a change.
     static var stateMembersAddedLater: [String: [JSONValue]] { get }
 
+    /// `decide`'s state checks alone, for a writer that ran the command's field checks
+    /// (`fieldViolation`) earlier: SPEC §3 puts the command-id and version checks between the two.
+    /// Its refusals are answers with the domain's codes (`Rejection`).
+    static func decideValidated(_ command: Command, state: State, context: Context) throws(Rejection) -> [Event]
+
+    /// What every decision of a log is made with besides its command and state (`Decider.Context`),
+    /// from the log's settings: the currency of amounts that name none (`flowlog init --currency`).
+    static func decisionContext(defaultCurrency: String) -> Context
+
     /// Makes a state that will decide many commands cheap to decide against (an index of long
     /// kept rows, built once instead of searched for each command). Most domains need nothing.
     static func readyForDeciding(_ state: inout State)
@@ -66,6 +75,14 @@ package protocol LogDomain: Decider where Event: DomainEvent {
     /// As `keepOnlyLatestKeptRow`, for a writer's cache: what `needsKeptRows` needs to rule out
     /// most commands stays (`restoreSlimKeptRows`).
     static func slimForCache(_ state: inout State)
+}
+
+extension LogDomain where Failure == Rejection {
+    /// `decide` whole, for a domain whose `decide` runs the field checks first: running them
+    /// twice changes no answer.
+    package static func decideValidated(_ command: Command, state: State, context: Context) throws(Rejection) -> [Event] {
+        try decide(command, state: state, context: context)
+    }
 }
 
 extension LogDomain {
@@ -102,7 +119,7 @@ extension LogDomain {
     /// with `take`, each from where the one before ended. `false` when the page is damaged, `take`
     /// refuses a row, or the page holds more than `count`.
     @inline(__always)
-    static func readKeptRows(inPage bytes: UnsafeRawBufferPointer, count: Int, _ take: (inout BinaryReader) -> Bool) -> Bool {
+    package static func readKeptRows(inPage bytes: UnsafeRawBufferPointer, count: Int, _ take: (inout BinaryReader) -> Bool) -> Bool {
         guard bytes.count > 8, let body = BinaryWriter.verifiedBody(of: bytes) else { return false }
         var reader = BinaryReader(body)
         for _ in 0..<count {

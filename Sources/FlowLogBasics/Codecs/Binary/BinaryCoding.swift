@@ -1,5 +1,3 @@
-import FlowLogBasics
-
 /// Appends little-endian fixed-width values and length-prefixed UTF-8 to a byte buffer.
 ///
 /// Noncopyable, and the sole owner of its one allocation: appending is a capacity check and a

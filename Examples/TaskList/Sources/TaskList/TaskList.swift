@@ -4,6 +4,8 @@ public struct TaskList: Equatable, Sendable {
         public var id: String
         public var title: String
         public var isCompleted: Bool
+
+        public init(id: String, title: String, isCompleted: Bool) { (self.id, self.title, self.isCompleted) = (id, title, isCompleted) }
     }
 
     /// Oldest first.
@@ -14,6 +16,15 @@ public struct TaskList: Equatable, Sendable {
     public static let maximumOpenTasks = 500
 
     public init() {}
+
+    /// A list holding `tasks` in their order, as a fold of their additions would make it: a task
+    /// whose id an earlier one took is left out (what storage reads back is rebuilt through this).
+    public init(tasks: [Task]) {
+        for task in tasks {
+            add(task.id, title: task.title)
+            if task.isCompleted { setCompleted(task.id, true) }
+        }
+    }
 
     public func task(_ id: String) -> Task? { tasks.first { $0.id == id } }
 

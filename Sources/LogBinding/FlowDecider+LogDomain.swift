@@ -1,6 +1,7 @@
 import Deciding
 package import FlowDomain
 package import FlowLogBasics
+import FlowLogDomain
 
 /// The shop's states and orders as bytes (`LogDomain`), for snapshots, heads and the order index,
 /// and their fingerprints, for checking that a replay with today's reducers still means what the
@@ -279,6 +280,8 @@ extension FlowDecider {
     /// Orders from which a loaded state's order ids are indexed: a shorter history is scanned
     /// faster than its ids are hashed, and without a set to keep.
     static let indexedOrders = 256
+
+    package static func decisionContext(defaultCurrency: String) -> DecisionContext { DecisionContext(defaultCurrency: defaultCurrency) }
 
     /// Indexes a long history's order ids, for the `duplicateOrder` check.
     package static func readyForDeciding(_ state: inout FlowState) {

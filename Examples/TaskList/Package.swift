@@ -1,0 +1,61 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+/// A to-do list's log: FlowLog's core, unchanged, bound to the `TaskList` domain.
+///
+/// The core's sources name the domain they serve as `LogDecider`, from a module called
+/// `LogBinding`, and import no domain's module (docs/architecture.md, "A domain"). FlowLog's own
+/// package binds the shop; this one compiles the same sources (`Core/`, links to FlowLog's
+/// `Sources/`) against `Sources/LogBinding`, which binds the list. Every call into the domain is
+/// then as direct as it is in `flowlog`: nothing is generic over the domain at run time.
+let crossModule: [SwiftSetting] = [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
+
+/// A core target: FlowLog's own sources, with FlowLog's dependencies between them.
+func core(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
+    .target(name: name, dependencies: dependencies, path: "Core/\(name)", swiftSettings: crossModule)
+}
+
+let package = Package(
+    name: "TaskList",
+    platforms: [.macOS(.v15), .iOS(.v18), .macCatalyst(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+    products: [
+        .library(name: "TaskList", targets: ["TaskList"])
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3")
+    ],
+    targets: [
+        .systemLibrary(name: "CLMDB", path: "Core/CLMDB", pkgConfig: "lmdb", providers: [.apt(["liblmdb-dev"]), .brew(["lmdb"])]),
+        .target(name: "CLMDBGuard", dependencies: ["CLMDB"], path: "Core/CLMDBGuard"),
+        core("FlowLogSystem", []),
+        core("LMDB", ["CLMDB", "CLMDBGuard", "FlowLogSystem"]),
+        core("Deciding", []),
+        core("FlowLogBasics", ["Deciding", "FlowLogSystem", .product(name: "Tracing", package: "swift-distributed-tracing")]),
+        core("FlowLogDomain", ["Deciding", "FlowLogBasics"]),
+        core("FlowLogStore", ["FlowLogBasics", "LogBinding", "FlowLogDomain", "Deciding", "FlowLogSystem"]),
+        core(
+            "FlowLog",
+            ["FlowLogStore", "FlowLogBasics", "Deciding", "FlowLogSystem", .product(name: "Tracing", package: "swift-distributed-tracing")]),
+        core("FlowLogMemory", ["FlowLogStore", "FlowLogBasics", "FlowLogSystem"]),
+        core("FlowLogHistory", ["Deciding", "FlowLogStore", "FlowLogBasics", "FlowLogSystem"]),
+        core("FlowLogLMDB", ["FlowLogStore", "FlowLogBasics", "Deciding", "LMDB", "FlowLogSystem"]),
+
+        /// The list's rules: pure, on `Deciding` alone.
+        .target(name: "TaskList", dependencies: ["Deciding"], swiftSettings: crossModule),
+        /// The one place the core meets the list: `LogDecider` and the list's states as bytes and JSON.
+        .target(name: "LogBinding", dependencies: ["TaskList", "FlowLogDomain", "FlowLogBasics", "Deciding"], swiftSettings: crossModule),
+        .testTarget(
+            name: "TaskListTests",
+            dependencies: [
+                "TaskList", "LogBinding", "Deciding", "FlowLog", "FlowLogStore", "FlowLogLMDB", "FlowLogMemory", "FlowLogHistory", "FlowLogBasics",
+            ]),
+    ]
+)
+
+/// As FlowLog's own targets: existentials written `any P`, and imports internal unless a file says otherwise.
+for target in package.targets where target.type != .system {
+    target.swiftSettings =
+        (target.swiftSettings ?? []) + [
+            .enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("InternalImportsByDefault"),
+        ]
+}
