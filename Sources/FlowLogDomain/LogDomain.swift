@@ -1,5 +1,5 @@
-package import Deciding
-package import FlowLogBasics
+public import Deciding
+public import FlowLogBasics
 
 /// What the log needs of a domain beyond deciding: its states and kept rows as bytes (snapshots,
 /// heads, the row index, fingerprints) and what a writer's cache needs to keep its states well.
@@ -10,7 +10,11 @@ package import FlowLogBasics
 /// domain brings its own conformance and changes nothing below it. The bytes are the log's: a
 /// layout once written is read for ever (every fixture under `Fixtures/`), so a conformance may
 /// add layouts but never change one.
-package protocol LogDomain: Decider where Event: DomainEvent {
+///
+/// Public, with its helpers inlinable: the core calls them from other modules, where a `package`
+/// function is neither inlined nor specialised for the domain (each became a generic call that
+/// looked up type metadata, a percent of `verify`'s instructions).
+public protocol LogDomain: Decider where Event: DomainEvent {
     /// The whole state; with `withoutKeptRows`, their number instead of the rows (a snapshot of a
     /// log that keeps rows apart, so a long history is not copied into every snapshot).
     static func encode(_ state: State, withoutKeptRows: Bool, into writer: inout BinaryWriter)
@@ -80,37 +84,37 @@ package protocol LogDomain: Decider where Event: DomainEvent {
 extension LogDomain where Failure == Rejection {
     /// `decide` whole, for a domain whose `decide` runs the field checks first: running them
     /// twice changes no answer.
-    package static func decideValidated(_ command: Command, state: State, context: Context) throws(Rejection) -> [Event] {
+    @inlinable public static func decideValidated(_ command: Command, state: State, context: Context) throws(Rejection) -> [Event] {
         try decide(command, state: state, context: context)
     }
 }
 
 extension LogDomain {
-    package static func readyForDeciding(_ state: inout State) {}
+    @inlinable public static func readyForDeciding(_ state: inout State) {}
 
-    package static func misrecordedFingerprint(of state: State, scratch writer: inout BinaryWriter) -> UInt64? { nil }
+    @inlinable public static func misrecordedFingerprint(of state: State, scratch writer: inout BinaryWriter) -> UInt64? { nil }
 
-    package static var stateMembersAddedLater: [String: [JSONValue]] { [:] }
+    @inlinable public static var stateMembersAddedLater: [String: [JSONValue]] { [:] }
 
-    package static func fingerprint(_ state: State, scratch writer: inout BinaryWriter) -> UInt64 {
+    @inlinable public static func fingerprint(_ state: State, scratch writer: inout BinaryWriter) -> UInt64 {
         fingerprint(state, lastKeptRow: keptRows(of: state).last, scratch: &writer)
     }
 
     /// Kept rows up to which a writer's cache keeps a state whole: 16 of the shop's orders are
     /// under 1 KB, and a session with a few orders is the common case.
-    package static var rowsKeptWhole: Int { 16 }
+    @inlinable public static var rowsKeptWhole: Int { 16 }
 
     /// Whether a writer's cache keeps this state without its older kept rows (where the log keeps them apart).
-    package static func isSlimmedForCache(_ state: State) -> Bool { keptRowCount(of: state) > rowsKeptWhole }
+    @inlinable public static func isSlimmedForCache(_ state: State) -> Bool { keptRowCount(of: state) > rowsKeptWhole }
 
     /// Whether the state holds every row it counts, so that any command may be decided against it.
-    package static func holdsAllKeptRows(_ state: State) -> Bool { keptRows(of: state).count == keptRowCount(of: state) }
+    @inlinable public static func holdsAllKeptRows(_ state: State) -> Bool { keptRows(of: state).count == keptRowCount(of: state) }
 
     /// An event to decode records into, whatever it is: the first kind's blank one.
-    package static var placeholderEvent: Event { Event.kinds.all[0].blankEvent }
+    @inlinable public static var placeholderEvent: Event { Event.kinds.all[0].blankEvent }
 
     /// One kept row from bytes holding it alone.
-    package static func decodeKeptRow(_ bytes: UnsafeRawBufferPointer, allowingEmptyKey: Bool = false) -> KeptRow? {
+    @inlinable public static func decodeKeptRow(_ bytes: UnsafeRawBufferPointer, allowingEmptyKey: Bool = false) -> KeptRow? {
         var reader = BinaryReader(bytes)
         return (try? readKeptRow(&reader, allowingEmptyKey: allowingEmptyKey)) ?? nil
     }
@@ -119,7 +123,7 @@ extension LogDomain {
     /// with `take`, each from where the one before ended. `false` when the page is damaged, `take`
     /// refuses a row, or the page holds more than `count`.
     @inline(__always)
-    package static func readKeptRows(inPage bytes: UnsafeRawBufferPointer, count: Int, _ take: (inout BinaryReader) -> Bool) -> Bool {
+    @inlinable public static func readKeptRows(inPage bytes: UnsafeRawBufferPointer, count: Int, _ take: (inout BinaryReader) -> Bool) -> Bool {
         guard bytes.count > 8, let body = BinaryWriter.verifiedBody(of: bytes) else { return false }
         var reader = BinaryReader(body)
         for _ in 0..<count {
@@ -130,7 +134,7 @@ extension LogDomain {
 
     /// Appends the `count` kept rows of a row page. A page that is damaged or holds another number
     /// of rows appends nothing.
-    package static func appendKeptRows(fromPage bytes: UnsafeRawBufferPointer, count: Int, to rows: inout [KeptRow]) -> Bool {
+    @inlinable public static func appendKeptRows(fromPage bytes: UnsafeRawBufferPointer, count: Int, to rows: inout [KeptRow]) -> Bool {
         let start = rows.count
         let whole = readKeptRows(inPage: bytes, count: count) { reader in
             guard let row = (try? readKeptRow(&reader, allowingEmptyKey: false)) ?? nil else { return false }

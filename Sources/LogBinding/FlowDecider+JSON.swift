@@ -1,14 +1,14 @@
-package import FlowDomain
-package import FlowLogBasics
+public import FlowDomain
+public import FlowLogBasics
 
 /// The shop's state as JSON (SPEC §5): the cart with its amounts, the orders, the onboarding
 /// flow (`LogDomain.writeStateMembers`).
 extension FlowDecider {
     /// A cart in USD is what a state written before carts had a currency meant: an older build's
     /// state, lacking the member, agrees with one that holds either of these.
-    package static let stateMembersAddedLater: [String: [JSONValue]] = ["currency": [.null, .string(Money.currencyOfEarlierCarts)]]
+    public static let stateMembersAddedLater: [String: [JSONValue]] = ["currency": [.null, .string(Money.currencyOfEarlierCarts)]]
 
-    package static func writeStateMembers(_ state: FlowState, into json: inout JSONWriter, drain: ((inout JSONWriter) -> Void)?) {
+    public static func writeStateMembers(_ state: FlowState, into json: inout JSONWriter, drain: ((inout JSONWriter) -> Void)?) {
         json.key("cart")
         json.beginObject()
         json.key("status")

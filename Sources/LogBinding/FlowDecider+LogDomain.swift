@@ -1,7 +1,7 @@
 import Deciding
-package import FlowDomain
-package import FlowLogBasics
-import FlowLogDomain
+public import FlowDomain
+public import FlowLogBasics
+public import FlowLogDomain
 
 /// The shop's states and orders as bytes (`LogDomain`), for snapshots, heads and the order index,
 /// and their fingerprints, for checking that a replay with today's reducers still means what the
@@ -24,7 +24,7 @@ extension FlowDecider: LogDomain {
     /// The whole state. With `withoutKeptRows`, only the number of orders is written: snapshots keep
     /// orders in the log's order index instead, so a stream with many orders does not copy them all
     /// into every snapshot.
-    package static func encode(_ state: FlowState, withoutKeptRows withoutOrders: Bool, into writer: inout BinaryWriter) {
+    public static func encode(_ state: FlowState, withoutKeptRows withoutOrders: Bool, into writer: inout BinaryWriter) {
         writer.reset()
         writer.write(format(of: state))
         encodeCartAndNavigation(state, into: &writer)
@@ -36,7 +36,7 @@ extension FlowDecider: LogDomain {
     }
 
     /// Reads what `encode(_:withoutKeptRows: true, …)` wrote: the state without its orders, and how many there were.
-    package static func decodeStateWithoutKeptRows(_ bytes: UnsafeRawBufferPointer) -> (state: FlowState, keptRowCount: Int)? {
+    public static func decodeStateWithoutKeptRows(_ bytes: UnsafeRawBufferPointer) -> (state: FlowState, keptRowCount: Int)? {
         var reader = BinaryReader(bytes)
         guard let state = try? decodeCartAndNavigation(&reader), let count = try? reader.readInt(), count >= 0, reader.remaining == 0 else {
             return nil
@@ -46,13 +46,13 @@ extension FlowDecider: LogDomain {
 
     /// A state holding its latest order only (`OrderHistory.keepOnlyLatest()`, as an import into a
     /// log with an order index folds it): the state without its orders, their number, then the latest.
-    package static func encode(keepingLatestKeptRow state: FlowState, into writer: inout BinaryWriter) {
+    public static func encode(keepingLatestKeptRow state: FlowState, into writer: inout BinaryWriter) {
         encode(state, withoutKeptRows: true, into: &writer)
         if let latest = state.orders.orders.last { encode(latest, into: &writer) }
     }
 
     /// Reads what `encode(keepingLatestKeptRow:into:)` wrote.
-    package static func decodeStateKeepingLatestKeptRow(_ bytes: UnsafeRawBufferPointer) -> FlowState? {
+    public static func decodeStateKeepingLatestKeptRow(_ bytes: UnsafeRawBufferPointer) -> FlowState? {
         var reader = BinaryReader(bytes)
         guard var state = try? decodeCartAndNavigation(&reader), let count = try? reader.readInt(), count >= 0 else { return nil }
         if count > 0 {
@@ -62,7 +62,7 @@ extension FlowDecider: LogDomain {
         return reader.remaining == 0 ? state : nil
     }
 
-    package static func encode(keptRow order: Order, into writer: inout BinaryWriter) { encode(order, into: &writer) }
+    public static func encode(keptRow order: Order, into writer: inout BinaryWriter) { encode(order, into: &writer) }
 
     /// One order's fields as `encode(_:into:)` wrote them, read in place: its currency's bytes
     /// (`nil` for the first carts' currency), its id's, its total and item count; `nil` for an
@@ -85,7 +85,7 @@ extension FlowDecider: LogDomain {
     }
 
     /// One order as `encode(_:into:)` wrote it; `nil` for an empty id, which no order has.
-    package static func readKeptRow(_ reader: inout BinaryReader, allowingEmptyKey allowingEmptyId: Bool = false) throws(BinaryReader.OutOfBounds)
+    public static func readKeptRow(_ reader: inout BinaryReader, allowingEmptyKey allowingEmptyId: Bool = false) throws(BinaryReader.OutOfBounds)
         -> Order?
     {
         // Bytes that are not UTF-8 are damage: repaired, they could outgrow a short string when the
@@ -100,11 +100,11 @@ extension FlowDecider: LogDomain {
 
     /// Steps over one order as `readKeptRow` reads it, and gives its id's bytes without making an
     /// order of them; `nil` for an empty id.
-    package static func readKeptRowKey(_ reader: inout BinaryReader) throws(BinaryReader.OutOfBounds) -> UnsafeRawBufferPointer? {
+    public static func readKeptRowKey(_ reader: inout BinaryReader) throws(BinaryReader.OutOfBounds) -> UnsafeRawBufferPointer? {
         try orderFields(&reader)?.id
     }
 
-    package static func decodeState(_ bytes: UnsafeRawBufferPointer) -> FlowState? {
+    public static func decodeState(_ bytes: UnsafeRawBufferPointer) -> FlowState? {
         var reader = BinaryReader(bytes)
         do {
             var state = try decodeCartAndNavigation(&reader)
@@ -182,13 +182,13 @@ extension FlowDecider: LogDomain {
     /// order stand in for all of them: a replay whose orders differ differs first at the event that
     /// placed the differing order, where the last order differs. That keeps the digest O(cart), not
     /// O(orders), on every append.
-    package static func fingerprint(_ state: FlowState, scratch writer: inout BinaryWriter) -> UInt64 {
+    public static func fingerprint(_ state: FlowState, scratch writer: inout BinaryWriter) -> UInt64 {
         fingerprint(state, lastKeptRow: state.orders.orders.last, scratch: &writer)
     }
 
     /// The fingerprint of `state` were its last order `lastOrder`: what a repair compares with a
     /// recorded fingerprint, without copying the state's orders.
-    package static func fingerprint(_ state: FlowState, lastKeptRow lastOrder: Order?, scratch writer: inout BinaryWriter) -> UInt64 {
+    public static func fingerprint(_ state: FlowState, lastKeptRow lastOrder: Order?, scratch writer: inout BinaryWriter) -> UInt64 {
         writer.reset()
         writer.write(format(of: state))
         encodeCartAndNavigation(state, into: &writer)
@@ -267,7 +267,7 @@ extension FlowDecider: LogDomain {
 extension FlowDecider {
     /// The state with its last order in USD; `nil` where that is the state's own fingerprint (no
     /// order, or the last one in USD), so nothing can be told apart.
-    package static func misrecordedFingerprint(of state: FlowState, scratch writer: inout BinaryWriter) -> UInt64? {
+    public static func misrecordedFingerprint(of state: FlowState, scratch writer: inout BinaryWriter) -> UInt64? {
         guard var last = state.orders.orders.last, last.currency != Money.currencyOfEarlierCarts else { return nil }
         last.currency = Money.currencyOfEarlierCarts
         return fingerprint(state, lastKeptRow: last, scratch: &writer)
@@ -281,10 +281,10 @@ extension FlowDecider {
     /// faster than its ids are hashed, and without a set to keep.
     static let indexedOrders = 256
 
-    package static func decisionContext(defaultCurrency: String) -> DecisionContext { DecisionContext(defaultCurrency: defaultCurrency) }
+    public static func decisionContext(defaultCurrency: String) -> DecisionContext { DecisionContext(defaultCurrency: defaultCurrency) }
 
     /// Indexes a long history's order ids, for the `duplicateOrder` check.
-    package static func readyForDeciding(_ state: inout FlowState) {
+    public static func readyForDeciding(_ state: inout FlowState) {
         if state.orders.orders.count >= indexedOrders { state.orders.indexIds() }
     }
 
@@ -293,7 +293,7 @@ extension FlowDecider {
     /// the hashes of dropped ids. Measured against the allocator: a session with ten cart lines and
     /// its latest order holds about 1,600 bytes, and this says 1,656 (with 8 bytes for each
     /// dropped order besides).
-    package static func estimatedCost(of state: FlowState) -> Int {
+    public static func estimatedCost(of state: FlowState) -> Int {
         let orders = state.orders.orders
         return 320 + state.cart.lines.capacity * MemoryLayout<CartLine>.stride + orders.capacity * (MemoryLayout<Order>.stride + 8)
             + state.navigation.stack.capacity + (orders.count >= indexedOrders ? orders.count * 64 : 0)
@@ -302,9 +302,9 @@ extension FlowDecider {
 
     /// Such a history's duplicate-order check answers for its latest order only, so it is never
     /// decided against (`StreamState.keepOnlyLatestKeptRow`).
-    package static func keepOnlyLatestKeptRow(_ state: inout FlowState) { state.orders.keepOnlyLatest() }
+    public static func keepOnlyLatestKeptRow(_ state: inout FlowState) { state.orders.keepOnlyLatest() }
 
     /// The dropped orders' id hashes stay, so that only a payment whose id they cannot rule out
     /// reloads the stream.
-    package static func slimForCache(_ state: inout FlowState) { state.orders.keepOnlyLatest(rememberingIds: true) }
+    public static func slimForCache(_ state: inout FlowState) { state.orders.keepOnlyLatest(rememberingIds: true) }
 }

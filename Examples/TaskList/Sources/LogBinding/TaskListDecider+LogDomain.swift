@@ -1,6 +1,6 @@
-package import FlowLogBasics
-import FlowLogDomain
-package import TaskList
+public import FlowLogBasics
+public import FlowLogDomain
+public import TaskList
 
 /// The list's states as bytes (snapshots and heads) and JSON (`state`, `replay`, the inspector),
 /// and their fingerprints. A list keeps no rows beside its events, so every layout is the whole
@@ -12,7 +12,7 @@ extension TaskListDecider: LogDomain {
     /// read as damage, so that a damaged count never asks for a huge allocation.
     static let mostTasksStored = 1_000_000
 
-    package static func encode(_ state: TaskList, withoutKeptRows: Bool, into writer: inout BinaryWriter) {
+    public static func encode(_ state: TaskList, withoutKeptRows: Bool, into writer: inout BinaryWriter) {
         writer.write(formatVersion)
         writer.write(int: state.tasks.count)
         for task in state.tasks {
@@ -22,7 +22,7 @@ extension TaskListDecider: LogDomain {
         }
     }
 
-    package static func decodeState(_ bytes: UnsafeRawBufferPointer) -> TaskList? {
+    public static func decodeState(_ bytes: UnsafeRawBufferPointer) -> TaskList? {
         var reader = BinaryReader(bytes)
         guard let state = try? read(&reader), reader.remaining == 0 else { return nil }
         return state
@@ -43,34 +43,34 @@ extension TaskListDecider: LogDomain {
         return TaskList(tasks: tasks)
     }
 
-    package static func decodeStateWithoutKeptRows(_ bytes: UnsafeRawBufferPointer) -> (state: TaskList, keptRowCount: Int)? {
+    public static func decodeStateWithoutKeptRows(_ bytes: UnsafeRawBufferPointer) -> (state: TaskList, keptRowCount: Int)? {
         decodeState(bytes).map { ($0, 0) }
     }
 
-    package static func encode(keepingLatestKeptRow state: TaskList, into writer: inout BinaryWriter) {
+    public static func encode(keepingLatestKeptRow state: TaskList, into writer: inout BinaryWriter) {
         encode(state, withoutKeptRows: false, into: &writer)
     }
 
-    package static func decodeStateKeepingLatestKeptRow(_ bytes: UnsafeRawBufferPointer) -> TaskList? { decodeState(bytes) }
+    public static func decodeStateKeepingLatestKeptRow(_ bytes: UnsafeRawBufferPointer) -> TaskList? { decodeState(bytes) }
 
-    package static func encode(keptRow: NoKeptRow, into writer: inout BinaryWriter) {}
+    public static func encode(keptRow: NoKeptRow, into writer: inout BinaryWriter) {}
 
-    package static func readKeptRow(_ reader: inout BinaryReader, allowingEmptyKey: Bool) throws(BinaryReader.OutOfBounds) -> NoKeptRow? { nil }
+    public static func readKeptRow(_ reader: inout BinaryReader, allowingEmptyKey: Bool) throws(BinaryReader.OutOfBounds) -> NoKeptRow? { nil }
 
-    package static func readKeptRowKey(_ reader: inout BinaryReader) throws(BinaryReader.OutOfBounds) -> UnsafeRawBufferPointer? { nil }
+    public static func readKeptRowKey(_ reader: inout BinaryReader) throws(BinaryReader.OutOfBounds) -> UnsafeRawBufferPointer? { nil }
 
-    package static func fingerprint(_ state: TaskList, lastKeptRow: NoKeptRow?, scratch writer: inout BinaryWriter) -> UInt64 {
+    public static func fingerprint(_ state: TaskList, lastKeptRow: NoKeptRow?, scratch writer: inout BinaryWriter) -> UInt64 {
         fingerprint(state, scratch: &writer)
     }
 
     /// The hash of the whole list: a list is short, so every task counts.
-    package static func fingerprint(_ state: TaskList, scratch writer: inout BinaryWriter) -> UInt64 {
+    public static func fingerprint(_ state: TaskList, scratch writer: inout BinaryWriter) -> UInt64 {
         writer.reset()
         encode(state, withoutKeptRows: false, into: &writer)
         return writer.withUnsafeBytes { XXHash64.hash($0) }
     }
 
-    package static func writeStateMembers(_ state: TaskList, into json: inout JSONWriter, drain: ((inout JSONWriter) -> Void)?) {
+    public static func writeStateMembers(_ state: TaskList, into json: inout JSONWriter, drain: ((inout JSONWriter) -> Void)?) {
         json.key("tasks")
         json.beginArray()
         for task in state.tasks {
@@ -89,13 +89,13 @@ extension TaskListDecider: LogDomain {
         json.int(state.openCount)
     }
 
-    package static func decisionContext(defaultCurrency: String) {}
+    public static func decisionContext(defaultCurrency: String) {}
 
-    package static func estimatedCost(of state: TaskList) -> Int {
+    public static func estimatedCost(of state: TaskList) -> Int {
         64 + state.tasks.reduce(0) { $0 + 48 + $1.id.utf8.count + $1.title.utf8.count }
     }
 
-    package static func keepOnlyLatestKeptRow(_ state: inout TaskList) {}
+    public static func keepOnlyLatestKeptRow(_ state: inout TaskList) {}
 
-    package static func slimForCache(_ state: inout TaskList) {}
+    public static func slimForCache(_ state: inout TaskList) {}
 }

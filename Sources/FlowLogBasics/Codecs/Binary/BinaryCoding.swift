@@ -1,15 +1,20 @@
 /// Appends little-endian fixed-width values and length-prefixed UTF-8 to a byte buffer.
 ///
+/// Public and inlinable, unlike most of this module: the record codecs, the domains' state
+/// codecs and the backends read and write through it in other modules, and a `package` function
+/// is not inlined across modules, however it is marked (each fixed-width read became a call).
+///
 /// Noncopyable, and the sole owner of its one allocation: appending is a capacity check and a
 /// store. (As a copy-on-write value, each append also asked the runtime whether the buffer was
 /// shared, which showed in an import's preparing thread; a writer is
 /// scratch space that nothing ever needed to copy.)
-package struct BinaryWriter: ~Copyable {
-    private var base: UnsafeMutableRawPointer
-    private var length = 0
-    private var capacity: Int
+public struct BinaryWriter: ~Copyable {
+    @usableFromInline var base: UnsafeMutableRawPointer
+    @usableFromInline var length = 0
+    @usableFromInline var capacity: Int
 
-    package init(capacity: Int = 128) {
+    @inlinable
+    public init(capacity: Int = 128) {
         self.capacity = max(capacity, 16)
         base = .allocate(byteCount: self.capacity, alignment: 16)
     }
@@ -17,23 +22,28 @@ package struct BinaryWriter: ~Copyable {
     deinit { base.deallocate() }
 
     /// A copy of what was written, for callers off the hot paths (which use `withUnsafeBytes`).
-    package var bytes: [UInt8] { Array(UnsafeRawBufferPointer(start: base, count: length)) }
+    @inlinable
+    public var bytes: [UInt8] { Array(UnsafeRawBufferPointer(start: base, count: length)) }
 
-    package var count: Int { length }
+    @inlinable
+    public var count: Int { length }
 
     /// What was written, without copying it; valid inside `body` only.
-    package func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+    @inlinable
+    public func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
         try body(UnsafeRawBufferPointer(start: base, count: length))
     }
 
-    package mutating func reset() { length = 0 }
+    @inlinable
+    public mutating func reset() { length = 0 }
 
     @inline(__always)
-    private mutating func makeRoom(for extra: Int) {
+    @inlinable mutating func makeRoom(for extra: Int) {
         if length + extra > capacity { grow(toHold: length + extra) }
     }
 
-    private mutating func grow(toHold needed: Int) {
+    @usableFromInline
+    mutating func grow(toHold needed: Int) {
         var newCapacity = capacity * 2
         while newCapacity < needed { newCapacity *= 2 }
         let grown = UnsafeMutableRawPointer.allocate(byteCount: newCapacity, alignment: 16)
@@ -44,7 +54,8 @@ package struct BinaryWriter: ~Copyable {
     }
 
     @inline(__always)
-    package mutating func write(bytes: UnsafeRawBufferPointer) {
+    @inlinable
+    public mutating func write(bytes: UnsafeRawBufferPointer) {
         guard let source = bytes.baseAddress else { return }
         makeRoom(for: bytes.count)
         (base + length).copyMemory(from: source, byteCount: bytes.count)
@@ -52,63 +63,73 @@ package struct BinaryWriter: ~Copyable {
     }
 
     @inline(__always)
-    private mutating func append<Value: BitwiseCopyable>(_ value: Value) {
+    @inlinable mutating func append<Value: BitwiseCopyable>(_ value: Value) {
         makeRoom(for: MemoryLayout<Value>.size)
         base.storeBytes(of: value, toByteOffset: length, as: Value.self)
         length += MemoryLayout<Value>.size
     }
 
     @inline(__always)
-    package mutating func write(_ value: UInt8) { append(value) }
+    @inlinable
+    public mutating func write(_ value: UInt8) { append(value) }
 
     @inline(__always)
-    package mutating func write(_ value: UInt16) { append(value.littleEndian) }
+    @inlinable
+    public mutating func write(_ value: UInt16) { append(value.littleEndian) }
 
     /// Replaces two bytes written earlier, at `offset`, with `value` (little-endian).
-    package mutating func overwrite(_ value: UInt16, at offset: Int) {
+    @inlinable
+    public mutating func overwrite(_ value: UInt16, at offset: Int) {
         precondition(offset + 2 <= length)
         (base + offset).storeBytes(of: value.littleEndian, as: UInt16.self)
     }
 
-    package mutating func overwrite(_ value: UInt64, at offset: Int) {
+    @inlinable
+    public mutating func overwrite(_ value: UInt64, at offset: Int) {
         precondition(offset + 8 <= length)
         (base + offset).storeBytes(of: value.littleEndian, toByteOffset: 0, as: UInt64.self)
     }
 
     @inline(__always)
-    package mutating func write(_ value: UInt32) { append(value.littleEndian) }
+    @inlinable
+    public mutating func write(_ value: UInt32) { append(value.littleEndian) }
 
     @inline(__always)
-    package mutating func write(_ value: UInt64) { append(value.littleEndian) }
+    @inlinable
+    public mutating func write(_ value: UInt64) { append(value.littleEndian) }
 
     /// Ends a stored value with the xxHash64 of everything written before it (snapshots, order
     /// pages); `verifiedBody(of:)` reads it back.
-    package mutating func writeChecksum() { write(withUnsafeBytes { XXHash64.hash($0) }) }
+    public mutating func writeChecksum() { write(withUnsafeBytes { XXHash64.hash($0) }) }
 
     /// The 8-byte little-endian hash that ends `value` (a checksum `writeChecksum` wrote, a record's
     /// chain hash), or `nil` when `value` is shorter than one.
-    package static func trailingHash(of value: UnsafeRawBufferPointer) -> UInt64? {
+    @inlinable
+    public static func trailingHash(of value: UnsafeRawBufferPointer) -> UInt64? {
         guard value.count >= 8 else { return nil }
         return UInt64(littleEndian: value.loadUnaligned(fromByteOffset: value.count - 8, as: UInt64.self))
     }
 
     /// The bytes before a value's trailing checksum (as `writeChecksum` wrote it), or `nil` when the
     /// checksum does not match them.
-    package static func verifiedBody(of value: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
+    public static func verifiedBody(of value: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
         guard let stored = trailingHash(of: value) else { return nil }
         let body = UnsafeRawBufferPointer(rebasing: value[0..<value.count - 8])
         return XXHash64.hash(body) == stored ? body : nil
     }
 
     @inline(__always)
-    package mutating func write(_ value: Int64) { write(UInt64(bitPattern: value)) }
+    @inlinable
+    public mutating func write(_ value: Int64) { write(UInt64(bitPattern: value)) }
 
     @inline(__always)
-    package mutating func write(int value: Int) { write(Int64(value)) }
+    @inlinable
+    public mutating func write(int value: Int) { write(Int64(value)) }
 
     /// A string of at most 255 UTF-8 bytes (identifiers); an absent one is written as length 0,
     /// which is unambiguous because identifiers are never empty.
-    package mutating func writeShortString(_ value: String?) {
+    @inlinable
+    public mutating func writeShortString(_ value: String?) {
         guard let value else {
             write(UInt8(0))
             return
@@ -121,7 +142,8 @@ package struct BinaryWriter: ~Copyable {
     }
 
     /// A string of at most 65,535 UTF-8 bytes (free text such as names and reasons).
-    package mutating func writeString(_ value: String) {
+    @inlinable
+    public mutating func writeString(_ value: String) {
         withUTF8(of: value) { writer, utf8 in
             precondition(utf8.count <= Int(UInt16.max), "free text is bounded well below 64 KiB")
             writer.write(UInt16(utf8.count))
@@ -132,7 +154,7 @@ package struct BinaryWriter: ~Copyable {
     /// A string's UTF-8 without copying the string (native strings, small or not, always have
     /// contiguous UTF-8; a bridged one is copied).
     @inline(__always)
-    private mutating func withUTF8(of value: String, _ body: (inout BinaryWriter, UnsafeRawBufferPointer) -> Void) {
+    @inlinable mutating func withUTF8(of value: String, _ body: (inout BinaryWriter, UnsafeRawBufferPointer) -> Void) {
         let done: Void? = value.utf8.withContiguousStorageIfAvailable { body(&self, UnsafeRawBufferPointer($0)) }
         if done == nil {
             var copy = value
@@ -143,59 +165,69 @@ package struct BinaryWriter: ~Copyable {
 
 /// Reads what `BinaryWriter` wrote, checking bounds on every read so that a damaged record is
 /// reported as damaged rather than read past its end.
-package struct BinaryReader {
-    package struct OutOfBounds: Error { package init() {} }
+public struct BinaryReader {
+    public struct OutOfBounds: Error { @inlinable public init() {} }
 
-    package let bytes: UnsafeRawBufferPointer
-    package var offset = 0
+    public let bytes: UnsafeRawBufferPointer
+    public var offset = 0
 
-    package init(_ bytes: UnsafeRawBufferPointer) {
+    @inlinable
+    public init(_ bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes
     }
 
-    package var remaining: Int { bytes.count - offset }
+    @inlinable
+    public var remaining: Int { bytes.count - offset }
 
     @inline(__always)
-    package mutating func readByte() throws(OutOfBounds) -> UInt8 {
+    @inlinable
+    public mutating func readByte() throws(OutOfBounds) -> UInt8 {
         guard offset < bytes.count else { throw OutOfBounds() }
         defer { offset += 1 }
         return bytes[offset]
     }
 
     @inline(__always)
-    package mutating func readUInt16() throws(OutOfBounds) -> UInt16 {
+    @inlinable
+    public mutating func readUInt16() throws(OutOfBounds) -> UInt16 {
         guard offset + 2 <= bytes.count else { throw OutOfBounds() }
         defer { offset += 2 }
         return UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt16.self))
     }
 
     @inline(__always)
-    package mutating func readUInt64() throws(OutOfBounds) -> UInt64 {
+    @inlinable
+    public mutating func readUInt64() throws(OutOfBounds) -> UInt64 {
         guard offset + 8 <= bytes.count else { throw OutOfBounds() }
         defer { offset += 8 }
         return UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
     }
 
     @inline(__always)
-    package mutating func readInt64() throws(OutOfBounds) -> Int64 { Int64(bitPattern: try readUInt64()) }
+    @inlinable
+    public mutating func readInt64() throws(OutOfBounds) -> Int64 { Int64(bitPattern: try readUInt64()) }
 
     @inline(__always)
-    package mutating func readInt() throws(OutOfBounds) -> Int { Int(try readInt64()) }
+    @inlinable
+    public mutating func readInt() throws(OutOfBounds) -> Int { Int(try readInt64()) }
 
     /// The next byte, left to be read.
-    package func peekByte() throws(OutOfBounds) -> UInt8 {
+    @inlinable
+    public func peekByte() throws(OutOfBounds) -> UInt8 {
         var copy = self
         return try copy.readByte()
     }
 
-    package mutating func readShortString() throws(OutOfBounds) -> String? {
+    @inlinable
+    public mutating func readShortString() throws(OutOfBounds) -> String? {
         let count = Int(try readByte())
         if count == 0 { return nil }
         return try readUTF8(count: count)
     }
 
     /// `readShortString`'s bytes, in place, without making a string of them.
-    package mutating func readShortBytes() throws(OutOfBounds) -> UnsafeRawBufferPointer? {
+    @inlinable
+    public mutating func readShortBytes() throws(OutOfBounds) -> UnsafeRawBufferPointer? {
         let count = Int(try readByte())
         if count == 0 { return nil }
         guard offset + count <= bytes.count else { throw OutOfBounds() }
@@ -203,13 +235,15 @@ package struct BinaryReader {
         return UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + count])
     }
 
-    package mutating func readString() throws(OutOfBounds) -> String {
+    @inlinable
+    public mutating func readString() throws(OutOfBounds) -> String {
         try readUTF8(count: Int(try readUInt16()))
     }
 
     /// Refuses bytes that are not UTF-8, as damage: repaired, each bad byte would become three, and a
     /// string read back could no longer be written again (`upgrade`, a head) within its length.
-    private mutating func readUTF8(count: Int) throws(OutOfBounds) -> String {
+    @inlinable
+    mutating func readUTF8(count: Int) throws(OutOfBounds) -> String {
         guard offset + count <= bytes.count else { throw OutOfBounds() }
         let utf8 = UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + count])
         guard UTF8Check.isWellFormed(utf8) else { throw OutOfBounds() }
@@ -233,9 +267,10 @@ package struct BinaryReader {
 /// specialised for UTF-8, asked the runtime for type metadata on every string: a record's few short
 /// strings cost `replay --summary` more than half again its time. ASCII, which nearly every
 /// identifier and name is, is eight bytes a step.
-package enum UTF8Check {
+public enum UTF8Check {
     @inline(__always)
-    package static func isWellFormed(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    @inlinable
+    public static func isWellFormed(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard let base = bytes.baseAddress else { return true }
         let count = bytes.count
         // The high bit of every byte, read in words that may overlap but never leave the bytes.
@@ -262,7 +297,8 @@ package enum UTF8Check {
 
     /// One scalar at a time, for text that is not all ASCII.
     @inline(never)
-    package static func isWellFormedBeyondASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    @inlinable
+    public static func isWellFormedBeyondASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
         let count = bytes.count
         var index = 0
         @inline(__always) func continuation(_ offset: Int) -> Bool { bytes[index + offset] & 0xC0 == 0x80 }
