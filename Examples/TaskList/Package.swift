@@ -21,8 +21,15 @@ let package = Package(
     products: [
         .library(name: "TaskList", targets: ["TaskList"])
     ],
+    /// As FlowLog's own: PostgreSQL logs come with the `Network` trait (on by default), on SwiftNIO.
+    traits: [
+        .trait(name: "Network", description: "PostgreSQL logs, on SwiftNIO."),
+        .default(enabledTraits: ["Network"]),
+    ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3")
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         .systemLibrary(name: "CLMDB", path: "Core/CLMDB", pkgConfig: "lmdb", providers: [.apt(["liblmdb-dev"]), .brew(["lmdb"])]),
@@ -39,6 +46,15 @@ let package = Package(
         core("FlowLogMemory", ["FlowLogStore", "FlowLogBasics", "FlowLogSystem"]),
         core("FlowLogHistory", ["Deciding", "FlowLogStore", "FlowLogBasics", "FlowLogSystem"]),
         core("FlowLogLMDB", ["FlowLogStore", "FlowLogBasics", "Deciding", "LMDB", "FlowLogSystem"]),
+        core(
+            "FlowLogPostgres",
+            [
+                "FlowLogStore", "FlowLogBasics", "Deciding",
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Network"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Network"])),
+            ]),
+        /// FlowLog's throwaway PostgreSQL server for tests (the one file of its test support that knows no domain).
+        .target(name: "PostgresTesting", dependencies: ["FlowLogSystem"], path: "Core/PostgresTesting"),
 
         /// The list's rules: pure, on `Deciding` alone.
         .target(name: "TaskList", dependencies: ["Deciding"], swiftSettings: crossModule),
@@ -48,6 +64,7 @@ let package = Package(
             name: "TaskListTests",
             dependencies: [
                 "TaskList", "LogBinding", "Deciding", "FlowLog", "FlowLogStore", "FlowLogLMDB", "FlowLogMemory", "FlowLogHistory", "FlowLogBasics",
+                .target(name: "FlowLogPostgres", condition: .when(traits: ["Network"])), "PostgresTesting",
             ]),
     ]
 )

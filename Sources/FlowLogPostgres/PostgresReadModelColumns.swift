@@ -15,9 +15,10 @@
             }
         }
 
-        /// `name type NOT NULL, …` for `CREATE TABLE`.
+        /// `, name type NOT NULL` for each column, after a `CREATE TABLE`'s own columns: nothing for a
+        /// domain that declares none (a list keeps no rows beside its events).
         static func definitions<Row>(_ columns: [(name: StaticString, type: ReadModelColumn<Row>.ValueType)]) -> String {
-            columns.map { "\($0.name) \(sqlType($0.type)) NOT NULL" }.joined(separator: ", ")
+            columns.map { ", \($0.name) \(sqlType($0.type)) NOT NULL" }.joined()
         }
 
         /// Binds one array per column (`values[row][column]`), in the columns' order.

@@ -82,12 +82,12 @@
                     since timestamptz NOT NULL, generation bigint NOT NULL DEFAULT 0, renewed timestamptz)
                 """,
                 """
-                CREATE TABLE \(s).orders (position bigint PRIMARY KEY, stream text COLLATE "C" NOT NULL,
+                CREATE TABLE \(s).orders (position bigint PRIMARY KEY, stream text COLLATE "C" NOT NULL
                     \(ReadModelSQL.definitions(KeptRow.columns.map { ($0.name, $0.type) })))
                 """,
                 "CREATE INDEX orders_stream ON \(s).orders (stream, position)",
                 """
-                CREATE TABLE \(s).stream_states (stream text COLLATE "C" PRIMARY KEY, version bigint NOT NULL,
+                CREATE TABLE \(s).stream_states (stream text COLLATE "C" PRIMARY KEY, version bigint NOT NULL
                     \(ReadModelSQL.definitions(StreamState.columns)), state bytea NOT NULL)
                 """,
                 "CREATE TABLE \(s).local_storage (key text COLLATE \"C\" PRIMARY KEY, value boolean NOT NULL)",

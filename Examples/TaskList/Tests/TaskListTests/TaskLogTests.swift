@@ -4,6 +4,10 @@ import FlowLogBasics
 import FlowLogHistory
 import FlowLogLMDB
 import FlowLogMemory
+#if Network
+    import FlowLogPostgres
+    import PostgresTesting
+#endif
 import FlowLogStore
 import Foundation
 import LogBinding
@@ -40,10 +44,31 @@ struct TaskLogTests {
         outcomes.map { if case .rejected(_, let rejection) = $0 { rejection.code } else { nil } }
     }
 
-    @Test func aListIsDecidedStoredAndFoldedOnLMDB() throws {
-        let folder = try Self.scratchFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let log = try LMDBEventLog(path: folder + "/list.lmdb")
+    /// The backends a list's log runs on, each a fresh log (PostgreSQL: a fresh schema of a
+    /// throwaway server), with what removes it.
+    enum Backend: String, CaseIterable {
+        case lmdb
+        #if Network
+            case postgres
+        #endif
+
+        func open() throws -> (log: any EventLog & IntegrityChecking & FingerprintedLog, remove: () -> Void) {
+            switch self {
+            case .lmdb:
+                let folder = try TaskLogTests.scratchFolder()
+                return (try LMDBEventLog(path: folder + "/list.lmdb"), { try? FileManager.default.removeItem(atPath: folder) })
+            #if Network
+                case .postgres:
+                    return (try PostgresEventLog.open(url: PostgresServer.shared.url(), access: .readWriteCreating), {})
+            #endif
+            }
+        }
+    }
+
+    @Test(arguments: Backend.allCases)
+    func aListIsDecidedStoredAndFolded(on backend: Backend) throws {
+        let (log, remove) = try backend.open()
+        defer { remove() }
         let outcomes = try Self.send(into: log)
         #expect(Self.refusals(outcomes) == [nil, nil, nil, nil, .taskAlreadyCompleted, .taskNotCompleted])
 

@@ -1,0 +1,1 @@
+../../../../Sources/FlowLogTesting/PostgresServer.swift
