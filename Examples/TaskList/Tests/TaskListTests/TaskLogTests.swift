@@ -4,15 +4,16 @@ import FlowLogBasics
 import FlowLogHistory
 import FlowLogLMDB
 import FlowLogMemory
-#if Network
-    import FlowLogPostgres
-    import PostgresTesting
-#endif
 import FlowLogStore
 import Foundation
 import LogBinding
 import TaskList
 import Testing
+
+#if Network
+    import FlowLogPostgres
+    import PostgresTesting
+#endif
 
 /// FlowLog's core, compiled for the list: the same pipeline, backends and history `flowlog` runs,
 /// deciding, storing, folding and checking a to-do list's commands.
