@@ -117,13 +117,20 @@ let package = Package(
         .target(
             name: "FlowLogHistory", dependencies: ["Deciding", "FlowLogStore", "FlowLogBasics", "FlowLogSystem"],
             swiftSettings: crossModule),
+        /// What every projector shares, whatever it projects: the `Projector` contract, the runner
+        /// that feeds it batches under its lease, where each projector stands, the log serialised
+        /// for runners that share parts, and the daily retention run. Knows no domain.
+        .target(
+            name: "FlowLogProjectors",
+            dependencies: ["FlowLogStore", "FlowLogBasics", "FlowLogSystem", .product(name: "Tracing", package: "swift-distributed-tracing")],
+            swiftSettings: crossModule),
         /// The side effects that follow the log: the trackers (Segment, GA4, their mappings, delivery
         /// and journals), the view configurations and the storage read model's projector. The log
         /// contract only knows their checkpoints and locks.
         .target(
             name: "FlowLogProjections",
             dependencies: [
-                "Deciding", "FlowLogStore", "FlowLogBasics", "FlowDomain", "FlowLogSystem",
+                "Deciding", "FlowLogProjectors", "FlowLogStore", "FlowLogBasics", "FlowDomain", "FlowLogSystem",
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: crossModule),
@@ -176,7 +183,7 @@ let package = Package(
                 "FlowLog",
                 "FlowLogHistory",
                 "FlowLogMemory",
-                "FlowLogProjections",
+                "FlowLogProjectors",
                 .product(name: "Hummingbird", package: "hummingbird", condition: network),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: network),
                 .product(name: "Logging", package: "swift-log", condition: network),

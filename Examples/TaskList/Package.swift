@@ -30,6 +30,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         .systemLibrary(name: "CLMDB", path: "Core/CLMDB", pkgConfig: "lmdb", providers: [.apt(["liblmdb-dev"]), .brew(["lmdb"])]),
@@ -53,6 +56,22 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Network"])),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Network"])),
             ]),
+        core(
+            "FlowLogProjectors", ["FlowLogStore", "FlowLogBasics", "FlowLogSystem", .product(name: "Tracing", package: "swift-distributed-tracing")]),
+        .target(
+            name: "FlowLogServer",
+            dependencies: [
+                "Deciding", "FlowLog", "FlowLogHistory", "FlowLogMemory", "FlowLogProjectors", "FlowLogStore", "FlowLogBasics",
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Network"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Network"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Network"])),
+                .product(name: "Prometheus", package: "swift-prometheus", condition: .when(traits: ["Network"])),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ],
+            path: "Core/FlowLogServer",
+            exclude: ["Resources/README.md"],
+            resources: [.embedInCode("Resources/inspector"), .embedInCode("Resources/openapi.json")],
+            swiftSettings: crossModule),
         /// FlowLog's throwaway PostgreSQL server for tests (the one file of its test support that knows no domain).
         .target(name: "PostgresTesting", dependencies: ["FlowLogSystem"], path: "Core/PostgresTesting"),
 
@@ -65,6 +84,8 @@ let package = Package(
             dependencies: [
                 "TaskList", "LogBinding", "Deciding", "FlowLog", "FlowLogStore", "FlowLogLMDB", "FlowLogMemory", "FlowLogHistory", "FlowLogBasics",
                 .target(name: "FlowLogPostgres", condition: .when(traits: ["Network"])), "PostgresTesting",
+                .target(name: "FlowLogServer", condition: .when(traits: ["Network"])),
+                .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: ["Network"])),
             ]),
     ]
 )

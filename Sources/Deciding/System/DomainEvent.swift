@@ -15,6 +15,11 @@ public protocol DomainEvent: EventFamily {
 }
 
 extension DomainEvent {
+    /// The event's kind, from the tag its payload declares: a switch and a table read, for filters
+    /// that ask every record's kind.
+    @inlinable
+    public var kind: Kind { Self.kinds.stored(tag: EventKindTable<Self>.tag(of: self))!.kind }
+
     /// The event's stable type name, as exports and `flowlog log` show it.
     public var typeName: String { Self.kinds.info(of: self).typeName }
 

@@ -23,9 +23,6 @@ public enum AppEvent: EventFamily {
             + SystemEvent.Kind.allCases.map(Kind.system)
     }
 
-    /// Which kind of event this is: the kind whose tag this event's payload declares.
-    public var kind: Kind { EventKinds.kind(tag: EventKinds.tag(of: self))! }
-
     /// Hands the event's payload, with its concrete type, to `visitor`.
     @inlinable
     public func visitPayload<V: EventPayloadVisitor>(_ visitor: inout V) throws {

@@ -3,7 +3,7 @@
     import FlowLogStore
     import Foundation
     import Logging
-    import FlowLogProjections
+    import FlowLogProjectors
 
     /// `serve`'s side of the log's retention (`flowlog retain --set`): a thread of its own that asks
     /// the `RetentionSchedule` every `checkEvery` seconds, so the retention is applied when the server

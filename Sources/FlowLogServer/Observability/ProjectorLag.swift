@@ -1,6 +1,6 @@
 #if Network
     import FlowLogStore
-    import FlowLogProjections
+    import FlowLogProjectors
 
     /// How far a projector is behind the log, as an operator alerts on it: its checkpoint, the events
     /// after it, and the time from the oldest of those to the newest event. Read from the log's own
