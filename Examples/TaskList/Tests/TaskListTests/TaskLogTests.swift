@@ -118,6 +118,24 @@ struct TaskLogTests {
         for cut in 0..<bytes.count {
             #expect(bytes[..<cut].withUnsafeBytes { TaskListDecider.decodeState(UnsafeRawBufferPointer($0)) } == nil)
         }
+        // Bytes that are not a list, made from one by flipping and cutting, never trap and never
+        // make a list that breaks the list's own invariants.
+        var seed: UInt64 = 0x5EED
+        func next() -> UInt64 {
+            seed &+= 0x9E37_79B9_7F4A_7C15
+            var mixed = seed
+            mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
+            return mixed ^ (mixed >> 31)
+        }
+        for _ in 0..<20_000 {
+            var damaged = bytes
+            for _ in 0...(next() % 4) { damaged[Int(next() % UInt64(damaged.count))] = UInt8(truncatingIfNeeded: next()) }
+            damaged.removeLast(Int(next() % 3))
+            if let read = damaged.withUnsafeBytes({ TaskListDecider.decodeState($0) }) {
+                #expect(TaskListDecider.invariants.allSatisfy { $0.violation(in: read) == nil })
+            }
+        }
         var hugeCount = bytes
         hugeCount.replaceSubrange(1..<9, with: withUnsafeBytes(of: UInt64.max.littleEndian, Array.init))
         #expect(hugeCount.withUnsafeBytes { TaskListDecider.decodeState($0) } == nil)
