@@ -5,9 +5,11 @@ import PackageDescription
 /// `flowlog` (a tiny main) → `FlowLogCLI` (the command line and the composition root) → `FlowLog` (the
 /// command pipeline), `FlowLogHistory` (replay, bisect, exports), `FlowLogProjections` (trackers,
 /// views, the storage read model) and the storage backends `FlowLogLMDB` / `FlowLogPostgres` →
-/// `FlowLogStore` (the log contract, on protocols) → `FlowLogBasics` (I/O, codecs' building blocks,
-/// errors) and `FlowDomain` (pure) → `Deciding` (the `Decider` shape). The backends see `FlowLogStore`
-/// and `Deciding`, never the pipeline or `FlowDomain`; `FlowLogLMDB` → `LMDB` → `CLMDB`;
+/// `FlowLogStore` (the log contract, on protocols) → `LogBinding` (the domain this package serves, as
+/// `LogDecider`) → `FlowDomain` (pure) and `FlowLogDomain` (what the log needs of a domain) →
+/// `FlowLogBasics` (I/O, codecs' building blocks, errors) and `Deciding` (the `Decider` shape). The
+/// core's sources import no domain module, only `LogBinding`, which another package substitutes
+/// (Examples/TaskList); the backends never see the pipeline; `FlowLogLMDB` → `LMDB` → `CLMDB`;
 /// `FlowLogPostgres` → PostgresNIO (SwiftNIO, swift-nio-ssl, swift-crypto: the heavy part of a clean
 /// build, which only targets that depend on it pay for); `FlowLogCLI` → `FlowLogServer` (`flowlog
 /// serve`: Hummingbird on the same NIO stack) → `FlowLog`.
