@@ -10,9 +10,10 @@ import PackageDescription
 /// then as direct as it is in `flowlog`: nothing is generic over the domain at run time.
 let crossModule: [SwiftSetting] = [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
 
-/// A core target: FlowLog's own sources, with FlowLog's dependencies between them.
-func core(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
-    .target(name: name, dependencies: dependencies, path: "Core/\(name)", swiftSettings: crossModule)
+/// A core target: FlowLog's own sources, with FlowLog's dependencies between them (and its
+/// exclusions and resources, for the server's embedded files).
+func core(_ name: String, _ dependencies: [Target.Dependency], exclude: [String] = [], resources: [Resource]? = nil) -> Target {
+    .target(name: name, dependencies: dependencies, path: "Core/\(name)", exclude: exclude, resources: resources, swiftSettings: crossModule)
 }
 
 let package = Package(
@@ -58,9 +59,9 @@ let package = Package(
             ]),
         core(
             "FlowLogProjectors", ["FlowLogStore", "FlowLogBasics", "FlowLogSystem", .product(name: "Tracing", package: "swift-distributed-tracing")]),
-        .target(
-            name: "FlowLogServer",
-            dependencies: [
+        core(
+            "FlowLogServer",
+            [
                 "Deciding", "FlowLog", "FlowLogHistory", "FlowLogMemory", "FlowLogProjectors", "FlowLogStore", "FlowLogBasics",
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Network"])),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Network"])),
@@ -68,10 +69,8 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus", condition: .when(traits: ["Network"])),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
-            path: "Core/FlowLogServer",
             exclude: ["Resources/README.md"],
-            resources: [.embedInCode("Resources/inspector"), .embedInCode("Resources/openapi.json")],
-            swiftSettings: crossModule),
+            resources: [.embedInCode("Resources/inspector"), .embedInCode("Resources/openapi.json")]),
         /// FlowLog's throwaway PostgreSQL server for tests (the one file of its test support that knows no domain).
         .target(name: "PostgresTesting", dependencies: ["FlowLogSystem"], path: "Core/PostgresTesting"),
 
