@@ -64,10 +64,8 @@ public enum EventKinds {
     public static func info(_ kind: AppEvent.Kind) -> EventKindInfo { table.info(kind) }
     public static func info(typeName: String) -> EventKindInfo? { table.info(typeName: typeName) }
     public static func info(of event: AppEvent) -> EventKindInfo { table.info(of: event) }
-    @inlinable public static func tag(of event: AppEvent) -> UInt16 { EventKindTable.tag(of: event) }
     @inlinable public static func storedVersion(of event: AppEvent) -> Int { EventKindTable.storedVersion(of: event) }
     @inline(__always) public static func kind(tag: UInt16) -> AppEvent.Kind? { table.stored(tag: tag)?.kind }
-    @inline(__always) public static func stored(tag: UInt16) -> (kind: AppEvent.Kind, currentVersion: Int)? { table.stored(tag: tag) }
     public static var typeNames: [String] { table.typeNames }
     public static var columns: [EventColumn] { table.columns }
 }

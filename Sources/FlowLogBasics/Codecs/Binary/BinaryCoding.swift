@@ -297,7 +297,6 @@ public enum UTF8Check {
 
     /// One scalar at a time, for text that is not all ASCII.
     @inline(never)
-    @inlinable
     public static func isWellFormedBeyondASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
         let count = bytes.count
         var index = 0
