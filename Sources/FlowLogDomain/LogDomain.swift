@@ -81,14 +81,6 @@ public protocol LogDomain: Decider where Event: DomainEvent {
     static func slimForCache(_ state: inout State)
 }
 
-extension LogDomain where Failure == Rejection {
-    /// `decide` whole, for a domain whose `decide` runs the field checks first: running them
-    /// twice changes no answer.
-    @inlinable public static func decideValidated(_ command: Command, state: State, context: Context) throws(Rejection) -> [Event] {
-        try decide(command, state: state, context: context)
-    }
-}
-
 extension LogDomain {
     @inlinable public static func readyForDeciding(_ state: inout State) {}
 

@@ -8,6 +8,12 @@ public enum TaskListDecider {
     /// Field checks first (the ids and titles the kinds declare), then the list's rules.
     public static func decide(_ command: TaskCommand, state: TaskList, context: Void = ()) throws(Rejection) -> [TaskEvent] {
         if let violation = command.fieldViolation { throw violation }
+        return try decideValidated(command, state: state, context: context)
+    }
+
+    /// The list's rules alone, for a writer that ran the field checks earlier (SPEC §3 puts the
+    /// command-id and version checks between the two).
+    public static func decideValidated(_ command: TaskCommand, state: TaskList, context: Void = ()) throws(Rejection) -> [TaskEvent] {
         switch command {
         case .add(let add):
             if state.task(add.taskId) != nil {
