@@ -15,7 +15,8 @@ public import FlowLogBasics
 /// function is neither inlined nor specialised for the domain (each became a generic call that
 /// looked up type metadata, a percent of `verify`'s instructions).
 public protocol LogDomain: Decider where Event: DomainEvent {
-    /// The whole state; with `withoutKeptRows`, their number instead of the rows (a snapshot of a
+    /// The whole state, into an empty `writer` (the core resets a writer it reuses before it
+    /// hands it over, so an encoder may append from the start); with `withoutKeptRows`, their number instead of the rows (a snapshot of a
     /// log that keeps rows apart, so a long history is not copied into every snapshot).
     static func encode(_ state: State, withoutKeptRows: Bool, into writer: inout BinaryWriter)
     /// What `encode(_:withoutKeptRows: false, into:)` wrote; `nil` for bytes no encoder wrote.

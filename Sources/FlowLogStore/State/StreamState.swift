@@ -35,12 +35,18 @@ public struct StreamState: Equatable, Sendable {
     // MARK: Bytes
 
     /// The whole state, kept rows included (read models, and snapshots of backends without a row index).
-    package func encode(into writer: inout BinaryWriter) { LogDecider.encode(value, withoutKeptRows: false, into: &writer) }
+    package func encode(into writer: inout BinaryWriter) {
+        writer.reset()
+        LogDecider.encode(value, withoutKeptRows: false, into: &writer)
+    }
 
     package static func decode(_ bytes: UnsafeRawBufferPointer) -> StreamState? { LogDecider.decodeState(bytes).map(StreamState.init) }
 
     /// The state without its kept rows, and how many there are: what snapshots and heads hold.
-    package func encodeWithoutKeptRows(into writer: inout BinaryWriter) { LogDecider.encode(value, withoutKeptRows: true, into: &writer) }
+    package func encodeWithoutKeptRows(into writer: inout BinaryWriter) {
+        writer.reset()
+        LogDecider.encode(value, withoutKeptRows: true, into: &writer)
+    }
 
     package static func decodeWithoutKeptRows(_ bytes: UnsafeRawBufferPointer) -> (state: StreamState, keptRowCount: Int)? {
         LogDecider.decodeStateWithoutKeptRows(bytes).map { (StreamState($0.state), $0.keptRowCount) }
@@ -48,7 +54,10 @@ public struct StreamState: Equatable, Sendable {
 
     /// A state folded with `keepOnlyLatestKeptRow`, with its latest kept row: what an import in
     /// bounded memory sets aside for a stream it may meet again (`ImportStreamSpill`).
-    package func encodeKeepingLatestRow(into writer: inout BinaryWriter) { LogDecider.encode(keepingLatestKeptRow: value, into: &writer) }
+    package func encodeKeepingLatestRow(into writer: inout BinaryWriter) {
+        writer.reset()
+        LogDecider.encode(keepingLatestKeptRow: value, into: &writer)
+    }
 
     package static func decodeKeepingLatestRow(_ bytes: UnsafeRawBufferPointer) -> StreamState? {
         LogDecider.decodeStateKeepingLatestKeptRow(bytes).map(StreamState.init)
