@@ -10,7 +10,7 @@ struct BackupCommand: ParsableCommand {
         abstract: "Copy the log, consistent and compacted, into a new or empty folder, while writers go on.",
         discussion: """
             The copy holds the log as it was at one moment (the start of the copy), is itself a log \
-            (`flowlog verify --db DIR` checks it), and appears under its name only once complete. DIR \
+            (`\(Program.name) verify --db DIR` checks it), and appears under its name only once complete. DIR \
             must not exist (its parent must), or be empty; a folder that holds anything else, or that is \
             inside a log, is refused.
             """)
@@ -68,7 +68,7 @@ struct BackupCommand: ParsableCommand {
     static func backupCapability(of log: any EventLog) throws -> any LogBackup {
         guard let backup = log.capabilities.backup else {
             throw CLIFailure(
-                "The log at \(log.location) cannot make a backup copy (its storage has no consistent copy of its own); use `flowlog export --output FILE`, and `flowlog import FILE` into an empty log to restore it.",
+                "The log at \(log.location) cannot make a backup copy (its storage has no consistent copy of its own); use `\(Program.name) export --output FILE`, and `\(Program.name) import FILE` into an empty log to restore it.",
                 .usage)
         }
         return backup

@@ -18,7 +18,7 @@ struct CompactCommand: ParsableCommand {
             ACCESS EXCLUSIVE lock on each table while it rewrites it: appends, reads and followers of \
             the log wait until it is done.
 
-            What compaction cannot reach: copies made by `flowlog backup` or of the folder, PostgreSQL's \
+            What compaction cannot reach: copies made by `\(Program.name) backup` or of the folder, PostgreSQL's \
             WAL, base backups and replicas, and what the trackers already sent.
             """)
 

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Deciding
 import FlowLogBasics
-import FlowLogProjections
 import FlowLogStore
 import Foundation
 
@@ -21,10 +20,10 @@ struct ForgetCommand: ParsableCommand {
             A tracker runner (`projections run`) must not be running: forget exits 75 naming it, \
             before changing anything. Afterwards the log answers for the \
             stream as for one that never existed (exit 66), and a second forget of it exits 66 as well. \
-            The erased bytes stay in the log file's free pages until `flowlog compact`. The output names \
+            The erased bytes stay in the log file's free pages until `\(Program.name) compact`. The output names \
             the ids to pass to Segment's deletion and GA4's user deletion (the stream is their \
             anonymousId and client_id): events the trackers delivered before are theirs to delete. \
-            A log below log schema 3 cannot forget: run `flowlog upgrade` once first. Each forgotten \
+            A log below log schema 3 cannot forget: run `\(Program.name) upgrade` once first. Each forgotten \
             stream gets an event in the log's audit trail, the system stream flowlog:erasures (`log \
             --stream flowlog:erasures`; hidden from trackers, `streams` and exports unless asked for): \
             when, how many events, the reason, and with --key-file a keyed pseudonym of the stream id, \
@@ -79,7 +78,7 @@ struct ForgetCommand: ParsableCommand {
             }
             // No tracker runner may append to a tracker file while it is rewritten: busy (exit 75)
             // before anything is forgotten.
-            let leases = try Composition.leaseTrackers(of: log)
+            let leases = try Program.leaseProjectorsWritingFiles(of: log)
             let key = try keyFile.map(Self.key(from:))
             if let stream, let key, try log.version(of: stream) == 0,
                 let earlier = try Self.erasure(of: ErasureAudit.pseudonym(of: stream, key: key), in: log)
@@ -110,7 +109,7 @@ struct ForgetCommand: ParsableCommand {
             let schema = try log.settings().logSchema
             guard RecordLayout(logSchema: schema).isSalted else { throw ForgetRefusal.upgradeRequired(location: log.location, logSchema: schema) }
             for stream in streams where try log.version(of: stream) == 0 { throw ForgetRefusal.unknownStream(stream, location: log.location) }
-            let files = try TrackerFileErasure.forget(streams: Set(streams), in: trackerDir ?? TrackerOptions.defaultFolder(for: logOptions))
+            let files = try Program.forgetInProjectorFiles(streams: Set(streams), folder: trackerDir ?? Program.projectorFolder(for: logOptions))
             let forgotten = try forgetting.forget(streams: streams, audit: ErasureAudit.events(reason: reason, key: key, clock: SystemClock()))
             withExtendedLifetime(leases) {}
             if format.isJSON {
@@ -119,10 +118,10 @@ struct ForgetCommand: ParsableCommand {
                 for one in forgotten {
                     output.line(
                         "forgot stream \(one.stream) in \(log.location): \(one.events) events (positions \(one.firstPosition)…\(one.lastPosition)).")
-                    output.line("Ask the vendors to delete what they received: Segment anonymousId \(one.stream), GA4 client_id \(one.stream).")
+                    if let notice = Program.vendorsToAsk(forgetting: one.stream) { output.line(notice) }
                 }
                 for (file, lines) in files { output.line("took \(lines) line\(lines == 1 ? "" : "s") of it out of \(file).") }
-                output.line("The erased bytes stay in the log file's free pages until `flowlog compact --db \(log.location)`.")
+                output.line("The erased bytes stay in the log file's free pages until `\(Program.name) compact --db \(log.location)`.")
             }
         }
     }

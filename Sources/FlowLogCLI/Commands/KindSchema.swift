@@ -1,6 +1,6 @@
 import Deciding
-import FlowDomain
 public import FlowLogBasics
+import FlowLogStore
 
 /// The command-field and event-field reference (`flowlog schema commands|events`), written from
 /// the kinds' declarations, so it is complete for every kind the build knows.
@@ -9,12 +9,12 @@ public enum KindSchema {
     public static func commandsJSON(into json: inout JSONWriter) {
         json.object { json in
             json.key("commands")
-            json.array(CommandKinds.all) { json, info in
+            json.array(LogDecider.Command.kinds.all) { json, info in
                 let declaration = info.declaration
                 json.object { json in
                     json.field("type", info.typeName)
                     json.field("actor", declaration.actor.rawValue)
-                    json.field("command", "flowlog \(declaration.group) \(declaration.verb)")
+                    json.field("command", "\(Program.name) \(declaration.group) \(declaration.verb)")
                     json.field("summary", declaration.summary.description)
                     json.key("fields")
                     json.array(info.fields) { json, field in
@@ -36,7 +36,7 @@ public enum KindSchema {
     public static func eventsJSON(into json: inout JSONWriter) {
         json.object { json in
             json.key("events")
-            json.array(EventKinds.all) { json, info in
+            json.array(LogDecider.Event.kinds.all) { json, info in
                 json.object { json in
                     json.field("type", info.typeName)
                     json.field("tag", Int(info.declaration.tag))
@@ -73,9 +73,10 @@ public enum KindSchema {
 
     /// The same reference for a person: one block per kind, one line per field.
     public static func commandsText() -> String {
-        CommandKinds.all.map { info in
+        LogDecider.Command.kinds.all.map { info in
             let declaration = info.declaration
-            let head = "\(info.typeName)  (\(declaration.actor.rawValue); flowlog \(declaration.group) \(declaration.verb))  \(declaration.summary)"
+            let head =
+                "\(info.typeName)  (\(declaration.actor.rawValue); \(Program.name) \(declaration.group) \(declaration.verb))  \(declaration.summary)"
             let rows = info.fields.map { field in
                 [
                     field.field.nameText, field.field.type.name, field.optional ? "optional" : "required",
@@ -87,7 +88,7 @@ public enum KindSchema {
     }
 
     public static func eventsText() -> String {
-        EventKinds.all.map { info in
+        LogDecider.Event.kinds.all.map { info in
             let head = "\(info.typeName)  (tag \(info.declaration.tag), version \(info.version))  \(info.declaration.summary)"
             let rows = info.fields.map { field in
                 [

@@ -112,7 +112,7 @@ struct ReplayCommand: ParsableCommand {
                     ? "it holds no states"
                     : "it holds states of \(streams.count == 1 ? "stream" : "streams") \(streams.prefix(3).joined(separator: ", "))\(streams.count > 3 ? ", …" : "")"
                 throw CLIFailure(
-                    "The expected states in \(expected) cover no event of \(self.source.file ?? "the log \(Backend.redacted(logOptions.logPath))"): \(named). Give the states of this log's streams (`flowlog replay --trace` writes one a line).",
+                    "The expected states in \(expected) cover no event of \(self.source.file ?? "the log \(Backend.redacted(logOptions.logPath))"): \(named). Give the states of this log's streams (`\(Program.name) replay --trace` writes one a line).",
                     .dataError)
             }
         } else {

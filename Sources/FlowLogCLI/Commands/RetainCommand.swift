@@ -1,6 +1,6 @@
 import ArgumentParser
 import FlowLogBasics
-import FlowLogProjections
+import FlowLogProjectors
 import FlowLogStore
 import FlowLogSystem
 
@@ -11,18 +11,18 @@ struct RetainCommand: ParsableCommand {
         commandName: "retain",
         abstract: "Forget every session whose last event is older than a period, or set the retention the log applies daily.",
         discussion: """
-            --older-than 90d forgets, as `flowlog forget` does, every session (stream) whose last event \
+            --older-than 90d forgets, as `\(Program.name) forget` does, every session (stream) whose last event \
             is more than 90 days before now; units: h (hours), d (days), w (weeks). It forgets them 500 \
             at a time, each batch in one transaction: a retain that is stopped or killed leaves whole \
             batches, and running it again forgets the rest. A session that gets a new event while retain \
             runs is kept. It asks before forgetting, unless --yes; without a terminal it needs --yes. \
             --dry-run lists the sessions it would forget, one a line (--format json: one object a line, \
-            as `flowlog streams` writes them), and changes nothing: keep that list to ask Segment and \
+            as `\(Program.name) streams` writes them), and changes nothing: keep that list to ask Segment and \
             GA4 to delete what they received (the stream is their anonymousId and client_id).
 
-            --set 90d stores a retention on the log, which `flowlog projections run --follow` and \
-            `flowlog serve` apply when they start and then once a day (one process at a time); --set off \
-            removes it; `flowlog retain` alone shows it. Each forgotten session gets its event in the \
+            --set 90d stores a retention on the log, which `\(Program.name) projections run --follow` and \
+            `\(Program.name) serve` apply when they start and then once a day (one process at a time); --set off \
+            removes it; `\(Program.name) retain` alone shows it. Each forgotten session gets its event in the \
             log's audit trail (flowlog:erasures), and its lines leave the trackers' files.
             """)
 
@@ -100,9 +100,9 @@ struct RetainCommand: ParsableCommand {
         }
         let lease = try Self.lease(log)
         // As `forget`: no tracker runner may append to a tracker file while it is rewritten.
-        let trackerLeases = try Composition.leaseTrackers(of: log)
+        let trackerLeases = try Program.leaseProjectorsWritingFiles(of: log)
         defer { withExtendedLifetime((lease, trackerLeases)) {} }
-        let trackerFolder = trackerDir ?? TrackerOptions.defaultFolder(for: logOptions)
+        let trackerFolder = trackerDir ?? Program.projectorFolder(for: logOptions)
         let count = try Retention.candidateCount(in: log, olderThan: cutoff)
         if count > 0, !yes,
             !confirmed(
@@ -118,7 +118,7 @@ struct RetainCommand: ParsableCommand {
             in: log, olderThan: cutoff, period: period.description, using: forgetting, clock: SystemClock(),
             batchSize: batchSize,
             beforeBatch: { batch in
-                _ = try TrackerFileErasure.forget(streams: Set(batch), in: trackerFolder)
+                try Program.forgetInProjectorFiles(streams: Set(batch), folder: trackerFolder)
             }
         ) { done in
             progress.advance(to: done.sessions + done.skipped)
@@ -146,7 +146,7 @@ struct RetainCommand: ParsableCommand {
                     + (outcome.skipped > 0 ? "; kept \(outcome.skipped) that got new events meanwhile." : "."))
             if stopped { output.line("Stopped before the end: run the same retain again to forget the rest.") }
             if outcome.sessions > 0 {
-                output.line("The erased bytes stay in the log file's free pages until `flowlog compact --db \(log.location)`.")
+                output.line("The erased bytes stay in the log file's free pages until `\(Program.name) compact --db \(log.location)`.")
             }
         }
     }

@@ -1,14 +1,13 @@
 import ArgumentParser
 import FlowLogBasics
-import FlowLogProjections
 
 struct SchemaCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "schema",
         abstract: "Print the fields of every command kind or event kind, from their declarations.",
-        subcommands: [CommandKindsReference.self, EventKindsReference.self, TrackerMappingReference.self])
+        subcommands: [CommandKindsReference.self, EventKindsReference.self] + Program.schemaSubcommands)
 
-    private static func write(_ format: FormatOptions, json: (inout JSONWriter) -> Void, text: () -> String) throws {
+    static func write(_ format: FormatOptions, json: (inout JSONWriter) -> Void, text: () -> String) throws {
         try CommandExecution.run { output in
             if format.isJSON { output.json(json) } else { output.lines(of: text()) }
         }
@@ -35,23 +34,6 @@ struct SchemaCommand: ParsableCommand {
 
         func run() throws {
             try SchemaCommand.write(format, json: KindSchema.eventsJSON, text: KindSchema.eventsText)
-        }
-    }
-
-    struct TrackerMappingReference: ParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "trackers",
-            abstract: "Every event kind's Segment calls and GA4 events (the Markdown table of docs/analytics.md), from the trackers' mappings.")
-        @Option(help: "The ISO 4217 currency of every amount.") var currency = "USD"
-
-        func validate() throws {
-            if let problem = AnalyticsSettings.problem(withCurrency: currency) {
-                throw ValidationError("--currency '\(TerminalText.escaped(currency))' \(problem).")
-            }
-        }
-
-        func run() throws {
-            try CommandExecution.run { output in output.lines(of: MappingTable.markdown(settings: AnalyticsSettings(currency: currency))) }
         }
     }
 }

@@ -1,7 +1,6 @@
 #if Network
     import ArgumentParser
     import FlowLogBasics
-    import FlowLogProjections
     import FlowLogServer
     import FlowLogSystem
     import Foundation
@@ -16,8 +15,8 @@
             discussion: """
                 Listens on loopback (127.0.0.1:8080) unless told otherwise; any other address needs \
                 --token-file, a file of `TOKEN SCOPES` lines (scopes read, write, admin and ingest, comma-separated) that \
-                only its owner may read. With --key-file (the key `flowlog forget --key-file` takes) it records a \
-                forgotten stream's keyed pseudonym and takes devices' recorded events (`flowlog push`), refusing \
+                only its owner may read. With --key-file (the key `\(Program.name) forget --key-file` takes) it records a \
+                forgotten stream's keyed pseudonym and takes devices' recorded events (`\(Program.name) push`), refusing \
                 those of a stream forgotten here. Port 0 takes any free port. Once listening it prints its address on standard \
                 output; access logs go to standard error as JSON lines. SIGINT or SIGTERM stop it gracefully: \
                 commands in flight are committed and answered first.
@@ -89,7 +88,7 @@
                 let (host, port) = (address.host, address.port)
                 guard tokenFile != nil || Self.isLoopback(host) else {
                     throw CLIFailure(
-                        "flowlog serve listens off loopback (\(host)) only with --token-file: anyone who can reach the address could read and write the log. Give a token file, or listen on 127.0.0.1.",
+                        "\(Program.name) serve listens off loopback (\(host)) only with --token-file: anyone who can reach the address could read and write the log. Give a token file, or listen on 127.0.0.1.",
                         .usage)
                 }
                 let tokens: TokenFile?
@@ -103,23 +102,23 @@
                 // Called once, from the server's thread, while this one waits below: the writer is not shared.
                 nonisolated(unsafe) let announcer = output
                 var options = FlowLogHTTPServer.Options(host: host, port: port, tokens: tokens, corsOrigins: corsOrigins, limits: limits) { address in
-                    announcer.line("flowlog serve: listening on \(address) (the inspector: \(address)/inspector/)")
+                    announcer.line("\(Program.name) serve: listening on \(address) (the inspector: \(address)/inspector/)")
                     announcer.flush()
                 }
                 options.erasureKey = key
-                options.projectors = Composition.projectorNames
+                options.projectors = Program.projectorNames
                 // A forget (DELETE, the daily retention) takes the sessions' lines out of the trackers'
                 // files beside the log, as `flowlog forget` does, under the trackers' leases.
-                let trackerFolder = TrackerOptions.defaultFolder(for: logOptions)
+                let trackerFolder = Program.projectorFolder(for: logOptions)
                 // What the trackers delivered, as their runners record it beside their dead letters.
-                options.deliveries = { Composition.trackerDeliveries(in: trackerFolder) }
+                options.deliveries = { Program.deliveries(in: trackerFolder) }
                 options.spansDropped = { Observability.droppedSpans }
                 // The hook runs on the server's thread that forgets, which the log object serves as it serves the server.
                 nonisolated(unsafe) let leasing = log
                 options.beforeForgetting = { streams in
-                    let leases = try Composition.leaseTrackers(of: leasing)
+                    let leases = try Program.leaseProjectorsWritingFiles(of: leasing)
                     defer { withExtendedLifetime(leases) {} }
-                    _ = try TrackerFileErasure.forget(streams: Set(streams), in: trackerFolder)
+                    try Program.forgetInProjectorFiles(streams: Set(streams), folder: trackerFolder)
                 }
                 let outcome = ServeOutcome()
                 let done = DispatchSemaphore(value: 0)
@@ -135,7 +134,7 @@
                 }
                 done.wait()
                 if let failure = outcome.failure.withLock({ $0 }) {
-                    throw CLIFailure("flowlog serve cannot go on at \(listen): \(failure).", .ioError)
+                    throw CLIFailure("\(Program.name) serve cannot go on at \(listen): \(failure).", .ioError)
                 }
             }
         }

@@ -1,5 +1,5 @@
 import ArgumentParser
-import FlowDomain
+import FlowLogStore
 
 struct SnapshotsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -29,11 +29,11 @@ struct SnapshotsCommand: ParsableCommand {
                     json.key("snapshots")
                     json.int(count)
                     json.key("reducerVersion")
-                    json.int(Int(FlowDecider.reducerVersion))
+                    json.int(Int(LogDecider.reducerVersion))
                     json.endObject()
                 }
             } else {
-                output.line("snapshot interval: \(interval) events; snapshots stored: \(count); reducer version: \(FlowDecider.reducerVersion)")
+                output.line("snapshot interval: \(interval) events; snapshots stored: \(count); reducer version: \(LogDecider.reducerVersion)")
             }
         }
     }

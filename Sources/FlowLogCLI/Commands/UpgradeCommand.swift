@@ -10,7 +10,7 @@ struct UpgradeCommand: ParsableCommand {
         commandName: "upgrade",
         abstract: "Raise the log to the newest log schema this FlowLog writes, after writing a backup.",
         discussion: """
-            A log holds only the event kind versions its schema allows (`flowlog schema events` says \
+            A log holds only the event kind versions its schema allows (`\(Program.name) schema events` says \
             which schema each version needs); until it is raised, this FlowLog writes every event in a \
             version the log's schema holds and refuses a command whose event needs a newer one \
             (logUpgradeRequired). Builds before the new schema refuse an upgraded log ("Upgrade \
@@ -18,8 +18,8 @@ struct UpgradeCommand: ParsableCommand {
             log's metadata is raised in one transaction, after the backup is complete (raising it to 3 \
             rewrites every record into the salted layout that `forget` needs, in that same \
             transaction), so a killed upgrade leaves the log as it was, or raised with its backup \
-            written. The backup is a copy of the log folder (`flowlog backup`), or for PostgreSQL an \
-            NDJSON export that `flowlog import` restores into an empty log. \
+            written. The backup is a copy of the log folder (`\(Program.name) backup`), or for PostgreSQL an \
+            NDJSON export that `\(Program.name) import` restores into an empty log. \
             It also repairs, after the backup and in one transaction, what earlier FlowLogs kept wrong \
             beside the events of an LMDB log (orders in a currency other than USD, read back in USD, \
             and the state fingerprints taken from them); the events themselves never change.

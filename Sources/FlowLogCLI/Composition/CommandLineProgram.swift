@@ -61,8 +61,8 @@ public enum CommandLineProgram {
         var path: [String] = []
         for name in arguments.dropFirst() where !name.hasPrefix("-") {
             guard let subcommand = command.configuration.subcommands.first(where: { $0.configuration.commandName == name }) else {
-                let parent = (["flowlog"] + path).joined(separator: " ")
-                return "There is no subcommand '\(name)' of \(parent); `\((["flowlog", "help"] + path).joined(separator: " "))` lists them."
+                let parent = ([Program.name] + path).joined(separator: " ")
+                return "There is no subcommand '\(name)' of \(parent); `\(([Program.name, "help"] + path).joined(separator: " "))` lists them."
             }
             command = subcommand
             path.append(name)

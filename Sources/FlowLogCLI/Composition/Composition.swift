@@ -3,7 +3,7 @@ import FlowLog
 import FlowLogBasics
 import FlowLogHistory
 import FlowLogLMDB
-import FlowLogProjections
+import FlowLogProjectors
 import FlowLogStore
 import FlowLogSystem
 
@@ -78,7 +78,7 @@ enum Composition {
         RetentionSchedule(
             log: log, clock: clock,
             beforeBatch: { streams in
-                if let trackerFolder { _ = try TrackerFileErasure.forget(streams: Set(streams), in: trackerFolder) }
+                if let trackerFolder { try Program.forgetInProjectorFiles(streams: Set(streams), folder: trackerFolder) }
             }, report: { Diagnostics.write($0) })
     }
 

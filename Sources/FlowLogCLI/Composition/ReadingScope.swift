@@ -32,7 +32,7 @@ struct ReadingScope {
             }
             return count
         }
-        listing = "flowlog streams" + (options.db.map { " --db \($0)" } ?? "")
+        listing = "\(Program.name) streams" + (options.db.map { " --db \($0)" } ?? "")
     }
 
     /// An NDJSON file read as a source.
@@ -41,7 +41,7 @@ struct ReadingScope {
         positions = file.positions
         holds = { file.streams[$0] != nil }
         streamCount = { file.streams.count }
-        listing = "flowlog replay --file \(file.path) --summary"
+        listing = "\(Program.name) replay --file \(file.path) --summary"
     }
 
     /// Refuses `value` of `option` unless it is a position held (or 0, where `allowingZero`: the

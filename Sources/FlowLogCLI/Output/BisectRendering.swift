@@ -1,4 +1,3 @@
-import FlowDomain
 import FlowLogHistory
 import FlowLogStore
 

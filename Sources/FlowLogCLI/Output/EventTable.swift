@@ -1,4 +1,3 @@
-import FlowDomain
 import FlowLogBasics
 import FlowLogStore
 
@@ -7,7 +6,7 @@ final class EventTable {
     private var table = TextTable(
         header: ["POSITION", "STREAM", "VERSION", "TYPE", "ACTOR", "TIMESTAMP", "DATA"], rightAligned: [0, 2],
         // Only positions, streams and versions can be wider than these (`log --follow`).
-        minimumWidths: [8, 6, 7, EventKinds.typeNames.map(\.count).max() ?? 4, 6, 27])
+        minimumWidths: [8, 6, 7, LogDecider.Event.kinds.typeNames.map(\.count).max() ?? 4, 6, 27])
 
     func add(_ record: RecordedEvent) {
         var json = JSONWriter()

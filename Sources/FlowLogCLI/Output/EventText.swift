@@ -1,4 +1,3 @@
-import FlowDomain
 import FlowLog
 import FlowLogBasics
 import FlowLogStore
@@ -6,7 +5,7 @@ import FlowLogStore
 /// Events as text: an event's type with its data, and the answer to an accepted command.
 enum EventText {
     /// `cart.productAdded {"productId":"p1",…}`, or the type alone for an event without fields.
-    static func summary(_ event: AppEvent) -> String {
+    static func summary(_ event: LogDecider.Event) -> String {
         var json = JSONWriter()
         FlowJSON.writeEventData(event, into: &json)
         let data = json.text
@@ -14,7 +13,7 @@ enum EventText {
     }
 
     /// What a typed command prints when its command was accepted: the receipt, then each event.
-    static func acceptance(_ acceptance: Acceptance, command: AppCommand) -> [String] {
+    static func acceptance(_ acceptance: Acceptance, command: LogDecider.Command) -> [String] {
         let positions = acceptance.receipt.positions
         let range = positions.count == 1 ? "position \(positions[0])" : "positions \(positions.first!)–\(positions.last!)"
         var lines = [

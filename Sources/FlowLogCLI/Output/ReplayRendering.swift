@@ -1,4 +1,3 @@
-import FlowDomain
 import FlowLogBasics
 import FlowLogHistory
 import FlowLogStore
@@ -42,7 +41,7 @@ enum ReplayRendering {
     }
 
     /// A stream's final state (`--summary`): a line of text, or the state's JSON face.
-    static func summary(_ state: FlowState, stream: String, version: Int, format: OutputFormat, to output: OutputWriter) {
+    static func summary(_ state: LogDecider.State, stream: String, version: Int, format: OutputFormat, to output: OutputWriter) {
         switch format {
         case .json: output.json { FlowJSON.writeState(state, stream: stream, version: version, into: &$0) }
         case .text: output.line("\(stream) v\(version): " + StateText.summary(state))

@@ -5,7 +5,7 @@ import FlowLogSystem
 enum Diagnostics {
     /// Writes `flowlog: MESSAGE` as one line.
     static func write(_ message: String) {
-        writeRaw("flowlog: " + TerminalText.escaped(message) + "\n")
+        writeRaw("\(Program.name): " + TerminalText.escaped(message) + "\n")
     }
 
     /// Writes ArgumentParser's message for a usage error: its lines stay lines, and everything else

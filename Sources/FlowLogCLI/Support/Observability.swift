@@ -26,7 +26,7 @@ enum Observability {
             let previous = Interruption.blockInThisThread()
             defer { Interruption.restore(previous) }
             do {
-                let started = try Telemetry.start(environment: environment, serviceName: "flowlog")
+                let started = try Telemetry.start(environment: environment, serviceName: Program.name)
                 telemetry.withLock { $0 = started }
             } catch {
                 throw CLIFailure(error.description, .usage)
@@ -71,7 +71,7 @@ enum Observability {
             try command.run()
             return
         }
-        let span = tracer.startSpan((["flowlog"] + path).joined(separator: " "), context: ServiceContext.topLevel, ofKind: .internal)
+        let span = tracer.startSpan(([Program.name] + path).joined(separator: " "), context: ServiceContext.topLevel, ofKind: .internal)
         span.attributes["flowlog.command"] = path.joined(separator: " ")
         defer { span.end() }
         do {

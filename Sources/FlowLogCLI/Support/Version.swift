@@ -4,5 +4,5 @@ import FlowLogLMDB
 /// every schema up to that one).
 enum FlowLogVersion {
     static let release = "0.1.0"
-    static var description: String { "flowlog \(release) (writes log schema \(LMDBEventLog.logSchemaVersion))" }
+    static var description: String { "\(Program.name) \(release) (writes log schema \(LMDBEventLog.logSchemaVersion))" }
 }

@@ -1,5 +1,4 @@
 import ArgumentParser
-import FlowDomain
 import FlowLogHistory
 import FlowLogStore
 
@@ -59,7 +58,7 @@ struct BisectCommand: ParsableCommand {
         try scope.check(stream: stream)
         let history = try StreamHistory(stream: stream, source: source, log: log)
         var reasons: [Int: String] = [:]
-        let check: (Int, FlowState) throws -> Bisector.Verdict
+        let check: (Int, LogDecider.State) throws -> Bisector.Verdict
         if let invariant = invariant.flatMap(LogDecider.invariant(named:)) {
             check = { version, state in
                 guard let violation = invariant.violation(in: state) else { return .good }

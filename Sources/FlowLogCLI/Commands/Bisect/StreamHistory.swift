@@ -1,4 +1,3 @@
-import FlowDomain
 import FlowLogStore
 
 /// A stream's history for bisecting: states by version, from the log's snapshots or from a file's events.
@@ -35,9 +34,11 @@ struct StreamHistory {
         return events[version - 1]
     }
 
-    func state(after version: Int) throws -> FlowState {
-        guard version > 0 else { return FlowDecider.initialState }
+    func state(after version: Int) throws -> LogDecider.State {
+        guard version > 0 else { return LogDecider.initialState }
         if let log { return try log.state(ofStream: stream, throughPosition: try event(version: version).position).state }
-        return FlowDecider.replay(events[0..<version].map(\.event))
+        var fold = StreamFold.initial
+        for record in events[0..<version] { fold.fold(record) }
+        return fold.state.value
     }
 }

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Deciding
-import FlowDomain
+import FlowLogStore
 
 /// Reads a typed command's field options (the arguments ArgumentParser leaves over) into a blank
 /// payload of its kind, against the kind's declared fields: `--OPTION VALUE` or `--OPTION=VALUE`,

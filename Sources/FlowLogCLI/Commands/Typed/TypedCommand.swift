@@ -1,13 +1,12 @@
 import ArgumentParser
 import Deciding
-import FlowDomain
 import FlowLog
 import FlowLogStore
 
 /// The subcommand of one command kind (`flowlog cart add`), for the kind whose payload is
 /// `Payload`. Its name, abstract, help and usage come from the kind's declaration
 /// (`TypedCommandCatalog`); its field options are read from the arguments ArgumentParser leaves
-/// over, against the payload's declared fields (`FieldOptionReader`). A kind declared in FlowDomain
+/// over, against the payload's declared fields (`FieldOptionReader`). A kind the domain declares
 /// is on the command line without a line here.
 struct TypedCommand<Payload: CommandPayload>: ParsableCommand {
     static var configuration: CommandConfiguration { TypedCommandCatalog.configuration(of: Payload.self) }
@@ -22,7 +21,7 @@ struct TypedCommand<Payload: CommandPayload>: ParsableCommand {
     }
 
     func run() throws {
-        let command = AppCommand(try FieldOptionReader.payload(Payload.self, from: fieldOptions))
+        let command = LogDecider.Command.kinds.command(try FieldOptionReader.payload(Payload.self, from: fieldOptions))
         try CommandExecution.run { output in
             // Created only if the command is accepted.
             let log = try LogCreatedOnFirstAppend(logOptions)

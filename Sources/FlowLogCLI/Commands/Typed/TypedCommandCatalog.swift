@@ -1,27 +1,16 @@
 import ArgumentParser
 import Deciding
-import FlowDomain
+import FlowLogStore
 
-/// The typed commands, derived from the command kinds' declarations (`CommandKinds.all`): one
+/// The typed commands, derived from the command kinds' declarations (`LogDecider.Command.kinds`): one
 /// group per `declaration.group`, in the order the declarations come, and in each group one
 /// `TypedCommand` per kind, named `declaration.verb`. Configurations are made once per process,
 /// each when it is first needed.
 enum TypedCommandCatalog {
-    /// What each group is for; a group without an entry is described by its kinds.
-    private static let groupAbstracts: [String: String] = [
-        "cart": "Change the shopping cart.",
-        "system": "Report what the system did: app launches and payment answers.",
-        "welcome": "Taps on the welcome screen.",
-        "onboarding": "Taps on the onboarding screens.",
-        "login": "The log-in screen.",
-        "home": "The home screen.",
-        "modal": "The modal.",
-    ]
-
-    /// The groups' subcommands of `flowlog`, in declaration order.
+    /// The groups' subcommands of the program, in declaration order.
     static let groupCommands: [any ParsableCommand.Type] = groups.map { groupCommand(keyedBy: $0.kinds[0].payloadType) }
 
-    /// The group's subcommand of `flowlog`, by its name, without making any configuration.
+    /// The group's subcommand of the program, by its name, without making any configuration.
     static func groupCommand(named name: String) -> (any ParsableCommand.Type)? {
         groups.first { $0.name == name }.map { groupCommand(keyedBy: $0.kinds[0].payloadType) }
     }
@@ -30,7 +19,7 @@ enum TypedCommandCatalog {
     /// help texts of the others.
     static func configuration<Payload: CommandPayload>(of payload: Payload.Type) -> CommandConfiguration {
         if let made = kindConfigurations[ObjectIdentifier(payload)] { return made }
-        let made = configuration(of: CommandKinds.info(ofPayload: payload))
+        let made = configuration(of: LogDecider.Command.kinds.info(ofPayload: payload))
         kindConfigurations[ObjectIdentifier(payload)] = made
         return made
     }
@@ -41,10 +30,10 @@ enum TypedCommandCatalog {
 
     private struct Group {
         let name: String
-        var kinds: [CommandKindInfo]
+        var kinds: [CommandKindEntry<LogDecider.Command>]
     }
 
-    private static let groups: [Group] = CommandKinds.all.reduce(into: []) { groups, info in
+    private static let groups: [Group] = LogDecider.Command.kinds.all.reduce(into: []) { groups, info in
         let name = info.declaration.group.description
         if let index = groups.firstIndex(where: { $0.name == name }) {
             groups[index].kinds.append(info)
@@ -55,7 +44,7 @@ enum TypedCommandCatalog {
 
     private static let groupConfigurations: [String: CommandConfiguration] = Dictionary(
         uniqueKeysWithValues: groups.map { group in
-            let abstract = groupAbstracts[group.name] ?? "The \(group.name) commands: \(group.kinds.map(\.typeName).joined(separator: ", "))."
+            let abstract = Program.groupAbstracts[group.name] ?? "The \(group.name) commands: \(group.kinds.map(\.typeName).joined(separator: ", "))."
             return (
                 group.name,
                 CommandConfiguration(commandName: group.name, abstract: abstract, subcommands: group.kinds.map { command(for: $0.payloadType) })
@@ -65,11 +54,11 @@ enum TypedCommandCatalog {
     /// Parsing runs on one thread, before anything else starts.
     nonisolated(unsafe) private static var kindConfigurations: [ObjectIdentifier: CommandConfiguration] = [:]
 
-    private static func configuration(of info: CommandKindInfo) -> CommandConfiguration {
+    private static func configuration(of info: CommandKindEntry<LogDecider.Command>) -> CommandConfiguration {
         let declaration = info.declaration
         let options = info.fields.map(FieldOption.init)
         let usage =
-            (["flowlog", declaration.group.description, declaration.verb.description] + options.map(\.usage) + [
+            ([Program.name, declaration.group.description, declaration.verb.description] + options.map(\.usage) + [
                 EnvelopeOptions.usage, LogOptions.usage,
             ])
             .joined(separator: " ")
@@ -81,7 +70,7 @@ enum TypedCommandCatalog {
     }
 
     /// The kind's summary with its type name: "Add a quantity of a product (cart.addProduct)."
-    private static func abstract(of info: CommandKindInfo) -> String {
+    private static func abstract(of info: CommandKindEntry<LogDecider.Command>) -> String {
         let summary = info.declaration.summary.description
         let sentence = summary.hasSuffix(".") ? String(summary.dropLast()) : summary
         return "\(sentence) (\(info.typeName))."
