@@ -8,6 +8,10 @@ import PackageDescription
 /// package binds the shop; this one compiles the same sources (`Core/`, links to FlowLog's
 /// `Sources/`) against `Sources/LogBinding`, which binds the list. Every call into the domain is
 /// then as direct as it is in `flowlog`: nothing is generic over the domain at run time.
+///
+/// `tasklog` is FlowLog's command line compiled the same way: `Core/FlowLogCLI` links every folder
+/// of FlowLog's but `Program/`, and this package's `Program/` (the program's name, its subcommands,
+/// the list as text) takes its place.
 let crossModule: [SwiftSetting] = [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
 
 /// A core target: FlowLog's own sources, with FlowLog's dependencies between them (and its
@@ -20,7 +24,8 @@ let package = Package(
     name: "TaskList",
     platforms: [.macOS(.v15), .iOS(.v18), .macCatalyst(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
-        .library(name: "TaskList", targets: ["TaskList"])
+        .library(name: "TaskList", targets: ["TaskList"]),
+        .executable(name: "tasklog", targets: ["tasklog"]),
     ],
     /// As FlowLog's own: PostgreSQL logs come with the `Network` trait (on by default), on SwiftNIO.
     traits: [
@@ -34,6 +39,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/swift-otel/swift-otel", from: "1.6.0", traits: ["OTLPHTTP"]),
     ],
     targets: [
         .systemLibrary(name: "CLMDB", path: "Core/CLMDB", pkgConfig: "lmdb", providers: [.apt(["liblmdb-dev"]), .brew(["lmdb"])]),
@@ -71,6 +78,26 @@ let package = Package(
             ],
             exclude: ["Resources/README.md"],
             resources: [.embedInCode("Resources/inspector"), .embedInCode("Resources/openapi.json")]),
+        core(
+            "FlowLogTelemetry",
+            [
+                "FlowLogBasics", .product(name: "OTel", package: "swift-otel", condition: .when(traits: ["Network"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Network"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Network"])),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ]),
+        /// The command line, with the list's `Program` folder (Program/) in place of the shop's.
+        core(
+            "FlowLogCLI",
+            [
+                "Deciding", "FlowLog", "FlowLogHistory", "FlowLogProjectors", "FlowLogSystem", "FlowLogLMDB", "FlowLogStore", "FlowLogBasics",
+                .target(name: "FlowLogPostgres", condition: .when(traits: ["Network"])),
+                .target(name: "FlowLogServer", condition: .when(traits: ["Network"])),
+                .target(name: "FlowLogTelemetry", condition: .when(traits: ["Network"])),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ]),
+        .executableTarget(name: "tasklog", dependencies: ["FlowLogCLI"]),
         /// FlowLog's throwaway PostgreSQL server for tests (the one file of its test support that knows no domain).
         .target(name: "PostgresTesting", dependencies: ["FlowLogSystem"], path: "Core/PostgresTesting"),
 
@@ -81,7 +108,8 @@ let package = Package(
         .testTarget(
             name: "TaskListTests",
             dependencies: [
-                "TaskList", "LogBinding", "Deciding", "FlowLog", "FlowLogStore", "FlowLogLMDB", "FlowLogMemory", "FlowLogHistory", "FlowLogBasics",
+                "TaskList", "LogBinding", "Deciding", "tasklog", "FlowLog", "FlowLogStore", "FlowLogLMDB", "FlowLogMemory", "FlowLogHistory",
+                "FlowLogBasics",
                 .target(name: "FlowLogPostgres", condition: .when(traits: ["Network"])), "PostgresTesting",
                 .target(name: "FlowLogServer", condition: .when(traits: ["Network"])),
                 .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: ["Network"])),

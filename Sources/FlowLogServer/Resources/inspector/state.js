@@ -1,6 +1,8 @@
 /**
  * The state as a person reads it: the cart with money as money, the orders, and where the app
- * is in its onboarding flow. What the selected event changed is highlighted.
+ * is in its onboarding flow. What the selected event changed is highlighted. Another domain's
+ * state (a log served by another program, such as the to-do list's `tasklog`) is shown member by
+ * member: lists as tables, values as values.
  */
 import { h, fill } from './dom.js';
 import { count, money, plural } from './format.js';
@@ -16,6 +18,11 @@ export function createStatePanel(root) {
     show(state, changes) {
       const touched = (path) => changes.some((change) => isWithin(change.path, path));
       const mark = (path, base = '') => `${base}${touched(path) ? ' touched' : ''}`.trim() || null;
+      if (!isShopState(state)) {
+        fill(root, Object.entries(state).filter(([name]) => name !== 'stream' && name !== 'version')
+          .map(([name, value]) => memberSection(name, value, mark)));
+        return;
+      }
       fill(root,
         cartSection(state.cart, mark),
         ordersSection(state.orders, mark),
@@ -83,6 +90,34 @@ function onboardingSection(onboarding, mark) {
       h('dd', { class: mark('onboarding.launched') }, onboarding.launched ? 'yes' : 'no'),
       h('dt', null, 'Onboarded'),
       h('dd', { class: mark('onboarding.hasOnboarded') }, onboarding.hasOnboarded ? 'yes' : 'no')));
+}
+
+function isShopState(state) {
+  return state.cart !== undefined && state.orders !== undefined && state.onboarding !== undefined;
+}
+
+/** One member of any domain's state: a list of objects as a table, anything else as its value. */
+function memberSection(name, value, mark) {
+  const id = `state-member-${name}`;
+  let body;
+  if (Array.isArray(value) && value.every((row) => row !== null && typeof row === 'object' && !Array.isArray(row))) {
+    const columns = [...new Set(value.flatMap((row) => Object.keys(row)))];
+    body = value.length
+      ? h('table', { class: 'lines' },
+        h('thead', null, h('tr', null, columns.map((column) => h('th', { scope: 'col' }, column)))),
+        h('tbody', null, value.map((row) => h('tr', { 'data-testid': 'state-row' },
+          columns.map((column) => h('td', null, plainValue(row[column])))))))
+      : h('p', { class: 'muted' }, 'none');
+  } else {
+    body = h('p', { 'data-testid': 'state-value' }, plainValue(value));
+  }
+  return h('section', { class: mark(name, 'state-section'), 'aria-labelledby': id, 'data-testid': 'state-member', 'data-member': name },
+    h('h4', { id }, name), body);
+}
+
+function plainValue(value) {
+  if (value === undefined || value === null) return h('span', { class: 'muted' }, '—');
+  return typeof value === 'object' ? JSON.stringify(value) : String(value);
 }
 
 function discountText(discount) {

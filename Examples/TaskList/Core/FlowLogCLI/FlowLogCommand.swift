@@ -1,0 +1,1 @@
+../../../../Sources/FlowLogCLI/FlowLogCommand.swift

@@ -1,0 +1,55 @@
+import ArgumentParser
+import FlowLogStore
+
+/// What `tasklog` is: FlowLog's command line for a to-do list. Every subcommand here is FlowLog's
+/// own, compiled for the list (this folder takes the place of FlowLog's `Sources/FlowLogCLI/Program`);
+/// its typed commands come from the list's declarations, as the shop's do; it has no projectors of its own and no
+/// files beside the log that hold a session's data.
+enum Program {
+    static let name = "tasklog"
+    static let abstract = "An event-sourced log of to-do lists, on LMDB or PostgreSQL."
+    static let discussion = """
+        Commands (task.add, task.rename, task.complete, task.reopen) become events in an LMDB log \
+        (default ./flowlog.lmdb, or $FLOWLOG_DB, or --db PATH; a postgres:// URL for PostgreSQL). \
+        Results go to standard output; diagnostics go to standard error. Exit statuses are flowlog's.
+        """
+
+    static let subcommands: [any ParsableCommand.Type] =
+        [
+            SendCommand.self, StateCommand.self, LogCommand.self, ReplayCommand.self, BisectCommand.self, SnapshotsCommand.self,
+            ExportCommand.self, ImportCommand.self, VerifyCommand.self, StreamsCommand.self, BackupCommand.self, CopyCommand.self,
+            SchemaCommand.self, UpgradeCommand.self, ForgetCommand.self, RetainCommand.self, CompactCommand.self,
+        ] + networkCommands
+
+    #if Network
+        static let networkCommands: [any ParsableCommand.Type] = [ServeCommand.self]
+    #else
+        static let networkCommands: [any ParsableCommand.Type] = []
+    #endif
+
+    /// `tasklog task add --task t1 --title …`: the typed commands, derived from the list's declarations.
+    static let groupAbstracts = ["task": "Change the to-do list."]
+    static let schemaSubcommands: [any ParsableCommand.Type] = []
+
+    /// The storage read model is the only projector (the server reports its checkpoint).
+    static let projectorNames = ["storage"]
+
+    static func projectorFolder(for log: LogOptions) -> String { "" }
+
+    /// No projector of the list writes files: nothing to lease or rewrite when a session is forgotten.
+    static func leaseProjectorsWritingFiles(of log: any LogStore) throws -> [any ProjectorLease] { [] }
+
+    @discardableResult
+    static func forgetInProjectorFiles(streams: Set<String>, folder: String) throws -> [(file: String, lines: Int)] { [] }
+
+    /// Nothing of a list leaves the log: no vendor to ask.
+    static func vendorsToAsk(forgetting stream: String) -> String? { nil }
+}
+
+#if Network
+    import FlowLogServer
+
+    extension Program {
+        static func deliveries(in folder: String) -> [TrackerDeliveries] { [] }
+    }
+#endif

@@ -1,0 +1,3 @@
+import FlowLogCLI
+
+CommandLineProgram.run(Array(CommandLine.arguments.dropFirst()))
