@@ -11,7 +11,14 @@ enum Program {
     static let discussion = """
         Commands (task.add, task.rename, task.complete, task.reopen) become events in an LMDB log \
         (default ./flowlog.lmdb, or $FLOWLOG_DB, or --db PATH; a postgres:// URL for PostgreSQL). \
-        Results go to standard output; diagnostics go to standard error. Exit statuses are flowlog's.
+        Results go to standard output; diagnostics go to standard error.
+
+        Exit status: 0 success; 1 a command was rejected (or replay --verify found a disagreement); \
+        3 bisect could not pin the first bad event; 64 usage error; 65 the log is damaged, of a newer \
+        schema, or not a log, or an input file is not what it should be; 66 no log at the path, no such \
+        stream, or no such input file; 70 an unexpected failure; 73 the log cannot be created there; \
+        74 an I/O error; 75 another process holds what the command needs; 77 permission denied; \
+        124 a bisect check ran past --timeout.
         """
 
     static let subcommands: [any ParsableCommand.Type] =
@@ -41,6 +48,11 @@ enum Program {
 
     @discardableResult
     static func forgetInProjectorFiles(streams: Set<String>, folder: String) throws -> [(file: String, lines: Int)] { [] }
+
+    /// What a command that reads says when there is no log at `--db`: how to start one.
+    static func noLog(at path: String) -> String {
+        "There is no log at \(path). Check the path (--db or FLOWLOG_DB), or create the log by sending it a command (for example `tasklog task add --task t1 --title 'Buy milk'`)."
+    }
 
     /// Nothing of a list leaves the log: no vendor to ask.
     static func vendorsToAsk(forgetting stream: String) -> String? { nil }

@@ -77,6 +77,9 @@ enum Program {
         try TrackerFileErasure.forget(streams: streams, in: folder)
     }
 
+    /// What a command that reads says when there is no log at `--db`: how to start one.
+    static func noLog(at path: String) -> String { FlowLogError.notFound(path: path).description }
+
     /// What `forget` tells a person to do beyond the log: the vendors hold what the trackers sent.
     static func vendorsToAsk(forgetting stream: String) -> String? {
         "Ask the vendors to delete what they received: Segment anonymousId \(stream), GA4 client_id \(stream)."

@@ -37,7 +37,12 @@ struct CLIFailure: Error {
             case .output(.cannotFinish): .ioError
             case .output: .usage
             }
-        self.init(error.description, status)
+        // Where no log is, the program says how to start one with a command of its own.
+        if case .notFound(let path) = error {
+            self.init(Program.noLog(at: path), status)
+        } else {
+            self.init(error.description, status)
+        }
     }
 
     /// Any error a subcommand's body throws: FlowLog's, the CLI's own, or a bug.

@@ -155,5 +155,7 @@ struct TaskLogCommandLineTests {
         }
         let unknown = try Self.run(["demo"])
         #expect(unknown.status == 64)
+        let noLog = try Self.run(["state", "--stream", "list-1", "--db", "/nonexistent/list.lmdb"])
+        #expect(noLog.status == 66 && noLog.stderr.contains("`tasklog task add --task t1"), "\(noLog.stderr)")
     }
 }
