@@ -209,10 +209,11 @@ let package = Package(
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
-        /// The command line and the composition root. Only its `Program/` folder names the shop (the
-        /// program's name and subcommands, the state as text, the trackers' files): a package that
-        /// binds another domain compiles the other folders with a `Program/` of its own
-        /// (Examples/TaskList's `tasklog`).
+        /// The command line and the composition root. Only `Program.swift`, `StateText.swift` and
+        /// `Shop/` name the shop (the program's name and subcommands, the state as text, the shop's
+        /// own subcommands and trackers): a package that binds another domain compiles the other
+        /// folders with a `Program.swift` and a `StateText.swift` of its own (Examples/TaskList's
+        /// `tasklog`).
         .target(
             name: "FlowLogCLI",
             dependencies: [

@@ -10,8 +10,8 @@ import PackageDescription
 /// then as direct as it is in `flowlog`: nothing is generic over the domain at run time.
 ///
 /// `tasklog` is FlowLog's command line compiled the same way: `Core/FlowLogCLI` links every folder
-/// of FlowLog's but `Program/`, and this package's `Program/` (the program's name, its subcommands,
-/// the list as text) takes its place.
+/// of FlowLog's but `Shop/`, and the files of this package's `Program/` (the program's name, its
+/// subcommands, the list as text) take the place of FlowLog's `Program.swift` and `StateText.swift`.
 let crossModule: [SwiftSetting] = [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
 
 /// A core target: FlowLog's own sources, with FlowLog's dependencies between them (and its
@@ -86,7 +86,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Network"])),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]),
-        /// The command line, with the list's `Program` folder (Program/) in place of the shop's.
+        /// The command line, with the list's `Program.swift` and `StateText.swift` in place of the shop's.
         core(
             "FlowLogCLI",
             [

@@ -2,9 +2,10 @@ import ArgumentParser
 import FlowLogStore
 
 /// What `tasklog` is: FlowLog's command line for a to-do list. Every subcommand here is FlowLog's
-/// own, compiled for the list (this folder takes the place of FlowLog's `Sources/FlowLogCLI/Program`);
-/// its typed commands come from the list's declarations, as the shop's do; it has no projectors of its own and no
-/// files beside the log that hold a session's data.
+/// own, compiled for the list (this file and `StateText.swift` take the place of FlowLog's
+/// `Sources/FlowLogCLI/Program.swift` and `StateText.swift`, and there is no `Shop/`); its typed
+/// commands come from the list's declarations, as the shop's do; it has no projectors of its own
+/// and no files beside the log that hold a session's data.
 enum Program {
     static let name = "tasklog"
     static let abstract = "An event-sourced log of to-do lists, on LMDB or PostgreSQL."
@@ -48,6 +49,17 @@ enum Program {
 
     @discardableResult
     static func forgetInProjectorFiles(streams: Set<String>, folder: String) throws -> [(file: String, lines: Int)] { [] }
+
+    /// What `forget` and `retain` say in their help beyond the log: nothing, and no folder option.
+    enum Help {
+        static let forgetInFiles = "."
+        static let forgetVendors = ""
+        static let forgetFolder: ArgumentHelp = .hidden
+        static let retainVendors = ""
+        static let retainRunners = "`tasklog serve`"
+        static let retainInFiles = ""
+        static let retainFolder: ArgumentHelp = .hidden
+    }
 
     /// What a command that reads says when there is no log at `--db`: how to start one.
     static func noLog(at path: String) -> String {

@@ -15,14 +15,9 @@ struct ForgetCommand: ParsableCommand {
             positions stay contiguous and counts by kind and day still add up, and `verify` counts it as \
             forgotten. Everything derived from the stream goes too: its snapshots, head, command \
             receipts, orders and state fingerprints, and in the storage read model its state and flags \
-            (its orders keep their totals, without the stream or order id), and the trackers' files \
-            (messages and dead letters) lose its lines; tracker calls not yet delivered are never sent. \
-            A tracker runner (`projections run`) must not be running: forget exits 75 naming it, \
-            before changing anything. Afterwards the log answers for the \
+            (its orders keep their totals, without the stream or order id)\(Program.Help.forgetInFiles) Afterwards the log answers for the \
             stream as for one that never existed (exit 66), and a second forget of it exits 66 as well. \
-            The erased bytes stay in the log file's free pages until `\(Program.name) compact`. The output names \
-            the ids to pass to Segment's deletion and GA4's user deletion (the stream is their \
-            anonymousId and client_id): events the trackers delivered before are theirs to delete. \
+            The erased bytes stay in the log file's free pages until `\(Program.name) compact`.\(Program.Help.forgetVendors) \
             A log below log schema 3 cannot forget: run `\(Program.name) upgrade` once first. Each forgotten \
             stream gets an event in the log's audit trail, the system stream flowlog:erasures (`log \
             --stream flowlog:erasures`; hidden from trackers, `streams` and exports unless asked for): \
@@ -50,10 +45,7 @@ struct ForgetCommand: ParsableCommand {
             "A file holding a secret key (16 bytes or more, kept outside the log): the audit trail then records HMAC-SHA256 of the stream id under it, and a second forget of the same id answers \"already forgotten\".",
             valueName: "path"))
     var keyFile: String?
-    @Option(
-        help:
-            "The folder of the trackers' files, whose lines of the stream are taken out too (default: LOG-tracker beside the log, as `projections run` writes them)."
-    )
+    @Option(help: Program.Help.forgetFolder)
     var trackerDir: String?
     @OptionGroup var format: FormatOptions
     @OptionGroup var logOptions: LogOptions

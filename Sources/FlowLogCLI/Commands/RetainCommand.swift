@@ -17,13 +17,11 @@ struct RetainCommand: ParsableCommand {
             batches, and running it again forgets the rest. A session that gets a new event while retain \
             runs is kept. It asks before forgetting, unless --yes; without a terminal it needs --yes. \
             --dry-run lists the sessions it would forget, one a line (--format json: one object a line, \
-            as `\(Program.name) streams` writes them), and changes nothing: keep that list to ask Segment and \
-            GA4 to delete what they received (the stream is their anonymousId and client_id).
+            as `\(Program.name) streams` writes them), and changes nothing\(Program.Help.retainVendors).
 
-            --set 90d stores a retention on the log, which `\(Program.name) projections run --follow` and \
-            `\(Program.name) serve` apply when they start and then once a day (one process at a time); --set off \
+            --set 90d stores a retention on the log, which \(Program.Help.retainRunners) apply when they start and then once a day (one process at a time); --set off \
             removes it; `\(Program.name) retain` alone shows it. Each forgotten session gets its event in the \
-            log's audit trail (flowlog:erasures), and its lines leave the trackers' files.
+            log's audit trail (flowlog:erasures)\(Program.Help.retainInFiles).
             """)
 
     @Option(
@@ -38,7 +36,7 @@ struct RetainCommand: ParsableCommand {
     var yes = false
     // Sessions a transaction; the tests make it small to kill a retain between two batches.
     @Option(name: .customLong("batch-size"), help: .hidden) var batchSize = Retention.defaultBatchSize
-    @Option(help: "The folder of the trackers' files, whose lines of the forgotten sessions are taken out too (default: LOG-tracker beside the log).")
+    @Option(help: Program.Help.retainFolder)
     var trackerDir: String?
     @OptionGroup var format: FormatOptions
     @OptionGroup var logOptions: LogOptions

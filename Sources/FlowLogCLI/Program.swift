@@ -4,12 +4,13 @@ import FlowLogProjections
 import FlowLogStore
 
 /// What `flowlog` is, beyond the command line every domain's log shares: its name, its
-/// subcommands in the order `--help` lists them, how a state reads as text (`StateText`), and the
-/// projectors whose files hold sessions' data (the trackers).
+/// subcommands in the order `--help` lists them, and the projectors whose files hold sessions'
+/// data (the trackers, in `Shop/` with the shop's own subcommands).
 ///
-/// The command line's other folders name no domain: a package that binds another domain
-/// (docs/architecture.md, "A domain") compiles them with a `Program` folder of its own in place of
-/// this one, as Examples/TaskList does for `tasklog`.
+/// This file, `StateText.swift` and `Shop/` are the only ones of the command line that name the
+/// shop: a package that binds another domain (docs/architecture.md, "A domain") compiles the
+/// other folders with a `Program.swift` and a `StateText.swift` of its own, as Examples/TaskList
+/// does for `tasklog`. Both sit at the target's root, the program's entry, above every folder.
 enum Program {
     static let name = "flowlog"
     static let abstract = "An event-sourced command log for a shopping cart and an onboarding flow, on LMDB."
@@ -75,6 +76,31 @@ enum Program {
     @discardableResult
     static func forgetInProjectorFiles(streams: Set<String>, folder: String) throws -> [(file: String, lines: Int)] {
         try TrackerFileErasure.forget(streams: streams, in: folder)
+    }
+
+    /// What `forget` and `retain` say in their help of the trackers' files and the vendors.
+    enum Help {
+        static let forgetInFiles = """
+            , and the trackers' files \
+            (messages and dead letters) lose its lines; tracker calls not yet delivered are never sent. \
+            A tracker runner (`projections run`) must not be running: forget exits 75 naming it, \
+            before changing anything.
+            """
+        static let forgetVendors = """
+             The output names \
+            the ids to pass to Segment's deletion and GA4's user deletion (the stream is their \
+            anonymousId and client_id): events the trackers delivered before are theirs to delete.
+            """
+        static let forgetFolder: ArgumentHelp =
+            "The folder of the trackers' files, whose lines of the stream are taken out too (default: LOG-tracker beside the log, as `projections run` writes them)."
+        static let retainVendors = """
+            : keep that list to ask Segment and \
+            GA4 to delete what they received (the stream is their anonymousId and client_id)
+            """
+        static let retainRunners = "`flowlog projections run --follow` and `flowlog serve`"
+        static let retainInFiles = ", and its lines leave the trackers' files"
+        static let retainFolder: ArgumentHelp =
+            "The folder of the trackers' files, whose lines of the forgotten sessions are taken out too (default: LOG-tracker beside the log)."
     }
 
     /// What a command that reads says when there is no log at `--db`: how to start one.

@@ -1,0 +1,1 @@
+../../Program/StateText.swift
