@@ -95,7 +95,7 @@ public final class RetentionSchedule {
                 return .applied(outcome)
             }
         } catch {
-            report("retention of \(log.location) failed: \(error). The next run is in a day; `flowlog retain` applies it by hand.")
+            report("retention of \(log.location) failed: \(error). The next run is in a day; `\(ProgramName.current) retain` applies it by hand.")
             return .failed("\(error)")
         }
     }

@@ -57,7 +57,7 @@ public struct Pusher {
             let version = try log.version(of: stream)
             guard version > 0 else {
                 throw SyncFailure.usage(
-                    "There is no stream \(stream) in \(log.location); list its streams with `flowlog streams --db \(log.location)`")
+                    "There is no stream \(stream) in \(log.location); list its streams with `\(ProgramName.current) streams --db \(log.location)`")
             }
             return (stream: stream, version: version)
         }

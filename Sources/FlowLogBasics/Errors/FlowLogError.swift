@@ -45,7 +45,7 @@ public enum FlowLogError: Error, Equatable, CustomStringConvertible {
         if let text = databaseDescription { return text }
         return switch self {
         case .notFound(let path):
-            "There is no FlowLog log at \(path). Check the path (--db or FLOWLOG_DB), or create the log by sending it a command (for example `flowlog demo`)."
+            "There is no FlowLog log at \(path). Check the path (--db or FLOWLOG_DB), or create the log by sending it a command (for example `\(ProgramName.current) demo`)."
         case .missingParent(let path, let parent):
             "Cannot create the log \(path): the folder \(parent) does not exist. Create that folder first, or choose another --db path."
         case .notALog(let path, let reason):
@@ -75,7 +75,7 @@ public enum FlowLogError: Error, Equatable, CustomStringConvertible {
         case .invalidInput(let message): message
         case .output(let problem): problem.description
         case .delivery(let failure):
-            "\(failure.description.prefix(1).uppercased())\(failure.description.dropFirst()). Check that the collector is up, then run `flowlog projections run` again."
+            "\(failure.description.prefix(1).uppercased())\(failure.description.dropFirst()). Check that the collector is up, then run `\(ProgramName.current) projections run` again."
         }
     }
 

@@ -2,10 +2,12 @@ import ArgumentParser
 import FlowLogBasics
 import FlowLogSystem
 
-/// The `flowlog` program: parses the arguments, runs the subcommand and exits with its status.
+/// The program (`flowlog`, or another domain's, `Program.name`): parses the arguments, runs the subcommand and exits with its status.
 public enum CommandLineProgram {
-    /// Runs `flowlog` with `arguments` (without the program's name) and exits.
+    /// Runs the program with `arguments` (without the program's name) and exits.
     public static func run(_ arguments: [String]) -> Never {
+        // The core's messages name the commands to run next by the program's name.
+        ProgramName.current = Program.name
         if let unknown = unknownHelpTopic(arguments) {
             Diagnostics.write(unknown)
             exit(ExitStatus.usage.rawValue)

@@ -68,7 +68,8 @@ public struct NDJSONFileSource: ReplaySource {
                         record = try RecordedEventJSON.decode(bytes)
                     } catch let problem as RecordedEventJSON.Problem {
                         throw FlowLogError.invalidInput(
-                            "Line \(lineNumber) of \(path) is not an exported event: \(problem.message). Give a file that `flowlog export` wrote.")
+                            "Line \(lineNumber) of \(path) is not an exported event: \(problem.message). Give a file that `\(ProgramName.current) export` wrote."
+                        )
                     }
                     stop = try !body(record, lineNumber)
                 }

@@ -116,7 +116,7 @@ public enum ReplayVerifier {
                     stream: record.stream, position: record.position, version: record.version, eventType: record.event.typeName,
                     replayed: state, recorded: nil,
                     reason: earlierDefect
-                        ? "the state recorded when it was appended has its last order in USD, not in its cart's currency: an earlier FlowLog read orders back so, and `flowlog upgrade` repairs what it recorded (the events are right)"
+                        ? "the state recorded when it was appended has its last order in USD, not in its cart's currency: an earlier FlowLog read orders back so, and `\(ProgramName.current) upgrade` repairs what it recorded (the events are right)"
                         : "the state after this event differs from the one recorded when it was appended"))
             // Nothing more of this stream is replayed: its state is reported, not kept.
             state = LogDecider.initialState
@@ -176,7 +176,7 @@ public enum ReplayVerifier {
                 case .integer(let version)? = JSONValue.object(members)["version"]
             else {
                 throw FlowLogError.invalidInput(
-                    "Line \(index + 1) of \(source) is not a state as `flowlog state --format json` prints it (with \"stream\" and \"version\"); `flowlog replay --trace` writes a file of them."
+                    "Line \(index + 1) of \(source) is not a state as `\(ProgramName.current) state --format json` prints it (with \"stream\" and \"version\"); `\(ProgramName.current) replay --trace` writes a file of them."
                 )
             }
             expected[stream, default: [:]][version] = .object(members.filter { $0.0 != "stream" && $0.0 != "version" })

@@ -1,5 +1,6 @@
 #if Network
     import FlowLogMemory
+    import FlowLogBasics
     import FlowLogStore
 
     /// What the read routes ask of a log: the server's own (`StoreView`), or a dropped file held in
@@ -21,7 +22,8 @@
         func summary(of stream: String, version: Int) throws -> StreamListing {
             guard let first = try event(inStream: stream, version: 1), let last = try event(inStream: stream, version: version) else {
                 throw APIError.unavailable(
-                    "The stream index lacks version 1 or \(version) of stream \(stream): the log is damaged. Run `flowlog verify` for the details.")
+                    "The stream index lacks version 1 or \(version) of stream \(stream): the log is damaged. Run `\(ProgramName.current) verify` for the details."
+                )
             }
             return StreamListing(
                 stream: stream, version: version, firstPosition: first.position, lastPosition: last.position, lastTimestamp: last.timestamp)

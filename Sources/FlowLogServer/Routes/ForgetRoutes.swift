@@ -1,5 +1,6 @@
 #if Network
     import FlowLog
+    import FlowLogBasics
     import FlowLogStore
     import Hummingbird
 
@@ -52,7 +53,7 @@
                 return APIError(
                     status: .conflict, code: "upgradeRequired",
                     message:
-                        "The log is at log schema \(logSchema), whose records cannot be forgotten without breaking its hash chain. Run `flowlog upgrade --db LOG` on the server's log once (it writes a backup first), then ask again; nothing was changed."
+                        "The log is at log schema \(logSchema), whose records cannot be forgotten without breaking its hash chain. Run `\(ProgramName.current) upgrade --db LOG` on the server's log once (it writes a backup first), then ask again; nothing was changed."
                 )
             case is CommandProcessor.ForgettingUnsupported:
                 return APIError(

@@ -61,14 +61,15 @@ import Deciding
         static func checkEventLines(_ request: Request) throws {
             guard request.mediaType == "application/x-ndjson" else {
                 throw APIError.unsupportedMediaType(
-                    "Send Content-Type application/x-ndjson: one recorded event a line, as `flowlog export` writes them", sent: request.mediaType)
+                    "Send Content-Type application/x-ndjson: one recorded event a line, as `\(ProgramName.current) export` writes them",
+                    sent: request.mediaType)
             }
         }
 
         static let needsKey = APIError(
             status: .notImplemented, code: "ingestNeedsKey",
             message:
-                "This server takes no recorded events: without the key that forgotten streams' pseudonyms are made with it could store a forgotten session again. Start it with --key-file KEY (the key `flowlog forget --key-file` uses); nothing was stored."
+                "This server takes no recorded events: without the key that forgotten streams' pseudonyms are made with it could store a forgotten session again. Start it with --key-file KEY (the key `\(ProgramName.current) forget --key-file` uses); nothing was stored."
         )
 
         func ingest(_ request: Request, stream: String) async throws -> Response {

@@ -1,4 +1,5 @@
 #if Network
+    import FlowLogBasics
     import FlowLogMemory
     import Hummingbird
 
@@ -38,7 +39,7 @@
             }
             let body = try await request.readBody(
                 limit: limits.sessionBytes,
-                limitMessage: "The file is over 64 MiB, the limit for a session; export fewer streams (`flowlog export --stream S`).")
+                limitMessage: "The file is over 64 MiB, the limit for a session; export fewer streams (`\(ProgramName.current) export --stream S`).")
             let id = ScratchSessions.newID()
             let log: ReadOnlyMemoryLog = try await readers.run {
                 do {

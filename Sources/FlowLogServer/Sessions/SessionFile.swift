@@ -21,7 +21,7 @@
             // A session may hold some streams of a log (positions with gaps), each of them whole.
             var order = HistoryOrder(
                 allowingPositionGaps: true, allowingVersionGaps: false,
-                gapHint: "Export whole streams (`flowlog export --stream S`), or the whole log.")
+                gapHint: "Export whole streams (`\(ProgramName.current) export --stream S`), or the whole log.")
             try NDJSONLines.forEach(in: bytes) { line, lineNumber in
                 if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return }
                 let record: RecordedEvent
@@ -30,7 +30,7 @@
                 } catch {
                     throw Invalid(
                         message:
-                            "Line \(lineNumber) is not an exported event: \(error.message). Give a file that `flowlog export` (or GET /events) wrote."
+                            "Line \(lineNumber) is not an exported event: \(error.message). Give a file that `\(ProgramName.current) export` (or GET /events) wrote."
                     )
                 }
                 // `HistoryOrder` words what is out of order; the loader refuses a repeated event id.
@@ -43,11 +43,15 @@
                     throw Invalid(message: "Line \(lineNumber) repeats event id \(record.eventId) of line \(earlier): each event appears once.")
                 } catch {
                     // Never met: `HistoryOrder` has refused what the loader would.
-                    throw Invalid(message: "Line \(lineNumber) is out of order (\(error)). Give a file that `flowlog export` (or GET /events) wrote.")
+                    throw Invalid(
+                        message:
+                            "Line \(lineNumber) is out of order (\(error)). Give a file that `\(ProgramName.current) export` (or GET /events) wrote.")
                 }
             }
             guard loader.count > 0 else {
-                throw Invalid(message: "The file holds no events; give an NDJSON export (`flowlog export`, GET /events or the inspector's download).")
+                throw Invalid(
+                    message:
+                        "The file holds no events; give an NDJSON export (`\(ProgramName.current) export`, GET /events or the inspector's download).")
             }
             return loader.finish()
         }

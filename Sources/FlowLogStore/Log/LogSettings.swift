@@ -77,7 +77,7 @@ public struct LogSettings: Equatable, Sendable {
             """
             This command records \(info.typeName) version \(version), which a log of schema \(logSchema) cannot hold (version \(version) \
             \(needed?.change ?? "is newer"); builds before it read that schema). Once every writer of \(location) runs this FlowLog, \
-            raise the log with `flowlog upgrade --db \(location)`, then send the command again.
+            raise the log with `\(ProgramName.current) upgrade --db \(location)`, then send the command again.
             """)
     }
 }

@@ -117,7 +117,7 @@ public enum ForgetRefusal: Error, Equatable, Sendable, CustomStringConvertible {
         case .unknownStream(let stream, let location):
             "There is no stream \(stream) in \(location) (it never existed, or it was forgotten already). Check the name (--stream); nothing was changed."
         case .upgradeRequired(let location, let logSchema):
-            "\(location) is at log schema \(logSchema), whose records cannot be forgotten without breaking its hash chain. Run `flowlog upgrade --db \(location)` once (it writes a backup, then rewrites the records into schema \(RecordLayout.saltedLogSchema)'s layout), then forget again; nothing was changed."
+            "\(location) is at log schema \(logSchema), whose records cannot be forgotten without breaking its hash chain. Run `\(ProgramName.current) upgrade --db \(location)` once (it writes a backup, then rewrites the records into schema \(RecordLayout.saltedLogSchema)'s layout), then forget again; nothing was changed."
         }
     }
 }

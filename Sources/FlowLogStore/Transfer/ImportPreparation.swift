@@ -157,7 +157,7 @@ package struct ImportPreparation: ~Copyable {
                     ImportError(
                         line: line,
                         problem:
-                            "it is a forgotten event, which only a log of log schema \(RecordLayout.saltedLogSchema) or later holds (a log created by this FlowLog, or one raised by `flowlog upgrade`)"
+                            "it is a forgotten event, which only a log of log schema \(RecordLayout.saltedLogSchema) or later holds (a log created by this FlowLog, or one raised by `\(ProgramName.current) upgrade`)"
                     ))
             }
             previousHash = RecordCodec.encodeForgotten(event, previousHash: previousHash, salts: &salts, into: &record)

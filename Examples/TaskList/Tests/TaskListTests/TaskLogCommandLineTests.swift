@@ -157,5 +157,11 @@ struct TaskLogCommandLineTests {
         #expect(unknown.status == 64)
         let noLog = try Self.run(["state", "--stream", "list-1", "--db", "/nonexistent/list.lmdb"])
         #expect(noLog.status == 66 && noLog.stderr.contains("`tasklog task add --task t1"), "\(noLog.stderr)")
+        // The core's messages name the program's commands.
+        let folder = try TaskLogTests.scratchFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Data(#"{"type":"task.added"}"#.utf8).write(to: URL(fileURLWithPath: folder + "/not-an-export.ndjson"))
+        let notAnExport = try Self.run(["replay", "--file", folder + "/not-an-export.ndjson"])
+        #expect(notAnExport.status == 65 && notAnExport.stderr.contains("Give a file that `tasklog export` wrote."), "\(notAnExport.stderr)")
     }
 }

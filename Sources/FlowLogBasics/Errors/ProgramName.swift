@@ -1,0 +1,7 @@
+/// The name of the program whose messages these are: `flowlog`, or another program built on the
+/// same core (Examples/TaskList's `tasklog`), so that a message that says what to run next names
+/// a command the reader has.
+public enum ProgramName {
+    /// Set once by the command line, before parsing, on its only thread; read by messages only.
+    nonisolated(unsafe) public static var current = "flowlog"
+}
