@@ -31,11 +31,11 @@ struct TaskLogCommandLineTests {
         try stdin.fileHandleForWriting.close()
         // Read both to their end before waiting: a full pipe would block the program.
         nonisolated(unsafe) var errors = Data()
-        let reader = Thread { errors = stderr.fileHandleForReading.readDataToEndOfFile() }
-        reader.start()
+        let reading = DispatchGroup()
+        DispatchQueue.global().async(group: reading) { errors = stderr.fileHandleForReading.readDataToEndOfFile() }
         let output = stdout.fileHandleForReading.readDataToEndOfFile()
+        reading.wait()
         process.waitUntilExit()
-        while !reader.isFinished { usleep(1000) }
         return Run(
             status: process.terminationStatus, stdout: String(decoding: output, as: UTF8.self), stderr: String(decoding: errors, as: UTF8.self))
     }
