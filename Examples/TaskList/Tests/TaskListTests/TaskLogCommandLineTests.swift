@@ -1,10 +1,6 @@
 import Foundation
 import Testing
 
-#if Network
-    import PostgresTesting
-#endif
-
 /// `tasklog`, the program, run as a person runs it: FlowLog's generic subcommands, compiled for the
 /// list, on an LMDB folder and on a PostgreSQL log. Each step checks what the subcommand printed
 /// and its exit status, as `flowlog`'s own command-line tests do for the shop.
@@ -19,10 +15,10 @@ struct TaskLogCommandLineTests {
         let stderr: String
     }
 
-    /// Runs `tasklog` with `arguments`, `input` on its standard input; waits for it to exit.
-    static func run(_ arguments: [String], input: String = "") throws -> Run {
+    /// Runs `tasklog` (or `program`) with `arguments`, `input` on its standard input; waits for it to exit.
+    static func run(_ arguments: [String], input: String = "", program: URL = executable) throws -> Run {
         let process = Process()
-        process.executableURL = executable
+        process.executableURL = program
         process.arguments = arguments
         let (stdin, stdout, stderr) = (Pipe(), Pipe(), Pipe())
         (process.standardInput, process.standardOutput, process.standardError) = (stdin, stdout, stderr)
@@ -40,23 +36,6 @@ struct TaskLogCommandLineTests {
             status: process.terminationStatus, stdout: String(decoding: output, as: UTF8.self), stderr: String(decoding: errors, as: UTF8.self))
     }
 
-    enum Backend: CaseIterable {
-        case lmdb
-        #if Network
-            case postgres
-        #endif
-
-        /// A fresh, empty log's `--db`.
-        func freshLog(in folder: String, named name: String) -> String {
-            switch self {
-            case .lmdb: folder + "/\(name).lmdb"
-            #if Network
-                case .postgres: PostgresServer.shared.url()
-            #endif
-            }
-        }
-    }
-
     static let commands = """
         {"type":"task.add","stream":"list-1","taskId":"t1","title":"Buy milk"}
         {"type":"task.add","stream":"list-1","taskId":"t2","title":"Call Bob"}
@@ -68,8 +47,8 @@ struct TaskLogCommandLineTests {
 
         """
 
-    @Test(arguments: Backend.allCases)
-    func everyGenericSubcommandWorksForTheList(on backend: Backend) throws {
+    @Test(arguments: TaskLogTests.Backend.allCases)
+    func everyGenericSubcommandWorksForTheList(on backend: TaskLogTests.Backend) throws {
         let folder = try TaskLogTests.scratchFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let db = backend.freshLog(in: folder, named: "list")
@@ -121,7 +100,7 @@ struct TaskLogCommandLineTests {
         #expect(importing.stdout.contains("imported 6 events"), "\(importing)")
         #expect(try Self.run(["replay", "--verify", "--db", imported]).status == 0)
         // Into the other backend: LMDB to PostgreSQL, PostgreSQL to LMDB.
-        let copied = (backend == .lmdb ? Backend.allCases.last! : .lmdb).freshLog(in: folder, named: "copied")
+        let copied = (backend == .lmdb ? TaskLogTests.Backend.allCases.last! : .lmdb).freshLog(in: folder, named: "copied")
         let copy = try Self.run(["copy", "--from", db, "--to", copied])
         #expect(copy.status == 0, "\(copy)")
         #expect(try Self.run(["state", "--stream", "list-1", "--db", copied]).stdout == state.stdout.replacingOccurrences(of: db, with: copied))

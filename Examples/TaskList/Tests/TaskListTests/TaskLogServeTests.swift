@@ -10,8 +10,8 @@
         static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("inspector/test_list_inspector.py").path
 
-        @Test(arguments: TaskLogCommandLineTests.Backend.allCases)
-        func theInspectorShowsTheListsState(on backend: TaskLogCommandLineTests.Backend) throws {
+        @Test(arguments: TaskLogTests.Backend.allCases)
+        func theInspectorShowsTheListsState(on backend: TaskLogTests.Backend) throws {
             let folder = try TaskLogTests.scratchFolder()
             defer { try? FileManager.default.removeItem(atPath: folder) }
             let db = backend.freshLog(in: folder, named: "served")
@@ -45,16 +45,8 @@
             #expect(announced.hasPrefix("tasklog serve: listening on http://127.0.0.1:"), "\(announced)")
             let base = try #require(announced.split(separator: " ").first { $0.hasPrefix("http://") }).description
 
-            let browser = Process()
-            browser.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            browser.arguments = ["python3", Self.script, "--base", base]
-            let result = Pipe()
-            browser.standardOutput = result
-            browser.standardError = result
-            try browser.run()
-            let printed = String(decoding: result.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            browser.waitUntilExit()
-            #expect(browser.terminationStatus == 0 && printed.contains("ok"), "test_list_inspector.py:\n\(printed)")
+            let browser = try TaskLogCommandLineTests.run(["python3", Self.script, "--base", base], program: URL(fileURLWithPath: "/usr/bin/env"))
+            #expect(browser.status == 0 && browser.stdout.contains("ok"), "test_list_inspector.py:\n\(browser.stdout)\(browser.stderr)")
         }
     }
 #endif

@@ -46,21 +46,32 @@ struct TaskLogTests {
     }
 
     /// The backends a list's log runs on, each a fresh log (PostgreSQL: a fresh schema of a
-    /// throwaway server), with what removes it.
+    /// throwaway server), opened in process or named for `tasklog --db`.
     enum Backend: String, CaseIterable {
         case lmdb
         #if Network
             case postgres
         #endif
 
+        /// A fresh, empty log's `--db`: `name` in `folder`, or a fresh schema.
+        func freshLog(in folder: String, named name: String) -> String {
+            switch self {
+            case .lmdb: folder + "/\(name).lmdb"
+            #if Network
+                case .postgres: PostgresServer.shared.url()
+            #endif
+            }
+        }
+
+        /// A fresh log, opened, with what removes it.
         func open() throws -> (log: any EventLog & IntegrityChecking & FingerprintedLog, remove: () -> Void) {
             switch self {
             case .lmdb:
                 let folder = try TaskLogTests.scratchFolder()
-                return (try LMDBEventLog(path: folder + "/list.lmdb"), { try? FileManager.default.removeItem(atPath: folder) })
+                return (try LMDBEventLog(path: freshLog(in: folder, named: "list")), { try? FileManager.default.removeItem(atPath: folder) })
             #if Network
                 case .postgres:
-                    return (try PostgresEventLog.open(url: PostgresServer.shared.url(), access: .readWriteCreating), {})
+                    return (try PostgresEventLog.open(url: freshLog(in: "", named: "list"), access: .readWriteCreating), {})
             #endif
             }
         }
