@@ -103,8 +103,8 @@ enum Program {
             "The folder of the trackers' files, whose lines of the forgotten sessions are taken out too (default: LOG-tracker beside the log)."
     }
 
-    /// What a command that reads says when there is no log at `--db`: how to start one.
-    static func noLog(at path: String) -> String { FlowLogError.notFound(path: path).description }
+    /// A command that starts a log, which a message suggests where there is none yet.
+    static let firstCommand = "demo"
 
     /// What `forget` tells a person to do beyond the log: the vendors hold what the trackers sent.
     static func vendorsToAsk(forgetting stream: String) -> String? {

@@ -61,10 +61,8 @@ enum Program {
         static let retainFolder: ArgumentHelp = .hidden
     }
 
-    /// What a command that reads says when there is no log at `--db`: how to start one.
-    static func noLog(at path: String) -> String {
-        "There is no log at \(path). Check the path (--db or FLOWLOG_DB), or create the log by sending it a command (for example `tasklog task add --task t1 --title 'Buy milk'`)."
-    }
+    /// A command that starts a log, which a message suggests where there is none yet.
+    static let firstCommand = "task add --task t1 --title 'Buy milk'"
 
     /// Nothing of a list leaves the log: no vendor to ask.
     static func vendorsToAsk(forgetting stream: String) -> String? { nil }

@@ -45,7 +45,7 @@ public enum FlowLogError: Error, Equatable, CustomStringConvertible {
         if let text = databaseDescription { return text }
         return switch self {
         case .notFound(let path):
-            "There is no FlowLog log at \(path). Check the path (--db or FLOWLOG_DB), or create the log by sending it a command (for example `\(ProgramName.current) demo`)."
+            "There is no FlowLog log at \(path). Check the path (--db or FLOWLOG_DB), or create the log by sending it a command (for example `\(ProgramName.current) \(ProgramName.firstCommand)`)."
         case .missingParent(let path, let parent):
             "Cannot create the log \(path): the folder \(parent) does not exist. Create that folder first, or choose another --db path."
         case .notALog(let path, let reason):

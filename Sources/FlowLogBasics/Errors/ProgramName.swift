@@ -4,4 +4,7 @@
 public enum ProgramName {
     /// Set once by the command line, before parsing, on its only thread; read by messages only.
     nonisolated(unsafe) public static var current = "flowlog"
+    /// A command that starts a log, as the program takes it after its name: what a message
+    /// suggests where there is no log yet.
+    nonisolated(unsafe) public static var firstCommand = "demo"
 }

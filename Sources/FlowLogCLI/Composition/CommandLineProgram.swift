@@ -8,6 +8,7 @@ public enum CommandLineProgram {
     public static func run(_ arguments: [String]) -> Never {
         // The core's messages name the commands to run next by the program's name.
         ProgramName.current = Program.name
+        ProgramName.firstCommand = Program.firstCommand
         if let unknown = unknownHelpTopic(arguments) {
             Diagnostics.write(unknown)
             exit(ExitStatus.usage.rawValue)

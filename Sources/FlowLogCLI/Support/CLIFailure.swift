@@ -37,12 +37,7 @@ struct CLIFailure: Error {
             case .output(.cannotFinish): .ioError
             case .output: .usage
             }
-        // Where no log is, the program says how to start one with a command of its own.
-        if case .notFound(let path) = error {
-            self.init(Program.noLog(at: path), status)
-        } else {
-            self.init(error.description, status)
-        }
+        self.init(error.description, status)
     }
 
     /// Any error a subcommand's body throws: FlowLog's, the CLI's own, or a bug.
