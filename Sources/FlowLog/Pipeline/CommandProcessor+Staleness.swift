@@ -34,7 +34,7 @@ extension CommandProcessor {
         }
         guard missing.count > 1 else { return working }
         for (stream, loaded) in try reader.states(ofStreams: missing) {
-            _ = working.add(stream, WorkingStream(Self.readied(loaded), cached: false))
+            _ = working.add(stream, hash: stream.hashValue, WorkingStream(Self.readied(loaded), cached: false))
         }
         return working
     }

@@ -193,9 +193,9 @@ public final class CommandProcessor {
 
     /// The state of a stream, moved out of the cache (or the states loaded ahead, or loaded now):
     /// the caller puts it back. One loaded ahead is as good as a cached one, and checked as one.
-    private func takeState(of stream: String) throws -> WorkingStream {
-        if let cached = cache.take(stream) { return WorkingStream(cached, cached: true) }
-        if !prefetched.isEmpty, let ahead = prefetched.take(stream) { return WorkingStream(ahead, cached: true) }
+    private func takeState(of stream: String, hash: Int, at place: Int) throws -> WorkingStream {
+        if let cached = cache.take(stream, hash: hash) { return WorkingStream(cached, cached: true) }
+        if !prefetched.isEmpty, let ahead = prefetched.take(stream, at: place) { return WorkingStream(ahead, cached: true) }
         return WorkingStream(try load(stream), cached: false)
     }
 
@@ -261,11 +261,14 @@ public final class CommandProcessor {
             let slot: Int
             if let previous, previous.stream == envelope.stream {
                 slot = previous.slot
-            } else if let found = working.position(of: envelope.stream) {
-                slot = found
             } else {
-                // Moved out of the cache while the batch changes it, so evolving it never copies its arrays.
-                slot = working.add(envelope.stream, try takeState(of: envelope.stream))
+                let hash = envelope.stream.hashValue
+                if let found = working.position(of: envelope.stream, hash: hash) {
+                    slot = found
+                } else {
+                    // Moved out of the cache while the batch changes it, so evolving it never copies its arrays.
+                    slot = working.add(envelope.stream, hash: hash, try takeState(of: envelope.stream, hash: hash, at: index))
+                }
             }
             previous = (envelope.stream, slot)
             let requestNumber = requests.count
@@ -339,8 +342,8 @@ public final class CommandProcessor {
                 retry.append(conflict.index)
             }
         }
-        working.drain { stream, state in
-            if movedStreams.isEmpty || !movedStreams.contains(stream) { cache.put((state.state, state.version), for: stream) }
+        working.drain { stream, hash, state in
+            if movedStreams.isEmpty || !movedStreams.contains(stream) { cache.put((state.state, state.version), for: stream, hash: hash) }
         }
         // Stale streams are out of the cache already: taken out for this round, never put back.
         for stream in movedStreams { cache.remove(stream) }

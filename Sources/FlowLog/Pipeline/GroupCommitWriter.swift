@@ -208,7 +208,11 @@ public final class GroupCommitWriter: @unchecked Sendable {
     private static func prefetched(of submissions: [Submission]) -> LoadedAhead {
         if submissions.count == 1 { return submissions[0].prefetched }
         var states = LoadedAhead()
-        for submission in submissions { states.merge(submission.prefetched) }
+        var commands = 0
+        for submission in submissions {
+            states.append(submission.prefetched, after: commands)
+            commands += submission.envelopes.count
+        }
         return states
     }
 

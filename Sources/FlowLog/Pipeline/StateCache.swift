@@ -76,15 +76,21 @@ struct StateCache {
     func isPartial(_ stream: String) -> Bool { find(stream, hash: stream.hashValue).map { slots[$0.slot].partial } ?? false }
 
     /// Moves the stream's state out (the caller puts it back when its batch is done).
-    mutating func take(_ stream: String) -> Entry? {
-        guard let found = find(stream, hash: stream.hashValue) else { return nil }
+    mutating func take(_ stream: String) -> Entry? { take(stream, hash: stream.hashValue) }
+
+    /// `take`, where the caller hashed the name already (`hash` is `stream.hashValue`).
+    mutating func take(_ stream: String, hash: Int) -> Entry? {
+        guard let found = find(stream, hash: hash) else { return nil }
         removeName(at: found.bucket)
         vacate(found.slot)
         slots[found.slot].stamp = 0
         return slots[found.slot].state.take().map { ($0, slots[found.slot].version) }
     }
 
-    mutating func put(_ entry: Entry, for stream: String) {
+    mutating func put(_ entry: Entry, for stream: String) { put(entry, for: stream, hash: stream.hashValue) }
+
+    /// `put`, where the caller hashed the name already (`hash` is `stream.hashValue`).
+    mutating func put(_ entry: Entry, for stream: String, hash: Int) {
         var entry = entry
         clock += 1
         var size = Self.cost(of: entry.state)
@@ -96,7 +102,6 @@ struct StateCache {
             size = Self.cost(of: entry.state)
         }
         let partial = !LogDecider.holdsAllKeptRows(entry.state)
-        let hash = stream.hashValue
         let slot: Int
         if let found = find(stream, hash: hash) {
             slot = found.slot

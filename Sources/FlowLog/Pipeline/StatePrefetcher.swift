@@ -49,15 +49,16 @@ final class StatePrefetcher {
     /// the lookup that brings its states with events to `statesPerSlice` or more.
     func slices(of part: SendSession.ParsedBatch) -> [(batch: SendSession.ParsedBatch, states: LoadedAhead)] {
         /// The streams met first, `statesPerSlice` a lookup, each lookup with the envelope that meets its first.
-        var lookups: [(start: Int, streams: [String])] = []
+        var lookups: [(start: Int, streams: [String], places: [Int])] = []
         var previous: String?
         for index in part.envelopes.indices {
             let stream = part.envelopes[index].stream
             if stream == previous { continue }
             previous = stream
             guard met.insert(stream) else { continue }
-            if lookups.isEmpty || lookups[lookups.count - 1].streams.count == Self.statesPerSlice { lookups.append((index, [])) }
+            if lookups.isEmpty || lookups[lookups.count - 1].streams.count == Self.statesPerSlice { lookups.append((index, [], [])) }
             lookups[lookups.count - 1].streams.append(stream)
+            lookups[lookups.count - 1].places.append(index)
         }
         var slices: [LoadedAhead] = [LoadedAhead()]
         /// Where each slice after the first begins: its first envelope.
@@ -71,26 +72,37 @@ final class StatePrefetcher {
                 held = 0
             }
             // Into the slice's table as they come: merging a lookup's table into it copied every state.
-            held += load(lookup.streams, for: part.envelopes, rowReaders: rowReaders, into: &slices[slices.count - 1])
+            let slice = (start: cuts.last ?? 0, end: part.envelopes.count)
+            held += load(
+                lookup.streams, at: lookup.places, in: slice, for: part.envelopes, rowReaders: rowReaders,
+                into: &slices[slices.count - 1])
         }
         let batches = cuts.isEmpty ? [part] : part.cut(atEnvelopes: cuts)
         return Array(zip(batches, slices))
     }
 
-    /// The states of `fresh`, streams `envelopes` name for the first time, readied for deciding and
-    /// added to `states`; none when the read fails (the writer then loads them itself, and reports
-    /// what it finds). `rowReaders`: `commandsThatMayNeedKeptRows(envelopes)`, where states are
-    /// slimmed. Returns how many of them have events.
-    private func load(_ fresh: [String], for envelopes: [CommandEnvelope], rowReaders: [String: [Int]], into states: inout LoadedAhead) -> Int {
+    /// The states of `fresh`, streams `envelopes` name for the first time (at `places`), readied for
+    /// deciding and added to `states`, the slice's from envelope `slice.start` to the part's end;
+    /// none when the read fails (the writer then loads them itself, and reports what it finds).
+    /// `rowReaders`: `commandsThatMayNeedKeptRows(envelopes)`, where states are slimmed. Returns how
+    /// many of them have events.
+    private func load(
+        _ fresh: [String], at places: [Int], in slice: (start: Int, end: Int), for envelopes: [CommandEnvelope],
+        rowReaders: [String: [Int]], into states: inout LoadedAhead
+    ) -> Int {
         guard !fresh.isEmpty,
             let loaded = try? source.committedStates(ofStreams: fresh, slimmingPast: slims ? LogDecider.rowsKeptWhole : nil)
         else { return 0 }
         var withEvents = 0
         /// Streams read slim that a command of the read needs whole: read again, whole.
         var wanted: [String] = []
-        for (stream, (state, version)) in zip(fresh, loaded) {
+        for (offset, (state, version)) in loaded.enumerated() {
+            let stream = fresh[offset]
             guard version > 0 else {
-                states.addEmpty(stream)
+                // A slice's commands count from its first; its end is where the part's next cut
+                // falls, unknown yet, so the marks reach to the part's end, and cutting leaves the
+                // later slices' marks unread past this slice's commands.
+                states.markWithoutEvents(at: places[offset] - slice.start, commands: slice.end - slice.start)
                 continue
             }
             withEvents += 1
@@ -124,75 +136,5 @@ final class StatePrefetcher {
             commands[envelopes[index].stream, default: []].append(index)
         }
         return commands
-    }
-}
-
-/// What the look-ahead hands over with a read: the states of the streams that have events, and
-/// apart, the names of those that have none, whose state is the initial one, made when a command
-/// takes it. A read of new sessions is one commit's worth of streams without events; carried as
-/// states, the reads queued for the writer held 8,192 of them, and a `send` into a new log went
-/// 16 MB further; a name costs the set a few bytes (a short one none beyond its slot).
-struct LoadedAhead {
-    typealias Entry = (state: LogDecider.State, version: Int)
-
-    private var states: [String: Entry] = [:]
-    private var empty: Set<String> = []
-
-    var isEmpty: Bool { states.isEmpty && empty.isEmpty }
-    /// How many streams it holds, with events or without.
-    var count: Int { states.count + empty.count }
-    /// The streams it holds.
-    var streams: [String] { Array(states.keys) + Array(empty) }
-
-    subscript(stream: String) -> Entry? {
-        states[stream] ?? (empty.contains(stream) ? (LogDecider.initialState, 0) : nil)
-    }
-
-    mutating func add(_ entry: Entry, for stream: String) { states[stream] = entry }
-
-    /// A stream the log holds no events of.
-    mutating func addEmpty(_ stream: String) { empty.insert(stream) }
-
-    /// Moves the stream's state out, so that deciding changes it in place. A stream without events
-    /// stays named: the processor takes each stream once a round, and keeps what it loaded ahead
-    /// for the first round only (`CommandProcessor.handle`).
-    mutating func take(_ stream: String) -> Entry? {
-        if let entry = states.removeValue(forKey: stream) { return entry }
-        return empty.contains(stream) ? (LogDecider.initialState, 0) : nil
-    }
-
-    /// Forgets a stream's state (one a command needs whole, where it came slim).
-    mutating func drop(_ stream: String) {
-        states[stream] = nil
-        empty.remove(stream)
-    }
-
-    /// The streams of both; where both hold a stream, this one's state.
-    mutating func merge(_ other: LoadedAhead) {
-        states.merge(other.states) { first, _ in first }
-        for stream in other.empty where states[stream] == nil { empty.insert(stream) }
-    }
-}
-
-/// A set that forgets: the names inserted since the current generation began and those of the
-/// generation before, so at most two generations' names, whatever the number inserted.
-struct RecentNames {
-    private var recent: Set<String> = []
-    private var older: Set<String> = []
-    private let generation: Int
-
-    init(generation: Int) {
-        self.generation = max(generation, 1)
-    }
-
-    /// Whether `name` is new to the last two generations; it joins the current one.
-    mutating func insert(_ name: String) -> Bool {
-        if older.contains(name) || !recent.insert(name).inserted { return false }
-        if recent.count >= generation {
-            older = recent
-            recent = []
-            recent.reserveCapacity(generation)
-        }
-        return true
     }
 }

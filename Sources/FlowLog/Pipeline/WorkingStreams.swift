@@ -25,29 +25,52 @@ extension CommandProcessor {
     /// A `Dictionary` of states cost a stream three lookups of its name (a miss, the insertion, the
     /// index of what was inserted) and, at the round's end, a copy of each state on its way back to
     /// the cache (every array and string it holds retained, then released with the table); one
-    /// command into each of a million new sessions meets a million streams. Here a stream costs a
-    /// miss and an insertion, and its state moves back to the cache (`drain`).
+    /// command into each of a million new sessions meets a million streams. Here a stream's name is
+    /// hashed once a round, by the caller: the hash finds its position, takes its state from the
+    /// cache, and goes back with the state (`drain`), so that putting it back hashes nothing.
     struct WorkingStreams {
-        private var positions: [String: Int] = [:]
+        /// Positions by name: an open-addressed table (linear probing), at most half full, each
+        /// bucket a position plus one (0: an empty bucket).
+        private var table: [Int]
         private var names: [String] = []
+        private var hashes: [Int] = []
         private var states: [WorkingStream] = []
-        /// Streams taken out of the round (`remove`): skipped by `drain`.
+        /// Streams taken out of the round (`remove`): not found, and skipped by `drain`.
         private var removed: Set<Int> = []
 
         init(capacity: Int) {
-            positions.reserveCapacity(capacity)
+            var size = 16
+            while size < capacity * 2 { size *= 2 }
+            table = Array(repeating: 0, count: size)
             names.reserveCapacity(capacity)
+            hashes.reserveCapacity(capacity)
             states.reserveCapacity(capacity)
         }
 
-        /// Where the stream's state is, if the round holds it.
-        func position(of stream: String) -> Int? { positions[stream] }
+        /// Where the stream's state is, if the round holds it; `hash` is `stream.hashValue`.
+        func position(of stream: String, hash: Int) -> Int? {
+            let mask = table.count - 1
+            var bucket = hash & mask
+            while table[bucket] != 0 {
+                let position = table[bucket] - 1
+                if hashes[position] == hash, names[position] == stream {
+                    return removed.isEmpty || !removed.contains(position) ? position : nil
+                }
+                bucket = (bucket + 1) & mask
+            }
+            return nil
+        }
 
         /// Adds a stream the round does not hold yet; returns where its state is.
-        mutating func add(_ stream: String, _ state: WorkingStream) -> Int {
+        mutating func add(_ stream: String, hash: Int, _ state: WorkingStream) -> Int {
             let position = states.count
-            positions[stream] = position
+            if (position + 1) * 2 > table.count { grow() }
+            let mask = table.count - 1
+            var bucket = hash & mask
+            while table[bucket] != 0 { bucket = (bucket + 1) & mask }
+            table[bucket] = position + 1
             names.append(stream)
+            hashes.append(hash)
             states.append(state)
             return position
         }
@@ -57,22 +80,34 @@ extension CommandProcessor {
             _modify { yield &states[position] }
         }
 
-        subscript(stream: String) -> WorkingStream? { positions[stream].map { states[$0] } }
+        subscript(stream: String) -> WorkingStream? { position(of: stream, hash: stream.hashValue).map { states[$0] } }
 
         /// Takes the stream out of the round: its state is not put back.
         mutating func remove(_ stream: String) {
-            if let position = positions.removeValue(forKey: stream) { removed.insert(position) }
+            if let position = position(of: stream, hash: stream.hashValue) { removed.insert(position) }
         }
 
-        /// Hands each stream still held, and its state, to `body`, last met first, moving the states
-        /// out; the round holds nothing afterwards.
-        mutating func drain(_ body: (String, WorkingStream) -> Void) {
-            positions = [:]
+        /// Hands each stream still held, its name's hash and its state to `body`, last met first,
+        /// moving the states out; the round holds nothing afterwards.
+        mutating func drain(_ body: (String, Int, WorkingStream) -> Void) {
+            table = [0]
             while let state = states.popLast() {
                 let name = names.removeLast()
-                if removed.isEmpty || !removed.contains(states.count) { body(name, state) }
+                let hash = hashes.removeLast()
+                if removed.isEmpty || !removed.contains(states.count) { body(name, hash, state) }
             }
             removed = []
+        }
+
+        /// Twice the buckets, the positions placed again by their names' hashes.
+        private mutating func grow() {
+            table = Array(repeating: 0, count: table.count * 2)
+            let mask = table.count - 1
+            for position in hashes.indices {
+                var bucket = hashes[position] & mask
+                while table[bucket] != 0 { bucket = (bucket + 1) & mask }
+                table[bucket] = position + 1
+            }
         }
     }
 }

@@ -1,0 +1,76 @@
+/// A set that forgets: the names inserted since the current generation began and those of the
+/// generation before, so at most two generations' names, whatever the number inserted.
+///
+/// It keeps each name's hash, not the name: one hash of the name a lookup, where two sets of names
+/// hashed it twice (a miss in the older generation, an insertion into the current one), and no copy
+/// of the name. Two names with the same 64-bit hash read as one: the look-ahead, its one user, then
+/// skips a lookup it could have made, and the processor loads that stream itself, as it loads any
+/// stream met before.
+struct RecentNames {
+    private var recent: HashTable
+    private var older: HashTable
+    private let generation: Int
+
+    init(generation: Int) {
+        self.generation = max(generation, 1)
+        recent = HashTable(holding: self.generation)
+        older = HashTable(holding: self.generation)
+    }
+
+    /// Whether `name` is new to the last two generations; it joins the current one.
+    mutating func insert(_ name: String) -> Bool {
+        let hash = name.hashValue
+        if older.contains(hash) || !recent.insert(hash) { return false }
+        if recent.count >= generation {
+            swap(&older, &recent)
+            recent.removeAll()
+        }
+        return true
+    }
+
+    /// Hashes in an open-addressed table (linear probing), at most half full.
+    private struct HashTable {
+        private var buckets: [Int]
+        private(set) var count = 0
+
+        init(holding capacity: Int) {
+            var size = 16
+            while size < capacity * 2 { size *= 2 }
+            buckets = Array(repeating: 0, count: size)
+        }
+
+        func contains(_ hash: Int) -> Bool {
+            let key = Self.key(hash)
+            let mask = buckets.count - 1
+            var bucket = key & mask
+            while buckets[bucket] != 0 {
+                if buckets[bucket] == key { return true }
+                bucket = (bucket + 1) & mask
+            }
+            return false
+        }
+
+        /// Whether the hash was not there yet.
+        mutating func insert(_ hash: Int) -> Bool {
+            let key = Self.key(hash)
+            let mask = buckets.count - 1
+            var bucket = key & mask
+            while buckets[bucket] != 0 {
+                if buckets[bucket] == key { return false }
+                bucket = (bucket + 1) & mask
+            }
+            buckets[bucket] = key
+            count += 1
+            return true
+        }
+
+        mutating func removeAll() {
+            guard count > 0 else { return }
+            for index in buckets.indices { buckets[index] = 0 }
+            count = 0
+        }
+
+        /// 0 marks an empty bucket, so a hash of 0 is kept as 1.
+        private static func key(_ hash: Int) -> Int { hash == 0 ? 1 : hash }
+    }
+}
