@@ -15,15 +15,17 @@ import LMDB
 /// `pagesPerTransaction` bound a fold's transaction: LMDB holds its dirty pages in memory until the
 /// commit, and keeps them afterwards for the next transaction to reuse, so the largest fold
 /// transaction stays in a process's memory to its end. Streams alone were no bound (a stream may
-/// hold hundreds of index entries); pages, as `estimatedDirtyPages` counts them, are. The figures
-/// behind each bound: docs/performance.md, "The figures behind the code's bounds".
+/// hold hundreds of index entries); pages, as `estimatedDirtyPages` counts them, are. Streams are a
+/// ceiling only: at 1,024 a step, a fold of a million new sessions, whose entries share their pages,
+/// ran in a thousand synced transactions. The figures behind each bound: docs/performance.md, "The
+/// figures behind the code's bounds".
 public struct FoldPolicy: Sendable, Equatable {
     public var events: Int
     public var records: Int
     public var streamsPerTransaction: Int
     public var pagesPerTransaction: Int
 
-    public init(events: Int, records: Int, streamsPerTransaction: Int = 1_024, pagesPerTransaction: Int = 1_024) {
+    public init(events: Int, records: Int, streamsPerTransaction: Int = 65_536, pagesPerTransaction: Int = 1_024) {
         (self.events, self.records, self.streamsPerTransaction) = (max(events, 1), max(records, 1), max(streamsPerTransaction, 1))
         self.pagesPerTransaction = max(pagesPerTransaction, 1)
     }
@@ -105,16 +107,19 @@ extension LMDBEventLog {
             try folding.map { record in
                 try StreamCursor(record, index: from.withUnsafeBytes { record.lowerBound($0) })
             })
-        var (streams, streamsWithRows, entries, pages) = (0, 0, 0, 0)
+        var (streams, streamsWithRows, entries) = (0, 0, 0)
         // The stream-index entries come in key order (streams in id order, each stream's versions in
         // turn): written through one cursor, each put finds its leaf without a descent from the root
         // while the next key falls on the same page. A few thousand at a time (`foldPutsAtOnce`):
         // holding a whole step's (up to 49,000 entries of long streams) raised a send's peak memory.
-        var indexPuts = SortedPuts()
+        var index = IndexPuts()
+        var pages: Int { Self.estimatedDirtyPages(gaps: index.gaps, streamsWithRows: streamsWithRows, entries: entries) }
         // The records' bytes are clean pages of the map: the puts below dirty other databases' pages only.
         while let next = merge.smallest {
+            // Before stopping, the entries waiting are written, so that their gaps are counted.
+            if streams < streamLimit, pages >= pageLimit, index.waitingStreams > 0 { try index.write(to: streamIndexDB, in: txn) }
             guard streams < streamLimit, pages < pageLimit else {
-                _ = try indexPuts.write(to: streamIndexDB, in: txn)
+                try index.write(to: streamIndexDB, in: txn)
                 var progress = Keys.littleEndian(UInt64(through))
                 progress += Array(next)
                 try txn.put(meta, key: PendingIndex.progressKey, value: progress)
@@ -127,15 +132,15 @@ extension LMDBEventLog {
                 guard let entry = record.stream(at: cursor.index) else {
                     throw PendingIndex.damage(at: record.key, "the entry of stream \(stream) runs past its end")
                 }
-                try fold(entry, of: stream, recordKey: record.key, indexPuts: &indexPuts, txn)
+                try fold(entry, of: stream, number: streams, recordKey: record.key, index: &index, txn)
                 entries += entry.eventCount + entry.rowCount
                 rows += entry.rowCount
             }
             streams += 1
+            index.waitingStreams += 1
             if rows > 0 { streamsWithRows += 1 }
-            pages = Self.estimatedDirtyPages(streams: streams, streamsWithRows: streamsWithRows, entries: entries)
         }
-        _ = try indexPuts.write(to: streamIndexDB, in: txn)
+        try index.write(to: streamIndexDB, in: txn)
         let keys = folding.map { Keys.position($0.key) }
         for key in keys { _ = try txn.delete(batchesDB, key: key) }
         if pending.folded != nil { _ = try txn.delete(meta, key: PendingIndex.progressKey) }
@@ -143,13 +148,17 @@ extension LMDBEventLog {
     }
 
     /// One stream's part of one record into the stream index (`indexPuts`) and the kept rows.
-    private func fold(_ entry: BatchStreamEntry, of stream: String, recordKey: Int, indexPuts: inout SortedPuts, _ txn: Transaction) throws {
+    /// `number`: the stream's place in the step, its entries' run (`SortedPuts.add`): they come in
+    /// version order, after every version the index holds of the stream and before any other's.
+    private func fold(
+        _ entry: BatchStreamEntry, of stream: String, number: Int, recordKey: Int, index: inout IndexPuts, _ txn: Transaction
+    ) throws {
         var keys = KeyScratch()
         for offset in 0..<entry.eventCount {
             keys.withStreamVersion(stream, entry.firstVersion + offset) { key in
-                withUnsafeBytes(of: UInt64(entry.position(at: offset)).bigEndian) { indexPuts.add(key: key, value: $0, tag: 0) }
+                withUnsafeBytes(of: UInt64(entry.position(at: offset)).bigEndian) { index.puts.add(key: key, value: $0, tag: 0, run: number) }
             }
-            if indexPuts.count == Self.foldPutsAtOnce { _ = try indexPuts.write(to: streamIndexDB, in: txn) }
+            if index.puts.count == Self.foldPutsAtOnce { try index.write(to: streamIndexDB, in: txn) }
         }
         let whole = try entry.forEachRow { number, version, row in
             try keepRow(encoded: row, number: number, stream: stream, version: version, txn)
@@ -160,14 +169,32 @@ extension LMDBEventLog {
     /// Stream-index entries a fold step holds before it writes them.
     static let foldPutsAtOnce = 4_096
 
-    /// A fold's dirty pages, estimated: one a stream for its index tail and one for its rows' tail
-    /// where it has rows, each with its share of branch pages, and one per 48 entries (events and
-    /// rows, about 85 bytes each with the half-full pages splits leave). Checked against the bytes
-    /// LMDB wrote at commit, in the scale logs of sessions with orders. Sessions without rows (new
-    /// sessions of one event) were counted two pages each before, and folded in twice the
-    /// transactions they need.
-    static func estimatedDirtyPages(streams: Int, streamsWithRows: Int, entries: Int) -> Int {
-        streams + streamsWithRows + entries / 48
+    /// A fold's dirty pages, estimated: one for each gap of the stream index its entries fall into
+    /// (a stream's tail, or the tails of streams whose entries fall together), one for each stream's
+    /// rows' tail where it has rows, each with its share of branch pages, and one per 48 entries
+    /// (events and rows, about 85 bytes each with the half-full pages splits leave). Checked against
+    /// the bytes LMDB wrote at commit, in the scale logs of sessions with orders. Sessions without
+    /// rows (new sessions of one event) were counted two pages each before, and folded in twice the
+    /// transactions they need; and a page each, where new sessions with names one after the other
+    /// share their index's pages a hundred to a page, before gaps were counted.
+    static func estimatedDirtyPages(gaps: Int, streamsWithRows: Int, entries: Int) -> Int {
+        gaps + streamsWithRows + entries / 48
+    }
+
+    /// A fold step's stream-index entries, gathered and written a few thousand at a time, and the
+    /// gaps of the index they fall into: those written (`SortedPuts.gapsCounted`), and a gap for
+    /// each stream whose entries still wait, the most they can take.
+    struct IndexPuts {
+        var puts = SortedPuts()
+        var waitingStreams = 0
+
+        var gaps: Int { puts.gapsCounted + waitingStreams }
+
+        mutating func write(to database: Database, in txn: Transaction) throws {
+            guard !puts.isEmpty else { return }
+            _ = try puts.write(to: database, in: txn, countingGaps: true)
+            waitingStreams = 0
+        }
     }
 }
 

@@ -42,6 +42,14 @@ public struct SortedPuts {
     /// How many puts of the last `write` went in other than by `MDB_APPEND`: each may have landed
     /// on a page of its own.
     public private(set) var insertedByLastWrite = 0
+    /// Into how many gaps between the database's keys the writes asked to count them
+    /// (`countingGaps`) put their keys, since these puts were made. Keys that fall into one gap go in
+    /// side by side, on the same leaf page until it fills; keys in different gaps may each dirty a
+    /// page of their own. A fold of new sessions (names one after the other) puts thousands of keys
+    /// into a few gaps, one of sessions scattered over a grown index nearly one a gap. A write that
+    /// goes on in the gap where the one before it ended counts it once.
+    public var gapsCounted: Int { gapCount.gaps }
+    private var gapCount = GapCount()
 
     /// Adds a put. A `run` (any number the caller picks, such as a stream's slot) promises that the
     /// run's keys are added in ascending order and that no other run's key falls between them, so
@@ -63,10 +71,11 @@ public struct SortedPuts {
     /// With `.noOverwrite`, a refused put does not stop the others; the one with the smallest tag
     /// among the refused is returned, with its key. With `appending`, puts first try `MDB_APPEND`
     /// (no search at all) and fall back to an ordinary put where a key does not sort after the
-    /// database's last (see `AppendAttempts`).
+    /// database's last (see `AppendAttempts`). With `countingGaps`, one more cursor step a put
+    /// counts the gaps between the database's keys that the puts fell into (`gapsCounted`).
     public mutating func write(
         to database: Database, in txn: Transaction, flags: Transaction.PutFlags = [],
-        appending: Bool = false
+        appending: Bool = false, countingGaps: Bool = false
     ) throws -> (tag: Int, key: [UInt8])? {
         defer {
             entries.removeAll(keepingCapacity: true)
@@ -104,8 +113,41 @@ public struct SortedPuts {
                 continue
             }
             try check(code, "mdb_cursor_put")
+            if countingGaps { gapCount.count(after: cursorHandle, run: entry.run) }
         }
         return refused.map { ($0.tag, Array(bytes[$0.start..<$0.start + $0.keyCount])) }
+    }
+
+    /// The gaps a write's puts fall into: after each put the cursor rests on the key just put, and
+    /// the key after it is one the database held before (the puts come in key order), or none past
+    /// its last. Puts followed by the same key share a gap. A run's later puts are taken to share
+    /// its first's gap, unread: counting gaps, a run also promises that no key of the database
+    /// falls between its keys (a stream's new versions, after every version the index holds).
+    struct GapCount {
+        private(set) var gaps = 0
+        /// The key that followed the last put (`nil`: it was the database's last), once one was made.
+        private var following: [UInt8]??
+        private var lastRun: Int?
+
+        mutating func count(after cursor: OpaquePointer?, run: Int?) {
+            if let run, run == lastRun { return }
+            lastRun = run
+            var key = MDB_val()
+            var value = MDB_val()
+            let next: UnsafeRawBufferPointer? =
+                mdb_cursor_get(cursor, &key, &value, MDB_NEXT) == MDB_SUCCESS
+                ? UnsafeRawBufferPointer(start: key.mv_data, count: key.mv_size) : nil
+            let same: Bool
+            switch (following, next) {
+            case (.some(.none), .none): same = true
+            case (.some(.some(let earlier)), .some(let bytes)): same = earlier.elementsEqual(bytes)
+            default: same = false
+            }
+            if !same {
+                gaps += 1
+                following = .some(next.map(Array.init))
+            }
+        }
     }
 
     /// When to try `MDB_APPEND`. A sorted batch of nearly sorted keys (time-ordered event ids, whose

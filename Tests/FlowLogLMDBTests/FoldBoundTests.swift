@@ -1,8 +1,10 @@
+import FlowDomain
 import FlowLogTesting
 import Foundation
 import LMDB
 import Testing
 
+@testable import FlowLog
 @testable import FlowLogLMDB
 
 /// A fold's transaction is bounded by its estimated dirty pages as well as by its streams: LMDB
@@ -31,7 +33,7 @@ struct FoldBoundTests {
         var steps: [[String]] = [[]]
         var (entries, withRows) = (0, 0)
         for (stream, count, rows) in streams {
-            if LMDBEventLog.estimatedDirtyPages(streams: steps[steps.count - 1].count, streamsWithRows: withRows, entries: entries) >= pageLimit {
+            if LMDBEventLog.estimatedDirtyPages(gaps: steps[steps.count - 1].count, streamsWithRows: withRows, entries: entries) >= pageLimit {
                 steps.append([])
                 (entries, withRows) = (0, 0)
             }
@@ -47,19 +49,30 @@ struct FoldBoundTests {
         try log.reading { txn in try txn.get(log.meta, key: PendingIndex.progressKey).map { String(decoding: $0[8...], as: UTF8.self) } }
     }
 
+    /// Commands into streams named to fall between the test's: "s1" < "s1-" < "s10" < "s10-"…, so
+    /// that each of the test's streams' index entries falls into a gap of its own, as in a grown
+    /// index of scattered sessions.
+    private static let between = (0..<12).map { session in
+        CommandEnvelope(
+            stream: "s\(session)-", command: .cart(.addProduct(.init(productId: "p", name: nil, unitPrice: 100, quantity: 1, currency: nil))))
+    }
+
     @Test func eachStepStopsOnceItsEstimatedPagesReachTheLimit() throws {
         let folder = TemporaryDirectory()
         let reference = try Batch.log(folder, "reference", Batch.always)
+        // The streams between are folded into the index before the test's stay pending.
+        try Batch.send(Self.between, to: try Batch.log(folder, "log", Batch.always))
         let log = try Batch.log(folder, "log", Batch.never)
         // Sessions of different lengths, so that the steps hold different numbers of streams.
         let commands = Batch.commands(rounds: 9, streams: 4) + Batch.commands(rounds: 3, streams: 12, from: 10)
-        try Batch.send(commands, to: log)
-        try Batch.send(commands, to: reference)
-        let streams = try Self.pendingEntries(log)
+        try Batch.send(commands, to: log, idsAfter: 1_000)
+        try Batch.send(Self.between, to: reference)
+        try Batch.send(commands, to: reference, idsAfter: 1_000)
+        let streams = try Self.pendingEntries(log).filter { !$0.stream.hasSuffix("-") }
         #expect(streams.count == 12)
         // Above two streams' estimate and below all twelve's.
         let pageLimit = LMDBEventLog.estimatedDirtyPages(
-            streams: 3, streamsWithRows: streams.prefix(3).filter(\.rows).count,
+            gaps: 3, streamsWithRows: streams.prefix(3).filter(\.rows).count,
             entries: streams.prefix(3).reduce(0) { $0 + $1.entries })
         let expected = Self.expectedSteps(streams, pageLimit: pageLimit)
         #expect(expected.count > 2 && expected.count < streams.count)
@@ -72,6 +85,28 @@ struct FoldBoundTests {
         }
         #expect(try Batch.pendingRecords(log) == 0)
         #expect(try log.checkIntegrity(progress: nil).isIntact)
+    }
+
+    /// New sessions whose names follow one another put their index entries side by side, into one
+    /// gap of the index: a fold counts their pages by the gaps, and takes them in one transaction
+    /// where a page a stream would have taken one for every few.
+    @Test func streamsWhoseEntriesFallTogetherShareTheirPages() throws {
+        let folder = TemporaryDirectory()
+        let log = try Batch.log(folder, "log", Batch.never)
+        let sessions = (1000..<1200).map { session in
+            CommandEnvelope(
+                stream: "session-\(session)",
+                command: .cart(.addProduct(.init(productId: "p", name: nil, unitPrice: 100, quantity: 1, currency: nil))))
+        }
+        try Batch.send(sessions, to: log)
+        let pageLimit = 20
+        #expect(LMDBEventLog.estimatedDirtyPages(gaps: sessions.count, streamsWithRows: 0, entries: sessions.count) > 10 * pageLimit)
+        var transactions = 1
+        while try log.environment.write({ txn in try log.foldStep(txn, streamLimit: .max, pageLimit: pageLimit) }) == false { transactions += 1 }
+        #expect(transactions == 1)
+        #expect(try Batch.pendingRecords(log) == 0)
+        #expect(try log.checkIntegrity(progress: nil).isIntact)
+        #expect(try log.version(of: "session-1100") == 1)
     }
 
     /// A limit below one stream's estimate still folds a stream a transaction: the fold advances.
@@ -99,7 +134,7 @@ struct FoldBoundTests {
     }
 
     @Test func theEnvironmentsBoundsParse() {
-        #expect(FoldPolicy.parse("1,1") == FoldPolicy(events: 1, records: 1, streamsPerTransaction: 1_024, pagesPerTransaction: 1_024))
+        #expect(FoldPolicy.parse("1,1") == FoldPolicy(events: 1, records: 1, streamsPerTransaction: 65_536, pagesPerTransaction: 1_024))
         #expect(FoldPolicy.parse("5, 6,7") == FoldPolicy(events: 5, records: 6, streamsPerTransaction: 7, pagesPerTransaction: 1_024))
         #expect(FoldPolicy.parse("5,6,7,8") == FoldPolicy(events: 5, records: 6, streamsPerTransaction: 7, pagesPerTransaction: 8))
         #expect(FoldPolicy.parse("5,6,7,0")?.pagesPerTransaction == 1)

@@ -172,4 +172,31 @@ struct SortedPutsTests {
             #expect(try contents(environment, database).map { $0.0 + $0.1 } == [[1, 1], [5, 0], [7, 1], [9, 1]])
         }
     }
+
+    /// Puts are counted by the gaps between the database's keys they fall into: neighbours share
+    /// one, keys past the last share the end, and a write that goes on in the gap where the one
+    /// before it ended counts that gap once.
+    @Test func putsAreCountedByTheGapsTheyFallInto() throws {
+        try withDatabase { environment, database in
+            try environment.write { txn in
+                for key in ["b", "d", "f"] { try txn.put(database, key: Array(key.utf8), value: [1]) }
+            }
+            try environment.write { txn in
+                var puts = SortedPuts()
+                for key in ["h", "c2", "a", "c1", "e", "g", "c3"] { add(&puts, Array(key.utf8), [2], tag: 0) }
+                _ = try puts.write(to: database, in: txn, countingGaps: true)
+                // a | c1 c2 c3 | e | g h
+                #expect(puts.gapsCounted == 4)
+                add(&puts, Array("i".utf8), [2], tag: 0)
+                _ = try puts.write(to: database, in: txn, countingGaps: true)
+                #expect(puts.gapsCounted == 4)
+                add(&puts, Array("ca".utf8), [2], tag: 0)
+                _ = try puts.write(to: database, in: txn, countingGaps: true)
+                #expect(puts.gapsCounted == 5)
+            }
+            #expect(
+                try contents(environment, database).map { String(decoding: $0.0, as: UTF8.self) }
+                    == ["a", "b", "c1", "c2", "c3", "ca", "d", "e", "f", "g", "h", "i"])
+        }
+    }
 }
