@@ -39,29 +39,27 @@ struct RecentNames {
             buckets = Array(repeating: 0, count: size)
         }
 
-        func contains(_ hash: Int) -> Bool {
-            let key = Self.key(hash)
-            let mask = buckets.count - 1
-            var bucket = key & mask
-            while buckets[bucket] != 0 {
-                if buckets[bucket] == key { return true }
-                bucket = (bucket + 1) & mask
-            }
-            return false
-        }
+        func contains(_ hash: Int) -> Bool { bucket(of: Self.key(hash)).found }
 
         /// Whether the hash was not there yet.
         mutating func insert(_ hash: Int) -> Bool {
             let key = Self.key(hash)
-            let mask = buckets.count - 1
-            var bucket = key & mask
-            while buckets[bucket] != 0 {
-                if buckets[bucket] == key { return false }
-                bucket = (bucket + 1) & mask
-            }
+            let (bucket, found) = bucket(of: key)
+            guard !found else { return false }
             buckets[bucket] = key
             count += 1
             return true
+        }
+
+        /// The bucket holding `key`, or the empty one where it would go.
+        private func bucket(of key: Int) -> (index: Int, found: Bool) {
+            let mask = buckets.count - 1
+            var bucket = key & mask
+            while buckets[bucket] != 0 {
+                if buckets[bucket] == key { return (bucket, true) }
+                bucket = (bucket + 1) & mask
+            }
+            return (bucket, false)
         }
 
         mutating func removeAll() {
