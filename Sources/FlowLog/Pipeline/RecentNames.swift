@@ -13,8 +13,8 @@ struct RecentNames {
 
     init(generation: Int) {
         self.generation = max(generation, 1)
-        recent = HashTable(holding: self.generation)
-        older = HashTable(holding: self.generation)
+        recent = HashTable()
+        older = HashTable()
     }
 
     /// Whether `name` is new to the last two generations; it joins the current one.
@@ -28,16 +28,11 @@ struct RecentNames {
         return true
     }
 
-    /// Hashes in an open-addressed table (linear probing), at most half full.
+    /// Hashes in an open-addressed table (linear probing), at most half full. It starts small and
+    /// doubles as it fills, so that a `send` of a few lines does not zero a megabyte.
     private struct HashTable {
-        private var buckets: [Int]
+        private var buckets = [Int](repeating: 0, count: 16)
         private(set) var count = 0
-
-        init(holding capacity: Int) {
-            var size = 16
-            while size < capacity * 2 { size *= 2 }
-            buckets = Array(repeating: 0, count: size)
-        }
 
         func contains(_ hash: Int) -> Bool { bucket(of: Self.key(hash)).found }
 
@@ -48,7 +43,15 @@ struct RecentNames {
             guard !found else { return false }
             buckets[bucket] = key
             count += 1
+            if count * 2 > buckets.count { grow() }
             return true
+        }
+
+        /// Twice the buckets, the hashes placed again.
+        private mutating func grow() {
+            let old = buckets
+            buckets = [Int](repeating: 0, count: old.count * 2)
+            for key in old where key != 0 { buckets[bucket(of: key).index] = key }
         }
 
         /// The bucket holding `key`, or the empty one where it would go.
@@ -62,6 +65,7 @@ struct RecentNames {
             return (bucket, false)
         }
 
+        /// Empty, keeping its room: the next generation grows as large.
         mutating func removeAll() {
             guard count > 0 else { return }
             for index in buckets.indices { buckets[index] = 0 }
