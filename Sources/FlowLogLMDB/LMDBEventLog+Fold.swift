@@ -147,7 +147,7 @@ extension LMDBEventLog {
         return keys.count == pending.records.count
     }
 
-    /// One stream's part of one record into the stream index (`indexPuts`) and the kept rows.
+    /// One stream's part of one record into the stream index (`index`) and the kept rows.
     /// `number`: the stream's place in the step, its entries' run (`SortedPuts.add`): they come in
     /// version order, after every version the index holds of the stream and before any other's.
     private func fold(
