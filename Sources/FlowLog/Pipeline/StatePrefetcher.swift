@@ -72,9 +72,8 @@ final class StatePrefetcher {
                 held = 0
             }
             // Into the slice's table as they come: merging a lookup's table into it copied every state.
-            let slice = (start: cuts.last ?? 0, end: part.envelopes.count)
             held += load(
-                lookup.streams, at: lookup.places, in: slice, for: part.envelopes, rowReaders: rowReaders,
+                lookup.streams, at: lookup.places, sliceStart: cuts.last ?? 0, for: part.envelopes, rowReaders: rowReaders,
                 into: &slices[slices.count - 1])
         }
         let batches = cuts.isEmpty ? [part] : part.cut(atEnvelopes: cuts)
@@ -82,12 +81,12 @@ final class StatePrefetcher {
     }
 
     /// The states of `fresh`, streams `envelopes` name for the first time (at `places`), readied for
-    /// deciding and added to `states`, the slice's from envelope `slice.start` to the part's end;
-    /// none when the read fails (the writer then loads them itself, and reports what it finds).
+    /// deciding and added to `states`, the slice's that begins at envelope `sliceStart`; none when
+    /// the read fails (the writer then loads them itself, and reports what it finds).
     /// `rowReaders`: `commandsThatMayNeedKeptRows(envelopes)`, where states are slimmed. Returns how
     /// many of them have events.
     private func load(
-        _ fresh: [String], at places: [Int], in slice: (start: Int, end: Int), for envelopes: [CommandEnvelope],
+        _ fresh: [String], at places: [Int], sliceStart: Int, for envelopes: [CommandEnvelope],
         rowReaders: [String: [Int]], into states: inout LoadedAhead
     ) -> Int {
         guard !fresh.isEmpty,
@@ -102,7 +101,7 @@ final class StatePrefetcher {
                 // A slice's commands count from its first; its end is where the part's next cut
                 // falls, unknown yet, so the marks reach to the part's end, and cutting leaves the
                 // later slices' marks unread past this slice's commands.
-                states.markWithoutEvents(at: places[offset] - slice.start, commands: slice.end - slice.start)
+                states.markWithoutEvents(at: places[offset] - sliceStart, commands: envelopes.count - sliceStart)
                 continue
             }
             withEvents += 1

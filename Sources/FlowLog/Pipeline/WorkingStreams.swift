@@ -65,10 +65,7 @@ extension CommandProcessor {
         mutating func add(_ stream: String, hash: Int, _ state: WorkingStream) -> Int {
             let position = states.count
             if (position + 1) * 2 > table.count { grow() }
-            let mask = table.count - 1
-            var bucket = hash & mask
-            while table[bucket] != 0 { bucket = (bucket + 1) & mask }
-            table[bucket] = position + 1
+            place(position, hash: hash)
             names.append(stream)
             hashes.append(hash)
             states.append(state)
@@ -102,12 +99,15 @@ extension CommandProcessor {
         /// Twice the buckets, the positions placed again by their names' hashes.
         private mutating func grow() {
             table = Array(repeating: 0, count: table.count * 2)
+            for position in hashes.indices { place(position, hash: hashes[position]) }
+        }
+
+        /// Puts `position` in the first empty bucket from its hash's.
+        private mutating func place(_ position: Int, hash: Int) {
             let mask = table.count - 1
-            for position in hashes.indices {
-                var bucket = hashes[position] & mask
-                while table[bucket] != 0 { bucket = (bucket + 1) & mask }
-                table[bucket] = position + 1
-            }
+            var bucket = hash & mask
+            while table[bucket] != 0 { bucket = (bucket + 1) & mask }
+            table[bucket] = position + 1
         }
     }
 }
