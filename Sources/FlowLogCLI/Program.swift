@@ -97,7 +97,7 @@ enum Program {
             : keep that list to ask Segment and \
             GA4 to delete what they received (the stream is their anonymousId and client_id)
             """
-        static let retainRunners = "`flowlog projections run --follow` and `flowlog serve`"
+        static let retainRunners = "`\(Program.name) projections run --follow` and `\(Program.name) serve`"
         static let retainInFiles = ", and its lines leave the trackers' files"
         static let retainFolder: ArgumentHelp =
             "The folder of the trackers' files, whose lines of the forgotten sessions are taken out too (default: LOG-tracker beside the log)."

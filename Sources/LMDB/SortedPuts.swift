@@ -71,8 +71,9 @@ public struct SortedPuts {
     /// With `.noOverwrite`, a refused put does not stop the others; the one with the smallest tag
     /// among the refused is returned, with its key. With `appending`, puts first try `MDB_APPEND`
     /// (no search at all) and fall back to an ordinary put where a key does not sort after the
-    /// database's last (see `AppendAttempts`). With `countingGaps`, one more cursor step a put
-    /// counts the gaps between the database's keys that the puts fell into (`gapsCounted`).
+    /// database's last (see `AppendAttempts`). With `countingGaps`, one more cursor step for
+    /// each run's first put (and each put outside a run) counts the gaps between the database's keys
+    /// that the puts fell into (`gapsCounted`).
     public mutating func write(
         to database: Database, in txn: Transaction, flags: Transaction.PutFlags = [],
         appending: Bool = false, countingGaps: Bool = false
