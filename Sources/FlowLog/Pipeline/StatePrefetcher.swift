@@ -31,7 +31,7 @@ final class StatePrefetcher {
     /// lookup that brings it to this many (so never twice as many), so that the states in flight
     /// stay few. A 1 MiB read of sessions' visits names about 700 sessions, and is one slice.
     /// Streams without events cost a slice nothing: their states are the initial one. A read of
-    /// new sessions goes on whole (one commit's worth, 4,096 of them), where slices of 1,024 had
+    /// new sessions goes on whole (one commit's worth, 3,072 of them), where slices of 1,024 had
     /// the writer's thread merge the slices' states and count their streams again for every commit.
     static let statesPerSlice = 1_024
 
