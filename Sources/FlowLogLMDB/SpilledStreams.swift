@@ -71,20 +71,33 @@ package final class SpilledStreams: ImportStreamSpill {
         path = folder
     }
 
+    /// Streams set aside by one write transaction at most. Each puts an entry where its name
+    /// sorts, so sessions with random names change a page each, and LMDB holds a transaction's
+    /// changed pages in heap memory until it commits (and as many after, for reuse): an import of a
+    /// million sessions with random ids peaked at 107 MB setting half its held streams aside in one
+    /// transaction, 89 MB in transactions of 1,024. The spill does not sync its commits, so more of
+    /// them cost little (8.5 s either way).
+    static let streamsPerTransaction = 1_024
+
     package func setAside(_ streams: [(stream: String, version: Int, position: Int, state: StreamState)]) throws {
         var state = BinaryWriter(capacity: 256)
         var value = BinaryWriter(capacity: 256)
+        // In name order: neighbours share their pages and the cursor's path down the tree.
+        let order = streams.indices.sorted { streams[$0].stream < streams[$1].stream }
         do {
-            try environment.write { txn in
-                for stream in streams {
-                    if wholeStates { stream.state.encode(into: &state) } else { stream.state.encodeKeepingLatestRow(into: &state) }
-                    value.reset()
-                    value.write(UInt64(stream.version))
-                    value.write(UInt64(stream.position))
-                    state.withUnsafeBytes { value.write(bytes: $0) }
-                    try value.withUnsafeBytes { value in
-                        var name = stream.stream
-                        try name.withUTF8 { try txn.put(database, key: UnsafeRawBufferPointer($0), value: value) }
+            for chunk in stride(from: 0, to: order.count, by: Self.streamsPerTransaction) {
+                try environment.write { txn in
+                    for index in order[chunk..<min(chunk + Self.streamsPerTransaction, order.count)] {
+                        let stream = streams[index]
+                        if wholeStates { stream.state.encode(into: &state) } else { stream.state.encodeKeepingLatestRow(into: &state) }
+                        value.reset()
+                        value.write(UInt64(stream.version))
+                        value.write(UInt64(stream.position))
+                        state.withUnsafeBytes { value.write(bytes: $0) }
+                        try value.withUnsafeBytes { value in
+                            var name = stream.stream
+                            try name.withUTF8 { try txn.put(database, key: UnsafeRawBufferPointer($0), value: value) }
+                        }
                     }
                 }
             }
