@@ -19,6 +19,9 @@ struct Options {
     var scaleSizes: [Int] = []
     /// With `--sessions`, the numbers of sessions (streams of 1 to 40 events) of the many-sessions logs.
     var sessionSizes: [Int] = []
+    /// With `--session-ids random`, the sessions are named by random ids (version-4 UUIDs, as apps
+    /// name them) instead of `session-N`: new streams then fall anywhere among the log's keys.
+    var randomSessionIds = false
     /// Where `--scale` writes its plot (default: WORK/scale.svg); the README shows docs/bench-scale.svg.
     var plot: String?
     /// With `--write-commands PATH`, only write `commands` commands of the workload (visits from
@@ -41,13 +44,15 @@ struct Options {
     static let usage = """
         usage: flowlog-bench [--events N] [--commands N] [--runs N] [--work DIR] [--flowlog PATH] [--python PATH]
                              [--cases a,b,…] [--pg-commands N] [--peer-python PATH]
-                             [--scale N,N,… [--plot FILE]] [--sessions N,N,…] [--write-commands FILE --streams S --first-visit V]
+                             [--scale N,N,… [--plot FILE]] [--sessions N,N,… [--session-ids random]]
+                             [--write-commands FILE --streams S --first-visit V]
           cases: send, import, replay, export, state, longstream, group, postgres (the default); for profiling:
                  sendparts, replayonly, decodeonly; none (with --scale: only the scale table); sync (the whole
                  flowlog: `scripts/bench sync`): push (push of --commands' events over 1,000 sessions against
                  import), dispatch (10,000 commands, each durable, against single-put commits)
           --sessions: logs of that many sessions (1 to 40 events each, most short) and every command that walks
-                 them, with time and peak anonymous memory; alone with `--cases none`
+                 them, with time and peak anonymous memory; alone with `--cases none`; named
+                 `session-N`, or with `--session-ids random` by random ids (version-4 UUIDs)
           Build it and flowlog in release first (`scripts/bench` does).
         """
 
@@ -78,6 +83,11 @@ struct Options {
                 if let unknown = cases.subtracting(known).sorted().first { throw BenchError("--cases has no case '\(unknown)'") }
             case "--scale": scaleSizes = try value.split(separator: ",").map(number)
             case "--sessions": sessionSizes = try value.split(separator: ",").map(number)
+            case "--session-ids":
+                guard ["random", "sequential"].contains(value) else {
+                    throw BenchError("--session-ids takes random or sequential, not '\(value)'")
+                }
+                randomSessionIds = value == "random"
             case "--plot": plot = value
             case "--write-commands": writeCommands = value
             case "--streams": streams = try number(Substring(value))

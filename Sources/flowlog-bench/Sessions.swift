@@ -11,9 +11,22 @@ func sessionLength(_ index: Int) -> Int {
     return min(40, 1 + Int(-log(max(uniform, 1e-12)) * 2))
 }
 
+/// The name of session `index`: `session-N`, or with `random` a version-4 UUID drawn from the
+/// index, the same for every run.
+func sessionName(_ index: Int, random: Bool) -> String {
+    guard random else { return "session-\(index)" }
+    var generator = SplitMix64Bench(seed: UInt64(index) ^ 0x5E55_1015)
+    let (high, low) = (generator.next() & ~0xF000 | 0x4000, generator.next() & ~(0xC << 60) | (0x8 << 60))
+    func hex(_ value: UInt64, _ digits: Int) -> String {
+        let text = String(value, radix: 16)
+        return String(repeating: "0", count: max(0, digits - text.count)) + text
+    }
+    return "\(hex(high >> 32, 8))-\(hex(high >> 16 & 0xFFFF, 4))-\(hex(high & 0xFFFF, 4))-\(hex(low >> 48, 4))-\(hex(low & 0xFFFF_FFFF_FFFF, 12))"
+}
+
 /// Writes the commands of `sessions` sessions: a thousand sessions open at a time, their commands
 /// interleaved, each session adding products to its cart and, past two events, checking out.
-func writeSessionCommands(sessions: Int, to path: String) throws {
+func writeSessionCommands(sessions: Int, randomIds: Bool = false, to path: String) throws {
     _ = FileManager.default.createFile(atPath: path, contents: nil)
     let handle = FileHandle(forWritingAtPath: path)!
     defer { try? handle.close() }
@@ -23,11 +36,11 @@ func writeSessionCommands(sessions: Int, to path: String) throws {
         let longest = open.map(sessionLength).max() ?? 0
         for step in 0..<longest {
             for session in open where step < sessionLength(session) {
-                let length = sessionLength(session)
+                let (length, name) = (sessionLength(session), sessionName(session, random: randomIds))
                 buffer +=
                     step == length - 1 && length > 2
-                    ? #"{"type":"cart.checkout","stream":"session-\#(session)"}"#
-                    : #"{"type":"cart.addProduct","stream":"session-\#(session)","productId":"p\#(step)","unitPrice":350,"quantity":1}"#
+                    ? #"{"type":"cart.checkout","stream":"\#(name)"}"#
+                    : #"{"type":"cart.addProduct","stream":"\#(name)","productId":"p\#(step)","unitPrice":350,"quantity":1}"#
                 buffer += "\n"
             }
         }
@@ -49,7 +62,7 @@ func runSessions(_ options: Options, finished: ([ScaleRow]) throws -> Void = { _
     for sessions in options.sessionSizes {
         let path = work + "/sessions-\(sessions).lmdb"
         let commands = work + "/sessions-commands.ndjson"
-        try writeSessionCommands(sessions: sessions, to: commands)
+        try writeSessionCommands(sessions: sessions, randomIds: options.randomSessionIds, to: commands)
         log("sessions \(sessions): sending…")
         fresh(path)
         let made = try measureProcess(options.flowlog, ["send", "--db", path], stdin: commands)
@@ -102,16 +115,17 @@ func newAgainstKnownStreams(_ options: Options) throws -> [ScaleRow] {
     let known = options.work + "/sessions-known.ndjson"
     try Data(
         (0..<count).map {
-            #"{"type":"cart.addProduct","stream":"session-\#($0)","productId":"p1","unitPrice":350,"quantity":1}"# + "\n"
+            #"{"type":"cart.addProduct","stream":"\#(sessionName($0, random: options.randomSessionIds))","productId":"p1","unitPrice":350,"quantity":1}"#
+                + "\n"
         }.joined().utf8
     ).write(to: URL(fileURLWithPath: new))
     // Into known streams: each of 1,000 carts adds and removes its products in turn (a cart holds at most 100).
     try Data(
         (0..<count).map { index in
-            let (stream, visit) = (index % 1_000, index / 1_000)
+            let (stream, visit) = (sessionName(index % 1_000, random: options.randomSessionIds), index / 1_000)
             return visit % 2 == 0
-                ? #"{"type":"cart.addProduct","stream":"session-\#(stream)","productId":"p\#(visit / 2 % 50)","unitPrice":350,"quantity":1}"# + "\n"
-                : #"{"type":"cart.removeProduct","stream":"session-\#(stream)","productId":"p\#(visit / 2 % 50)"}"# + "\n"
+                ? #"{"type":"cart.addProduct","stream":"\#(stream)","productId":"p\#(visit / 2 % 50)","unitPrice":350,"quantity":1}"# + "\n"
+                : #"{"type":"cart.removeProduct","stream":"\#(stream)","productId":"p\#(visit / 2 % 50)"}"# + "\n"
         }.joined().utf8
     ).write(to: URL(fileURLWithPath: known))
     defer {
@@ -142,13 +156,13 @@ func newAgainstKnownStreams(_ options: Options) throws -> [ScaleRow] {
 }
 
 /// The many-sessions table: a row for each command on each size.
-func renderSessions(_ rows: [ScaleRow]) -> String {
+func renderSessions(_ rows: [ScaleRow], randomIds: Bool = false) -> String {
     var lines = ["log | command | median | rate | against known streams | peak anonymous memory", "---|---|---|---|---|---"]
     for row in rows {
         let rate = row.rate >= 1e6 ? String(format: "%.2fM/s", row.rate / 1e6) : String(format: "%.0fk/s", row.rate / 1e3)
         let ratio = row.pairedRatio.map { String(format: "%.2f×, run by run", $0) } ?? ""
         lines.append(
-            "\(row.streams) sessions, \(row.events) events | \(row.command) | \(String(format: "%.2f s", row.measure.seconds)) | \(rate) | \(ratio) | \(row.measure.peakAnon >> 20) MB"
+            "\(row.streams) sessions\(randomIds ? " with random ids" : ""), \(row.events) events | \(row.command) | \(String(format: "%.2f s", row.measure.seconds)) | \(rate) | \(ratio) | \(row.measure.peakAnon >> 20) MB"
         )
     }
     return lines.joined(separator: "\n")

@@ -67,9 +67,10 @@ var report = Report()
 
 if !options.sessionSizes.isEmpty {
     let rows = try runSessions(options) { rows in
-        try Data((renderSessions(rows) + "\n").utf8).write(to: URL(fileURLWithPath: options.work + "/sessions.md"))
+        let table = renderSessions(rows, randomIds: options.randomSessionIds)
+        try Data((table + "\n").utf8).write(to: URL(fileURLWithPath: options.work + "/sessions.md"))
     }
-    print(renderSessions(rows))
+    print(renderSessions(rows, randomIds: options.randomSessionIds))
     // The many-sessions table alone needs no other log.
     if options.cases == ["none"], options.scaleSizes.isEmpty { exit(0) }
 }
