@@ -41,8 +41,8 @@ public enum AppendRules {
     /// some time. A 1 MiB read of sessions' visits names about 1,000 streams and is not cut.
     /// 3,072: a million sessions with random names, one command each in turn, dirty a page of the
     /// stream table per stream, and 4,096 of them a commit took `send` to 68 MB; 3,072 keep it
-    /// near 61 MB, and cost sessions named in sequence no time (their commits are as many syncs
-    /// shorter as they are more).
+    /// near 61 MB, and cost a million sessions named in sequence no time (3.39 s against 3.43 s):
+    /// their commits are more, and each shorter.
     public static let streamsPerCommit = 3_072
 
     /// A stream's head is kept whenever its version crosses a multiple of this: loading a stream
