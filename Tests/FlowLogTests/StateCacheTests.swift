@@ -39,6 +39,19 @@ struct StateCacheTests {
         #expect(cache.count == 3)
     }
 
+    /// A name longer than a `String`'s inline bytes (a random session id) is an allocation the
+    /// cache holds too: a budget of three short-named states holds two long-named ones.
+    @Test func longStreamNamesCountAgainstTheBudget() {
+        var cache = StateCache(budget: 3 * StateCache.cost(of: FlowDecider.initialState))
+        let name = { (index: Int) in "5f0c3a9e-1b2d-4c6f-8a7b-\(String(repeating: "0", count: 8))\(1_000 + index)" }
+        #expect(name(0).utf8.count == 36)
+        for index in 0..<10 { cache.put((FlowDecider.initialState, index), for: name(index)) }
+        #expect(cache.count == 2 && cache.cost <= cache.budget)
+        #expect(cache[name(9)]?.version == 9 && cache[name(8)] != nil && cache[name(7)] == nil)
+        #expect(StateCache.cost(of: FlowDecider.initialState, stream: name(0)) == StateCache.cost(of: FlowDecider.initialState) + 48 + 36)
+        #expect(StateCache.cost(of: FlowDecider.initialState, stream: "session-123456") == StateCache.cost(of: FlowDecider.initialState))
+    }
+
     /// A name leaves the cache's table with its state, the names after it moved back: a stream
     /// dropped long ago, or taken and put back, is found (or not) as it should be, through many
     /// growths of the table.

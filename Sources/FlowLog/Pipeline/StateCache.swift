@@ -93,13 +93,13 @@ struct StateCache {
     mutating func put(_ entry: Entry, for stream: String, hash: Int) {
         var entry = entry
         clock += 1
-        var size = Self.cost(of: entry.state)
+        var size = Self.cost(of: entry.state, stream: stream)
         // A short history stays whole (a whole state serves every command, and reloading one that
         // a command needs whole waits for its stream's write under way); a long one, or one that
         // would not fit, is slimmed.
         if keepsLatestRowOnly, LogDecider.isSlimmedForCache(entry.state) || cost + size > budget {
             LogDecider.slimForCache(&entry.state)
-            size = Self.cost(of: entry.state)
+            size = Self.cost(of: entry.state, stream: stream)
         }
         let partial = !LogDecider.holdsAllKeptRows(entry.state)
         let slot: Int
@@ -140,7 +140,13 @@ struct StateCache {
     /// few hundred bytes of state each filled the budget with far more states than it meant to
     /// hold, and what the cache spent on them, uncounted, raised a `send`'s peak memory; long
     /// sessions, whose states run to kilobytes, hardly notice it.
-    static func cost(of state: LogDecider.State) -> Int { LogDecider.estimatedCost(of: state) + 256 }
+    /// A stream's name longer than a `String`'s 15 inline bytes (a random session id) is an
+    /// allocation of its own, which the slot holds: counted too, so that a million sessions with
+    /// random ids hold no more than the budget either.
+    static func cost(of state: LogDecider.State, stream: String = "") -> Int {
+        let name = stream.utf8.count
+        return LogDecider.estimatedCost(of: state) + 256 + (name > 15 ? 48 + name : 0)
+    }
 
     /// The bucket naming the stream and the slot holding its state, if one does.
     private func find(_ stream: String, hash: Int) -> (bucket: Int, slot: Int)? {
