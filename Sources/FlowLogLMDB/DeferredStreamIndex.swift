@@ -24,10 +24,10 @@ final class DeferredStreamIndex {
 
     init(capacity: Int, streamCapacity: Int) { (self.capacity, self.streamCapacity) = (capacity, streamCapacity) }
     /// How many bytes of puts, or streams, are written between two chances to commit. Streams
-    /// too: sessions of one event put about 50 bytes each, so the 16,384 streams held fit in one
-    /// megabyte, and with random names each changes a page of its own: one write of them all held
-    /// 36 MB of changed pages (`heaptrack`), which the step could not commit before it ended: an
-    /// import of a million sessions with random ids peaked at 89 MB so, 67 MB in writes of 1,024.
+    /// too: sessions of one event put about 50 bytes each, so all the streams held fit in one
+    /// megabyte, and with random names each changes a page of its own, which the step could not
+    /// commit before the write ended (decisions.md, "Writes of many streams' entries go in bounded
+    /// pieces").
     private static let bytesPerWrite = 1 << 20
     private static let streamsPerWrite = 1_024
 

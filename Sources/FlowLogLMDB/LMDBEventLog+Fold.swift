@@ -16,9 +16,9 @@ import LMDB
 /// commit, and keeps them afterwards for the next transaction to reuse, so the largest fold
 /// transaction stays in a process's memory to its end. Streams alone were no bound (a stream may
 /// hold hundreds of index entries); pages, as `estimatedDirtyPages` counts them, are. Streams are a
-/// ceiling only: at 1,024 a step, a fold of a million new sessions, whose entries share their pages,
-/// ran in a thousand synced transactions. The figures behind each bound: docs/performance.md, "The
-/// figures behind the code's bounds".
+/// ceiling only: new sessions' entries share their pages, and a low stream bound folded many of
+/// them in far more synced transactions than their pages need. The figures behind each bound:
+/// docs/performance.md, "The figures behind the code's bounds".
 public struct FoldPolicy: Sendable, Equatable {
     public var events: Int
     public var records: Int
@@ -175,8 +175,8 @@ extension LMDBEventLog {
     /// (events and rows, about 85 bytes each with the half-full pages splits leave). Checked against
     /// the bytes LMDB wrote at commit, in the scale logs of sessions with orders. Sessions without
     /// rows (new sessions of one event) were counted two pages each before, and folded in twice the
-    /// transactions they need; and a page each, where new sessions with names one after the other
-    /// share their index's pages a hundred to a page, before gaps were counted.
+    /// transactions they need. New sessions with names one after the other share their index's
+    /// pages, about a hundred to a page: counted by gaps, not by streams, they cost what they dirty.
     static func estimatedDirtyPages(gaps: Int, streamsWithRows: Int, entries: Int) -> Int {
         gaps + streamsWithRows + entries / 48
     }

@@ -73,10 +73,9 @@ package final class SpilledStreams: ImportStreamSpill {
 
     /// Streams set aside by one write transaction at most. Each puts an entry where its name
     /// sorts, so sessions with random names change a page each, and LMDB holds a transaction's
-    /// changed pages in heap memory until it commits (and as many after, for reuse): an import of a
-    /// million sessions with random ids peaked at 107 MB setting half its held streams aside in one
-    /// transaction, 89 MB in transactions of 1,024. The spill does not sync its commits, so more of
-    /// them cost little (8.5 s either way).
+    /// changed pages in heap memory until it commits (and as many after, for reuse). The spill does
+    /// not sync its commits, so more of them cost little (decisions.md, "Writes of many streams'
+    /// entries go in bounded pieces").
     static let streamsPerTransaction = 1_024
 
     package func setAside(_ streams: [(stream: String, version: Int, position: Int, state: StreamState)]) throws {

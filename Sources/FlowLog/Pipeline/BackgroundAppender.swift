@@ -43,10 +43,10 @@ public final class BackgroundAppender: DeferredCommitAppending, @unchecked Senda
     /// Held only to read or change the chain (and, for a synchronous append, while it writes, so that
     /// nothing is handed over meanwhile): never while waiting for a write.
     private let chain = Mutex(Chain())
-    /// Where the writes run, one after another. Not a thread of their own each, as they were: every
-    /// new thread took a fresh stack and a malloc arena of its own, and a `send` of a million
-    /// sessions of 1–40 events with random ids peaked at 75 MB with a thread a write, 66 MB on one
-    /// queue, and ran 6% faster (new sessions in sequence 42 and 37 MB, 3.16 and 2.96 s).
+    /// Where the writes run, one after another. One queue rather than a new thread a write: each
+    /// new thread takes a fresh stack and may take a malloc arena of its own, which a `send` of many
+    /// commits paid for in memory and time (decisions.md, "`send` into an LMDB log decides a batch
+    /// while the one before is written").
     private let writes = DispatchQueue(label: "flowlog.appender")
 
     public init(log: any PredictedAppending) {

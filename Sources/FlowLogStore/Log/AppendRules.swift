@@ -39,10 +39,9 @@ public enum AppendRules {
     /// which LMDB holds in memory until the commit. Without the cap, commands that each went to
     /// another of many sessions took `send` well past its memory bound; the cap costs such input
     /// some time. A 1 MiB read of sessions' visits names about 1,000 streams and is not cut.
-    /// 3,072: a million sessions with random names, one command each in turn, dirty a page of the
-    /// stream table per stream, and 4,096 of them a commit took `send` to 68 MB; 3,072 keep it
-    /// near 61 MB, and cost a million sessions named in sequence no time (3.39 s against 3.43 s):
-    /// their commits are more, and each shorter.
+    /// Sessions with random names dirty a page of the stream table each, so the cap is what bounds
+    /// such a commit's pages; sessions named in sequence share their pages, and lose no time to a
+    /// lower cap (decisions.md, "A commit names at most 3,072 streams").
     public static let streamsPerCommit = 3_072
 
     /// A stream's head is kept whenever its version crosses a multiple of this: loading a stream

@@ -72,10 +72,9 @@ package enum ImportPipeline {
     /// The decoded events that may wait for the preparing thread, by weight: sixteen chunks of
     /// about 4,000 lines, room for the decoder to run ahead while the preparing thread waits for
     /// the writer (with four chunks, a core sat idle then). Chunks of events whose streams have
-    /// long names (random session ids) weigh three times as much, so a third as many wait: an
-    /// import of a million sessions with random ids peaked at 67 MB with sixteen of them, 60 MB
-    /// with eight, and a queue of eight chunks whatever the names made an import of long streams
-    /// 3% slower.
+    /// long names (random session ids) weigh three times as much, so a third as many wait: their
+    /// names are allocations of their own, while a shorter queue for every input slowed the import
+    /// of long streams (decisions.md, "Writes of many streams' entries go in bounded pieces").
     static let decodedWeight = 16 * 4_000
 
     /// Imports every line `reader` yields into `target`; returns the number of events imported.
