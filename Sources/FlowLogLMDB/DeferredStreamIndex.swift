@@ -16,10 +16,10 @@ import LMDB
 /// reads the index of a stream the import touched before the import ends: the preparation folds
 /// such a stream itself.
 final class DeferredStreamIndex {
-    /// Entries held before they are written: 64 for each page of the import's step (786,432 for the
-    /// default step, 6 MB), so tiny steps (tests') flush often.
+    /// Entries held before they are written: 128 for each page of the import's step (524,288 for
+    /// the default step, 4 MB), so tiny steps (tests') flush often.
     let capacity: Int
-    /// Streams held before they are written: 2 for each page of the step (24,576, about 4 MB).
+    /// Streams held before they are written: 4 for each page of the step (16,384, about 3 MB).
     let streamCapacity: Int
 
     init(capacity: Int, streamCapacity: Int) { (self.capacity, self.streamCapacity) = (capacity, streamCapacity) }
@@ -76,10 +76,9 @@ final class DeferredStreamIndex {
         var puts = SortedPuts()
         var streams = 0
         func flush() throws {
-            let pages = (puts.byteCount + 1_999) / 2_000 + streams
+            try steps.willWrite(pages: puts.insertedPages + streams)
             _ = try puts.write(to: database, in: steps.current)
             streams = 0
-            try steps.wrote(pages: pages)
         }
         for slot in order {
             var key = prefixes[slot] + [UInt8](repeating: 0, count: 8)

@@ -1,11 +1,13 @@
 import LMDB
 
-/// When an import's write transaction commits and carries on in a fresh one: once the batches
-/// written since the last commit changed about `pagesPerStep` pages (each batch's own estimate,
-/// `PendingEventPuts.pagesToWrite` and what the session adds to it). LMDB keeps a transaction's
-/// changed pages in heap memory until it commits (and keeps them for reuse after), so this bounds
-/// the import's largest allocation by the step's size instead of the import's. A batch is never
-/// cut, so a step may go past its size by one batch.
+/// When an import's write transaction commits and carries on in a fresh one: before a write that
+/// would take the pages changed since the last commit past `pagesPerStep` (each write's own
+/// estimate, `PendingEventPuts.pagesToWrite` and what the session adds to it). LMDB keeps a
+/// transaction's changed pages in heap memory until it commits, and keeps them after for the next
+/// one to reuse, so the largest step is memory the import holds to its end: counted before each
+/// write, a step never passes its size by more than a write's estimate misses (counted after the
+/// write, as it was, a step passed it by a whole write, and a flush of the held-back stream index
+/// for 3,000 long streams took a step to a third more pages than its size).
 ///
 /// Counting pages, not bytes: an import of interleaved sessions changes each session's tail page in
 /// the stream and order indexes once a step whatever it adds there, so with many streams a step's
@@ -25,13 +27,24 @@ final class ImportSteps {
 
     init(_ steps: TransactionSteps, pagesPerStep: Int?) {
         (self.steps, self.pagesPerStep) = (steps, pagesPerStep ?? .max)
-        deferredIndex = pagesPerStep.map { DeferredStreamIndex(capacity: $0 * 64, streamCapacity: $0 * 2) }
+        deferredIndex = pagesPerStep.map { DeferredStreamIndex(capacity: $0 * 128, streamCapacity: $0 * 4) }
     }
 
     /// The transaction to write in now; it changes at each step.
     var current: Transaction { steps.current }
 
-    /// Counts `pages` more and, past the step's size, commits and continues.
+    /// Makes room for a write that changes about `pages` pages: commits and continues first when
+    /// the step has written something and could not hold them too.
+    func willWrite(pages: Int) throws {
+        if pagesInStep > 0, pagesInStep + pages > pagesPerStep {
+            try steps.commitAndContinue()
+            pagesInStep = 0
+        }
+        pagesInStep += pages
+    }
+
+    /// Counts `pages` a write changed that its estimate could not foresee (event ids out of order)
+    /// and, past the step's size, commits and continues.
     func wrote(pages: Int) throws {
         pagesInStep += pages
         guard pagesInStep >= pagesPerStep else { return }

@@ -46,16 +46,17 @@ extension LMDBEventLog: EventImporting, ImportTarget {
                     layout: try recordLayout(txn))
                 // Orders live in the order index; snapshots and heads hold only their number.
                 start.snapshotsHoldKeptRows = false
-                // In steps, batches of 16,384 events (as fast as 32,768, and half the memory in
-                // flight), and never more events than the step has pages: a batch is never cut, and
-                // tiny steps (tests') then take tiny batches.
-                if let pagesPerStep { start.batchSize = min(16_384, max(16, pagesPerStep)) }
+                // In steps, batches of at most 16,384 events (as fast as 32,768, and half the memory
+                // in flight), and never more than twice the step's pages (a batch changes about a
+                // page for ten events): a batch is never cut, and tiny steps (tests') then take tiny
+                // batches.
+                if let pagesPerStep { start.batchSize = min(16_384, max(16, 2 * pagesPerStep)) }
                 let importSteps = ImportSteps(steps, pagesPerStep: pagesPerStep)
                 // In steps, streams beyond those the preparation holds are set aside on disk, and
                 // tiny steps hold few.
                 var spill: SpilledStreams?
                 if let pagesPerStep {
-                    start.streamsHeld = min(ImportPreparation.streamsHeld, max(16, pagesPerStep))
+                    start.streamsHeld = min(ImportPreparation.streamsHeld, max(16, 2 * pagesPerStep))
                     spill = try SpilledStreams(folder: path + "/" + SpilledStreams.folderName)
                 }
                 return try body(LMDBImportSession(log: self, steps: importSteps, start: start, spilled: spill))
@@ -105,6 +106,7 @@ package struct LMDBImportSession: ImportSession {
         let pages =
             content.puts.pagesToWrite(streams: deferred == nil ? content.streams : 0) + content.rows.count
             + content.snapshots.count + heads.count
+        try steps.willWrite(pages: pages)
         if let refused = try content.puts.write(to: log, txn) {
             let existing = try txn.get(log.eventIdsDB, key: Keys.eventID(refused.eventId)).map(Keys.decodePosition) ?? 0
             throw FlowLogError.refusedImport(
@@ -119,7 +121,7 @@ package struct LMDBImportSession: ImportSession {
         for head in heads {
             try txn.put(log.streamsDB, key: Array(head.stream.utf8), value: Keys.littleEndian(UInt64(head.version)))
         }
-        try steps.wrote(pages: pages + content.puts.scatteredEventIds)
+        try steps.wrote(pages: content.puts.scatteredEventIds)
         if let deferred {
             var named = content.namedStreams.makeIterator()
             var next = named.next()
@@ -135,9 +137,9 @@ package struct LMDBImportSession: ImportSession {
         if content.isLast, let spilled {
             // Every stream the import touched, in key order.
             try spilled.forEachStream { stream, version, position, state in
+                try steps.willWrite(pages: 1)
                 try log.writeHead(state, stream: stream, version: version, position: position, txn)
                 try txn.put(log.streamsDB, key: Array(stream.utf8), value: Keys.littleEndian(UInt64(version)))
-                try steps.wrote(pages: 1)
             }
         }
     }
@@ -156,9 +158,9 @@ extension LMDBImportSession {
     /// Each stream's head, as the pipeline would have kept it.
     package func writeFinalStates(_ states: [StreamHead]) throws {
         for head in states {
-            try log.writeHead(head.state, stream: head.stream, version: head.version, position: head.position, txn)
             // The heads come in no order: each may change a page of its own.
-            try steps.wrote(pages: 1)
+            try steps.willWrite(pages: 1)
+            try log.writeHead(head.state, stream: head.stream, version: head.version, position: head.position, txn)
         }
     }
 }

@@ -37,10 +37,10 @@ extension LMDBEventLog {
     public static let inPlaceImportLimit = 64 << 20
 
     /// Pages (of 4 KB) a staged import's step changes before it commits (`ImportSteps`): LMDB holds
-    /// about as many in heap memory, so this is most of an import's 64 MB; the step also bounds the
-    /// batch and the streams held (`withImportSession`). A staged import does not sync its steps, so
-    /// smaller steps cost little: 12,288 pages took no less time.
-    public static let defaultPagesPerStep = 8_192
+    /// about as many in heap memory (16 MB), a quarter of an import's 64 MB; the step also bounds
+    /// the batch and the streams held (`withImportSession`). A staged import does not sync its
+    /// steps, so smaller steps cost little (decisions.md, "An import commits in steps").
+    public static let defaultPagesPerStep = 4_096
 
     /// Imports `reader`'s lines into the log at `path` (created when missing); returns the number
     /// of events imported. `pagesPerStep` and `inPlaceLimit` are for tests: many small steps, and

@@ -30,7 +30,7 @@ struct PendingEventPuts {
     /// appended, filling whole pages; the stream index's pages split in halves, and each of the
     /// `streams` the puts reach starts on a page of its own (its tail).
     func pagesToWrite(streams: Int) -> Int {
-        (records.byteCount + eventIds.byteCount + fingerprints.byteCount + 3_999) / 4_000 + (index.byteCount + 1_999) / 2_000 + streams
+        records.appendedPages + eventIds.appendedPages + (fingerprints.byteCount + 4_079) / 4_080 + index.insertedPages + streams
     }
 
     /// Event ids the last `write` could not append (ids out of time order): each may have changed

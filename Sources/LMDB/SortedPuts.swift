@@ -39,6 +39,16 @@ public struct SortedPuts {
     public var count: Int { entries.count }
     /// The bytes of the keys and values waiting.
     public var byteCount: Int { buffer.count }
+    /// About how many leaf pages the waiting puts fill where they go after the database's last key:
+    /// each takes its key and value and LMDB's 10 bytes (a node's header and its pointer) of a
+    /// page's 4,080, and appended pages fill up but for the room a whole node would need (a
+    /// tenth of a page for records of 300 bytes).
+    public var appendedPages: Int { (buffer.count + entries.count * 10 + 3_799) / 3_800 }
+    /// About how many leaf pages the waiting puts change where they go between the database's keys:
+    /// a full page splits in halves, so such pages hold about 1,600 bytes of puts (a stream index
+    /// written 175 versions a stream changed 5 pages a stream, its tail page and four).
+    public var insertedPages: Int { (buffer.count + entries.count * 10 + 1_599) / 1_600 }
+
     /// How many puts of the last `write` went in other than by `MDB_APPEND`: each may have landed
     /// on a page of its own.
     public private(set) var insertedByLastWrite = 0

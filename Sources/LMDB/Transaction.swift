@@ -101,6 +101,13 @@ public struct Transaction {
         return stat.ms_entries
     }
 
+    /// The pages of `database`'s B-tree: branch, leaf and overflow.
+    public func pageCount(_ database: Database) throws(LMDBError) -> Int {
+        var stat = MDB_stat()
+        try check(mdb_stat(handle, database.dbi, &stat), "mdb_stat")
+        return stat.ms_branch_pages + stat.ms_leaf_pages + stat.ms_overflow_pages
+    }
+
     /// A cursor over `database`, closed when `body` returns.
     ///
     /// `readingAhead`, for a walk through many records: in a read-only transaction, `next()` reads

@@ -199,4 +199,48 @@ struct SortedPutsTests {
                     == ["a", "b", "c1", "c2", "c3", "ca", "d", "e", "f", "g", "h", "i"])
         }
     }
+
+    /// A stream index's key: the stream's name, 0x00, the big-endian version.
+    private func indexKey(_ stream: Int, _ version: Int) -> [UInt8] {
+        Array("session-\(stream)".utf8) + [0] + withUnsafeBytes(of: UInt64(version).bigEndian, Array.init)
+    }
+
+    /// An import's step counts on `insertedPages` and `appendedPages` to bound the pages LMDB holds:
+    /// they must cover the pages a write adds, the stream index's case (versions of many streams,
+    /// each put after its stream's last key) and the records' (put after the database's last key).
+    @Test func thePageEstimatesCoverThePagesTheWritesAdd() throws {
+        try withDatabase { environment, database in
+            let position = [UInt8](repeating: 7, count: 8)
+            // 300 streams of 60 versions, written a version of each at a time, as a log grows.
+            for version in 1...60 {
+                var puts = SortedPuts()
+                for stream in 0..<300 { add(&puts, indexKey(stream, version), position, tag: 0, run: stream) }
+                try environment.write { txn in _ = try puts.write(to: database, in: txn) }
+            }
+            var index = SortedPuts()
+            for stream in 0..<300 {
+                for version in 61...235 { add(&index, indexKey(stream, version), position, tag: 0, run: stream) }
+            }
+            let estimate = index.insertedPages
+            let added = try environment.write { txn in
+                let before = try txn.pageCount(database)
+                _ = try index.write(to: database, in: txn)
+                return try txn.pageCount(database) - before
+            }
+            #expect(added <= estimate, "\(added) pages added, \(estimate) estimated")
+            #expect(estimate <= added * 2, "the estimate stays near the pages added (\(added), \(estimate) estimated)")
+
+            let records = try environment.openDatabases(named: ["records"], create: true)[0]
+            var appended = SortedPuts()
+            let record = [UInt8](repeating: 1, count: 280)
+            for number in 1...5_000 { add(&appended, withUnsafeBytes(of: UInt64(number).bigEndian, Array.init), record, tag: 0) }
+            let appendEstimate = appended.appendedPages
+            let appendedPages = try environment.write { txn in
+                _ = try appended.write(to: records, in: txn, appending: true)
+                return try txn.pageCount(records)
+            }
+            #expect(appendedPages <= appendEstimate + 2, "\(appendedPages) pages, \(appendEstimate) estimated (and a branch page or two)")
+            #expect(appendEstimate <= appendedPages * 11 / 10, "\(appendedPages) pages, \(appendEstimate) estimated")
+        }
+    }
 }
