@@ -69,13 +69,14 @@ package enum ImportPipeline {
         var weight = 1
     }
 
-    /// The decoded events that may wait for the preparing thread, by weight: sixteen chunks of
+    /// The decoded events that may wait for the preparing thread, by weight: twelve chunks of
     /// about 4,000 lines, room for the decoder to run ahead while the preparing thread waits for
-    /// the writer (with four chunks, a core sat idle then). Chunks of events whose streams have
-    /// long names (random session ids) weigh three times as much, so a third as many wait: their
-    /// names are allocations of their own, while a shorter queue for every input slowed the import
-    /// of long streams (decisions.md, "Writes of many streams' entries go in bounded pieces").
-    static let decodedWeight = 16 * 4_000
+    /// the writer (with four chunks, a core sat idle then; sixteen took as long and 13 MB at the
+    /// peak of an import of 10M events). Chunks of events whose streams have long names (random
+    /// session ids) weigh three times as much, so a third as many wait: their names are
+    /// allocations of their own (decisions.md, "Writes of many streams' entries go in bounded
+    /// pieces").
+    static let decodedWeight = 12 * 4_000
 
     /// Imports every line `reader` yields into `target`; returns the number of events imported.
     package static func run(
