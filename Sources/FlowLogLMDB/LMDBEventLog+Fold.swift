@@ -83,7 +83,8 @@ extension LMDBEventLog {
 
     /// Folds every pending record inside the caller's transaction, for the commands that rewrite
     /// indexes or rows themselves (forget, kept-row repair, import, compact, upgrade): with
-    /// nothing pending they need not know batch records. Its memory is that of one whole fold.
+    /// nothing pending they need not know batch records. Its memory is that of one whole fold, so
+    /// they call `foldPending` first, and this folds only what another writer added meanwhile.
     func foldAll(_ txn: Transaction) throws {
         while !(try foldStep(txn, streamLimit: .max)) {}
     }

@@ -36,6 +36,9 @@ extension LMDBEventLog: EventImporting, ImportTarget {
             let used = try reading { txn in try txn.count(eventsDB) } * 256
             try environment.ensureMapSize(atLeast: used + expectedBytes * 3 + (64 << 20))
         }
+        // Folded in bounded steps first, as `forget` does; the first step then folds only what
+        // came meanwhile.
+        try foldPending()
         do {
             return try environment.writeInSteps(aroundLastCommit: { CommitWriteback.around($0, in: environment) }) { steps in
                 let txn = steps.current

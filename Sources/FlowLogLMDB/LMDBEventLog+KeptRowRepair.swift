@@ -13,6 +13,8 @@ extension LMDBEventLog: KeptRowRepairing {
     public func repairKeptRows(dryRun: Bool) throws -> KeptRowRepair {
         do {
             if dryRun { return try reading { txn in try repairKeptRows(txn, writing: false) } }
+            // Folded in bounded steps first, as `forget` does; then only what came meanwhile.
+            try foldPending()
             return try environment.write { txn in
                 try foldAll(txn)
                 return try repairKeptRows(txn, writing: true)
