@@ -112,6 +112,13 @@ struct CapabilityContractTests {
         }
         let inPositionOrder = try summaries(limit: .max)
         #expect(try summaries(limit: 0) == inPositionOrder)
+        // A walk in position order whose states are projected past the budget goes stream by stream.
+        var overBudget: [String] = []
+        try StreamSummaries.forEachFinalState(of: log, positionWalkLimit: .max, positionWalkBudget: 1) {
+            overBudget.append("\($0.stream) \($0.version) \($0.state)")
+        }
+        #expect(overBudget == inPositionOrder)
+        #expect(try StreamSummaries.finalStates(of: log, progress: nil, budget: 1, events: log.lastPosition()) == nil)
         #expect(inPositionOrder.count == 2, "a and c: b was forgotten")
         // A reducer that forgets every discount disagrees with what was recorded, in both walks alike.
         let broken: (inout LogDecider.State, LogDecider.Event) -> Void = { state, event in
