@@ -81,8 +81,9 @@ package final class SpilledStreams: ImportStreamSpill {
     package func setAside(_ streams: [(stream: String, version: Int, position: Int, state: StreamState)]) throws {
         var state = BinaryWriter(capacity: 256)
         var value = BinaryWriter(capacity: 256)
-        // In name order: neighbours share their pages and the cursor's path down the tree.
-        let order = streams.indices.sorted { streams[$0].stream < streams[$1].stream }
+        // In the database's key order (bytes): neighbours share their pages and the cursor's path
+        // down the tree.
+        let order = streams.indices.sorted { streams[$0].stream.utf8.lexicographicallyPrecedes(streams[$1].stream.utf8) }
         do {
             for chunk in stride(from: 0, to: order.count, by: Self.streamsPerTransaction) {
                 try environment.write { txn in
