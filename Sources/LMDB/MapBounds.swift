@@ -58,6 +58,24 @@ public struct MapBounds: Sendable {
         return offset < used && base != 0 ? Int(offset / pageSize) : nil
     }
 
+    /// The first key of the leaf page that holds `start`, if that page is a leaf inside the used
+    /// part whose first node lies within it. Read through the map in LMDB's page layout (a 16-byte
+    /// header whose flags sit at byte 10 and whose lower bound at 12, the nodes' offsets from byte
+    /// 16; a node's key size at its byte 6, its key from byte 8), every offset checked against the
+    /// page before it is followed.
+    func firstKey(ofLeafHolding start: UnsafeRawPointer?) -> UnsafeRawBufferPointer? {
+        guard let page = page(of: start), let map = UnsafeRawPointer(bitPattern: base) else { return nil }
+        let bytes = UnsafeRawBufferPointer(start: map + page * Int(pageSize), count: Int(pageSize))
+        func load(_ offset: Int) -> Int { Int(bytes.loadUnaligned(fromByteOffset: offset, as: UInt16.self)) }
+        // P_LEAF, and at least one node (the lower bound past the header).
+        guard load(10) & 0x02 != 0, load(12) >= 18 else { return nil }
+        let node = load(16)
+        guard node >= 18, node + 8 <= bytes.count else { return nil }
+        let size = load(node + 6)
+        guard node + 8 + size <= bytes.count else { return nil }
+        return UnsafeRawBufferPointer(rebasing: bytes[(node + 8)..<(node + 8 + size)])
+    }
+
     /// The error for a key or value LMDB returned outside the used pages: damage at the page that
     /// holds its node (known from the key, when the key itself is inside), with the key's bytes
     /// when they can be read, so the caller can name the record. `askedFor` is the key of a

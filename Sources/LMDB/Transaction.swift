@@ -108,6 +108,14 @@ public struct Transaction {
         return stat.ms_branch_pages + stat.ms_leaf_pages + stat.ms_overflow_pages
     }
 
+    /// The first key of the leaf that holds `bytes` (a key or value this read-only transaction
+    /// returned), or `nil` for bytes outside the map's used part or in a write transaction. Two
+    /// records on one leaf give the same key, and, unlike the page's number, which each commit
+    /// that changes the leaf moves, the key stays the leaf's until it splits.
+    public func firstKey(ofLeafHolding bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
+        isReadOnly ? bounds.firstKey(ofLeafHolding: bytes.baseAddress) : nil
+    }
+
     /// A cursor over `database`, closed when `body` returns.
     ///
     /// `readingAhead`, for a walk through many records: in a read-only transaction, `next()` reads

@@ -107,14 +107,33 @@ struct GroupCommitTests {
         let commits = Counter()
         let writer = GroupCommitWriter(processor: Self.processor(log), streamsPerCommit: 2) { commit in commits.add(commit.commands) }
         // Two parts of two streams each, then one naming only streams of the one before.
-        _ = writer.submit([Self.add("a"), Self.add("b")], fieldsChecked: false, prefetched: LoadedAhead(), streams: ["a", "b"]) { _ in }
-        _ = writer.submit([Self.add("c"), Self.add("d")], fieldsChecked: false, prefetched: LoadedAhead(), streams: ["c", "d"]) { _ in }
-        _ = writer.submit([Self.add("d"), Self.add("c"), Self.add("c")], fieldsChecked: false, prefetched: LoadedAhead(), streams: ["c", "d"]) { _ in
+        _ = writer.submit([Self.add("a"), Self.add("b")], fieldsChecked: false, prefetched: LoadedAhead(), streams: ["a", "b"], pages: nil) { _ in }
+        _ = writer.submit([Self.add("c"), Self.add("d")], fieldsChecked: false, prefetched: LoadedAhead(), streams: ["c", "d"], pages: nil) { _ in }
+        _ = writer.submit(
+            [Self.add("d"), Self.add("c"), Self.add("c")], fieldsChecked: false, prefetched: LoadedAhead(), streams: ["c", "d"], pages: nil
+        ) { _ in
         }
         writer.finish()
         writer.run()
         #expect(commits.sizes == [2, 5])
         #expect(try log.lastPosition() == 7)
+    }
+
+    /// `send`'s slices come weighed in the pages of the table of streams they change: a commit
+    /// takes them while their pages fit, whatever their streams, and one alone goes whole.
+    @Test func slicesWeighedInPagesJoinWhileTheirPagesFit() throws {
+        let log = InMemoryEventLog()
+        let commits = Counter()
+        let writer = GroupCommitWriter(processor: Self.processor(log), pagesPerCommit: 5) { commit in commits.add(commit.commands) }
+        for (streams, pages) in [(["a"], 3), (["b", "c"], 2), (["d"], 1), (["e", "f", "g"], 9), (["h"], nil)] as [([String], Int?)] {
+            let envelopes = streams.map { Self.add($0) }
+            _ = writer.submit(envelopes, fieldsChecked: false, prefetched: LoadedAhead(), streams: Set(streams), pages: pages) { _ in }
+        }
+        writer.finish()
+        writer.run()
+        // 3 + 2 fit; 1 begins the next, 9 does not join it and goes alone; one not weighed joins it.
+        #expect(commits.sizes == [3, 1, 4])
+        #expect(try log.lastPosition() == 8)
     }
 
     @Test func aFailedCommitReachesEverySubmissionItCarriedAndTheWriterGoesOn() throws {

@@ -77,4 +77,20 @@ struct RoundTablesTests {
         let another = met.insert("session-50000")
         #expect(!first.contains(false) && !again.contains(true) && another)
     }
+
+    /// A name met keeps the number the look-ahead remembered for it (its page), through the next
+    /// generation, and is forgotten with it after that.
+    @Test func recentNamesKeepTheNumberRememberedForEachName() {
+        var met = RecentNames(generation: 3)
+        #expect(met.meet(hash: 1) == .new)
+        met.remember(10, forHash: 1)
+        #expect(met.meet(hash: 1) == .before(10))
+        #expect(met.meet(hash: 2) == .new && met.meet(hash: 2) == .before(nil))
+        // The third name ends the generation: the numbers go on with it
+        #expect(met.meet(hash: 3) == .new)
+        met.remember(.max, forHash: 3)
+        #expect(met.meet(hash: 3) == .before(.max) && met.meet(hash: 1) == .before(10))
+        for hash in 4...6 { #expect(met.meet(hash: hash) == .new) }
+        #expect(met.meet(hash: 1) == .new, "two generations later")
+    }
 }

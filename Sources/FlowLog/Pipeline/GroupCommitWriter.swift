@@ -42,6 +42,9 @@ public final class GroupCommitWriter: @unchecked Sendable {
         var prefetched = LoadedAhead()
         /// The streams the commands name, where the caller counted them (`send`'s parts).
         var streams: Set<String>?
+        /// The pages of the log's table of streams they change, where the look-ahead weighed them
+        /// (`SlicePages`).
+        var pages: Int?
         let answer: Answer
         /// Work on the processor between two commits (`perform`), instead of commands.
         var job: ((CommandProcessor) -> Void)?
@@ -52,6 +55,7 @@ public final class GroupCommitWriter: @unchecked Sendable {
     private let processor: CommandProcessor
     private let commandsPerCommit: Int
     private let streamsPerCommit: Int
+    private let pagesPerCommit: Int
     private let committed: (Commit) -> Void
     /// The submissions waiting, weighed by their commands (and at least one, since a submission
     /// without commands, `send`'s read of malformed lines, still holds its lines). Closing it is
@@ -68,7 +72,8 @@ public final class GroupCommitWriter: @unchecked Sendable {
     /// bootstrapped a tracer.
     public init(
         processor: CommandProcessor, commandsPerCommit: Int = SendSession.defaultCommandsPerCommit,
-        streamsPerCommit: Int = AppendRules.streamsPerCommit, queueCapacity: Int = .max,
+        streamsPerCommit: Int = AppendRules.streamsPerCommit, pagesPerCommit: Int = AppendRules.pagesPerCommit,
+        queueCapacity: Int = .max,
         traceParent: ServiceContext? = nil, committed: @escaping (Commit) -> Void = { _ in }
     ) {
         tracing = InstrumentationSystem.activeTracer.map { CommitTracing(tracer: $0, parent: traceParent) }
@@ -77,6 +82,7 @@ public final class GroupCommitWriter: @unchecked Sendable {
         self.processor = processor
         self.commandsPerCommit = commandsPerCommit
         self.streamsPerCommit = streamsPerCommit
+        self.pagesPerCommit = pagesPerCommit
         self.committed = committed
         queue = Handoff(capacity: queueCapacity) { max($0.envelopes.count, 1) }
     }
@@ -96,12 +102,13 @@ public final class GroupCommitWriter: @unchecked Sendable {
     }
 
     /// `submit`, with states of the commands' streams that `send`'s reading thread loaded ahead,
-    /// and the streams they name where it counted them.
+    /// the streams they name where it counted them, and the pages they change where it weighed them.
     func submit(
-        _ envelopes: [CommandEnvelope], fieldsChecked: Bool, prefetched: LoadedAhead, streams: Set<String>?,
+        _ envelopes: [CommandEnvelope], fieldsChecked: Bool, prefetched: LoadedAhead, streams: Set<String>?, pages: Int?,
         answer: @escaping Answer
     ) -> Bool {
-        queue.put(Submission(envelopes: envelopes, fieldsChecked: fieldsChecked, prefetched: prefetched, streams: streams, answer: answer))
+        queue.put(
+            Submission(envelopes: envelopes, fieldsChecked: fieldsChecked, prefetched: prefetched, streams: streams, pages: pages, answer: answer))
     }
 
     /// Runs `body` on the writer's thread with the processor, alone: after every commit queued
@@ -279,6 +286,8 @@ public final class GroupCommitWriter: @unchecked Sendable {
     /// submissions before it, and none joins it.
     private func take(waiting: Bool) -> [Submission] {
         var streams = StreamBudget(limit: streamsPerCommit)
+        /// The pages the submissions taken change, as far as they were weighed (`send`'s slices).
+        var pages = 0
         /// The first submission, whose streams are counted only once a second one is weighed
         /// beside it: `send`'s reads mostly fill a commit alone, and counting every command's
         /// stream showed in the writer's thread's profile for nothing.
@@ -291,9 +300,11 @@ public final class GroupCommitWriter: @unchecked Sendable {
                 if first {
                     jobFirst = submission.job != nil
                     uncounted = submission
+                    pages = submission.pages ?? 0
                     return true
                 }
                 guard !jobFirst, submission.job == nil else { return false }
+                if let weight = submission.pages, pages + weight > pagesPerCommit { return false }
                 if let earlier = uncounted {
                     // Counted already where `send` cut its read: 4,096 streams hashed again for every
                     // commit of one command per session in turn cost the writer's thread 5%.
@@ -304,7 +315,9 @@ public final class GroupCommitWriter: @unchecked Sendable {
                     }
                     uncounted = nil
                 }
-                return streams.admits(submission.envelopes.lazy.map(\.stream))
+                guard streams.admits(submission.envelopes.lazy.map(\.stream)) else { return false }
+                pages += submission.pages ?? 0
+                return true
             }) ?? []
     }
 

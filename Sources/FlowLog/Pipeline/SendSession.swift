@@ -81,10 +81,10 @@ public final class SendSession: @unchecked Sendable {
             do {
                 while try reader.readBatch({ lines in
                     for whole in SendSession.parse(lines).parts(streamsAtMost: streamsPerCommit) {
-                        for (part, states) in prefetcher?.slices(of: whole) ?? [(whole, LoadedAhead())] {
+                        for (part, states, pages) in prefetcher?.slices(of: whole) ?? [(whole, LoadedAhead(), nil)] {
                             guard
                                 writer.submit(
-                                    part.envelopes, fieldsChecked: true, prefetched: states, streams: part.streams,
+                                    part.envelopes, fieldsChecked: true, prefetched: states, streams: part.streams, pages: pages,
                                     answer: { [self] result in
                                         switch result {
                                         case .success(let outcomes): state.count { write(part, outcomes, &$0) }

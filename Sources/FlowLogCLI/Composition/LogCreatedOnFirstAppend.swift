@@ -179,9 +179,10 @@ final class LogCreatedOnFirstAppend: EventLog, StreamBatchReading, DeferredCommi
     /// The opened log's committed states, or, before it is created, every stream's initial one: a
     /// new log's sessions are all new, and loading each on the writer's thread, one read
     /// transaction a stream once the log was there, took a fifth of a `send` into new sessions.
-    func committedStates(ofStreams streams: [String], slimmingPast: Int?) throws -> [(state: StreamState, version: Int)] {
+    /// Their entries all go to the end of an empty table, as LMDB's past its last key (`Int.max`).
+    func committedStates(ofStreams streams: [String], slimmingPast: Int?) throws -> [PrefetchedState] {
         if let reading = openedReading.withLock({ $0 }) { return try reading.log.committedStates(ofStreams: streams, slimmingPast: slimmingPast) }
-        return streams.map { _ in (StreamState.initial, 0) }
+        return streams.map { _ in PrefetchedState(state: .initial, version: 0, tablePage: .max) }
     }
 
     func receipts(of commands: [(stream: String, commandId: String)]) throws -> [String: [String: CommandReceipt]] {

@@ -39,10 +39,17 @@ public enum AppendRules {
     /// which LMDB holds in memory until the commit. Without the cap, commands that each went to
     /// another of many sessions took `send` well past its memory bound; the cap costs such input
     /// some time. A 1 MiB read of sessions' visits names about 1,000 streams and is not cut.
-    /// Sessions with random names dirty a page of the stream table each, so the cap is what bounds
-    /// such a commit's pages; sessions named in sequence share their pages, and lose no time to a
-    /// lower cap (decisions.md, "A commit names at most 3,072 streams").
+    /// Sessions with random names change a page of the stream table each, which `pagesPerCommit`
+    /// bounds below this, where `send` knows the pages (decisions.md, "A commit names at most
+    /// 3,072 streams").
     public static let streamsPerCommit = 3_072
+
+    /// How many pages of the log's table of streams one of `send`'s commits may change, where the
+    /// look-ahead knows the pages its streams' entries fall on (`PrefetchedState.tablePage`): each
+    /// such page counts once, so sessions named in sequence commit `streamsPerCommit` at a time, and
+    /// sessions with random ids, a page each, fewer (decisions.md, "A commit's pages of the table
+    /// of streams").
+    public static let pagesPerCommit = 2_048
 
     /// A stream's head is kept whenever its version crosses a multiple of this: loading a stream
     /// to decide its next command then folds at most 15 events. Snapshots, every 1,000 events,

@@ -186,7 +186,28 @@ public protocol StatePrefetching: AnyObject {
     /// gives it, in `streams`' order. `slimmingPast`: a state with more kept rows than this may come
     /// with the latest only (the others remembered by their ids' hashes, as the processor's cache
     /// keeps a long history), where the log can read it so for less.
-    func committedStates(ofStreams streams: [String], slimmingPast: Int?) throws -> [(state: StreamState, version: Int)]
+    func committedStates(ofStreams streams: [String], slimmingPast: Int?) throws -> [PrefetchedState]
+}
+
+/// A stream's committed state as `StatePrefetching` reads it, and where its entry in the log's
+/// table of streams falls.
+public struct PrefetchedState: Sendable {
+    public var state: StreamState
+    public var version: Int
+    /// The page of the log's table of streams that holds the stream's entry, or that a new
+    /// stream's first entry goes to, by a number that stays the page's from one commit to the
+    /// next (LMDB: a hash of its first key); `nil` where the log keeps no such pages. An LMDB commit holds
+    /// each page it changes in memory until it ends, and a stream's new version changes the page
+    /// of its entry: streams whose entries share a page (sessions named in sequence) share it, and
+    /// sessions with random ids change a page each. `send` weighs its commits by these pages
+    /// (`AppendRules.pagesPerCommit`).
+    public var tablePage: Int?
+
+    public init(state: StreamState, version: Int, tablePage: Int? = nil) {
+        self.state = state
+        self.version = version
+        self.tablePage = tablePage
+    }
 }
 
 extension EventLog {
