@@ -145,6 +145,24 @@ struct ProjectionTests {
         #expect(expected.count >= (try log.lastPosition()), "every event gives at least one message")
     }
 
+    /// A stream's first event has nothing before it, so a tracker reads no stream for it; the
+    /// streams it met stay cached, and it sends what a fold of the whole log gives.
+    @Test func aTrackerReadsNoStreamForAStreamsFirstEvent() throws {
+        let log = StreamReadCounter()
+        var rng = SplitMix64(seed: 5)
+        let generator = RandomCommands()
+        _ = try CommandProcessor(log: log, clock: SteppingClock(), ids: SequentialIDGenerator())
+            .handle((0..<300).map { _ in CommandEnvelope(stream: "s\(Int.random(in: 0..<8, using: &rng))", command: generator.command(using: &rng)) })
+        let readsToDecide = log.streamReads
+        #expect(try log.lastPosition() > 20)
+        let sink = FlakySink(failures: 0)
+        var runner = ProjectionRunner(log: log)
+        runner.batchSize = 50
+        try runner.catchUp(TrackerProjector(service: GA4Service(), sink: sink, log: log))
+        #expect(log.streamReads == readsToDecide)
+        #expect(sink.delivered == (try expectedMessages(GA4Service(), log)))
+    }
+
     @Test func redeliveryAfterACrashIsOnlyDuplicatesWithTheSameMessages() throws {
         let folder = TemporaryDirectory()
         let log = try busyLog(in: folder, commands: 1_500)
@@ -247,5 +265,15 @@ struct ConcurrentProjectionTests {
         try StorageProjector(store: log).project(Array(events[0..<40]))
         try StorageProjector(store: log).project(Array(events[40...]))
         #expect(try StorageProjector(store: log).currentState(of: "s")?.state == (try log.replayedState(ofStream: "s").state))
+    }
+}
+
+/// Counts the reads of one stream's events (`forEachEvent(inStream:)`).
+private final class StreamReadCounter: ForwardingEventLog, @unchecked Sendable {
+    private(set) var streamReads = 0
+
+    override func forEachEvent(inStream stream: String, throughPosition: Int?, _ body: (RecordedEvent) throws -> Bool) throws {
+        streamReads += 1
+        try super.forEachEvent(inStream: stream, throughPosition: throughPosition, body)
     }
 }

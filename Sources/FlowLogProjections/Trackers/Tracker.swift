@@ -108,6 +108,9 @@ public final class TrackerProjector: Projector {
     /// The stream's state just before `record`: cached, or folded from the stream's earlier events.
     private func state(of record: RecordedEvent) throws -> StreamAnalyticsState {
         if let cached = states[record.stream] { return cached }
+        // A stream's first event has nothing before it: a new session's costs no read of its
+        // stream (on PostgreSQL, two round trips for each of a million sessions).
+        if record.version == 1 { return StreamAnalyticsState() }
         // Bounded: a log of millions of sessions would otherwise keep each one's cart.
         if states.count >= 10_000 { states.removeAll(keepingCapacity: true) }
         return try StreamAnalyticsState.before(record, in: log)
