@@ -17,7 +17,8 @@ extension LMDBEventLog: StatePrefetching {
                     try streams.map { stream in
                         let (version, page) = try storedVersionAndPage(of: stream, &versions, txn)
                         guard version > 0 else { return PrefetchedState(state: .initial, version: 0, tablePage: page) }
-                        let (state, folded) = try state(ofStream: stream, throughPosition: nil, pending: &pending, slimmingPast: slimmingPast, txn)
+                        let (state, folded) = try stateWithEvents(
+                            ofStream: stream, throughPosition: nil, pending: &pending, slimmingPast: slimmingPast, txn)
                         return PrefetchedState(state: state, version: folded, tablePage: page)
                     }
                 }

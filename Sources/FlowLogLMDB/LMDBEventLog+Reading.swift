@@ -95,6 +95,14 @@ extension LMDBEventLog: LogFollowing {
         // command of a new session, where a head, a snapshot, the stream index and the pending
         // records were searched for nothing.
         guard try storedVersion(of: stream, txn) > 0 else { return (StreamState.initial, 0) }
+        return try stateWithEvents(ofStream: stream, throughPosition: throughPosition, pending: &pending, slimmingPast: slimmingPast, txn)
+    }
+
+    /// `state(ofStream:…)` of a stream whose stored version the caller read already and found past 0.
+    func stateWithEvents(
+        ofStream stream: String, throughPosition: Int?, pending: inout PendingIndex?, slimmingPast: Int?,
+        _ txn: Transaction
+    ) throws -> (state: StreamState, version: Int) {
         // The head is the newest state kept; past positions come from snapshots.
         if pending == nil { pending = try PendingIndex.load(self, txn) }
         let pending = pending!

@@ -34,7 +34,7 @@ struct RecentNames {
 
     /// `insert` of the name whose `hashValue` is `hash`, with the number remembered for it.
     mutating func meet(hash: Int) -> Met {
-        if let found = older.value(of: hash) ?? recent.value(of: hash) { return .before(found) }
+        if let found = lookUp(hash) { return .before(found) }
         recent.insert(hash)
         if recent.count >= generation {
             swap(&older, &recent)
@@ -45,7 +45,12 @@ struct RecentNames {
 
     /// The number remembered for the name whose hash is `hash`, if any.
     func number(forHash hash: Int) -> Int? {
-        (older.value(of: hash) ?? recent.value(of: hash)) ?? nil
+        lookUp(hash) ?? nil
+    }
+
+    /// `nil` when neither generation holds the hash; else its number, if any.
+    private func lookUp(_ hash: Int) -> Int?? {
+        older.value(of: hash) ?? recent.value(of: hash)
     }
 
     /// Keeps `number` for the name whose hash is `hash`, if it is still remembered.

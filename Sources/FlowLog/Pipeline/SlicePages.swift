@@ -6,12 +6,13 @@
 /// the same few pages, so counting streams (`StreamBudget`) overstates what their commits hold;
 /// sessions with random ids fall on a page each, and a commit of 3,072 of them held 14 MB of
 /// such pages. So a slice counts each page once, each stream whose page the look-ahead does not
-/// know as a page of its own, and a page more for every 64 streams, for the pages their entries
-/// fill (decisions.md, "A commit's pages of the table of streams").
+/// know as a page of its own, and a page more for every 64 streams admitted (a stream met again
+/// in the slice counts again there), for the pages their entries fill (decisions.md, "A commit's pages of the table of streams").
 struct SlicePages {
     private var pages: Set<Int> = []
     /// The hashes of the streams whose page is not known.
     private var unknown: Set<Int> = []
+    /// The streams admitted, each as often as it was.
     private var streams = 0
     /// The page counted last: a session's neighbours come in a row.
     private var last: Int?

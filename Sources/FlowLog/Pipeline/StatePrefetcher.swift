@@ -103,11 +103,11 @@ final class StatePrefetcher {
                 case .withoutEvents(let at): page = at
                 case .notLoaded: page = nil
                 }
+                met.remember(page, forHash: change.hash)
             } else {
                 // Met before without a page: maybe met first earlier in this part, remembered since.
                 page = change.page ?? met.number(forHash: change.hash)
             }
-            if change.fresh != nil { met.remember(page, forHash: change.hash) }
             // The first stream of a slice always fits.
             if !pages.admits(page: page, hash: change.hash, within: pagesPerSlice) || (bringsState && held == Self.statesPerSlice) {
                 // A slice with no command yet (the last slice's pages were full) begins afresh.
