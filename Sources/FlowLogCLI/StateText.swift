@@ -39,6 +39,6 @@ enum StateText {
 
     /// One line: the cart, the number of orders and the navigation (`replay --summary`).
     static func summary(_ state: FlowState) -> String {
-        "cart \(state.cart.status.rawValue) with \(state.cart.lines.count) line\(state.cart.lines.count == 1 ? "" : "s"), total \(Money.format(cents: state.cart.total)); \(state.orders.orders.count) order\(state.orders.orders.count == 1 ? "" : "s"); \(navigation(state.navigation))"
+        "cart \(state.cart.status.rawValue) with \(state.cart.lines.count) line\(state.cart.lines.count == 1 ? "" : "s"), total \(Money.format(cents: state.cart.total)); \(state.orders.count) order\(state.orders.count == 1 ? "" : "s"); \(navigation(state.navigation))"
     }
 }

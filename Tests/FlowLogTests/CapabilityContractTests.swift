@@ -118,7 +118,7 @@ struct CapabilityContractTests {
             overBudget.append("\($0.stream) \($0.version) \($0.state)")
         }
         #expect(overBudget == inPositionOrder)
-        #expect(try StreamSummaries.finalStates(of: log, progress: nil, budget: 1, events: log.lastPosition()) == nil)
+        #expect(try StreamSummaries.finalStates(of: log, progress: nil, shown: .rows, budget: 1, events: log.lastPosition()) == nil)
         #expect(inPositionOrder.count == 2, "a and c: b was forgotten")
         // A reducer that forgets every discount disagrees with what was recorded, in both walks alike.
         let broken: (inout LogDecider.State, LogDecider.Event) -> Void = { state, event in

@@ -91,7 +91,7 @@ struct ReplayCommand: ParsableCommand {
     private func summarizeInOneWalk(_ log: any LogStore, output: OutputWriter) throws {
         let progress = Progress(label: "replay", total: try log.lastPosition(), enabled: isatty(STDERR_FILENO) == 1)
         var (events, streams) = (0, 0)
-        try StreamSummaries.forEachFinalState(of: log, progress: progress) { summary in
+        try StreamSummaries.forEachFinalState(of: log, progress: progress, keptRows: format.isJSON ? .rows : .count) { summary in
             ReplayRendering.summary(summary.state, stream: summary.stream, version: summary.version, format: format.format, to: output)
             (events, streams) = (events + summary.version, streams + 1)
         }

@@ -33,6 +33,22 @@ public enum StreamSummaries {
     /// does not grow with its events.
     public static let positionWalkBudget = 32 << 20
 
+    /// What a caller shows of each state's kept rows (`LogDecider.keptRows(of:)`).
+    public enum KeptRowsShown: Sendable {
+        /// The rows themselves: a state's JSON face lists a session's orders.
+        case rows
+        /// Only their number (a line of text says how many orders): a state then holds its latest
+        /// `rowsHeldForCount` rows at most, and counts the rest (`keepOnlyLatestKeptRow`). A log of
+        /// 10,000 long sessions (70 orders each) held 65 MB of rows in position order, past the
+        /// budget, and so went stream by stream at three times the time; and a single stream's rows
+        /// grew with its length either way.
+        case count
+    }
+
+    /// The most kept rows a state holds in a walk that shows their number only: each slim makes a
+    /// new array of one row, so a few are let pile up between slims.
+    package static let rowsHeldForCount = 8
+
     /// Whether `log` has more than `limit` streams: a walk of the stream table that stops there.
     public static func hasMoreStreams(than limit: Int, in log: any EventLog) throws -> Bool {
         var count = 0
@@ -44,16 +60,17 @@ public enum StreamSummaries {
     }
 
     /// Calls `body` with each stream's final state in stream id order (`limit` and `budget`: the
-    /// walk's choice, which tests lower to compare the walks). Beyond the limit the walk is the log's own walk by
+    /// walk's choice, which tests lower to compare the walks), holding of each state's kept rows
+    /// what `shown` needs. Beyond the limit the walk is the log's own walk by
     /// stream (`FingerprintedLog.forEachEventWithFingerprintByStream`: pages of events in stream
     /// order, where a read of each stream was a round trip each on PostgreSQL).
     public static func forEachFinalState(
-        of log: any EventLog & FingerprintedLog, progress: Progress? = nil,
+        of log: any EventLog & FingerprintedLog, progress: Progress? = nil, keptRows shown: KeptRowsShown = .rows,
         positionWalkLimit limit: Int = positionWalkLimit, positionWalkBudget budget: Int = positionWalkBudget,
         _ body: (Summary) throws -> Void
     ) throws {
         if try !hasMoreStreams(than: limit, in: log),
-            let summaries = try finalStates(of: log, progress: progress, budget: budget, events: log.lastPosition())
+            let summaries = try finalStates(of: log, progress: progress, shown: shown, budget: budget, events: log.lastPosition())
         {
             for summary in summaries { try body(summary) }
             return
@@ -67,6 +84,7 @@ public enum StreamSummaries {
                 (stream, fold) = (record.stream, StreamFold.initial)
             }
             fold.fold(record)
+            if shown == .count { holdFew(&fold) }
             events += 1
             if events & 0xFFF == 0 { progress?.advance(to: events) }
             return true
@@ -77,12 +95,12 @@ public enum StreamSummaries {
 
     /// The final states from one walk in position order, held at once (any replay source).
     public static func finalStates(of source: any ReplaySource, progress: Progress? = nil) throws -> [Summary] {
-        try finalStates(of: source, progress: progress, budget: .max, events: 0) ?? []
+        try finalStates(of: source, progress: progress, shown: .rows, budget: .max, events: 0) ?? []
     }
 
     /// As `finalStates(of:progress:)`; `nil` once the states' estimated cost, checked at each
     /// sixteenth of the `events`, passes `budget` (the walk stops there).
-    static func finalStates(of source: any ReplaySource, progress: Progress?, budget: Int, events: Int) throws -> [Summary]? {
+    static func finalStates(of source: any ReplaySource, progress: Progress?, shown: KeptRowsShown, budget: Int, events: Int) throws -> [Summary]? {
         var slots = StreamSlots()
         var folds: [StreamFold] = []
         var count = 0
@@ -92,6 +110,7 @@ public enum StreamSummaries {
             let (slot, isNew) = slots.slot(of: record.stream)
             if isNew { folds.append(StreamFold.initial) }
             folds[slot].fold(record)
+            if shown == .count { holdFew(&folds[slot]) }
             count += 1
             if count & 0xFFF == 0 { progress?.advance(to: record.position) }
             if count % checkEvery == 0 {
@@ -106,5 +125,10 @@ public enum StreamSummaries {
         let streams = slots.streams
         return streams.indices.sorted { streams[$0].utf8.lexicographicallyPrecedes(streams[$1].utf8) }
             .map { Summary(stream: streams[$0], folds[$0]) }
+    }
+
+    /// Slims a state past `rowsHeldForCount` kept rows to its latest (their number stays).
+    @inline(__always) static func holdFew(_ fold: inout StreamFold) {
+        if LogDecider.keptRows(of: fold.state.value).count > rowsHeldForCount { fold.state.keepOnlyLatestKeptRow() }
     }
 }
