@@ -51,4 +51,32 @@ struct SummaryKeptRowsTests {
             #expect(LogDecider.keptRows(of: counted[0].state).count < 30, "the long session's state was slimmed (limit \(limit))")
         }
     }
+
+    /// `replay --verify` compares fingerprints, which need the rows' number and the latest: its
+    /// walks hold a few rows too, and a disagreement still reports the state whole.
+    @Test(arguments: LogKind.allCases)
+    func theVerifierHoldsAFewRowsAndReportsADisagreeingStateWhole(kind: LogKind) throws {
+        // Given a session of 30 orders and one of 3
+        let fixture = try LogFixture(kind)
+        defer { withExtendedLifetime(fixture) {} }
+        let processor = CommandProcessor(log: fixture.log, clock: SteppingClock(), ids: SequentialIDGenerator())
+        _ = try processor.handle(Self.orders(30, stream: "long") + Self.orders(3, stream: "short"))
+        // And a reducer that loses each product added once a session has placed 20 orders
+        let broken: (inout LogDecider.State, LogDecider.Event) -> Void = { state, event in
+            if event.typeName == "cart.productAdded", LogDecider.keptRowCount(of: state) >= 20 { return }
+            LogDecider.evolve(&state, event)
+        }
+        for limit in [0, Int.max] {
+            // When both walks verify the log with today's reducer, and with the broken one
+            let agreeing = try ReplayVerifier.verifyFingerprints(of: fixture.log, positionWalkLimit: limit)
+            let report = try ReplayVerifier.verifyFingerprints(of: fixture.log, positionWalkLimit: limit, evolve: broken)
+            // Then today's agrees everywhere
+            #expect(agreeing.disagreements.isEmpty && agreeing.comparisons == agreeing.events && agreeing.events == 99)
+            // And the broken one disagrees at the long session's 21st product, whose state holds all 20 orders
+            #expect(report.disagreements.map(\.stream) == ["long"])
+            let disagreement = try #require(report.disagreements.first)
+            #expect(disagreement.version == 61)
+            #expect(LogDecider.keptRows(of: disagreement.replayed).map(\.orderId) == (1...20).map { "o\($0)" })
+        }
+    }
 }

@@ -43,6 +43,18 @@ public enum ReplayVerifier {
         positionWalkLimit: Int = StreamSummaries.positionWalkLimit,
         evolve: (inout LogDecider.State, LogDecider.Event) -> Void = LogDecider.evolve
     ) throws -> Report {
+        // A disagreement reports the whole state, replayed again from the stream's start: the walk
+        // holds a few of each state's kept rows (`Comparison.compare`).
+        func replayedWhole(_ record: RecordedEvent) -> LogDecider.State? {
+            var state = LogDecider.initialState
+            do {
+                try log.forEachEvent(inStream: record.stream, throughPosition: record.position) { event in
+                    evolve(&state, event.event)
+                    return true
+                }
+            } catch { return nil }
+            return state
+        }
         var comparison = Comparison(lastBefore: try log.lastPosition(), progress: progress)
         if try StreamSummaries.hasMoreStreams(than: positionWalkLimit, in: log) {
             var current: String?
@@ -53,7 +65,7 @@ public enum ReplayVerifier {
                     (current, state, settled) = (record.stream, LogDecider.initialState, false)
                     comparison.report.streams += 1
                 }
-                comparison.compare(record, recorded, state: &state, settled: &settled, evolve: evolve)
+                comparison.compare(record, recorded, state: &state, settled: &settled, evolve: evolve, replayedWhole: replayedWhole)
                 return true
             }
             return comparison.finish()
@@ -69,7 +81,7 @@ public enum ReplayVerifier {
                 states.append(LogDecider.initialState)
                 settled.append(false)
             }
-            comparison.compare(record, recorded, state: &states[slot], settled: &settled[slot], evolve: evolve)
+            comparison.compare(record, recorded, state: &states[slot], settled: &settled[slot], evolve: evolve, replayedWhole: replayedWhole)
             return true
         }
         var rank: [String: Int] = [:]
@@ -92,12 +104,12 @@ public enum ReplayVerifier {
         var metBefore = 0
         var count = 0
         let progress: Progress?
-
         init(lastBefore: Int, progress: Progress?) { (self.lastBefore, self.progress) = (lastBefore, progress) }
 
         mutating func compare(
             _ record: RecordedEvent, _ recorded: UInt64?, state: inout LogDecider.State, settled: inout Bool,
-            evolve: (inout LogDecider.State, LogDecider.Event) -> Void
+            evolve: (inout LogDecider.State, LogDecider.Event) -> Void,
+            replayedWhole: (RecordedEvent) -> LogDecider.State?
         ) {
             count += 1
             if record.position <= lastBefore { metBefore += 1 }
@@ -105,10 +117,14 @@ public enum ReplayVerifier {
             guard !settled else { return }
             report.events += 1
             evolve(&state, record.event)
+            // A state holds a few of its kept rows: a fingerprint needs their number and the latest.
+            defer { StreamSummaries.holdFew(&state) }
             guard let recorded else { return }
             report.comparisons += 1
             guard LogDecider.fingerprint(state, scratch: &scratch) != recorded else { return }
             settled = true
+            // The whole state, when the walk slimmed it (the slim one if the stream cannot be read).
+            if !LogDecider.holdsAllKeptRows(state), let whole = replayedWhole(record) { state = whole }
             // Told apart from a change of meaning: a defect of earlier FlowLogs that `upgrade` repairs.
             let earlierDefect = LogDecider.misrecordedFingerprint(of: state, scratch: &scratch) == recorded
             report.disagreements.append(

@@ -128,7 +128,11 @@ public enum StreamSummaries {
     }
 
     /// Slims a state past `rowsHeldForCount` kept rows to its latest (their number stays).
-    @inline(__always) static func holdFew(_ fold: inout StreamFold) {
-        if LogDecider.keptRows(of: fold.state.value).count > rowsHeldForCount { fold.state.keepOnlyLatestKeptRow() }
+    @inline(__always) static func holdFew(_ fold: inout StreamFold) { holdFew(&fold.state.value) }
+
+    /// `holdFew` of a domain state (`replay --verify`'s walks, whose fingerprints need the rows'
+    /// number and the latest).
+    @inline(__always) static func holdFew(_ state: inout LogDecider.State) {
+        if LogDecider.keptRows(of: state).count > rowsHeldForCount { LogDecider.keepOnlyLatestKeptRow(&state) }
     }
 }
