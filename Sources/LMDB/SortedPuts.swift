@@ -65,13 +65,7 @@ public struct SortedPuts {
     /// run's keys are added in ascending order and that no other run's key falls between them, so
     /// sorting only has to order the runs; without one, each put is its own run.
     public mutating func add(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, tag: Int, run: Int? = nil) {
-        var prefix: UInt64 = 0
-        if key.count >= 8 {
-            prefix = UInt64(bigEndian: key.loadUnaligned(as: UInt64.self))
-        } else {
-            for index in 0..<8 { prefix = prefix << 8 | UInt64(index < key.count ? key[index] : 0) }
-        }
-        entries.append(Entry(start: buffer.count, keyCount: key.count, valueCount: value.count, tag: tag, run: run, prefix: prefix))
+        entries.append(Entry(start: buffer.count, keyCount: key.count, valueCount: value.count, tag: tag, run: run, prefix: Self.prefix(of: key)))
         inWriteOrder = false
         buffer.append(key, value)
     }
@@ -228,13 +222,20 @@ public struct SortedPuts {
         if sorted { return nil }
         if entries.allSatisfy({ $0.run != nil }) { return runOrder(bytes) }
         // By prefix with a radix sort (stable, so equal prefixes stay in the order added), then
-        // each run of equal prefixes by the whole key.
-        var order = Self.radixSorted(prefixes: entries.map(\.prefix))
+        // each run of equal prefixes by the whole key. The prefix is read after the bytes every
+        // key shares: streams named `session-N` all begin with the same eight bytes, which left
+        // the whole batch to a comparison sort.
+        let shared = sharedLength(bytes)
+        let prefixes =
+            shared == 0
+            ? entries.map(\.prefix)
+            : entries.map { Self.prefix(of: UnsafeRawBufferPointer(rebasing: bytes[$0.start + shared..<$0.start + $0.keyCount])) }
+        var order = Self.radixSorted(prefixes: prefixes)
         var start = 0
         while start < order.count {
             var end = start + 1
-            let prefix = entries[order[start]].prefix
-            while end < order.count, entries[order[end]].prefix == prefix { end += 1 }
+            let prefix = prefixes[order[start]]
+            while end < order.count, prefixes[order[end]] == prefix { end += 1 }
             if end - start > 1 {
                 order[start..<end].sort { left, right in
                     let result = compare(entries[left], entries[right], bytes)
@@ -323,6 +324,28 @@ public struct SortedPuts {
             next[runOfEntry[index]] += 1
         }
         return order
+    }
+
+    /// The first eight bytes of `key` as a big-endian number, zero-padded.
+    private static func prefix(of key: UnsafeRawBufferPointer) -> UInt64 {
+        if key.count >= 8 { return UInt64(bigEndian: key.loadUnaligned(as: UInt64.self)) }
+        var prefix: UInt64 = 0
+        for index in 0..<8 { prefix = prefix << 8 | UInt64(index < key.count ? key[index] : 0) }
+        return prefix
+    }
+
+    /// How many leading bytes every key shares (at most the shortest key's length).
+    private func sharedLength(_ bytes: UnsafeRawBufferPointer) -> Int {
+        guard let first = entries.first else { return 0 }
+        var shared = first.keyCount
+        for entry in entries.dropFirst() {
+            shared = min(shared, entry.keyCount)
+            var index = 0
+            while index < shared, bytes[first.start + index] == bytes[entry.start + index] { index += 1 }
+            shared = index
+            if shared == 0 { break }
+        }
+        return shared
     }
 
     private func compare(_ left: Entry, _ right: Entry, _ bytes: UnsafeRawBufferPointer) -> Int32 {

@@ -121,6 +121,26 @@ struct SortedPutsTests {
         }
     }
 
+    /// Keys that all begin alike (streams named `session-N`, ids of one prefix) are ordered by the
+    /// bytes after the ones they share, as LMDB orders them: byte by byte, a key before the longer
+    /// keys it begins, equal keys in the order added.
+    @Test(arguments: [1, 2, 3])
+    func keysThatBeginAlikeAreOrderedByTheBytesAfter(seed: UInt64) {
+        var random = SplitMix64(seed: seed)
+        let shapes: [(Int) -> [UInt8]] = [
+            { _ in Array("session-\(random.next() % 100_000)".utf8) },
+            { _ in Array("session-\(random.next() % 20)".utf8) + (random.next() % 2 == 0 ? [0] : []) },  // equal keys, and a key and itself with a zero after
+            { _ in Array("a-long-shared-beginning/".utf8) + (0..<Int(random.next() % 12)).map { _ in UInt8(random.next() % 3) } },
+        ]
+        for shape in shapes {
+            let keys = (0..<2_000).map(shape)
+            var puts = SortedPuts()
+            for (tag, key) in keys.enumerated() { add(&puts, key, [1], tag: tag) }
+            let expected = keys.indices.sorted { keys[$0] != keys[$1] ? keys[$0].lexicographicallyPrecedes(keys[$1]) : $0 < $1 }
+            #expect(puts.tagsInWriteOrder() == expected)
+        }
+    }
+
     /// The radix sort behind the order of puts without runs: ascending, equal values in the order
     /// given, whichever bytes the values share or not (a byte they all share is skipped).
     @Test(arguments: [1, 2, 3])
