@@ -129,7 +129,8 @@ struct SortedPutsTests {
         var random = SplitMix64(seed: seed)
         let shapes: [(Int) -> [UInt8]] = [
             { _ in Array("session-\(random.next() % 100_000)".utf8) },
-            { _ in Array("session-\(random.next() % 20)".utf8) + (random.next() % 2 == 0 ? [0] : []) },  // equal keys, and a key and itself with a zero after
+            // Equal keys, and a key beside itself with a zero after it.
+            { _ in Array("session-\(random.next() % 20)".utf8) + (random.next() % 2 == 0 ? [0] : []) },
             { _ in Array("a-long-shared-beginning/".utf8) + (0..<Int(random.next() % 12)).map { _ in UInt8(random.next() % 3) } },
         ]
         for shape in shapes {
