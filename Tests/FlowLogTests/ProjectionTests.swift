@@ -163,6 +163,36 @@ struct ProjectionTests {
         #expect(sink.delivered == (try expectedMessages(GA4Service(), log)))
     }
 
+    /// The sessions still going keep their states while many others come and go: a tracker holds
+    /// two generations of states, and reads no stream of a session that stays open past
+    /// `statesPerGeneration` other sessions.
+    @Test func aTrackerKeepsTheStatesOfSessionsStillGoing() throws {
+        let log = StreamReadCounter()
+        // Three long sessions, each with a command after every 100 sessions of one command.
+        var commands: [CommandEnvelope] = []
+        for session in 0..<(TrackerProjector.statesPerGeneration * 3) {
+            func product(_ id: Int) -> CartCommand { .addProduct(.init(productId: "p\(id)", name: nil, unitPrice: 100, quantity: 1)) }
+            commands.append(CommandEnvelope(stream: "short-\(session)", command: .cart(product(0))))
+            if session % 100 == 0 {
+                for long in 0..<3 { commands.append(CommandEnvelope(stream: "long-\(long)", command: .cart(product(session / 100 % 50)))) }
+            }
+        }
+        let processor = CommandProcessor(log: log, clock: SteppingClock(), ids: SequentialIDGenerator())
+        for part in stride(from: 0, to: commands.count, by: 2_000) {
+            _ = try processor.handle(Array(commands[part..<min(part + 2_000, commands.count)]))
+        }
+        #expect(try log.lastPosition() == commands.count)
+        let readsToDecide = log.streamReads
+        let sink = FlakySink(failures: 0)
+        var runner = ProjectionRunner(log: log)
+        runner.batchSize = 500
+        let tracker = TrackerProjector(service: GA4Service(), sink: sink, log: log)
+        try runner.catchUp(tracker)
+        #expect(log.streamReads == readsToDecide)
+        #expect(tracker.heldStates <= TrackerProjector.statesPerGeneration * 2, "15,000 sessions, two generations held")
+        #expect(sink.delivered == (try expectedMessages(GA4Service(), log)))
+    }
+
     @Test func redeliveryAfterACrashIsOnlyDuplicatesWithTheSameMessages() throws {
         let folder = TemporaryDirectory()
         let log = try busyLog(in: folder, commands: 1_500)

@@ -65,7 +65,16 @@ public final class TrackerProjector: Projector {
     public let sink: any TrackerSink
     private let log: any EventLog & CheckpointStore
     /// The streams' analytics state as of the last event handled; rebuilt from the log on demand.
+    /// Two generations of `statesPerGeneration` streams each: a stream met again moves to the
+    /// current one, so the sessions still going stay while those that ended are let go. Dropping
+    /// every state at 10,000 streams instead made the sessions open at that moment (a thousand, in
+    /// a log of app sessions) each read their stream again: two round trips each on PostgreSQL;
+    /// and a rule that dropped them only when a stream had to be read let a log of sessions whose
+    /// first events are all a tracker meets keep every state.
     private var states: [String: StreamAnalyticsState] = [:]
+    private var olderStates: [String: StreamAnalyticsState] = [:]
+    /// Bounded: a log of millions of sessions would otherwise keep each one's cart.
+    static let statesPerGeneration = 5_000
     /// The part of the streams this projector delivers, when the tracker is split among runners:
     /// it reads every event and moves its checkpoint past them all, but sends only its streams'.
     public let partition: ProjectorPartition?
@@ -93,13 +102,17 @@ public final class TrackerProjector: Projector {
             var after = before
             after.apply(record)
             states[record.stream] = after
+            if states.count >= Self.statesPerGeneration {
+                swap(&states, &olderStates)
+                states.removeAll(keepingCapacity: true)
+            }
         }
         let name = self.name
         do {
             try sink.deliver(messages, of: service) { position in try log.setCheckpoint(position, of: name) }
         } catch {
             // The checkpoint may stand anywhere in this batch now: the states are folded afresh next time.
-            states.removeAll()
+            forgetStates()
             throw error
         }
         if let last = events.last { try log.setCheckpoint(last.position, of: name) }
@@ -108,12 +121,20 @@ public final class TrackerProjector: Projector {
     /// The stream's state just before `record`: cached, or folded from the stream's earlier events.
     private func state(of record: RecordedEvent) throws -> StreamAnalyticsState {
         if let cached = states[record.stream] { return cached }
+        // Taken out: the state after the record goes to the current generation.
+        if let older = olderStates.removeValue(forKey: record.stream) { return older }
         // A stream's first event has nothing before it: a new session's costs no read of its
         // stream (on PostgreSQL, two round trips for each of a million sessions).
         if record.version == 1 { return StreamAnalyticsState() }
-        // Bounded: a log of millions of sessions would otherwise keep each one's cart.
-        if states.count >= 10_000 { states.removeAll(keepingCapacity: true) }
         return try StreamAnalyticsState.before(record, in: log)
+    }
+
+    /// How many streams' states are held (at most two generations').
+    var heldStates: Int { states.count + olderStates.count }
+
+    private func forgetStates() {
+        states.removeAll()
+        olderStates.removeAll()
     }
 
     /// Starts again from position 1 without sending the collector what it acknowledged already.
@@ -121,7 +142,7 @@ public final class TrackerProjector: Projector {
 
     /// With `resending`, the acknowledged mark is forgotten too, and every message is sent again.
     public func reset(resending: Bool) throws {
-        states.removeAll()
+        forgetStates()
         try log.rewindTracker(name, resending: resending)
     }
 }
