@@ -100,6 +100,36 @@ func runSessions(_ options: Options, finished: ([ScaleRow]) throws -> Void = { _
                 })
         }
         fresh(exported)
+        // The commands that write into the log, each on a copy of it made by `backup` (unmeasured):
+        // the trackers' and read model's catch-up, and the erasure of two sessions (the first and
+        // one in the middle) by the correlation id of a command sent to each.
+        let copy = work + "/sessions-copy.lmdb"
+        let trackers = work + "/sessions-trackers"
+        let correlated = work + "/sessions-correlated.ndjson"
+        let named = [sessionName(0, random: options.randomSessionIds), sessionName(sessions / 2, random: options.randomSessionIds)]
+        try named.map {
+            #"{"type":"cart.addProduct","stream":"\#($0)","correlationId":"bench-erasure","productId":"p99","unitPrice":350,"quantity":1}"# + "\n"
+        }
+        .joined().write(toFile: correlated, atomically: true, encoding: .utf8)
+        for (command, arguments) in [
+            ("projections run", ["projections", "run", "--tracker-dir", trackers]),
+            ("forget --correlation-id (two sessions)", ["forget", "--correlation-id", "bench-erasure", "--reason", "bench"]),
+        ] {
+            add(
+                command, work: events,
+                try medianMeasure(runs: min(runs, 3)) {
+                    fresh(copy)
+                    fresh(trackers)
+                    try run(options.flowlog, ["backup", "--db", path, "--to", copy])
+                    _ = try measureProcess(options.flowlog, ["send", "--db", copy], stdin: correlated)
+                    defer {
+                        fresh(copy)
+                        fresh(trackers)
+                    }
+                    return try measureProcess(options.flowlog, arguments + ["--db", copy])
+                })
+        }
+        fresh(correlated)
         fresh(path)
         try finished(rows)
     }
