@@ -102,13 +102,15 @@ func runSessions(_ options: Options, finished: ([ScaleRow]) throws -> Void = { _
         fresh(exported)
         // The commands that write into the log, each on a copy of it made by `backup` (unmeasured):
         // the trackers' and read model's catch-up, and the erasure of two sessions (the first and
-        // one in the middle) by the correlation id of a command sent to each.
+        // one in the middle) by the correlation id of a command sent to each: a launch of the app,
+        // which a session takes whatever its cart's state (an added product is refused once the
+        // cart checks out).
         let copy = work + "/sessions-copy.lmdb"
         let trackers = work + "/sessions-trackers"
         let correlated = work + "/sessions-correlated.ndjson"
         let named = [sessionName(0, random: options.randomSessionIds), sessionName(sessions / 2, random: options.randomSessionIds)]
         try named.map {
-            #"{"type":"cart.addProduct","stream":"\#($0)","correlationId":"bench-erasure","productId":"p99","unitPrice":350,"quantity":1}"# + "\n"
+            #"{"type":"app.launched","stream":"\#($0)","correlationId":"bench-erasure","hasOnboarded":false}"# + "\n"
         }
         .joined().write(toFile: correlated, atomically: true, encoding: .utf8)
         for (command, arguments) in [
@@ -120,12 +122,12 @@ func runSessions(_ options: Options, finished: ([ScaleRow]) throws -> Void = { _
                 try medianMeasure(runs: min(runs, 3)) {
                     fresh(copy)
                     fresh(trackers)
-                    try run(options.flowlog, ["backup", "--db", path, "--to", copy])
-                    _ = try measureProcess(options.flowlog, ["send", "--db", copy], stdin: correlated)
                     defer {
                         fresh(copy)
                         fresh(trackers)
                     }
+                    try run(options.flowlog, ["backup", "--db", path, "--to", copy])
+                    _ = try measureProcess(options.flowlog, ["send", "--db", copy], stdin: correlated)
                     return try measureProcess(options.flowlog, arguments + ["--db", copy])
                 })
         }
