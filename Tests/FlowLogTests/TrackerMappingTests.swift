@@ -161,6 +161,23 @@ struct TrackerMappingTests {
         #expect(GA4Names.eventName(String(repeating: "a", count: 60)).count == 40)
         #expect(GA4Names.paramName("_private") == "e_private")
         #expect(GA4Names.limited(.string(String(repeating: "é", count: 150))) == .string(String(repeating: "é", count: 100)))
+        #expect(GA4Names.limited(.string(String(repeating: "é", count: 60))) == .string(String(repeating: "é", count: 60)))
+    }
+
+    /// A name passed through as valid is the name mending would give; any other is mended.
+    @Test(arguments: [1, 2, 3])
+    func aNameTakenAsValidIsWhatMendingItGives(seed: UInt64) {
+        var random = SplitMix64(seed: seed)
+        let alphabet = Array("aZ09_-é. \u{0}\u{1F600}".unicodeScalars)
+        for _ in 0..<2_000 {
+            let length = Int(random.next() % 45)
+            var name = String(String.UnicodeScalarView((0..<length).map { _ in alphabet[Int(random.next() % UInt64(alphabet.count))] }))
+            if random.next() % 2 == 0 { name = "item" + name.filter { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") } }
+            #expect(GA4Names.validName(name) == GA4Names.mendedName(name), "\(name.debugDescription)")
+            if GA4Names.isValid(name) { #expect(GA4Names.mendedName(name) == name, "\(name.debugDescription)") }
+        }
+        #expect(GA4Names.isValid("item_id") && !GA4Names.isValid("_id") && !GA4Names.isValid("9a") && !GA4Names.isValid(""))
+        #expect(!GA4Names.isValid(String(repeating: "a", count: 41)) && GA4Names.isValid(String(repeating: "a", count: 40)))
     }
 
     @Test func segmentMessagesHaveStableIdsTheEventsTimeAndTheLibrary() throws {

@@ -130,7 +130,26 @@ public enum GA4Names {
         return reservedPrefixes.contains { valid.hasPrefix($0) } || valid == "firebase_conversion" ? validName("p_" + valid) : valid
     }
 
+    /// A name already valid goes through as it is: every name the mappings give is one, and mending
+    /// each of them anew (a `Character` per scalar, a `String` built from them) took a third of the
+    /// CPU time of a `projections run` over a million sessions.
     static func validName(_ name: String) -> String {
+        isValid(name) ? name : mendedName(name)
+    }
+
+    /// Whether `name` breaks none of the rules `mendedName` mends: ASCII letters, digits and
+    /// underscores only, a letter first, at most `maximumNameLength` of them; read as bytes.
+    static func isValid(_ name: String) -> Bool {
+        let utf8 = name.utf8
+        guard let first = utf8.first, isLetter(first), utf8.count <= maximumNameLength else { return false }
+        return utf8.allSatisfy { isLetter($0) || (0x30...0x39).contains($0) || $0 == 0x5F }
+    }
+
+    private static func isLetter(_ byte: UInt8) -> Bool { (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) }
+
+    /// `name` with every scalar but an ASCII letter or digit made `_`, an `e` before it unless it
+    /// begins with a letter, cut to `maximumNameLength` characters.
+    static func mendedName(_ name: String) -> String {
         var characters = name.unicodeScalars.map { scalar -> Character in
             ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar) ? Character(scalar) : "_"
         }
@@ -141,7 +160,10 @@ public enum GA4Names {
     /// `value` with its strings cut to GA4's 100 characters and its names made valid, recursively.
     public static func limited(_ value: AnalyticsValue) -> AnalyticsValue {
         switch value {
-        case .string(let text): .string(text.count > maximumValueLength ? String(text.prefix(maximumValueLength)) : text)
+        // No more bytes than the limit is no more characters either, without counting them.
+        case .string(let text):
+            .string(
+                text.utf8.count <= maximumValueLength || text.count <= maximumValueLength ? text : String(text.prefix(maximumValueLength)))
         case .list(let values): .list(values.map(limited))
         case .object(let properties): .object(limited(properties))
         default: value
