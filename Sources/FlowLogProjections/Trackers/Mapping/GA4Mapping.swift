@@ -142,16 +142,19 @@ public enum GA4Names {
     static func isValid(_ name: String) -> Bool {
         let utf8 = name.utf8
         guard let first = utf8.first, isLetter(first), utf8.count <= maximumNameLength else { return false }
-        return utf8.allSatisfy { isLetter($0) || (0x30...0x39).contains($0) || $0 == 0x5F }
+        return utf8.allSatisfy(isNameByte)
     }
 
     private static func isLetter(_ byte: UInt8) -> Bool { (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) }
 
-    /// `name` with every scalar but an ASCII letter or digit made `_`, an `e` before it unless it
-    /// begins with a letter, cut to `maximumNameLength` characters.
+    /// What a name may hold, for the check and the mending alike: ASCII letters, digits and underscores.
+    private static func isNameByte(_ byte: UInt8) -> Bool { isLetter(byte) || (0x30...0x39).contains(byte) || byte == 0x5F }
+
+    /// `name` with every scalar a name may not hold made `_`, an `e` before it unless it begins
+    /// with a letter, cut to `maximumNameLength` characters.
     static func mendedName(_ name: String) -> String {
         var characters = name.unicodeScalars.map { scalar -> Character in
-            ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar) ? Character(scalar) : "_"
+            scalar.isASCII && isNameByte(UInt8(scalar.value)) ? Character(scalar) : "_"
         }
         if characters.first.map({ !$0.isLetter }) ?? true { characters.insert("e", at: 0) }
         return String(characters.prefix(maximumNameLength))
